@@ -1,0 +1,355 @@
+// cupric/scalar_math.h — scalar functions that the ufunc table's expressions call (`cu::...`).
+//
+// One definition per function for every element type, with NumPy's semantics (Python-style
+// floor division and remainder, NaN-propagating maximum, integer shifts past the width, ...).
+// Header-only and free of host-only code paths other than <cmath>/<complex>, so that the
+// host compiler and, later, NVRTC (through CUPRIC_HD) can both include it.
+#pragma once
+
+#ifndef CUPRIC_HD
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CUPRIC_HD __host__ __device__ inline
+#else
+#define CUPRIC_HD inline
+#endif
+#endif
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace cu {
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<std::complex<T>> : std::true_type {};
+template <class T>
+inline constexpr bool is_complex_v = is_complex<T>::value;
+template <class T>
+inline constexpr bool is_float_v = std::is_floating_point_v<T>;
+template <class T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+template <class T>
+CUPRIC_HD bool truthy(T a) {
+  if constexpr (is_complex_v<T>) return a.real() != 0 || a.imag() != 0;
+  else return a != T(0);
+}
+
+// ---- classification ----------------------------------------------------------------------
+template <class T>
+CUPRIC_HD bool isnan(T a) {
+  if constexpr (is_complex_v<T>) return std::isnan(a.real()) || std::isnan(a.imag());
+  else if constexpr (is_float_v<T>) return a != a;
+  else return false;
+}
+template <class T>
+CUPRIC_HD bool isinf(T a) {
+  if constexpr (is_complex_v<T>) return std::isinf(a.real()) || std::isinf(a.imag());
+  else if constexpr (is_float_v<T>) return std::isinf(a);
+  else return false;
+}
+template <class T>
+CUPRIC_HD bool isfinite(T a) {
+  if constexpr (is_complex_v<T>) return std::isfinite(a.real()) && std::isfinite(a.imag());
+  else if constexpr (is_float_v<T>) return std::isfinite(a);
+  else return true;
+}
+
+// ---- comparisons (complex: lexicographic, as NumPy) ----------------------------------------
+template <class T>
+CUPRIC_HD bool less(T a, T b) {
+  if constexpr (is_complex_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else return a < b;
+}
+template <class T>
+CUPRIC_HD bool less_equal(T a, T b) {
+  if constexpr (is_complex_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+  else return a <= b;
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------
+template <class T>
+CUPRIC_HD T floor_divide(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if (b == 0) return T(0);
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return static_cast<T>(T(0) - a);  // wraps for the minimum, as NumPy
+      T q = static_cast<T>(a / b);
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      return q;
+    } else {
+      return static_cast<T>(a / b);
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else {
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+    if (div != 0) {
+      T f = std::floor(div);
+      if (div - f > T(0.5)) f += T(1);
+      return f;
+    }
+    return std::copysign(T(0), a / b);
+  }
+}
+
+template <class T>
+CUPRIC_HD T remainder(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if (b == 0) return T(0);
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return T(0);
+      T r = static_cast<T>(a % b);
+      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+      return r;
+    } else {
+      return static_cast<T>(a % b);
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    if (b == 0) return std::fmod(a, b);
+    T mod = std::fmod(a, b);
+    if (mod != 0) {
+      if ((b < 0) != (mod < 0)) mod += b;
+    } else {
+      mod = std::copysign(T(0), b);
+    }
+    return mod;
+  }
+}
+
+template <class T>
+CUPRIC_HD T fmod(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if (b == 0) return T(0);
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return T(0);
+    }
+    return static_cast<T>(a % b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    return std::fmod(a, b);
+  }
+}
+
+template <class T>
+CUPRIC_HD T power(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    if constexpr (std::is_signed_v<T>) {
+      if (b < 0) {
+        if (a == 1) return T(1);
+        if (a == -1) return (b & 1) ? T(-1) : T(1);
+        return T(0);
+      }
+    }
+    using U = std::make_unsigned_t<T>;
+    U result = 1, base = static_cast<U>(a);
+    U e = static_cast<U>(b);
+    while (e) {
+      if (e & 1u) result = static_cast<U>(result * base);
+      base = static_cast<U>(base * base);
+      e = static_cast<U>(e >> 1);
+    }
+    return static_cast<T>(result);
+  } else if constexpr (is_complex_v<T>) {
+    if (b == T(0)) return T(1);
+    if (a == T(0) && b.imag() == 0 && b.real() > 0) return T(0);
+    return std::pow(a, b);
+  } else {
+    return std::pow(a, b);
+  }
+}
+
+template <class T>
+CUPRIC_HD T reciprocal(T a) {
+  if constexpr (is_int_v<T>) {
+    if (a == 0) return T(0);
+    return static_cast<T>(T(1) / a);
+  } else {
+    return T(1) / a;
+  }
+}
+
+template <class T>
+CUPRIC_HD T maximum(T a, T b) {
+  if constexpr (is_float_v<T>) return (a != a) ? a : ((b != b) ? b : (a >= b ? a : b));
+  else if constexpr (is_complex_v<T>) return isnan(a) ? a : (isnan(b) ? b : (less(b, a) || a == b ? a : b));
+  else return a >= b ? a : b;
+}
+template <class T>
+CUPRIC_HD T minimum(T a, T b) {
+  if constexpr (is_float_v<T>) return (a != a) ? a : ((b != b) ? b : (a <= b ? a : b));
+  else if constexpr (is_complex_v<T>) return isnan(a) ? a : (isnan(b) ? b : (less_equal(a, b) ? a : b));
+  else return a <= b ? a : b;
+}
+template <class T>
+CUPRIC_HD T fmax(T a, T b) {
+  if constexpr (is_float_v<T> || is_complex_v<T>) return isnan(b) ? a : (isnan(a) ? b : maximum(a, b));
+  else return maximum(a, b);
+}
+template <class T>
+CUPRIC_HD T fmin(T a, T b) {
+  if constexpr (is_float_v<T> || is_complex_v<T>) return isnan(b) ? a : (isnan(a) ? b : minimum(a, b));
+  else return minimum(a, b);
+}
+template <class T>
+CUPRIC_HD T clip(T a, T lo, T hi) {
+  return minimum(maximum(a, lo), hi);
+}
+
+template <class T>
+CUPRIC_HD auto abs(T a) {
+  if constexpr (is_complex_v<T>) return std::abs(a);
+  else if constexpr (is_float_v<T>) return std::fabs(a);
+  else if constexpr (std::is_signed_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(a < 0 ? T(0) - a : a);
+  else return a;
+}
+
+template <class T>
+CUPRIC_HD T sign(T a) {
+  if constexpr (is_complex_v<T>) {
+    auto m = std::abs(a);
+    if (m == 0) return T(0);
+    if (isnan(a)) return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
+    return a / m;
+  } else if constexpr (is_float_v<T>) {
+    return (a != a) ? a : static_cast<T>((a > 0) - (a < 0));
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>((a > 0) - (a < 0));
+  } else {
+    return static_cast<T>(a > 0);
+  }
+}
+
+template <class T>
+CUPRIC_HD T conjugate(T a) {
+  if constexpr (is_complex_v<T>) return std::conj(a);
+  else return a;
+}
+
+template <class T>
+CUPRIC_HD auto angle(T a) {
+  if constexpr (is_complex_v<T>) return std::atan2(a.imag(), a.real());
+  else return std::atan2(T(0), a);
+}
+
+// ---- rounding (integers are returned as they are) ----------------------------------------
+#define CUPRIC_ROUNDING(NAME, FN)                                                     \
+  template <class T>                                                                  \
+  CUPRIC_HD T NAME(T a) {                                                             \
+    if constexpr (is_complex_v<T>) return T(std::FN(a.real()), std::FN(a.imag()));   \
+    else if constexpr (is_float_v<T>) return std::FN(a);                              \
+    else return a;                                                                    \
+  }
+CUPRIC_ROUNDING(floor, floor)
+CUPRIC_ROUNDING(ceil, ceil)
+CUPRIC_ROUNDING(trunc, trunc)
+CUPRIC_ROUNDING(rint, nearbyint)
+#undef CUPRIC_ROUNDING
+
+// ---- exponentials and logarithms with complex forms ----------------------------------------
+template <class T>
+CUPRIC_HD T exp2(T a) {
+  if constexpr (is_complex_v<T>) return std::exp(a * typename T::value_type(0.69314718055994530942));
+  else return std::exp2(a);
+}
+template <class T>
+CUPRIC_HD T expm1(T a) {
+  if constexpr (is_complex_v<T>) {
+    // exp(x+iy) - 1 = expm1(x) cos y - 2 sin^2(y/2)  +  i exp(x) sin y   (accurate near 0)
+    using R = typename T::value_type;
+    R x = a.real(), y = a.imag();
+    R s = std::sin(y / 2);
+    return T(std::expm1(x) * std::cos(y) - 2 * s * s, std::exp(x) * std::sin(y));
+  } else {
+    return std::expm1(a);
+  }
+}
+template <class T>
+CUPRIC_HD T log1p(T a) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    R x = a.real(), y = a.imag();
+    // log|1+z| = 0.5 log1p(2x + x^2 + y^2) keeps precision for small z
+    return T(R(0.5) * std::log1p(x * (2 + x) + y * y), std::atan2(y, 1 + x));
+  } else {
+    return std::log1p(a);
+  }
+}
+template <class T>
+CUPRIC_HD T log2(T a) {
+  if constexpr (is_complex_v<T>) return std::log(a) * typename T::value_type(1.44269504088896340736);
+  else return std::log2(a);
+}
+template <class T>
+CUPRIC_HD T logaddexp(T a, T b) {
+  if (a == b) return a + T(0.69314718055994530942);  // handles infinities of one sign
+  T d = a - b;
+  if (d > 0) return a + std::log1p(std::exp(-d));
+  if (d <= 0) return b + std::log1p(std::exp(d));
+  return d;  // nan
+}
+template <class T>
+CUPRIC_HD T logaddexp2(T a, T b) {
+  const T ln2 = T(0.69314718055994530942);
+  if (a == b) return a + T(1);
+  T d = a - b;
+  if (d > 0) return a + std::log1p(std::exp2(-d)) / ln2;
+  if (d <= 0) return b + std::log1p(std::exp2(d)) / ln2;
+  return d;
+}
+template <class T>
+CUPRIC_HD T heaviside(T x, T h0) {
+  if (x != x) return x;
+  if (x == 0) return h0;
+  return x < 0 ? T(0) : T(1);
+}
+
+// ---- integer functions ---------------------------------------------------------------------
+template <class T>
+CUPRIC_HD T gcd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  U x = static_cast<U>(a < 0 ? T(0) - a : a), y = static_cast<U>(b < 0 ? T(0) - b : b);
+  while (y) {
+    U t = static_cast<U>(x % y);
+    x = y;
+    y = t;
+  }
+  return static_cast<T>(x);
+}
+template <class T>
+CUPRIC_HD T lcm(T a, T b) {
+  T g = gcd(a, b);
+  if (g == 0) return T(0);
+  T r = static_cast<T>((a / g) * b);
+  return r < 0 ? static_cast<T>(T(0) - r) : r;
+}
+template <class T>
+CUPRIC_HD T left_shift(T a, T b) {
+  constexpr int bits = sizeof(T) * 8;
+  if (b < 0 || b >= bits) return T(0);
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(a) << b);
+}
+template <class T>
+CUPRIC_HD T right_shift(T a, T b) {
+  constexpr int bits = sizeof(T) * 8;
+  if (b < 0 || b >= bits) return a < 0 ? T(-1) : T(0);
+  return static_cast<T>(a >> b);
+}
+template <class T>
+CUPRIC_HD T invert(T a) {
+  if constexpr (std::is_same_v<T, bool>) return !a;
+  else return static_cast<T>(~a);
+}
+
+}  // namespace cu

@@ -1,0 +1,158 @@
+// cupric/array.hpp — Device, Storage and Array: an n-dimensional view over shared storage.
+//
+// Layout convention: shape and strides are in ELEMENTS (not bytes), and `offset` is the
+// element index of a[0, 0, ...] inside the storage. Strides may be zero (broadcast) or
+// negative (reversed views). Byte strides appear only at the edges (buffer protocol,
+// __array_interface__, iteration plans handed to backends).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cupric/dtype.hpp"
+
+namespace cupric {
+
+using Shape = std::vector<std::int64_t>;
+using Strides = std::vector<std::int64_t>;
+
+std::string shape_str(const Shape& s);  ///< "(3, 4)", "(5,)", "()"
+
+/// Where an array lives: "cpu" or "cuda:N".
+struct Device {
+  enum class Type : std::uint8_t { cpu, cuda };
+  Type type = Type::cpu;
+  int index = 0;
+
+  static Device cpu() { return {}; }
+  static Device cuda(int i) { return {Type::cuda, i}; }
+  /// Parses "cpu", "cuda", "cuda:1", "gpu"; throws ValueError naming the text otherwise.
+  static Device parse(std::string_view text);
+  std::string str() const;
+  bool is_cpu() const { return type == Type::cpu; }
+  bool operator==(const Device&) const = default;
+};
+
+/// A block of memory on one device, released by its owner's deleter when the last view goes.
+class Storage {
+ public:
+  Storage(Device device, void* data, std::size_t nbytes, std::function<void(void*)> release)
+      : device_(device), data_(data), nbytes_(nbytes), release_(std::move(release)) {}
+  ~Storage() {
+    if (release_) release_(data_);
+  }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  /// New uninitialised storage from the device's backend allocator.
+  static std::shared_ptr<Storage> allocate(Device device, std::size_t nbytes);
+
+  void* data() const { return data_; }
+  std::size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  Device device_;
+  void* data_;
+  std::size_t nbytes_;
+  std::function<void(void*)> release_;
+};
+
+/// An n-dimensional array: a typed, strided view of a Storage.
+class Array {
+ public:
+  Array() = default;  ///< a null array (no storage); `defined()` is false
+  Array(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset, DType dtype);
+
+  /// A new C-contiguous array with uninitialised contents.
+  static Array empty(const Shape& shape, DType dtype, Device device = Device::cpu());
+
+  bool defined() const { return storage_ != nullptr; }
+  const Shape& shape() const { return shape_; }
+  const Strides& strides() const { return strides_; }  ///< in elements
+  std::int64_t offset() const { return offset_; }       ///< in elements
+  DType dtype() const { return dtype_; }
+  Device device() const { return storage_ ? storage_->device() : Device::cpu(); }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  std::int64_t size() const;
+  std::int64_t itemsize() const { return cupric::itemsize(dtype_); }
+  std::int64_t nbytes() const { return size() * itemsize(); }
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  /// Address of element [0, 0, ...] (base + offset * itemsize).
+  void* data() const;
+  bool is_c_contiguous() const;
+  bool is_f_contiguous() const;
+  bool writeable() const { return writeable_; }
+  void set_writeable(bool w) { writeable_ = w; }
+  /// Throws ValueError "assignment destination is read-only" when not writeable.
+  void check_writeable() const;
+
+  /// A view with new shape, strides (elements) and offset over the same storage.
+  Array view(Shape shape, Strides strides, std::int64_t offset) const;
+  /// Same data as another dtype of equal itemsize (bit reinterpretation).
+  Array view_as(DType dtype) const;
+
+  /// The Python-scalar kind this array came from (NEP 50 weak scalar), or none.
+  WeakKind weak() const { return weak_; }
+  Array& set_weak(WeakKind k) {
+    weak_ = k;
+    return *this;
+  }
+
+  std::string str() const;  ///< short description for messages: "float32 array of shape (3, 4)"
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  Shape shape_;
+  Strides strides_;
+  std::int64_t offset_ = 0;
+  DType dtype_ = DType::float64;
+  WeakKind weak_ = WeakKind::none;
+  bool writeable_ = true;
+};
+
+/// C-order (row-major) strides in elements for a shape.
+Strides c_strides(const Shape& shape);
+std::int64_t shape_size(const Shape& shape);
+
+/// NumPy broadcasting of shapes; throws ValueError "cannot broadcast shapes (3, 4) and (5,)".
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+Shape broadcast_shapes(const std::vector<Shape>& shapes);
+/// A view of `a` with shape `shape` (stride 0 on broadcast dimensions), read-only as NumPy's.
+Array broadcast_to(const Array& a, const Shape& shape);
+
+/// A Python-like scalar value, kept exactly until the dtype it meets is known.
+struct Scalar {
+  WeakKind kind = WeakKind::integer;
+  bool b = false;
+  std::int64_t i = 0;        ///< integer value when it fits int64
+  std::uint64_t u = 0;       ///< integer value when it does not (big_unsigned)
+  bool big_unsigned = false;
+  double f = 0;
+  std::complex<double> c{};
+
+  static Scalar from_bool(bool v) { Scalar s; s.kind = WeakKind::boolean; s.b = v; return s; }
+  static Scalar from_int(std::int64_t v) { Scalar s; s.kind = WeakKind::integer; s.i = v; return s; }
+  static Scalar from_uint(std::uint64_t v);
+  static Scalar from_float(double v) { Scalar s; s.kind = WeakKind::floating; s.f = v; return s; }
+  static Scalar from_complex(std::complex<double> v) { Scalar s; s.kind = WeakKind::complex; s.c = v; return s; }
+
+  /// Writes the value as dtype `t` at `dst` (host memory). Integers that do not fit raise
+  /// OverflowError ("Python integer 300 out of bounds for int8"), as NumPy 2 does.
+  void store(DType t, void* dst) const;
+  std::string str() const;
+};
+
+/// The value of a weak 0-d scalar array (a CPU array made by scalar_array).
+Scalar scalar_of_weak(const Array& a);
+
+/// A 0-d array holding a scalar, marked weak (NEP 50) unless `dtype` is given.
+Array scalar_array(const Scalar& s, Device device = Device::cpu());
+Array scalar_array(const Scalar& s, DType dtype, Device device = Device::cpu());
+
+}  // namespace cupric

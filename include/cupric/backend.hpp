@@ -1,0 +1,79 @@
+// cupric/backend.hpp — the one interface every device implements, and the iteration plans
+// the array layer hands to it. The array layer never names a device API; a backend never
+// does type promotion or broadcasting.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "cupric/array.hpp"
+#include "cupric/ufunc.hpp"
+
+namespace cupric {
+
+/// How to walk several same-shaped operands together: dimensions already broadcast (stride 0),
+/// reordered so the last one has the smallest strides, and merged where all operands are
+/// contiguous across them. An empty `shape` means one element; a zero in it means none.
+struct ElementwisePlan {
+  Shape shape;                                ///< collapsed iteration shape, innermost last
+  std::vector<std::vector<std::int64_t>> byte_strides;  ///< [operand][dimension]
+  std::vector<char*> data;                    ///< [operand] address of the first element
+  std::vector<DType> dtypes;                  ///< [operand]
+
+  int ndim() const { return static_cast<int>(shape.size()); }
+  int noperands() const { return static_cast<int>(data.size()); }
+  std::int64_t size() const;
+  /// True when the plan is one dimension and every operand is dense (stride = itemsize).
+  bool contiguous() const;
+};
+
+/// Builds the plan for operands viewed with `shape` (each operand broadcasts to it).
+ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, const Shape& shape);
+
+/// Reductions a backend provides. nan* variants are built from these by the array layer
+/// (nanmin = fmin, nanmax = fmax, nansum = sum over where(isnan, 0, x)).
+enum class ReduceOp : std::uint8_t { sum, prod, min, max, fmin, fmax, any, all };
+enum class ArgReduceOp : std::uint8_t { argmin, argmax };
+enum class ScanOp : std::uint8_t { cumsum, cumprod };
+
+/// A device's implementation. Methods marked (optional) have a generic fallback.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Device device() const = 0;
+
+  // memory
+  virtual void* allocate(std::size_t nbytes) = 0;
+  virtual void deallocate(void* ptr, std::size_t nbytes) = 0;
+  virtual void copy_from_host(void* dst, const void* src, std::size_t nbytes) = 0;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t nbytes) = 0;
+  virtual void synchronize() {}
+
+  /// Runs a ufunc loop over a plan whose operands are the inputs, then the output, then
+  /// (when has_where) a bool mask. Operands may have other dtypes than the loop's compute
+  /// types: the backend casts (the array layer has checked that the casts are allowed).
+  virtual void elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan,
+                           bool has_where) = 0;
+  /// Copies operand 0 into operand 1 of a two-operand plan, converting the dtype.
+  virtual void cast(const ElementwisePlan& plan) = 0;
+  /// Sets every element of dst to the value at `value` (one element of dst's dtype, host memory).
+  virtual void fill(const Array& dst, const void* value) = 0;
+  /// Reduces `in` over `axes` into `out`, which has in's shape with those axes set to 1 and
+  /// the accumulation dtype. An empty reduction writes the op's identity.
+  virtual void reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) = 0;
+  /// Index (int64) of the first extreme along `axis` (in is non-empty along it); out has in's
+  /// shape with that axis set to 1.
+  virtual void arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) = 0;
+  /// Inclusive scan along `axis` into out (same shape, possibly other dtype).
+  virtual void scan(ScanOp op, const Array& in, const Array& out, int axis) = 0;
+  /// out[i] = start + i * step, computed in double then converted (out is contiguous 1-d).
+  virtual void arange(const Array& out, double start, double step) = 0;
+};
+
+/// The backend serving a device (the CPU backend always exists; others register themselves).
+Backend& backend_for(Device device);
+using BackendFactory = std::unique_ptr<Backend> (*)(int index);
+void register_backend(Device::Type type, BackendFactory factory);
+
+}  // namespace cupric

@@ -1,0 +1,8 @@
+// cupric/cupric.hpp — the public C++ API in one include: dtypes, arrays, ufuncs, backends.
+#pragma once
+
+#include "cupric/array.hpp"
+#include "cupric/backend.hpp"
+#include "cupric/dtype.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/ufunc.hpp"

@@ -1,0 +1,40 @@
+// cupric/errors.hpp — the exception types of the C++ core. The bindings map each one to the
+// Python exception of the same name, so that C++ errors read like NumPy's.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace cupric {
+
+struct ValueError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+struct TypeError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+struct IndexError : std::out_of_range {
+  using std::out_of_range::out_of_range;
+};
+struct OverflowError : std::overflow_error {
+  using std::overflow_error::overflow_error;
+};
+struct NotImplementedError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+/// Raised when a reduction meets an empty array and has no identity (NumPy raises ValueError).
+struct ZeroSizeError : ValueError {
+  using ValueError::ValueError;
+};
+
+/// Builds a message from pieces: cat("cannot broadcast shapes ", a, " and ", b).
+template <class... Ts>
+std::string cat(Ts&&... parts) {
+  std::ostringstream os;
+  (os << ... << std::forward<Ts>(parts));
+  return os.str();
+}
+
+}  // namespace cupric

@@ -1,0 +1,16 @@
+"""cupric: NumPy-compatible arrays on the CPU and CUDA GPUs, with a C++ core.
+
+    import cupric as cu
+    x = cu.arange(10, dtype=cu.float32)
+    (x * 2 + 1).sum()
+"""
+
+from . import _cupric
+from ._cupric import *  # noqa: F401,F403  (dtypes, ufuncs, ndarray, creation functions)
+from ._cupric import Device, dtype, ndarray, ufunc  # noqa: F401
+from ._interop import install as _install_interop
+from ._namespace import *  # noqa: F401,F403
+
+__version__ = "0.1.0"
+
+_install_interop()

@@ -1,0 +1,225 @@
+// array.cpp — Device, Storage, Array views and Python-like scalars.
+#include "cupric/array.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "cupric/backend.hpp"
+#include "cupric/errors.hpp"
+
+namespace cupric {
+
+std::string shape_str(const Shape& s) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  if (s.size() == 1) out += ",";
+  return out + ")";
+}
+
+Device Device::parse(std::string_view text) {
+  if (text == "cpu") return cpu();
+  if (text == "cuda" || text == "gpu") return cuda(0);
+  for (std::string_view prefix : {"cuda:", "gpu:"}) {
+    if (text.substr(0, prefix.size()) == prefix) {
+      std::string_view num = text.substr(prefix.size());
+      bool ok = !num.empty() && num.size() < 6;
+      int index = 0;
+      for (char ch : num) {
+        if (ch < '0' || ch > '9') ok = false;
+        index = index * 10 + (ch - '0');
+      }
+      if (ok) return cuda(index);
+    }
+  }
+  throw ValueError(cat("unknown device '", text, "': expected 'cpu', 'cuda' or 'cuda:N'"));
+}
+
+std::string Device::str() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(index); }
+
+std::shared_ptr<Storage> Storage::allocate(Device device, std::size_t nbytes) {
+  Backend& be = backend_for(device);
+  void* p = be.allocate(nbytes);
+  return std::make_shared<Storage>(device, p, nbytes, [&be, nbytes](void* ptr) { be.deallocate(ptr, nbytes); });
+}
+
+std::int64_t shape_size(const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Strides c_strides(const Shape& shape) {
+  Strides s(shape.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return s;
+}
+
+Array::Array(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset, DType dtype)
+    : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset), dtype_(dtype) {}
+
+Array Array::empty(const Shape& shape, DType dtype, Device device) {
+  for (auto d : shape)
+    if (d < 0) throw ValueError(cat("negative dimensions are not allowed: ", shape_str(shape)));
+  const std::int64_t n = shape_size(shape);
+  if (n > std::numeric_limits<std::int64_t>::max() / 16)
+    throw ValueError(cat("array is too big: shape ", shape_str(shape)));
+  std::size_t nbytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(cupric::itemsize(dtype));
+  return Array(Storage::allocate(device, nbytes), shape, c_strides(shape), 0, dtype);
+}
+
+std::int64_t Array::size() const { return shape_size(shape_); }
+
+void* Array::data() const {
+  if (!storage_) return nullptr;
+  return static_cast<char*>(storage_->data()) + offset_ * itemsize();
+}
+
+bool Array::is_c_contiguous() const {
+  std::int64_t expect = 1;
+  for (int i = ndim() - 1; i >= 0; --i) {
+    if (shape_[i] == 0) return true;
+    if (shape_[i] != 1 && strides_[i] != expect) return false;
+    expect *= shape_[i];
+  }
+  return true;
+}
+
+bool Array::is_f_contiguous() const {
+  std::int64_t expect = 1;
+  for (int i = 0; i < ndim(); ++i) {
+    if (shape_[i] == 0) return true;
+    if (shape_[i] != 1 && strides_[i] != expect) return false;
+    expect *= shape_[i];
+  }
+  return true;
+}
+
+void Array::check_writeable() const {
+  if (!writeable_) throw ValueError("assignment destination is read-only");
+}
+
+Array Array::view(Shape shape, Strides strides, std::int64_t offset) const {
+  Array v(storage_, std::move(shape), std::move(strides), offset, dtype_);
+  v.writeable_ = writeable_;
+  return v;
+}
+
+Array Array::view_as(DType dtype) const {
+  if (cupric::itemsize(dtype) != itemsize())
+    throw ValueError(cat("cannot view ", name(dtype_), " as ", name(dtype), ": item sizes differ"));
+  Array v = *this;
+  v.dtype_ = dtype;
+  v.weak_ = WeakKind::none;
+  return v;
+}
+
+std::string Array::str() const { return cat(name(dtype_), " array of shape ", shape_str(shape_)); }
+
+Scalar Scalar::from_uint(std::uint64_t v) {
+  Scalar s;
+  s.kind = WeakKind::integer;
+  if (v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    s.i = static_cast<std::int64_t>(v);
+  } else {
+    s.u = v;
+    s.big_unsigned = true;
+  }
+  return s;
+}
+
+std::string Scalar::str() const {
+  switch (kind) {
+    case WeakKind::boolean: return b ? "True" : "False";
+    case WeakKind::integer: return big_unsigned ? std::to_string(u) : std::to_string(i);
+    case WeakKind::floating: return cat(f);
+    case WeakKind::complex: return cat("(", c.real(), "+", c.imag(), "j)");
+    case WeakKind::none: break;
+  }
+  return "?";
+}
+
+void Scalar::store(DType t, void* dst) const {
+  visit_dtype(t, [&]<class T>() {
+    T v{};
+    if constexpr (std::is_same_v<T, bool>) {
+      switch (kind) {
+        case WeakKind::boolean: v = b; break;
+        case WeakKind::integer: v = big_unsigned || i != 0; break;
+        case WeakKind::floating: v = f != 0; break;
+        default: v = c != std::complex<double>(0); break;
+      }
+    } else if constexpr (std::is_integral_v<T>) {
+      if (kind == WeakKind::integer) {
+        bool fits = big_unsigned ? (std::is_unsigned_v<T> && sizeof(T) == 8)
+                                 : (i >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+                                    (i < 0 || static_cast<std::uint64_t>(i) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
+        if (!fits) throw OverflowError(cat("Python integer ", str(), " out of bounds for ", name(t)));
+        v = big_unsigned ? static_cast<T>(u) : static_cast<T>(i);
+      } else if (kind == WeakKind::boolean) {
+        v = static_cast<T>(b);
+      } else {
+        double x = kind == WeakKind::floating ? f : c.real();
+        if (!std::isfinite(x) || x < static_cast<double>(std::numeric_limits<T>::min()) ||
+            x >= static_cast<double>(std::numeric_limits<T>::max()) + 1.0)
+          throw OverflowError(cat("cannot convert ", str(), " to ", name(t)));
+        v = static_cast<T>(x);
+      }
+    } else {
+      // floating or complex targets
+      std::complex<double> z;
+      switch (kind) {
+        case WeakKind::boolean: z = b ? 1.0 : 0.0; break;
+        case WeakKind::integer: z = big_unsigned ? static_cast<double>(u) : static_cast<double>(i); break;
+        case WeakKind::floating: z = f; break;
+        default: z = c; break;
+      }
+      if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+        using R = typename T::value_type;
+        v = T(static_cast<R>(z.real()), static_cast<R>(z.imag()));
+      } else {
+        v = T(static_cast<float>(z.real()));
+        if constexpr (std::is_same_v<T, double>) v = z.real();
+      }
+    }
+    std::memcpy(dst, &v, sizeof(T));
+  });
+}
+
+Scalar scalar_of_weak(const Array& a) {
+  const void* p = a.data();
+  switch (a.dtype()) {
+    case DType::bool_: return Scalar::from_bool(*static_cast<const bool*>(p));
+    case DType::int64: return Scalar::from_int(*static_cast<const std::int64_t*>(p));
+    case DType::uint64: return Scalar::from_uint(*static_cast<const std::uint64_t*>(p));
+    case DType::float64: return Scalar::from_float(*static_cast<const double*>(p));
+    case DType::complex128: return Scalar::from_complex(*static_cast<const std::complex<double>*>(p));
+    default: break;
+  }
+  throw TypeError(cat("not a Python scalar: ", a.str()));
+}
+
+Array scalar_array(const Scalar& s, DType dtype, Device device) {
+  Array host = Array::empty({}, dtype, Device::cpu());
+  s.store(dtype, host.data());
+  if (device.is_cpu()) return host;
+  Array out = Array::empty({}, dtype, device);
+  backend_for(device).copy_from_host(out.data(), host.data(), static_cast<std::size_t>(host.itemsize()));
+  return out;
+}
+
+Array scalar_array(const Scalar& s, Device device) {
+  DType t = s.big_unsigned ? DType::uint64 : default_dtype(s.kind);
+  Array a = scalar_array(s, t, device);
+  a.set_weak(s.kind);
+  return a;
+}
+
+}  // namespace cupric

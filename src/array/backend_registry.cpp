@@ -1,0 +1,45 @@
+// backend_registry.cpp — which Backend serves which device.
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "cupric/backend.hpp"
+#include "cupric/errors.hpp"
+
+namespace cupric {
+
+namespace detail {
+Backend& builtin_cpu_backend();  // src/backend/cpu (linked into the same library)
+}
+
+namespace {
+struct Registry {
+  std::mutex mutex;
+  std::map<Device::Type, BackendFactory> factories;
+  std::map<int, std::unique_ptr<Backend>> cuda;
+};
+Registry& registry() {
+  static Registry* r = new Registry();  // outlives arrays freed during interpreter shutdown
+  return *r;
+}
+}  // namespace
+
+void register_backend(Device::Type type, BackendFactory factory) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().factories[type] = factory;
+}
+
+Backend& backend_for(Device device) {
+  if (device.is_cpu()) return detail::builtin_cpu_backend();
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.cuda.find(device.index);
+  if (it != r.cuda.end()) return *it->second;
+  auto f = r.factories.find(device.type);
+  if (f == r.factories.end())
+    throw ValueError(cat("device ", device.str(), " is not available: this build of cupric has no CUDA backend"));
+  auto [pos, _] = r.cuda.emplace(device.index, f->second(device.index));
+  return *pos->second;
+}
+
+}  // namespace cupric

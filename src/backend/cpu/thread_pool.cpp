@@ -1,0 +1,149 @@
+// thread_pool.cpp — a fixed pool of workers that split each parallel_for into chunks taken
+// from a shared atomic counter (so uneven chunks balance themselves).
+#include "thread_pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cupric::cpu {
+
+namespace {
+int default_threads() {
+  if (const char* env = std::getenv("CUPRIC_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+class Pool {
+ public:
+  Pool() : nthreads_(default_threads()) {}
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+
+  int threads() const { return nthreads_; }
+  void set_threads(int n) {
+    std::lock_guard<std::mutex> run(run_mutex_);
+    nthreads_ = n < 1 ? default_threads() : n;
+  }
+
+  void run(std::int64_t nchunks, const std::function<void(std::int64_t)>& chunk) {
+    std::lock_guard<std::mutex> run(run_mutex_);  // one parallel region at a time
+    ensure_workers(nthreads_ - 1);
+    const int helpers = std::min<std::int64_t>(nthreads_ - 1, nchunks - 1);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &chunk;
+      nchunks_ = nchunks;
+      next_.store(0);
+      active_helpers_ = helpers;
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return active_helpers_ == 0; });
+    job_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void ensure_workers(int n) {
+    while (static_cast<int>(workers_.size()) < n) {
+      int id = static_cast<int>(workers_.size());
+      workers_.emplace_back([this, id] { loop(id); });
+    }
+  }
+
+  void work() {
+    for (;;) {
+      std::int64_t i = next_.fetch_add(1);
+      if (i >= nchunks_) return;
+      try {
+        (*job_)(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+    }
+  }
+
+  void loop(int id) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && job_ && id < active_helpers_); });
+        if (stop_) return;
+        seen = generation_;
+      }
+      work();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --active_helpers_;
+      }
+      done_.notify_all();
+    }
+  }
+
+  int nthreads_;
+  std::vector<std::thread> workers_;
+  std::mutex run_mutex_, mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(std::int64_t)>* job_ = nullptr;
+  std::int64_t nchunks_ = 0;
+  std::atomic<std::int64_t> next_{0};
+  int active_helpers_ = 0;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+Pool& pool() {
+  static Pool* p = new Pool();  // never destroyed: workers may outlive static destruction order
+  return *p;
+}
+
+thread_local bool in_parallel_region = false;
+}  // namespace
+
+int num_threads() { return pool().threads(); }
+void set_num_threads(int n) { pool().set_threads(n); }
+
+void parallel_for(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& body) {
+  if (n <= 0) return;
+  grain = std::max<std::int64_t>(grain, 1);
+  const int threads = num_threads();
+  if (threads <= 1 || n <= grain || in_parallel_region) {
+    body(0, n);
+    return;
+  }
+  // a few chunks per thread for balance, none smaller than grain
+  std::int64_t nchunks = std::min<std::int64_t>((n + grain - 1) / grain, std::int64_t{threads} * 4);
+  const std::int64_t step = (n + nchunks - 1) / nchunks;
+  nchunks = (n + step - 1) / step;
+  pool().run(nchunks, [&](std::int64_t c) {
+    struct Region {
+      Region() { in_parallel_region = true; }
+      ~Region() { in_parallel_region = false; }
+    } region;
+    const std::int64_t b = c * step;
+    body(b, std::min(n, b + step));
+  });
+}
+
+}  // namespace cupric::cpu

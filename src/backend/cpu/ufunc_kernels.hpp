@@ -1,0 +1,147 @@
+// ufunc_kernels.hpp — instantiates the CPU loops of the ufunc table. Each row of
+// ufunc_table.def becomes a struct whose apply() is the row's expression; loop templates
+// below turn it into contiguous (vectorisable), scalar-broadcast and strided loops.
+// The rows are spread over several translation units (ufunc_kernels_part*.cpp) to keep
+// builds parallel and incremental.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <type_traits>
+
+#include "cpu_backend.hpp"
+#include "cupric/scalar_math.h"
+
+namespace cupric::cpu::kernels {
+
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR)                                       \
+  struct op_##NAME {                                                                           \
+    static constexpr int nin = NIN;                                                            \
+    static constexpr const char* types = TYPES;                                                \
+    static constexpr OutRule out = OutRule::OUT;                                               \
+    template <class A, class B, class C>                                                       \
+    static auto apply([[maybe_unused]] A a, [[maybe_unused]] B b, [[maybe_unused]] C c) {     \
+      return EXPR;                                                                             \
+    }                                                                                          \
+  };
+#include "ops/ufunc_table.def"
+#undef CUPRIC_UFUNC
+
+template <class... Ts>
+struct TypeList {};
+struct EndOfList {};
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR) op_##NAME,
+using AllOps = TypeList<
+#include "ops/ufunc_table.def"
+    EndOfList>;
+#undef CUPRIC_UFUNC
+
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class T>
+struct real_of<std::complex<T>> {
+  using type = T;
+};
+
+template <class Op, class T>
+using out_t = std::conditional_t<Op::out == OutRule::boolean, bool,
+                                 std::conditional_t<Op::out == OutRule::real, typename real_of<T>::type, T>>;
+
+template <class Op, class T>
+void loop(char** args, const std::int64_t* s, std::int64_t n) {
+  using O = out_t<Op, T>;
+  constexpr int nin = Op::nin;
+  O* out = reinterpret_cast<O*>(args[nin]);
+  const T* a = reinterpret_cast<const T*>(args[0]);
+  const std::int64_t so = s[nin];
+  if constexpr (nin == 1) {
+    if (s[0] == sizeof(T) && so == sizeof(O)) {
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<O>(Op::apply(a[i], a[i], a[i]));
+    } else {
+      const char* pa = args[0];
+      char* po = args[1];
+      for (std::int64_t i = 0; i < n; ++i, pa += s[0], po += so) {
+        T va;
+        std::memcpy(&va, pa, sizeof(T));
+        *reinterpret_cast<O*>(po) = static_cast<O>(Op::apply(va, va, va));
+      }
+    }
+  } else if constexpr (nin == 2) {
+    const T* b = reinterpret_cast<const T*>(args[1]);
+    if (so == sizeof(O) && s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<O>(Op::apply(a[i], b[i], b[i]));
+    } else if (so == sizeof(O) && s[0] == sizeof(T) && s[1] == 0) {
+      const T vb = *b;
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<O>(Op::apply(a[i], vb, vb));
+    } else if (so == sizeof(O) && s[0] == 0 && s[1] == sizeof(T)) {
+      const T va = *a;
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<O>(Op::apply(va, b[i], b[i]));
+    } else {
+      const char* pa = args[0];
+      const char* pb = args[1];
+      char* po = args[2];
+      for (std::int64_t i = 0; i < n; ++i, pa += s[0], pb += s[1], po += so)
+        *reinterpret_cast<O*>(po) =
+            static_cast<O>(Op::apply(*reinterpret_cast<const T*>(pa), *reinterpret_cast<const T*>(pb),
+                                     *reinterpret_cast<const T*>(pb)));
+    }
+  } else {
+    const char* pa = args[0];
+    const char* pb = args[1];
+    const char* pc = args[2];
+    char* po = args[3];
+    for (std::int64_t i = 0; i < n; ++i, pa += s[0], pb += s[1], pc += s[2], po += so)
+      *reinterpret_cast<O*>(po) = static_cast<O>(Op::apply(*reinterpret_cast<const T*>(pa),
+                                                           *reinterpret_cast<const T*>(pb),
+                                                           *reinterpret_cast<const T*>(pc)));
+  }
+}
+
+constexpr bool has_code(const char* types, char c) {
+  for (; *types; ++types)
+    if (*types == c) return true;
+  return false;
+}
+
+/// Fills table[id][dtype] for the ops with ids in [Begin, End) of the list.
+template <int Begin, int End, int I = 0, class Op, class... Rest>
+void fill_kernels(LoopFn (*table)[kNumDTypes], TypeList<Op, Rest...>) {
+  if constexpr (!std::is_same_v<Op, EndOfList>) {
+    if constexpr (I >= Begin && I < End) {
+      constexpr const char* codes = "?bBhHiIlLeEfdFD";
+      [&]<std::size_t... D>(std::index_sequence<D...>) {
+        (([&] {
+           constexpr DType dt = static_cast<DType>(D);
+           if constexpr (has_code(Op::types, codes[D]) && dt != DType::float16 && dt != DType::bfloat16)
+             table[I][D] = &loop<Op, ctype<dt>>;
+         }()),
+         ...);
+      }(std::make_index_sequence<kNumDTypes>{});
+    }
+    if constexpr (I + 1 < End) fill_kernels<Begin, End, I + 1>(table, TypeList<Rest...>{});
+  }
+}
+
+template <class L>
+struct list_size;
+template <class... Ts>
+struct list_size<TypeList<Ts...>> {
+  static constexpr int value = sizeof...(Ts) - 1;  // without EndOfList
+};
+
+inline constexpr int kParts = 4;
+template <int Part>
+void fill_part(LoopFn (*table)[kNumDTypes]) {
+  constexpr int per = (list_size<AllOps>::value + kParts - 1) / kParts;
+  fill_kernels<Part * per, (Part + 1) * per>(table, AllOps{});
+}
+
+void fill_part0(LoopFn (*table)[kNumDTypes]);
+void fill_part1(LoopFn (*table)[kNumDTypes]);
+void fill_part2(LoopFn (*table)[kNumDTypes]);
+void fill_part3(LoopFn (*table)[kNumDTypes]);
+
+}  // namespace cupric::cpu::kernels

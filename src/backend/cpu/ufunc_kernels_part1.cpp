@@ -1,0 +1,6 @@
+// ufunc_kernels_part1.cpp — CPU loops for one quarter of the ufunc table (see ufunc_kernels.hpp).
+#include "ufunc_kernels.hpp"
+
+namespace cupric::cpu::kernels {
+void fill_part1(LoopFn (*table)[kNumDTypes]) { fill_part<1>(table); }
+}  // namespace cupric::cpu::kernels

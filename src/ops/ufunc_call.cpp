@@ -1,0 +1,103 @@
+// ufunc_call.cpp — calling a ufunc: devices, loop, broadcasting, out=/where= checks, then the
+// backend. Every check happens before anything is written, so a failed call leaves `out` as it was.
+#include "cupric/backend.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/ufunc.hpp"
+
+namespace cupric {
+
+namespace {
+Device common_device(const std::string& what, const std::vector<Array>& inputs, const Array& out) {
+  bool found = false;
+  Device dev;
+  auto visit = [&](const Array& a) {
+    if (!a.defined() || a.weak() != WeakKind::none) return;
+    if (!found) {
+      dev = a.device();
+      found = true;
+    } else if (!(a.device() == dev)) {
+      throw ValueError(cat(what, ": operands are on different devices (", dev.str(), " and ", a.device().str(),
+                           "); move one with x.to_device(\"", dev.str(), "\")"));
+    }
+  };
+  for (const Array& a : inputs) visit(a);
+  visit(out);
+  return found ? dev : Device::cpu();
+}
+
+/// True when a and b share memory but are not the same view (writing one would change what
+/// is read from the other before it is read).
+bool partial_overlap(const Array& a, const Array& b) {
+  if (a.storage() != b.storage()) return false;
+  return !(a.offset() == b.offset() && a.strides() == b.strides() && a.shape() == b.shape() && a.dtype() == b.dtype());
+}
+
+Array copy_of(const Array& a) {
+  Array c = Array::empty(a.shape(), a.dtype(), a.device());
+  backend_for(a.device()).cast(elementwise_plan({&a, &c}, a.shape()));
+  return c;
+}
+}  // namespace
+
+Array apply_ufunc(const Ufunc& uf, const std::vector<Array>& inputs_in, const UfuncOptions& options) {
+  const UfuncLoop& loop = resolve_loop(uf, inputs_in, options.dtype);
+  const Device device = common_device(uf.name, inputs_in, options.out);
+  if (options.where.defined() && options.where.weak() == WeakKind::none && !(options.where.device() == device))
+    throw ValueError(cat(uf.name, ": where= is on ", options.where.device().str(), " but the operands are on ", device.str()));
+
+  // materialise weak Python scalars in the loop's type (OverflowError if they do not fit)
+  std::vector<Array> inputs;
+  std::vector<Shape> shapes;
+  for (int i = 0; i < uf.nin; ++i) {
+    const Array& a = inputs_in[i];
+    if (a.weak() != WeakKind::none) inputs.push_back(scalar_array(scalar_of_weak(a), loop.types[i], device));
+    else {
+      if (options.dtype && !can_cast(a.dtype(), loop.types[i], options.casting))
+        throw TypeError(cat("Cannot cast ufunc '", uf.name, "' input ", i, " from ", name(a.dtype()), " to ",
+                            name(loop.types[i]), " with casting rule '", casting_name(options.casting), "'"));
+      inputs.push_back(a);
+    }
+    shapes.push_back(inputs.back().shape());
+  }
+  Array where;
+  if (options.where.defined()) {
+    if (options.where.dtype() != DType::bool_)
+      throw TypeError(cat(uf.name, ": where= must be a bool array, got ", name(options.where.dtype())));
+    where = options.where;
+    shapes.push_back(where.shape());
+  }
+  Shape shape = broadcast_shapes(shapes);
+
+  const DType out_dtype = loop.types[uf.nin];
+  Array out = options.out;
+  if (out.defined()) {
+    Shape full = broadcast_shapes(shape, out.shape());
+    if (full != out.shape())
+      throw ValueError(cat("non-broadcastable output operand with shape ", shape_str(out.shape()),
+                           " doesn't match the broadcast shape ", shape_str(full)));
+    shape = full;
+    out.check_writeable();
+    if (!can_cast(out_dtype, out.dtype(), options.casting))
+      throw TypeError(cat("Cannot cast ufunc '", uf.name, "' output from ", name(out_dtype), " to ", name(out.dtype()),
+                          " with casting rule '", casting_name(options.casting), "'"));
+    for (Array& a : inputs)
+      if (partial_overlap(a, out)) a = copy_of(a);
+    if (where.defined() && partial_overlap(where, out)) where = copy_of(where);
+  } else {
+    out = Array::empty(shape, out_dtype, device);
+  }
+  if (shape_size(shape) == 0) return out;
+
+  std::vector<const Array*> operands;
+  for (const Array& a : inputs) operands.push_back(&a);
+  operands.push_back(&out);
+  if (where.defined()) operands.push_back(&where);
+  backend_for(device).elementwise(uf, loop, elementwise_plan(operands, shape), where.defined());
+  return out;
+}
+
+Array apply_ufunc(std::string_view name, const std::vector<Array>& inputs, const UfuncOptions& options) {
+  return apply_ufunc(find_ufunc(name), inputs, options);
+}
+
+}  // namespace cupric

@@ -1,0 +1,208 @@
+// bind_array.cpp — the ndarray class (properties, conversions, astype/copy/to_device), Device,
+// and the basic creation functions (asarray, empty, zeros, ones, full and their _like forms).
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
+
+#include "convert.hpp"
+#include "cupric/backend.hpp"
+#include "cupric/errors.hpp"
+
+namespace cupric::py {
+
+namespace {
+nb::handle g_ndarray_type;
+
+Shape shape_from_py(nb::handle obj) {
+  if (PyLong_Check(obj.ptr()) || nb::hasattr(obj, "__index__")) {
+    if (!nb::isinstance<nb::sequence>(obj)) return {nb::cast<std::int64_t>(obj)};
+  }
+  Shape s;
+  for (nb::handle d : obj) s.push_back(nb::cast<std::int64_t>(d));
+  return s;
+}
+
+nb::tuple tuple_of(const std::vector<std::int64_t>& v) {
+  nb::list l;
+  for (auto x : v) l.append(x);
+  return nb::tuple(l);
+}
+
+Array full_array(const Shape& shape, nb::handle fill, std::optional<DType> dtype, Device device) {
+  Scalar s = scalar_from_py(fill);
+  const DType t = dtype ? *dtype : (s.big_unsigned ? DType::uint64 : default_dtype(s.kind));
+  Array out = Array::empty(shape, t, device);
+  alignas(16) unsigned char value[16];
+  s.store(t, value);
+  if (out.size()) backend_for(device).fill(out, value);
+  return out;
+}
+
+Array filled(const Shape& shape, int v, std::optional<DType> dtype, Device device) {
+  Array out = Array::empty(shape, dtype.value_or(DType::float64), device);
+  alignas(16) unsigned char value[16];
+  Scalar::from_int(v).store(out.dtype(), value);
+  if (out.size()) backend_for(device).fill(out, value);
+  return out;
+}
+
+/// The host copy of a (possibly device) array, C-contiguous.
+Array host_contiguous(const Array& a) {
+  if (a.device().is_cpu() && a.is_c_contiguous()) return a;
+  Array h = convert_array(a, std::nullopt, Device::cpu(), std::nullopt);
+  if (h.is_c_contiguous()) return h;
+  return convert_array(h, std::nullopt, std::nullopt, true);
+}
+
+nb::object scalar_to_py(const Array& a) {
+  if (a.size() != 1)
+    throw ValueError(cat("can only convert an array of size 1 to a Python scalar (got shape ", shape_str(a.shape()), ")"));
+  Array h = host_contiguous(a);
+  return visit_dtype(h.dtype(), [&]<class T>() -> nb::object {
+    T v;
+    std::memcpy(&v, h.data(), sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) return nb::bool_(v);
+    else if constexpr (std::is_integral_v<T>) return nb::int_(v);
+    else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+      return nb::steal(PyComplex_FromDoubles(static_cast<double>(v.real()), static_cast<double>(v.imag())));
+    else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return nb::float_(static_cast<double>(static_cast<float>(v)));
+    else return nb::float_(static_cast<double>(v));
+  });
+}
+
+nb::dict array_interface(const Array& a) {
+  if (!a.device().is_cpu())
+    throw nb::attribute_error(cat("__array_interface__ is only available for CPU arrays; this one is on ", a.device().str()).c_str());
+  if (a.dtype() == DType::bfloat16) throw nb::attribute_error("bfloat16 arrays have no __array_interface__ typestr");
+  nb::dict d;
+  const auto& inf = info(a.dtype());
+  d["typestr"] = std::string(a.itemsize() == 1 ? "|" : "<") + inf.typestr_code;
+  d["shape"] = tuple_of(a.shape());
+  std::vector<std::int64_t> bs;
+  for (auto s : a.strides()) bs.push_back(s * a.itemsize());
+  d["strides"] = a.is_c_contiguous() ? nb::none() : nb::object(tuple_of(bs));
+  d["data"] = nb::make_tuple(reinterpret_cast<std::uintptr_t>(a.data()), !a.writeable());
+  d["version"] = 3;
+  return d;
+}
+}  // namespace
+
+nb::handle ndarray_type() { return g_ndarray_type; }
+
+void bind_array(nb::module_& m) {
+  nb::class_<Device>(m, "Device", "Where an array lives: Device('cpu') or Device('cuda:0').")
+      .def("__init__", [](Device* self, const std::string& s) { new (self) Device(Device::parse(s)); })
+      .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_prop_ro("index", [](const Device& d) { return d.index; })
+      .def("__eq__", [](const Device& d, nb::handle o) {
+        try {
+          return device_from_py(o) == d;
+        } catch (const std::exception&) {
+          PyErr_Clear();
+          return false;
+        }
+      })
+      .def("__hash__", [](const Device& d) { return nb::hash(nb::str(d.str().c_str())); })
+      .def("__str__", &Device::str)
+      .def("__repr__", [](const Device& d) { return cat("Device('", d.str(), "')"); });
+
+  auto cls = nb::class_<Array>(m, "ndarray", "An n-dimensional array on the CPU or a CUDA device.");
+  g_ndarray_type = cls;
+  cls.def_prop_ro("shape", [](const Array& a) { return tuple_of(a.shape()); })
+      .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })
+      .def_prop_ro("ndim", &Array::ndim)
+      .def_prop_ro("size", &Array::size)
+      .def_prop_ro("itemsize", &Array::itemsize)
+      .def_prop_ro("nbytes", &Array::nbytes)
+      .def_prop_ro("device", &Array::device)
+      .def_prop_ro("strides", [](const Array& a) {
+        std::vector<std::int64_t> bs;
+        for (auto s : a.strides()) bs.push_back(s * a.itemsize());
+        return tuple_of(bs);
+      }, "Strides in bytes, as NumPy reports them.")
+      .def_prop_ro("_element_strides", [](const Array& a) { return tuple_of(a.strides()); })
+      .def_prop_ro("_offset", &Array::offset)
+      .def_prop_ro("_data_ptr", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.data()); })
+      .def_prop_ro("_storage_id", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.storage().get()); })
+      .def_prop_ro("flags", [](const Array& a) {
+        nb::dict d;
+        d["C_CONTIGUOUS"] = a.is_c_contiguous();
+        d["F_CONTIGUOUS"] = a.is_f_contiguous();
+        d["WRITEABLE"] = a.writeable();
+        d["OWNDATA"] = false;
+        return d;
+      })
+      .def_prop_ro("__array_interface__", &array_interface)
+      .def("__len__", [](const Array& a) {
+        if (a.ndim() == 0) throw TypeError("len() of unsized object");
+        return a.shape()[0];
+      })
+      .def("__bool__", [](const Array& a) {
+        if (a.size() != 1)
+          throw ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+        return nb::cast<bool>(nb::bool_(scalar_to_py(a)));
+      })
+      .def("__float__", [](const Array& a) { return nb::float_(scalar_to_py(a)); })
+      .def("__int__", [](const Array& a) { return nb::int_(scalar_to_py(a)); })
+      .def("__complex__", [](const Array& a) { return nb::module_::import_("builtins").attr("complex")(scalar_to_py(a)); })
+      .def("__index__", [](const Array& a) {
+        if (!is_integer(a.dtype()) && !is_bool(a.dtype()))
+          throw TypeError("only integer scalar arrays can be converted to a scalar index");
+        return nb::int_(scalar_to_py(a));
+      })
+      .def("item", [](const Array& a) { return scalar_to_py(a); })
+      .def("astype", [](const Array& a, nb::handle dtype, bool copy, nb::handle device) {
+        return convert_array(a, dtype_from_py(dtype), optional_device(device), copy ? std::optional<bool>(true) : std::nullopt);
+      }, nb::arg("dtype"), nb::arg("copy") = true, nb::arg("device") = nb::none())
+      .def("copy", [](const Array& a) { return convert_array(a, std::nullopt, std::nullopt, true); })
+      .def("to_device", [](const Array& a, nb::handle device) { return convert_array(a, std::nullopt, device_from_py(device), std::nullopt); },
+           nb::arg("device"))
+      .def("_host_contiguous", &host_contiguous)
+      .def("_weak_kind", [](const Array& a) { return static_cast<int>(a.weak()); });
+
+  m.def("asarray", [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy) {
+    std::optional<bool> c;
+    if (!copy.is_none()) c = nb::cast<bool>(copy);
+    return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
+  }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
+  m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+    return Array::empty(shape_from_py(shape), optional_dtype(dtype).value_or(DType::float64), device_from_py(device));
+  }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def("zeros", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+    return filled(shape_from_py(shape), 0, optional_dtype(dtype), device_from_py(device));
+  }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def("ones", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+    return filled(shape_from_py(shape), 1, optional_dtype(dtype), device_from_py(device));
+  }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def("full", [](nb::handle shape, nb::handle fill_value, nb::handle dtype, nb::handle device) {
+    if (nb::isinstance<Array>(fill_value)) fill_value = scalar_to_py(nb::cast<Array>(fill_value)).release();
+    return full_array(shape_from_py(shape), fill_value, optional_dtype(dtype), device_from_py(device));
+  }, nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+
+  auto like = [](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+    return std::make_tuple(shape.is_none() ? a.shape() : shape_from_py(shape), optional_dtype(dtype).value_or(a.dtype()),
+                           device.is_none() ? a.device() : device_from_py(device));
+  };
+  m.def("empty_like", [like](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+    auto [s, t, d] = like(a, dtype, device, shape);
+    return Array::empty(s, t, d);
+  }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
+  m.def("zeros_like", [like](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+    auto [s, t, d] = like(a, dtype, device, shape);
+    return filled(s, 0, t, d);
+  }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
+  m.def("ones_like", [like](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+    auto [s, t, d] = like(a, dtype, device, shape);
+    return filled(s, 1, t, d);
+  }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
+  m.def("full_like", [like](const Array& a, nb::handle fill_value, nb::handle dtype, nb::handle device, nb::handle shape) {
+    auto [s, t, d] = like(a, dtype, device, shape);
+    if (nb::isinstance<Array>(fill_value)) fill_value = scalar_to_py(nb::cast<Array>(fill_value)).release();
+    return full_array(s, fill_value, t, d);
+  }, nb::arg("a"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+     nb::arg("shape") = nb::none());
+
+  m.def("_get_default_device", &default_device);
+  m.def("_set_default_device", [](nb::handle d) { set_default_device(device_from_py(d)); });
+}
+
+}  // namespace cupric::py

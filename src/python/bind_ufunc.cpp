@@ -1,0 +1,128 @@
+// bind_ufunc.cpp — cupric.ufunc objects (cu.add, cu.sin, ...) built from the ufunc table, and
+// the Python operators of ndarray, which call them.
+#include "convert.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/ufunc.hpp"
+
+namespace cupric::py {
+
+namespace {
+struct PyUfunc {
+  const Ufunc* uf;
+};
+
+/// out= may be an array, a 1-tuple of an array, or None.
+Array out_from_py(nb::handle out) {
+  if (!out.is_valid() || out.is_none()) return {};
+  if (nb::isinstance<nb::tuple>(out)) {
+    nb::tuple t = nb::borrow<nb::tuple>(out);
+    if (nb::len(t) != 1) throw ValueError(cat("out= must be an array or a tuple of one array, got a tuple of ", nb::len(t)));
+    return out_from_py(t[0]);
+  }
+  if (!nb::isinstance<Array>(out))
+    throw TypeError(cat("return arrays must be cupric arrays, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
+  return nb::cast<Array>(out);
+}
+
+Array where_from_py(nb::handle where, Device device) {
+  if (!where.is_valid() || (PyBool_Check(where.ptr()) && where.ptr() == Py_True)) return {};
+  return array_from_py(where, std::nullopt, device);
+}
+
+Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
+  std::vector<Array> inputs;
+  for (nb::handle a : args) inputs.push_back(operand_from_py(a));
+  UfuncOptions opt;
+  nb::handle where;
+  for (auto [key, value] : kwargs) {
+    const std::string k = nb::cast<std::string>(key);
+    if (k == "out") opt.out = out_from_py(value);
+    else if (k == "where") where = value;
+    else if (k == "dtype") opt.dtype = optional_dtype(value);
+    else if (k == "casting") opt.casting = casting_from_name(nb::cast<std::string>(value));
+    else if (k == "order" || k == "subok") continue;  // accepted for NumPy compatibility
+    else throw TypeError(cat("'", k, "' is an invalid keyword to ufunc '", uf.name, "'"));
+  }
+  if (static_cast<int>(inputs.size()) == uf.nin + 1 && !opt.out.defined()) {  // positional out
+    opt.out = out_from_py(args[uf.nin]);
+    inputs.pop_back();
+  }
+  if (static_cast<int>(inputs.size()) != uf.nin)
+    throw TypeError(cat(uf.name, "() takes from ", uf.nin, " to ", uf.nin + 1, " positional arguments but ", inputs.size(), " were given"));
+  Device dev = default_device();
+  for (const Array& a : inputs)
+    if (a.weak() == WeakKind::none) {
+      dev = a.device();
+      break;
+    }
+  opt.where = where_from_py(where, dev);
+  return apply_ufunc(uf, inputs, opt);
+}
+
+nb::object binary_op(const char* ufunc, nb::handle a, nb::handle b, bool reflected) {
+  const Ufunc& uf = find_ufunc(ufunc);
+  Array x, y;
+  try {
+    x = operand_from_py(a);
+    y = operand_from_py(b);
+  } catch (const TypeError&) {
+    return nb::borrow(Py_NotImplemented);
+  }
+  return nb::cast(reflected ? apply_ufunc(uf, {y, x}) : apply_ufunc(uf, {x, y}));
+}
+
+nb::object inplace_op(const char* ufunc, nb::handle self, nb::handle other) {
+  Array x = nb::cast<Array>(self);
+  Array y = operand_from_py(other);
+  UfuncOptions opt;
+  opt.out = x;
+  apply_ufunc(find_ufunc(ufunc), {x, y}, opt);
+  return nb::borrow(self);
+}
+}  // namespace
+
+void bind_ufunc(nb::module_& m) {
+  nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.")
+      .def("__call__", [](const PyUfunc& u, nb::args args, nb::kwargs kwargs) { return call_ufunc(*u.uf, args, kwargs); })
+      .def_prop_ro("name", [](const PyUfunc& u) { return u.uf->name; })
+      .def_prop_ro("nin", [](const PyUfunc& u) { return u.uf->nin; })
+      .def_prop_ro("nout", [](const PyUfunc&) { return 1; })
+      .def_prop_ro("nargs", [](const PyUfunc& u) { return u.uf->nin + 1; })
+      .def_prop_ro("types", [](const PyUfunc& u) { return u.uf->type_signatures(); })
+      .def_prop_ro("expression", [](const PyUfunc& u) { return u.uf->expression; },
+                   "The scalar C++ expression every backend instantiates.")
+      .def("__repr__", [](const PyUfunc& u) { return cat("<ufunc '", u.uf->name, "'>"); });
+
+  for (const Ufunc& uf : all_ufuncs()) m.attr(uf.name.c_str()) = PyUfunc{&uf};
+  for (const auto& [alias, target] : ufunc_aliases()) m.attr(alias.c_str()) = PyUfunc{&find_ufunc(target)};
+
+  nb::handle cls = ndarray_type();
+  struct OpName {
+    const char* py;
+    const char* ufunc;
+  };
+  static const OpName binary[] = {
+      {"add", "add"}, {"sub", "subtract"}, {"mul", "multiply"}, {"truediv", "divide"},
+      {"floordiv", "floor_divide"}, {"mod", "remainder"}, {"pow", "power"}, {"and", "bitwise_and"},
+      {"or", "bitwise_or"}, {"xor", "bitwise_xor"}, {"lshift", "left_shift"}, {"rshift", "right_shift"},
+  };
+  for (const OpName& op : binary) {
+    const char* uf = op.ufunc;
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(uf, a, b, false); });
+    def_method(cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(uf, a, b, true); });
+    def_method(cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(uf, a, b); });
+  }
+  static const OpName compare[] = {{"lt", "less"}, {"le", "less_equal"}, {"gt", "greater"},
+                                   {"ge", "greater_equal"}, {"eq", "equal"}, {"ne", "not_equal"}};
+  for (const OpName& op : compare) {
+    const char* uf = op.ufunc;
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(uf, a, b, false); });
+  }
+  static const OpName unary[] = {{"neg", "negative"}, {"pos", "positive"}, {"abs", "absolute"}, {"invert", "invert"}};
+  for (const OpName& op : unary) {
+    const char* uf = op.ufunc;
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](const Array& a) { return apply_ufunc(find_ufunc(uf), {a}); });
+  }
+}
+
+}  // namespace cupric::py

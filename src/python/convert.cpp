@@ -1,0 +1,289 @@
+// convert.cpp — Python objects to cupric dtypes, devices and arrays (asarray).
+#include "convert.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cupric/backend.hpp"
+#include "cupric/errors.hpp"
+
+namespace cupric::py {
+
+// ---- dtypes ----------------------------------------------------------------------------------
+
+DType dtype_from_py(nb::handle obj) {
+  if (obj.is_none()) throw TypeError("a dtype is required, got None");
+  if (nb::isinstance<PyDType>(obj)) return nb::cast<PyDType>(obj).dtype;
+  if (nb::isinstance<nb::str>(obj)) return dtype_from_name(nb::cast<std::string>(obj));
+  PyObject* p = obj.ptr();
+  if (p == reinterpret_cast<PyObject*>(&PyBool_Type)) return DType::bool_;
+  if (p == reinterpret_cast<PyObject*>(&PyLong_Type)) return DType::int64;
+  if (p == reinterpret_cast<PyObject*>(&PyFloat_Type)) return DType::float64;
+  if (p == reinterpret_cast<PyObject*>(&PyComplex_Type)) return DType::complex128;
+  // numpy dtypes and scalar types, ml_dtypes' bfloat16: ask numpy for the canonical name
+  try {
+    nb::object np_dtype = nb::module_::import_("numpy").attr("dtype")(obj);
+    return dtype_from_name(nb::cast<std::string>(np_dtype.attr("name")));
+  } catch (nb::python_error&) {
+  }
+  throw TypeError(cat("data type ", nb::cast<std::string>(nb::repr(obj)), " not understood"));
+}
+
+std::optional<DType> optional_dtype(nb::handle obj) {
+  if (!obj.is_valid() || obj.is_none()) return std::nullopt;
+  return dtype_from_py(obj);
+}
+
+nb::object dtype_to_py(DType t) { return nb::cast(PyDType{t}); }
+
+// ---- devices ---------------------------------------------------------------------------------
+
+namespace {
+std::optional<Device>& default_device_slot() {
+  static std::optional<Device> slot;
+  return slot;
+}
+}  // namespace
+
+Device default_device() {
+  auto& slot = default_device_slot();
+  if (!slot) {
+    const char* env = std::getenv("CUPRIC_DEVICE");
+    slot = (env && *env) ? Device::parse(env) : Device::cpu();
+  }
+  return *slot;
+}
+
+void set_default_device(Device d) { default_device_slot() = d; }
+
+Device device_from_py(nb::handle obj) {
+  if (!obj.is_valid() || obj.is_none()) return default_device();
+  if (nb::isinstance<Device>(obj)) return nb::cast<Device>(obj);
+  if (nb::isinstance<nb::str>(obj)) return Device::parse(nb::cast<std::string>(obj));
+  throw TypeError(cat("device must be 'cpu', 'cuda:N' or a cupric Device, got ", nb::cast<std::string>(nb::repr(obj))));
+}
+
+std::optional<Device> optional_device(nb::handle obj) {
+  if (!obj.is_valid() || obj.is_none()) return std::nullopt;
+  return device_from_py(obj);
+}
+
+// ---- scalars ---------------------------------------------------------------------------------
+
+bool is_python_scalar(nb::handle obj) {
+  return PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || PyComplex_Check(obj.ptr());
+}
+
+Scalar scalar_from_py(nb::handle obj) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return Scalar::from_bool(p == Py_True);
+  if (PyLong_Check(p)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+    if (!overflow) return Scalar::from_int(v);
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(p);
+      if (!PyErr_Occurred()) return Scalar::from_uint(u);
+      PyErr_Clear();
+    }
+    throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(obj)), " is out of bounds for int64 and uint64"));
+  }
+  if (PyFloat_Check(p)) return Scalar::from_float(PyFloat_AsDouble(p));
+  if (PyComplex_Check(p)) return Scalar::from_complex({PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p)});
+  throw TypeError(cat("not a Python scalar: ", nb::cast<std::string>(nb::repr(obj))));
+}
+
+Array operand_from_py(nb::handle obj) {
+  if (nb::isinstance<Array>(obj)) return nb::cast<Array>(obj);
+  if (is_python_scalar(obj)) return scalar_array(scalar_from_py(obj));
+  return array_from_py(obj);
+}
+
+// ---- arrays ----------------------------------------------------------------------------------
+
+Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy) {
+  const DType t = dtype.value_or(a.dtype());
+  const Device d = device.value_or(a.device());
+  const bool needed = t != a.dtype() || !(d == a.device());
+  if (!needed && !copy.value_or(false)) return a;
+  if (needed && copy.has_value() && !*copy)
+    throw ValueError(cat("Unable to avoid copy while converting ", a.str(), " to ", name(t), " on ", d.str()));
+  Array src = a;
+  if (!(d == a.device())) {  // move contiguous bytes across, then convert
+    Array contiguous = a;
+    if (!a.is_c_contiguous()) {
+      contiguous = Array::empty(a.shape(), a.dtype(), a.device());
+      backend_for(a.device()).cast(elementwise_plan({&a, &contiguous}, a.shape()));
+    }
+    Array moved = Array::empty(a.shape(), a.dtype(), d);
+    const auto nbytes = static_cast<std::size_t>(contiguous.nbytes());
+    if (a.device().is_cpu()) backend_for(d).copy_from_host(moved.data(), contiguous.data(), nbytes);
+    else if (d.is_cpu()) backend_for(a.device()).copy_to_host(moved.data(), contiguous.data(), nbytes);
+    else {
+      Array host = Array::empty(a.shape(), a.dtype());
+      backend_for(a.device()).copy_to_host(host.data(), contiguous.data(), nbytes);
+      backend_for(d).copy_from_host(moved.data(), host.data(), nbytes);
+    }
+    src = moved;
+    if (t == src.dtype()) return src;
+  }
+  Array out = Array::empty(src.shape(), t, d);
+  backend_for(d).cast(elementwise_plan({&src, &out}, src.shape()));
+  return out;
+}
+
+namespace {
+DType dtype_from_typestr(nb::handle obj, const std::string& typestr) {
+  if (typestr.size() < 3) throw TypeError(cat("unsupported array typestr '", typestr, "'"));
+  const char order = typestr[0];
+  const std::string code = typestr.substr(1);
+  if (order == '>' && code != "b1" && code != "i1" && code != "u1")
+    throw TypeError(cat("big-endian arrays (typestr '", typestr, "') are not supported: convert with a.astype(a.dtype.newbyteorder('='))"));
+  if (code == "V2" && nb::hasattr(obj, "dtype")) {
+    std::string n = nb::cast<std::string>(nb::str(obj.attr("dtype")));
+    if (n == "bfloat16") return DType::bfloat16;
+  }
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const DType t = static_cast<DType>(i);
+    if (t != DType::bfloat16 && code == info(t).typestr_code) return t;
+  }
+  throw TypeError(cat("arrays of typestr '", typestr, "' are not supported by cupric"));
+}
+
+/// Zero-copy view of an object exposing __array_interface__ (NumPy arrays and scalars).
+Array from_array_interface(nb::handle obj, nb::dict iface) {
+  const DType t = dtype_from_typestr(obj, nb::cast<std::string>(iface["typestr"]));
+  const std::int64_t isz = itemsize(t);
+  Shape shape;
+  for (nb::handle d : nb::cast<nb::tuple>(iface["shape"])) shape.push_back(nb::cast<std::int64_t>(d));
+  nb::tuple data = nb::cast<nb::tuple>(iface["data"]);
+  auto ptr = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
+  const bool readonly = nb::cast<bool>(data[1]);
+  Strides strides = c_strides(shape);
+  if (iface.contains("strides") && !iface["strides"].is_none()) {
+    std::size_t i = 0;
+    for (nb::handle s : nb::cast<nb::tuple>(iface["strides"])) {
+      const auto bytes = nb::cast<std::int64_t>(s);
+      if (bytes % isz != 0) {  // not element-aligned: take a contiguous copy through numpy
+        nb::object c = nb::module_::import_("numpy").attr("ascontiguousarray")(obj);
+        return from_array_interface(c, nb::cast<nb::dict>(c.attr("__array_interface__")));
+      }
+      strides[i++] = bytes / isz;
+    }
+  }
+  PyObject* owner = obj.ptr();
+  Py_INCREF(owner);
+  auto storage = std::make_shared<Storage>(Device::cpu(), ptr, 0, [owner](void*) {
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(owner);
+  });
+  Array a(storage, shape, strides, 0, t);
+  if (readonly) a.set_writeable(false);
+  return a;
+}
+
+struct Nested {
+  Shape shape;
+  std::vector<nb::handle> leaves;
+  std::vector<Array> leaf_arrays;  // converted non-scalar leaves (same order as leaves)
+};
+
+bool is_sequence_like(nb::handle obj) { return PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()); }
+
+void nested_shape(nb::handle obj, Shape& shape) {
+  while (is_sequence_like(obj)) {
+    nb::sequence seq = nb::borrow<nb::sequence>(obj);
+    const auto n = static_cast<std::int64_t>(nb::len(seq));
+    shape.push_back(n);
+    if (n == 0) return;
+    obj = seq[0];
+  }
+  if (!is_python_scalar(obj)) {
+    Array leaf = array_from_py(obj);
+    for (auto d : leaf.shape()) shape.push_back(d);
+  }
+}
+
+void nested_collect(nb::handle obj, const Shape& shape, std::size_t depth, Nested& out) {
+  if (is_sequence_like(obj)) {
+    nb::sequence seq = nb::borrow<nb::sequence>(obj);
+    if (depth >= shape.size() || static_cast<std::int64_t>(nb::len(seq)) != shape[depth])
+      throw ValueError(cat("setting an array element with a sequence. The requested array has an inhomogeneous shape after ",
+                           depth, " dimensions. The detected shape was ", shape_str(Shape(shape.begin(), shape.begin() + depth)),
+                           " + inhomogeneous part."));
+    for (nb::handle item : seq) nested_collect(item, shape, depth + 1, out);
+    return;
+  }
+  if (is_python_scalar(obj)) {
+    if (depth != shape.size())
+      throw ValueError(cat("setting an array element with a sequence: inhomogeneous shape after ", depth, " dimensions"));
+    out.leaves.push_back(obj);
+    out.leaf_arrays.emplace_back();
+    return;
+  }
+  Array leaf = array_from_py(obj);
+  if (Shape(shape.begin() + static_cast<std::ptrdiff_t>(depth), shape.end()) != leaf.shape())
+    throw ValueError(cat("setting an array element with a sequence: inhomogeneous shape after ", depth, " dimensions"));
+  out.leaves.push_back(obj);
+  out.leaf_arrays.push_back(leaf);
+}
+
+Array from_nested(nb::handle obj, std::optional<DType> dtype) {
+  Nested nested;
+  nested_shape(obj, nested.shape);
+  nested_collect(obj, nested.shape, 0, nested);
+  std::vector<TypeOperand> kinds;
+  for (std::size_t i = 0; i < nested.leaves.size(); ++i) {
+    if (nested.leaf_arrays[i].defined()) kinds.push_back({nested.leaf_arrays[i].dtype()});
+    else {
+      Scalar s = scalar_from_py(nested.leaves[i]);
+      kinds.push_back({s.big_unsigned ? DType::uint64 : default_dtype(s.kind)});
+    }
+  }
+  const DType t = dtype ? *dtype : (kinds.empty() ? DType::float64 : result_type(kinds));
+  Array out = Array::empty(nested.shape, t);
+  char* dst = static_cast<char*>(out.data());
+  const std::int64_t isz = itemsize(t);
+  for (std::size_t i = 0; i < nested.leaves.size(); ++i) {
+    if (!nested.leaf_arrays[i].defined()) {
+      scalar_from_py(nested.leaves[i]).store(t, dst);
+      dst += isz;
+      continue;
+    }
+    const Array& leaf = nested.leaf_arrays[i];
+    Array host = convert_array(leaf, t, Device::cpu(), std::nullopt);
+    Array target(out.storage(), leaf.shape(), c_strides(leaf.shape()), (dst - static_cast<char*>(out.data())) / isz, t);
+    backend_for(Device::cpu()).cast(elementwise_plan({&host, &target}, leaf.shape()));
+    dst += host.nbytes();
+  }
+  return out;
+}
+}  // namespace
+
+Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy) {
+  if (nb::isinstance<Array>(obj)) return convert_array(nb::cast<Array>(obj), dtype, device, copy);
+  Array a;
+  bool fresh = false;  // a is a new array nobody else sees (no copy needed for copy=True)
+  if (is_python_scalar(obj)) {
+    Scalar s = scalar_from_py(obj);
+    a = scalar_array(s, dtype ? *dtype : (s.big_unsigned ? DType::uint64 : default_dtype(s.kind)));
+    fresh = true;
+  } else if (nb::hasattr(obj, "__array_interface__")) {
+    a = from_array_interface(obj, nb::cast<nb::dict>(obj.attr("__array_interface__")));
+  } else if (nb::hasattr(obj, "__dlpack__")) {
+    a = nb::cast<Array>(nb::module_::import_("cupric").attr("from_dlpack")(obj));
+  } else if (is_sequence_like(obj)) {
+    a = from_nested(obj, dtype);
+    fresh = true;
+  } else if (PyObject_CheckBuffer(obj.ptr())) {
+    nb::object np = nb::module_::import_("numpy");
+    nb::object view = np.attr("asarray")(nb::module_::import_("builtins").attr("memoryview")(obj));
+    a = from_array_interface(view, nb::cast<nb::dict>(view.attr("__array_interface__")));
+  } else {
+    throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
+  }
+  if (fresh && copy.value_or(false)) copy = std::nullopt;
+  return convert_array(a, dtype, device, copy);
+}
+
+}  // namespace cupric::py

@@ -1,0 +1,69 @@
+// convert.hpp — turning Python objects into cupric values (dtypes, devices, arrays, operands)
+// and small helpers shared by the bind_<area>.cpp files.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <utility>
+
+#include "cupric/array.hpp"
+
+namespace nb = nanobind;
+
+namespace cupric::py {
+
+/// The Python face of a dtype: `cu.float32` is a PyDType.
+struct PyDType {
+  DType dtype;
+};
+
+/// Any dtype-like: cupric dtype, "float32", "f4", float, np.float32, np.dtype("f4"), ml_dtypes.bfloat16.
+DType dtype_from_py(nb::handle obj);
+std::optional<DType> optional_dtype(nb::handle obj);  ///< None -> nullopt
+nb::object dtype_to_py(DType t);
+
+/// "cpu", "cuda:0", a Device, or None (-> the default device).
+Device device_from_py(nb::handle obj);
+std::optional<Device> optional_device(nb::handle obj);
+
+/// The default device for new arrays (CUPRIC_DEVICE, `with cu.device(...)`, else the CPU).
+Device default_device();
+void set_default_device(Device d);
+
+/// NumPy's asarray: cupric arrays, Python scalars and (nested) sequences, anything with
+/// __array_interface__ (zero-copy), the buffer protocol, or __dlpack__. `copy`: true = always
+/// copy, false = never (ValueError when a copy is needed), nullopt = when needed.
+Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
+                    std::optional<Device> device = std::nullopt, std::optional<bool> copy = std::nullopt);
+
+/// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
+/// everything else goes through array_from_py.
+Array operand_from_py(nb::handle obj);
+bool is_python_scalar(nb::handle obj);
+Scalar scalar_from_py(nb::handle obj);
+
+/// Converts to dtype/device, copying only when needed (or always with copy=true).
+Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy);
+
+/// Adds a method to a bound class from any translation unit.
+template <class F, class... Extra>
+void def_method(nb::handle cls, const char* name, F&& f, const Extra&... extra) {
+  nb::object fn = nb::cpp_function(std::forward<F>(f), nb::scope(cls), nb::name(name), nb::is_method(), extra...);
+  nb::setattr(cls, name, fn);
+}
+
+/// Adds a read-only property to a bound class from any translation unit.
+template <class F>
+void def_property(nb::handle cls, const char* name, F&& getter) {
+  nb::object fget = nb::cpp_function(std::forward<F>(getter), nb::scope(cls), nb::name(name), nb::is_method());
+  nb::setattr(cls, name, nb::module_::import_("builtins").attr("property")(fget));
+}
+
+/// The bound ndarray class (for other translation units adding methods).
+nb::handle ndarray_type();
+
+}  // namespace cupric::py
