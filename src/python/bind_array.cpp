@@ -6,6 +6,7 @@
 #include "convert.hpp"
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "backend/cpu/thread_pool.hpp"
 
 namespace cupric::py {
 
@@ -201,6 +202,8 @@ void bind_array(nb::module_& m) {
   }, nb::arg("a"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
      nb::arg("shape") = nb::none());
 
+  m.def("get_num_threads", &cpu::num_threads, "Threads the CPU backend uses (CUPRIC_NUM_THREADS sets the start value).");
+  m.def("set_num_threads", &cpu::set_num_threads, nb::arg("n"), "Sets the CPU backend's thread count (< 1: all cores).");
   m.def("_get_default_device", &default_device);
   m.def("_set_default_device", [](nb::handle d) { set_default_device(device_from_py(d)); });
 }
