@@ -6,19 +6,15 @@
 #include <new>
 
 #include "cupric/errors.hpp"
+#include "host_allocator.hpp"
 #include "thread_pool.hpp"
 
 namespace cupric {
 namespace cpu {
 
-void* CpuBackend::allocate(std::size_t nbytes) {
-  // 64-byte alignment: whole cache lines, and any SIMD width
-  void* p = std::aligned_alloc(64, ((nbytes + 63) / 64) * 64 + 64);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
+void* CpuBackend::allocate(std::size_t nbytes) { return host_allocate(nbytes); }
 
-void CpuBackend::deallocate(void* ptr, std::size_t) { std::free(ptr); }
+void CpuBackend::deallocate(void* ptr, std::size_t nbytes) { host_deallocate(ptr, nbytes); }
 
 void CpuBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes) { std::memcpy(dst, src, nbytes); }
 void CpuBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) { std::memcpy(dst, src, nbytes); }

@@ -5,6 +5,7 @@
 // builds parallel and incremental.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/scalar_math.h"
+#include "vector_math.hpp"
 
 namespace cupric::cpu::kernels {
 
@@ -50,6 +52,48 @@ template <class Op, class T>
 using out_t = std::conditional_t<Op::out == OutRule::boolean, bool,
                                  std::conditional_t<Op::out == OutRule::real, typename real_of<T>::type, T>>;
 
+/// Unary ops with a vectorisable implementation for float/double (vector_math.hpp): fast()
+/// on its range, exact() (libm) elsewhere. Others have none.
+template <class Op>
+struct Vectorised {
+  static constexpr bool enabled = false;
+};
+#define CUPRIC_VECTORISED(OP, FAST, RANGE, EXACT)                     \
+  template <>                                                         \
+  struct Vectorised<op_##OP> {                                        \
+    static constexpr bool enabled = true;                             \
+    template <class T>                                                \
+    static T fast(T x) { return vm::FAST(x); }                        \
+    template <class T>                                                \
+    static bool in_range(T x) { return vm::RANGE(x); }                \
+    template <class T>                                                \
+    static T exact(T x) { return std::EXACT(x); }                     \
+  };
+CUPRIC_VECTORISED(exp, exp, exp_fast_range, exp)
+CUPRIC_VECTORISED(log, log, log_fast_range, log)
+CUPRIC_VECTORISED(sin, sin, trig_fast_range, sin)
+CUPRIC_VECTORISED(cos, cos, trig_fast_range, cos)
+#undef CUPRIC_VECTORISED
+
+/// Contiguous unary loop of a vectorised op, in blocks: a block whose inputs are all in the
+/// fast range runs the vector code; any other block is done element by element.
+template <class V, class T>
+void vectorised_loop(const T* a, T* out, std::int64_t n) {
+  constexpr std::int64_t kBlock = 256;
+  for (std::int64_t b = 0; b < n; b += kBlock) {
+    const std::int64_t m = std::min(kBlock, n - b);
+    const T* x = a + b;
+    T* y = out + b;
+    int slow = 0;  // an int count (not a bool) so that the check vectorises
+    for (std::int64_t i = 0; i < m; ++i) slow += V::in_range(x[i]) ? 0 : 1;
+    if (slow == 0) {
+      for (std::int64_t i = 0; i < m; ++i) y[i] = V::fast(x[i]);
+    } else {
+      for (std::int64_t i = 0; i < m; ++i) y[i] = V::in_range(x[i]) ? V::fast(x[i]) : V::exact(x[i]);
+    }
+  }
+}
+
 template <class Op, class T>
 void loop(char** args, const std::int64_t* s, std::int64_t n) {
   using O = out_t<Op, T>;
@@ -58,6 +102,9 @@ void loop(char** args, const std::int64_t* s, std::int64_t n) {
   const T* a = reinterpret_cast<const T*>(args[0]);
   const std::int64_t so = s[nin];
   if constexpr (nin == 1) {
+    if constexpr (Vectorised<Op>::enabled && std::is_floating_point_v<T>) {
+      if (s[0] == sizeof(T) && so == sizeof(O)) return vectorised_loop<Vectorised<Op>>(a, out, n);
+    }
     if (s[0] == sizeof(T) && so == sizeof(O)) {
       for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<O>(Op::apply(a[i], a[i], a[i]));
     } else {

@@ -1,0 +1,117 @@
+// host_allocator.cpp — see host_allocator.hpp.
+#include "host_allocator.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+
+namespace cupric::cpu {
+
+namespace {
+constexpr std::size_t kLarge = std::size_t{1} << 20;      // blocks from this size are cached
+constexpr std::size_t kHugePage = std::size_t{2} << 20;   // rounding and alignment of large blocks
+
+std::size_t default_limit() {
+  if (const char* env = std::getenv("CUPRIC_HOST_CACHE_MB")) return static_cast<std::size_t>(std::atoll(env)) << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const std::size_t ram = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (std::size_t{8} << 30);
+  return std::min<std::size_t>(ram / 8, std::size_t{4} << 30);
+}
+
+struct Pool {
+  std::mutex mutex;
+  std::multimap<std::size_t, void*> free_blocks;  // rounded size -> block
+  std::size_t cached = 0, hits = 0, misses = 0;
+  std::size_t limit = default_limit();
+
+  void release_all_locked() {
+    for (auto& [size, p] : free_blocks) std::free(p);
+    free_blocks.clear();
+    cached = 0;
+  }
+};
+
+Pool& pool() {
+  static Pool* p = new Pool();  // outlives arrays freed at interpreter exit
+  return *p;
+}
+
+std::size_t rounded(std::size_t nbytes) { return (nbytes + kHugePage - 1) / kHugePage * kHugePage; }
+
+void* fresh_large(std::size_t size) {
+  void* p = std::aligned_alloc(kHugePage, size);
+  if (p && std::getenv("CUPRIC_HUGEPAGES")) madvise(p, size, MADV_HUGEPAGE);
+  return p;
+}
+}  // namespace
+
+void* host_allocate(std::size_t nbytes) {
+  if (nbytes < kLarge) {
+    void* p = std::aligned_alloc(64, std::max<std::size_t>(64, (nbytes + 63) / 64 * 64));
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t size = rounded(nbytes);
+  Pool& pl = pool();
+  {
+    std::lock_guard<std::mutex> lock(pl.mutex);
+    auto it = pl.free_blocks.find(size);
+    if (it != pl.free_blocks.end()) {
+      void* p = it->second;
+      pl.free_blocks.erase(it);
+      pl.cached -= size;
+      ++pl.hits;
+      return p;
+    }
+    ++pl.misses;
+  }
+  void* p = fresh_large(size);
+  if (!p) {  // give the cache back and try once more
+    host_free_cached();
+    p = fresh_large(size);
+    if (!p) throw std::bad_alloc();
+  }
+  return p;
+}
+
+void host_deallocate(void* ptr, std::size_t nbytes) {
+  if (!ptr) return;
+  if (nbytes < kLarge) {
+    std::free(ptr);
+    return;
+  }
+  const std::size_t size = rounded(nbytes);
+  Pool& pl = pool();
+  std::lock_guard<std::mutex> lock(pl.mutex);
+  if (size > pl.limit) {
+    std::free(ptr);
+    return;
+  }
+  while (pl.cached + size > pl.limit && !pl.free_blocks.empty()) {  // evict the largest first
+    auto last = std::prev(pl.free_blocks.end());
+    pl.cached -= last->first;
+    std::free(last->second);
+    pl.free_blocks.erase(last);
+  }
+  pl.free_blocks.emplace(size, ptr);
+  pl.cached += size;
+}
+
+HostPoolStats host_pool_stats() {
+  Pool& pl = pool();
+  std::lock_guard<std::mutex> lock(pl.mutex);
+  return {pl.cached, pl.free_blocks.size(), pl.hits, pl.misses, pl.limit};
+}
+
+void host_free_cached() {
+  Pool& pl = pool();
+  std::lock_guard<std::mutex> lock(pl.mutex);
+  pl.release_all_locked();
+}
+
+}  // namespace cupric::cpu

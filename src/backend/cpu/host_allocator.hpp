@@ -1,0 +1,23 @@
+// host_allocator.hpp — the CPU backend's memory: small blocks from malloc, large blocks from
+// a size-keyed cache of freed blocks (first-touch page faults cost more than the arithmetic of
+// most ops on large arrays), backed by transparent huge pages where the OS offers them.
+#pragma once
+
+#include <cstddef>
+
+namespace cupric::cpu {
+
+void* host_allocate(std::size_t nbytes);
+void host_deallocate(void* ptr, std::size_t nbytes);
+
+struct HostPoolStats {
+  std::size_t cached_bytes;  ///< freed large blocks kept for reuse
+  std::size_t cached_blocks;
+  std::size_t hits, misses;
+  std::size_t limit_bytes;  ///< most bytes the cache keeps (CUPRIC_HOST_CACHE_MB overrides)
+};
+HostPoolStats host_pool_stats();
+/// Returns every cached block to the OS.
+void host_free_cached();
+
+}  // namespace cupric::cpu
