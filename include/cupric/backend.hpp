@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cupric/array.hpp"
+#include "cupric/random.hpp"
 #include "cupric/ufunc.hpp"
 
 namespace cupric {
@@ -69,6 +70,9 @@ class Backend {
   virtual void scan(ScanOp op, const Array& in, const Array& out, int axis) = 0;
   /// out[i] = start + i * step, computed in double then converted (out is contiguous 1-d).
   virtual void arange(const Array& out, double start, double step) = 0;
+  /// Fills a C-contiguous `out` (float32/float64, or an integer type for integers) with the
+  /// draw described by `request` (random.hpp), bit-for-bit the same stream on every backend.
+  virtual void random(const RandomRequest& request, const Array& out) = 0;
 };
 
 /// The backend serving a device (the CPU backend always exists; others register themselves).

@@ -4,8 +4,10 @@
 
 namespace cupric::py {
 
+void bind_random(nb::module_& m);
+
 void bind_extensions(nb::module_& m) {
-  (void)m;
+  bind_random(m);
 }
 
 }  // namespace cupric::py

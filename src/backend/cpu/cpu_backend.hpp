@@ -33,6 +33,7 @@ class CpuBackend final : public Backend {
   void arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) override;
   void scan(ScanOp op, const Array& in, const Array& out, int axis) override;
   void arange(const Array& out, double start, double step) override;
+  void random(const RandomRequest& request, const Array& out) override;
 };
 
 /// Walks the plan's elements [begin, end) (in C order of the plan) as runs along its last

@@ -1,0 +1,52 @@
+// cupric/random.hpp — counter-based random numbers (Philox4x32-10) that give the same stream
+// on every device: a draw of n numbers takes the next blocks of the generator's counter, and
+// element i depends only on (seed, counter, i).
+#pragma once
+
+#include <cstdint>
+
+#include "cupric/array.hpp"
+
+namespace cupric {
+
+enum class RandomDistribution : std::uint8_t { uniform, normal, exponential, integers };
+
+/// One draw as a backend sees it. Element i of `out` (C-contiguous) comes from block
+/// `counter + i / per_block` of the stream `key` (see blocks_for()).
+struct RandomRequest {
+  RandomDistribution dist = RandomDistribution::uniform;
+  std::uint64_t key = 0;
+  std::uint64_t counter = 0;
+  double a = 0, b = 1;        ///< uniform: low, high; normal: loc, scale; exponential: scale
+  std::int64_t low = 0;       ///< integers: low
+  std::uint64_t range = 1;    ///< integers: high - low (> 0)
+};
+
+/// Philox blocks (4 words each) a draw of n values of dtype t uses.
+std::uint64_t random_blocks(RandomDistribution dist, DType t, std::int64_t n);
+
+/// A random generator with NumPy's Generator methods (the subset cupric has so far).
+class Generator {
+ public:
+  explicit Generator(std::uint64_t seed) : key_(seed) {}
+  std::uint64_t seed() const { return key_; }
+  std::uint64_t counter() const { return counter_; }
+  void set_counter(std::uint64_t c) { counter_ = c; }
+
+  /// Uniform [0, 1).
+  Array random(const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+  Array uniform(double low, double high, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+  Array standard_normal(const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+  Array normal(double loc, double scale, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+  Array exponential(double scale, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+  /// Integers in [low, high) (or [low, high] with endpoint).
+  Array integers(std::int64_t low, std::int64_t high, const Shape& shape, DType dtype = DType::int64,
+                 Device device = Device::cpu(), bool endpoint = false);
+
+ private:
+  Array draw(RandomRequest request, const Shape& shape, DType dtype, Device device);
+  std::uint64_t key_;
+  std::uint64_t counter_ = 0;
+};
+
+}  // namespace cupric

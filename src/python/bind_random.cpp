@@ -1,0 +1,78 @@
+// bind_random.cpp — cupric.random.Generator and default_rng over the C++ Generator.
+#include <random>
+
+#include "convert.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/random.hpp"
+
+namespace cupric::py {
+
+namespace {
+Shape size_from_py(nb::handle size) {
+  if (size.is_none()) return {};
+  if (PyLong_Check(size.ptr())) return {nb::cast<std::int64_t>(size)};
+  Shape s;
+  for (nb::handle d : size) s.push_back(nb::cast<std::int64_t>(d));
+  return s;
+}
+
+DType float_dtype(nb::handle dtype) { return optional_dtype(dtype).value_or(DType::float64); }
+
+std::uint64_t seed_from_py(nb::handle seed) {
+  if (seed.is_none()) {
+    std::random_device rd;
+    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }
+  if (!PyLong_Check(seed.ptr()) || PyBool_Check(seed.ptr()))
+    throw TypeError(cat("seed must be None or a non-negative int, got ", nb::cast<std::string>(nb::repr(seed))));
+  nb::int_ value = nb::borrow<nb::int_>(seed);
+  if (nb::cast<bool>(value.attr("__lt__")(0))) throw ValueError(cat("seed must be non-negative, got ", nb::cast<std::string>(nb::str(seed))));
+  // fold arbitrarily large seeds into 64 bits, 64 bits at a time
+  std::uint64_t key = 0;
+  nb::object v = value;
+  for (int part = 0; nb::cast<bool>(v.attr("__ne__")(0)); ++part) {
+    const std::uint64_t low = PyLong_AsUnsignedLongLongMask(v.ptr());
+    key = part == 0 ? low : (key * 0x9E3779B97F4A7C15ULL) ^ low;
+    v = v.attr("__rshift__")(64);
+  }
+  return key;
+}
+}  // namespace
+
+void bind_random(nb::module_& m) {
+  nb::class_<Generator>(m, "Generator", "Counter-based (Philox4x32-10) generator: the same seed gives the same numbers on every device.")
+      .def("__init__", [](Generator* g, nb::handle seed) { new (g) Generator(seed_from_py(seed)); }, nb::arg("seed") = nb::none())
+      .def_prop_ro("seed", &Generator::seed)
+      .def_prop_rw("counter", &Generator::counter, &Generator::set_counter, "Philox blocks consumed so far.")
+      .def("random", [](Generator& g, nb::handle size, nb::handle dtype, nb::handle device) {
+        return g.random(size_from_py(size), float_dtype(dtype), device_from_py(device));
+      }, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
+      .def("uniform", [](Generator& g, double low, double high, nb::handle size, nb::handle dtype, nb::handle device) {
+        return g.uniform(low, high, size_from_py(size), float_dtype(dtype), device_from_py(device));
+      }, nb::arg("low") = 0.0, nb::arg("high") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+         nb::arg("device") = nb::none())
+      .def("standard_normal", [](Generator& g, nb::handle size, nb::handle dtype, nb::handle device) {
+        return g.standard_normal(size_from_py(size), float_dtype(dtype), device_from_py(device));
+      }, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
+      .def("normal", [](Generator& g, double loc, double scale, nb::handle size, nb::handle dtype, nb::handle device) {
+        return g.normal(loc, scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
+      }, nb::arg("loc") = 0.0, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+         nb::arg("device") = nb::none())
+      .def("exponential", [](Generator& g, double scale, nb::handle size, nb::handle dtype, nb::handle device) {
+        return g.exponential(scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
+      }, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
+      .def("integers", [](Generator& g, std::int64_t low, nb::handle high, nb::handle size, nb::handle dtype, bool endpoint,
+                          nb::handle device) {
+        std::int64_t lo = low, hi;
+        if (high.is_none()) {
+          lo = 0;
+          hi = low;
+        } else {
+          hi = nb::cast<std::int64_t>(high);
+        }
+        return g.integers(lo, hi, size_from_py(size), optional_dtype(dtype).value_or(DType::int64), device_from_py(device), endpoint);
+      }, nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+         nb::arg("endpoint") = false, nb::arg("device") = nb::none());
+}
+
+}  // namespace cupric::py
