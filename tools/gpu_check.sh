@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# make gpu-check: one command for the GPU machine (no package index there). Builds and installs
+# cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
+# benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/.out}"
+mkdir -p "$OUT"
+PY="${PYTHON:-python3}"
+export PYTHONUNBUFFERED=1 CUPRIC_CACHE_DIR="${CUPRIC_CACHE_DIR:-/tmp/cupric-cache}"
+summary() { echo "$1" | tee -a "$OUT/summary.txt"; }
+: > "$OUT/summary.txt"
+
+t0=$(date +%s)
+if ! "$PY" -m pip install -q --no-build-isolation --no-deps \
+      --config-settings=cmake.define.CUPRIC_WERROR=OFF --config-settings=build-dir=build/gpu . >"$OUT/build.log" 2>&1; then
+  tail -50 "$OUT/build.log"; summary "build: FAILED"; exit 1
+fi
+summary "build: ok ($(( $(date +%s) - t0 )) s)"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$OUT/summary.txt"
+
+# run the tests from outside the source tree so that the installed package is imported
+( cd /tmp && "$PY" -m pytest -q -x --timeout=300 -p no:cacheprovider "$OLDPWD/tests/python" ${GPU_TEST_ARGS:-} \
+    >"$OUT/tests.log" 2>&1 ) || ( cd /tmp && "$PY" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/python" \
+    ${GPU_TEST_ARGS:-} >"$OUT/tests.log" 2>&1 )
+summary "tests: $(tail -1 "$OUT/tests.log")"
+grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -20
+
+for bench in ${GPU_BENCHES:-benchmarks/runtime.py benchmarks/arrays_gpu.py benchmarks/tile.py}; do
+  [ -f "$bench" ] || continue
+  name=$(basename "$bench" .py)
+  ( cd /tmp && timeout 240 "$PY" "$OLDPWD/$bench" >"$OUT/bench_$name.log" 2>&1 ) || summary "bench $name: exit $?"
+  summary "--- $name"
+  tail -25 "$OUT/bench_$name.log" | tee -a "$OUT/summary.txt" >/dev/null
+done
+echo "=================== summary ==================="
+cat "$OUT/summary.txt"
