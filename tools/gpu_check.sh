@@ -20,7 +20,7 @@ summary "build: ok ($(( $(date +%s) - t0 )) s)"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$OUT/summary.txt"
 
 # run the tests from outside the source tree so that the installed package is imported
-( cd /tmp && "$PY" -m pytest -q -x --timeout=300 -p no:cacheprovider "$OLDPWD/tests/python" ${GPU_TEST_ARGS:-} \
+( cd /tmp && "$PY" -m pytest -q -x -p no:cacheprovider "$OLDPWD/tests/python" ${GPU_TEST_ARGS:-} \
     >"$OUT/tests.log" 2>&1 ) || ( cd /tmp && "$PY" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/python" \
     ${GPU_TEST_ARGS:-} >"$OUT/tests.log" 2>&1 )
 summary "tests: $(tail -1 "$OUT/tests.log")"
