@@ -39,6 +39,52 @@ CUPRIC_HD bool truthy(T a) {
   else return a != T(0);
 }
 
+// ---- libm functions under cu:: (the table's expressions name only cu:: and operators, so that
+// each compiler -- host C++, NVRTC -- can map them to its own math library) ------------------
+#define CUPRIC_FORWARD1(NAME, STD)                   \
+  template <class T>                                 \
+  CUPRIC_HD auto NAME(T a) {                         \
+    return std::STD(a);                              \
+  }
+#define CUPRIC_FORWARD2(NAME, STD)                   \
+  template <class T>                                 \
+  CUPRIC_HD auto NAME(T a, T b) {                    \
+    return std::STD(a, b);                           \
+  }
+CUPRIC_FORWARD1(fabs, fabs)
+CUPRIC_FORWARD1(sqrt, sqrt)
+CUPRIC_FORWARD1(cbrt, cbrt)
+CUPRIC_FORWARD1(exp, exp)
+CUPRIC_FORWARD1(log, log)
+CUPRIC_FORWARD1(log10, log10)
+CUPRIC_FORWARD1(sin, sin)
+CUPRIC_FORWARD1(cos, cos)
+CUPRIC_FORWARD1(tan, tan)
+CUPRIC_FORWARD1(asin, asin)
+CUPRIC_FORWARD1(acos, acos)
+CUPRIC_FORWARD1(atan, atan)
+CUPRIC_FORWARD1(sinh, sinh)
+CUPRIC_FORWARD1(cosh, cosh)
+CUPRIC_FORWARD1(tanh, tanh)
+CUPRIC_FORWARD1(asinh, asinh)
+CUPRIC_FORWARD1(acosh, acosh)
+CUPRIC_FORWARD1(atanh, atanh)
+CUPRIC_FORWARD1(signbit, signbit)
+CUPRIC_FORWARD2(atan2, atan2)
+CUPRIC_FORWARD2(hypot, hypot)
+CUPRIC_FORWARD2(copysign, copysign)
+CUPRIC_FORWARD2(nextafter, nextafter)
+#undef CUPRIC_FORWARD1
+#undef CUPRIC_FORWARD2
+template <class T>
+CUPRIC_HD T deg2rad(T a) {
+  return a * static_cast<T>(0.017453292519943295);
+}
+template <class T>
+CUPRIC_HD T rad2deg(T a) {
+  return a * static_cast<T>(57.29577951308232);
+}
+
 // ---- classification ----------------------------------------------------------------------
 template <class T>
 CUPRIC_HD bool isnan(T a) {
