@@ -5,14 +5,18 @@
 #pragma once
 
 #ifndef CUPRIC_HD
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#if defined(__CUDACC_RTC__)
+#define CUPRIC_HD __device__ inline
+#elif defined(__CUDACC__)
 #define CUPRIC_HD __host__ __device__ inline
 #else
 #define CUPRIC_HD inline
 #endif
 #endif
 
-#if !defined(__CUDACC_RTC__)
+#if defined(__CUDACC_RTC__)
+#include "cupric/cuda_prelude.h"
+#else
 #include <cstdint>
 #endif
 
