@@ -7,49 +7,13 @@
 #include <utility>
 
 #include "cpu_backend.hpp"
+#include "cupric/convert.h"
 #include "thread_pool.hpp"
 
 namespace cupric::cpu {
 
 namespace {
-template <class T>
-inline constexpr bool is_cplx = false;
-template <class T>
-inline constexpr bool is_cplx<std::complex<T>> = true;
-template <class T>
-inline constexpr bool is_half = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-
-/// Converts one value as NumPy's astype does (complex -> real drops the imaginary part;
-/// NaN and out-of-range floats become the integer type's minimum, like x86 does for int64).
-template <class To, class From>
-inline To convert(From v) {
-  if constexpr (std::is_same_v<To, From>) {
-    return v;
-  } else if constexpr (is_half<From>) {
-    return convert<To>(static_cast<float>(v));
-  } else if constexpr (is_cplx<From>) {
-    if constexpr (std::is_same_v<To, bool>) return v.real() != 0 || v.imag() != 0;
-    else if constexpr (is_cplx<To>) return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
-    else return convert<To>(v.real());
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (is_cplx<To>) {
-    return To(static_cast<typename To::value_type>(v), 0);
-  } else if constexpr (is_half<To>) {
-    return To(static_cast<float>(v));
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // in range (and not NaN) -> truncate; otherwise the minimum, as the hardware does for 64 bits
-    constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
-    constexpr From hi = static_cast<From>(std::numeric_limits<To>::max());
-    if (v >= lo && v < hi) return static_cast<To>(v);
-    if constexpr (sizeof(To) < 4) {  // smaller types: through int64 as NumPy does, wrapping
-      if (v >= From(-9.2e18) && v <= From(9.2e18)) return static_cast<To>(static_cast<std::int64_t>(v));
-    }
-    return std::numeric_limits<To>::min();
-  } else {
-    return static_cast<To>(v);
-  }
-}
+using cu::convert;
 
 template <class From, class To>
 void cast_loop(const char* src, std::int64_t ss, char* dst, std::int64_t ds, std::int64_t n) {
