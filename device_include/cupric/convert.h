@@ -1,6 +1,5 @@
 // cupric/convert.h — one element converted between dtypes exactly as NumPy's astype does
-// (complex -> real keeps the real part; NaN and out-of-range floats -> the integer minimum for
-// 32/64-bit targets, wrapped through int64 for smaller ones). Shared by the CPU cast loops and
+// (complex -> real keeps the real part; out-of-range floats as NumPy on x86-64). Shared by the CPU cast loops and
 // the CUDA kernels, so both backends convert alike.
 #pragma once
 
@@ -35,8 +34,13 @@ CUPRIC_HD To convert(From v) {
     constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
     constexpr From hi = static_cast<From>(std::numeric_limits<To>::max());
     if (v >= lo && v < hi) return static_cast<To>(v);
-    if constexpr (sizeof(To) < 4) return static_cast<To>(convert<std::int64_t>(v));  // wraps, as NumPy
-    else return std::numeric_limits<To>::min();
+    // out of range: what NumPy gives on x86-64 (small types go through int32, negative values
+    // into unsigned types wrap through int64)
+    if constexpr (sizeof(To) < 4) return static_cast<To>(convert<std::int32_t>(v));
+    else if constexpr (std::is_unsigned_v<To>) {
+      if (v < 0 && v > From(-9.2e18)) return static_cast<To>(static_cast<std::int64_t>(v));
+    }
+    return std::numeric_limits<To>::min();
   } else {
     return static_cast<To>(v);
   }
