@@ -4,8 +4,14 @@
 
 namespace cupric::py {
 
+void bind_indexing(nb::module_& m);      // bind_indexing.cpp
+void bind_manipulation(nb::module_& m);  // bind_manipulation.cpp
+void bind_creation(nb::module_& m);      // bind_creation.cpp
+
 void bind_extensions(nb::module_& m) {
-  (void)m;
+  bind_indexing(m);
+  bind_manipulation(m);
+  bind_creation(m);
 }
 
 }  // namespace cupric::py

@@ -14,6 +14,11 @@ NB_MODULE(_cupric, m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const AxisError& e) {
+      nb::object axis_error = nb::module_::import_("numpy").attr("exceptions").attr("AxisError");
+      PyErr_SetObject(axis_error.ptr(), nb::str(e.what()).ptr());
+    } catch (const ZeroDivisionError& e) {
+      PyErr_SetString(PyExc_ZeroDivisionError, e.what());
     } catch (const ZeroSizeError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const ValueError& e) {

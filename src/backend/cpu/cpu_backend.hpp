@@ -33,6 +33,8 @@ class CpuBackend final : public Backend {
   void arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) override;
   void scan(ScanOp op, const Array& in, const Array& out, int axis) override;
   void arange(const Array& out, double start, double step) override;
+  void gather(const Array& src, const Array& offsets, const Array& out) override;    // gather.cpp
+  void scatter(const Array& dst, const Array& offsets, const Array& values) override;  // gather.cpp
 };
 
 /// Walks the plan's elements [begin, end) (in C order of the plan) as runs along its last
