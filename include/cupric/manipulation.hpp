@@ -12,10 +12,11 @@
 namespace cupric {
 
 /// `axis` in [-ndim, ndim) as a non-negative axis; AxisError "axis 3 is out of bounds for array
-/// of dimension 2" otherwise.
-int normalize_axis(std::int64_t axis, int ndim);
+/// of dimension 2" otherwise, after "<argument>: " when `argument` is given (as NumPy's).
+int normalize_axis(std::int64_t axis, int ndim, const char* argument = nullptr);
 /// Several axes, normalised; ValueError `repeated` (e.g. "repeated axis") when one repeats.
-std::vector<int> normalize_axes(const std::vector<std::int64_t>& axes, int ndim, const char* repeated = "repeated axis");
+std::vector<int> normalize_axes(const std::vector<std::int64_t>& axes, int ndim, const char* repeated = "repeated axis",
+                                const char* argument = nullptr);
 
 /// The strides (elements) that view `a` with `shape` in C order without copying (NumPy's
 /// attempt-no-copy reshape), or nullopt when a copy is needed. Sizes must agree.

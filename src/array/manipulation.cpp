@@ -12,17 +12,19 @@
 
 namespace cupric {
 
-int normalize_axis(std::int64_t axis, int ndim) {
+int normalize_axis(std::int64_t axis, int ndim, const char* argument) {
   if (axis < -ndim || axis >= ndim)
-    throw AxisError(cat("axis ", axis, " is out of bounds for array of dimension ", ndim));
+    throw AxisError(cat(argument ? argument : "", argument ? ": " : "", "axis ", axis,
+                        " is out of bounds for array of dimension ", ndim));
   return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 
-std::vector<int> normalize_axes(const std::vector<std::int64_t>& axes, int ndim, const char* repeated) {
+std::vector<int> normalize_axes(const std::vector<std::int64_t>& axes, int ndim, const char* repeated,
+                                const char* argument) {
   std::vector<int> out;
   std::vector<bool> seen(ndim, false);
   for (std::int64_t ax : axes) {
-    const int a = normalize_axis(ax, ndim);
+    const int a = normalize_axis(ax, ndim, argument);
     if (seen[a]) throw ValueError(repeated);
     seen[a] = true;
     out.push_back(a);
@@ -143,7 +145,7 @@ Array matrix_transpose(const Array& a) {
 }
 
 Array swapaxes(const Array& a, std::int64_t axis1, std::int64_t axis2) {
-  const int i = normalize_axis(axis1, a.ndim()), j = normalize_axis(axis2, a.ndim());
+  const int i = normalize_axis(axis1, a.ndim(), "axis1"), j = normalize_axis(axis2, a.ndim(), "axis2");
   Shape shape = a.shape();
   Strides strides = a.strides();
   std::swap(shape[i], shape[j]);
@@ -152,8 +154,8 @@ Array swapaxes(const Array& a, std::int64_t axis1, std::int64_t axis2) {
 }
 
 Array moveaxis(const Array& a, const std::vector<std::int64_t>& source, const std::vector<std::int64_t>& destination) {
-  const std::vector<int> src = normalize_axes(source, a.ndim(), "repeated axis in `source` argument");
-  const std::vector<int> dst = normalize_axes(destination, a.ndim(), "repeated axis in `destination` argument");
+  const std::vector<int> src = normalize_axes(source, a.ndim(), "repeated axis in `source` argument", "source");
+  const std::vector<int> dst = normalize_axes(destination, a.ndim(), "repeated axis in `destination` argument", "destination");
   if (src.size() != dst.size())
     throw ValueError("`source` and `destination` arguments must have the same number of elements");
   std::vector<std::int64_t> order;

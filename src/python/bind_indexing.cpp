@@ -88,12 +88,13 @@ void bind_indexing(nb::module_& m) {
       });
 
   nb::handle cls = ndarray_type();
-  def_method(cls, "__getitem__", [](const Array& a, nb::handle key) { return getitem(a, index_from_py(key, a.device())); });
+  def_method(cls, "__getitem__", [](const Array& a, nb::handle key) { return getitem(a, index_from_py(key, a.device())); },
+             nb::arg("key").none());
   def_method(cls, "__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
     a.check_writeable();
     Index index = index_from_py(key, a.device());
     setitem(a, index, value_from_py(value, a));
-  });
+  }, nb::arg("key").none(), nb::arg("value").none());
   def_method(cls, "__iter__", [](const Array& a) {
     if (a.ndim() == 0) throw TypeError("iteration over a 0-d array");
     return ArrayIterator{a, 0};

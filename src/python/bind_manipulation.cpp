@@ -116,9 +116,9 @@ void bind_functions(nb::module_& m) {
     if (!axis.is_none()) ax = nb::cast<std::int64_t>(nb::int_(axis));
     return concatenate(arrays_from_py(arrays), ax, optional_dtype(dtype), casting_from_name(casting));
   };
-  m.def("concatenate", concat, nb::arg("arrays"), nb::arg("axis") = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
+  m.def("concatenate", concat, nb::arg("arrays"), nb::arg("axis").none() = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
         nb::arg("casting") = "same_kind");
-  m.def("concat", concat, nb::arg("arrays"), nb::arg("axis") = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
+  m.def("concat", concat, nb::arg("arrays"), nb::arg("axis").none() = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
         nb::arg("casting") = "same_kind");
   m.def("stack", [](nb::handle arrays, std::int64_t axis, nb::handle dtype, const std::string& casting) {
     return stack(arrays_from_py(arrays), axis, optional_dtype(dtype), casting_from_name(casting));
