@@ -150,14 +150,26 @@ Array linspace(const Array& start, const Array& stop, std::int64_t num, bool end
   return cast_to(y, dtype.value_or(dt));
 }
 
-Array logspace(const Array& start, const Array& stop, std::int64_t num, bool endpoint, const Array& base_in,
+namespace {
+/// NumPy's np.array(a, ndmin=nd): a strong array (weak scalars take their default dtype) with
+/// leading length-1 axes up to nd.
+Array strong_with_ndim(const Array& a, int nd) {
+  Array s = a.weak() != WeakKind::none ? scalar_array(scalar_of_weak(a), a.dtype(), a.device()) : a;
+  Shape padded(std::max(0, nd - s.ndim()), 1);
+  padded.insert(padded.end(), s.shape().begin(), s.shape().end());
+  return reshape(s, padded);
+}
+}  // namespace
+
+Array logspace(const Array& start_in, const Array& stop_in, std::int64_t num, bool endpoint, const Array& base_in,
                std::optional<DType> dtype, std::int64_t axis, Device device) {
   Array base = base_in.defined() ? base_in : scalar_array(Scalar::from_float(10.0));
-  if (base.ndim() > 0) {  // NumPy: an array base gets the samples' axis too
+  Array start = start_in, stop = stop_in;
+  if (base.ndim() > 0) {  // NumPy: an array base broadcasts against the samples' axis too
     const int ndmax = static_cast<int>(broadcast_shapes({start.shape(), stop.shape(), base.shape()}).size());
-    Shape padded(ndmax - base.ndim(), 1);
-    padded.insert(padded.end(), base.shape().begin(), base.shape().end());
-    base = expand_dims(reshape(base, padded), {axis});
+    start = strong_with_ndim(start, ndmax);
+    stop = strong_with_ndim(stop, ndmax);
+    base = expand_dims(strong_with_ndim(base, ndmax), {axis});
   }
   const Array y = linspace(start, stop, num, endpoint, std::nullopt, axis, device);
   const Array out = apply_ufunc("power", {base, y});
