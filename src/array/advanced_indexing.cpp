@@ -173,7 +173,7 @@ Array advanced_getitem(const IndexPlan& plan) {
 void advanced_setitem(const IndexPlan& plan, const Array& value) {
   const GatherPlan g = gather_plan(plan);
   const Array& view = plan.view;
-  const Array v = value_for(g.result_shape, view.dtype(), view.device(), value);
+  const Array v = value_for(g.result_shape, view.dtype(), view.device(), value, true);
   if (shape_size(g.result_shape) == 0) return;
   Array rows = Array::empty(g.result_shape, view.dtype(), view.device());
   copy_into(rows, v);  // broadcast + convert first: also a copy when value overlaps the target

@@ -235,7 +235,7 @@ IndexPlan plan_index(const Array& a, const Index& index_in) {
   return plan;
 }
 
-Array value_for(const Shape& shape, DType t, Device device, const Array& value) {
+Array value_for(const Shape& shape, DType t, Device device, const Array& value, bool advanced) {
   if (value.weak() != WeakKind::none) return scalar_array(scalar_of_weak(value), t, device);
   if (!(value.device() == device))
     throw ValueError(cat("cannot assign an array on ", value.device().str(), " to an array on ", device.str(),
@@ -252,6 +252,9 @@ Array value_for(const Shape& shape, DType t, Device device, const Array& value) 
     const std::int64_t vd = v.shape()[v.ndim() - k], sd = shape[shape.size() - k];
     ok = vd == sd || vd == 1;
   }
+  if (!ok && advanced)
+    throw ValueError(cat("shape mismatch: value array of shape ", shape_str(value.shape()),
+                         " could not be broadcast to indexing result of shape ", shape_str(shape)));
   if (!ok)
     throw ValueError(cat("could not broadcast input array from shape ", shape_str(value.shape()), " into shape ",
                          shape_str(shape)));

@@ -46,7 +46,8 @@ Array advanced_getitem(const IndexPlan& plan);
 void advanced_setitem(const IndexPlan& plan, const Array& value);
 
 /// `value` ready to be written into an array of `shape` and dtype `t` on `device`: weak
-/// scalars materialised (OverflowError), leading size-1 dims dropped, broadcasting checked.
-Array value_for(const Shape& shape, DType t, Device device, const Array& value);
+/// scalars materialised (OverflowError), leading size-1 dims dropped, broadcasting checked
+/// (ValueError worded as NumPy's for basic or for advanced indices).
+Array value_for(const Shape& shape, DType t, Device device, const Array& value, bool advanced = false);
 
 }  // namespace cupric::detail

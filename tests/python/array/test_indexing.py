@@ -307,7 +307,8 @@ def test_failed_setitem_leaves_the_target_unchanged():
         c[5] = 1
     with pytest.raises(IndexError):
         c[[0, 5]] = 1
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^shape mismatch: value array of shape \(3, 4\) could not be broadcast to "
+                                         r"indexing result of shape \(2, 4\)$"):
         c[[0, 1]] = np.ones((3, 4))
     with pytest.raises(ValueError):
         c[np.ones((3, 4), bool)] = [1, 2]
