@@ -75,7 +75,9 @@ bool dims_adjacent(const std::vector<detail::AdvancedIndex>& advanced) {
 }
 }  // namespace
 
-std::vector<Array> nonzero(const Array& a) {
+namespace detail {
+
+std::vector<Array> nonzero_host(const Array& a) {
   if (a.ndim() == 0)
     throw ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.");
   Array truth = a;
@@ -89,11 +91,17 @@ std::vector<Array> nonzero(const Array& a) {
   const std::int64_t count = std::count(mask, mask + n, true);
   const int nd = a.ndim();
   std::vector<Array> out;
-  std::vector<std::int64_t*> dst;
-  for (int k = 0; k < nd; ++k) {
-    out.push_back(Array::empty({count}, DType::int64));
-    dst.push_back(static_cast<std::int64_t*>(out.back().data()));
+  for (int k = 0; k < nd; ++k) out.push_back(Array::empty({count + 1}, DType::int64).view({count}, {1}, 0));
+  if (nd == 1) {  // branch-free: write every position, advance only past true ones
+    auto* dst = static_cast<std::int64_t*>(out[0].data());
+    for (std::int64_t i = 0, j = 0; i < n; ++i) {
+      dst[j] = i;
+      j += mask[i];
+    }
+    return out;
   }
+  std::vector<std::int64_t*> dst;
+  for (int k = 0; k < nd; ++k) dst.push_back(static_cast<std::int64_t*>(out[k].data()));
   std::vector<std::int64_t> idx(nd, 0);
   for (std::int64_t i = 0, j = 0; i < n; ++i) {
     if (mask[i]) {
@@ -102,21 +110,62 @@ std::vector<Array> nonzero(const Array& a) {
     }
     for (int k = nd - 1; k >= 0 && ++idx[k] == a.shape()[k]; --k) idx[k] = 0;
   }
+  return out;
+}
+
+}  // namespace detail
+
+std::vector<Array> nonzero(const Array& a) {
+  std::vector<Array> out = detail::nonzero_host(a);
   for (Array& o : out) o = to_device(o, a.device());
   return out;
 }
 
 namespace detail {
 
-GatherPlan gather_plan(const IndexPlan& plan) {
+namespace {
+/// A single int64 CPU index array of non-negative positions into a stride-1 dimension is its
+/// own offsets array: checked (vectorisable min/max) and returned as is. Undefined otherwise.
+Array offsets_in_place(const AdvancedIndex& adv, std::int64_t size, std::int64_t stride) {
+  const Array& p = adv.positions;
+  if (adv.checked || stride != 1 || p.dtype() != DType::int64 || !p.device().is_cpu() || !p.is_c_contiguous())
+    return {};
+  const auto* v = static_cast<const std::int64_t*>(p.data());
+  const std::int64_t n = p.size();
+  std::int64_t lo = 0, hi = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, v[i]);
+    hi = std::max(hi, v[i]);
+  }
+  if (hi >= size || lo < -size) checked_positions(p, size, adv.axis);  // throws, naming the first bad index
+  return lo < 0 ? Array() : p.view({n}, {1}, p.offset());
+}
+
+/// offsets[i] = the sum over index arrays of position * stride of the dimension it indexes.
+Array offsets_for(const IndexPlan& plan, Shape& rows_shape) {
   const Array& view = plan.view;
+  if (plan.advanced.size() == 1) {
+    const AdvancedIndex& adv = plan.advanced.front();
+    Array direct = offsets_in_place(adv, view.shape()[adv.dim], view.strides()[adv.dim]);
+    if (direct.defined()) {
+      rows_shape = adv.positions.shape();
+      return direct;
+    }
+  }
   std::vector<Array> positions;
   for (const AdvancedIndex& adv : plan.advanced)
-    positions.push_back(checked_positions(adv.positions, view.shape()[adv.dim], adv.axis));
-  const Shape rows_shape = broadcast_index_shapes(positions);
+    positions.push_back(adv.checked ? adv.positions : checked_positions(adv.positions, view.shape()[adv.dim], adv.axis));
+  rows_shape = broadcast_index_shapes(positions);
   const std::int64_t n = shape_size(rows_shape);
-
-  // offsets[i] = sum over index arrays of position * stride of the dimension it indexes
+  if (positions.size() == 1) {
+    // scale in place: the positions are this plan's own (fresh from checked_positions, or from
+    // the mask's nonzero_host)
+    Array offsets = positions.front().view({n}, {1}, positions.front().offset());
+    auto* offs = static_cast<std::int64_t*>(offsets.data());
+    const std::int64_t stride = view.strides()[plan.advanced.front().dim];
+    for (std::int64_t i = 0; i < n; ++i) offs[i] *= stride;
+    return offsets;
+  }
   Array offsets = Array::empty({n}, DType::int64);
   auto* offs = static_cast<std::int64_t*>(offsets.data());
   std::fill(offs, offs + n, 0);
@@ -127,6 +176,14 @@ GatherPlan gather_plan(const IndexPlan& plan) {
     const std::int64_t stride = view.strides()[plan.advanced[k].dim];
     for (std::int64_t i = 0; i < n; ++i) offs[i] += pos[i] * stride;
   }
+  return offsets;
+}
+}  // namespace
+
+GatherPlan gather_plan(const IndexPlan& plan) {
+  const Array& view = plan.view;
+  Shape rows_shape;
+  const Array offsets = offsets_for(plan, rows_shape);
 
   GatherPlan g;
   Shape rest_shape;

@@ -163,7 +163,7 @@ void add_mask(ViewBuilder& vb, const Array& mask, IndexPlan& plan) {
     vb.strides.push_back(0);
     Array positions = Array::empty({integer_of_0d(mask) ? 1 : 0}, DType::int64);
     if (positions.size()) *static_cast<std::int64_t*>(positions.data()) = 0;
-    plan.advanced.push_back({static_cast<int>(vb.shape.size()) - 1, vb.axis, positions});
+    plan.advanced.push_back({static_cast<int>(vb.shape.size()) - 1, vb.axis, positions, true});
     return;
   }
   for (int k = 0; k < mask.ndim(); ++k) {
@@ -172,9 +172,9 @@ void add_mask(ViewBuilder& vb, const Array& mask, IndexPlan& plan) {
       throw IndexError(cat("boolean index did not match indexed array along axis ", vb.axis + k, "; size of axis is ", size,
                            " but size of corresponding boolean axis is ", mask.shape()[k]));
   }
-  std::vector<Array> positions = nonzero(mask);
+  std::vector<Array> positions = nonzero_host(mask);
   for (int k = 0; k < mask.ndim(); ++k) {
-    plan.advanced.push_back({static_cast<int>(vb.shape.size()), vb.axis, positions[k]});
+    plan.advanced.push_back({static_cast<int>(vb.shape.size()), vb.axis, positions[k], true});
     vb.keep();
   }
 }

@@ -13,13 +13,17 @@ namespace cupric::detail {
 struct AdvancedIndex {
   int dim = 0;      ///< dimension of IndexPlan::view it indexes
   int axis = 0;     ///< the axis of the original array (for messages)
-  Array positions;  ///< integer positions (any integer dtype, any device), not yet checked
+  Array positions;  ///< integer positions (any integer dtype, any device)
+  bool checked = false;  ///< positions are already host int64 in [0, size) (from a mask), owned here
 };
 
 struct IndexPlan {
   Array view;  ///< the array after integers, slices, ellipsis and newaxis; indexed dims kept whole
   std::vector<AdvancedIndex> advanced;  ///< empty for a basic index
 };
+
+/// nonzero() with the results left on the host (C-contiguous int64).
+std::vector<Array> nonzero_host(const Array& a);
 
 /// Splits an index; throws NumPy's IndexErrors for malformed or out-of-range basic parts.
 IndexPlan plan_index(const Array& a, const Index& index);

@@ -1,5 +1,6 @@
 // gather.cpp — the CPU's indexed copies (gather for a[idx], scatter for a[idx] = v): one
 // leading index dimension of element offsets, the rest walked as an ordinary strided plan.
+#include <complex>
 #include <cstring>
 
 #include "cpu_backend.hpp"
@@ -36,12 +37,38 @@ Array leading_row(const Array& a) {
   return a.view(shape, strides, a.offset());
 }
 
+/// One element per index (the rest is 0-d): a tight typed loop.
+void indexed_elements(const char* flat, const std::int64_t* offsets, std::int64_t n, char* rows, std::int64_t row_step,
+                      std::int64_t isz, bool to_rows, bool parallel) {
+  auto typed = [&]<class T>() {
+    auto body = [&](std::int64_t b, std::int64_t e) {
+      if (to_rows) {
+        for (std::int64_t i = b; i < e; ++i)
+          std::memcpy(rows + i * row_step, flat + offsets[i] * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+      } else {
+        for (std::int64_t i = b; i < e; ++i)
+          std::memcpy(const_cast<char*>(flat) + offsets[i] * static_cast<std::int64_t>(sizeof(T)), rows + i * row_step, sizeof(T));
+      }
+    };
+    if (parallel) parallel_for(n, kGrain, body);
+    else body(0, n);
+  };
+  switch (isz) {
+    case 1: typed.template operator()<std::uint8_t>(); break;
+    case 2: typed.template operator()<std::uint16_t>(); break;
+    case 4: typed.template operator()<std::uint32_t>(); break;
+    case 8: typed.template operator()<std::uint64_t>(); break;
+    default: typed.template operator()<std::complex<double>>(); break;
+  }
+}
+
 /// Walks one copy per index: `flat` (operand 0 of `plan`, shifted by offsets[i] elements)
 /// and `rows` (operand 1, shifted by i rows). `to_rows` says which way the data goes.
 void indexed_copy(ElementwisePlan plan, const std::int64_t* offsets, std::int64_t n, std::int64_t row_step,
                   std::int64_t isz, bool to_rows, bool parallel) {
   const std::int64_t per_index = plan.size();
   if (per_index == 0 || n == 0) return;
+  if (per_index == 1) return indexed_elements(plan.data[0], offsets, n, plan.data[1], row_step, isz, to_rows, parallel);
   char* flat_base = plan.data[0];
   char* rows_base = plan.data[1];
   const int nd = plan.ndim();
@@ -52,11 +79,6 @@ void indexed_copy(ElementwisePlan plan, const std::int64_t* offsets, std::int64_
     for (std::int64_t i = b; i < e; ++i) {
       local.data[0] = flat_base + offsets[i] * isz;
       local.data[1] = rows_base + i * row_step;
-      if (per_index == 1) {
-        if (to_rows) copy_run(local.data[0], 0, local.data[1], 0, 1, isz);
-        else copy_run(local.data[1], 0, local.data[0], 0, 1, isz);
-        continue;
-      }
       for_each_run(local, 0, per_index, [&](char** p, std::int64_t m) {
         if (to_rows) copy_run(p[0], flat_stride, p[1], rows_stride, m, isz);
         else copy_run(p[1], rows_stride, p[0], flat_stride, m, isz);

@@ -392,3 +392,21 @@ def test_iteration_over_the_first_axis():
     assert list(cu.zeros((0, 3))) == []
     with pytest.raises(TypeError, match="^iteration over a 0-d array$"):
         iter(cu.asarray(1.0))
+
+
+def test_index_arrays_are_never_modified_and_errors_name_the_first_bad_index():
+    n, c = pair((6, 5))
+    for idx in [np.array([4, 0, 2]), np.array([-1, 3]), np.array([1, 2], np.int32), np.arange(10)[::3] % 5]:
+        keep = idx.copy()
+        ci = cu.asarray(idx)
+        check(c[ci], n[idx])
+        check(c[:, ci], n[:, idx])
+        check(c.T[ci], n.T[idx])
+        c[:, ci] = 1
+        n[:, idx] = 1
+        check(c, n)
+        np.testing.assert_array_equal(np.asarray(ci), keep)
+        np.testing.assert_array_equal(idx, keep)
+    for bad in [np.array([0, 7, -9]), np.array([1, -7]), np.array([[6]], np.int16)]:
+        raises_like(lambda: n[bad], lambda: c[cu.asarray(bad)])
+        raises_like(lambda: n[:, bad], lambda: c[:, bad])
