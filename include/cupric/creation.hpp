@@ -31,11 +31,11 @@ Array logspace(const Array& start, const Array& stop, std::int64_t num = 50, boo
                Device device = Device::cpu());
 
 /// Ones on the k-th diagonal of an N x M matrix (M nullopt: N), zeros elsewhere.
-Array eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0, DType dtype = DType::float64,
-          Device device = Device::cpu());
+Array eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0,
+          DType dtype = DType::float64, Device device = Device::cpu());
 /// Ones at and below the k-th diagonal of an N x M matrix.
-Array tri(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0, DType dtype = DType::float64,
-          Device device = Device::cpu());
+Array tri(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0,
+          DType dtype = DType::float64, Device device = Device::cpu());
 /// The lower (tril) or upper (triu) triangle of the last two axes, from the k-th diagonal.
 Array tril(const Array& a, std::int64_t k = 0);
 Array triu(const Array& a, std::int64_t k = 0);

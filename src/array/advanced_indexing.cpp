@@ -154,7 +154,8 @@ Array offsets_for(const IndexPlan& plan, Shape& rows_shape) {
   }
   std::vector<Array> positions;
   for (const AdvancedIndex& adv : plan.advanced)
-    positions.push_back(adv.checked ? adv.positions : checked_positions(adv.positions, view.shape()[adv.dim], adv.axis));
+    positions.push_back(adv.checked ? adv.positions
+                                    : checked_positions(adv.positions, view.shape()[adv.dim], adv.axis));
   rows_shape = broadcast_index_shapes(positions);
   const std::int64_t n = shape_size(rows_shape);
   if (positions.size() == 1) {
@@ -189,7 +190,8 @@ GatherPlan gather_plan(const IndexPlan& plan) {
   Shape rest_shape;
   Strides rest_strides;
   for (int d = 0; d < view.ndim(); ++d) {
-    const bool indexed = std::any_of(plan.advanced.begin(), plan.advanced.end(), [d](const AdvancedIndex& a) { return a.dim == d; });
+    const bool indexed =
+        std::any_of(plan.advanced.begin(), plan.advanced.end(), [d](const AdvancedIndex& a) { return a.dim == d; });
     if (indexed) continue;
     rest_shape.push_back(view.shape()[d]);
     rest_strides.push_back(view.strides()[d]);

@@ -20,10 +20,14 @@ bool is_integral(const Scalar& s) { return s.kind == WeakKind::integer || s.kind
 
 double as_double(const Scalar& s) {
   switch (s.kind) {
-    case WeakKind::boolean: return s.b ? 1.0 : 0.0;
-    case WeakKind::integer: return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
-    case WeakKind::floating: return s.f;
-    default: return s.c.real();
+    case WeakKind::boolean:
+      return s.b ? 1.0 : 0.0;
+    case WeakKind::integer:
+      return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
+    case WeakKind::floating:
+      return s.f;
+    default:
+      return s.c.real();
   }
 }
 
@@ -40,7 +44,8 @@ double stored_as(const Scalar& s, DType t) {
       return static_cast<double>(v.real());
     else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
       return static_cast<double>(static_cast<float>(v));
-    else return static_cast<double>(v);
+    else
+      return static_cast<double>(v);
   });
 }
 
@@ -55,7 +60,8 @@ std::int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar
   const double n = std::ceil((as_double(stop) - as_double(start)) / as_double(step));
   if (std::isnan(n)) throw ValueError("arange: cannot compute length");
   if (n > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 16))
-    throw ValueError(cat("Maximum allowed size exceeded: arange(", start.str(), ", ", stop.str(), ", ", step.str(), ")"));
+    throw ValueError(
+        cat("Maximum allowed size exceeded: arange(", start.str(), ", ", stop.str(), ", ", step.str(), ")"));
   return n > 0 ? static_cast<std::int64_t>(n) : 0;
 }
 
@@ -104,7 +110,8 @@ Array arange(const Scalar& start_in, const std::optional<Scalar>& stop_in, const
 namespace {
 /// NumPy's "ensure inexact" result type of start and stop: integers and bools become float64.
 DType linspace_dtype(const Array& start, const Array& stop) {
-  return result_type({{start.dtype(), start.weak()}, {stop.dtype(), stop.weak()}, {DType::float64, WeakKind::floating}});
+  return result_type(
+      {{start.dtype(), start.weak()}, {stop.dtype(), stop.weak()}, {DType::float64, WeakKind::floating}});
 }
 
 bool any_zero(const Array& a) {

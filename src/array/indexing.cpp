@@ -29,8 +29,10 @@ Slice::Bounds Slice::resolve(std::int64_t size) const {
   b.step = st;
   b.start = clip(start, st < 0 ? size - 1 : 0);
   b.stop = clip(stop, st < 0 ? -1 : size);
-  if (st < 0) b.length = b.stop < b.start ? (b.start - b.stop - 1) / (-st) + 1 : 0;
-  else b.length = b.start < b.stop ? (b.stop - b.start - 1) / st + 1 : 0;
+  if (st < 0)
+    b.length = b.stop < b.start ? (b.start - b.stop - 1) / (-st) + 1 : 0;
+  else
+    b.length = b.start < b.stop ? (b.stop - b.start - 1) / st + 1 : 0;
   return b;
 }
 
@@ -60,7 +62,8 @@ IndexItem IndexItem::from_array(Array a) {
 }
 
 bool is_basic_index(const Index& index) {
-  return std::none_of(index.begin(), index.end(), [](const IndexItem& it) { return it.kind == IndexItem::Kind::array; });
+  return std::none_of(index.begin(), index.end(),
+                      [](const IndexItem& it) { return it.kind == IndexItem::Kind::array; });
 }
 
 Array ascontiguous(const Array& a) {
@@ -130,15 +133,23 @@ int consumed_dims(const Index& index, int ndim) {
   for (const IndexItem& it : index) {
     switch (it.kind) {
       case IndexItem::Kind::integer:
-      case IndexItem::Kind::slice: ++consumed; break;
-      case IndexItem::Kind::ellipsis: ++ellipses; break;
-      case IndexItem::Kind::newaxis: break;
-      case IndexItem::Kind::array: consumed += is_bool(it.array.dtype()) ? it.array.ndim() : 1; break;
+      case IndexItem::Kind::slice:
+        ++consumed;
+        break;
+      case IndexItem::Kind::ellipsis:
+        ++ellipses;
+        break;
+      case IndexItem::Kind::newaxis:
+        break;
+      case IndexItem::Kind::array:
+        consumed += is_bool(it.array.dtype()) ? it.array.ndim() : 1;
+        break;
     }
   }
   if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");
   if (consumed > ndim)
-    throw IndexError(cat("too many indices for array: array is ", ndim, "-dimensional, but ", consumed, " were indexed"));
+    throw IndexError(
+        cat("too many indices for array: array is ", ndim, "-dimensional, but ", consumed, " were indexed"));
   return consumed;
 }
 
@@ -169,8 +180,8 @@ void add_mask(ViewBuilder& vb, const Array& mask, IndexPlan& plan) {
   for (int k = 0; k < mask.ndim(); ++k) {
     const std::int64_t size = vb.a.shape()[vb.axis + k];
     if (mask.shape()[k] != size)
-      throw IndexError(cat("boolean index did not match indexed array along axis ", vb.axis + k, "; size of axis is ", size,
-                           " but size of corresponding boolean axis is ", mask.shape()[k]));
+      throw IndexError(cat("boolean index did not match indexed array along axis ", vb.axis + k, "; size of axis is ",
+                           size, " but size of corresponding boolean axis is ", mask.shape()[k]));
   }
   std::vector<Array> positions = nonzero_host(mask);
   for (int k = 0; k < mask.ndim(); ++k) {
@@ -256,8 +267,8 @@ Array value_for(const Shape& shape, DType t, Device device, const Array& value, 
     throw ValueError(cat("shape mismatch: value array of shape ", shape_str(value.shape()),
                          " could not be broadcast to indexing result of shape ", shape_str(shape)));
   if (!ok)
-    throw ValueError(cat("could not broadcast input array from shape ", shape_str(value.shape()), " into shape ",
-                         shape_str(shape)));
+    throw ValueError(
+        cat("could not broadcast input array from shape ", shape_str(value.shape()), " into shape ", shape_str(shape)));
   return v;
 }
 

@@ -11,9 +11,9 @@ namespace cupric::detail {
 
 /// One index array of the advanced part, addressing one dimension of the basic view.
 struct AdvancedIndex {
-  int dim = 0;      ///< dimension of IndexPlan::view it indexes
-  int axis = 0;     ///< the axis of the original array (for messages)
-  Array positions;  ///< integer positions (any integer dtype, any device)
+  int dim = 0;           ///< dimension of IndexPlan::view it indexes
+  int axis = 0;          ///< the axis of the original array (for messages)
+  Array positions;       ///< integer positions (any integer dtype, any device)
   bool checked = false;  ///< positions are already host int64 in [0, size) (from a mask), owned here
 };
 

@@ -38,12 +38,15 @@ Shape joined_shape(const std::vector<Array>& arrays, int axis) {
     const Array& a = arrays[i];
     if (a.ndim() != first.ndim())
       throw ValueError(cat("all the input arrays must have same number of dimensions, but the array at index 0 has ",
-                           first.ndim(), " dimension(s) and the array at index ", i, " has ", a.ndim(), " dimension(s)"));
+                           first.ndim(), " dimension(s) and the array at index ", i, " has ", a.ndim(),
+                           " dimension(s)"));
     for (int d = 0; d < a.ndim(); ++d) {
       if (d != axis && a.shape()[d] != first.shape()[d])
-        throw ValueError(cat("all the input array dimensions except for the concatenation axis must match exactly, but "
-                             "along dimension ", d, ", the array at index 0 has size ", first.shape()[d],
-                             " and the array at index ", i, " has size ", a.shape()[d]));
+        throw ValueError(
+            cat("all the input array dimensions except for the concatenation axis must match exactly, but "
+                "along dimension ",
+                d, ", the array at index 0 has size ", first.shape()[d], " and the array at index ", i, " has size ",
+                a.shape()[d]));
     }
     shape[axis] += a.shape()[axis];
   }

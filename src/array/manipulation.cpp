@@ -53,8 +53,10 @@ std::optional<Strides> reshape_strides(const Array& a, const Shape& shape) {
   while (ni < new_nd && oi < old_nd) {
     std::int64_t np = shape[ni], op = old_dims[oi];
     while (np != op) {
-      if (np < op) np *= shape[nj++];
-      else op *= old_dims[oj++];
+      if (np < op)
+        np *= shape[nj++];
+      else
+        op *= old_dims[oj++];
     }
     for (int ok = oi; ok < oj - 1; ++ok)
       if (old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]) return std::nullopt;
@@ -80,7 +82,9 @@ Shape reshape_shape(std::int64_t size, const Shape& requested) {
       known *= shape[d];
     }
   }
-  auto fail = [&] { return ValueError(cat("cannot reshape array of size ", size, " into shape ", shape_str(requested))); };
+  auto fail = [&] {
+    return ValueError(cat("cannot reshape array of size ", size, " into shape ", shape_str(requested)));
+  };
   if (unknown >= 0) {
     if (known == 0 || size % known != 0) throw fail();
     shape[unknown] = size / known;
@@ -137,7 +141,9 @@ Array permute_dims(const Array& a, const std::vector<std::int64_t>& axes) {
   return a.view(shape, strides, a.offset());
 }
 
-Array transpose(const Array& a) { return a.view(reversed(a.shape()), Strides(a.strides().rbegin(), a.strides().rend()), a.offset()); }
+Array transpose(const Array& a) {
+  return a.view(reversed(a.shape()), Strides(a.strides().rbegin(), a.strides().rend()), a.offset());
+}
 
 Array matrix_transpose(const Array& a) {
   if (a.ndim() < 2) throw ValueError("matrix transpose with ndim < 2 is undefined");
@@ -155,7 +161,8 @@ Array swapaxes(const Array& a, std::int64_t axis1, std::int64_t axis2) {
 
 Array moveaxis(const Array& a, const std::vector<std::int64_t>& source, const std::vector<std::int64_t>& destination) {
   const std::vector<int> src = normalize_axes(source, a.ndim(), "repeated axis in `source` argument", "source");
-  const std::vector<int> dst = normalize_axes(destination, a.ndim(), "repeated axis in `destination` argument", "destination");
+  const std::vector<int> dst =
+      normalize_axes(destination, a.ndim(), "repeated axis in `destination` argument", "destination");
   if (src.size() != dst.size())
     throw ValueError("`source` and `destination` arguments must have the same number of elements");
   std::vector<std::int64_t> order;

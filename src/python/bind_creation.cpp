@@ -42,51 +42,74 @@ DType dtype_or(nb::handle dtype, DType dflt) { return optional_dtype(dtype).valu
 }  // namespace
 
 void bind_creation(nb::module_& m) {
-  m.def("arange", [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype, nb::handle device) {
-    return arange(number_from_py(start, "start"), optional_number(stop, "stop"), optional_number(step, "step"),
-                  optional_dtype(dtype), device_from_py(device));
-  }, nb::arg("start"), nb::arg("stop") = nb::none(), nb::arg("step") = nb::none(), nb::kw_only(),
-     nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def(
+      "arange",
+      [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype, nb::handle device) {
+        return arange(number_from_py(start, "start"), optional_number(stop, "stop"), optional_number(step, "step"),
+                      optional_dtype(dtype), device_from_py(device));
+      },
+      nb::arg("start"), nb::arg("stop") = nb::none(), nb::arg("step") = nb::none(), nb::kw_only(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
-  m.def("linspace", [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, bool retstep, nb::handle dtype,
-                       std::int64_t axis, nb::handle device) -> nb::object {
-    const Array a = operand_from_py(start), b = operand_from_py(stop);
-    Array step;
-    Array y = linspace(a, b, num, endpoint, optional_dtype(dtype), axis, device_for(device, {a, b}), &step);
-    if (!retstep) return nb::cast(y);
-    nb::object s = nb::cast(step);
-    return nb::make_tuple(y, step.ndim() == 0 ? s.attr("item")() : s);
-  }, nb::arg("start"), nb::arg("stop"), nb::arg("num") = 50, nb::arg("endpoint") = true, nb::arg("retstep") = false,
-     nb::arg("dtype") = nb::none(), nb::arg("axis") = 0, nb::kw_only(), nb::arg("device") = nb::none());
+  m.def(
+      "linspace",
+      [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, bool retstep, nb::handle dtype,
+         std::int64_t axis, nb::handle device) -> nb::object {
+        const Array a = operand_from_py(start), b = operand_from_py(stop);
+        Array step;
+        Array y = linspace(a, b, num, endpoint, optional_dtype(dtype), axis, device_for(device, {a, b}), &step);
+        if (!retstep) return nb::cast(y);
+        nb::object s = nb::cast(step);
+        return nb::make_tuple(y, step.ndim() == 0 ? s.attr("item")() : s);
+      },
+      nb::arg("start"), nb::arg("stop"), nb::arg("num") = 50, nb::arg("endpoint") = true, nb::arg("retstep") = false,
+      nb::arg("dtype") = nb::none(), nb::arg("axis") = 0, nb::kw_only(), nb::arg("device") = nb::none());
 
-  m.def("logspace", [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, nb::handle base,
-                       nb::handle dtype, std::int64_t axis, nb::handle device) {
-    const Array a = operand_from_py(start), b = operand_from_py(stop), c = operand_from_py(base);
-    return logspace(a, b, num, endpoint, c, optional_dtype(dtype), axis, device_for(device, {a, b, c}));
-  }, nb::arg("start"), nb::arg("stop"), nb::arg("num") = 50, nb::arg("endpoint") = true, nb::arg("base") = 10.0,
-     nb::arg("dtype") = nb::none(), nb::arg("axis") = 0, nb::kw_only(), nb::arg("device") = nb::none());
+  m.def(
+      "logspace",
+      [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, nb::handle base, nb::handle dtype,
+         std::int64_t axis, nb::handle device) {
+        const Array a = operand_from_py(start), b = operand_from_py(stop), c = operand_from_py(base);
+        return logspace(a, b, num, endpoint, c, optional_dtype(dtype), axis, device_for(device, {a, b, c}));
+      },
+      nb::arg("start"), nb::arg("stop"), nb::arg("num") = 50, nb::arg("endpoint") = true, nb::arg("base") = 10.0,
+      nb::arg("dtype") = nb::none(), nb::arg("axis") = 0, nb::kw_only(), nb::arg("device") = nb::none());
 
-  m.def("eye", [](std::int64_t n, nb::handle m_, std::int64_t k, nb::handle dtype, nb::handle device) {
-    return eye(n, optional_int(m_), k, dtype_or(dtype, DType::float64), device_from_py(device));
-  }, nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
-     nb::arg("device") = nb::none());
-  m.def("identity", [](std::int64_t n, nb::handle dtype, nb::handle device) {
-    return eye(n, std::nullopt, 0, dtype_or(dtype, DType::float64), device_from_py(device));
-  }, nb::arg("n"), nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("device") = nb::none());
-  m.def("tri", [](std::int64_t n, nb::handle m_, std::int64_t k, nb::handle dtype, nb::handle device) {
-    return tri(n, optional_int(m_), k, dtype_or(dtype, DType::float64), device_from_py(device));
-  }, nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
-     nb::arg("device") = nb::none());
-  m.def("tril", [](nb::handle a, std::int64_t k) { return tril(as_array(a), k); }, nb::arg("m"), nb::arg("k") = 0);
-  m.def("triu", [](nb::handle a, std::int64_t k) { return triu(as_array(a), k); }, nb::arg("m"), nb::arg("k") = 0);
+  m.def(
+      "eye",
+      [](std::int64_t n, nb::handle m_, std::int64_t k, nb::handle dtype, nb::handle device) {
+        return eye(n, optional_int(m_), k, dtype_or(dtype, DType::float64), device_from_py(device));
+      },
+      nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
+      nb::arg("device") = nb::none());
+  m.def(
+      "identity",
+      [](std::int64_t n, nb::handle dtype, nb::handle device) {
+        return eye(n, std::nullopt, 0, dtype_or(dtype, DType::float64), device_from_py(device));
+      },
+      nb::arg("n"), nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("device") = nb::none());
+  m.def(
+      "tri",
+      [](std::int64_t n, nb::handle m_, std::int64_t k, nb::handle dtype, nb::handle device) {
+        return tri(n, optional_int(m_), k, dtype_or(dtype, DType::float64), device_from_py(device));
+      },
+      nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
+      nb::arg("device") = nb::none());
+  m.def(
+      "tril", [](nb::handle a, std::int64_t k) { return tril(as_array(a), k); }, nb::arg("m"), nb::arg("k") = 0);
+  m.def(
+      "triu", [](nb::handle a, std::int64_t k) { return triu(as_array(a), k); }, nb::arg("m"), nb::arg("k") = 0);
 
-  m.def("meshgrid", [](nb::args xs, bool copy, bool sparse, const std::string& indexing) {
-    std::vector<Array> arrays;
-    for (nb::handle x : xs) arrays.push_back(as_array(x));
-    nb::list out;
-    for (const Array& a : meshgrid(arrays, indexing, sparse, copy)) out.append(nb::cast(a));
-    return nb::tuple(out);
-  }, nb::arg("xi"), nb::arg("copy") = true, nb::arg("sparse") = false, nb::arg("indexing") = "xy");
+  m.def(
+      "meshgrid",
+      [](nb::args xs, bool copy, bool sparse, const std::string& indexing) {
+        std::vector<Array> arrays;
+        for (nb::handle x : xs) arrays.push_back(as_array(x));
+        nb::list out;
+        for (const Array& a : meshgrid(arrays, indexing, sparse, copy)) out.append(nb::cast(a));
+        return nb::tuple(out);
+      },
+      nb::arg("xi"), nb::arg("copy") = true, nb::arg("sparse") = false, nb::arg("indexing") = "xy");
 }
 
 }  // namespace cupric::py

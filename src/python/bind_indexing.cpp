@@ -40,11 +40,13 @@ IndexItem item_from_py(nb::handle obj, Device device) {
   if (obj.is_none()) return IndexItem::newaxis();
   if (obj.ptr() == Py_Ellipsis) return IndexItem::ellipsis();
   if (PySlice_Check(obj.ptr())) return IndexItem::from_slice(slice_from_py(obj));
-  if (PyBool_Check(obj.ptr())) return IndexItem::from_array(scalar_array(Scalar::from_bool(obj.ptr() == Py_True), DType::bool_, device));
+  if (PyBool_Check(obj.ptr()))
+    return IndexItem::from_array(scalar_array(Scalar::from_bool(obj.ptr() == Py_True), DType::bool_, device));
   if (PyLong_Check(obj.ptr())) {
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
-    if (overflow) throw IndexError(cat("cannot fit '", nb::cast<std::string>(nb::str(obj)), "' into an index-sized integer"));
+    if (overflow)
+      throw IndexError(cat("cannot fit '", nb::cast<std::string>(nb::str(obj)), "' into an index-sized integer"));
     return IndexItem::from_int(v);
   }
   if (nb::isinstance<Array>(obj)) return IndexItem::from_array(nb::cast<Array>(obj));
@@ -69,7 +71,8 @@ Index index_from_py(nb::handle key, Device device) {
 Array value_from_py(nb::handle value, const Array& target) {
   if (nb::isinstance<Array>(value)) return nb::cast<Array>(value);
   if (is_python_scalar(value)) return scalar_array(scalar_from_py(value));
-  if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) return array_from_py(value, target.dtype(), target.device());
+  if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr()))
+    return array_from_py(value, target.dtype(), target.device());
   return array_from_py(value, std::nullopt, target.device());
 }
 
@@ -88,13 +91,17 @@ void bind_indexing(nb::module_& m) {
       });
 
   nb::handle cls = ndarray_type();
-  def_method(cls, "__getitem__", [](const Array& a, nb::handle key) { return getitem(a, index_from_py(key, a.device())); },
-             nb::arg("key").none());
-  def_method(cls, "__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
-    a.check_writeable();
-    Index index = index_from_py(key, a.device());
-    setitem(a, index, value_from_py(value, a));
-  }, nb::arg("key").none(), nb::arg("value").none());
+  def_method(
+      cls, "__getitem__", [](const Array& a, nb::handle key) { return getitem(a, index_from_py(key, a.device())); },
+      nb::arg("key").none());
+  def_method(
+      cls, "__setitem__",
+      [](const Array& a, nb::handle key, nb::handle value) {
+        a.check_writeable();
+        Index index = index_from_py(key, a.device());
+        setitem(a, index, value_from_py(value, a));
+      },
+      nb::arg("key").none(), nb::arg("value").none());
   def_method(cls, "__iter__", [](const Array& a) {
     if (a.ndim() == 0) throw TypeError("iteration over a 0-d array");
     return ArrayIterator{a, 0};

@@ -62,7 +62,8 @@ std::vector<Array> arrays_from_py(nb::handle seq) {
   if (nb::isinstance<Array>(seq)) {  // NumPy iterates over the first axis of an array argument
     const Array a = nb::cast<Array>(seq);
     std::vector<Array> out;
-    for (std::int64_t i = 0; i < (a.ndim() ? a.shape()[0] : 0); ++i) out.push_back(getitem(a, {IndexItem::from_int(i)}));
+    for (std::int64_t i = 0; i < (a.ndim() ? a.shape()[0] : 0); ++i)
+      out.push_back(getitem(a, {IndexItem::from_int(i)}));
     return out;
   }
   std::vector<Array> out;
@@ -81,28 +82,46 @@ Array reshape_py(const Array& a, const Shape& shape, nb::handle order, nb::handl
 }
 
 void bind_functions(nb::module_& m) {
-  m.def("reshape", [](nb::handle a, nb::handle shape, nb::handle order, nb::handle copy) {
-    return reshape_py(as_array(a), ints_from_py(shape, "shape"), order, copy);
-  }, nb::arg("a"), nb::arg("shape"), nb::arg("order") = "C", nb::kw_only(), nb::arg("copy") = nb::none());
-  m.def("transpose", [](nb::handle a, nb::handle axes) {
-    return axes.is_none() ? transpose(as_array(a)) : permute_dims(as_array(a), ints_from_py(axes, "axes"));
-  }, nb::arg("a"), nb::arg("axes") = nb::none());
-  m.def("permute_dims", [](nb::handle a, nb::handle axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); },
-        nb::arg("a"), nb::arg("axes"));
-  m.def("matrix_transpose", [](nb::handle a) { return matrix_transpose(as_array(a)); }, nb::arg("x"));
-  m.def("swapaxes", [](nb::handle a, std::int64_t i, std::int64_t j) { return swapaxes(as_array(a), i, j); }, nb::arg("a"),
-        nb::arg("axis1"), nb::arg("axis2"));
-  m.def("moveaxis", [](nb::handle a, nb::handle src, nb::handle dst) {
-    return moveaxis(as_array(a), ints_from_py(src, "source"), ints_from_py(dst, "destination"));
-  }, nb::arg("a"), nb::arg("source"), nb::arg("destination"));
-  m.def("squeeze", [](nb::handle a, nb::handle axis) { return squeeze(as_array(a), optional_ints(axis, "axis")); },
-        nb::arg("a"), nb::arg("axis") = nb::none());
-  m.def("expand_dims", [](nb::handle a, nb::handle axis) { return expand_dims(as_array(a), ints_from_py(axis, "axis")); },
-        nb::arg("a"), nb::arg("axis"));
-  m.def("ravel", [](nb::handle a, nb::handle order) { return ravel(as_array(a), order_from_py(order)); }, nb::arg("a"),
-        nb::arg("order") = "C");
-  m.def("broadcast_to", [](nb::handle a, nb::handle shape) { return broadcast_view(as_array(a), ints_from_py(shape, "shape")); },
-        nb::arg("array"), nb::arg("shape"));
+  m.def(
+      "reshape",
+      [](nb::handle a, nb::handle shape, nb::handle order, nb::handle copy) {
+        return reshape_py(as_array(a), ints_from_py(shape, "shape"), order, copy);
+      },
+      nb::arg("a"), nb::arg("shape"), nb::arg("order") = "C", nb::kw_only(), nb::arg("copy") = nb::none());
+  m.def(
+      "transpose",
+      [](nb::handle a, nb::handle axes) {
+        return axes.is_none() ? transpose(as_array(a)) : permute_dims(as_array(a), ints_from_py(axes, "axes"));
+      },
+      nb::arg("a"), nb::arg("axes") = nb::none());
+  m.def(
+      "permute_dims",
+      [](nb::handle a, nb::handle axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); }, nb::arg("a"),
+      nb::arg("axes"));
+  m.def(
+      "matrix_transpose", [](nb::handle a) { return matrix_transpose(as_array(a)); }, nb::arg("x"));
+  m.def(
+      "swapaxes", [](nb::handle a, std::int64_t i, std::int64_t j) { return swapaxes(as_array(a), i, j); },
+      nb::arg("a"), nb::arg("axis1"), nb::arg("axis2"));
+  m.def(
+      "moveaxis",
+      [](nb::handle a, nb::handle src, nb::handle dst) {
+        return moveaxis(as_array(a), ints_from_py(src, "source"), ints_from_py(dst, "destination"));
+      },
+      nb::arg("a"), nb::arg("source"), nb::arg("destination"));
+  m.def(
+      "squeeze", [](nb::handle a, nb::handle axis) { return squeeze(as_array(a), optional_ints(axis, "axis")); },
+      nb::arg("a"), nb::arg("axis") = nb::none());
+  m.def(
+      "expand_dims", [](nb::handle a, nb::handle axis) { return expand_dims(as_array(a), ints_from_py(axis, "axis")); },
+      nb::arg("a"), nb::arg("axis"));
+  m.def(
+      "ravel", [](nb::handle a, nb::handle order) { return ravel(as_array(a), order_from_py(order)); }, nb::arg("a"),
+      nb::arg("order") = "C");
+  m.def(
+      "broadcast_to",
+      [](nb::handle a, nb::handle shape) { return broadcast_view(as_array(a), ints_from_py(shape, "shape")); },
+      nb::arg("array"), nb::arg("shape"));
   m.def("broadcast_arrays", [](nb::args args) { return tuple_of_arrays(broadcast_arrays(arrays_from_py(args))); });
   m.def("broadcast_shapes", [](nb::args args) {
     std::vector<Shape> shapes;
@@ -116,18 +135,25 @@ void bind_functions(nb::module_& m) {
     if (!axis.is_none()) ax = nb::cast<std::int64_t>(nb::int_(axis));
     return concatenate(arrays_from_py(arrays), ax, optional_dtype(dtype), casting_from_name(casting));
   };
-  m.def("concatenate", concat, nb::arg("arrays"), nb::arg("axis").none() = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
-        nb::arg("casting") = "same_kind");
+  m.def("concatenate", concat, nb::arg("arrays"), nb::arg("axis").none() = 0, nb::kw_only(),
+        nb::arg("dtype") = nb::none(), nb::arg("casting") = "same_kind");
   m.def("concat", concat, nb::arg("arrays"), nb::arg("axis").none() = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
         nb::arg("casting") = "same_kind");
-  m.def("stack", [](nb::handle arrays, std::int64_t axis, nb::handle dtype, const std::string& casting) {
-    return stack(arrays_from_py(arrays), axis, optional_dtype(dtype), casting_from_name(casting));
-  }, nb::arg("arrays"), nb::arg("axis") = 0, nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("casting") = "same_kind");
-  m.def("where", [](nb::handle cond, nb::handle x, nb::handle y) -> nb::object {
-    if (x.is_none() != y.is_none()) throw ValueError("either both or neither of x and y should be given");
-    if (x.is_none()) return tuple_of_arrays(nonzero(as_array(cond)));
-    return nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y)));
-  }, nb::arg("condition"), nb::arg("x") = nb::none(), nb::arg("y") = nb::none());
+  m.def(
+      "stack",
+      [](nb::handle arrays, std::int64_t axis, nb::handle dtype, const std::string& casting) {
+        return stack(arrays_from_py(arrays), axis, optional_dtype(dtype), casting_from_name(casting));
+      },
+      nb::arg("arrays"), nb::arg("axis") = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("casting") = "same_kind");
+  m.def(
+      "where",
+      [](nb::handle cond, nb::handle x, nb::handle y) -> nb::object {
+        if (x.is_none() != y.is_none()) throw ValueError("either both or neither of x and y should be given");
+        if (x.is_none()) return tuple_of_arrays(nonzero(as_array(cond)));
+        return nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y)));
+      },
+      nb::arg("condition"), nb::arg("x") = nb::none(), nb::arg("y") = nb::none());
 }
 
 void bind_methods() {
@@ -146,14 +172,18 @@ void bind_methods() {
     if (nb::len(axes) == 0 || (nb::len(axes) == 1 && axes[0].is_none())) return transpose(a);
     return permute_dims(a, shape_from_args(axes));
   });
-  def_method(cls, "swapaxes", [](const Array& a, std::int64_t i, std::int64_t j) { return swapaxes(a, i, j); },
-             nb::arg("axis1"), nb::arg("axis2"));
-  def_method(cls, "squeeze", [](const Array& a, nb::handle axis) { return squeeze(a, optional_ints(axis, "axis")); },
-             nb::arg("axis") = nb::none());
-  def_method(cls, "ravel", [](const Array& a, nb::handle order) { return ravel(a, order_from_py(order)); },
-             nb::arg("order") = "C");
-  def_method(cls, "flatten", [](const Array& a, nb::handle order) { return flatten(a, order_from_py(order)); },
-             nb::arg("order") = "C");
+  def_method(
+      cls, "swapaxes", [](const Array& a, std::int64_t i, std::int64_t j) { return swapaxes(a, i, j); },
+      nb::arg("axis1"), nb::arg("axis2"));
+  def_method(
+      cls, "squeeze", [](const Array& a, nb::handle axis) { return squeeze(a, optional_ints(axis, "axis")); },
+      nb::arg("axis") = nb::none());
+  def_method(
+      cls, "ravel", [](const Array& a, nb::handle order) { return ravel(a, order_from_py(order)); },
+      nb::arg("order") = "C");
+  def_method(
+      cls, "flatten", [](const Array& a, nb::handle order) { return flatten(a, order_from_py(order)); },
+      nb::arg("order") = "C");
   def_property(cls, "T", [](const Array& a) { return transpose(a); });
   def_property(cls, "mT", [](const Array& a) { return matrix_transpose(a); });
 }

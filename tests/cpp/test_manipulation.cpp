@@ -28,7 +28,7 @@ TEST(Manipulation, ReshapeIsAViewWhenStridesAllowAndACopyOtherwise) {
   const Array m = reshape(a, {3, -1});
   EXPECT_EQ(m.shape(), (Shape{3, 4}));
   EXPECT_EQ(m.storage(), a.storage());
-  const Array t = transpose(m);  // (4, 3) with strides (1, 4)
+  const Array t = transpose(m);               // (4, 3) with strides (1, 4)
   const Array split = reshape(t, {2, 2, 3});  // splits the outer dim only: still a view
   EXPECT_EQ(split.storage(), a.storage());
   EXPECT_EQ(split.strides(), (Strides{2, 1, 4}));

@@ -21,12 +21,21 @@ void copy_run(const char* src, std::int64_t src_stride, char* dst, std::int64_t 
     }
   };
   switch (isz) {
-    case 1: typed.template operator()<std::uint8_t>(); break;
-    case 2: typed.template operator()<std::uint16_t>(); break;
-    case 4: typed.template operator()<std::uint32_t>(); break;
-    case 8: typed.template operator()<std::uint64_t>(); break;
+    case 1:
+      typed.template operator()<std::uint8_t>();
+      break;
+    case 2:
+      typed.template operator()<std::uint16_t>();
+      break;
+    case 4:
+      typed.template operator()<std::uint32_t>();
+      break;
+    case 8:
+      typed.template operator()<std::uint64_t>();
+      break;
     default:
-      for (std::int64_t i = 0; i < n; ++i) std::memcpy(dst + i * dst_stride, src + i * src_stride, static_cast<std::size_t>(isz));
+      for (std::int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + i * dst_stride, src + i * src_stride, static_cast<std::size_t>(isz));
   }
 }
 
@@ -47,18 +56,31 @@ void indexed_elements(const char* flat, const std::int64_t* offsets, std::int64_
           std::memcpy(rows + i * row_step, flat + offsets[i] * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
       } else {
         for (std::int64_t i = b; i < e; ++i)
-          std::memcpy(const_cast<char*>(flat) + offsets[i] * static_cast<std::int64_t>(sizeof(T)), rows + i * row_step, sizeof(T));
+          std::memcpy(const_cast<char*>(flat) + offsets[i] * static_cast<std::int64_t>(sizeof(T)), rows + i * row_step,
+                      sizeof(T));
       }
     };
-    if (parallel) parallel_for(n, kGrain, body);
-    else body(0, n);
+    if (parallel)
+      parallel_for(n, kGrain, body);
+    else
+      body(0, n);
   };
   switch (isz) {
-    case 1: typed.template operator()<std::uint8_t>(); break;
-    case 2: typed.template operator()<std::uint16_t>(); break;
-    case 4: typed.template operator()<std::uint32_t>(); break;
-    case 8: typed.template operator()<std::uint64_t>(); break;
-    default: typed.template operator()<std::complex<double>>(); break;
+    case 1:
+      typed.template operator()<std::uint8_t>();
+      break;
+    case 2:
+      typed.template operator()<std::uint16_t>();
+      break;
+    case 4:
+      typed.template operator()<std::uint32_t>();
+      break;
+    case 8:
+      typed.template operator()<std::uint64_t>();
+      break;
+    default:
+      typed.template operator()<std::complex<double>>();
+      break;
   }
 }
 
@@ -80,13 +102,17 @@ void indexed_copy(ElementwisePlan plan, const std::int64_t* offsets, std::int64_
       local.data[0] = flat_base + offsets[i] * isz;
       local.data[1] = rows_base + i * row_step;
       for_each_run(local, 0, per_index, [&](char** p, std::int64_t m) {
-        if (to_rows) copy_run(p[0], flat_stride, p[1], rows_stride, m, isz);
-        else copy_run(p[1], rows_stride, p[0], flat_stride, m, isz);
+        if (to_rows)
+          copy_run(p[0], flat_stride, p[1], rows_stride, m, isz);
+        else
+          copy_run(p[1], rows_stride, p[0], flat_stride, m, isz);
       });
     }
   };
-  if (parallel) parallel_for(n, std::max<std::int64_t>(1, kGrain / per_index), body);
-  else body(0, n);
+  if (parallel)
+    parallel_for(n, std::max<std::int64_t>(1, kGrain / per_index), body);
+  else
+    body(0, n);
 }
 
 const std::int64_t* host_offsets(const Array& offsets) {
@@ -108,7 +134,8 @@ void CpuBackend::scatter(const Array& dst, const Array& offsets, const Array& va
   const Array row = leading_row(values);
   const std::int64_t row_step = values.ndim() ? values.strides()[0] * values.itemsize() : 0;
   // in order of i, on one thread: repeated offsets must end with the last value, as NumPy's
-  indexed_copy(elementwise_plan({&dst, &row}, dst.shape()), offs, offsets.size(), row_step, dst.itemsize(), false, false);
+  indexed_copy(elementwise_plan({&dst, &row}, dst.shape()), offs, offsets.size(), row_step, dst.itemsize(), false,
+               false);
 }
 
 }  // namespace cupric::cpu
