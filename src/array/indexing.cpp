@@ -247,7 +247,13 @@ IndexPlan plan_index(const Array& a, const Index& index_in) {
 }
 
 Array value_for(const Shape& shape, DType t, Device device, const Array& value, bool advanced) {
-  if (value.weak() != WeakKind::none) return scalar_array(scalar_of_weak(value), t, device);
+  if (value.weak() != WeakKind::none) {
+    const Scalar s = scalar_of_weak(value);
+    if (s.kind == WeakKind::complex && !is_complex(t) && !is_bool(t))  // as NumPy: float(1j) fails
+      throw TypeError(cat("cannot assign the complex Python scalar ", s.str(), " to a ", name(t),
+                          " array; assign its .real or use a complex array"));
+    return scalar_array(s, t, device);
+  }
   if (!(value.device() == device))
     throw ValueError(cat("cannot assign an array on ", value.device().str(), " to an array on ", device.str(),
                          "; move it first with x.to_device(\"", device.str(), "\")"));

@@ -36,6 +36,8 @@ std::vector<int> normalize_axes(const std::vector<std::int64_t>& axes, int ndim,
 
 std::optional<Strides> reshape_strides(const Array& a, const Shape& shape) {
   const int new_nd = static_cast<int>(shape.size());
+  if (shape_size(shape) != a.size())
+    throw ValueError(cat("cannot reshape array of size ", a.size(), " into shape ", shape_str(shape)));
   if (a.size() == 0 || new_nd == 0) return c_strides(shape);
   // the old dims without length-1 ones (they constrain nothing)
   Shape old_dims;

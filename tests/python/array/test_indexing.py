@@ -314,6 +314,8 @@ def test_failed_setitem_leaves_the_target_unchanged():
         c[np.ones((3, 4), bool)] = [1, 2]
     with pytest.raises(ValueError, match="read-only"):
         cu.broadcast_to(c[0], (2, 4))[0, 0] = 1
+    with pytest.raises(TypeError, match="complex"):  # NumPy: TypeError from float(1j)
+        c[0, 0] = 1j
     check(c, before)
 
 
