@@ -73,6 +73,15 @@ class Backend {
   /// Fills a C-contiguous `out` (float32/float64, or an integer type for integers) with the
   /// draw described by `request` (random.hpp), bit-for-bit the same stream on every backend.
   virtual void random(const RandomRequest& request, const Array& out) = 0;
+
+  /// (optional) Indexed copy over one leading dimension: out[i, r...] = the element of `src`
+  /// at r... moved by offsets[i] elements. `offsets` is a 1-d int64 array on this device, `out`
+  /// has shape [n] + src.shape and src's dtype. The array layer has checked the bounds.
+  /// Default: NotImplementedError naming the device.
+  virtual void gather(const Array& src, const Array& offsets, const Array& out);
+  /// (optional) The reverse of gather: dst[r...] moved by offsets[i] elements = values[i, r...],
+  /// in the order of i (the last write wins for repeated offsets); values has dst's dtype.
+  virtual void scatter(const Array& dst, const Array& offsets, const Array& values);
 };
 
 /// The backend serving a device (the CPU backend always exists; others register themselves).

@@ -24,6 +24,15 @@ struct OverflowError : std::overflow_error {
 struct NotImplementedError : std::logic_error {
   using std::logic_error::logic_error;
 };
+/// An axis argument outside [-ndim, ndim): Python sees numpy.exceptions.AxisError (a ValueError
+/// and an IndexError), as NumPy raises.
+struct AxisError : ValueError {
+  using ValueError::ValueError;
+};
+/// Division by a zero step (arange(0, 5, 0)), as NumPy raises.
+struct ZeroDivisionError : std::domain_error {
+  using std::domain_error::domain_error;
+};
 /// Raised when a reduction meets an empty array and has no identity (NumPy raises ValueError).
 struct ZeroSizeError : ValueError {
   using ValueError::ValueError;

@@ -167,7 +167,9 @@ void Scalar::store(DType t, void* dst) const {
         v = static_cast<T>(b);
       } else {
         double x = kind == WeakKind::floating ? f : c.real();
-        if (!std::isfinite(x) || x < static_cast<double>(std::numeric_limits<T>::min()) ||
+        if (std::isnan(x)) throw ValueError("cannot convert float NaN to integer");
+        if (std::isinf(x)) throw OverflowError("cannot convert float infinity to integer");
+        if (x < static_cast<double>(std::numeric_limits<T>::min()) ||
             x >= static_cast<double>(std::numeric_limits<T>::max()) + 1.0)
           throw OverflowError(cat("cannot convert ", str(), " to ", name(t)));
         v = static_cast<T>(x);

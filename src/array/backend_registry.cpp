@@ -29,6 +29,14 @@ void register_backend(Device::Type type, BackendFactory factory) {
   registry().factories[type] = factory;
 }
 
+void Backend::gather(const Array&, const Array&, const Array&) {
+  throw NotImplementedError(cat("indexing with arrays (gather) is not implemented on ", device().str()));
+}
+
+void Backend::scatter(const Array&, const Array&, const Array&) {
+  throw NotImplementedError(cat("assignment through index arrays (scatter) is not implemented on ", device().str()));
+}
+
 Backend& backend_for(Device device) {
   if (device.is_cpu()) return detail::builtin_cpu_backend();
   Registry& r = registry();

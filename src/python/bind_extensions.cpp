@@ -4,10 +4,16 @@
 
 namespace cupric::py {
 
-void bind_random(nb::module_& m);
+void bind_random(nb::module_& m);        // bind_random.cpp
+void bind_indexing(nb::module_& m);      // bind_indexing.cpp
+void bind_manipulation(nb::module_& m);  // bind_manipulation.cpp
+void bind_creation(nb::module_& m);      // bind_creation.cpp
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
+  bind_indexing(m);
+  bind_manipulation(m);
+  bind_creation(m);
 }
 
 }  // namespace cupric::py

@@ -269,7 +269,11 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     a = scalar_array(s, dtype ? *dtype : (s.big_unsigned ? DType::uint64 : default_dtype(s.kind)));
     fresh = true;
   } else if (nb::hasattr(obj, "__array_interface__")) {
-    a = from_array_interface(obj, nb::cast<nb::dict>(obj.attr("__array_interface__")));
+    // a NumPy scalar's interface points into a temporary array that dies with the call: view a
+    // 0-d array that owns its data instead
+    nb::object np = nb::module_::import_("numpy");
+    nb::object owner = nb::isinstance(obj, np.attr("generic")) ? np.attr("asarray")(obj) : nb::borrow(obj);
+    a = from_array_interface(owner, nb::cast<nb::dict>(owner.attr("__array_interface__")));
   } else if (nb::hasattr(obj, "__dlpack__")) {
     a = nb::cast<Array>(nb::module_::import_("cupric").attr("from_dlpack")(obj));
   } else if (is_sequence_like(obj)) {

@@ -11,9 +11,17 @@ void bind_extensions(nb::module_& m);  // areas that add to the ndarray class (s
 
 NB_MODULE(_cupric, m) {
   using namespace cupric;
+  // Objects that Python itself keeps past the module's teardown (pytest's parameter lists,
+  // hypothesis' strategies) are reported as leaks at exit; they are not ours to free.
+  nb::set_leak_warnings(false);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const AxisError& e) {
+      nb::object axis_error = nb::module_::import_("numpy").attr("exceptions").attr("AxisError");
+      PyErr_SetObject(axis_error.ptr(), nb::str(e.what()).ptr());
+    } catch (const ZeroDivisionError& e) {
+      PyErr_SetString(PyExc_ZeroDivisionError, e.what());
     } catch (const ZeroSizeError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const ValueError& e) {

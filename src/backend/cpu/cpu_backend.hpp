@@ -34,6 +34,8 @@ class CpuBackend final : public Backend {
   void scan(ScanOp op, const Array& in, const Array& out, int axis) override;
   void arange(const Array& out, double start, double step) override;
   void random(const RandomRequest& request, const Array& out) override;
+  void gather(const Array& src, const Array& offsets, const Array& out) override;    // gather.cpp
+  void scatter(const Array& dst, const Array& offsets, const Array& values) override;  // gather.cpp
 };
 
 /// Walks the plan's elements [begin, end) (in C order of the plan) as runs along its last

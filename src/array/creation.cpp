@@ -1,0 +1,242 @@
+// creation.cpp — arange, linspace/logspace, eye/tri/tril/triu and meshgrid, composed from
+// the backend's fill and arange and from ufuncs, following NumPy's algorithms step by step so
+// that results match it bit for bit where NumPy's own arithmetic allows.
+#include "cupric/creation.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "cupric/backend.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/indexing.hpp"
+#include "cupric/manipulation.hpp"
+#include "cupric/ufunc.hpp"
+
+namespace cupric {
+
+namespace {
+bool is_integral(const Scalar& s) { return s.kind == WeakKind::integer || s.kind == WeakKind::boolean; }
+
+double as_double(const Scalar& s) {
+  switch (s.kind) {
+    case WeakKind::boolean:
+      return s.b ? 1.0 : 0.0;
+    case WeakKind::integer:
+      return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
+    case WeakKind::floating:
+      return s.f;
+    default:
+      return s.c.real();
+  }
+}
+
+std::int64_t as_int(const Scalar& s) { return s.kind == WeakKind::boolean ? (s.b ? 1 : 0) : s.i; }
+
+/// The value a scalar takes once stored as dtype t, read back as a double.
+double stored_as(const Scalar& s, DType t) {
+  alignas(16) unsigned char buf[16];
+  s.store(t, buf);
+  return visit_dtype(t, [&]<class T>() -> double {
+    T v;
+    std::memcpy(&v, buf, sizeof(T));
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+      return static_cast<double>(v.real());
+    else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
+      return static_cast<double>(static_cast<float>(v));
+    else
+      return static_cast<double>(v);
+  });
+}
+
+std::int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar& step) {
+  if (is_integral(start) && is_integral(stop) && is_integral(step) && !start.big_unsigned && !stop.big_unsigned &&
+      !step.big_unsigned) {
+    const __int128 span = static_cast<__int128>(as_int(stop)) - as_int(start), st = as_int(step);
+    __int128 n = span / st;
+    if (n * st != span && ((span > 0) == (st > 0))) ++n;  // ceil
+    return n > 0 ? static_cast<std::int64_t>(n) : 0;
+  }
+  const double n = std::ceil((as_double(stop) - as_double(start)) / as_double(step));
+  if (std::isnan(n)) throw ValueError("arange: cannot compute length");
+  if (n > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 16))
+    throw ValueError(
+        cat("Maximum allowed size exceeded: arange(", start.str(), ", ", stop.str(), ", ", step.str(), ")"));
+  return n > 0 ? static_cast<std::int64_t>(n) : 0;
+}
+
+Array zeros(const Shape& shape, DType t, Device device) {
+  Array out = Array::empty(shape, t, device);
+  alignas(16) unsigned char zero[16] = {};
+  if (out.size()) backend_for(device).fill(out, zero);
+  return out;
+}
+
+Array cast_to(const Array& a, DType t) {
+  if (a.dtype() == t) return a;
+  Array out = Array::empty(a.shape(), t, a.device());
+  if (out.size()) backend_for(a.device()).cast(elementwise_plan({&a, &out}, a.shape()));
+  return out;
+}
+
+Array weak_int(std::int64_t v) { return scalar_array(Scalar::from_int(v)); }
+}  // namespace
+
+Array arange(const Scalar& start_in, const std::optional<Scalar>& stop_in, const std::optional<Scalar>& step_in,
+             std::optional<DType> dtype, Device device) {
+  const Scalar start = stop_in ? start_in : Scalar::from_int(0);
+  const Scalar stop = stop_in ? *stop_in : start_in;
+  const Scalar step = step_in.value_or(Scalar::from_int(1));
+  for (const Scalar* s : {&start, &stop, &step})
+    if (s->kind == WeakKind::complex) throw NotImplementedError("arange with complex arguments is not supported");
+  if (as_double(step) == 0) throw ZeroDivisionError("division by zero: arange's step is 0");
+  const bool all_int = is_integral(start) && is_integral(stop) && is_integral(step);
+  const DType t = dtype.value_or(all_int ? DType::int64 : DType::float64);
+  const std::int64_t n = arange_length(start, stop, step);
+  if (t == DType::bool_ && n > 2)
+    throw TypeError("arange() is only supported for booleans when the result has at most length 2.");
+  Array out = Array::empty({n}, t, device);
+  if (n == 0) return out;
+  // NumPy computes the first two values in the result dtype and continues with their difference
+  const Scalar second = all_int && !start.big_unsigned && !step.big_unsigned
+                            ? Scalar::from_int(as_int(start) + as_int(step))
+                            : Scalar::from_float(as_double(start) + as_double(step));
+  const double first = stored_as(start, t);
+  const double delta = n > 1 ? stored_as(second, t) - first : 0.0;
+  backend_for(device).arange(out, first, delta);
+  return out;
+}
+
+namespace {
+/// NumPy's "ensure inexact" result type of start and stop: integers and bools become float64.
+DType linspace_dtype(const Array& start, const Array& stop) {
+  return result_type(
+      {{start.dtype(), start.weak()}, {stop.dtype(), stop.weak()}, {DType::float64, WeakKind::floating}});
+}
+
+bool any_zero(const Array& a) {
+  const Array is_zero = apply_ufunc("equal", {a, weak_int(0)});
+  return nonzero(reshape(is_zero, {-1})).front().size() > 0;
+}
+}  // namespace
+
+Array linspace(const Array& start, const Array& stop, std::int64_t num, bool endpoint, std::optional<DType> dtype,
+               std::int64_t axis, Device device, Array* step_out) {
+  if (num < 0) throw ValueError(cat("Number of samples, ", num, ", must be non-negative."));
+  const std::int64_t div = endpoint ? num - 1 : num;
+  const DType dt = linspace_dtype(start, stop);
+  UfuncOptions in_dt;
+  in_dt.dtype = dt;
+  const Array delta = apply_ufunc("subtract", {stop, start}, in_dt);
+  Shape column(delta.ndim() + 1, 1);
+  column[0] = -1;
+  Array y = reshape(arange(Scalar::from_int(0), Scalar::from_int(num), std::nullopt, dt, device), column);
+  Array step;
+  if (div > 0) {
+    step = apply_ufunc("divide", {delta, weak_int(div)});
+    if (any_zero(step)) {  // denormal steps: divide first (NumPy gh-5437)
+      y = apply_ufunc("multiply", {apply_ufunc("divide", {y, weak_int(div)}), delta});
+    } else {
+      y = apply_ufunc("multiply", {y, step});
+    }
+  } else {
+    step = scalar_array(Scalar::from_float(std::numeric_limits<double>::quiet_NaN()), DType::float64);
+    y = apply_ufunc("multiply", {y, delta});
+  }
+  UfuncOptions into_y;
+  into_y.out = y;
+  apply_ufunc("add", {y, start}, into_y);
+  if (endpoint && num > 1) setitem(y, {IndexItem::from_int(-1), IndexItem::ellipsis()}, stop);
+  if (axis != 0) y = moveaxis(y, {0}, {axis});
+  if (dtype && is_integer(*dtype)) {
+    UfuncOptions in_place;
+    in_place.out = y;
+    apply_ufunc("floor", {y}, in_place);
+  }
+  if (step_out) *step_out = step;
+  return cast_to(y, dtype.value_or(dt));
+}
+
+namespace {
+/// NumPy's np.array(a, ndmin=nd): a strong array (weak scalars take their default dtype) with
+/// leading length-1 axes up to nd.
+Array strong_with_ndim(const Array& a, int nd) {
+  Array s = a.weak() != WeakKind::none ? scalar_array(scalar_of_weak(a), a.dtype(), a.device()) : a;
+  Shape padded(std::max(0, nd - s.ndim()), 1);
+  padded.insert(padded.end(), s.shape().begin(), s.shape().end());
+  return reshape(s, padded);
+}
+}  // namespace
+
+Array logspace(const Array& start_in, const Array& stop_in, std::int64_t num, bool endpoint, const Array& base_in,
+               std::optional<DType> dtype, std::int64_t axis, Device device) {
+  Array base = base_in.defined() ? base_in : scalar_array(Scalar::from_float(10.0));
+  Array start = start_in, stop = stop_in;
+  if (base.ndim() > 0) {  // NumPy: an array base broadcasts against the samples' axis too
+    const int ndmax = static_cast<int>(broadcast_shapes({start.shape(), stop.shape(), base.shape()}).size());
+    start = strong_with_ndim(start, ndmax);
+    stop = strong_with_ndim(stop, ndmax);
+    base = expand_dims(strong_with_ndim(base, ndmax), {axis});
+  }
+  const Array y = linspace(start, stop, num, endpoint, std::nullopt, axis, device);
+  const Array out = apply_ufunc("power", {base, y});
+  return dtype ? cast_to(out, *dtype) : out;
+}
+
+Array eye(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k, DType dtype, Device device) {
+  const std::int64_t m = m_in.value_or(n);
+  Array out = zeros({n, m}, dtype, device);
+  const std::int64_t len = k >= 0 ? std::min(n, m - k) : std::min(n + k, m);
+  if (len <= 0) return out;
+  const Array diagonal = out.view({len}, {m + 1}, k >= 0 ? k : -k * m);
+  alignas(16) unsigned char one[16];
+  Scalar::from_int(1).store(dtype, one);
+  backend_for(device).fill(diagonal, one);
+  return out;
+}
+
+Array tri(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k, DType dtype, Device device) {
+  const std::int64_t m = m_in.value_or(n);
+  if (n < 0 || m < 0) throw ValueError(cat("negative dimensions are not allowed: (", n, ", ", m, ")"));
+  // NumPy: greater_equal.outer(arange(N), arange(-k, M - k))
+  const Array rows = reshape(arange(Scalar::from_int(n), std::nullopt, std::nullopt, DType::int64, device), {n, 1});
+  const Array cols = arange(Scalar::from_int(-k), Scalar::from_int(m - k), std::nullopt, DType::int64, device);
+  return cast_to(apply_ufunc("greater_equal", {rows, cols}), dtype);
+}
+
+namespace {
+/// tri of the matrix shape of `a` (its last two axes; a 1-d array counts as square).
+Array tri_mask(const Array& a, std::int64_t k, const char* what) {
+  if (a.ndim() == 0) throw ValueError(cat(what, ": input must be at least 1-d, got a 0-d array"));
+  const std::int64_t cols = a.shape().back();
+  const std::int64_t rows = a.ndim() >= 2 ? a.shape()[a.ndim() - 2] : cols;
+  return tri(rows, cols, k, DType::bool_, a.device());
+}
+}  // namespace
+
+Array tril(const Array& a, std::int64_t k) {
+  return where(tri_mask(a, k, "tril"), a, scalar_array(Scalar::from_int(0), a.dtype(), a.device()));
+}
+
+Array triu(const Array& a, std::int64_t k) {
+  return where(tri_mask(a, k - 1, "triu"), scalar_array(Scalar::from_int(0), a.dtype(), a.device()), a);
+}
+
+std::vector<Array> meshgrid(const std::vector<Array>& xs, std::string_view indexing, bool sparse, bool copy) {
+  if (indexing != "xy" && indexing != "ij") throw ValueError("Valid values for `indexing` are 'xy' and 'ij'.");
+  const int nd = static_cast<int>(xs.size());
+  std::vector<Array> out;
+  for (int i = 0; i < nd; ++i) {
+    Shape shape(nd, 1);
+    int at = i;
+    if (indexing == "xy" && nd > 1 && i < 2) at = 1 - i;  // Cartesian: x varies along columns
+    shape[at] = -1;
+    out.push_back(reshape(xs[i], shape));
+  }
+  if (!sparse) out = broadcast_arrays(out);
+  if (copy)
+    for (Array& a : out) a = reshape(a, a.shape(), 'C', true);
+  return out;
+}
+
+}  // namespace cupric
