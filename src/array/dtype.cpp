@@ -76,7 +76,7 @@ int significand_bits(DType t) {
   }
 }
 
-bool safe_cast(DType from, DType to) {
+bool compute_safe_cast(DType from, DType to) {
   if (from == to || from == DType::bool_) return true;
   const int fs = itemsize(from), ts = itemsize(to);
   switch (kind(from)) {
@@ -100,6 +100,29 @@ bool safe_cast(DType from, DType to) {
   }
   return false;
 }
+/// Both lattices as tables, computed once: type resolution runs on every op.
+struct CastTables {
+  bool safe[kNumDTypes][kNumDTypes];
+  DType promote[kNumDTypes][kNumDTypes];
+  CastTables() {
+    for (int i = 0; i < kNumDTypes; ++i)
+      for (int j = 0; j < kNumDTypes; ++j) safe[i][j] = compute_safe_cast(static_cast<DType>(i), static_cast<DType>(j));
+    for (int i = 0; i < kNumDTypes; ++i)
+      for (int j = 0; j < kNumDTypes; ++j) promote[i][j] = compute_promotion(i, j);
+  }
+  DType compute_promotion(int a, int b) const {
+    if (safe[a][b]) return static_cast<DType>(b);
+    if (safe[b][a]) return static_cast<DType>(a);
+    for (int c = 0; c < kNumDTypes; ++c)
+      if (safe[a][c] && safe[b][c]) return static_cast<DType>(c);
+    return DType::complex128;  // unreachable: everything safely casts to complex128
+  }
+};
+const CastTables& tables() {
+  static const CastTables t;
+  return t;
+}
+bool safe_cast(DType from, DType to) { return tables().safe[static_cast<int>(from)][static_cast<int>(to)]; }
 }  // namespace
 
 const DTypeInfo& info(DType t) { return kInfo[static_cast<int>(t)]; }
@@ -124,15 +147,7 @@ DType complex_dtype(DType t) {
   return DType::complex64;
 }
 
-DType promote_types(DType a, DType b) {
-  if (safe_cast(a, b)) return b;
-  if (safe_cast(b, a)) return a;
-  for (int i = 0; i < kNumDTypes; ++i) {
-    DType c = static_cast<DType>(i);
-    if (safe_cast(a, c) && safe_cast(b, c)) return c;
-  }
-  return DType::complex128;  // unreachable: everything safely casts to complex128
-}
+DType promote_types(DType a, DType b) { return tables().promote[static_cast<int>(a)][static_cast<int>(b)]; }
 
 Casting casting_from_name(std::string_view text) {
   if (text == "no") return Casting::no;

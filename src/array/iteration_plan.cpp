@@ -37,6 +37,25 @@ ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, cons
   plan.data.resize(nop);
   plan.dtypes.resize(nop);
 
+  // fast path: every operand dense in C order with the full shape, or a single element
+  const std::int64_t total = shape_size(shape);
+  bool dense = total > 0;
+  for (int op = 0; dense && op < nop; ++op) {
+    const Array& a = *operands[op];
+    dense = (a.shape() == shape && a.is_c_contiguous()) || a.size() == 1;
+  }
+  if (dense) {
+    plan.shape = {total};
+    plan.byte_strides.resize(nop);
+    for (int op = 0; op < nop; ++op) {
+      const Array& a = *operands[op];
+      plan.data[op] = static_cast<char*>(a.data());
+      plan.dtypes[op] = a.dtype();
+      plan.byte_strides[op] = {a.size() == 1 && total != 1 ? 0 : a.itemsize()};
+    }
+    return plan;
+  }
+
   // broadcast byte strides, aligned on the right
   std::vector<std::vector<std::int64_t>> strides(nop, std::vector<std::int64_t>(nd, 0));
   for (int op = 0; op < nop; ++op) {

@@ -126,10 +126,21 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
       if (l.types[uf.nin] == *dtype || (uf.out_rule != OutRule::same && l.types[0] == *dtype)) return l;
     throw TypeError(cat("ufunc '", uf.name, "' has no loop for dtype ", name(*dtype)));
   }
-  std::vector<TypeOperand> ops;
-  for (const Array& a : inputs) ops.push_back({a.dtype(), a.weak()});
-  DType common = result_type(ops);
-  if ((uf.name == "subtract" || uf.name == "negative") && common == DType::bool_)
+  // result_type without allocating: strong dtypes promote, then weak scalars join by kind
+  bool have_strong = false;
+  DType common = DType::bool_;
+  for (const Array& a : inputs) {
+    if (a.weak() != WeakKind::none) continue;
+    common = have_strong ? promote_types(common, a.dtype()) : a.dtype();
+    have_strong = true;
+  }
+  if (!have_strong) {
+    common = inputs[0].dtype();
+    for (const Array& a : inputs) common = promote_types(common, a.dtype());
+  } else {
+    for (const Array& a : inputs) common = promote_weak(common, a.weak());
+  }
+  if (common == DType::bool_ && (uf.name == "subtract" || uf.name == "negative"))
     throw TypeError(cat("numpy boolean ", uf.name,
                         ", the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
                         "logical_xor function instead."));

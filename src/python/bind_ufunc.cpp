@@ -59,8 +59,7 @@ Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
   return apply_ufunc(uf, inputs, opt);
 }
 
-nb::object binary_op(const char* ufunc, nb::handle a, nb::handle b, bool reflected) {
-  const Ufunc& uf = find_ufunc(ufunc);
+nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected) {
   Array x, y;
   try {
     x = operand_from_py(a);
@@ -71,12 +70,12 @@ nb::object binary_op(const char* ufunc, nb::handle a, nb::handle b, bool reflect
   return nb::cast(reflected ? apply_ufunc(uf, {y, x}) : apply_ufunc(uf, {x, y}));
 }
 
-nb::object inplace_op(const char* ufunc, nb::handle self, nb::handle other) {
+nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
   Array x = nb::cast<Array>(self);
   Array y = operand_from_py(other);
   UfuncOptions opt;
   opt.out = x;
-  apply_ufunc(find_ufunc(ufunc), {x, y}, opt);
+  apply_ufunc(uf, {x, y}, opt);
   return nb::borrow(self);
 }
 }  // namespace
@@ -107,21 +106,21 @@ void bind_ufunc(nb::module_& m) {
       {"or", "bitwise_or"}, {"xor", "bitwise_xor"}, {"lshift", "left_shift"}, {"rshift", "right_shift"},
   };
   for (const OpName& op : binary) {
-    const char* uf = op.ufunc;
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(uf, a, b, false); });
-    def_method(cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(uf, a, b, true); });
-    def_method(cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(uf, a, b); });
+    const Ufunc* uf = &find_ufunc(op.ufunc);
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); });
+    def_method(cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, true); });
+    def_method(cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(*uf, a, b); });
   }
   static const OpName compare[] = {{"lt", "less"}, {"le", "less_equal"}, {"gt", "greater"},
                                    {"ge", "greater_equal"}, {"eq", "equal"}, {"ne", "not_equal"}};
   for (const OpName& op : compare) {
-    const char* uf = op.ufunc;
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(uf, a, b, false); });
+    const Ufunc* uf = &find_ufunc(op.ufunc);
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); });
   }
   static const OpName unary[] = {{"neg", "negative"}, {"pos", "positive"}, {"abs", "absolute"}, {"invert", "invert"}};
   for (const OpName& op : unary) {
-    const char* uf = op.ufunc;
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](const Array& a) { return apply_ufunc(find_ufunc(uf), {a}); });
+    const Ufunc* uf = &find_ufunc(op.ufunc);
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](const Array& a) { return apply_ufunc(*uf, {a}); });
   }
 }
 
