@@ -24,6 +24,10 @@ struct OverflowError : std::overflow_error {
 struct NotImplementedError : std::logic_error {
   using std::logic_error::logic_error;
 };
+/// Data cannot be exported or imported as asked (DLPack, buffer protocol): Python's BufferError.
+struct BufferError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 /// Raised when a reduction meets an empty array and has no identity (NumPy raises ValueError).
 struct ZeroSizeError : ValueError {
   using ValueError::ValueError;

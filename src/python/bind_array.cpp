@@ -89,6 +89,8 @@ nb::dict array_interface(const Array& a) {
 
 nb::handle ndarray_type() { return g_ndarray_type; }
 
+const PyType_Slot* ndarray_buffer_slots();  // bind_buffer.cpp: the buffer protocol
+
 void bind_array(nb::module_& m) {
   nb::class_<Device>(m, "Device", "Where an array lives: Device('cpu') or Device('cuda:0').")
       .def("__init__", [](Device* self, const std::string& s) { new (self) Device(Device::parse(s)); })
@@ -106,7 +108,8 @@ void bind_array(nb::module_& m) {
       .def("__str__", &Device::str)
       .def("__repr__", [](const Device& d) { return cat("Device('", d.str(), "')"); });
 
-  auto cls = nb::class_<Array>(m, "ndarray", "An n-dimensional array on the CPU or a CUDA device.");
+  auto cls = nb::class_<Array>(m, "ndarray", "An n-dimensional array on the CPU or a CUDA device.",
+                              nb::type_slots(ndarray_buffer_slots()));
   g_ndarray_type = cls;
   cls.def_prop_ro("shape", [](const Array& a) { return tuple_of(a.shape()); })
       .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })

@@ -4,8 +4,12 @@
 
 namespace cupric::py {
 
+void bind_dlpack(nb::module_& m);
+void bind_composites(nb::module_& m);
+
 void bind_extensions(nb::module_& m) {
-  (void)m;
+  bind_dlpack(m);
+  bind_composites(m);
 }
 
 }  // namespace cupric::py
