@@ -141,6 +141,8 @@ void bind_array(nb::module_& m) {
         return a.shape()[0];
       })
       .def("__bool__", [](const Array& a) {
+        if (a.size() == 0)
+          throw ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.");
         if (a.size() != 1)
           throw ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
         return nb::cast<bool>(nb::bool_(scalar_to_py(a)));

@@ -1,6 +1,7 @@
 // bind_dlpack.cpp — the Python side of DLPack: ndarray.__dlpack__ / __dlpack_device__ produce
 // capsules ("dltensor" or "dltensor_versioned"), cupric.from_dlpack consumes any producer's.
-// The tensor conversions themselves live in src/array/dlpack.cpp.
+// The tensor conversions themselves live in src/array/dlpack.cpp. Also ndarray._view_as, the
+// bit reinterpretation that hands bfloat16 to NumPy (as ml_dtypes.bfloat16) without a copy.
 #include <nanobind/stl/tuple.h>
 
 #include "convert.hpp"
@@ -163,6 +164,8 @@ void bind_dlpack(nb::module_& m) {
     const dlpack::DLDevice d = dlpack::to_dlpack(a.device());
     return nb::make_tuple(d.device_type, d.device_id);
   }, "(device_type, device_id) as DLPack numbers them: (1, 0) for the CPU, (2, N) for cuda:N.");
+  def_method(cls, "_view_as", [](const Array& a, nb::handle dtype) { return a.view_as(dtype_from_py(dtype)); },
+             "The same bytes as another dtype of equal itemsize (NumPy interop of bfloat16 goes through uint16).");
   m.def("from_dlpack", &from_dlpack, nb::arg("x"), nb::kw_only(), nb::arg("device") = nb::none(),
         nb::arg("copy") = nb::none(),
         "An array sharing the memory of any DLPack producer (NumPy, CuPy, PyTorch, JAX, ...); copies only for "
