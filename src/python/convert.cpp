@@ -140,7 +140,7 @@ DType dtype_from_typestr(nb::handle obj, const std::string& typestr) {
   if (order == '>' && code != "b1" && code != "i1" && code != "u1")
     throw TypeError(cat("big-endian arrays (typestr '", typestr, "') are not supported: convert with a.astype(a.dtype.newbyteorder('='))"));
   if (code == "V2" && nb::hasattr(obj, "dtype")) {
-    std::string n = nb::cast<std::string>(nb::str(obj.attr("dtype")));
+    std::string n = nb::cast<std::string>(nb::str(nb::handle(obj.attr("dtype"))));
     if (n == "bfloat16") return DType::bfloat16;
   }
   for (int i = 0; i < kNumDTypes; ++i) {
