@@ -74,7 +74,7 @@ int ndarray_getbuffer(PyObject* self, Py_buffer* view, int flags) {
   view->readonly = !a.writeable();
   view->itemsize = static_cast<Py_ssize_t>(a.itemsize());
   view->format = wants(flags, PyBUF_FORMAT) ? const_cast<char*>(format) : nullptr;
-  view->ndim = wants(flags, PyBUF_ND) ? nd : 1;
+  view->ndim = wants(flags, PyBUF_ND) ? nd : 0;  // as NumPy: no shape asked, no dimensions given
   view->shape = wants(flags, PyBUF_ND) ? dims : nullptr;
   view->strides = wants(flags, PyBUF_STRIDES) ? dims + nd : nullptr;
   view->suboffsets = nullptr;
