@@ -87,10 +87,11 @@ def _is_foreign(obj):
 
 
 def _operand(x):
-    """Python scalars stay weak (NEP 50); NumPy arrays and scalars become cupric arrays (no copy)."""
-    if isinstance(x, (_c.ndarray, bool, int, float, complex)):
-        return x
-    return _c.asarray(x)
+    """NumPy arrays and scalars become cupric arrays (no copy; NumPy scalars are strong, as in
+    NumPy 2); Python scalars stay as they are (weak, NEP 50)."""
+    if isinstance(x, (_np.ndarray, _np.generic)):
+        return _c.asarray(x)
+    return x
 
 
 def _out_operand(o):
@@ -101,12 +102,19 @@ def _out_operand(o):
     raise TypeError(f"out= must be a cupric or NumPy array, got {type(o).__name__}")
 
 
+def _no_equivalent(ufunc, method):
+    """Only cupric and NumPy objects take part here, so NotImplemented would only end in NumPy's
+    vaguer TypeError: say what is missing instead."""
+    what = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    return TypeError(f"cupric does not implement {what}; convert with np.asarray(x) if you want NumPy to compute it")
+
+
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     outs = kwargs.pop("out", None) or ()
     if any(_is_foreign(x) for x in inputs + tuple(outs)):
         return NotImplemented
     if len(outs) > 1:
-        return NotImplemented  # cupric's ufuncs have one output
+        raise _no_equivalent(ufunc, method)  # cupric's ufuncs have one output
     cu = _cupric()
     args = [_operand(x) for x in inputs]
     if outs:
@@ -115,13 +123,13 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__":
         fn = getattr(cu, name, None)
         if not callable(fn):
-            return NotImplemented
+            raise _no_equivalent(ufunc, method)
         result = fn(*args, **kwargs)
     elif method in ("reduce", "accumulate"):
         target = (_REDUCE if method == "reduce" else _ACCUMULATE).get(name)
         fn = getattr(cu, target, None) if target else None
         if fn is None or len(args) != 1:
-            return NotImplemented
+            raise _no_equivalent(ufunc, method)
         axis = kwargs.pop("axis", 0)
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
         result = fn(args[0], axis=axis, **kwargs)
@@ -129,11 +137,11 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         fn = getattr(cu, name, None)
         reshape = getattr(cu, "reshape", None)
         if not callable(fn) or reshape is None or len(args) != 2:
-            return NotImplemented
+            raise _no_equivalent(ufunc, method)
         a, b = (_c.asarray(x) for x in args)
         result = fn(reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
     else:  # reduceat, at: no cupric equivalent yet
-        return NotImplemented
+        raise _no_equivalent(ufunc, method)
     return outs[0] if outs else result
 
 
@@ -169,9 +177,19 @@ def _array_function(self, func, types, args, kwargs):
             f"cupric does not implement {module}.{func.__name__}; "
             f"convert with np.asarray(x) if you want NumPy to compute it{where}"
         )
+    return impl(*args, **_without_numpy_defaults(kwargs))
+
+
+def _without_numpy_defaults(kwargs):
+    """Drops keywords NumPy fills in with its defaults (like=, order='C', subok) that cupric
+    functions do not take; non-default values stay, so that cupric refuses them by name."""
     kwargs = dict(kwargs)
     kwargs.pop("like", None)
-    return impl(*args, **kwargs)
+    if kwargs.get("order", "K") in ("K", "C", "A", None):
+        kwargs.pop("order", None)
+    if kwargs.get("subok", True) in (True, False):
+        kwargs.pop("subok", None)
+    return kwargs
 
 
 def install():

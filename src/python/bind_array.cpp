@@ -70,6 +70,12 @@ nb::object scalar_to_py(const Array& a) {
   });
 }
 
+/// int(), float() and complex() take 0-d arrays only (NumPy 2.x).
+nb::object zero_dim_scalar(const Array& a) {
+  if (a.ndim() != 0) throw TypeError("only 0-dimensional arrays can be converted to Python scalars");
+  return scalar_to_py(a);
+}
+
 nb::dict array_interface(const Array& a) {
   if (!a.device().is_cpu())
     throw nb::attribute_error(cat("__array_interface__ is only available for CPU arrays; this one is on ", a.device().str()).c_str());
@@ -147,11 +153,11 @@ void bind_array(nb::module_& m) {
           throw ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
         return nb::cast<bool>(nb::bool_(scalar_to_py(a)));
       })
-      .def("__float__", [](const Array& a) { return nb::float_(scalar_to_py(a)); })
-      .def("__int__", [](const Array& a) { return nb::int_(scalar_to_py(a)); })
-      .def("__complex__", [](const Array& a) { return nb::module_::import_("builtins").attr("complex")(scalar_to_py(a)); })
+      .def("__float__", [](const Array& a) { return nb::float_(zero_dim_scalar(a)); })
+      .def("__int__", [](const Array& a) { return nb::int_(zero_dim_scalar(a)); })
+      .def("__complex__", [](const Array& a) { return nb::module_::import_("builtins").attr("complex")(zero_dim_scalar(a)); })
       .def("__index__", [](const Array& a) {
-        if (!is_integer(a.dtype()) && !is_bool(a.dtype()))
+        if (!is_integer(a.dtype()) || a.ndim() != 0)
           throw TypeError("only integer scalar arrays can be converted to a scalar index");
         return nb::int_(scalar_to_py(a));
       })
