@@ -47,7 +47,8 @@ std::vector<Ufunc> build_table() {
     uf.expression = row.expression;
     for (const char* c = row.types; *c; ++c) {
       const DType t = dtype_from_code(*c);
-      const DType ct = (t == DType::float16 || t == DType::bfloat16) ? DType::float32 : t;
+      const bool half = t == DType::float16 || t == DType::bfloat16;
+      const DType ct = half && !has_flag(row.flags, UfuncFlags::half_native) ? DType::float32 : t;
       UfuncLoop loop;
       for (int i = 0; i < uf.nin; ++i) {
         loop.types[i] = t;
@@ -118,6 +119,21 @@ const Ufunc& find_ufunc(std::string_view name) {
   throw ValueError(cat("no ufunc named '", name, "'"));
 }
 
+/// What each input counts as in the loop search: arrays their dtype; a Python scalar the dtype it
+/// takes next to the arrays (NEP 50), or with no arrays the common default dtype.
+std::vector<DType> search_types(const std::vector<Array>& inputs, DType common) {
+  std::vector<TypeOperand> strong;
+  for (const Array& a : inputs)
+    if (a.weak() == WeakKind::none) strong.push_back({a.dtype()});
+  std::vector<DType> types;
+  const DType strong_common = strong.empty() ? common : result_type(strong);
+  for (const Array& a : inputs) {
+    if (strong.empty()) types.push_back(common);
+    else types.push_back(a.weak() == WeakKind::none ? a.dtype() : promote_weak(strong_common, a.weak()));
+  }
+  return types;
+}
+
 const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs, std::optional<DType> dtype) {
   if (static_cast<int>(inputs.size()) != uf.nin)
     throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", inputs.size()));
@@ -128,17 +144,25 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
   }
   std::vector<TypeOperand> ops;
   for (const Array& a : inputs) ops.push_back({a.dtype(), a.weak()});
-  DType common = result_type(ops);
+  const DType common = result_type(ops);
   if ((uf.name == "subtract" || uf.name == "negative") && common == DType::bool_)
     throw TypeError(cat("numpy boolean ", uf.name,
                         ", the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
                         "logical_xor function instead."));
-  if ((static_cast<int>(uf.flags) & static_cast<int>(UfuncFlags::int_to_float64)) && !is_inexact(common))
-    common = DType::float64;
-  for (const UfuncLoop& l : uf.loops)
-    if (can_cast(common, l.types[0], Casting::safe)) return l;
   std::string supported;
   for (const auto& s : uf.type_signatures()) supported += (supported.empty() ? "" : " ") + s;
+  if (has_flag(uf.flags, UfuncFlags::no_bool) && common == DType::bool_)
+    throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", dtype_list(inputs),
+                        "): it has no bool loop; its loops are: ", supported));
+  // NumPy's linear search: the first loop that every input casts to safely (so int8 and uint8
+  // meet in float16 for a float-only ufunc, although they promote to int16)
+  std::vector<DType> types = search_types(inputs, common);
+  if (has_flag(uf.flags, UfuncFlags::int_to_float64) && !is_inexact(common)) types.assign(types.size(), DType::float64);
+  for (const UfuncLoop& l : uf.loops) {
+    bool ok = true;
+    for (int i = 0; i < uf.nin && ok; ++i) ok = can_cast(types[i], l.types[i], Casting::safe);
+    if (ok) return l;
+  }
   throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", dtype_list(inputs),
                       "); its loops are: ", supported));
 }
