@@ -33,7 +33,7 @@ Array imag(const Array& x);
 
 /// Round half to even at `decimals` digits (negative: left of the point), as NumPy's round:
 /// x * 10^d, rint, / 10^d in x's dtype (integers with d < 0 through float64). Integers with
-/// d >= 0 are copied unchanged. `out`, when given, receives the result.
+/// d >= 0 are copied unchanged; complex arrays round each part. `out`, when given, receives the result.
 Array round(const Array& x, int decimals = 0, const Array& out = {});
 
 /// NumPy's clip: min/max may be undefined (no bound); Python-int bounds beyond an integer

@@ -166,6 +166,13 @@ Array imag(const Array& x) {
 // ---- rounding and limits ---------------------------------------------------------------------
 
 Array round(const Array& x, int decimals, const Array& out) {
+  if (is_complex(x.dtype())) {  // as NumPy: each part rounds as a real array
+    if (out.defined() && !is_complex(out.dtype()))
+      throw TypeError(cat("round of a ", name(x.dtype()), " array needs a complex out=, got ", name(out.dtype())));
+    Array result = out.defined() ? out : Array::empty(x.shape(), x.dtype(), x.device());
+    for (int part = 0; part < 2; ++part) round(complex_part(x, part), decimals, complex_part(result, part));
+    return result;
+  }
   const bool integer = is_integer(x.dtype());
   if (integer && decimals >= 0) return out.defined() ? call("positive", {x}, out) : copy_of(x);
   if (decimals == 0) return call("rint", {x}, out);
