@@ -328,3 +328,25 @@ def test_scalar_conversion_errors():
         float(cu.asarray(1 + 2j))
     with pytest.raises(ValueError, match="size 1"):
         cu.zeros(3).item()
+
+
+def test_repr_of_device_arrays_adds_the_device():
+    # no CUDA backend in this build: a stand-in with the ndarray attributes repr uses
+    from cupric import _printing
+
+    class OnDevice:
+        def __init__(self, host):
+            self.host, self.dtype, self.device = host, host.dtype, "cuda:0"
+
+        def to_device(self, device):
+            assert device == "cpu"
+            return self.host
+
+    assert _printing._repr(OnDevice(cu.asarray([1.0, 2.0]))) == "array([1., 2.], device='cuda:0')"
+    assert _printing._repr(OnDevice(cu.asarray([1, 2], dtype=cu.int8))) == \
+        "array([1, 2], dtype=int8, device='cuda:0')"
+    with np.printoptions(linewidth=30):  # NumPy's wrapping rule: extras move to a new line when too long
+        assert _printing._repr(OnDevice(cu.asarray(np.arange(6.0)))) == \
+            "array([0., 1., 2., 3., 4.,\n       5.], device='cuda:0')"
+        assert _printing._repr(OnDevice(cu.asarray(np.arange(5.0), dtype=cu.float32))) == \
+            "array([0., 1., 2., 3., 4.],\n      dtype=float32, device='cuda:0')"

@@ -5,6 +5,7 @@ out=/where=, operators with Python scalars (NEP 50) and promotion properties.
 Where cupric differs from NumPy on purpose, the test says so in a comment."""
 
 import operator
+import zlib
 
 import numpy as np
 import pytest
@@ -63,7 +64,7 @@ def make(dtype, shape, rng, low=-20, high=20):
 
 
 def inputs(name, dtype, shape, seed=0):
-    rng = np.random.default_rng(abs(hash((name, dtype, shape, seed))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((name, dtype, shape, seed)).encode()))  # stable across runs
     nin = getattr(cu, name).nin
     ranges = DOMAINS.get(name, [(-20, 20)] * nin)
     out = [make(dtype, shape, rng, *ranges[i]) for i in range(nin)]
