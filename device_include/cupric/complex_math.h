@@ -50,8 +50,8 @@ CUPRIC_HD C complex_reciprocal(C a) {
   return C(ratio / d, R(-1) / d);
 }
 
-/// a ** b: exact special cases for b == 0 and a == 0 (0 ** b is 0 when Re b > 0, else nan), repeated squaring for small integer
-/// exponents (more accurate than exp(b log a)), the C library's cpow otherwise.
+/// a ** b: exact special cases for b == 0 and a == 0 (0 ** b is 0 when Re b > 0, else nan), repeated squaring for small
+/// integer exponents (more accurate than exp(b log a)), the C library's cpow otherwise.
 template <class C>
 CUPRIC_HD C complex_power(C a, C b) {
   using R = typename C::value_type;

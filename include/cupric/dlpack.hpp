@@ -80,8 +80,8 @@ inline constexpr std::uint64_t kFlagIsSubbytePadded = 1u << 2;
 inline constexpr DLPackVersion kVersion{1, 1};
 
 static_assert(sizeof(DLDevice) == 8 && sizeof(DLDataType) == 4, "DLPack ABI");
-static_assert(sizeof(void*) != 8 || (sizeof(DLTensor) == 48 && sizeof(DLManagedTensor) == 64 &&
-                                     sizeof(DLManagedTensorVersioned) == 80),
+static_assert(sizeof(void*) != 8 ||
+                  (sizeof(DLTensor) == 48 && sizeof(DLManagedTensor) == 64 && sizeof(DLManagedTensorVersioned) == 80),
               "DLPack ABI");
 
 // ---- conversions ---------------------------------------------------------------------------

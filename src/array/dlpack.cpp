@@ -21,22 +21,24 @@ DType dtype_from_dlpack(DLDataType t) {
       if (c.code == t.code && c.bits == t.bits) return d;
     }
   }
-  throw BufferError(cat("cupric cannot import DLPack data type (code ", int(t.code), ", bits ", int(t.bits),
-                        ", lanes ", t.lanes, "): supported are bool, int8-64, uint8-64, float16/32/64, bfloat16 "
+  throw BufferError(cat("cupric cannot import DLPack data type (code ", int(t.code), ", bits ", int(t.bits), ", lanes ",
+                        t.lanes,
+                        "): supported are bool, int8-64, uint8-64, float16/32/64, bfloat16 "
                         "and complex64/128 with one lane"));
 }
 
-DLDevice to_dlpack(Device d) {
-  return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index};
-}
+DLDevice to_dlpack(Device d) { return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index}; }
 
 Device device_from_dlpack(DLDevice d) {
   switch (d.device_type) {
     case kDLCPU:
-    case kDLCUDAHost: return Device::cpu();
+    case kDLCUDAHost:
+      return Device::cpu();
     case kDLCUDA:
-    case kDLCUDAManaged: return Device::cuda(d.device_id);
-    default: break;
+    case kDLCUDAManaged:
+      return Device::cuda(d.device_id);
+    default:
+      break;
   }
   throw BufferError(cat("cupric cannot use DLPack device type ", d.device_type, " (device ", d.device_id,
                         "): supported are kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3) and kDLCUDAManaged (13)"));
@@ -88,8 +90,9 @@ Array wrap(const DLTensor& t, std::function<void(void*)> release) {
 
 DLManagedTensor* export_legacy(const Array& a) {
   if (!a.writeable())
-    throw BufferError("cannot export a read-only array as a legacy DLPack tensor (it cannot say read-only); "
-                      "the consumer must ask for DLPack 1.x with max_version=(1, 0) or later");
+    throw BufferError(
+        "cannot export a read-only array as a legacy DLPack tensor (it cannot say read-only); "
+        "the consumer must ask for DLPack 1.x with max_version=(1, 0) or later");
   return make_export<DLManagedTensor>(a);
 }
 
@@ -110,8 +113,8 @@ Array import_legacy(DLManagedTensor* t) {
 Array import_versioned(DLManagedTensorVersioned* t) {
   if (!t) throw BufferError("null DLPack tensor");
   if (t->version.major != kVersion.major)
-    throw BufferError(cat("cupric reads DLPack 1.x tensors; this one is version ", t->version.major, ".",
-                          t->version.minor));
+    throw BufferError(
+        cat("cupric reads DLPack 1.x tensors; this one is version ", t->version.major, ".", t->version.minor));
   if (t->flags & kFlagIsSubbytePadded) throw BufferError("cupric cannot import sub-byte padded DLPack tensors");
   const bool read_only = (t->flags & kFlagReadOnly) != 0;
   Array a = wrap(t->dl_tensor, [t](void*) {

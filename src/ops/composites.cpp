@@ -26,10 +26,14 @@ Array weak_int(std::int64_t v) { return scalar_array(Scalar::from_int(v)); }
 std::complex<double> weak_value(const Array& a) {
   const Scalar s = scalar_of_weak(a);
   switch (s.kind) {
-    case WeakKind::boolean: return s.b ? 1.0 : 0.0;
-    case WeakKind::integer: return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
-    case WeakKind::floating: return s.f;
-    default: return s.c;
+    case WeakKind::boolean:
+      return s.b ? 1.0 : 0.0;
+    case WeakKind::integer:
+      return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
+    case WeakKind::floating:
+      return s.f;
+    default:
+      return s.c;
   }
 }
 
@@ -141,12 +145,15 @@ Array nan_to_num(const Array& x_in, bool copy, double nan, std::optional<double>
   const FloatInfo limits = finfo(real_dtype(x.dtype()));
   const double values[3] = {nan, posinf.value_or(limits.max), neginf.value_or(limits.min)};
   std::vector<Array> parts;
-  if (is_complex(x.dtype())) parts = {complex_part(x, 0), complex_part(x, 1)};
-  else parts = {x};
+  if (is_complex(x.dtype()))
+    parts = {complex_part(x, 0), complex_part(x, 1)};
+  else
+    parts = {x};
   const double inf = std::numeric_limits<double>::infinity();
   for (const Array& d : parts) {
     // all three masks first, so that a replacement value is not replaced again
-    const Array masks[3] = {call("isnan", {d}), call("equal", {d, weak_float(inf)}), call("equal", {d, weak_float(-inf)})};
+    const Array masks[3] = {call("isnan", {d}), call("equal", {d, weak_float(inf)}),
+                            call("equal", {d, weak_float(-inf)})};
     for (int i = 0; i < 3; ++i) call("positive", {scalar_array(Scalar::from_float(values[i]), d.dtype())}, d, masks[i]);
   }
   return x;
@@ -180,7 +187,8 @@ Array round(const Array& x, int decimals, const Array& out) {
   const char* scale_down = decimals > 0 ? "divide" : "multiply";
   const Array f = weak_float(power_of_ten(decimals > 0 ? decimals : -decimals));
   // integers with decimals < 0 round in float64, then convert back
-  Array tmp = integer || !out.defined() ? Array::empty(x.shape(), integer ? DType::float64 : x.dtype(), x.device()) : out;
+  Array tmp =
+      integer || !out.defined() ? Array::empty(x.shape(), integer ? DType::float64 : x.dtype(), x.device()) : out;
   call(scale_up, {x, f}, tmp);
   call("rint", {tmp}, tmp);
   call(scale_down, {tmp, f}, tmp);

@@ -13,21 +13,36 @@ namespace {
 const char* buffer_format(DType t) {
   constexpr bool long_is_64 = sizeof(long) == 8;
   switch (t) {
-    case DType::bool_: return "?";
-    case DType::int8: return "b";
-    case DType::uint8: return "B";
-    case DType::int16: return "h";
-    case DType::uint16: return "H";
-    case DType::int32: return "i";
-    case DType::uint32: return "I";
-    case DType::int64: return long_is_64 ? "l" : "q";
-    case DType::uint64: return long_is_64 ? "L" : "Q";
-    case DType::float16: return "e";
-    case DType::float32: return "f";
-    case DType::float64: return "d";
-    case DType::complex64: return "Zf";
-    case DType::complex128: return "Zd";
-    case DType::bfloat16: break;
+    case DType::bool_:
+      return "?";
+    case DType::int8:
+      return "b";
+    case DType::uint8:
+      return "B";
+    case DType::int16:
+      return "h";
+    case DType::uint16:
+      return "H";
+    case DType::int32:
+      return "i";
+    case DType::uint32:
+      return "I";
+    case DType::int64:
+      return long_is_64 ? "l" : "q";
+    case DType::uint64:
+      return long_is_64 ? "L" : "Q";
+    case DType::float16:
+      return "e";
+    case DType::float32:
+      return "f";
+    case DType::float64:
+      return "d";
+    case DType::complex64:
+      return "Zf";
+    case DType::complex128:
+      return "Zd";
+    case DType::bfloat16:
+      break;
   }
   return nullptr;
 }
@@ -43,16 +58,19 @@ int ndarray_getbuffer(PyObject* self, Py_buffer* view, int flags) {
   view->obj = nullptr;
   const Array& a = *nb::inst_ptr<Array>(self);
   if (!a.device().is_cpu())
-    return fail(PyExc_BufferError, cat("a ", a.device().str(), " array has no buffer protocol; move it with "
+    return fail(PyExc_BufferError, cat("a ", a.device().str(),
+                                       " array has no buffer protocol; move it with "
                                        "x.to_device(\"cpu\") or use DLPack"));
   const char* format = buffer_format(a.dtype());
   if (!format)
-    return fail(PyExc_BufferError, "bfloat16 has no buffer-protocol format; convert with x.astype(cupric.float32) "
-                                   "or exchange it through DLPack");
+    return fail(PyExc_BufferError,
+                "bfloat16 has no buffer-protocol format; convert with x.astype(cupric.float32) "
+                "or exchange it through DLPack");
   if (wants(flags, PyBUF_WRITABLE) && !a.writeable()) return fail(PyExc_ValueError, "buffer source array is read-only");
   const bool c = a.is_c_contiguous();
   if (wants(flags, PyBUF_C_CONTIGUOUS) && !c) return fail(PyExc_ValueError, "ndarray is not C-contiguous");
-  if (wants(flags, PyBUF_F_CONTIGUOUS) && !a.is_f_contiguous()) return fail(PyExc_ValueError, "ndarray is not Fortran contiguous");
+  if (wants(flags, PyBUF_F_CONTIGUOUS) && !a.is_f_contiguous())
+    return fail(PyExc_ValueError, "ndarray is not Fortran contiguous");
   if (wants(flags, PyBUF_ANY_CONTIGUOUS) && !c && !a.is_f_contiguous())
     return fail(PyExc_ValueError, "ndarray is not contiguous");
   if (!wants(flags, PyBUF_STRIDES) && !c) return fail(PyExc_ValueError, "ndarray is not C-contiguous");

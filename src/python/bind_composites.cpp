@@ -17,7 +17,8 @@ Array optional_operand(nb::handle obj) {
 Array out_array(nb::handle out) {
   if (out.is_none()) return {};
   if (!nb::isinstance<Array>(out))
-    throw TypeError(cat("out= must be a cupric array, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
+    throw TypeError(
+        cat("out= must be a cupric array, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
   return nb::cast<Array>(out);
 }
 
@@ -59,25 +60,37 @@ bool array_equal_py(nb::handle a, nb::handle b, bool equal_nan) {
 }  // namespace
 
 void bind_composites(nb::module_& m) {
-  m.def("isclose", [](nb::handle a, nb::handle b, nb::handle rtol, nb::handle atol, bool equal_nan) {
-    return isclose(operand_from_py(a), operand_from_py(b), operand_from_py(rtol), operand_from_py(atol), equal_nan);
-  }, nb::arg("a"), nb::arg("b"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false,
-     "|a - b| <= atol + rtol * |b| elementwise (NumPy's isclose, inf and NaN rules included).");
-  m.def("allclose", [](nb::handle a, nb::handle b, nb::handle rtol, nb::handle atol, bool equal_nan) {
-    return allclose(operand_from_py(a), operand_from_py(b), operand_from_py(rtol), operand_from_py(atol), equal_nan);
-  }, nb::arg("a"), nb::arg("b"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false,
-     "True when isclose(a, b) holds everywhere.");
+  m.def(
+      "isclose",
+      [](nb::handle a, nb::handle b, nb::handle rtol, nb::handle atol, bool equal_nan) {
+        return isclose(operand_from_py(a), operand_from_py(b), operand_from_py(rtol), operand_from_py(atol), equal_nan);
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false,
+      "|a - b| <= atol + rtol * |b| elementwise (NumPy's isclose, inf and NaN rules included).");
+  m.def(
+      "allclose",
+      [](nb::handle a, nb::handle b, nb::handle rtol, nb::handle atol, bool equal_nan) {
+        return allclose(operand_from_py(a), operand_from_py(b), operand_from_py(rtol), operand_from_py(atol),
+                        equal_nan);
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false,
+      "True when isclose(a, b) holds everywhere.");
   m.def("array_equal", &array_equal_py, nb::arg("a1"), nb::arg("a2"), nb::arg("equal_nan") = false,
         "True when a1 and a2 have the same shape and elements.");
-  m.def("nan_to_num", [](nb::handle x, bool copy, nb::handle nan, nb::handle posinf, nb::handle neginf) {
-    return nan_to_num(array_from_py(x), copy, nb::cast<double>(nb::float_(nan)), optional_double(posinf),
-                      optional_double(neginf));
-  }, nb::arg("x"), nb::arg("copy") = true, nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(),
-     nb::arg("neginf") = nb::none(), "Replaces NaN and infinities with finite numbers.");
-  m.def("real", [](nb::handle x) { return real(array_from_py(x)); }, nb::arg("x"),
-        "The real part (a view of complex arrays).");
-  m.def("imag", [](nb::handle x) { return imag(array_from_py(x)); }, nb::arg("x"),
-        "The imaginary part (a view of complex arrays; zeros for real ones).");
+  m.def(
+      "nan_to_num",
+      [](nb::handle x, bool copy, nb::handle nan, nb::handle posinf, nb::handle neginf) {
+        return nan_to_num(array_from_py(x), copy, nb::cast<double>(nb::float_(nan)), optional_double(posinf),
+                          optional_double(neginf));
+      },
+      nb::arg("x"), nb::arg("copy") = true, nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(),
+      nb::arg("neginf") = nb::none(), "Replaces NaN and infinities with finite numbers.");
+  m.def(
+      "real", [](nb::handle x) { return real(array_from_py(x)); }, nb::arg("x"),
+      "The real part (a view of complex arrays).");
+  m.def(
+      "imag", [](nb::handle x) { return imag(array_from_py(x)); }, nb::arg("x"),
+      "The imaginary part (a view of complex arrays; zeros for real ones).");
   for (const char* name : {"round", "around"})
     m.def(name, &round_py, nb::arg("x"), nb::arg("decimals") = 0, nb::arg("out") = nb::none(),
           "Rounds half to even at `decimals` digits.");
@@ -87,17 +100,22 @@ void bind_composites(nb::module_& m) {
         nb::arg("out") = nb::none(), nb::kw_only(), nb::arg("a_min") = nb::none(), nb::arg("a_max") = nb::none(),
         "Limits x to [min, max]; a None bound is no bound.");
   nb::delattr(m, "angle");
-  m.def("angle", [](nb::handle z, bool deg) { return angle(array_from_py(z), deg); }, nb::arg("z"),
-        nb::arg("deg") = false, "The argument of complex numbers (radians, or degrees with deg=True).");
+  m.def(
+      "angle", [](nb::handle z, bool deg) { return angle(array_from_py(z), deg); }, nb::arg("z"),
+      nb::arg("deg") = false, "The argument of complex numbers (radians, or degrees with deg=True).");
 
   nb::handle cls = ndarray_type();
   def_property(cls, "real", [](const Array& a) { return real(a); });
   def_property(cls, "imag", [](const Array& a) { return imag(a); });
-  def_method(cls, "round", [](nb::handle self, int decimals, nb::handle out) { return round_py(self, decimals, out); },
-             nb::arg("decimals") = 0, nb::arg("out") = nb::none());
-  def_method(cls, "clip", [](nb::handle self, nb::handle min, nb::handle max, nb::handle out) {
-    return clip_py(self, min, max, out, nb::none(), nb::none());
-  }, nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::arg("out") = nb::none());
+  def_method(
+      cls, "round", [](nb::handle self, int decimals, nb::handle out) { return round_py(self, decimals, out); },
+      nb::arg("decimals") = 0, nb::arg("out") = nb::none());
+  def_method(
+      cls, "clip",
+      [](nb::handle self, nb::handle min, nb::handle max, nb::handle out) {
+        return clip_py(self, min, max, out, nb::none(), nb::none());
+      },
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::arg("out") = nb::none());
   for (const char* name : {"conj", "conjugate"})
     def_method(cls, name, [](const Array& a) { return apply_ufunc("conjugate", {a}); });
 }

@@ -81,10 +81,12 @@ nb::object dlpack_export(const Array& self, nb::handle stream, nb::handle max_ve
   if (!dl_device.is_none()) {
     nb::sequence seq = nb::borrow<nb::sequence>(dl_device);
     if (nb::len(seq) != 2) throw ValueError("dl_device must be a (device_type, device_id) pair");
-    const Device target = dlpack::device_from_dlpack({nb::cast<std::int32_t>(nb::int_(seq[0])), nb::cast<std::int32_t>(seq[1])});
+    const Device target =
+        dlpack::device_from_dlpack({nb::cast<std::int32_t>(nb::int_(seq[0])), nb::cast<std::int32_t>(seq[1])});
     if (!(target == a.device())) {
       if (want_copy == false)
-        throw BufferError(cat("exporting a ", a.device().str(), " array to ", target.str(), " needs a copy, but copy=False"));
+        throw BufferError(
+            cat("exporting a ", a.device().str(), " array to ", target.str(), " needs a copy, but copy=False"));
       a = convert_array(a, std::nullopt, target, std::nullopt);
       flags |= dlpack::kFlagIsCopied;
     }
@@ -143,8 +145,10 @@ Array from_dlpack(nb::handle obj, nb::handle device, nb::handle copy) {
       capsule = method();  // a producer from before DLPack 1.0 (no max_version keyword)
     }
   } else {
-    throw TypeError(cat("from_dlpack() needs an object with __dlpack__ (a NumPy, CuPy, PyTorch, JAX... array) or a "
-                        "DLPack capsule, got ", nb::cast<std::string>(nb::str(nb::type_name(obj.type())))));
+    throw TypeError(
+        cat("from_dlpack() needs an object with __dlpack__ (a NumPy, CuPy, PyTorch, JAX... array) or a "
+            "DLPack capsule, got ",
+            nb::cast<std::string>(nb::str(nb::type_name(obj.type())))));
   }
   Array a = import_capsule(capsule);
   const Device d = target.value_or(a.device());
@@ -160,12 +164,16 @@ void bind_dlpack(nb::module_& m) {
              nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
              "Exports the array as a DLPack capsule (versioned when max_version >= (1, 0)); zero-copy unless "
              "copy=True or dl_device is another device.");
-  def_method(cls, "__dlpack_device__", [](const Array& a) {
-    const dlpack::DLDevice d = dlpack::to_dlpack(a.device());
-    return nb::make_tuple(d.device_type, d.device_id);
-  }, "(device_type, device_id) as DLPack numbers them: (1, 0) for the CPU, (2, N) for cuda:N.");
-  def_method(cls, "_view_as", [](const Array& a, nb::handle dtype) { return a.view_as(dtype_from_py(dtype)); },
-             "The same bytes as another dtype of equal itemsize (NumPy interop of bfloat16 goes through uint16).");
+  def_method(
+      cls, "__dlpack_device__",
+      [](const Array& a) {
+        const dlpack::DLDevice d = dlpack::to_dlpack(a.device());
+        return nb::make_tuple(d.device_type, d.device_id);
+      },
+      "(device_type, device_id) as DLPack numbers them: (1, 0) for the CPU, (2, N) for cuda:N.");
+  def_method(
+      cls, "_view_as", [](const Array& a, nb::handle dtype) { return a.view_as(dtype_from_py(dtype)); },
+      "The same bytes as another dtype of equal itemsize (NumPy interop of bfloat16 goes through uint16).");
   m.def("from_dlpack", &from_dlpack, nb::arg("x"), nb::kw_only(), nb::arg("device") = nb::none(),
         nb::arg("copy") = nb::none(),
         "An array sharing the memory of any DLPack producer (NumPy, CuPy, PyTorch, JAX, ...); copies only for "
