@@ -26,6 +26,8 @@
 #include <type_traits>
 #endif
 
+#include "cupric/complex_math.h"
+
 namespace cu {
 
 template <class T>
@@ -79,7 +81,6 @@ CUPRIC_FORWARD1(signbit, signbit)
 CUPRIC_FORWARD2(atan2, atan2)
 CUPRIC_FORWARD2(hypot, hypot)
 CUPRIC_FORWARD2(copysign, copysign)
-CUPRIC_FORWARD2(nextafter, nextafter)
 #undef CUPRIC_FORWARD1
 #undef CUPRIC_FORWARD2
 template <class T>
@@ -111,15 +112,19 @@ CUPRIC_HD bool isfinite(T a) {
   else return true;
 }
 
-// ---- comparisons (complex: lexicographic, as NumPy) ----------------------------------------
+// ---- comparisons (complex: lexicographic, as NumPy; a NaN part makes it false) ---------------
 template <class T>
 CUPRIC_HD bool less(T a, T b) {
-  if constexpr (is_complex_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  if constexpr (is_complex_v<T>)
+    return (a.real() < b.real() && a.imag() == a.imag() && b.imag() == b.imag()) ||
+           (a.real() == b.real() && a.imag() < b.imag());
   else return a < b;
 }
 template <class T>
 CUPRIC_HD bool less_equal(T a, T b) {
-  if constexpr (is_complex_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+  if constexpr (is_complex_v<T>)
+    return (a.real() < b.real() && a.imag() == a.imag() && b.imag() == b.imag()) ||
+           (a.real() == b.real() && a.imag() <= b.imag());
   else return a <= b;
 }
 
@@ -213,12 +218,21 @@ CUPRIC_HD T power(T a, T b) {
     }
     return static_cast<T>(result);
   } else if constexpr (is_complex_v<T>) {
-    if (b == T(0)) return T(1);
-    if (a == T(0) && b.imag() == 0 && b.real() > 0) return T(0);
-    return std::pow(a, b);
+    return complex_power(a, b);
   } else {
     return std::pow(a, b);
   }
+}
+
+template <class T>
+CUPRIC_HD T multiply(T a, T b) {
+  if constexpr (is_complex_v<T>) return complex_multiply(a, b);
+  else return static_cast<T>(a * b);
+}
+template <class T>
+CUPRIC_HD T divide(T a, T b) {
+  if constexpr (is_complex_v<T>) return complex_divide(a, b);
+  else return a / b;
 }
 
 template <class T>
@@ -226,6 +240,8 @@ CUPRIC_HD T reciprocal(T a) {
   if constexpr (is_int_v<T>) {
     if (a == 0) return T(0);
     return static_cast<T>(T(1) / a);
+  } else if constexpr (is_complex_v<T>) {
+    return complex_reciprocal(a);
   } else {
     return T(1) / a;
   }
@@ -269,10 +285,7 @@ CUPRIC_HD auto abs(T a) {
 template <class T>
 CUPRIC_HD T sign(T a) {
   if constexpr (is_complex_v<T>) {
-    auto m = std::abs(a);
-    if (m == 0) return T(0);
-    if (isnan(a)) return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
-    return a / m;
+    return complex_sign(a);
   } else if constexpr (is_float_v<T>) {
     return (a != a) ? a : static_cast<T>((a > 0) - (a < 0));
   } else if constexpr (std::is_signed_v<T>) {
@@ -366,6 +379,23 @@ CUPRIC_HD T heaviside(T x, T h0) {
   return x < 0 ? T(0) : T(1);
 }
 
+/// The next representable value after a toward b. 16-bit storage types (float16, bfloat16: the
+/// table's half_native loops) step their bit pattern, since rounding float32's answer would not;
+/// for them a == b gives a (NumPy's npy_half_nextafter), where C's nextafter gives b.
+template <class T>
+CUPRIC_HD T nextafter(T a, T b) {
+  if constexpr (requires { a.bits; T::from_bits(a.bits); }) {
+    const float x = a, y = b;
+    if (x != x || y != y) return T(x + y);
+    if (x == y) return a;
+    if (x == 0) return T::from_bits(static_cast<std::uint16_t>((b.bits & 0x8000u) | 1u));  // smallest subnormal
+    const bool away_from_zero = (x < y) == (x > 0);
+    return T::from_bits(static_cast<std::uint16_t>(away_from_zero ? a.bits + 1 : a.bits - 1));
+  } else {
+    return std::nextafter(a, b);
+  }
+}
+
 // ---- integer functions ---------------------------------------------------------------------
 template <class T>
 CUPRIC_HD T gcd(T a, T b) {
@@ -379,11 +409,12 @@ CUPRIC_HD T gcd(T a, T b) {
   return static_cast<T>(x);
 }
 template <class T>
-CUPRIC_HD T lcm(T a, T b) {
-  T g = gcd(a, b);
+CUPRIC_HD T lcm(T a, T b) {  // |a| / gcd * |b| in the unsigned type, wrapping as NumPy's
+  using U = std::make_unsigned_t<T>;
+  const U x = static_cast<U>(a < 0 ? T(0) - a : a), y = static_cast<U>(b < 0 ? T(0) - b : b);
+  const U g = static_cast<U>(gcd(a, b));
   if (g == 0) return T(0);
-  T r = static_cast<T>((a / g) * b);
-  return r < 0 ? static_cast<T>(T(0) - r) : r;
+  return static_cast<T>(static_cast<U>(x / g * y));
 }
 template <class T>
 CUPRIC_HD T left_shift(T a, T b) {

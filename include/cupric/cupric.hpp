@@ -3,6 +3,8 @@
 
 #include "cupric/array.hpp"
 #include "cupric/backend.hpp"
+#include "cupric/dlpack.hpp"
 #include "cupric/dtype.hpp"
+#include "cupric/elementwise.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/ufunc.hpp"

@@ -33,6 +33,10 @@ struct AxisError : ValueError {
 struct ZeroDivisionError : std::domain_error {
   using std::domain_error::domain_error;
 };
+/// Data cannot be exported or imported as asked (DLPack, buffer protocol): Python's BufferError.
+struct BufferError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 /// Raised when a reduction meets an empty array and has no identity (NumPy raises ValueError).
 struct ZeroSizeError : ValueError {
   using ValueError::ValueError;

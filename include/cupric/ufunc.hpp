@@ -12,7 +12,11 @@
 namespace cupric {
 
 enum class OutRule : std::uint8_t { same, boolean, real };
-enum class UfuncFlags : std::uint8_t { none = 0, int_to_float64 = 1 };
+/// int_to_float64: integer inputs resolve to the float64 loop (true_divide). no_bool: bool inputs
+/// are refused instead of upcast (NumPy's positive, sign, gcd, lcm). half_native: float16/bfloat16
+/// loops compute in the 16-bit type itself (the expression handles it: nextafter).
+enum class UfuncFlags : std::uint8_t { none = 0, int_to_float64 = 1, no_bool = 2, half_native = 4 };
+inline bool has_flag(UfuncFlags flags, UfuncFlags f) { return (static_cast<int>(flags) & static_cast<int>(f)) != 0; }
 
 inline constexpr int kMaxUfuncArgs = 4;  ///< inputs + outputs of one loop
 

@@ -1,62 +1,202 @@
-"""NumPy protocols on ndarray: __array__, __repr__/__str__, tolist, iteration."""
+"""NumPy protocols on ndarray: __array__, __array_namespace__, __array_ufunc__ and
+__array_function__ (NumPy calls on cupric arrays run in cupric, never through a silent host copy),
+plus repr/str/tolist (see _printing.py)."""
+
+import sys
 
 import numpy as _np
 
 from . import _cupric as _c
+from ._printing import install as _install_printing
+from ._printing import to_numpy as _to_numpy
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+# NumPy ufunc methods -> cupric functions (the axis default of ufunc methods is 0, not None)
+_REDUCE = {
+    "add": "sum",
+    "multiply": "prod",
+    "maximum": "max",
+    "minimum": "min",
+    "fmax": "nanmax",
+    "fmin": "nanmin",
+    "logical_and": "all",
+    "logical_or": "any",
+}
+_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+
+# NumPy functions that only look at array attributes: answered without a cupric function
+_INTROSPECTION = {
+    "shape": lambda a: _c.asarray(a).shape,
+    "ndim": lambda a: _c.asarray(a).ndim,
+    "size": lambda a, axis=None: _c.asarray(a).size if axis is None else _c.asarray(a).shape[axis],
+    "iscomplexobj": lambda x: _c.asarray(x).dtype.kind == "c",
+    "isrealobj": lambda x: _c.asarray(x).dtype.kind != "c",
+}
 
 
-def _to_numpy(x):
-    """A NumPy view of a CPU array (a copy for device arrays; the host waits)."""
-    h = x._host_contiguous() if not x.device == "cpu" else x
-    if h.dtype == _c.bfloat16:
-        try:
-            import ml_dtypes
-        except ImportError as err:
-            raise TypeError("converting bfloat16 to NumPy needs ml_dtypes (pip install ml_dtypes); "
-                            "or convert first with x.astype(cupric.float32)") from err
-        return _np.asarray(h.view_bits()).view(ml_dtypes.bfloat16) if hasattr(h, "view_bits") else \
-            _np.asarray(h.astype(_c.float32)).astype(ml_dtypes.bfloat16)
-    return _np.asarray(h)
+def _cupric():
+    return sys.modules["cupric"]
+
+
+# ---- __array__ -----------------------------------------------------------------------------------
 
 
 def _array(self, dtype=None, copy=None):
-    out = _to_numpy(self)
-    if dtype is not None:
-        out = out.astype(dtype, copy=False)
-    if copy:
+    """NumPy's view of a CPU array (no copy); device arrays copy to the host only with copy=True
+    (np.array(x)); np.asarray(x) of a device array raises instead of copying behind your back."""
+    copied = False
+    if self.device != "cpu":
+        if copy is not True:
+            if copy is False:
+                raise ValueError(f"Unable to avoid copy: this array is on {self.device} and NumPy needs host memory")
+            raise TypeError(
+                f"implicit conversion of a {self.device} array to NumPy is not allowed (it would copy to the host); "
+                "copy explicitly with np.array(x) or x.to_device('cpu')"
+            )
+        out = _to_numpy(self.to_device("cpu"))
+        copied = True
+    else:
+        out = _to_numpy(self)
+    if dtype is not None and _np.dtype(dtype) != out.dtype:
+        if copy is False:
+            raise ValueError(f"Unable to avoid copy while converting {self.dtype} to {_np.dtype(dtype)}")
+        out = out.astype(dtype)
+        copied = True
+    if copy and not copied:
         out = out.copy()
     return out
 
 
-def _repr(self):
-    a = _to_numpy(self)
-    if self.dtype == _c.bfloat16:
-        a = a.astype(_np.float32)
-    body = _np.array2string(a, separator=", ", prefix="array(")
-    dflt = self.dtype in (_c.float64, _c.int64, _c.bool_) or (self.dtype == _c.complex128)
-    suffix = "" if dflt and self.size > 0 else f", dtype={self.dtype.name}"
-    dev = "" if self.device == "cpu" else f", device='{self.device}'"
-    return f"array({body}{suffix}{dev})"
+def _array_namespace(self, /, *, api_version=None):
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"cupric does not support array API version {api_version!r}; supported: {_API_VERSIONS}")
+    return _cupric()
 
 
-def _str(self):
-    a = _to_numpy(self)
-    if self.dtype == _c.bfloat16:
-        a = a.astype(_np.float32)
-    return _np.array2string(a)
+# ---- __array_ufunc__ -----------------------------------------------------------------------------
 
 
-def _tolist(self):
-    a = _to_numpy(self)
-    if self.dtype == _c.bfloat16:
-        a = a.astype(_np.float32)
-    return a.tolist()
+def _is_foreign(obj):
+    """Objects whose own __array_ufunc__ / __array_function__ should get the call (NEP 13/18)."""
+    t = type(obj)
+    if issubclass(t, _c.ndarray):
+        return False
+    override = getattr(t, "__array_ufunc__", None)
+    return override is not None and override is not _np.ndarray.__array_ufunc__
+
+
+def _operand(x):
+    """NumPy arrays and scalars become cupric arrays (no copy; NumPy scalars are strong, as in
+    NumPy 2); Python scalars stay as they are (weak, NEP 50)."""
+    if isinstance(x, (_np.ndarray, _np.generic)):
+        return _c.asarray(x)
+    return x
+
+
+def _out_operand(o):
+    if isinstance(o, _c.ndarray):
+        return o
+    if isinstance(o, _np.ndarray):
+        return _c.asarray(o, copy=False)  # a writeable NumPy out= is written through a zero-copy view
+    raise TypeError(f"out= must be a cupric or NumPy array, got {type(o).__name__}")
+
+
+def _no_equivalent(ufunc, method):
+    """Only cupric and NumPy objects take part here, so NotImplemented would only end in NumPy's
+    vaguer TypeError: say what is missing instead."""
+    what = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    return TypeError(f"cupric does not implement {what}; convert with np.asarray(x) if you want NumPy to compute it")
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    outs = kwargs.pop("out", None) or ()
+    if any(_is_foreign(x) for x in inputs + tuple(outs)):
+        return NotImplemented
+    if len(outs) > 1:
+        raise _no_equivalent(ufunc, method)  # cupric's ufuncs have one output
+    cu = _cupric()
+    args = [_operand(x) for x in inputs]
+    if outs:
+        kwargs["out"] = _out_operand(outs[0])
+    name = ufunc.__name__
+    if method == "__call__":
+        fn = getattr(cu, name, None)
+        if not callable(fn):
+            raise _no_equivalent(ufunc, method)
+        result = fn(*args, **kwargs)
+    elif method in ("reduce", "accumulate"):
+        target = (_REDUCE if method == "reduce" else _ACCUMULATE).get(name)
+        fn = getattr(cu, target, None) if target else None
+        if fn is None or len(args) != 1:
+            raise _no_equivalent(ufunc, method)
+        axis = kwargs.pop("axis", 0)
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        result = fn(args[0], axis=axis, **kwargs)
+    elif method == "outer":
+        fn = getattr(cu, name, None)
+        reshape = getattr(cu, "reshape", None)
+        if not callable(fn) or reshape is None or len(args) != 2:
+            raise _no_equivalent(ufunc, method)
+        a, b = (_c.asarray(x) for x in args)
+        result = fn(reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
+    else:  # reduceat, at: no cupric equivalent yet
+        raise _no_equivalent(ufunc, method)
+    return outs[0] if outs else result
+
+
+# ---- __array_function__ --------------------------------------------------------------------------
+
+
+def _lookup(func):
+    """The cupric function standing for a NumPy one: same name, same submodule (numpy.linalg ->
+    cupric.linalg), or None."""
+    name = getattr(func, "__name__", None)
+    module = getattr(func, "__module__", None) or "numpy"
+    if name is None or not (module == "numpy" or module.startswith("numpy.")):
+        return None
+    target = _cupric()
+    for part in module.split(".")[1:]:
+        target = getattr(target, part, None)
+        if target is None:
+            return None
+    fn = getattr(target, name, None)
+    if fn is None and target is _cupric():
+        fn = _INTROSPECTION.get(name)
+    return fn if callable(fn) and fn is not func else None
+
+
+def _array_function(self, func, types, args, kwargs):
+    if not all(issubclass(t, (_c.ndarray, _np.ndarray)) for t in types):
+        return NotImplemented
+    impl = _lookup(func)
+    if impl is None:
+        module = getattr(func, "__module__", None) or "numpy"
+        where = "" if self.device == "cpu" else f" (this array is on {self.device}: x.to_device('cpu') first)"
+        raise TypeError(
+            f"cupric does not implement {module}.{func.__name__}; "
+            f"convert with np.asarray(x) if you want NumPy to compute it{where}"
+        )
+    return impl(*args, **_without_numpy_defaults(kwargs))
+
+
+def _without_numpy_defaults(kwargs):
+    """Drops keywords NumPy fills in with its defaults (like=, order='C', subok) that cupric
+    functions do not take; non-default values stay, so that cupric refuses them by name."""
+    kwargs = dict(kwargs)
+    kwargs.pop("like", None)
+    if kwargs.get("order", "K") in ("K", "C", "A", None):
+        kwargs.pop("order", None)
+    if kwargs.get("subok", True) in (True, False):
+        kwargs.pop("subok", None)
+    return kwargs
 
 
 def install():
     cls = _c.ndarray
     cls.__array__ = _array
-    cls.__repr__ = _repr
-    cls.__str__ = _str
-    cls.tolist = _tolist
+    cls.__array_namespace__ = _array_namespace
+    cls.__array_ufunc__ = _array_ufunc
+    cls.__array_function__ = _array_function
     cls.__array_priority__ = 100
+    _install_printing(cls)

@@ -1,5 +1,8 @@
 // ufunc_call.cpp — calling a ufunc: devices, loop, broadcasting, out=/where= checks, then the
 // backend. Every check happens before anything is written, so a failed call leaves `out` as it was.
+#include <algorithm>
+#include <iterator>
+
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/ufunc.hpp"
@@ -32,6 +35,32 @@ bool partial_overlap(const Array& a, const Array& b) {
   return !(a.offset() == b.offset() && a.strides() == b.strides() && a.shape() == b.shape() && a.dtype() == b.dtype());
 }
 
+bool fits(const Scalar& s, DType t) {
+  const IntInfo lim = iinfo(t);
+  if (s.big_unsigned) return s.u <= lim.max;
+  return s.i >= lim.min && (s.i < 0 || static_cast<std::uint64_t>(s.i) <= lim.max);
+}
+
+/// NumPy 2 compares integer arrays with Python ints outside their range without OverflowError:
+/// every element then gets the same answer. Returns it when this call is such a comparison.
+std::optional<bool> out_of_range_comparison(const Ufunc& uf, const UfuncLoop& loop, const std::vector<Array>& inputs) {
+  static const char* const kComparisons[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"};
+  if (uf.nin != 2 || std::find(std::begin(kComparisons), std::end(kComparisons), uf.name) == std::end(kComparisons))
+    return std::nullopt;
+  const int w = inputs[1].weak() == WeakKind::integer ? 1 : inputs[0].weak() == WeakKind::integer ? 0 : -1;
+  if (w < 0 || !is_integer(inputs[1 - w].dtype()) || inputs[1 - w].weak() != WeakKind::none ||
+      !is_integer(loop.types[w]))
+    return std::nullopt;  // (bool arrays promote Python ints to int64, where big ones overflow)
+  const Scalar s = scalar_of_weak(inputs[w]);
+  if (fits(s, loop.types[w])) return std::nullopt;
+  const bool weak_above = s.big_unsigned || s.i > 0;       // above every value of the type, else below
+  const bool lhs_less = w == 1 ? weak_above : !weak_above;  // inputs[0] < inputs[1] everywhere
+  if (uf.name == "equal") return false;
+  if (uf.name == "not_equal") return true;
+  if (uf.name == "less" || uf.name == "less_equal") return lhs_less;
+  return !lhs_less;
+}
+
 Array copy_of(const Array& a) {
   Array c = Array::empty(a.shape(), a.dtype(), a.device());
   backend_for(a.device()).cast(elementwise_plan({&a, &c}, a.shape()));
@@ -41,6 +70,10 @@ Array copy_of(const Array& a) {
 
 Array apply_ufunc(const Ufunc& uf, const std::vector<Array>& inputs_in, const UfuncOptions& options) {
   const UfuncLoop& loop = resolve_loop(uf, inputs_in, options.dtype);
+  if (auto answer = out_of_range_comparison(uf, loop, inputs_in)) {  // x == x is true for integers
+    const Array& x = inputs_in[0].weak() == WeakKind::none ? inputs_in[0] : inputs_in[1];
+    return apply_ufunc(*answer ? "equal" : "not_equal", {x, x}, options);
+  }
   const Device device = common_device(uf.name, inputs_in, options.out);
   if (options.where.defined() && options.where.weak() == WeakKind::none && !(options.where.device() == device))
     throw ValueError(cat(uf.name, ": where= is on ", options.where.device().str(), " but the operands are on ", device.str()));

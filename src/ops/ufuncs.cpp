@@ -1,5 +1,6 @@
 // ufuncs.cpp — builds the ufunc registry from ufunc_table.def and resolves loops (NEP 50).
 #include <algorithm>
+#include <array>
 #include <mutex>
 
 #include "cupric/errors.hpp"
@@ -47,7 +48,8 @@ std::vector<Ufunc> build_table() {
     uf.expression = row.expression;
     for (const char* c = row.types; *c; ++c) {
       const DType t = dtype_from_code(*c);
-      const DType ct = (t == DType::float16 || t == DType::bfloat16) ? DType::float32 : t;
+      const bool half = t == DType::float16 || t == DType::bfloat16;
+      const DType ct = half && !has_flag(row.flags, UfuncFlags::half_native) ? DType::float32 : t;
       UfuncLoop loop;
       for (int i = 0; i < uf.nin; ++i) {
         loop.types[i] = t;
@@ -118,6 +120,27 @@ const Ufunc& find_ufunc(std::string_view name) {
   throw ValueError(cat("no ufunc named '", name, "'"));
 }
 
+/// What each input counts as in the loop search: arrays their dtype; a Python scalar the dtype it
+/// takes next to the arrays (NEP 50), or with no arrays the common default dtype.
+/// The types the loop search checks: each strong input's own dtype, and for each weak scalar
+/// the dtype it takes beside the strong inputs (all of them `common` when every input is weak).
+std::array<DType, kMaxUfuncArgs> search_types(const std::vector<Array>& inputs, DType common) {
+  bool have_strong = false;
+  DType strong_common = common;
+  for (const Array& a : inputs) {
+    if (a.weak() != WeakKind::none) continue;
+    strong_common = have_strong ? promote_types(strong_common, a.dtype()) : a.dtype();
+    have_strong = true;
+  }
+  std::array<DType, kMaxUfuncArgs> types{};
+  for (std::size_t i = 0; i < inputs.size() && i < types.size(); ++i) {
+    const Array& a = inputs[i];
+    if (!have_strong) types[i] = common;
+    else types[i] = a.weak() == WeakKind::none ? a.dtype() : promote_weak(strong_common, a.weak());
+  }
+  return types;
+}
+
 const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs, std::optional<DType> dtype) {
   if (static_cast<int>(inputs.size()) != uf.nin)
     throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", inputs.size()));
@@ -144,14 +167,25 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
     throw TypeError(cat("numpy boolean ", uf.name,
                         ", the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
                         "logical_xor function instead."));
-  if ((static_cast<int>(uf.flags) & static_cast<int>(UfuncFlags::int_to_float64)) && !is_inexact(common))
-    common = DType::float64;
-  for (const UfuncLoop& l : uf.loops)
-    if (can_cast(common, l.types[0], Casting::safe)) return l;
-  std::string supported;
-  for (const auto& s : uf.type_signatures()) supported += (supported.empty() ? "" : " ") + s;
+  auto supported = [&] {
+    std::string text;
+    for (const auto& sig : uf.type_signatures()) text += (text.empty() ? "" : " ") + sig;
+    return text;
+  };
+  if (has_flag(uf.flags, UfuncFlags::no_bool) && common == DType::bool_)
+    throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", dtype_list(inputs),
+                        "): it has no bool loop; its loops are: ", supported()));
+  // NumPy's linear search: the first loop that every input casts to safely (so int8 and uint8
+  // meet in float16 for a float-only ufunc, although they promote to int16)
+  std::array<DType, kMaxUfuncArgs> types = search_types(inputs, common);
+  if (has_flag(uf.flags, UfuncFlags::int_to_float64) && !is_inexact(common)) types.fill(DType::float64);
+  for (const UfuncLoop& l : uf.loops) {
+    bool ok = true;
+    for (int i = 0; i < uf.nin && ok; ++i) ok = can_cast(types[i], l.types[i], Casting::safe);
+    if (ok) return l;
+  }
   throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", dtype_list(inputs),
-                      "); its loops are: ", supported));
+                      "); its loops are: ", supported()));
 }
 
 }  // namespace cupric

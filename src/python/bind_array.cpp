@@ -70,6 +70,12 @@ nb::object scalar_to_py(const Array& a) {
   });
 }
 
+/// int(), float() and complex() take 0-d arrays only (NumPy 2.x).
+nb::object zero_dim_scalar(const Array& a) {
+  if (a.ndim() != 0) throw TypeError("only 0-dimensional arrays can be converted to Python scalars");
+  return scalar_to_py(a);
+}
+
 nb::dict array_interface(const Array& a) {
   if (!a.device().is_cpu())
     throw nb::attribute_error(cat("__array_interface__ is only available for CPU arrays; this one is on ", a.device().str()).c_str());
@@ -89,6 +95,8 @@ nb::dict array_interface(const Array& a) {
 
 nb::handle ndarray_type() { return g_ndarray_type; }
 
+const PyType_Slot* ndarray_buffer_slots();  // bind_buffer.cpp: the buffer protocol
+
 void bind_array(nb::module_& m) {
   nb::class_<Device>(m, "Device", "Where an array lives: Device('cpu') or Device('cuda:0').")
       .def("__init__", [](Device* self, const std::string& s) { new (self) Device(Device::parse(s)); })
@@ -106,7 +114,8 @@ void bind_array(nb::module_& m) {
       .def("__str__", &Device::str)
       .def("__repr__", [](const Device& d) { return cat("Device('", d.str(), "')"); });
 
-  auto cls = nb::class_<Array>(m, "ndarray", "An n-dimensional array on the CPU or a CUDA device.");
+  auto cls = nb::class_<Array>(m, "ndarray", "An n-dimensional array on the CPU or a CUDA device.",
+                              nb::type_slots(ndarray_buffer_slots()));
   g_ndarray_type = cls;
   cls.def_prop_ro("shape", [](const Array& a) { return tuple_of(a.shape()); })
       .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })
@@ -138,15 +147,17 @@ void bind_array(nb::module_& m) {
         return a.shape()[0];
       })
       .def("__bool__", [](const Array& a) {
+        if (a.size() == 0)
+          throw ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.");
         if (a.size() != 1)
           throw ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
         return nb::cast<bool>(nb::bool_(scalar_to_py(a)));
       })
-      .def("__float__", [](const Array& a) { return nb::float_(scalar_to_py(a)); })
-      .def("__int__", [](const Array& a) { return nb::int_(scalar_to_py(a)); })
-      .def("__complex__", [](const Array& a) { return nb::module_::import_("builtins").attr("complex")(scalar_to_py(a)); })
+      .def("__float__", [](const Array& a) { return nb::float_(zero_dim_scalar(a)); })
+      .def("__int__", [](const Array& a) { return nb::int_(zero_dim_scalar(a)); })
+      .def("__complex__", [](const Array& a) { return nb::module_::import_("builtins").attr("complex")(zero_dim_scalar(a)); })
       .def("__index__", [](const Array& a) {
-        if (!is_integer(a.dtype()) && !is_bool(a.dtype()))
+        if (!is_integer(a.dtype()) || a.ndim() != 0)
           throw TypeError("only integer scalar arrays can be converted to a scalar index");
         return nb::int_(scalar_to_py(a));
       })

@@ -23,7 +23,7 @@ TypeOperand type_operand(nb::handle obj) {
     const Array& a = nb::cast<const Array&>(obj);
     return {a.dtype(), a.weak()};
   }
-  if (is_python_scalar(obj)) {
+  if (is_weak_scalar(obj)) {
     Scalar s = scalar_from_py(obj);
     return {default_dtype(s.kind), s.kind};
   }

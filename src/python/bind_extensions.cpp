@@ -8,12 +8,16 @@ void bind_random(nb::module_& m);        // bind_random.cpp
 void bind_indexing(nb::module_& m);      // bind_indexing.cpp
 void bind_manipulation(nb::module_& m);  // bind_manipulation.cpp
 void bind_creation(nb::module_& m);      // bind_creation.cpp
+void bind_dlpack(nb::module_& m);        // bind_dlpack.cpp
+void bind_composites(nb::module_& m);    // bind_composites.cpp
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
   bind_indexing(m);
   bind_manipulation(m);
   bind_creation(m);
+  bind_dlpack(m);
+  bind_composites(m);
 }
 
 }  // namespace cupric::py

@@ -59,6 +59,15 @@ Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
   return apply_ufunc(uf, inputs, opt);
 }
 
+/// The out= object of a call (keyword, 1-tuple or positional), or an invalid handle.
+nb::handle given_out(const Ufunc& uf, const nb::args& args, const nb::kwargs& kwargs) {
+  nb::handle out;
+  if (kwargs.contains("out")) out = kwargs["out"];
+  else if (static_cast<int>(args.size()) == uf.nin + 1) out = args[uf.nin];
+  if (out.is_valid() && nb::isinstance<nb::tuple>(out)) out = nb::borrow<nb::tuple>(out)[0];
+  return out.is_valid() && !out.is_none() ? out : nb::handle();
+}
+
 nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected) {
   Array x, y;
   try {
@@ -82,7 +91,11 @@ nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
 
 void bind_ufunc(nb::module_& m) {
   nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.")
-      .def("__call__", [](const PyUfunc& u, nb::args args, nb::kwargs kwargs) { return call_ufunc(*u.uf, args, kwargs); })
+      .def("__call__", [](const PyUfunc& u, nb::args args, nb::kwargs kwargs) -> nb::object {
+        Array result = call_ufunc(*u.uf, args, kwargs);
+        nb::handle out = given_out(*u.uf, args, kwargs);
+        return out.is_valid() ? nb::borrow(out) : nb::cast(std::move(result));  // NumPy returns out itself
+      })
       .def_prop_ro("name", [](const PyUfunc& u) { return u.uf->name; })
       .def_prop_ro("nin", [](const PyUfunc& u) { return u.uf->nin; })
       .def_prop_ro("nout", [](const PyUfunc&) { return 1; })

@@ -74,6 +74,11 @@ bool is_python_scalar(nb::handle obj) {
   return PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) || PyComplex_Check(obj.ptr());
 }
 
+bool is_weak_scalar(nb::handle obj) {
+  PyObject* p = obj.ptr();
+  return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p) || PyComplex_CheckExact(p);
+}
+
 Scalar scalar_from_py(nb::handle obj) {
   PyObject* p = obj.ptr();
   if (PyBool_Check(p)) return Scalar::from_bool(p == Py_True);
@@ -95,7 +100,7 @@ Scalar scalar_from_py(nb::handle obj) {
 
 Array operand_from_py(nb::handle obj) {
   if (nb::isinstance<Array>(obj)) return nb::cast<Array>(obj);
-  if (is_python_scalar(obj)) return scalar_array(scalar_from_py(obj));
+  if (is_weak_scalar(obj)) return scalar_array(scalar_from_py(obj));
   return array_from_py(obj);
 }
 
@@ -140,7 +145,7 @@ DType dtype_from_typestr(nb::handle obj, const std::string& typestr) {
   if (order == '>' && code != "b1" && code != "i1" && code != "u1")
     throw TypeError(cat("big-endian arrays (typestr '", typestr, "') are not supported: convert with a.astype(a.dtype.newbyteorder('='))"));
   if (code == "V2" && nb::hasattr(obj, "dtype")) {
-    std::string n = nb::cast<std::string>(nb::str(obj.attr("dtype")));
+    std::string n = nb::cast<std::string>(nb::str(nb::handle(obj.attr("dtype"))));
     if (n == "bfloat16") return DType::bfloat16;
   }
   for (int i = 0; i < kNumDTypes; ++i) {

@@ -43,7 +43,10 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
 /// everything else goes through array_from_py.
 Array operand_from_py(nb::handle obj);
-bool is_python_scalar(nb::handle obj);
+bool is_python_scalar(nb::handle obj);  ///< bool, int, float, complex or a subclass (np.float64)
+/// Exactly a Python bool/int/float/complex: weak under NEP 50. NumPy scalars (np.float64 is a
+/// float subclass) and other subclasses are strong, as in NumPy 2.
+bool is_weak_scalar(nb::handle obj);
 Scalar scalar_from_py(nb::handle obj);
 
 /// Converts to dtype/device, copying only when needed (or always with copy=true).

@@ -34,6 +34,8 @@ NB_MODULE(_cupric, m) {
       PyErr_SetString(PyExc_OverflowError, e.what());
     } catch (const NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const BufferError& e) {
+      PyErr_SetString(PyExc_BufferError, e.what());
     }
   });
   py::bind_dtype(m);

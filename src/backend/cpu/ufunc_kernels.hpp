@@ -22,6 +22,7 @@ namespace cupric::cpu::kernels {
     static constexpr int nin = NIN;                                                            \
     static constexpr const char* types = TYPES;                                                \
     static constexpr OutRule out = OutRule::OUT;                                               \
+    static constexpr UfuncFlags flags = UfuncFlags::FLAGS;                                     \
     template <class A, class B, class C>                                                       \
     static auto apply([[maybe_unused]] A a, [[maybe_unused]] B b, [[maybe_unused]] C c) {     \
       return EXPR;                                                                             \
@@ -162,7 +163,9 @@ void fill_kernels(LoopFn (*table)[kNumDTypes], TypeList<Op, Rest...>) {
       [&]<std::size_t... D>(std::index_sequence<D...>) {
         (([&] {
            constexpr DType dt = static_cast<DType>(D);
-           if constexpr (has_code(Op::types, codes[D]) && dt != DType::float16 && dt != DType::bfloat16)
+           constexpr bool half = dt == DType::float16 || dt == DType::bfloat16;
+           if constexpr (has_code(Op::types, codes[D]) &&
+                         (!half || (static_cast<int>(Op::flags) & static_cast<int>(UfuncFlags::half_native))))
              table[I][D] = &loop<Op, ctype<dt>>;
          }()),
          ...);

@@ -194,7 +194,8 @@ inline T sin(T x) {
   const auto [y, q] = reduce_pio2(x);
   const T s = sin_poly(y), c = cos_poly(y);
   const T v = (q & 1) ? c : s;
-  return (q & 2) ? -v : v;
+  const T r = (q & 2) ? -v : v;
+  return x == T(0) ? x : r;  // sin(-0.0) is -0.0
 }
 
 template <class T>
