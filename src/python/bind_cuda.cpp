@@ -286,7 +286,7 @@ void bind_cuda_core(nb::module_& m) {
 }
 
 void bind_cuda(nb::module_& parent) {
-  nb::module_ m = parent.def_submodule("cuda", "cupric.cuda: the CUDA runtime (bindings)");
+  nb::module_ m = parent.def_submodule("_cuda", "cupric.cuda: the CUDA runtime (bindings)");
   bind_cuda_core(m);
   bind_cuda_memory(m);
   bind_cuda_program(m);

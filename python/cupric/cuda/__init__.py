@@ -12,7 +12,7 @@ Nothing CUDA is loaded at import: the driver, NVRTC and nvJitLink are found and 
 
 from contextlib import contextmanager
 
-from .._cupric import cuda as _c
+from .._cupric import _cuda as _c
 
 CUDAError = _c.CUDAError
 OutOfMemoryError = _c.OutOfMemoryError
@@ -43,6 +43,8 @@ LaunchConfig = _c.LaunchConfig
 launch = _c.launch
 compile_cache = _c.compile_cache
 CompileCache = _c.CompileCache
+_library_candidates = _c._library_candidates  # for tests
+_pack_arguments = _c._pack_arguments  # for tests: packs as launch() does
 
 
 def alloc(nbytes, stream=None, kind="device", device=None):
