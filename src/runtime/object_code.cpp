@@ -80,6 +80,8 @@ CUmodule ObjectCode::module(int device) const {
 }
 
 Kernel ObjectCode::get_kernel(const std::string& name, int device) const {
+  if (state_->kind == CodeKind::ltoir)
+    throw ValueError("LTO-IR cannot be loaded directly: link it first (cu.cuda.Linker(...).link('cubin'))");
   if (device < 0) device = Device::current().index();
   auto loaded = state_->load(device);
   auto it = state_->lowered.find(name);
@@ -127,6 +129,10 @@ ObjectCode Linker::link(CodeKind target) const {
   bool lto = false;
   for (const auto& in : inputs_) lto |= in.kind() == CodeKind::ltoir;
   if (lto) opts.push_back("-lto");
+  if (target == CodeKind::ptx) {
+    if (!lto) throw ValueError("Linker.link('ptx') needs LTO-IR inputs (nvJitLink emits PTX only after LTO)");
+    opts.push_back("-ptx");
+  }
   opts.insert(opts.end(), options_.begin(), options_.end());
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());
