@@ -267,8 +267,9 @@ runtime::Stream stream_from_py(nb::handle obj, int device) {
     });
   };
   if (PyLong_Check(obj.ptr())) return Stream::wrap(nb::cast<std::uintptr_t>(obj), device);
-  if (nb::hasattr(obj, "__cuda_stream__")) {
-    nb::object info = obj.attr("__cuda_stream__")();
+  if (nb::hasattr(obj, "__cuda_stream__")) {  // a method (cuda.core) or, in some libraries, a property
+    nb::object info = obj.attr("__cuda_stream__");
+    if (PyCallable_Check(info.ptr())) info = info();
     return Stream::wrap(nb::cast<std::uintptr_t>(info[1]), device, keep(obj));
   }
   for (const char* attr : {"cuda_stream", "ptr"})  // PyTorch, CuPy

@@ -81,14 +81,23 @@ void Buffer::copy_from_host(const void* src, std::size_t nbytes, const Stream& s
   check_open("copy_from", offset, nbytes);
   if (nbytes == 0) return;
   Device(device()).activate();
-  check(driver().MemcpyHtoDAsync(ptr_ + offset, src, nbytes, stream.handle()), "cuMemcpyHtoDAsync");
+  // Pinned and managed memory are host-visible: the unified-addressing copy infers both sides.
+  if (kind_ != MemoryKind::device)
+    check(driver().MemcpyAsync(ptr_ + offset, reinterpret_cast<CUdeviceptr>(src), nbytes, stream.handle()),
+          "cuMemcpyAsync");
+  else
+    check(driver().MemcpyHtoDAsync(ptr_ + offset, src, nbytes, stream.handle()), "cuMemcpyHtoDAsync");
 }
 
 void Buffer::copy_to_host(void* dst, std::size_t nbytes, const Stream& stream, std::size_t offset) const {
   check_open("copy_to", offset, nbytes);
   if (nbytes == 0) return;
   Device(device()).activate();
-  check(driver().MemcpyDtoHAsync(dst, ptr_ + offset, nbytes, stream.handle()), "cuMemcpyDtoHAsync");
+  if (kind_ != MemoryKind::device)
+    check(driver().MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), ptr_ + offset, nbytes, stream.handle()),
+          "cuMemcpyAsync");
+  else
+    check(driver().MemcpyDtoHAsync(dst, ptr_ + offset, nbytes, stream.handle()), "cuMemcpyDtoHAsync");
 }
 
 void Buffer::copy_from_device(CUdeviceptr src, std::size_t nbytes, const Stream& stream, std::size_t offset) {

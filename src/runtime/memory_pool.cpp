@@ -240,7 +240,8 @@ void* PinnedPool::allocate(std::size_t nbytes, std::size_t* block_size) {
 }
 
 void PinnedPool::deallocate(void* ptr, std::size_t block_size, const Stream& stream) {
-  // Keep the raw event: this pool owns it until the block is reused or freed.
+  // A raw event: this pool owns it until the block is reused or freed.
+  Device(stream.device()).activate();
   CUevent raw = nullptr;
   const DriverApi& d = driver();
   check(d.EventCreate(&raw, kEventDisableTiming), "cuEventCreate");

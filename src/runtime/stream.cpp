@@ -222,9 +222,13 @@ void Event::record(const Stream& stream) const {
   state_->recorded = true;
 }
 
-void Event::synchronize() const { check(driver().EventSynchronize(handle()), "cuEventSynchronize"); }
+void Event::synchronize() const {
+  Device(device()).activate();
+  check(driver().EventSynchronize(handle()), "cuEventSynchronize");
+}
 
 bool Event::query() const {
+  Device(device()).activate();
   CUresult rc = driver().EventQuery(handle());
   if (rc == CUDA_ERROR_NOT_READY) return false;
   check(rc, "cuEventQuery");
@@ -237,6 +241,7 @@ float Event::elapsed_ms(const Event& end) const {
   if (!state_->recorded || !end.state_->recorded)
     throw ValueError("elapsed time needs two recorded events: call record() on both first");
   float ms = 0;
+  Device(device()).activate();
   const DriverApi& d = driver();
   check(d.EventElapsedTime(&ms, handle(), end.handle()), "cuEventElapsedTime");
   return ms;
