@@ -49,7 +49,7 @@ void throw_driver_error(CUresult code, const char* operation, const std::string&
   bool sticky = is_sticky(code);
   std::string message = cat(operation, " failed: ", name, " (", code, ")", text ? cat(": ", text) : "", context);
   if (sticky) {
-    if (ErrorContextHook hook = error_context_hook.load()) message += hook(code);
+    if (ErrorContextHook hook = error_context_hook.load(); hook && context.empty()) message += hook(code);
     message +=
         ". This error is sticky: the CUDA context is now unusable and the process must restart to use the GPU "
         "again (run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer to find the faulting kernel)";

@@ -1,6 +1,7 @@
 // bind_cuda_memory.cpp — cupric.cuda, part 2: memory pools and their statistics, Buffer (copies,
 // fill, DLPack and __cuda_array_interface__ export), and device pointers from other libraries.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
