@@ -1,8 +1,26 @@
-"""Fixtures for the cupric.cuda tests: an isolated compile-cache folder."""
+"""Fixtures for the cupric.cuda tests: the compile cache lives in a temporary folder for the whole
+session (subprocesses inherit it through CUPRIC_CACHE_DIR), and `cache_dir` gives one test an
+empty one."""
+
+import os
 
 import pytest
 
 import cupric as cu
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache(tmp_path_factory):
+    folder = str(tmp_path_factory.mktemp("cupric-cache"))
+    saved = os.environ.get("CUPRIC_CACHE_DIR")
+    os.environ["CUPRIC_CACHE_DIR"] = folder
+    cu.cuda.compile_cache.reload_environment()
+    yield folder
+    if saved is None:
+        os.environ.pop("CUPRIC_CACHE_DIR", None)
+    else:
+        os.environ["CUPRIC_CACHE_DIR"] = saved
+    cu.cuda.compile_cache.reload_environment()
 
 
 @pytest.fixture

@@ -97,9 +97,9 @@ def test_size_bound_trims_least_recently_used(cache_dir):
         cache.max_disk_bytes = saved
 
 
-def run(code, env):
+def run(code, env, inherit=True):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, **env))
+                         env=dict(os.environ, **env) if inherit else env)
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -107,12 +107,11 @@ def run(code, env):
 def test_environment_switches(tmp_path):
     show = "import cupric as cu; print(repr(cu.cuda.compile_cache.directory))"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUPRIC_")}
-    assert run(show, {**env, "CUPRIC_CACHE_DIR": str(tmp_path)}) == repr(str(tmp_path))
-    assert run(show, {**env, "CUPRIC_CACHE_DIR": ""}) == "''"
-    assert run(show, {**env, "CUPRIC_CACHE_DIR": str(tmp_path), "CUPRIC_DISABLE_DISK_CACHE": "1"}) == "''"
-    home = dict(env, HOME=str(tmp_path), XDG_CACHE_HOME="")
-    home.pop("CUPRIC_CACHE_DIR", None)
-    assert run(show, home) == repr(str(tmp_path / ".cache" / "cupric"))
+    assert run(show, {**env, "CUPRIC_CACHE_DIR": str(tmp_path)}, False) == repr(str(tmp_path))
+    assert run(show, {**env, "CUPRIC_CACHE_DIR": ""}, False) == "''"
+    assert run(show, {**env, "CUPRIC_CACHE_DIR": str(tmp_path), "CUPRIC_DISABLE_DISK_CACHE": "1"}, False) == "''"
+    assert run(show, dict(env, HOME=str(tmp_path), XDG_CACHE_HOME=""), False) == repr(str(tmp_path / ".cache/cupric"))
+    assert run(show, dict(env, XDG_CACHE_HOME=str(tmp_path / "xdg")), False) == repr(str(tmp_path / "xdg/cupric"))
 
 
 @needs_nvrtc
