@@ -115,7 +115,7 @@ namespace {
 
 [[noreturn]] void launch_failed(CUresult rc, const char* op, const LaunchConfig& c, const Kernel& k) {
   std::string hint;
-  if (rc == CUDA_ERROR_INVALID_VALUE && c.shared_memory > 48 * 1024)
+  if ((rc == CUDA_ERROR_INVALID_VALUE || rc == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) && c.shared_memory > 48 * 1024)
     hint = cat("; more than 48 KiB of dynamic shared memory needs kernel.set_max_dynamic_shared_memory(",
                c.shared_memory, ") first");
   throw_driver_error(rc, op,
