@@ -16,8 +16,7 @@ void set_error_context_hook(ErrorContextHook hook) { error_context_hook.store(ho
 
 std::string error_name(CUresult code) {
   const char* name = nullptr;
-  if (const DriverApi* d = loaded_driver(); d && d->GetErrorName(code, &name) == CUDA_SUCCESS && name)
-    return name;
+  if (const DriverApi* d = loaded_driver(); d && d->GetErrorName(code, &name) == CUDA_SUCCESS && name) return name;
   return cat("CUDA_ERROR_", code);
 }
 

@@ -69,7 +69,7 @@ void* find_symbol(void* handle, const char* name) {
 }
 
 /// Fills a table; returns the names of required symbols that are missing.
-#define CUPRIC_LOAD_ENTRY(member, symbol, required, ret, params)                      \
+#define CUPRIC_LOAD_ENTRY(member, symbol, required, ret, params)                     \
   api.member = reinterpret_cast<decltype(api.member)>(find_symbol(handle, #symbol)); \
   if ((required) && !api.member) missing.push_back(#symbol);
 
@@ -134,11 +134,10 @@ Loaded<DriverApi> load_driver() {
       out.api.GetErrorString(rc, &text);
       std::string hint = rc == CUDA_ERROR_NO_DEVICE
                              ? "; no CUDA GPU is visible (check CUDA_VISIBLE_DEVICES and nvidia-smi)"
-                             : rc == CUDA_ERROR_STUB_LIBRARY ? "; libcuda.so.1 is the toolkit's stub, not a driver"
-                                                            : "";
-      throw CudaError(cat("cuInit failed: ", name ? name : "CUDA_ERROR", " (", rc, "): ", text ? text : "",
-                          hint),
-                      rc, name ? name : "CUDA_ERROR", "cuInit", false);
+                         : rc == CUDA_ERROR_STUB_LIBRARY ? "; libcuda.so.1 is the toolkit's stub, not a driver"
+                                                         : "";
+      throw CudaError(cat("cuInit failed: ", name ? name : "CUDA_ERROR", " (", rc, "): ", text ? text : "", hint), rc,
+                      name ? name : "CUDA_ERROR", "cuInit", false);
     }
   } catch (...) {
     out.error = std::current_exception();
@@ -188,8 +187,7 @@ const Loaded<NvrtcApi>& nvrtc_state() {
 }
 const Loaded<NvJitLinkApi>& nvjitlink_state() {
   static const Loaded<NvJitLinkApi> state = [] {
-    auto s = load_library<NvJitLinkApi>("libnvJitLink", {"cu13/lib", "nvjitlink/lib"}, "nvidia-nvjitlink",
-                                        "nvJitLink");
+    auto s = load_library<NvJitLinkApi>("libnvJitLink", {"cu13/lib", "nvjitlink/lib"}, "nvidia-nvjitlink", "nvJitLink");
     if (!s.error && s.api.Version) s.api.Version(&s.api.major, &s.api.minor);
     return s;
   }();
@@ -204,8 +202,7 @@ const Api& get(const Loaded<Api>& state) {
 
 }  // namespace
 
-std::vector<std::string> library_candidates(const std::string& soname,
-                                            const std::vector<std::string>& wheel_subdirs) {
+std::vector<std::string> library_candidates(const std::string& soname, const std::vector<std::string>& wheel_subdirs) {
   std::vector<std::string> out;
   for (const auto& sp : site_packages())
     for (const auto& sub : wheel_subdirs) out.push_back(cat(sp, "/nvidia/", sub, "/", soname));

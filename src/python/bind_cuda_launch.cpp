@@ -28,8 +28,8 @@ void pack_int(ArgPacker& p, PyObject* o) {
   unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(o) : 0;
   if (overflow < 0 || (u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
     PyErr_Clear();
-    throw OverflowError(cat("argument ", p.count(), ": ", nb::cast<std::string>(nb::str(o)),
-                            " does not fit in 64 bits"));
+    throw OverflowError(
+        cat("argument ", p.count(), ": ", nb::cast<std::string>(nb::str(o)), " does not fit in 64 bits"));
   }
   p.add_uint(u);
 }
@@ -111,55 +111,66 @@ void bind_kernel(nb::module_& m) {
       .def_prop_ro("name", &Kernel::name)
       .def_prop_ro("device", &Kernel::device)
       .def_prop_ro("handle", [](const Kernel& k) { return reinterpret_cast<std::uintptr_t>(k.function()); })
-      .def_prop_ro("param_sizes", [](const Kernel& k) -> nb::object {
-        if (!k.param_sizes_known()) return nb::none();
-        return nb::cast(k.param_sizes());
-      }, "Byte size of each parameter (None when the driver cannot tell: older than CUDA 12.4).")
+      .def_prop_ro(
+          "param_sizes",
+          [](const Kernel& k) -> nb::object {
+            if (!k.param_sizes_known()) return nb::none();
+            return nb::cast(k.param_sizes());
+          },
+          "Byte size of each parameter (None when the driver cannot tell: older than CUDA 12.4).")
       .def_prop_ro("num_registers", &Kernel::num_registers)
       .def_prop_ro("static_shared_memory", &Kernel::static_shared_memory)
       .def_prop_ro("local_memory", &Kernel::local_memory)
-      .def_prop_ro("const_memory", [](const Kernel& k) { return k.attribute(cuda::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES); })
+      .def_prop_ro("const_memory",
+                   [](const Kernel& k) { return k.attribute(cuda::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES); })
       .def_prop_ro("max_threads_per_block", &Kernel::max_threads_per_block)
       .def_prop_ro("ptx_version", [](const Kernel& k) { return k.attribute(cuda::CU_FUNC_ATTRIBUTE_PTX_VERSION); })
-      .def_prop_ro("binary_version", [](const Kernel& k) { return k.attribute(cuda::CU_FUNC_ATTRIBUTE_BINARY_VERSION); })
+      .def_prop_ro("binary_version",
+                   [](const Kernel& k) { return k.attribute(cuda::CU_FUNC_ATTRIBUTE_BINARY_VERSION); })
       .def_prop_rw("max_dynamic_shared_memory", &Kernel::max_dynamic_shared_memory,
                    &Kernel::set_max_dynamic_shared_memory,
                    "Dynamic shared memory a launch may use; set it to go above 48 KiB.")
       .def("occupancy", &Kernel::occupancy, nb::arg("block_size"), nb::arg("dynamic_shared_memory") = 0,
            "Maximum active blocks per SM for this block size and dynamic shared memory.")
-      .def("attributes", [](const Kernel& k) {
-        nb::dict d;
-        d["num_registers"] = k.num_registers();
-        d["static_shared_memory"] = k.static_shared_memory();
-        d["local_memory"] = k.local_memory();
-        d["const_memory"] = k.attribute(cuda::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
-        d["max_threads_per_block"] = k.max_threads_per_block();
-        d["max_dynamic_shared_memory"] = k.max_dynamic_shared_memory();
-        d["ptx_version"] = k.attribute(cuda::CU_FUNC_ATTRIBUTE_PTX_VERSION);
-        d["binary_version"] = k.attribute(cuda::CU_FUNC_ATTRIBUTE_BINARY_VERSION);
-        return d;
-      })
-      .def("__repr__", [](const Kernel& k) { return cat("<cupric.cuda.Kernel '", k.name(), "' device=", k.device(), ">"); });
+      .def("attributes",
+           [](const Kernel& k) {
+             nb::dict d;
+             d["num_registers"] = k.num_registers();
+             d["static_shared_memory"] = k.static_shared_memory();
+             d["local_memory"] = k.local_memory();
+             d["const_memory"] = k.attribute(cuda::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+             d["max_threads_per_block"] = k.max_threads_per_block();
+             d["max_dynamic_shared_memory"] = k.max_dynamic_shared_memory();
+             d["ptx_version"] = k.attribute(cuda::CU_FUNC_ATTRIBUTE_PTX_VERSION);
+             d["binary_version"] = k.attribute(cuda::CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+             return d;
+           })
+      .def("__repr__",
+           [](const Kernel& k) { return cat("<cupric.cuda.Kernel '", k.name(), "' device=", k.device(), ">"); });
 }
 
 void bind_launch_config(nb::module_& m) {
   nb::class_<LaunchConfig>(m, "LaunchConfig", "Grid, block, dynamic shared memory, cluster and cooperative flag.")
-      .def("__init__", [](LaunchConfig* self, nb::handle grid, nb::handle block, unsigned shared_memory,
-                          nb::handle cluster, bool cooperative) {
-        new (self) LaunchConfig();
-        self->grid = dims_from_py(grid, "grid", 1);
-        self->block = dims_from_py(block, "block", 1);
-        self->shared_memory = shared_memory;
-        if (!cluster.is_none()) self->cluster = dims_from_py(cluster, "cluster", 1);
-        self->cooperative = cooperative;
-      }, nb::arg("grid") = 1, nb::arg("block") = 1, nb::arg("shared_memory") = 0, nb::arg("cluster") = nb::none(),
-         nb::arg("cooperative") = false)
+      .def(
+          "__init__",
+          [](LaunchConfig* self, nb::handle grid, nb::handle block, unsigned shared_memory, nb::handle cluster,
+             bool cooperative) {
+            new (self) LaunchConfig();
+            self->grid = dims_from_py(grid, "grid", 1);
+            self->block = dims_from_py(block, "block", 1);
+            self->shared_memory = shared_memory;
+            if (!cluster.is_none()) self->cluster = dims_from_py(cluster, "cluster", 1);
+            self->cooperative = cooperative;
+          },
+          nb::arg("grid") = 1, nb::arg("block") = 1, nb::arg("shared_memory") = 0, nb::arg("cluster") = nb::none(),
+          nb::arg("cooperative") = false)
       .def_prop_ro("grid", [](const LaunchConfig& c) { return dims_to_py(c.grid); })
       .def_prop_ro("block", [](const LaunchConfig& c) { return dims_to_py(c.block); })
       .def_prop_ro("shared_memory", [](const LaunchConfig& c) { return c.shared_memory; })
-      .def_prop_ro("cluster", [](const LaunchConfig& c) -> nb::object {
-        return c.cluster[0] ? nb::object(dims_to_py(c.cluster)) : nb::none();
-      })
+      .def_prop_ro("cluster",
+                   [](const LaunchConfig& c) -> nb::object {
+                     return c.cluster[0] ? nb::object(dims_to_py(c.cluster)) : nb::none();
+                   })
       .def_prop_ro("cooperative", [](const LaunchConfig& c) { return c.cooperative; })
       .def("__repr__", [](const LaunchConfig& c) {
         return cat("LaunchConfig(grid=(", c.grid[0], ", ", c.grid[1], ", ", c.grid[2], "), block=(", c.block[0], ", ",
@@ -174,28 +185,34 @@ void bind_cuda_launch(nb::module_& m) {
   bind_launch_config(m);
   stream_type = reinterpret_cast<PyTypeObject*>(nb::type<Stream>().ptr());
   buffer_type = reinterpret_cast<PyTypeObject*>(nb::type<Buffer>().ptr());
-  m.def("launch", [](nb::handle stream, const LaunchConfig& config, const Kernel& kernel, nb::args args) {
-    ArgPacker packer(kernel.param_sizes_known() ? &kernel.param_sizes() : nullptr, kernel.interned_name());
-    pack_all(packer, args);
-    if (Py_TYPE(stream.ptr()) == stream_type) {
-      const Stream* s = nb::inst_ptr<Stream>(stream);
-      return launch(s->handle(), s->state().get(), config, kernel, packer);
-    }
-    Stream s = stream_from_py(stream, kernel.device());
-    launch(s.handle(), s.state().get(), config, kernel, packer);
-  }, nb::arg("stream").none(), nb::arg("config"), nb::arg("kernel"), nb::arg("args"),
-     "launch(stream, config, kernel, *args): stream None is the current stream.");
-  m.def("_pack_arguments", [](nb::handle sizes, nb::args args) {
-    std::vector<std::uint32_t> param_sizes;
-    if (!sizes.is_none()) param_sizes = nb::cast<std::vector<std::uint32_t>>(sizes);
-    ArgPacker packer(sizes.is_none() ? nullptr : &param_sizes, "test_kernel");
-    pack_all(packer, args);
-    packer.finish();
-    std::vector<std::size_t> offsets;
-    for (std::size_t i = 0; i < packer.count(); ++i) offsets.push_back(packer.offset(i));
-    return nb::make_tuple(nb::bytes(reinterpret_cast<const char*>(packer.data()), packer.size()), offsets);
-  }, nb::arg("param_sizes").none(), nb::arg("args"),
-     "Packs arguments as launch() would (for tests): (bytes, offsets).");
+  m.def(
+      "launch",
+      [](nb::handle stream, const LaunchConfig& config, const Kernel& kernel, nb::args args) {
+        ArgPacker packer(kernel.param_sizes_known() ? &kernel.param_sizes() : nullptr, kernel.interned_name());
+        pack_all(packer, args);
+        if (Py_TYPE(stream.ptr()) == stream_type) {
+          const Stream* s = nb::inst_ptr<Stream>(stream);
+          return launch(s->handle(), s->state().get(), config, kernel, packer);
+        }
+        Stream s = stream_from_py(stream, kernel.device());
+        launch(s.handle(), s.state().get(), config, kernel, packer);
+      },
+      nb::arg("stream").none(), nb::arg("config"), nb::arg("kernel"), nb::arg("args"),
+      "launch(stream, config, kernel, *args): stream None is the current stream.");
+  m.def(
+      "_pack_arguments",
+      [](nb::handle sizes, nb::args args) {
+        std::vector<std::uint32_t> param_sizes;
+        if (!sizes.is_none()) param_sizes = nb::cast<std::vector<std::uint32_t>>(sizes);
+        ArgPacker packer(sizes.is_none() ? nullptr : &param_sizes, "test_kernel");
+        pack_all(packer, args);
+        packer.finish();
+        std::vector<std::size_t> offsets;
+        for (std::size_t i = 0; i < packer.count(); ++i) offsets.push_back(packer.offset(i));
+        return nb::make_tuple(nb::bytes(reinterpret_cast<const char*>(packer.data()), packer.size()), offsets);
+      },
+      nb::arg("param_sizes").none(), nb::arg("args"),
+      "Packs arguments as launch() would (for tests): (bytes, offsets).");
 }
 
 }  // namespace cupric::py

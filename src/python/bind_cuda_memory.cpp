@@ -153,8 +153,8 @@ struct HostView {
 
 std::size_t checked_size(std::size_t n, const Buffer& b, std::size_t offset, const char* what) {
   if (offset > b.size() || n > b.size() - offset)
-    throw ValueError(cat("Buffer.", what, ": ", n, " bytes at offset ", offset, " do not fit a buffer of ", b.size(),
-                         " bytes"));
+    throw ValueError(
+        cat("Buffer.", what, ": ", n, " bytes at offset ", offset, " do not fit a buffer of ", b.size(), " bytes"));
   return n;
 }
 
@@ -174,7 +174,8 @@ std::size_t device_nbytes(nb::handle src, std::optional<std::size_t> nbytes) {
   throw ValueError("Buffer.copy_from: pass nbytes= for a DLPack source");
 }
 
-void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t offset, std::optional<std::size_t> nbytes) {
+void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t offset,
+               std::optional<std::size_t> nbytes) {
   Stream s = stream_from_py(stream_obj, b.device());
   std::uint64_t address = 0;
   if (device_pointer_from_py(src, &address)) {
@@ -184,8 +185,9 @@ void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t off
   }
   HostView host(src, false);
   if (!host.ok)
-    throw TypeError("Buffer.copy_from: the source must be a Buffer, a device array (__cuda_array_interface__ / "
-                    "DLPack) or a contiguous host buffer (bytes, bytearray, NumPy array)");
+    throw TypeError(
+        "Buffer.copy_from: the source must be a Buffer, a device array (__cuda_array_interface__ / "
+        "DLPack) or a contiguous host buffer (bytes, bytearray, NumPy array)");
   std::size_t n = checked_size(static_cast<std::size_t>(host.view.len), b, offset, "copy_from");
   nb::gil_scoped_release release;
   b.copy_from_host(host.view.buf, n, s, offset);
@@ -194,7 +196,8 @@ void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t off
 nb::object copy_to(const Buffer& b, nb::handle dst, nb::handle stream_obj, std::size_t offset) {
   Stream s = stream_from_py(stream_obj, b.device());
   if (dst.is_none()) {
-    nb::bytes out = nb::steal<nb::bytes>(PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(b.size() - std::min(offset, b.size()))));
+    nb::bytes out = nb::steal<nb::bytes>(
+        PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(b.size() - std::min(offset, b.size()))));
     char* p = PyBytes_AsString(out.ptr());
     std::size_t n = checked_size(b.size() - std::min(offset, b.size()), b, offset, "copy_to");
     nb::gil_scoped_release release;
@@ -210,12 +213,14 @@ nb::object copy_to(const Buffer& b, nb::handle dst, nb::handle stream_obj, std::
     return nb::borrow(dst);
   }
   if (device_pointer_from_py(dst, &address))
-    throw TypeError("Buffer.copy_to: copy into a foreign device array with its own library, or wrap the "
-                    "destination as a cupric Buffer");
+    throw TypeError(
+        "Buffer.copy_to: copy into a foreign device array with its own library, or wrap the "
+        "destination as a cupric Buffer");
   HostView host(dst, true);
   if (!host.ok)
-    throw TypeError("Buffer.copy_to: the destination must be None (returns bytes), a Buffer, or a writable "
-                    "contiguous host buffer (bytearray, NumPy array)");
+    throw TypeError(
+        "Buffer.copy_to: the destination must be None (returns bytes), a Buffer, or a writable "
+        "contiguous host buffer (bytearray, NumPy array)");
   std::size_t n = checked_size(static_cast<std::size_t>(host.view.len), b, offset, "copy_to");
   {
     nb::gil_scoped_release release;
@@ -290,18 +295,23 @@ void bind_cuda_memory(nb::module_& m) {
       .def("stats", [](const MemoryPool& p) { return stats_dict(p.stats()); })
       .def("free_all_blocks", &MemoryPool::free_all_blocks, nb::call_guard<nb::gil_scoped_release>(),
            "Gives every cached block back to the driver and trims its pool (synchronises the device).");
-  m.def("memory_pool", [](std::optional<int> d) -> MemoryPool& {
-    return MemoryPool::for_device(d ? *d : Device::current().index());
-  }, nb::arg("device") = nb::none(), nb::rv_policy::reference);
+  m.def(
+      "memory_pool",
+      [](std::optional<int> d) -> MemoryPool& { return MemoryPool::for_device(d ? *d : Device::current().index()); },
+      nb::arg("device") = nb::none(), nb::rv_policy::reference);
   m.def("pinned_memory_stats", [] { return stats_dict(PinnedPool::global().stats()); });
   m.def("free_pinned_blocks", [] { PinnedPool::global().free_all_blocks(); });
-  m.def("memory_info", [](std::optional<int> d) { return Device(d ? *d : Device::current().index()).memory_info(); },
-        nb::arg("device") = nb::none(), "(free, total) bytes of device memory.");
+  m.def(
+      "memory_info", [](std::optional<int> d) { return Device(d ? *d : Device::current().index()).memory_info(); },
+      nb::arg("device") = nb::none(), "(free, total) bytes of device memory.");
 
   nb::class_<Buffer>(m, "Buffer", "Owning memory (device, pinned host or managed), freed in stream order.")
-      .def_static("allocate", [](std::size_t nbytes, nb::handle stream, const std::string& kind, std::optional<int> device) {
-        return Buffer::allocate(nbytes, stream_from_py(stream, device ? *device : -1), kind_from_name(kind));
-      }, nb::arg("nbytes"), nb::arg("stream") = nb::none(), nb::arg("kind") = "device", nb::arg("device") = nb::none())
+      .def_static(
+          "allocate",
+          [](std::size_t nbytes, nb::handle stream, const std::string& kind, std::optional<int> device) {
+            return Buffer::allocate(nbytes, stream_from_py(stream, device ? *device : -1), kind_from_name(kind));
+          },
+          nb::arg("nbytes"), nb::arg("stream") = nb::none(), nb::arg("kind") = "device", nb::arg("device") = nb::none())
       .def_prop_ro("ptr", &Buffer::ptr)
       .def_prop_ro("size", &Buffer::size)
       .def_prop_ro("device", &Buffer::device)
@@ -315,19 +325,26 @@ void bind_cuda_memory(nb::module_& m) {
            "Copies a host buffer, a Buffer or a device array into this buffer at byte `offset`.")
       .def("copy_to", &copy_to, nb::arg("dst") = nb::none(), nb::arg("stream") = nb::none(), nb::arg("offset") = 0)
       .def("fill", &fill, nb::arg("value"), nb::arg("stream") = nb::none())
-      .def("close", [](Buffer& b, nb::handle stream) {
-        if (stream.is_none()) return b.close();
-        Stream s = stream_from_py(stream, b.device());
-        b.close(&s);
-      }, nb::arg("stream") = nb::none())
-      .def("__dlpack__", [](std::shared_ptr<Buffer> b, nb::handle stream, nb::handle, nb::handle, nb::handle) {
-        return dlpack_export(b, stream);
-      }, nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(),
-         nb::arg("copy") = nb::none())
-      .def("__dlpack_device__", [](const Buffer& b) {
-        auto [type, id] = dlpack_device(b);
-        return nb::make_tuple(type, id);
-      })
+      .def(
+          "close",
+          [](Buffer& b, nb::handle stream) {
+            if (stream.is_none()) return b.close();
+            Stream s = stream_from_py(stream, b.device());
+            b.close(&s);
+          },
+          nb::arg("stream") = nb::none())
+      .def(
+          "__dlpack__",
+          [](std::shared_ptr<Buffer> b, nb::handle stream, nb::handle, nb::handle, nb::handle) {
+            return dlpack_export(b, stream);
+          },
+          nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(),
+          nb::arg("copy") = nb::none())
+      .def("__dlpack_device__",
+           [](const Buffer& b) {
+             auto [type, id] = dlpack_device(b);
+             return nb::make_tuple(type, id);
+           })
       .def_prop_ro("__cuda_array_interface__", &cuda_array_interface)
       .def("__repr__", [](const Buffer& b) {
         return cat("<cupric.cuda.Buffer ", kind_name(b.kind()), " ", b.size(), " bytes at 0x", std::hex, b.ptr(),

@@ -6,8 +6,6 @@ namespace cupric::py {
 
 void bind_cuda(nb::module_& m);  // bind_cuda.cpp: the cupric.cuda runtime
 
-void bind_extensions(nb::module_& m) {
-  bind_cuda(m);
-}
+void bind_extensions(nb::module_& m) { bind_cuda(m); }
 
 }  // namespace cupric::py

@@ -63,8 +63,8 @@ void ArgPacker::add_int(std::int64_t v) {
   std::uint32_t e = expected_size();
   auto fits = [&](std::int64_t lo, std::int64_t hi) {
     if (v < lo || v > hi)
-      throw OverflowError(cat("argument ", count_, " of kernel '", kernel_name_, "': ", v, " does not fit the ", e,
-                              "-byte parameter"));
+      throw OverflowError(
+          cat("argument ", count_, " of kernel '", kernel_name_, "': ", v, " does not fit the ", e, "-byte parameter"));
   };
   switch (e) {
     case 0:
@@ -99,8 +99,8 @@ void ArgPacker::add_uint(std::uint64_t v) {
     return add_int(static_cast<std::int64_t>(v));
   std::uint32_t e = expected_size();
   if (e != 0 && e != 8)
-    throw OverflowError(cat("argument ", count_, " of kernel '", kernel_name_, "': ", v, " does not fit the ", e,
-                            "-byte parameter"));
+    throw OverflowError(
+        cat("argument ", count_, " of kernel '", kernel_name_, "': ", v, " does not fit the ", e, "-byte parameter"));
   std::memcpy(slot(8, 8), &v, 8);
 }
 
@@ -144,8 +144,8 @@ void ArgPacker::finish() const {
     std::string sizes;
     for (auto s : *param_sizes_) sizes += cat(sizes.empty() ? "" : ", ", s);
     throw TypeError(cat("kernel '", kernel_name_, "' takes ", param_sizes_->size(), " argument",
-                        param_sizes_->size() == 1 ? "" : "s", " (of ", sizes.empty() ? "no" : sizes,
-                        " bytes), got ", count_));
+                        param_sizes_->size() == 1 ? "" : "s", " (of ", sizes.empty() ? "no" : sizes, " bytes), got ",
+                        count_));
   }
 }
 

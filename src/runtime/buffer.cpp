@@ -32,8 +32,8 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t nbytes, const Stream& strea
     if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
       std::size_t free = 0, total = 0;
       driver().MemGetInfo(&free, &total);
-      throw OutOfMemoryError(cat("out of memory: could not allocate ", nbytes, " bytes of managed memory (",
-                                 free, " bytes free on device ", stream.device(), ")"),
+      throw OutOfMemoryError(cat("out of memory: could not allocate ", nbytes, " bytes of managed memory (", free,
+                                 " bytes free on device ", stream.device(), ")"),
                              "cuMemAllocManaged", nbytes, free);
     }
     check(rc, "cuMemAllocManaged");
@@ -73,8 +73,8 @@ void Buffer::close(const Stream* stream) {
 void Buffer::check_open(const char* what, std::size_t offset, std::size_t nbytes) const {
   if (closed_) throw ValueError(cat("Buffer.", what, ": the buffer was closed"));
   if (offset > size_ || nbytes > size_ - offset)
-    throw ValueError(cat("Buffer.", what, ": ", nbytes, " bytes at offset ", offset, " do not fit a buffer of ",
-                         size_, " bytes"));
+    throw ValueError(
+        cat("Buffer.", what, ": ", nbytes, " bytes at offset ", offset, " do not fit a buffer of ", size_, " bytes"));
 }
 
 void Buffer::copy_from_host(const void* src, std::size_t nbytes, const Stream& stream, std::size_t offset) {

@@ -82,7 +82,8 @@ DeviceProperties query_properties(CUdevice dev) {
   p.max_blocks_per_multiprocessor = attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, dev);
   p.max_registers_per_block = attr(d, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, dev);
   p.max_registers_per_multiprocessor = attr(d, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, dev);
-  p.max_block_dim = {attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, dev), attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, dev),
+  p.max_block_dim = {attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, dev),
+                     attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, dev),
                      attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, dev)};
   p.max_grid_dim = {attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, dev), attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, dev),
                     attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, dev)};

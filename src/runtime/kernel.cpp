@@ -96,8 +96,9 @@ void Kernel::set_max_dynamic_shared_memory(int bytes) const {
   Device dev(device());
   int limit = dev.properties().max_shared_memory_per_block_optin - static_shared_memory();
   if (bytes < 0 || bytes > limit)
-    throw ValueError(cat("kernel '", name(), "': ", bytes, " bytes of dynamic shared memory exceed the device's limit of ",
-                         limit, " (", dev.properties().max_shared_memory_per_block_optin, " opt-in per block minus ",
+    throw ValueError(cat("kernel '", name(), "': ", bytes,
+                         " bytes of dynamic shared memory exceed the device's limit of ", limit, " (",
+                         dev.properties().max_shared_memory_per_block_optin, " opt-in per block minus ",
                          static_shared_memory(), " static)"));
   set_attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
 }
@@ -143,8 +144,8 @@ CUresult launch_extended(CUstream stream, const LaunchConfig& c, const Kernel& k
     attrs[n].value.clusterDim.y = c.cluster[1];
     attrs[n++].value.clusterDim.z = c.cluster[2];
   }
-  CUlaunchConfig config{c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2],
-                        c.shared_memory, stream, attrs, n};
+  CUlaunchConfig config{c.grid[0],  c.grid[1],       c.grid[2], c.block[0], c.block[1],
+                        c.block[2], c.shared_memory, stream,    attrs,      n};
   *op = "cuLaunchKernelEx";
   return d.LaunchKernelEx(&config, k.function(), params, nullptr);
 }

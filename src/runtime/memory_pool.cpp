@@ -82,8 +82,7 @@ void MemoryPool::driver_free(CUdeviceptr ptr, CUstream stream) {
     d.MemFree(ptr);
 }
 
-CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::size_t* block_size,
-                                 bool* graph_owned) {
+CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::size_t* block_size, bool* graph_owned) {
   std::size_t size = round_size(nbytes);
   *block_size = size;
   *graph_owned = stream.state()->capturing;
@@ -209,7 +208,7 @@ void* PinnedPool::allocate(std::size_t nbytes, std::size_t* block_size) {
     std::lock_guard lock(mutex_);
     ++stats_.allocations;
     auto& bucket = free_[size];
-    for (std::size_t i = bucket.size(); i-- > 0;) {  // most recently freed first: warm in the caches
+    for (std::size_t i = bucket.size(); i-- > 0;) {                 // most recently freed first: warm in the caches
       if (d.EventQuery(bucket[i].ready) != CUDA_SUCCESS) continue;  // still in use by queued copies
       void* p = bucket[i].ptr;
       d.EventDestroy(bucket[i].ready);

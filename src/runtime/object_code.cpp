@@ -102,7 +102,8 @@ Kernel ObjectCode::get_kernel(const std::string& name, int device) const {
 
 // --- nvJitLink ------------------------------------------------------------------------------
 
-Linker::Linker(std::string arch, std::vector<std::string> options) : arch_(std::move(arch)), options_(std::move(options)) {
+Linker::Linker(std::string arch, std::vector<std::string> options)
+    : arch_(std::move(arch)), options_(std::move(options)) {
   parse_arch(arch_);
 }
 
@@ -138,7 +139,8 @@ ObjectCode Linker::link(CodeKind target) const {
   for (const auto& o : opts) argv.push_back(o.c_str());
   nvJitLinkHandle h = nullptr;
   nvJitLinkResult rc = api.Create(&h, static_cast<unsigned>(argv.size()), argv.data());
-  if (rc != NVJITLINK_SUCCESS) throw CompileError(cat("nvJitLinkCreate failed (", rc, ")"), rc, "NVJITLINK_ERROR", "nvJitLinkCreate", "");
+  if (rc != NVJITLINK_SUCCESS)
+    throw CompileError(cat("nvJitLinkCreate failed (", rc, ")"), rc, "NVJITLINK_ERROR", "nvJitLinkCreate", "");
   struct Guard {
     const NvJitLinkApi& api;
     nvJitLinkHandle& h;
@@ -146,8 +148,9 @@ ObjectCode Linker::link(CodeKind target) const {
   } guard{api, h};
   auto fail = [&](nvJitLinkResult code, const char* op) {
     std::string log = link_log(api, h, true);
-    throw CompileError(cat("nvJitLink could not link for ", opts[0].substr(6), " (", op, " returned ", code, ")\n", log),
-                       code, cat("NVJITLINK_ERROR_", code), op, log);
+    throw CompileError(
+        cat("nvJitLink could not link for ", opts[0].substr(6), " (", op, " returned ", code, ")\n", log), code,
+        cat("NVJITLINK_ERROR_", code), op, log);
   };
   for (const auto& in : inputs_) {
     nvJitLinkInputType type = in.kind() == CodeKind::ptx     ? NVJITLINK_INPUT_PTX

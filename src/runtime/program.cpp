@@ -138,7 +138,9 @@ void nvrtc_check(const NvrtcApi& api, nvrtcResult rc, const char* operation) {
 }
 
 std::string output(const NvrtcApi& api, nvrtcProgram prog, CodeKind target) {
-  auto size_fn = target == CodeKind::ptx ? api.GetPTXSize : target == CodeKind::cubin ? api.GetCUBINSize : api.GetLTOIRSize;
+  auto size_fn = target == CodeKind::ptx     ? api.GetPTXSize
+                 : target == CodeKind::cubin ? api.GetCUBINSize
+                                             : api.GetLTOIRSize;
   auto get_fn = target == CodeKind::ptx ? api.GetPTX : target == CodeKind::cubin ? api.GetCUBIN : api.GetLTOIR;
   if (!size_fn || !get_fn) throw NotImplementedError("this NVRTC cannot emit LTO-IR (needs CUDA 12.0 or newer)");
   std::size_t n = 0;
@@ -169,8 +171,7 @@ std::string Program::cache_key(CodeKind target, const std::vector<std::string>& 
   std::string args, names;
   for (const auto& a : nvrtc_arguments(options_, target, resolved_arch())) args += a + '\0';
   for (const auto& n : name_expressions) names += n + '\0';
-  return CompileCache::make_key(
-      {"cupric-nvrtc-1", nvrtc_version, code_kind_name(target), name_, args, names, source_});
+  return CompileCache::make_key({"cupric-nvrtc-1", nvrtc_version, code_kind_name(target), name_, args, names, source_});
 }
 
 ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& name_expressions, bool use_cache) const {
@@ -190,7 +191,8 @@ ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& nam
   ProgramHandle h{api};
   nvrtc_check(api, api.CreateProgram(&h.prog, source_.c_str(), name_.c_str(), 0, nullptr, nullptr),
               "nvrtcCreateProgram");
-  for (const auto& n : name_expressions) nvrtc_check(api, api.AddNameExpression(h.prog, n.c_str()), "nvrtcAddNameExpression");
+  for (const auto& n : name_expressions)
+    nvrtc_check(api, api.AddNameExpression(h.prog, n.c_str()), "nvrtcAddNameExpression");
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   nvrtcResult rc = api.CompileProgram(h.prog, static_cast<int>(argv.size()), argv.data());
@@ -199,9 +201,9 @@ ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& nam
     std::string name = nvrtc_error(api, rc);
     std::string flags;
     for (const auto& a : args) flags += " " + a;
-    throw CompileError(cat("NVRTC could not compile '", name_, "' for ", arch, " (", name, "); options:", flags,
-                           "\n", log),
-                       rc, name, "nvrtcCompileProgram", log);
+    throw CompileError(
+        cat("NVRTC could not compile '", name_, "' for ", arch, " (", name, "); options:", flags, "\n", log), rc, name,
+        "nvrtcCompileProgram", log);
   }
   std::map<std::string, std::string> lowered;
   for (const auto& n : name_expressions) {

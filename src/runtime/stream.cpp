@@ -273,7 +273,8 @@ std::size_t Graph::num_nodes() const {
 GraphExec Graph::instantiate(bool auto_free_on_launch) const {
   Device(device()).activate();
   CUgraphExec exec = nullptr;
-  check(driver().GraphInstantiateWithFlags(&exec, handle(), auto_free_on_launch ? kGraphInstantiateFlagAutoFreeOnLaunch : 0),
+  check(driver().GraphInstantiateWithFlags(&exec, handle(),
+                                           auto_free_on_launch ? kGraphInstantiateFlagAutoFreeOnLaunch : 0),
         "cuGraphInstantiateWithFlags");
   return GraphExec(exec, device());
 }

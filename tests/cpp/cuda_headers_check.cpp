@@ -30,17 +30,17 @@ constexpr bool same_shape() {
 }
 }  // namespace
 
-#define CHECK_ENTRY(member, symbol, required, ret, params)                                        \
+#define CHECK_ENTRY(member, symbol, required, ret, params)                                    \
   static_assert(same_shape<decltype(&::symbol), decltype(cupric::cuda::DriverApi::member)>(), \
                 #symbol " differs from cuda.h");
 CUPRIC_CUDA_DRIVER_FUNCTIONS(CHECK_ENTRY)
 #undef CHECK_ENTRY
-#define CHECK_ENTRY(member, symbol, required, ret, params)                                       \
+#define CHECK_ENTRY(member, symbol, required, ret, params)                                   \
   static_assert(same_shape<decltype(&::symbol), decltype(cupric::cuda::NvrtcApi::member)>(), \
                 #symbol " differs from nvrtc.h");
 CUPRIC_NVRTC_FUNCTIONS(CHECK_ENTRY)
 #undef CHECK_ENTRY
-#define CHECK_ENTRY(member, symbol, required, ret, params)                                           \
+#define CHECK_ENTRY(member, symbol, required, ret, params)                                       \
   static_assert(same_shape<decltype(&::symbol), decltype(cupric::cuda::NvJitLinkApi::member)>(), \
                 #symbol " differs from nvJitLink.h");
 CUPRIC_NVJITLINK_FUNCTIONS(CHECK_ENTRY)

@@ -38,14 +38,15 @@ TEST(Sha256, KnownVectors) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST(CompileCache, KeysSeparateParts) {
   EXPECT_NE(CompileCache::make_key({"ab", "c"}), CompileCache::make_key({"a", "bc"}));
-  EXPECT_EQ(CompileCache::make_key({"src", "-arch=sm_90", "13.0"}), CompileCache::make_key({"src", "-arch=sm_90", "13.0"}));
-  EXPECT_NE(CompileCache::make_key({"src", "-arch=sm_90", "13.0"}), CompileCache::make_key({"src", "-arch=sm_90", "13.1"}));
+  EXPECT_EQ(CompileCache::make_key({"src", "-arch=sm_90", "13.0"}),
+            CompileCache::make_key({"src", "-arch=sm_90", "13.0"}));
+  EXPECT_NE(CompileCache::make_key({"src", "-arch=sm_90", "13.0"}),
+            CompileCache::make_key({"src", "-arch=sm_90", "13.1"}));
   EXPECT_EQ(CompileCache::make_key({"x"}).size(), 64u);
 }
 
@@ -74,7 +75,7 @@ TEST(CompileCache, DiskTierSurvivesANewCache) {
   EXPECT_EQ(*v, std::string("\0binary\xff", 8));
   EXPECT_EQ(reader.stats().disk_hits, 1u);
   reader.get(key);
-  EXPECT_EQ(reader.stats().memory_hits, 1u);  // promoted to memory
+  EXPECT_EQ(reader.stats().memory_hits, 1u);                                      // promoted to memory
   for (const auto& p : entries(dir.path)) EXPECT_EQ(p.extension(), ".bin") << p;  // no temporary files left
 }
 

@@ -175,80 +175,80 @@ struct CUlaunchConfig {
 
 // X(member, symbol, required, return type, parameter list). `symbol` is the versioned name that
 // cuda.h's macros resolve to (cuMemAlloc -> cuMemAlloc_v2); optional entries may be null.
-#define CUPRIC_CUDA_DRIVER_FUNCTIONS(X)                                                            \
-  X(GetErrorName, cuGetErrorName, true, CUresult, (CUresult, const char**))                        \
-  X(GetErrorString, cuGetErrorString, true, CUresult, (CUresult, const char**))                    \
-  X(Init, cuInit, true, CUresult, (unsigned int))                                                  \
-  X(DriverGetVersion, cuDriverGetVersion, true, CUresult, (int*))                                  \
-  X(DeviceGetCount, cuDeviceGetCount, true, CUresult, (int*))                                      \
-  X(DeviceGet, cuDeviceGet, true, CUresult, (CUdevice*, int))                                      \
-  X(DeviceGetName, cuDeviceGetName, true, CUresult, (char*, int, CUdevice))                        \
-  X(DeviceGetAttribute, cuDeviceGetAttribute, true, CUresult, (int*, CUdevice_attribute, CUdevice)) \
-  X(DeviceTotalMem, cuDeviceTotalMem_v2, true, CUresult, (std::size_t*, CUdevice))                 \
-  X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, true, CUresult, (char*, int, CUdevice))                \
-  X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, true, CUresult, (CUcontext*, CUdevice))      \
-  X(CtxSetCurrent, cuCtxSetCurrent, true, CUresult, (CUcontext))                                   \
-  X(CtxGetCurrent, cuCtxGetCurrent, true, CUresult, (CUcontext*))                                  \
-  X(CtxGetDevice, cuCtxGetDevice, true, CUresult, (CUdevice*))                                     \
-  X(CtxSynchronize, cuCtxSynchronize, true, CUresult, ())                                          \
-  X(CtxGetStreamPriorityRange, cuCtxGetStreamPriorityRange, true, CUresult, (int*, int*))          \
-  X(MemGetInfo, cuMemGetInfo_v2, true, CUresult, (std::size_t*, std::size_t*))                     \
-  X(StreamCreateWithPriority, cuStreamCreateWithPriority, true, CUresult, (CUstream*, unsigned int, int)) \
-  X(StreamDestroy, cuStreamDestroy_v2, true, CUresult, (CUstream))                                 \
-  X(StreamSynchronize, cuStreamSynchronize, true, CUresult, (CUstream))                            \
-  X(StreamQuery, cuStreamQuery, true, CUresult, (CUstream))                                        \
-  X(StreamWaitEvent, cuStreamWaitEvent, true, CUresult, (CUstream, CUevent, unsigned int))         \
-  X(StreamGetPriority, cuStreamGetPriority, true, CUresult, (CUstream, int*))                       \
-  X(StreamGetFlags, cuStreamGetFlags, true, CUresult, (CUstream, unsigned int*))                   \
-  X(StreamGetCtx, cuStreamGetCtx, true, CUresult, (CUstream, CUcontext*))                          \
-  X(StreamBeginCapture, cuStreamBeginCapture_v2, true, CUresult, (CUstream, CUstreamCaptureMode))  \
-  X(StreamEndCapture, cuStreamEndCapture, true, CUresult, (CUstream, CUgraph*))                    \
-  X(StreamIsCapturing, cuStreamIsCapturing, true, CUresult, (CUstream, CUstreamCaptureStatus*))    \
-  X(EventCreate, cuEventCreate, true, CUresult, (CUevent*, unsigned int))                          \
-  X(EventDestroy, cuEventDestroy_v2, true, CUresult, (CUevent))                                    \
-  X(EventRecord, cuEventRecord, true, CUresult, (CUevent, CUstream))                               \
-  X(EventSynchronize, cuEventSynchronize, true, CUresult, (CUevent))                               \
-  X(EventQuery, cuEventQuery, true, CUresult, (CUevent))                                           \
-  X(EventElapsedTime, cuEventElapsedTime_v2, false, CUresult, (float*, CUevent, CUevent))          \
-  X(MemAlloc, cuMemAlloc_v2, true, CUresult, (CUdeviceptr*, std::size_t))                          \
-  X(MemFree, cuMemFree_v2, true, CUresult, (CUdeviceptr))                                          \
-  X(MemAllocAsync, cuMemAllocAsync, false, CUresult, (CUdeviceptr*, std::size_t, CUstream))        \
-  X(MemFreeAsync, cuMemFreeAsync, false, CUresult, (CUdeviceptr, CUstream))                        \
-  X(MemHostAlloc, cuMemHostAlloc, true, CUresult, (void**, std::size_t, unsigned int))             \
-  X(MemFreeHost, cuMemFreeHost, true, CUresult, (void*))                                           \
-  X(MemAllocManaged, cuMemAllocManaged, true, CUresult, (CUdeviceptr*, std::size_t, unsigned int)) \
-  X(MemcpyAsync, cuMemcpyAsync, true, CUresult, (CUdeviceptr, CUdeviceptr, std::size_t, CUstream)) \
-  X(MemcpyHtoDAsync, cuMemcpyHtoDAsync_v2, true, CUresult, (CUdeviceptr, const void*, std::size_t, CUstream)) \
-  X(MemcpyDtoHAsync, cuMemcpyDtoHAsync_v2, true, CUresult, (void*, CUdeviceptr, std::size_t, CUstream)) \
-  X(MemsetD8Async, cuMemsetD8Async, true, CUresult, (CUdeviceptr, unsigned char, std::size_t, CUstream)) \
-  X(MemsetD16Async, cuMemsetD16Async, true, CUresult, (CUdeviceptr, unsigned short, std::size_t, CUstream)) \
-  X(MemsetD32Async, cuMemsetD32Async, true, CUresult, (CUdeviceptr, unsigned int, std::size_t, CUstream)) \
-  X(PointerGetAttribute, cuPointerGetAttribute, true, CUresult, (void*, CUpointer_attribute, CUdeviceptr)) \
-  X(DeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, false, CUresult, (CUmemoryPool*, CUdevice)) \
-  X(MemPoolSetAttribute, cuMemPoolSetAttribute, false, CUresult, (CUmemoryPool, CUmemPool_attribute, void*)) \
-  X(MemPoolGetAttribute, cuMemPoolGetAttribute, false, CUresult, (CUmemoryPool, CUmemPool_attribute, void*)) \
-  X(MemPoolTrimTo, cuMemPoolTrimTo, false, CUresult, (CUmemoryPool, std::size_t))                 \
-  X(ModuleLoadData, cuModuleLoadData, true, CUresult, (CUmodule*, const void*))                    \
-  X(ModuleUnload, cuModuleUnload, true, CUresult, (CUmodule))                                      \
-  X(ModuleGetFunction, cuModuleGetFunction, true, CUresult, (CUfunction*, CUmodule, const char*))  \
-  X(FuncGetAttribute, cuFuncGetAttribute, true, CUresult, (int*, CUfunction_attribute, CUfunction)) \
-  X(FuncSetAttribute, cuFuncSetAttribute, true, CUresult, (CUfunction, CUfunction_attribute, int)) \
-  X(FuncGetParamInfo, cuFuncGetParamInfo, false, CUresult, (CUfunction, std::size_t, std::size_t*, std::size_t*)) \
-  X(LaunchKernel, cuLaunchKernel, true, CUresult,                                                  \
-    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
-     unsigned int, CUstream, void**, void**))                                                      \
-  X(LaunchKernelEx, cuLaunchKernelEx, false, CUresult, (const CUlaunchConfig*, CUfunction, void**, void**)) \
-  X(LaunchCooperativeKernel, cuLaunchCooperativeKernel, true, CUresult,                            \
-    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
-     unsigned int, CUstream, void**))                                                              \
-  X(OccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxActiveBlocksPerMultiprocessor, true,  \
-    CUresult, (int*, CUfunction, int, std::size_t))                                                \
-  X(GraphInstantiateWithFlags, cuGraphInstantiateWithFlags, true, CUresult,                        \
-    (CUgraphExec*, CUgraph, unsigned long long))                                                   \
-  X(GraphLaunch, cuGraphLaunch, true, CUresult, (CUgraphExec, CUstream))                           \
-  X(GraphUpload, cuGraphUpload, true, CUresult, (CUgraphExec, CUstream))                           \
-  X(GraphDestroy, cuGraphDestroy, true, CUresult, (CUgraph))                                       \
-  X(GraphExecDestroy, cuGraphExecDestroy, true, CUresult, (CUgraphExec))                           \
+#define CUPRIC_CUDA_DRIVER_FUNCTIONS(X)                                                                            \
+  X(GetErrorName, cuGetErrorName, true, CUresult, (CUresult, const char**))                                        \
+  X(GetErrorString, cuGetErrorString, true, CUresult, (CUresult, const char**))                                    \
+  X(Init, cuInit, true, CUresult, (unsigned int))                                                                  \
+  X(DriverGetVersion, cuDriverGetVersion, true, CUresult, (int*))                                                  \
+  X(DeviceGetCount, cuDeviceGetCount, true, CUresult, (int*))                                                      \
+  X(DeviceGet, cuDeviceGet, true, CUresult, (CUdevice*, int))                                                      \
+  X(DeviceGetName, cuDeviceGetName, true, CUresult, (char*, int, CUdevice))                                        \
+  X(DeviceGetAttribute, cuDeviceGetAttribute, true, CUresult, (int*, CUdevice_attribute, CUdevice))                \
+  X(DeviceTotalMem, cuDeviceTotalMem_v2, true, CUresult, (std::size_t*, CUdevice))                                 \
+  X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, true, CUresult, (char*, int, CUdevice))                                \
+  X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, true, CUresult, (CUcontext*, CUdevice))                      \
+  X(CtxSetCurrent, cuCtxSetCurrent, true, CUresult, (CUcontext))                                                   \
+  X(CtxGetCurrent, cuCtxGetCurrent, true, CUresult, (CUcontext*))                                                  \
+  X(CtxGetDevice, cuCtxGetDevice, true, CUresult, (CUdevice*))                                                     \
+  X(CtxSynchronize, cuCtxSynchronize, true, CUresult, ())                                                          \
+  X(CtxGetStreamPriorityRange, cuCtxGetStreamPriorityRange, true, CUresult, (int*, int*))                          \
+  X(MemGetInfo, cuMemGetInfo_v2, true, CUresult, (std::size_t*, std::size_t*))                                     \
+  X(StreamCreateWithPriority, cuStreamCreateWithPriority, true, CUresult, (CUstream*, unsigned int, int))          \
+  X(StreamDestroy, cuStreamDestroy_v2, true, CUresult, (CUstream))                                                 \
+  X(StreamSynchronize, cuStreamSynchronize, true, CUresult, (CUstream))                                            \
+  X(StreamQuery, cuStreamQuery, true, CUresult, (CUstream))                                                        \
+  X(StreamWaitEvent, cuStreamWaitEvent, true, CUresult, (CUstream, CUevent, unsigned int))                         \
+  X(StreamGetPriority, cuStreamGetPriority, true, CUresult, (CUstream, int*))                                      \
+  X(StreamGetFlags, cuStreamGetFlags, true, CUresult, (CUstream, unsigned int*))                                   \
+  X(StreamGetCtx, cuStreamGetCtx, true, CUresult, (CUstream, CUcontext*))                                          \
+  X(StreamBeginCapture, cuStreamBeginCapture_v2, true, CUresult, (CUstream, CUstreamCaptureMode))                  \
+  X(StreamEndCapture, cuStreamEndCapture, true, CUresult, (CUstream, CUgraph*))                                    \
+  X(StreamIsCapturing, cuStreamIsCapturing, true, CUresult, (CUstream, CUstreamCaptureStatus*))                    \
+  X(EventCreate, cuEventCreate, true, CUresult, (CUevent*, unsigned int))                                          \
+  X(EventDestroy, cuEventDestroy_v2, true, CUresult, (CUevent))                                                    \
+  X(EventRecord, cuEventRecord, true, CUresult, (CUevent, CUstream))                                               \
+  X(EventSynchronize, cuEventSynchronize, true, CUresult, (CUevent))                                               \
+  X(EventQuery, cuEventQuery, true, CUresult, (CUevent))                                                           \
+  X(EventElapsedTime, cuEventElapsedTime_v2, false, CUresult, (float*, CUevent, CUevent))                          \
+  X(MemAlloc, cuMemAlloc_v2, true, CUresult, (CUdeviceptr*, std::size_t))                                          \
+  X(MemFree, cuMemFree_v2, true, CUresult, (CUdeviceptr))                                                          \
+  X(MemAllocAsync, cuMemAllocAsync, false, CUresult, (CUdeviceptr*, std::size_t, CUstream))                        \
+  X(MemFreeAsync, cuMemFreeAsync, false, CUresult, (CUdeviceptr, CUstream))                                        \
+  X(MemHostAlloc, cuMemHostAlloc, true, CUresult, (void**, std::size_t, unsigned int))                             \
+  X(MemFreeHost, cuMemFreeHost, true, CUresult, (void*))                                                           \
+  X(MemAllocManaged, cuMemAllocManaged, true, CUresult, (CUdeviceptr*, std::size_t, unsigned int))                 \
+  X(MemcpyAsync, cuMemcpyAsync, true, CUresult, (CUdeviceptr, CUdeviceptr, std::size_t, CUstream))                 \
+  X(MemcpyHtoDAsync, cuMemcpyHtoDAsync_v2, true, CUresult, (CUdeviceptr, const void*, std::size_t, CUstream))      \
+  X(MemcpyDtoHAsync, cuMemcpyDtoHAsync_v2, true, CUresult, (void*, CUdeviceptr, std::size_t, CUstream))            \
+  X(MemsetD8Async, cuMemsetD8Async, true, CUresult, (CUdeviceptr, unsigned char, std::size_t, CUstream))           \
+  X(MemsetD16Async, cuMemsetD16Async, true, CUresult, (CUdeviceptr, unsigned short, std::size_t, CUstream))        \
+  X(MemsetD32Async, cuMemsetD32Async, true, CUresult, (CUdeviceptr, unsigned int, std::size_t, CUstream))          \
+  X(PointerGetAttribute, cuPointerGetAttribute, true, CUresult, (void*, CUpointer_attribute, CUdeviceptr))         \
+  X(DeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, false, CUresult, (CUmemoryPool*, CUdevice))                \
+  X(MemPoolSetAttribute, cuMemPoolSetAttribute, false, CUresult, (CUmemoryPool, CUmemPool_attribute, void*))       \
+  X(MemPoolGetAttribute, cuMemPoolGetAttribute, false, CUresult, (CUmemoryPool, CUmemPool_attribute, void*))       \
+  X(MemPoolTrimTo, cuMemPoolTrimTo, false, CUresult, (CUmemoryPool, std::size_t))                                  \
+  X(ModuleLoadData, cuModuleLoadData, true, CUresult, (CUmodule*, const void*))                                    \
+  X(ModuleUnload, cuModuleUnload, true, CUresult, (CUmodule))                                                      \
+  X(ModuleGetFunction, cuModuleGetFunction, true, CUresult, (CUfunction*, CUmodule, const char*))                  \
+  X(FuncGetAttribute, cuFuncGetAttribute, true, CUresult, (int*, CUfunction_attribute, CUfunction))                \
+  X(FuncSetAttribute, cuFuncSetAttribute, true, CUresult, (CUfunction, CUfunction_attribute, int))                 \
+  X(FuncGetParamInfo, cuFuncGetParamInfo, false, CUresult, (CUfunction, std::size_t, std::size_t*, std::size_t*))  \
+  X(LaunchKernel, cuLaunchKernel, true, CUresult,                                                                  \
+    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
+     CUstream, void**, void**))                                                                                    \
+  X(LaunchKernelEx, cuLaunchKernelEx, false, CUresult, (const CUlaunchConfig*, CUfunction, void**, void**))        \
+  X(LaunchCooperativeKernel, cuLaunchCooperativeKernel, true, CUresult,                                            \
+    (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
+     CUstream, void**))                                                                                            \
+  X(OccupancyMaxActiveBlocksPerMultiprocessor, cuOccupancyMaxActiveBlocksPerMultiprocessor, true, CUresult,        \
+    (int*, CUfunction, int, std::size_t))                                                                          \
+  X(GraphInstantiateWithFlags, cuGraphInstantiateWithFlags, true, CUresult,                                        \
+    (CUgraphExec*, CUgraph, unsigned long long))                                                                   \
+  X(GraphLaunch, cuGraphLaunch, true, CUresult, (CUgraphExec, CUstream))                                           \
+  X(GraphUpload, cuGraphUpload, true, CUresult, (CUgraphExec, CUstream))                                           \
+  X(GraphDestroy, cuGraphDestroy, true, CUresult, (CUgraph))                                                       \
+  X(GraphExecDestroy, cuGraphExecDestroy, true, CUresult, (CUgraphExec))                                           \
   X(GraphGetNodes, cuGraphGetNodes, true, CUresult, (CUgraph, CUgraphNode*, std::size_t*))
 
 /// Entry points of libcuda.so.1, filled by the loader. Optional ones are null on old drivers.
@@ -256,7 +256,7 @@ struct DriverApi {
 #define CUPRIC_DECLARE_ENTRY(member, symbol, required, ret, params) ret(*member) params = nullptr;
   CUPRIC_CUDA_DRIVER_FUNCTIONS(CUPRIC_DECLARE_ENTRY)
 #undef CUPRIC_DECLARE_ENTRY
-  int version = 0;   ///< cuDriverGetVersion: 13000 for CUDA 13.0
+  int version = 0;  ///< cuDriverGetVersion: 13000 for CUDA 13.0
 };
 
 }  // namespace cupric::cuda

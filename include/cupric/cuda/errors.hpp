@@ -27,16 +27,14 @@ struct CudaError : std::runtime_error {
 /// A CUDA library (the driver, NVRTC, nvJitLink) or a GPU is missing.
 struct LibraryNotFoundError : CudaError {
   LibraryNotFoundError(std::string message, std::string library)
-      : CudaError(std::move(message), -1, "LIBRARY_NOT_FOUND", "load " + library, false),
-        library(std::move(library)) {}
+      : CudaError(std::move(message), -1, "LIBRARY_NOT_FOUND", "load " + library, false), library(std::move(library)) {}
   std::string library;
 };
 
 struct OutOfMemoryError : CudaError {
-  OutOfMemoryError(std::string message, std::string operation, std::size_t requested,
-                   std::size_t free_bytes)
-      : CudaError(std::move(message), CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY",
-                  std::move(operation), false),
+  OutOfMemoryError(std::string message, std::string operation, std::size_t requested, std::size_t free_bytes)
+      : CudaError(std::move(message), CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", std::move(operation),
+                  false),
         requested(requested),
         free_bytes(free_bytes) {}
   std::size_t requested, free_bytes;
@@ -45,8 +43,7 @@ struct OutOfMemoryError : CudaError {
 /// NVRTC or nvJitLink rejected the input; `log` is the compiler's full log.
 struct CompileError : CudaError {
   CompileError(std::string message, int code, std::string name, std::string operation, std::string log)
-      : CudaError(std::move(message), code, std::move(name), std::move(operation), false),
-        log(std::move(log)) {}
+      : CudaError(std::move(message), code, std::move(name), std::move(operation), false), log(std::move(log)) {}
   std::string log;
 };
 
@@ -63,7 +60,8 @@ void set_error_context_hook(ErrorContextHook hook);
 
 /// Checks a driver call: `check(drv.StreamSynchronize(s), "cuStreamSynchronize")`.
 inline void check(CUresult code, const char* operation) {
-  if (code != CUDA_SUCCESS) [[unlikely]] throw_driver_error(code, operation);
+  if (code != CUDA_SUCCESS) [[unlikely]]
+    throw_driver_error(code, operation);
 }
 
 }  // namespace cupric::cuda

@@ -24,11 +24,11 @@ bool is_available();
 const DriverApi* loaded_driver();
 
 struct LibraryInfo {
-  std::string name;     ///< "libcuda.so.1", "libnvrtc.so.13", ...
+  std::string name;  ///< "libcuda.so.1", "libnvrtc.so.13", ...
   bool found = false;
-  std::string path;     ///< where it was loaded from
+  std::string path;  ///< where it was loaded from
   int major = 0, minor = 0;
-  std::string error;    ///< why it is missing (when !found)
+  std::string error;  ///< why it is missing (when !found)
 };
 /// Driver, NVRTC and nvJitLink: loads each (never throws) and reports versions and paths.
 std::vector<LibraryInfo> library_versions();
@@ -39,7 +39,6 @@ void set_site_packages_provider(std::function<std::vector<std::string>()> provid
 
 /// The candidate paths, in search order, for a library (exposed for tests and error messages).
 /// `wheel_subdirs` are the folders under site-packages/nvidia that may hold it.
-std::vector<std::string> library_candidates(const std::string& soname,
-                                            const std::vector<std::string>& wheel_subdirs);
+std::vector<std::string> library_candidates(const std::string& soname, const std::vector<std::string>& wheel_subdirs);
 
 }  // namespace cupric::cuda

@@ -12,24 +12,24 @@ constexpr nvrtcResult NVRTC_SUCCESS = 0;
 constexpr nvrtcResult NVRTC_ERROR_COMPILATION = 6;
 
 // X(member, symbol, required, return type, parameter list)
-#define CUPRIC_NVRTC_FUNCTIONS(X)                                                                   \
-  X(GetErrorString, nvrtcGetErrorString, true, const char*, (nvrtcResult))                         \
-  X(Version, nvrtcVersion, true, nvrtcResult, (int*, int*))                                        \
-  X(CreateProgram, nvrtcCreateProgram, true, nvrtcResult,                                          \
-    (nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*))        \
-  X(DestroyProgram, nvrtcDestroyProgram, true, nvrtcResult, (nvrtcProgram*))                       \
-  X(CompileProgram, nvrtcCompileProgram, true, nvrtcResult, (nvrtcProgram, int, const char* const*)) \
-  X(GetPTXSize, nvrtcGetPTXSize, true, nvrtcResult, (nvrtcProgram, std::size_t*))                  \
-  X(GetPTX, nvrtcGetPTX, true, nvrtcResult, (nvrtcProgram, char*))                                 \
-  X(GetCUBINSize, nvrtcGetCUBINSize, true, nvrtcResult, (nvrtcProgram, std::size_t*))              \
-  X(GetCUBIN, nvrtcGetCUBIN, true, nvrtcResult, (nvrtcProgram, char*))                             \
-  X(GetLTOIRSize, nvrtcGetLTOIRSize, false, nvrtcResult, (nvrtcProgram, std::size_t*))             \
-  X(GetLTOIR, nvrtcGetLTOIR, false, nvrtcResult, (nvrtcProgram, char*))                            \
-  X(GetProgramLogSize, nvrtcGetProgramLogSize, true, nvrtcResult, (nvrtcProgram, std::size_t*))    \
-  X(GetProgramLog, nvrtcGetProgramLog, true, nvrtcResult, (nvrtcProgram, char*))                   \
-  X(AddNameExpression, nvrtcAddNameExpression, true, nvrtcResult, (nvrtcProgram, const char*))     \
+#define CUPRIC_NVRTC_FUNCTIONS(X)                                                                      \
+  X(GetErrorString, nvrtcGetErrorString, true, const char*, (nvrtcResult))                             \
+  X(Version, nvrtcVersion, true, nvrtcResult, (int*, int*))                                            \
+  X(CreateProgram, nvrtcCreateProgram, true, nvrtcResult,                                              \
+    (nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*))            \
+  X(DestroyProgram, nvrtcDestroyProgram, true, nvrtcResult, (nvrtcProgram*))                           \
+  X(CompileProgram, nvrtcCompileProgram, true, nvrtcResult, (nvrtcProgram, int, const char* const*))   \
+  X(GetPTXSize, nvrtcGetPTXSize, true, nvrtcResult, (nvrtcProgram, std::size_t*))                      \
+  X(GetPTX, nvrtcGetPTX, true, nvrtcResult, (nvrtcProgram, char*))                                     \
+  X(GetCUBINSize, nvrtcGetCUBINSize, true, nvrtcResult, (nvrtcProgram, std::size_t*))                  \
+  X(GetCUBIN, nvrtcGetCUBIN, true, nvrtcResult, (nvrtcProgram, char*))                                 \
+  X(GetLTOIRSize, nvrtcGetLTOIRSize, false, nvrtcResult, (nvrtcProgram, std::size_t*))                 \
+  X(GetLTOIR, nvrtcGetLTOIR, false, nvrtcResult, (nvrtcProgram, char*))                                \
+  X(GetProgramLogSize, nvrtcGetProgramLogSize, true, nvrtcResult, (nvrtcProgram, std::size_t*))        \
+  X(GetProgramLog, nvrtcGetProgramLog, true, nvrtcResult, (nvrtcProgram, char*))                       \
+  X(AddNameExpression, nvrtcAddNameExpression, true, nvrtcResult, (nvrtcProgram, const char*))         \
   X(GetLoweredName, nvrtcGetLoweredName, true, nvrtcResult, (nvrtcProgram, const char*, const char**)) \
-  X(GetNumSupportedArchs, nvrtcGetNumSupportedArchs, false, nvrtcResult, (int*))                   \
+  X(GetNumSupportedArchs, nvrtcGetNumSupportedArchs, false, nvrtcResult, (int*))                       \
   X(GetSupportedArchs, nvrtcGetSupportedArchs, false, nvrtcResult, (int*))
 
 struct NvrtcApi {
@@ -55,20 +55,20 @@ enum nvJitLinkInputType : int {
 
 // nvJitLink exports versioned names (__nvJitLinkCreate_13_0); the loader falls back to the
 // 12.0 names and then the plain ones, so that an older library still loads.
-#define CUPRIC_NVJITLINK_FUNCTIONS(X)                                                               \
-  X(Create, __nvJitLinkCreate_13_0, true, nvJitLinkResult, (nvJitLinkHandle*, unsigned int, const char**)) \
-  X(Destroy, __nvJitLinkDestroy_13_0, true, nvJitLinkResult, (nvJitLinkHandle*))                   \
-  X(AddData, __nvJitLinkAddData_13_0, true, nvJitLinkResult,                                       \
-    (nvJitLinkHandle, nvJitLinkInputType, const void*, std::size_t, const char*))                  \
-  X(Complete, __nvJitLinkComplete_13_0, true, nvJitLinkResult, (nvJitLinkHandle))                  \
+#define CUPRIC_NVJITLINK_FUNCTIONS(X)                                                                               \
+  X(Create, __nvJitLinkCreate_13_0, true, nvJitLinkResult, (nvJitLinkHandle*, unsigned int, const char**))          \
+  X(Destroy, __nvJitLinkDestroy_13_0, true, nvJitLinkResult, (nvJitLinkHandle*))                                    \
+  X(AddData, __nvJitLinkAddData_13_0, true, nvJitLinkResult,                                                        \
+    (nvJitLinkHandle, nvJitLinkInputType, const void*, std::size_t, const char*))                                   \
+  X(Complete, __nvJitLinkComplete_13_0, true, nvJitLinkResult, (nvJitLinkHandle))                                   \
   X(GetLinkedCubinSize, __nvJitLinkGetLinkedCubinSize_13_0, true, nvJitLinkResult, (nvJitLinkHandle, std::size_t*)) \
-  X(GetLinkedCubin, __nvJitLinkGetLinkedCubin_13_0, true, nvJitLinkResult, (nvJitLinkHandle, void*)) \
-  X(GetLinkedPtxSize, __nvJitLinkGetLinkedPtxSize_13_0, true, nvJitLinkResult, (nvJitLinkHandle, std::size_t*)) \
-  X(GetLinkedPtx, __nvJitLinkGetLinkedPtx_13_0, true, nvJitLinkResult, (nvJitLinkHandle, char*))   \
-  X(GetErrorLogSize, __nvJitLinkGetErrorLogSize_13_0, true, nvJitLinkResult, (nvJitLinkHandle, std::size_t*)) \
-  X(GetErrorLog, __nvJitLinkGetErrorLog_13_0, true, nvJitLinkResult, (nvJitLinkHandle, char*))     \
-  X(GetInfoLogSize, __nvJitLinkGetInfoLogSize_13_0, true, nvJitLinkResult, (nvJitLinkHandle, std::size_t*)) \
-  X(GetInfoLog, __nvJitLinkGetInfoLog_13_0, true, nvJitLinkResult, (nvJitLinkHandle, char*))       \
+  X(GetLinkedCubin, __nvJitLinkGetLinkedCubin_13_0, true, nvJitLinkResult, (nvJitLinkHandle, void*))                \
+  X(GetLinkedPtxSize, __nvJitLinkGetLinkedPtxSize_13_0, true, nvJitLinkResult, (nvJitLinkHandle, std::size_t*))     \
+  X(GetLinkedPtx, __nvJitLinkGetLinkedPtx_13_0, true, nvJitLinkResult, (nvJitLinkHandle, char*))                    \
+  X(GetErrorLogSize, __nvJitLinkGetErrorLogSize_13_0, true, nvJitLinkResult, (nvJitLinkHandle, std::size_t*))       \
+  X(GetErrorLog, __nvJitLinkGetErrorLog_13_0, true, nvJitLinkResult, (nvJitLinkHandle, char*))                      \
+  X(GetInfoLogSize, __nvJitLinkGetInfoLogSize_13_0, true, nvJitLinkResult, (nvJitLinkHandle, std::size_t*))         \
+  X(GetInfoLog, __nvJitLinkGetInfoLog_13_0, true, nvJitLinkResult, (nvJitLinkHandle, char*))                        \
   X(Version, nvJitLinkVersion, false, nvJitLinkResult, (unsigned int*, unsigned int*))
 
 struct NvJitLinkApi {

@@ -14,8 +14,8 @@ namespace cupric::runtime {
 struct DeviceProperties {
   std::string name;
   std::string pci_bus_id;
-  int major = 0, minor = 0;          ///< compute capability
-  std::string arch;                  ///< "sm_90"
+  int major = 0, minor = 0;  ///< compute capability
+  std::string arch;          ///< "sm_90"
   int multiprocessor_count = 0;
   std::size_t total_memory = 0;
   int l2_cache_size = 0;

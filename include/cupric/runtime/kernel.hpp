@@ -35,9 +35,7 @@ class Kernel {
   int static_shared_memory() const { return attribute(cuda::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES); }
   int local_memory() const { return attribute(cuda::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES); }
   int max_threads_per_block() const { return attribute(cuda::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK); }
-  int max_dynamic_shared_memory() const {
-    return attribute(cuda::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
-  }
+  int max_dynamic_shared_memory() const { return attribute(cuda::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); }
   /// Raises the dynamic shared memory limit (above 48 KiB needs this; checked against the device).
   void set_max_dynamic_shared_memory(int bytes) const;
   /// Maximum active blocks per SM for a block size and dynamic shared memory.

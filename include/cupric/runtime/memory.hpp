@@ -41,8 +41,7 @@ class MemoryPool {
 
   /// A block of at least `nbytes`, ordered on `stream`. On out-of-memory frees every cached
   /// block, retries once, then throws OutOfMemoryError with the requested and free sizes.
-  cuda::CUdeviceptr allocate(std::size_t nbytes, const Stream& stream, std::size_t* block_size,
-                             bool* graph_owned);
+  cuda::CUdeviceptr allocate(std::size_t nbytes, const Stream& stream, std::size_t* block_size, bool* graph_owned);
   /// Returns a block, ordered after the work already queued on `stream`.
   void deallocate(cuda::CUdeviceptr ptr, std::size_t block_size, const Stream& stream, bool graph_owned);
   /// Gives every cached block back to the driver and trims the driver's pool (synchronises).

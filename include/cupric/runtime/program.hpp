@@ -20,15 +20,15 @@ const char* code_kind_name(CodeKind kind);
 CodeKind code_kind_from_name(const std::string& name);
 
 struct ProgramOptions {
-  std::string arch;                    ///< "sm_90", "sm_90a", "90", "compute_90a"; empty: current device
-  std::string std = "c++17";           ///< C++ standard
+  std::string arch;           ///< "sm_90", "sm_90a", "90", "compute_90a"; empty: current device
+  std::string std = "c++17";  ///< C++ standard
   std::vector<std::pair<std::string, std::string>> defines;  ///< -DNAME=VALUE (empty VALUE: -DNAME)
   std::vector<std::string> include_paths;
   bool lineinfo = false;
   bool device_debug = false;
   bool fast_math = false;
-  bool relocatable = false;            ///< -rdc (implied by the ltoir target)
-  std::vector<std::string> extra;      ///< passed through as they are
+  bool relocatable = false;        ///< -rdc (implied by the ltoir target)
+  std::vector<std::string> extra;  ///< passed through as they are
 };
 
 /// "sm_90a" -> {90, 'a'} style parsing: returns the number and the suffix ("", "a", "f").

@@ -16,9 +16,9 @@ class Graph;
 struct StreamState {
   cuda::CUstream handle = nullptr;  ///< null: the device's default (legacy) stream
   int device = 0;
-  bool owned = false;                ///< destroyed with this state
-  std::shared_ptr<void> keepalive;   ///< owner of a wrapped stream (a CuPy or PyTorch stream object)
-  bool capturing = false;            ///< inside begin_capture/end_capture through cupric
+  bool owned = false;                             ///< destroyed with this state
+  std::shared_ptr<void> keepalive;                ///< owner of a wrapped stream (a CuPy or PyTorch stream object)
+  bool capturing = false;                         ///< inside begin_capture/end_capture through cupric
   std::atomic<const char*> last_kernel{nullptr};  ///< interned name, for error messages
   ~StreamState();
 };
