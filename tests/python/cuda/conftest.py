@@ -4,9 +4,8 @@ empty one."""
 
 import os
 
-import pytest
-
 import cupric as cu
+import pytest
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,8 +1,7 @@
 """Shared by the cupric.cuda tests: skip marks and small kernels."""
 
-import pytest
-
 import cupric as cu
+import pytest
 
 HAS_NVRTC = cu.cuda.versions()["nvrtc"]["found"]
 HAS_NVJITLINK = cu.cuda.versions()["nvjitlink"]["found"]

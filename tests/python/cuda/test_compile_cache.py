@@ -7,10 +7,8 @@ import subprocess
 import sys
 import time
 
-import pytest
-from cuda_helpers import SAXPY, needs_nvrtc
-
 import cupric as cu
+from cuda_helpers import SAXPY, needs_nvrtc
 
 cache = cu.cuda.compile_cache
 

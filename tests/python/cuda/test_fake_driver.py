@@ -150,7 +150,9 @@ b = cu.cuda.alloc(8)
 b.fill(7); assert b.copy_to() == bytes([7] * 8)
 b.fill(np.uint16(0x0102)); assert b.copy_to() == bytes([2, 1] * 4)
 class CAI:
-    def __init__(self, buf): self.__cuda_array_interface__ = {"shape": (2,), "typestr": "<u4", "data": (buf.ptr, False), "version": 3, "strides": None}
+    def __init__(self, buf):
+        self.__cuda_array_interface__ = {"shape": (2,), "typestr": "<u4", "data": (buf.ptr, False),
+                                         "version": 3, "strides": None}
 d = cu.cuda.alloc(8); d.copy_from(CAI(b)); assert d.copy_to() == b.copy_to()
 cap = b.__dlpack__()
 assert "dltensor" in repr(cap) and b.__dlpack_device__() == (2, 0)

@@ -2,10 +2,9 @@
 
 import time
 
+import cupric as cu
 import pytest
 from cuda_helpers import cycles_for, load_kernels, needs_gpu, read_int32
-
-import cupric as cu
 
 pytestmark = needs_gpu
 

@@ -1,11 +1,10 @@
 """cupric.cuda with CuPy and PyTorch on a GPU: their streams and memory in cupric launches, and
 cupric streams and buffers in theirs."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from cuda_helpers import SAXPY, load_kernels, needs_gpu
-
-import cupric as cu
 
 pytestmark = needs_gpu
 

@@ -7,11 +7,10 @@ import os
 import subprocess
 import sys
 
+import cupric as cu
 import numpy as np
 import pytest
 from cuda_helpers import SAXPY, load_kernels, needs_gpu, read_int32
-
-import cupric as cu
 
 pytestmark = needs_gpu
 

@@ -1,11 +1,10 @@
 """cupric.cuda memory on a GPU: pool reuse and statistics, out-of-memory, Buffer copies, fills,
 pinned and managed memory, DLPack and __cuda_array_interface__ export."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from cuda_helpers import cycles_for, load_kernels, needs_gpu, read_int32
-
-import cupric as cu
 
 pytestmark = needs_gpu
 

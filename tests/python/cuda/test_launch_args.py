@@ -4,10 +4,9 @@ and LaunchConfig."""
 
 import ctypes
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 pack = cu.cuda._pack_arguments
 

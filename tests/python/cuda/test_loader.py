@@ -4,10 +4,8 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 import cupric as cu
-
+import pytest
 from cuda_helpers import needs_nvrtc
 
 

@@ -3,10 +3,9 @@ options, name expressions, compile errors with their log, LTO-IR and nvJitLink."
 
 import struct
 
+import cupric as cu
 import pytest
 from cuda_helpers import SAXPY, needs_nvjitlink, needs_nvrtc
-
-import cupric as cu
 
 pytestmark = needs_nvrtc
 
