@@ -106,7 +106,8 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::
   }
   Device(device_).activate();
   CUdeviceptr p = driver_allocate(size, stream.handle());
-  if (!p) {  // out of memory: give the cache back, wait for frees to land, trim, retry once
+  if (!p && !*graph_owned) {  // out of memory: give the cache back, wait for frees, trim, retry once
+    // (not while capturing: synchronising would invalidate the capture)
     {
       std::lock_guard lock(mutex_);
       ++stats_.oom_retries;
