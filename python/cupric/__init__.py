@@ -11,6 +11,7 @@ from ._cupric import Device, dtype, ndarray, ufunc  # noqa: F401
 from ._interop import install as _install_interop
 from ._namespace import *  # noqa: F401,F403
 from . import random  # noqa: E402
+from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
 __version__ = "0.1.0"
 

@@ -10,6 +10,7 @@ void bind_manipulation(nb::module_& m);  // bind_manipulation.cpp
 void bind_creation(nb::module_& m);      // bind_creation.cpp
 void bind_dlpack(nb::module_& m);        // bind_dlpack.cpp
 void bind_composites(nb::module_& m);    // bind_composites.cpp
+void bind_cuda(nb::module_& m);          // bind_cuda.cpp: the cupric.cuda runtime
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -18,6 +19,7 @@ void bind_extensions(nb::module_& m) {
   bind_creation(m);
   bind_dlpack(m);
   bind_composites(m);
+  bind_cuda(m);
 }
 
 }  // namespace cupric::py

@@ -1,0 +1,70 @@
+"""cupric.cuda: the CUDA runtime — devices, streams, events, memory, run-time compilation, launch.
+
+Nothing CUDA is loaded at import: the driver, NVRTC and nvJitLink are found and loaded at first use
+(pip wheels, CUDA_HOME, /usr/local/cuda). See docs/cuda.md.
+
+    import cupric as cu
+    prog = cu.cuda.Program('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1; }')
+    kernel = prog.compile("cubin").get_kernel("k")
+    buf = cu.cuda.Buffer.allocate(4 * 32)
+    cu.cuda.launch(None, cu.cuda.LaunchConfig(grid=1, block=32), kernel, buf)
+"""
+
+from contextlib import contextmanager
+
+from .._cupric import _cuda as _c
+
+CUDAError = _c.CUDAError
+OutOfMemoryError = _c.OutOfMemoryError
+CompileError = _c.CompileError
+LibraryNotFoundError = _c.LibraryNotFoundError
+
+is_available = _c.is_available
+versions = _c.versions
+device_count = _c.device_count
+Device = _c.Device
+Stream = _c.Stream
+Event = _c.Event
+Graph = _c.Graph
+GraphExec = _c.GraphExec
+current_stream = _c.current_stream
+default_stream = _c.default_stream
+MemoryPool = _c.MemoryPool
+memory_pool = _c.memory_pool
+memory_info = _c.memory_info
+pinned_memory_stats = _c.pinned_memory_stats
+free_pinned_blocks = _c.free_pinned_blocks
+Buffer = _c.Buffer
+Program = _c.Program
+ObjectCode = _c.ObjectCode
+Linker = _c.Linker
+Kernel = _c.Kernel
+LaunchConfig = _c.LaunchConfig
+launch = _c.launch
+compile_cache = _c.compile_cache
+CompileCache = _c.CompileCache
+_library_candidates = _c._library_candidates  # for tests
+_pack_arguments = _c._pack_arguments  # for tests: packs as launch() does
+
+
+def alloc(nbytes, stream=None, kind="device", device=None):
+    """A Buffer of `nbytes` from the device's pool ('device'), the pinned pool or managed memory."""
+    return Buffer.allocate(nbytes, stream, kind, device)
+
+
+@contextmanager
+def capture(stream, mode="thread_local"):
+    """Captures what is enqueued on `stream` in the block; yields a holder whose .graph is set after."""
+
+    class Captured:
+        graph = None
+
+    holder = Captured()
+    stream.begin_capture(mode)
+    try:
+        yield holder
+    finally:
+        holder.graph = stream.end_capture()
+
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("contextmanager",)]
