@@ -4,7 +4,7 @@ plus repr/str/tolist (see _printing.py)."""
 
 import sys
 
-import numpy as _np
+from ._lazy import numpy as _np
 
 from . import _cupric as _c
 from ._printing import install as _install_printing

@@ -3,7 +3,7 @@ bfloat16 prints its values as float32 with dtype=bfloat16, device arrays add dev
 
 import sys
 
-import numpy as _np
+from ._lazy import numpy as _np
 
 from . import _cupric as _c
 
