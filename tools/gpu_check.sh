@@ -11,9 +11,13 @@ export PYTHONUNBUFFERED=1 CUPRIC_CACHE_DIR="${CUPRIC_CACHE_DIR:-/tmp/cupric-cach
 summary() { echo "$1" | tee -a "$OUT/summary.txt"; }
 : > "$OUT/summary.txt"
 
+# The machine's default CXX (/opt/gcc) links libstdc++ statically into the module; beside
+# NumPy's shared libstdc++ that breaks C++ exceptions (a segfault at the first throw). Use the
+# system compiler, whose libstdc++ is the one every other extension there shares.
+if [ -x /usr/bin/g++ ]; then export CXX=/usr/bin/g++ CC=/usr/bin/gcc; fi
 t0=$(date +%s)
 if ! "$PY" -m pip install -q --no-build-isolation --no-deps \
-      --config-settings=cmake.define.CUPRIC_WERROR=OFF --config-settings=build-dir=build/gpu . >"$OUT/build.log" 2>&1; then
+      --config-settings=cmake.define.CUPRIC_WERROR=OFF --config-settings=build-dir=build/gpu-sys . >"$OUT/build.log" 2>&1; then
   tail -50 "$OUT/build.log"; summary "build: FAILED"; exit 1
 fi
 summary "build: ok ($(( $(date +%s) - t0 )) s)"
