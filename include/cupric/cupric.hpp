@@ -1,8 +1,9 @@
-// cupric/cupric.hpp — the public C++ API in one include: dtypes, arrays, ufuncs, backends.
+// cupric/cupric.hpp — the public C++ API in one include: dtypes, arrays, ufuncs, reductions, backends.
 #pragma once
 
 #include "cupric/array.hpp"
 #include "cupric/backend.hpp"
 #include "cupric/dtype.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"

@@ -24,6 +24,11 @@ struct OverflowError : std::overflow_error {
 struct NotImplementedError : std::logic_error {
   using std::logic_error::logic_error;
 };
+/// An axis argument out of range: "axis 2 is out of bounds for array of dimension 2". Python
+/// sees cupric.AxisError, which (like numpy.exceptions.AxisError) is a ValueError and an IndexError.
+struct AxisError : ValueError {
+  using ValueError::ValueError;
+};
 /// Raised when a reduction meets an empty array and has no identity (NumPy raises ValueError).
 struct ZeroSizeError : ValueError {
   using ValueError::ValueError;

@@ -4,8 +4,11 @@
 
 namespace cupric::py {
 
+void bind_reduce(nb::module_& m);  // bind_reduce.cpp: reductions and scans
+
 void bind_extensions(nb::module_& m) {
   (void)m;
+  bind_reduce(m);
 }
 
 }  // namespace cupric::py

@@ -9,11 +9,31 @@ void bind_ufunc(nb::module_& m);
 void bind_extensions(nb::module_& m);  // areas that add to the ndarray class (see bind_extensions.cpp)
 }  // namespace cupric::py
 
+namespace {
+/// cupric.AxisError: a subclass of numpy.exceptions.AxisError (itself a ValueError and an
+/// IndexError), or of both builtins when NumPy is missing.
+PyObject* make_axis_error() {
+  nb::object bases;
+  try {
+    bases = nb::module_::import_("numpy.exceptions").attr("AxisError");
+  } catch (nb::python_error&) {
+    bases = nb::make_tuple(nb::handle(PyExc_ValueError), nb::handle(PyExc_IndexError));
+  }
+  return PyErr_NewExceptionWithDoc("cupric.AxisError", "An axis argument is out of range (a ValueError and an IndexError).",
+                                   bases.ptr(), nullptr);
+}
+PyObject* g_axis_error = nullptr;
+}  // namespace
+
 NB_MODULE(_cupric, m) {
   using namespace cupric;
+  g_axis_error = make_axis_error();
+  m.attr("AxisError") = nb::handle(g_axis_error);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const AxisError& e) {
+      PyErr_SetString(g_axis_error, e.what());
     } catch (const ZeroSizeError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const ValueError& e) {

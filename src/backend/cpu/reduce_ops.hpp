@@ -1,0 +1,245 @@
+// reduce_ops.hpp — the reduction operators of the CPU backend (identity and combine, written as
+// branch-free selects so that loops over them vectorise) and the loops built from them:
+// contiguous reductions over independent lanes (pairwise for floating sums) and row-wise
+// accumulation for reductions over outer axes.
+#pragma once
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "cupric/backend.hpp"
+
+namespace cupric::cpu::reduce_ops {
+
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+template <class T>
+inline bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v != v;
+  else if constexpr (is_complex_v<T>) return v.real() != v.real() || v.imag() != v.imag();
+  else return false;
+}
+
+/// Lexicographic order of complex numbers (NumPy's); the usual order otherwise.
+template <class T>
+inline bool less(T a, T b) {
+  if constexpr (is_complex_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else return a < b;
+}
+
+template <class T>
+inline T highest() {
+  if constexpr (std::is_same_v<T, bool>) return true;
+  else if constexpr (is_complex_v<T>) return T(std::numeric_limits<typename T::value_type>::infinity(), std::numeric_limits<typename T::value_type>::infinity());
+  else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::max();
+}
+template <class T>
+inline T lowest() {
+  if constexpr (std::is_same_v<T, bool>) return false;
+  else if constexpr (is_complex_v<T>) return T(-std::numeric_limits<typename T::value_type>::infinity(), -std::numeric_limits<typename T::value_type>::infinity());
+  else if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+  else return std::numeric_limits<T>::lowest();
+}
+template <class T>
+inline T quiet_nan() {
+  if constexpr (is_complex_v<T>) return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
+  else return std::numeric_limits<T>::quiet_NaN();
+}
+
+// Each operator: identity() starts every lane, combine(acc, v) folds one value in, empty()
+// is what an empty reduction writes, pairwise says whether partial results are summed in a tree.
+
+struct Sum {
+  static constexpr bool pairwise = true;
+  template <class T>
+  static T identity() {  // -0.0 so that a sum of -0.0 stays -0.0, as NumPy's
+    if constexpr (std::is_floating_point_v<T>) return T(-0.0);
+    else if constexpr (is_complex_v<T>) return T(-0.0, -0.0);
+    else return T(0);
+  }
+  template <class T>
+  static T empty() { return T(0); }
+  template <class T>
+  static T combine(T acc, T v) {
+    if constexpr (std::is_same_v<T, bool>) return acc | v;
+    else return static_cast<T>(acc + v);
+  }
+};
+
+struct Prod {
+  static constexpr bool pairwise = false;
+  template <class T>
+  static T identity() { return T(1); }
+  template <class T>
+  static T empty() { return T(1); }
+  template <class T>
+  static T combine(T acc, T v) {
+    if constexpr (std::is_same_v<T, bool>) return acc & v;
+    else return static_cast<T>(acc * v);
+  }
+};
+
+/// minimum / maximum: NaN wins (once a lane holds NaN it keeps it).
+template <bool IsMax>
+struct Extreme {
+  static constexpr bool pairwise = false;
+  template <class T>
+  static T identity() { return IsMax ? lowest<T>() : highest<T>(); }
+  template <class T>
+  static T empty() { return identity<T>(); }
+  template <class T>
+  static T combine(T acc, T v) {
+    if constexpr (is_complex_v<T>) {
+      if (is_nan(acc)) return acc;
+      if (is_nan(v)) return v;
+      return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return ((IsMax ? v > acc : v < acc) || v != v) ? v : acc;
+    } else {
+      return (IsMax ? v > acc : v < acc) ? v : acc;
+    }
+  }
+};
+using Min = Extreme<false>;
+using Max = Extreme<true>;
+
+/// fmin / fmax: NaN loses (lanes start as NaN and take the first number they see).
+template <bool IsMax>
+struct FExtreme {
+  static constexpr bool pairwise = false;
+  template <class T>
+  static T identity() {
+    if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) return quiet_nan<T>();
+    else return Extreme<IsMax>::template identity<T>();
+  }
+  template <class T>
+  static T empty() { return identity<T>(); }
+  template <class T>
+  static T combine(T acc, T v) {
+    if constexpr (is_complex_v<T>) {
+      if (is_nan(v)) return acc;
+      if (is_nan(acc)) return v;
+      return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return ((IsMax ? v > acc : v < acc) || acc != acc) ? v : acc;
+    } else {
+      return Extreme<IsMax>::combine(acc, v);
+    }
+  }
+};
+using FMin = FExtreme<false>;
+using FMax = FExtreme<true>;
+
+struct Any {
+  static constexpr bool pairwise = false;
+  template <class T>
+  static T identity() { return false; }
+  template <class T>
+  static T empty() { return false; }
+  template <class T>
+  static T combine(T acc, T v) { return acc | v; }
+};
+
+struct All {
+  static constexpr bool pairwise = false;
+  template <class T>
+  static T identity() { return true; }
+  template <class T>
+  static T empty() { return true; }
+  template <class T>
+  static T combine(T acc, T v) { return acc & v; }
+};
+
+/// Scratch storage of n elements (std::vector<bool> would have no data()).
+template <class T>
+std::unique_ptr<T[]> make_scratch(std::int64_t n) {
+  return std::unique_ptr<T[]>(new T[static_cast<std::size_t>(std::max<std::int64_t>(n, 1))]);
+}
+
+// ---- contiguous reductions -------------------------------------------------------------------
+
+/// Scalar type of the lanes: complex sums run over the interleaved real and imaginary parts.
+template <class Op, class T>
+struct LaneType {
+  using type = T;
+};
+template <class R>
+struct LaneType<Sum, std::complex<R>> {
+  using type = R;
+};
+
+/// Lanes per loop: enough independent accumulators to hide the add latency of two or more
+/// SIMD registers; one for complex operators that are not vectorisable anyway.
+template <class E>
+inline constexpr int kLanes = is_complex_v<E> ? 1 : (sizeof(E) >= 4 ? 128 / static_cast<int>(sizeof(E)) : 64);
+
+/// Elements summed per lane before partial sums are combined in a tree (pairwise summation).
+inline constexpr std::int64_t kPairwiseBlock = 512;
+
+/// acc[j] = combine of p[i] over i = j (mod L), for i in [0, n).
+template <class Op, class E, int L>
+inline void fold_lanes(const E* __restrict p, std::int64_t n, E* __restrict acc) {
+  for (int j = 0; j < L; ++j) acc[j] = Op::template identity<E>();
+  std::int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], p[i + j]);
+  for (int j = 0; i + j < n; ++j) acc[j] = Op::combine(acc[j], p[i + j]);
+}
+
+/// Pairwise version of fold_lanes: halves (at multiples of L) are folded separately and added.
+template <class Op, class E, int L>
+inline void pairwise_lanes(const E* p, std::int64_t n, E* acc) {
+  if (n <= kPairwiseBlock) {
+    fold_lanes<Op, E, L>(p, n, acc);
+    return;
+  }
+  const std::int64_t half = (n / 2 / L) * L;
+  E right[L];
+  pairwise_lanes<Op, E, L>(p, half, acc);
+  pairwise_lanes<Op, E, L>(p + half, n - half, right);
+  for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], right[j]);
+}
+
+/// Combines lanes first, first + step, ... (count of them) in a balanced tree.
+template <class Op, class E>
+inline E tree_lanes(E* lanes, int count, int step) {
+  for (int width = 1; width < count; width *= 2)
+    for (int j = 0; j + width < count; j += 2 * width) lanes[j * step] = Op::combine(lanes[j * step], lanes[(j + width) * step]);
+  return lanes[0];
+}
+
+/// The reduction of n contiguous elements (n may be 0: the identity).
+template <class Op, class T>
+inline T reduce_contiguous(const T* p, std::int64_t n) {
+  using E = typename LaneType<Op, T>::type;
+  constexpr int L = kLanes<E>;
+  alignas(64) E lanes[L];
+  if constexpr (!std::is_same_v<E, T>) {
+    // complex sum: even lanes hold real parts, odd lanes imaginary parts (L is even)
+    pairwise_lanes<Op, E, L>(reinterpret_cast<const E*>(p), 2 * n, lanes);
+    const E re = tree_lanes<Op>(lanes, L / 2, 2);
+    const E im = tree_lanes<Op>(lanes + 1, L / 2, 2);
+    return T(re, im);
+  } else {
+    if constexpr (Op::pairwise && std::is_floating_point_v<E>) pairwise_lanes<Op, E, L>(p, n, lanes);
+    else fold_lanes<Op, E, L>(p, n, lanes);
+    return tree_lanes<Op>(lanes, L, 1);
+  }
+}
+
+/// acc[j] = combine(acc[j], row[j]) for j < n: one row of a reduction over an outer axis.
+template <class Op, class T>
+inline void accumulate_row(T* __restrict acc, const T* __restrict row, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j) acc[j] = Op::combine(acc[j], row[j]);
+}
+
+}  // namespace cupric::cpu::reduce_ops
