@@ -22,7 +22,7 @@ using namespace reduce_ops;
 
 constexpr std::int64_t kChunk = std::int64_t{1} << 16;  ///< elements of one output per task
 constexpr std::int64_t kBuffer = 1024;                  ///< elements converted at a time
-constexpr std::int64_t kTile = 1024;                    ///< kept elements per outer-mode task
+constexpr std::int64_t kTileBytes = 65536;              ///< kept bytes per outer-mode task (whole rows when they fit: sequential reads)
 constexpr std::int64_t kRowBlock = 16;                  ///< rows folded directly before pairing
 
 /// Combines partial results pushed in order. Pairwise operators keep a binary counter of
@@ -132,13 +132,25 @@ class Engine {
 
   // ---- outer mode ------------------------------------------------------------------------------
 
-  /// Reads row r of a tile into acc (first) or folds it in.
+  /// acc[0:tw] = reduction of rows [rb, re) of the tile at base, folded in order (four at a time
+  /// when they can be read in place).
   void fold_rows_leaf(const char* base, std::int64_t rb, std::int64_t re, std::int64_t tw, T* acc, T* rowbuf) const {
     const LoopDim& v = L_.kept.back();
     const bool direct = in_is_t_ && v.in == tsz;
     Odometer rows(L_.reduced, rb);
     load_(base + rows.in(), v.in, reinterpret_cast<char*>(acc), tsz, tw);
-    for (std::int64_t r = rb + 1; r < re; ++r) {
+    std::int64_t r = rb + 1;
+    if (direct) {
+      for (; r + 4 <= re; r += 4) {
+        const T* p[4];
+        for (auto& q : p) {
+          rows.next();
+          q = reinterpret_cast<const T*>(base + rows.in());
+        }
+        accumulate_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
+      }
+    }
+    for (; r < re; ++r) {
       rows.next();
       const char* p = base + rows.in();
       if (direct) {
@@ -171,6 +183,7 @@ class Engine {
     std::int64_t n_outer = 1;
     for (int k = 0; k < n_outer_dims; ++k) n_outer *= outer_dims[k].size;
     const std::int64_t W = v.size, R = L_.reduced_count();
+    const std::int64_t kTile = kTileBytes / tsz;
     const std::int64_t tile = std::min(W, kTile), ntiles = (W + kTile - 1) / kTile;
     const std::int64_t rows_per_task = std::max<std::int64_t>(4 * kRowBlock, kChunk / tile);
     const std::int64_t per_out = (R + rows_per_task - 1) / rows_per_task;

@@ -177,21 +177,27 @@ struct LaneType<Sum, std::complex<R>> {
   using type = R;
 };
 
-/// Lanes per loop: enough independent accumulators to hide the add latency of two or more
-/// SIMD registers; one for complex operators that are not vectorisable anyway.
+/// Lanes per loop: 256 bytes of independent accumulators (enough to hide the add latency of
+/// the SIMD registers holding them); one for complex operators, which do not vectorise anyway.
 template <class E>
-inline constexpr int kLanes = is_complex_v<E> ? 1 : (sizeof(E) >= 4 ? 128 / static_cast<int>(sizeof(E)) : 64);
+inline constexpr int kLanes = is_complex_v<E> ? 1 : 256 / static_cast<int>(sizeof(E));
 
 /// Elements summed per lane before partial sums are combined in a tree (pairwise summation).
 inline constexpr std::int64_t kPairwiseBlock = 512;
+
+/// Software prefetch distance in bytes: helps arrays beyond the L2 cache (the hardware
+/// prefetcher alone leaves about 20% of the bandwidth unused on large sums).
+inline constexpr std::int64_t kPrefetchBytes = 8192;
 
 /// acc[j] = combine of p[i] over i = j (mod L), for i in [0, n).
 template <class Op, class E, int L>
 inline void fold_lanes(const E* __restrict p, std::int64_t n, E* __restrict acc) {
   for (int j = 0; j < L; ++j) acc[j] = Op::template identity<E>();
   std::int64_t i = 0;
-  for (; i + L <= n; i += L)
+  for (; i + L <= n; i += L) {
+    __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kPrefetchBytes);
     for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], p[i + j]);
+  }
   for (int j = 0; i + j < n; ++j) acc[j] = Op::combine(acc[j], p[i + j]);
 }
 
@@ -240,6 +246,14 @@ inline T reduce_contiguous(const T* p, std::int64_t n) {
 template <class Op, class T>
 inline void accumulate_row(T* __restrict acc, const T* __restrict row, std::int64_t n) {
   for (std::int64_t j = 0; j < n; ++j) acc[j] = Op::combine(acc[j], row[j]);
+}
+
+/// Four rows at once (pairwise among themselves): a quarter of the accumulator traffic.
+template <class Op, class T>
+inline void accumulate_rows4(T* __restrict acc, const T* __restrict r0, const T* __restrict r1, const T* __restrict r2,
+                             const T* __restrict r3, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j)
+    acc[j] = Op::combine(acc[j], Op::combine(Op::combine(r0[j], r1[j]), Op::combine(r2[j], r3[j])));
 }
 
 }  // namespace cupric::cpu::reduce_ops
