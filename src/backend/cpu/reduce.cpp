@@ -61,11 +61,13 @@ template <class Op, class T>
 class Engine {
  public:
   static constexpr std::int64_t tsz = sizeof(T);
+  using P = partial_t<Op, T>;  ///< partial results of inner-mode reductions
 
   Engine(const ReduceLayout& layout, DType in_dtype, DType out_dtype)
       : L_(layout),
         load_(cast_kernel(in_dtype, dtype_of<T>())),
         store_(cast_kernel(dtype_of<T>(), out_dtype)),
+        store_partial_(cast_kernel(dtype_of<P>(), out_dtype)),
         in_is_t_(in_dtype == dtype_of<T>()) {}
 
   void run() const {
@@ -77,13 +79,13 @@ class Engine {
   // ---- inner mode ------------------------------------------------------------------------------
 
   /// One run of n elements at byte stride `stride`, converted through buf when needed.
-  T reduce_run(const char* p, std::int64_t n, std::int64_t stride, T* buf) const {
+  P reduce_run(const char* p, std::int64_t n, std::int64_t stride, T* buf) const {
     if (in_is_t_ && stride == tsz) return reduce_contiguous<Op>(reinterpret_cast<const T*>(p), n);
-    Cascade<Op, T> parts;
+    Cascade<Op, P> parts;
     for (std::int64_t off = 0; off < n; off += kBuffer) {
       const std::int64_t m = std::min(kBuffer, n - off);
       load_(p + off * stride, stride, reinterpret_cast<char*>(buf), tsz, m);
-      const T part = reduce_contiguous<Op>(buf, m);
+      const P part = reduce_contiguous<Op>(buf, m);
       if (m == n) return part;
       parts.push(part);
     }
@@ -91,19 +93,19 @@ class Engine {
   }
 
   /// Flat reduced indices [rb, re) of the output whose input starts at base.
-  T reduce_range(const char* base, std::int64_t rb, std::int64_t re, T* buf) const {
+  P reduce_range(const char* base, std::int64_t rb, std::int64_t re, T* buf) const {
     if (L_.reduced.size() == 1) {
       const LoopDim& d = L_.reduced[0];
       return reduce_run(base + rb * d.in, re - rb, d.in, buf);
     }
-    Cascade<Op, T> parts;
+    Cascade<Op, P> parts;
     for_each_reduced_run(L_.reduced, rb, re, [&](std::int64_t off, std::int64_t n, std::int64_t s) {
       parts.push(reduce_run(base + off, n, s, buf));
     });
     return parts.result();
   }
 
-  void write(char* dst, const T& v) const { store_(reinterpret_cast<const char*>(&v), tsz, dst, 0, 1); }
+  void write(char* dst, const P& v) const { store_partial_(reinterpret_cast<const char*>(&v), sizeof(P), dst, 0, 1); }
 
   void inner() const {
     const std::int64_t n_out = L_.kept_count(), R = L_.reduced_count();
@@ -116,7 +118,7 @@ class Engine {
       });
       return;
     }
-    const auto partial = make_scratch<T>(n_out * per_out);
+    const auto partial = make_scratch<P>(n_out * per_out);
     parallel_for(n_out * per_out, 1, [&](std::int64_t b, std::int64_t e) {
       alignas(64) T buf[kBuffer];
       for (std::int64_t t = b; t < e; ++t) {
@@ -223,7 +225,7 @@ class Engine {
   }
 
   const ReduceLayout& L_;
-  CastFn load_, store_;
+  CastFn load_, store_, store_partial_;
   bool in_is_t_;
 };
 

@@ -223,19 +223,68 @@ inline E tree_lanes(E* lanes, int count, int step) {
   return lanes[0];
 }
 
-/// The reduction of n contiguous elements (n may be 0: the identity).
+/// The type partial results of a reduction are kept in: float32 sums combine their partial
+/// sums in float64 (the top levels of a summation tree carry most of its rounding error).
 template <class Op, class T>
-inline T reduce_contiguous(const T* p, std::int64_t n) {
+struct Partial {
+  using type = T;
+};
+template <>
+struct Partial<Sum, float> {
+  using type = double;
+};
+template <>
+struct Partial<Sum, std::complex<float>> {
+  using type = std::complex<double>;
+};
+template <class Op, class T>
+using partial_t = typename Partial<Op, T>::type;
+
+/// Elements per block of a float32 sum: folded in float32 lanes, then added in float64.
+inline constexpr std::int64_t kWideningBlock = 4096;
+
+/// Sum of float32 lanes folded over blocks, each block's lanes added in float64. With `pairs`
+/// the lanes alternate between two sums (real and imaginary parts of complex64).
+template <int L>
+inline void widening_sum(const float* p, std::int64_t n, double* re, double* im) {
+  alignas(64) float lanes[L];
+  double sums[2] = {-0.0, -0.0};
+  for (std::int64_t b = 0; b < n; b += kWideningBlock) {
+    fold_lanes<Sum, float, L>(p + b, std::min(kWideningBlock, n - b), lanes);
+    double block[2] = {-0.0, -0.0};
+    for (int j = 0; j < L; ++j) block[j & 1] += static_cast<double>(lanes[j]);
+    sums[0] += block[0];
+    sums[1] += block[1];
+  }
+  if (im) {
+    *re = sums[0];
+    *im = sums[1];
+  } else {
+    *re = sums[0] + sums[1];
+  }
+}
+
+/// The reduction of n contiguous elements (n may be 0: the identity), as a partial result.
+template <class Op, class T>
+inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
   using E = typename LaneType<Op, T>::type;
   constexpr int L = kLanes<E>;
-  alignas(64) E lanes[L];
-  if constexpr (!std::is_same_v<E, T>) {
-    // complex sum: even lanes hold real parts, odd lanes imaginary parts (L is even)
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<partial_t<Op, T>, double>) {
+    double r;
+    widening_sum<L>(p, n, &r, nullptr);
+    return r;
+  } else if constexpr (std::is_same_v<T, std::complex<float>> && std::is_same_v<partial_t<Op, T>, std::complex<double>>) {
+    double re, im;  // L is even: even lanes hold real parts, odd lanes imaginary parts
+    widening_sum<L>(reinterpret_cast<const float*>(p), 2 * n, &re, &im);
+    return {re, im};
+  } else if constexpr (!std::is_same_v<E, T>) {
+    alignas(64) E lanes[L];  // complex128 sum over interleaved parts, as above
     pairwise_lanes<Op, E, L>(reinterpret_cast<const E*>(p), 2 * n, lanes);
     const E re = tree_lanes<Op>(lanes, L / 2, 2);
     const E im = tree_lanes<Op>(lanes + 1, L / 2, 2);
     return T(re, im);
   } else {
+    alignas(64) E lanes[L];
     if constexpr (Op::pairwise && std::is_floating_point_v<E>) pairwise_lanes<Op, E, L>(p, n, lanes);
     else fold_lanes<Op, E, L>(p, n, lanes);
     return tree_lanes<Op>(lanes, L, 1);
