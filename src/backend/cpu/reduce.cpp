@@ -23,7 +23,7 @@ using namespace reduce_ops;
 constexpr std::int64_t kChunk = std::int64_t{1} << 16;  ///< elements of one output per task
 constexpr std::int64_t kBuffer = 1024;                  ///< elements converted at a time
 constexpr std::int64_t kTileBytes = 65536;              ///< kept bytes per outer-mode task (whole rows when they fit: sequential reads)
-constexpr std::int64_t kRowBlock = 16;                  ///< rows folded directly before pairing
+constexpr std::int64_t kRowBlock = 32;                  ///< rows folded directly before pairing
 
 /// Combines partial results pushed in order. Pairwise operators keep a binary counter of
 /// subtrees (n equal leaves give a balanced tree); the others fold a running value.
@@ -118,7 +118,8 @@ class Engine {
       });
       return;
     }
-    const auto partial = make_scratch<P>(n_out * per_out);
+    const Scratch<P> partials(0, n_out * per_out);
+    P* const partial = partials.get();
     parallel_for(n_out * per_out, 1, [&](std::int64_t b, std::int64_t e) {
       alignas(64) T buf[kBuffer];
       for (std::int64_t t = b; t < e; ++t) {
@@ -129,7 +130,7 @@ class Engine {
     });
     Odometer o(L_.kept, 0);
     for (std::int64_t i = 0; i < n_out; ++i, o.next())
-      write(L_.out + o.out(), tree_lanes<Op>(partial.get() + i * per_out, static_cast<int>(per_out), 1));
+      write(L_.out + o.out(), tree_lanes<Op>(partial + i * per_out, static_cast<int>(per_out), 1));
   }
 
   // ---- outer mode ------------------------------------------------------------------------------
@@ -138,29 +139,26 @@ class Engine {
   /// when they can be read in place).
   void fold_rows_leaf(const char* base, std::int64_t rb, std::int64_t re, std::int64_t tw, T* acc, T* rowbuf) const {
     const LoopDim& v = L_.kept.back();
-    const bool direct = in_is_t_ && v.in == tsz;
     Odometer rows(L_.reduced, rb);
-    load_(base + rows.in(), v.in, reinterpret_cast<char*>(acc), tsz, tw);
-    std::int64_t r = rb + 1;
-    if (direct) {
+    std::int64_t r = rb;
+    if (in_is_t_ && v.in == tsz && re - rb >= 4) {  // read in place, four rows at a time
       for (; r + 4 <= re; r += 4) {
         const T* p[4];
         for (auto& q : p) {
-          rows.next();
           q = reinterpret_cast<const T*>(base + rows.in());
+          rows.next();
         }
-        accumulate_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
+        if (r == rb) combine_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
+        else accumulate_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
       }
-    }
-    for (; r < re; ++r) {
+    } else {
+      load_(base + rows.in(), v.in, reinterpret_cast<char*>(acc), tsz, tw);
       rows.next();
-      const char* p = base + rows.in();
-      if (direct) {
-        accumulate_row<Op>(acc, reinterpret_cast<const T*>(p), tw);
-      } else {
-        load_(p, v.in, reinterpret_cast<char*>(rowbuf), tsz, tw);
-        accumulate_row<Op>(acc, rowbuf, tw);
-      }
+      ++r;
+    }
+    for (; r < re; ++r, rows.next()) {
+      load_(base + rows.in(), v.in, reinterpret_cast<char*>(rowbuf), tsz, tw);
+      accumulate_row<Op>(acc, rowbuf, tw);
     }
   }
 
@@ -192,18 +190,20 @@ class Engine {
     const std::int64_t ntasks = n_outer * ntiles * per_out;
     int depth = 2;
     while ((std::int64_t{1} << depth) * kRowBlock < std::min(R, rows_per_task)) ++depth;
-    const auto partial = make_scratch<T>(per_out > 1 ? ntasks * tile : 0);
+    const Scratch<T> partials(0, per_out > 1 ? ntasks * tile : 0);
+    T* const partial = partials.get();
 
     const std::int64_t task_elems = std::min(R, rows_per_task) * tile;
     parallel_for(ntasks, std::max<std::int64_t>(1, kGrain / task_elems), [&](std::int64_t b, std::int64_t e) {
-      const auto scratch = make_scratch<T>((depth + 6) * tile);  // acc, row buffer, levels
+      const Scratch<T> buffers(1, (depth + 6) * tile);  // acc, row buffer, levels
+      T* const scratch = buffers.get();
       for (std::int64_t t = b; t < e; ++t) {
         const std::int64_t c = t % per_out, ti = (t / per_out) % ntiles, o = t / per_out / ntiles;
         const Odometer pos(outer_dims, n_outer_dims, o);
         const std::int64_t tw = std::min(kTile, W - ti * kTile);
-        T* acc = per_out > 1 ? partial.get() + t * tile : scratch.get();
+        T* acc = per_out > 1 ? partial + t * tile : scratch;
         fold_rows(L_.in + pos.in() + ti * kTile * v.in, c * rows_per_task, std::min(R, (c + 1) * rows_per_task), tw, acc,
-                  scratch.get() + tile, scratch.get() + 2 * tile, tile);
+                  scratch + tile, scratch + 2 * tile, tile);
         if (per_out == 1)
           store_(reinterpret_cast<const char*>(acc), tsz, L_.out + pos.out() + ti * kTile * v.out, v.out, tw);
       }
@@ -214,7 +214,7 @@ class Engine {
       for (std::int64_t g = b; g < e; ++g) {
         const std::int64_t ti = g % ntiles, o = g / ntiles;
         const std::int64_t tw = std::min(kTile, W - ti * kTile);
-        T* parts = partial.get() + g * per_out * tile;
+        T* parts = partial + g * per_out * tile;
         for (std::int64_t width = 1; width < per_out; width *= 2)
           for (std::int64_t c = 0; c + width < per_out; c += 2 * width)
             accumulate_row<Op>(parts + c * tile, parts + (c + width) * tile, tw);

@@ -165,6 +165,41 @@ std::unique_ptr<T[]> make_scratch(std::int64_t n) {
   return std::unique_ptr<T[]>(new T[static_cast<std::size_t>(std::max<std::int64_t>(n, 1))]);
 }
 
+/// Scratch memory for n elements of T. Up to kKeptScratchBytes it is a per-thread buffer kept
+/// between calls (fresh large allocations cost page faults on every call); beyond, it is owned.
+/// Slot 0 serves the calling thread's partial results, slot 1 the buffers of a task.
+inline constexpr std::int64_t kKeptScratchBytes = std::int64_t{8} << 20;
+
+template <class T>
+class Scratch {
+ public:
+  Scratch(int slot, std::int64_t n) {
+    const std::int64_t lines = (std::max<std::int64_t>(n, 1) * static_cast<std::int64_t>(sizeof(T)) + 63) / 64;
+    thread_local std::unique_ptr<Line[]> kept[2];
+    thread_local std::int64_t kept_lines[2] = {0, 0};
+    Line* p;
+    if (lines * 64 > kKeptScratchBytes) {
+      owned_.reset(new Line[static_cast<std::size_t>(lines)]);
+      p = owned_.get();
+    } else {
+      if (kept_lines[slot] < lines) {
+        kept[slot].reset(new Line[static_cast<std::size_t>(lines)]);
+        kept_lines[slot] = lines;
+      }
+      p = kept[slot].get();
+    }
+    data_ = reinterpret_cast<T*>(p);
+  }
+  T* get() const { return data_; }
+
+ private:
+  struct alignas(64) Line {
+    unsigned char bytes[64];
+  };
+  std::unique_ptr<Line[]> owned_;
+  T* data_;
+};
+
 // ---- contiguous reductions -------------------------------------------------------------------
 
 /// Scalar type of the lanes: complex sums run over the interleaved real and imaginary parts.
@@ -295,6 +330,13 @@ inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
 template <class Op, class T>
 inline void accumulate_row(T* __restrict acc, const T* __restrict row, std::int64_t n) {
   for (std::int64_t j = 0; j < n; ++j) acc[j] = Op::combine(acc[j], row[j]);
+}
+
+/// acc[j] = the combination of four rows (pairwise): starts a block of rows without a copy.
+template <class Op, class T>
+inline void combine_rows4(T* __restrict acc, const T* __restrict r0, const T* __restrict r1, const T* __restrict r2,
+                          const T* __restrict r3, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j) acc[j] = Op::combine(Op::combine(r0[j], r1[j]), Op::combine(r2[j], r3[j]));
 }
 
 /// Four rows at once (pairwise among themselves): a quarter of the accumulator traffic.
