@@ -18,6 +18,7 @@ using namespace reduce_ops;
 
 constexpr std::int64_t kBuffer = 2048;  ///< elements converted / searched at a time
 constexpr std::int64_t kTile = 1024;    ///< kept elements per outer-axis task
+constexpr std::int64_t kShortRun = 64;  ///< runs searched by a plain loop
 
 template <bool IsMax, class T>
 inline bool better(T v, T best) {
@@ -49,6 +50,15 @@ class ArgEngine {
  private:
   /// First index of the extreme of n elements at p (byte stride s).
   std::int64_t arg_run(const char* p, std::int64_t n, std::int64_t s, T* buf) const {
+    if (in_is_t_ && n < kShortRun) {  // short: one scalar pass, no conversion
+      T best = *reinterpret_cast<const T*>(p);
+      std::int64_t best_index = 0;
+      for (std::int64_t j = 1; j < n; ++j) {
+        const T v = *reinterpret_cast<const T*>(p + j * s);
+        if (better<IsMax>(v, best)) best = v, best_index = j;
+      }
+      return best_index;
+    }
     T best{};
     std::int64_t best_index = 0;
     for (std::int64_t off = 0; off < n; off += kBuffer) {
@@ -109,9 +119,14 @@ class ArgEngine {
         const char* base = L_.in + pos.in() + ti * kTile * v.in;
         load_(base, v.in, reinterpret_cast<char*>(best.get()), tsz, tw);
         std::fill(index.get(), index.get() + tw, 0);
+        const bool direct = in_is_t_ && v.in == tsz;
         for (std::int64_t k = 1; k < axis.size; ++k) {
-          load_(base + k * axis.in, v.in, reinterpret_cast<char*>(row.get()), tsz, tw);
-          update(best.get(), index.get(), row.get(), tw, k);
+          const T* r = reinterpret_cast<const T*>(base + k * axis.in);
+          if (!direct) {
+            load_(base + k * axis.in, v.in, reinterpret_cast<char*>(row.get()), tsz, tw);
+            r = row.get();
+          }
+          update(best.get(), index.get(), r, tw, k);
         }
         char* dst = L_.out + pos.out() + ti * kTile * v.out;
         for (std::int64_t j = 0; j < tw; ++j) *reinterpret_cast<std::int64_t*>(dst + j * v.out) = index[j];

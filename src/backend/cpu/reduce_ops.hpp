@@ -299,12 +299,64 @@ inline void widening_sum(const float* p, std::int64_t n, double* re, double* im)
   }
 }
 
+/// Which operators are min/max-like, and how they treat NaN.
+template <class Op>
+struct ExtremeKind {
+  static constexpr bool is = false;
+};
+template <bool IsMax>
+struct ExtremeKind<Extreme<IsMax>> {
+  static constexpr bool is = true, is_max = IsMax, skips_nan = false;
+};
+template <bool IsMax>
+struct ExtremeKind<FExtreme<IsMax>> {
+  static constexpr bool is = true, is_max = IsMax, skips_nan = true;
+};
+
+/// min/max (or fmin/fmax) of n floats: plain compares in the lanes and NaN tracked apart, in
+/// integer flags (cheaper than a NaN-aware select per element).
+template <class Op, class E, int L>
+inline E fold_extreme(const E* __restrict p, std::int64_t n) {
+  using K = ExtremeKind<Op>;
+  using Flag = std::conditional_t<sizeof(E) == 4, std::uint32_t, std::uint64_t>;
+  alignas(64) E acc[L];
+  alignas(64) Flag flag[L];  // min/max: saw a NaN; fmin/fmax: saw a number
+  for (int j = 0; j < L; ++j) {
+    acc[j] = K::is_max ? lowest<E>() : highest<E>();
+    flag[j] = 0;
+  }
+  auto step = [&](int j, E v) {
+    acc[j] = (K::is_max ? v > acc[j] : v < acc[j]) ? v : acc[j];
+    flag[j] |= K::skips_nan ? (v == v) : (v != v);
+  };
+  std::int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kPrefetchBytes);
+    for (int j = 0; j < L; ++j) step(j, p[i + j]);
+  }
+  for (int j = 0; i + j < n; ++j) step(j, p[i + j]);
+  Flag any = 0;
+  for (int j = 0; j < L; ++j) any |= flag[j];
+  if (K::skips_nan ? !any : any) return quiet_nan<E>();
+  E r = acc[0];
+  for (int j = 1; j < L; ++j) r = (K::is_max ? acc[j] > r : acc[j] < r) ? acc[j] : r;
+  return r;
+}
+
 /// The reduction of n contiguous elements (n may be 0: the identity), as a partial result.
 template <class Op, class T>
 inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
   using E = typename LaneType<Op, T>::type;
+  using P = partial_t<Op, T>;
   constexpr int L = kLanes<E>;
-  if constexpr (std::is_same_v<T, float> && std::is_same_v<partial_t<Op, T>, double>) {
+  if (n < L) {  // too short for the lanes to pay
+    P acc = Op::template identity<P>();
+    for (std::int64_t i = 0; i < n; ++i) acc = Op::combine(acc, static_cast<P>(p[i]));
+    return acc;
+  }
+  if constexpr (ExtremeKind<Op>::is && std::is_floating_point_v<T>) {
+    return fold_extreme<Op, T, L>(p, n);
+  } else if constexpr (std::is_same_v<T, float> && std::is_same_v<partial_t<Op, T>, double>) {
     double r;
     widening_sum<L>(p, n, &r, nullptr);
     return r;
