@@ -66,9 +66,9 @@ Array argmax(const Array& a, std::optional<int> axis = std::nullopt, bool keepdi
 
 /// Options of the scans.
 struct ScanOptions {
-  std::optional<int> axis;     ///< nullopt: the flattened array (cumulative_*: only for ndim <= 1)
-  std::optional<DType> dtype;  ///< accumulate and return in this dtype (default as sum_dtype)
-  Array out;                   ///< write the result here (same shape as the result)
+  std::optional<int> axis;       ///< nullopt: the flattened array (cumulative_*: only for ndim <= 1)
+  std::optional<DType> dtype;    ///< accumulate and return in this dtype (default as sum_dtype)
+  Array out;                     ///< write the result here (same shape as the result)
   bool include_initial = false;  ///< cumulative_*: prepend the identity (0 or 1) along the axis
 };
 

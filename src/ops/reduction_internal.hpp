@@ -11,10 +11,10 @@ namespace cupric::detail {
 
 /// What a reduction of `a` over some axes produces.
 struct ReducePlan {
-  std::vector<int> axes;  ///< normalised, sorted
-  Shape keep_shape;       ///< a's shape with the reduced axes set to 1
-  Shape result_shape;     ///< keep_shape, or without the reduced axes unless keepdims
-  std::int64_t count = 1; ///< input elements per output element
+  std::vector<int> axes;   ///< normalised, sorted
+  Shape keep_shape;        ///< a's shape with the reduced axes set to 1
+  Shape result_shape;      ///< keep_shape, or without the reduced axes unless keepdims
+  std::int64_t count = 1;  ///< input elements per output element
 };
 
 /// `ufunc_like`: NumPy's ufunc reductions accept axis 0 / -1 on a 0-d array (reducing nothing).

@@ -11,7 +11,8 @@
 namespace cupric {
 
 int normalize_axis(int axis, int ndim) {
-  if (axis < -ndim || axis >= ndim) throw AxisError(cat("axis ", axis, " is out of bounds for array of dimension ", ndim));
+  if (axis < -ndim || axis >= ndim)
+    throw AxisError(cat("axis ", axis, " is out of bounds for array of dimension ", ndim));
   return axis < 0 ? axis + ndim : axis;
 }
 
@@ -37,7 +38,8 @@ namespace detail {
 
 ReducePlan plan_reduction(const Array& a, const Axes& axis, bool keepdims, bool ufunc_like) {
   ReducePlan p;
-  const bool zero_d_quirk = ufunc_like && a.ndim() == 0 && axis && axis->size() == 1 && ((*axis)[0] == 0 || (*axis)[0] == -1);
+  const bool zero_d_quirk =
+      ufunc_like && a.ndim() == 0 && axis && axis->size() == 1 && ((*axis)[0] == 0 || (*axis)[0] == -1);
   if (!zero_d_quirk) p.axes = normalize_axes(axis, a.ndim());
   p.keep_shape = a.shape();
   for (int d : p.axes) {
@@ -46,8 +48,10 @@ ReducePlan plan_reduction(const Array& a, const Axes& axis, bool keepdims, bool 
   }
   for (int d = 0; d < a.ndim(); ++d) {
     const bool reduced = std::find(p.axes.begin(), p.axes.end(), d) != p.axes.end();
-    if (!reduced) p.result_shape.push_back(a.shape()[d]);
-    else if (keepdims) p.result_shape.push_back(1);
+    if (!reduced)
+      p.result_shape.push_back(a.shape()[d]);
+    else if (keepdims)
+      p.result_shape.push_back(1);
   }
   return p;
 }
@@ -99,7 +103,8 @@ void check_where(const Array& where, const Array& a) {
   if (!where.defined()) return;
   if (where.dtype() != DType::bool_)
     throw TypeError(cat("where= must be a bool array, got ", name(where.dtype()),
-                        " (Cannot cast array data from dtype('", name(where.dtype()), "') to dtype('bool') according to the rule 'safe')"));
+                        " (Cannot cast array data from dtype('", name(where.dtype()),
+                        "') to dtype('bool') according to the rule 'safe')"));
   if (!(where.device() == a.device()))
     throw ValueError(cat("where= is on ", where.device().str(), " but the input is on ", a.device().str()));
   if (broadcast_shapes(a.shape(), where.shape()) != a.shape())
@@ -134,7 +139,8 @@ Array not_nan_mask(const Array& a, const Array& where) {
   return keep;
 }
 
-Array reduce_raw(ReduceOp op, const Array& a, const ReducePlan& plan, DType acc, const Array& where, const Scalar& identity) {
+Array reduce_raw(ReduceOp op, const Array& a, const ReducePlan& plan, DType acc, const Array& where,
+                 const Scalar& identity) {
   const Array src = where.defined() ? masked_input(a, where, acc, identity) : a;
   Array r = Array::empty(plan.keep_shape, acc, a.device());
   backend_for(a.device()).reduce(op, src, r, plan.axes);
@@ -164,8 +170,8 @@ DType accumulate_dtype(const Array& a, const ReduceOptions& o) {
 }
 
 /// Reductions with an identity: sum, prod (combined with `initial` through `ufunc`), any, all.
-Array reduce_with_identity(ReduceOp op, const char* ufunc, const Scalar& identity, const Array& a, const ReduceOptions& o,
-                           DType acc) {
+Array reduce_with_identity(ReduceOp op, const char* ufunc, const Scalar& identity, const Array& a,
+                           const ReduceOptions& o, DType acc) {
   const ReducePlan p = plan_reduction(a, o.axis, o.keepdims, true);
   check_out(o.out, p.result_shape, a.device(), ufunc);
   check_where(o.where, a);
@@ -200,7 +206,8 @@ Array reduce_extreme(ReduceOp op, const char* ufunc, const Array& a, const Reduc
   return deliver(r, p, o.keepdims, acc, o.out);
 }
 
-Array arg_extreme(ArgReduceOp op, const char* what, const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
+Array arg_extreme(ArgReduceOp op, const char* what, const Array& a, std::optional<int> axis, bool keepdims,
+                  const Array& out) {
   Array src = a;
   int ax = 0;
   Shape result_shape;
@@ -211,8 +218,10 @@ Array arg_extreme(ArgReduceOp op, const char* what, const Array& a, std::optiona
   } else {
     ax = normalize_axis(*axis, a.ndim());
     result_shape = a.shape();
-    if (keepdims) result_shape[ax] = 1;
-    else result_shape.erase(result_shape.begin() + ax);
+    if (keepdims)
+      result_shape[ax] = 1;
+    else
+      result_shape.erase(result_shape.begin() + ax);
   }
   if (src.shape()[ax] == 0) throw ValueError(cat("attempt to get ", what, " of an empty sequence"));
   if (out.defined()) {
@@ -220,8 +229,10 @@ Array arg_extreme(ArgReduceOp op, const char* what, const Array& a, std::optiona
       throw TypeError(cat(what, ": out= must have an integer dtype, got ", name(out.dtype()),
                           " (Cannot cast array data from dtype('int64') to dtype('", name(out.dtype()), "'))"));
     if (out.shape() != result_shape)
-      throw ValueError(cat(what, ": out= has shape ", shape_str(out.shape()), " but the result has shape ", shape_str(result_shape)));
-    if (!(out.device() == a.device())) throw ValueError(cat(what, ": out= is on ", out.device().str(), " but the input is on ", a.device().str()));
+      throw ValueError(cat(what, ": out= has shape ", shape_str(out.shape()), " but the result has shape ",
+                           shape_str(result_shape)));
+    if (!(out.device() == a.device()))
+      throw ValueError(cat(what, ": out= is on ", out.device().str(), " but the input is on ", a.device().str()));
     out.check_writeable();
   }
   Shape keep = src.shape();

@@ -21,8 +21,10 @@ Array scan_impl(ScanOp op, const char* what, const Array& a, const ScanOptions& 
     ax = normalize_axis(*o.axis, a.ndim());
   }
   DType acc = sum_dtype(a.dtype());
-  if (o.dtype) acc = *o.dtype;
-  else if (o.out.defined()) acc = promote_types(a.dtype(), o.out.dtype());
+  if (o.dtype)
+    acc = *o.dtype;
+  else if (o.out.defined())
+    acc = promote_types(a.dtype(), o.out.dtype());
 
   Shape shape = src.shape();
   if (o.include_initial) shape[ax] += 1;
@@ -30,7 +32,8 @@ Array scan_impl(ScanOp op, const char* what, const Array& a, const ScanOptions& 
     if (!(o.out.device() == a.device()))
       throw ValueError(cat(what, ": out= is on ", o.out.device().str(), " but the input is on ", a.device().str()));
     if (o.out.shape() != shape)
-      throw ValueError(cat(what, ": out= has shape ", shape_str(o.out.shape()), " but the result has shape ", shape_str(shape)));
+      throw ValueError(
+          cat(what, ": out= has shape ", shape_str(o.out.shape()), " but the result has shape ", shape_str(shape)));
     o.out.check_writeable();
   }
 

@@ -40,7 +40,8 @@ void divide_in_place(const Array& s, const Array& divisor) {
 /// Keep-shaped mean in dtype acc; the element counts go to *count (an array with where=).
 Array mean_keep(const Array& a, const ReducePlan& p, DType acc, const Array& where, Array* count) {
   const Array s = reduce_raw(ReduceOp::sum, a, p, acc, where, Scalar::from_int(0));
-  const Array n = where.defined() ? count_true(where, a.shape(), p, DType::float64) : weak_float(static_cast<double>(p.count));
+  const Array n =
+      where.defined() ? count_true(where, a.shape(), p, DType::float64) : weak_float(static_cast<double>(p.count));
   divide_in_place(s, n);
   if (count) *count = n;
   return s;
@@ -115,7 +116,9 @@ Array mean(const Array& a, const ReduceOptions& o) { return mean_impl(a, o); }
 Array var(const Array& a, const ReduceOptions& o, double ddof) { return var_impl(a, o, ddof, false); }
 Array stddev(const Array& a, const ReduceOptions& o, double ddof) { return var_impl(a, o, ddof, true); }
 
-Array nansum(const Array& a, const ReduceOptions& o) { return is_inexact(a.dtype()) ? sum(a, skipping_nan(a, o)) : sum(a, o); }
+Array nansum(const Array& a, const ReduceOptions& o) {
+  return is_inexact(a.dtype()) ? sum(a, skipping_nan(a, o)) : sum(a, o);
+}
 Array nanprod(const Array& a, const ReduceOptions& o) {
   return is_inexact(a.dtype()) ? prod(a, skipping_nan(a, o)) : prod(a, o);
 }

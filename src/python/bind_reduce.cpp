@@ -11,7 +11,8 @@ namespace {
 /// An integer argument as Python's operator.index() reads it (bool and float are refused).
 int int_from_py(nb::handle obj) {
   if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr()))
-    throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(obj.type()))), "' object cannot be interpreted as an integer"));
+    throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(obj.type()))),
+                        "' object cannot be interpreted as an integer"));
   nb::object index = nb::steal(PyNumber_Index(obj.ptr()));
   if (!index.is_valid()) throw nb::python_error();
   const long long v = PyLong_AsLongLong(index.ptr());
@@ -41,7 +42,8 @@ Array out_from_py(nb::handle out) {
   if (out.is_none()) return {};
   if (PyTuple_Check(out.ptr()) && nb::len(out) == 1) return out_from_py(nb::borrow<nb::tuple>(out)[0]);
   if (!nb::isinstance<Array>(out))
-    throw TypeError(cat("out= must be a cupric array, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
+    throw TypeError(
+        cat("out= must be a cupric array, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
   return nb::cast<Array>(out);
 }
 
@@ -108,40 +110,44 @@ void bind_sums(nb::module_& m) {
   for (const Entry& e : {Entry{"sum", &sum, true}, Entry{"prod", &prod, true}, Entry{"nansum", &nansum, false},
                          Entry{"nanprod", &nanprod, false}}) {
     const WithDtype fn = e.fn;
-    def_both(m, e.name, "a", e.method,
-             [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims, nb::handle initial,
-                  nb::handle where) {
-               Common c = common_from_py(a, axis, out, keepdims, where);
-               c.options.dtype = optional_dtype(dtype);
-               c.options.initial = initial_from_py(initial);
-               return result_to_py(fn(c.a, c.options), out);
-             },
-             nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
-             nb::arg("keepdims") = false, nb::arg("initial") = nb::none(), nb::arg("where") = nb::none());
+    def_both(
+        m, e.name, "a", e.method,
+        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims, nb::handle initial,
+             nb::handle where) {
+          Common c = common_from_py(a, axis, out, keepdims, where);
+          c.options.dtype = optional_dtype(dtype);
+          c.options.initial = initial_from_py(initial);
+          return result_to_py(fn(c.a, c.options), out);
+        },
+        nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
+        nb::arg("keepdims") = false, nb::arg("initial") = nb::none(), nb::arg("where") = nb::none());
   }
   // min, max, nanmin, nanmax: (a, axis, out, keepdims, initial, where)
-  for (const Entry& e : {Entry{"min", &min, true}, Entry{"max", &max, true}, Entry{"amin", &min, false},
-                         Entry{"amax", &max, false}, Entry{"nanmin", &nanmin, false}, Entry{"nanmax", &nanmax, false}}) {
+  for (const Entry& e :
+       {Entry{"min", &min, true}, Entry{"max", &max, true}, Entry{"amin", &min, false}, Entry{"amax", &max, false},
+        Entry{"nanmin", &nanmin, false}, Entry{"nanmax", &nanmax, false}}) {
     const WithDtype fn = e.fn;
-    def_both(m, e.name, "a", e.method,
-             [fn](nb::handle a, nb::handle axis, nb::handle out, bool keepdims, nb::handle initial, nb::handle where) {
-               Common c = common_from_py(a, axis, out, keepdims, where);
-               c.options.initial = initial_from_py(initial);
-               return result_to_py(fn(c.a, c.options), out);
-             },
-             nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::arg("keepdims") = false,
-             nb::arg("initial") = nb::none(), nb::arg("where") = nb::none());
+    def_both(
+        m, e.name, "a", e.method,
+        [fn](nb::handle a, nb::handle axis, nb::handle out, bool keepdims, nb::handle initial, nb::handle where) {
+          Common c = common_from_py(a, axis, out, keepdims, where);
+          c.options.initial = initial_from_py(initial);
+          return result_to_py(fn(c.a, c.options), out);
+        },
+        nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::arg("keepdims") = false,
+        nb::arg("initial") = nb::none(), nb::arg("where") = nb::none());
   }
   // any, all: (a, axis, out, keepdims, *, where)
   for (const Entry& e : {Entry{"any", &any, true}, Entry{"all", &all, true}}) {
     const WithDtype fn = e.fn;
-    def_both(m, e.name, "a", e.method,
-             [fn](nb::handle a, nb::handle axis, nb::handle out, bool keepdims, nb::handle where) {
-               Common c = common_from_py(a, axis, out, keepdims, where);
-               return result_to_py(fn(c.a, c.options), out);
-             },
-             nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::arg("keepdims") = false,
-             nb::kw_only(), nb::arg("where") = nb::none());
+    def_both(
+        m, e.name, "a", e.method,
+        [fn](nb::handle a, nb::handle axis, nb::handle out, bool keepdims, nb::handle where) {
+          Common c = common_from_py(a, axis, out, keepdims, where);
+          return result_to_py(fn(c.a, c.options), out);
+        },
+        nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::arg("keepdims") = false, nb::kw_only(),
+        nb::arg("where") = nb::none());
   }
 }
 
@@ -154,14 +160,15 @@ void bind_statistics(nb::module_& m) {
   // mean, nanmean: (a, axis, dtype, out, keepdims, *, where)
   for (const Entry& e : {Entry{"mean", &mean, true}, Entry{"nanmean", &nanmean, false}}) {
     const WithDtype fn = e.fn;
-    def_both(m, e.name, "a", e.method,
-             [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims, nb::handle where) {
-               Common c = common_from_py(a, axis, out, keepdims, where);
-               c.options.dtype = optional_dtype(dtype);
-               return result_to_py(fn(c.a, c.options), out);
-             },
-             nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
-             nb::arg("keepdims") = false, nb::kw_only(), nb::arg("where") = nb::none());
+    def_both(
+        m, e.name, "a", e.method,
+        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims, nb::handle where) {
+          Common c = common_from_py(a, axis, out, keepdims, where);
+          c.options.dtype = optional_dtype(dtype);
+          return result_to_py(fn(c.a, c.options), out);
+        },
+        nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
+        nb::arg("keepdims") = false, nb::kw_only(), nb::arg("where") = nb::none());
   }
   // var, std, nanvar, nanstd: (a, axis, dtype, out, ddof, keepdims, *, where, correction)
   struct DdofEntry {
@@ -172,63 +179,68 @@ void bind_statistics(nb::module_& m) {
   for (const DdofEntry& e : {DdofEntry{"var", &var, true}, DdofEntry{"std", &stddev, true},
                              DdofEntry{"nanvar", &nanvar, false}, DdofEntry{"nanstd", &nanstddev, false}}) {
     const WithDdof fn = e.fn;
-    def_both(m, e.name, "a", e.method,
-             [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle ddof, bool keepdims,
-                  nb::handle where, nb::handle correction) {
-               Common c = common_from_py(a, axis, out, keepdims, where);
-               c.options.dtype = optional_dtype(dtype);
-               return result_to_py(fn(c.a, c.options, ddof_from_py(ddof, correction)), out);
-             },
-             nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
-             nb::arg("ddof") = 0, nb::arg("keepdims") = false, nb::kw_only(), nb::arg("where") = nb::none(),
-             nb::arg("correction") = nb::none());
+    def_both(
+        m, e.name, "a", e.method,
+        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle ddof, bool keepdims,
+             nb::handle where, nb::handle correction) {
+          Common c = common_from_py(a, axis, out, keepdims, where);
+          c.options.dtype = optional_dtype(dtype);
+          return result_to_py(fn(c.a, c.options, ddof_from_py(ddof, correction)), out);
+        },
+        nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(), nb::arg("ddof") = 0,
+        nb::arg("keepdims") = false, nb::kw_only(), nb::arg("where") = nb::none(), nb::arg("correction") = nb::none());
   }
-  def_both(m, "count_nonzero", "a", false,
-           [](nb::handle a, nb::handle axis, bool keepdims) {
-             return count_nonzero(array_from_py(a), axes_from_py(axis), keepdims);
-           },
-           nb::arg("axis") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
+  def_both(
+      m, "count_nonzero", "a", false,
+      [](nb::handle a, nb::handle axis, bool keepdims) {
+        return count_nonzero(array_from_py(a), axes_from_py(axis), keepdims);
+      },
+      nb::arg("axis") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
 }
 
 void bind_arg_and_scans(nb::module_& m) {
   using Arg = Array (*)(const Array&, std::optional<int>, bool, const Array&);
-  for (auto [name, fn] : {std::pair<const char*, Arg>{"argmin", &argmin}, std::pair<const char*, Arg>{"argmax", &argmax}}) {
+  for (auto [name, fn] :
+       {std::pair<const char*, Arg>{"argmin", &argmin}, std::pair<const char*, Arg>{"argmax", &argmax}}) {
     const Arg f = fn;
-    def_both(m, name, "a", true,
-             [f](nb::handle a, nb::handle axis, nb::handle out, bool keepdims) {
-               return result_to_py(f(array_from_py(a), single_axis_from_py(axis), keepdims, out_from_py(out)), out);
-             },
-             nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::kw_only(),
-             nb::arg("keepdims") = false);
+    def_both(
+        m, name, "a", true,
+        [f](nb::handle a, nb::handle axis, nb::handle out, bool keepdims) {
+          return result_to_py(f(array_from_py(a), single_axis_from_py(axis), keepdims, out_from_py(out)), out);
+        },
+        nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
   }
   // cumsum, cumprod: (a, axis, dtype, out)
-  for (auto [name, fn] : {std::pair<const char*, Scan>{"cumsum", &cumsum}, std::pair<const char*, Scan>{"cumprod", &cumprod}}) {
+  for (auto [name, fn] :
+       {std::pair<const char*, Scan>{"cumsum", &cumsum}, std::pair<const char*, Scan>{"cumprod", &cumprod}}) {
     const Scan f = fn;
-    def_both(m, name, "a", true,
-             [f](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out) {
-               ScanOptions o;
-               o.axis = single_axis_from_py(axis);
-               o.dtype = optional_dtype(dtype);
-               o.out = out_from_py(out);
-               return result_to_py(f(array_from_py(a), o), out);
-             },
-             nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
+    def_both(
+        m, name, "a", true,
+        [f](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out) {
+          ScanOptions o;
+          o.axis = single_axis_from_py(axis);
+          o.dtype = optional_dtype(dtype);
+          o.out = out_from_py(out);
+          return result_to_py(f(array_from_py(a), o), out);
+        },
+        nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none());
   }
   // cumulative_sum, cumulative_prod: (x, /, *, axis, dtype, out, include_initial)
   for (auto [name, fn] : {std::pair<const char*, Scan>{"cumulative_sum", &cumulative_sum},
                           std::pair<const char*, Scan>{"cumulative_prod", &cumulative_prod}}) {
     const Scan f = fn;
-    def_both(m, name, "x", false,
-             [f](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out, bool include_initial) {
-               ScanOptions o;
-               o.axis = single_axis_from_py(axis);
-               o.dtype = optional_dtype(dtype);
-               o.out = out_from_py(out);
-               o.include_initial = include_initial;
-               return result_to_py(f(array_from_py(x), o), out);
-             },
-             nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
-             nb::arg("out") = nb::none(), nb::arg("include_initial") = false);
+    def_both(
+        m, name, "x", false,
+        [f](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out, bool include_initial) {
+          ScanOptions o;
+          o.axis = single_axis_from_py(axis);
+          o.dtype = optional_dtype(dtype);
+          o.out = out_from_py(out);
+          o.include_initial = include_initial;
+          return result_to_py(f(array_from_py(x), o), out);
+        },
+        nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),
+        nb::arg("include_initial") = false);
   }
 }
 }  // namespace

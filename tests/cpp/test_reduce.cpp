@@ -57,9 +57,9 @@ TEST(Reduce, MeanVarArgmaxAndNan) {
   EXPECT_FLOAT_EQ(at<float>(mean(x), 0), 5.5f);
   EXPECT_NEAR(at<float>(var(x, {}, 1.0), 0), 13.0f, 1e-5f);
   static_cast<float*>(x.data())[5] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_EQ(at<std::int64_t>(argmax(x), 0), 5);                 // NaN is the extreme
-  EXPECT_TRUE(std::isnan(at<float>(max(x), 0)));                // max propagates NaN
-  EXPECT_EQ(at<float>(nanmax(x), 0), 11.0f);                    // nanmax skips it
+  EXPECT_EQ(at<std::int64_t>(argmax(x), 0), 5);   // NaN is the extreme
+  EXPECT_TRUE(std::isnan(at<float>(max(x), 0)));  // max propagates NaN
+  EXPECT_EQ(at<float>(nanmax(x), 0), 11.0f);      // nanmax skips it
   EXPECT_EQ(at<float>(nansum(x), 0), 66.0f - 5.0f);
 }
 

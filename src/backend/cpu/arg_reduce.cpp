@@ -43,8 +43,10 @@ class ArgEngine {
 
   void run() const {
     const LoopDim& axis = L_.reduced[0];
-    if (L_.kept.empty() || std::llabs(axis.in) < L_.kept.back().in) inner();
-    else outer();
+    if (L_.kept.empty() || std::llabs(axis.in) < L_.kept.back().in)
+      inner();
+    else
+      outer();
   }
 
  private:

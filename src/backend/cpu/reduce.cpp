@@ -29,9 +29,10 @@ void reduce_with(const ReduceLayout& layout, const Array& in, const Array& out, 
     } else if (layout.reduced_empty) {
       const T v = Op::template empty<T>();
       alignas(16) unsigned char value[16];
-      cast_kernel(dtype_of<T>(), out.dtype())(reinterpret_cast<const char*>(&v), 0, reinterpret_cast<char*>(value), 0, 1);
+      cast_kernel(dtype_of<T>(), out.dtype())(reinterpret_cast<const char*>(&v), 0, reinterpret_cast<char*>(value), 0,
+                                              1);
       backend_for(out.device()).fill(out, value);
-    } else if constexpr ((std::is_same_v<Op, FMin> || std::is_same_v<Op, FMax>) && !std::is_floating_point_v<T> &&
+    } else if constexpr ((std::is_same_v<Op, FMin> || std::is_same_v<Op, FMax>)&&!std::is_floating_point_v<T> &&
                          !is_complex_v<T>) {
       // fmin/fmax are min/max where there is no NaN
       using Plain = std::conditional_t<std::is_same_v<Op, FMin>, Min, Max>;
@@ -56,14 +57,22 @@ void CpuBackend::reduce(ReduceOp op, const Array& in, const Array& out, const st
   DType compute = out.dtype();
   if (compute == DType::float16 || compute == DType::bfloat16) compute = DType::float32;
   switch (op) {
-    case ReduceOp::sum: return reduce_with<Sum>(layout, in, out, compute);
-    case ReduceOp::prod: return reduce_with<Prod>(layout, in, out, compute);
-    case ReduceOp::min: return reduce_with<Min>(layout, in, out, compute);
-    case ReduceOp::max: return reduce_with<Max>(layout, in, out, compute);
-    case ReduceOp::fmin: return reduce_with<FMin>(layout, in, out, compute);
-    case ReduceOp::fmax: return reduce_with<FMax>(layout, in, out, compute);
-    case ReduceOp::any: return reduce_with<Any>(layout, in, out, compute);
-    case ReduceOp::all: return reduce_with<All>(layout, in, out, compute);
+    case ReduceOp::sum:
+      return reduce_with<Sum>(layout, in, out, compute);
+    case ReduceOp::prod:
+      return reduce_with<Prod>(layout, in, out, compute);
+    case ReduceOp::min:
+      return reduce_with<Min>(layout, in, out, compute);
+    case ReduceOp::max:
+      return reduce_with<Max>(layout, in, out, compute);
+    case ReduceOp::fmin:
+      return reduce_with<FMin>(layout, in, out, compute);
+    case ReduceOp::fmax:
+      return reduce_with<FMax>(layout, in, out, compute);
+    case ReduceOp::any:
+      return reduce_with<Any>(layout, in, out, compute);
+    case ReduceOp::all:
+      return reduce_with<All>(layout, in, out, compute);
   }
 }
 

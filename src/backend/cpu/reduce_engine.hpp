@@ -64,10 +64,10 @@ class Cascade {
 struct RowPlan {
   const LoopDim* outer;  ///< dims walking the outputs
   int n_outer;
-  LoopDim v;             ///< the vector dimension
-  const LoopDim* rows;   ///< dims walking the rows
+  LoopDim v;            ///< the vector dimension
+  const LoopDim* rows;  ///< dims walking the rows
   int n_rows;
-  bool horizontal;       ///< v is reduced too: each output's vector is folded to one value
+  bool horizontal;  ///< v is reduced too: each output's vector is folded to one value
 };
 
 template <class Op, class T>
@@ -185,8 +185,10 @@ class Engine {
           q = reinterpret_cast<const T*>(base + rows.in());
           rows.next();
         }
-        if (r == rb) combine_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
-        else accumulate_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
+        if (r == rb)
+          combine_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
+        else
+          accumulate_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
       }
     } else {
       load_(base + rows.in(), rp.v.in, reinterpret_cast<char*>(acc), tsz, tw);
@@ -243,19 +245,20 @@ class Engine {
       return std::pair{pos.in() + ti * max_tile * rp.v.in, pos.out() + (rp.horizontal ? 0 : ti * max_tile * rp.v.out)};
     };
 
-    parallel_for(ntasks, std::max<std::int64_t>(1, kGrain / (std::min(R, rows_per_task) * tile)), [&](std::int64_t b, std::int64_t e) {
-      const Scratch<T> buffers(1, (depth + 6) * tile);  // acc, row buffer, levels
-      T* const scratch = buffers.get();
-      for (std::int64_t t = b; t < e; ++t) {
-        std::int64_t tw;
-        const auto [in_off, out_off] = tile_at(t / per_out, &tw);
-        const std::int64_t c = t % per_out;
-        T* acc = per_out > 1 ? partial + t * tile : scratch;
-        fold_rows(rp, L_.in + in_off, c * rows_per_task, std::min(R, (c + 1) * rows_per_task), tw, acc, scratch + tile,
-                  scratch + 2 * tile, tile);
-        if (per_out == 1) store_tile(rp, acc, tw, L_.out + out_off);
-      }
-    });
+    parallel_for(ntasks, std::max<std::int64_t>(1, kGrain / (std::min(R, rows_per_task) * tile)),
+                 [&](std::int64_t b, std::int64_t e) {
+                   const Scratch<T> buffers(1, (depth + 6) * tile);  // acc, row buffer, levels
+                   T* const scratch = buffers.get();
+                   for (std::int64_t t = b; t < e; ++t) {
+                     std::int64_t tw;
+                     const auto [in_off, out_off] = tile_at(t / per_out, &tw);
+                     const std::int64_t c = t % per_out;
+                     T* acc = per_out > 1 ? partial + t * tile : scratch;
+                     fold_rows(rp, L_.in + in_off, c * rows_per_task, std::min(R, (c + 1) * rows_per_task), tw, acc,
+                               scratch + tile, scratch + 2 * tile, tile);
+                     if (per_out == 1) store_tile(rp, acc, tw, L_.out + out_off);
+                   }
+                 });
     if (per_out == 1) return;
     parallel_for(n_outer * ntiles, 1, [&](std::int64_t b, std::int64_t e) {  // partial tiles: a balanced tree
       for (std::int64_t g = b; g < e; ++g) {

@@ -23,36 +23,53 @@ inline constexpr bool is_complex_v<std::complex<T>> = true;
 
 template <class T>
 inline bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return v != v;
-  else if constexpr (is_complex_v<T>) return v.real() != v.real() || v.imag() != v.imag();
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return v != v;
+  else if constexpr (is_complex_v<T>)
+    return v.real() != v.real() || v.imag() != v.imag();
+  else
+    return false;
 }
 
 /// Lexicographic order of complex numbers (NumPy's); the usual order otherwise.
 template <class T>
 inline bool less(T a, T b) {
-  if constexpr (is_complex_v<T>) return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
-  else return a < b;
+  if constexpr (is_complex_v<T>)
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else
+    return a < b;
 }
 
 template <class T>
 inline T highest() {
-  if constexpr (std::is_same_v<T, bool>) return true;
-  else if constexpr (is_complex_v<T>) return T(std::numeric_limits<typename T::value_type>::infinity(), std::numeric_limits<typename T::value_type>::infinity());
-  else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::max();
+  if constexpr (std::is_same_v<T, bool>)
+    return true;
+  else if constexpr (is_complex_v<T>)
+    return T(std::numeric_limits<typename T::value_type>::infinity(),
+             std::numeric_limits<typename T::value_type>::infinity());
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::max();
 }
 template <class T>
 inline T lowest() {
-  if constexpr (std::is_same_v<T, bool>) return false;
-  else if constexpr (is_complex_v<T>) return T(-std::numeric_limits<typename T::value_type>::infinity(), -std::numeric_limits<typename T::value_type>::infinity());
-  else if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::lowest();
+  if constexpr (std::is_same_v<T, bool>)
+    return false;
+  else if constexpr (is_complex_v<T>)
+    return T(-std::numeric_limits<typename T::value_type>::infinity(),
+             -std::numeric_limits<typename T::value_type>::infinity());
+  else if constexpr (std::is_floating_point_v<T>)
+    return -std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::lowest();
 }
 template <class T>
 inline T quiet_nan() {
-  if constexpr (is_complex_v<T>) return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
-  else return std::numeric_limits<T>::quiet_NaN();
+  if constexpr (is_complex_v<T>)
+    return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
+  else
+    return std::numeric_limits<T>::quiet_NaN();
 }
 
 // Each operator: identity() starts every lane, combine(acc, v) folds one value in, empty()
@@ -62,29 +79,42 @@ struct Sum {
   static constexpr bool pairwise = true;
   template <class T>
   static T identity() {  // -0.0 so that a sum of -0.0 stays -0.0, as NumPy's
-    if constexpr (std::is_floating_point_v<T>) return T(-0.0);
-    else if constexpr (is_complex_v<T>) return T(-0.0, -0.0);
-    else return T(0);
+    if constexpr (std::is_floating_point_v<T>)
+      return T(-0.0);
+    else if constexpr (is_complex_v<T>)
+      return T(-0.0, -0.0);
+    else
+      return T(0);
   }
   template <class T>
-  static T empty() { return T(0); }
+  static T empty() {
+    return T(0);
+  }
   template <class T>
   static T combine(T acc, T v) {
-    if constexpr (std::is_same_v<T, bool>) return acc | v;
-    else return static_cast<T>(acc + v);
+    if constexpr (std::is_same_v<T, bool>)
+      return acc | v;
+    else
+      return static_cast<T>(acc + v);
   }
 };
 
 struct Prod {
   static constexpr bool pairwise = false;
   template <class T>
-  static T identity() { return T(1); }
+  static T identity() {
+    return T(1);
+  }
   template <class T>
-  static T empty() { return T(1); }
+  static T empty() {
+    return T(1);
+  }
   template <class T>
   static T combine(T acc, T v) {
-    if constexpr (std::is_same_v<T, bool>) return acc & v;
-    else return static_cast<T>(acc * v);
+    if constexpr (std::is_same_v<T, bool>)
+      return acc & v;
+    else
+      return static_cast<T>(acc * v);
   }
 };
 
@@ -93,9 +123,13 @@ template <bool IsMax>
 struct Extreme {
   static constexpr bool pairwise = false;
   template <class T>
-  static T identity() { return IsMax ? lowest<T>() : highest<T>(); }
+  static T identity() {
+    return IsMax ? lowest<T>() : highest<T>();
+  }
   template <class T>
-  static T empty() { return identity<T>(); }
+  static T empty() {
+    return identity<T>();
+  }
   template <class T>
   static T combine(T acc, T v) {
     if constexpr (is_complex_v<T>) {
@@ -118,11 +152,15 @@ struct FExtreme {
   static constexpr bool pairwise = false;
   template <class T>
   static T identity() {
-    if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) return quiet_nan<T>();
-    else return Extreme<IsMax>::template identity<T>();
+    if constexpr (std::is_floating_point_v<T> || is_complex_v<T>)
+      return quiet_nan<T>();
+    else
+      return Extreme<IsMax>::template identity<T>();
   }
   template <class T>
-  static T empty() { return identity<T>(); }
+  static T empty() {
+    return identity<T>();
+  }
   template <class T>
   static T combine(T acc, T v) {
     if constexpr (is_complex_v<T>) {
@@ -142,21 +180,33 @@ using FMax = FExtreme<true>;
 struct Any {
   static constexpr bool pairwise = false;
   template <class T>
-  static T identity() { return false; }
+  static T identity() {
+    return false;
+  }
   template <class T>
-  static T empty() { return false; }
+  static T empty() {
+    return false;
+  }
   template <class T>
-  static T combine(T acc, T v) { return acc | v; }
+  static T combine(T acc, T v) {
+    return acc | v;
+  }
 };
 
 struct All {
   static constexpr bool pairwise = false;
   template <class T>
-  static T identity() { return true; }
+  static T identity() {
+    return true;
+  }
   template <class T>
-  static T empty() { return true; }
+  static T empty() {
+    return true;
+  }
   template <class T>
-  static T combine(T acc, T v) { return acc & v; }
+  static T combine(T acc, T v) {
+    return acc & v;
+  }
 };
 
 /// Scratch storage of n elements (std::vector<bool> would have no data()).
@@ -254,7 +304,8 @@ inline void pairwise_lanes(const E* p, std::int64_t n, E* acc) {
 template <class Op, class E>
 inline E tree_lanes(E* lanes, int count, int step) {
   for (int width = 1; width < count; width *= 2)
-    for (int j = 0; j + width < count; j += 2 * width) lanes[j * step] = Op::combine(lanes[j * step], lanes[(j + width) * step]);
+    for (int j = 0; j + width < count; j += 2 * width)
+      lanes[j * step] = Op::combine(lanes[j * step], lanes[(j + width) * step]);
   return lanes[0];
 }
 
@@ -360,7 +411,8 @@ inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
     double r;
     widening_sum<L>(p, n, &r, nullptr);
     return r;
-  } else if constexpr (std::is_same_v<T, std::complex<float>> && std::is_same_v<partial_t<Op, T>, std::complex<double>>) {
+  } else if constexpr (std::is_same_v<T, std::complex<float>> &&
+                       std::is_same_v<partial_t<Op, T>, std::complex<double>>) {
     double re, im;  // L is even: even lanes hold real parts, odd lanes imaginary parts
     widening_sum<L>(reinterpret_cast<const float*>(p), 2 * n, &re, &im);
     return {re, im};
@@ -372,8 +424,10 @@ inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
     return T(re, im);
   } else {
     alignas(64) E lanes[L];
-    if constexpr (Op::pairwise && std::is_floating_point_v<E>) pairwise_lanes<Op, E, L>(p, n, lanes);
-    else fold_lanes<Op, E, L>(p, n, lanes);
+    if constexpr (Op::pairwise && std::is_floating_point_v<E>)
+      pairwise_lanes<Op, E, L>(p, n, lanes);
+    else
+      fold_lanes<Op, E, L>(p, n, lanes);
     return tree_lanes<Op>(lanes, L, 1);
   }
 }

@@ -24,8 +24,10 @@ constexpr std::int64_t kTile = 1024;
 template <class Op, class T, class S>
 struct Step {
   static T apply(T acc, T v) {
-    if constexpr (std::is_same_v<S, T>) return Op::combine(acc, v);
-    else return static_cast<T>(S(Op::combine(acc, v)));
+    if constexpr (std::is_same_v<S, T>)
+      return Op::combine(acc, v);
+    else
+      return static_cast<T>(S(Op::combine(acc, v)));
   }
 };
 
@@ -43,8 +45,10 @@ class ScanEngine {
 
   void run() const {
     const LoopDim& axis = L_.reduced[0];
-    if (L_.kept.empty() || std::llabs(axis.in) < L_.kept.back().in) inner();
-    else outer();
+    if (L_.kept.empty() || std::llabs(axis.in) < L_.kept.back().in)
+      inner();
+    else
+      outer();
   }
 
  private:
@@ -134,8 +138,10 @@ void CpuBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
     cast(elementwise_plan({&in, &out}, in.shape()));
     return;
   }
-  if (op == ScanOp::cumsum) scan_with<Sum>(layout, in, out);
-  else scan_with<Prod>(layout, in, out);
+  if (op == ScanOp::cumsum)
+    scan_with<Sum>(layout, in, out);
+  else
+    scan_with<Prod>(layout, in, out);
 }
 
 }  // namespace cupric::cpu

@@ -4,13 +4,12 @@ out=/where=/initial=, accuracy and error messages."""
 
 import warnings
 
+import cupric as cu
 import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import cupric as cu
 
 ALL_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
               "float16", "float32", "float64", "complex64", "complex128"]
@@ -358,7 +357,7 @@ def test_where_and_initial():
 
 def test_where_and_initial_errors():
     c = cu.asarray(np.array([1, 2, 3]))
-    with pytest.raises(ValueError, match="does not have an identity, so to use a where mask one has to specify 'initial'"):
+    with pytest.raises(ValueError, match="does not have an identity, so to use a where mask one has to specify"):
         cu.max(c, where=cu.asarray(np.array([True, False, True])))
     with pytest.raises(TypeError, match="where= must be a bool array, got int64"):
         cu.sum(c, where=cu.asarray(np.array([1, 0, 1])))

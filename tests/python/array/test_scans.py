@@ -1,13 +1,12 @@
 """cupric scans (cumsum, cumprod, cumulative_sum, cumulative_prod) against NumPy: dtypes, axes,
 views, 0-d and empty arrays, dtype=/out=, include_initial, float16 rounding and errors."""
 
+import cupric as cu
 import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import cupric as cu
 
 ALL_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
               "float16", "float32", "float64", "complex64", "complex128"]
