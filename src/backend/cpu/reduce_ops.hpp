@@ -276,7 +276,8 @@ inline constexpr std::int64_t kPrefetchBytes = 8192;
 
 /// acc[j] = combine of p[i] over i = j (mod L), for i in [0, n).
 template <class Op, class E, int L>
-inline void fold_lanes(const E* __restrict p, std::int64_t n, E* __restrict acc) {
+inline void fold_lanes(const E* __restrict p, std::int64_t n, E* __restrict out) {
+  E acc[L];  // a local array stays in registers through the loop
   for (int j = 0; j < L; ++j) acc[j] = Op::template identity<E>();
   std::int64_t i = 0;
   for (; i + L <= n; i += L) {
@@ -284,6 +285,7 @@ inline void fold_lanes(const E* __restrict p, std::int64_t n, E* __restrict acc)
     for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], p[i + j]);
   }
   for (int j = 0; i + j < n; ++j) acc[j] = Op::combine(acc[j], p[i + j]);
+  for (int j = 0; j < L; ++j) out[j] = acc[j];
 }
 
 /// Pairwise version of fold_lanes: halves (at multiples of L) are folded separately and added.
