@@ -134,7 +134,7 @@ Array count_true(const Array& where, const Shape& shape, const ReducePlan& plan,
 }
 
 Array not_nan_mask(const Array& a, const Array& where) {
-  Array keep = apply_ufunc("logical_not", {apply_ufunc("isnan", {a})});
+  Array keep = apply_ufunc("equal", {a, a});  // false exactly where a is NaN (either part if complex)
   if (where.defined()) keep = apply_ufunc("logical_and", {keep, where});
   return keep;
 }

@@ -59,12 +59,22 @@ Array var_keep(const Array& a, const ReducePlan& p, DType acc, const Array& wher
   Array count;
   const Array mean = mean_keep(a, p, acc, where, &count);
   const Array dev = apply_ufunc("subtract", {a, mean});
-  Array sq;
-  if (is_complex(dev.dtype())) {
+  auto square_in_place = [](const Array& x) {  // x *= x (in place, as NumPy: no second temporary)
+    UfuncOptions opt;
+    opt.out = x;
+    apply_ufunc("multiply", {x, x}, opt);
+  };
+  Array sq = dev;
+  if (is_complex(dev.dtype())) {  // |d|^2 = re^2 + im^2, computed in the real part's memory
     const Array re = component_view(dev, 0), im = component_view(dev, 1);
-    sq = apply_ufunc("add", {apply_ufunc("multiply", {re, re}), apply_ufunc("multiply", {im, im})});
+    square_in_place(re);
+    square_in_place(im);
+    UfuncOptions opt;
+    opt.out = re;
+    apply_ufunc("add", {re, im}, opt);
+    sq = re;
   } else {
-    sq = apply_ufunc("multiply", {dev, dev});
+    square_in_place(dev);
   }
   const DType acc2 = is_complex(acc) ? real_dtype(acc) : acc;
   const Array s = reduce_raw(ReduceOp::sum, sq, p, acc2, where, Scalar::from_int(0));
