@@ -37,6 +37,13 @@ std::optional<int> single_axis_from_py(nb::handle axis) {
   return int_from_py(axis);
 }
 
+/// A flag as Python's truth value (NumPy accepts np.True_, 1, ...).
+bool truthy(nb::handle flag) {
+  const int v = PyObject_IsTrue(flag.ptr());
+  if (v < 0) throw nb::python_error();
+  return v != 0;
+}
+
 /// out= may be an array, a 1-tuple holding one, or None.
 Array out_from_py(nb::handle out) {
   if (out.is_none()) return {};
@@ -63,12 +70,12 @@ struct Common {
 };
 
 /// Converts the arguments every reduction shares.
-Common common_from_py(nb::handle a, nb::handle axis, nb::handle out, bool keepdims, nb::handle where) {
+Common common_from_py(nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims, nb::handle where) {
   Common c;
   c.a = array_from_py(a);
   c.options.axis = axes_from_py(axis);
   c.options.out = out_from_py(out);
-  c.options.keepdims = keepdims;
+  c.options.keepdims = truthy(keepdims);
   if (!where.is_none() && !(PyBool_Check(where.ptr()) && where.ptr() == Py_True))
     c.options.where = array_from_py(where, std::nullopt, c.a.device());
   return c;
@@ -112,7 +119,7 @@ void bind_sums(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims, nb::handle initial,
+        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle keepdims, nb::handle initial,
              nb::handle where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.dtype = optional_dtype(dtype);
@@ -129,7 +136,7 @@ void bind_sums(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle out, bool keepdims, nb::handle initial, nb::handle where) {
+        [fn](nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims, nb::handle initial, nb::handle where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.initial = initial_from_py(initial);
           return result_to_py(fn(c.a, c.options), out);
@@ -142,7 +149,7 @@ void bind_sums(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle out, bool keepdims, nb::handle where) {
+        [fn](nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims, nb::handle where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           return result_to_py(fn(c.a, c.options), out);
         },
@@ -162,7 +169,7 @@ void bind_statistics(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, bool keepdims, nb::handle where) {
+        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle keepdims, nb::handle where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.dtype = optional_dtype(dtype);
           return result_to_py(fn(c.a, c.options), out);
@@ -181,7 +188,7 @@ void bind_statistics(nb::module_& m) {
     const WithDdof fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle ddof, bool keepdims,
+        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle ddof, nb::handle keepdims,
              nb::handle where, nb::handle correction) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.dtype = optional_dtype(dtype);
@@ -192,8 +199,8 @@ void bind_statistics(nb::module_& m) {
   }
   def_both(
       m, "count_nonzero", "a", false,
-      [](nb::handle a, nb::handle axis, bool keepdims) {
-        return count_nonzero(array_from_py(a), axes_from_py(axis), keepdims);
+      [](nb::handle a, nb::handle axis, nb::handle keepdims) {
+        return count_nonzero(array_from_py(a), axes_from_py(axis), truthy(keepdims));
       },
       nb::arg("axis") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
 }
@@ -205,8 +212,8 @@ void bind_arg_and_scans(nb::module_& m) {
     const Arg f = fn;
     def_both(
         m, name, "a", true,
-        [f](nb::handle a, nb::handle axis, nb::handle out, bool keepdims) {
-          return result_to_py(f(array_from_py(a), single_axis_from_py(axis), keepdims, out_from_py(out)), out);
+        [f](nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims) {
+          return result_to_py(f(array_from_py(a), single_axis_from_py(axis), truthy(keepdims), out_from_py(out)), out);
         },
         nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
   }
@@ -231,12 +238,12 @@ void bind_arg_and_scans(nb::module_& m) {
     const Scan f = fn;
     def_both(
         m, name, "x", false,
-        [f](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out, bool include_initial) {
+        [f](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle include_initial) {
           ScanOptions o;
           o.axis = single_axis_from_py(axis);
           o.dtype = optional_dtype(dtype);
           o.out = out_from_py(out);
-          o.include_initial = include_initial;
+          o.include_initial = truthy(include_initial);
           return result_to_py(f(array_from_py(x), o), out);
         },
         nb::kw_only(), nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("out") = nb::none(),

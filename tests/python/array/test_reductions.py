@@ -482,6 +482,11 @@ def test_methods_and_zero_d_results():
     check(c.cumsum(axis=0), x.cumsum(axis=0))
     check(c.std(ddof=1), x.std(ddof=1))
     check(cu.sum([[1, 2], [3, 4]], axis=1), np.sum([[1, 2], [3, 4]], axis=1))  # array-likes convert
+    check(cu.sum(c, axis=0, keepdims=np.True_), x.sum(axis=0, keepdims=True))   # truthy flags, NumPy ints
+    check(cu.argmax(c, axis=np.int32(1), keepdims=1), x.argmax(axis=1, keepdims=True))
+    check(cu.var(c, ddof=np.int64(1), axis=[0, 1]), x.var(ddof=1, axis=(0, 1)))
+    check(cu.sum(c, initial=np.float64(1.5)), x.sum(initial=1.5))
+    assert cu.sum(c, 0, cu.float32).dtype == cu.float32  # positional axis, dtype
 
 
 def test_axis_errors():
