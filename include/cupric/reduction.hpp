@@ -64,6 +64,10 @@ Array nanstddev(const Array& a, const ReduceOptions& options = {}, double ddof =
 Array argmin(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false, const Array& out = {});
 Array argmax(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false, const Array& out = {});
 
+/// argmin/argmax skipping NaN; a slice of only NaN raises ValueError "All-NaN slice encountered".
+Array nanargmin(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false, const Array& out = {});
+Array nanargmax(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false, const Array& out = {});
+
 /// Options of the scans.
 struct ScanOptions {
   std::optional<int> axis;       ///< nullopt: the flattened array (cumulative_*: only for ndim <= 1)
@@ -75,6 +79,9 @@ struct ScanOptions {
 /// Running sums/products; NumPy's cumsum/cumprod (axis None flattens).
 Array cumsum(const Array& a, const ScanOptions& options = {});
 Array cumprod(const Array& a, const ScanOptions& options = {});
+/// Running sums/products treating NaN as 0 / 1 (NumPy's nancumsum/nancumprod).
+Array nancumsum(const Array& a, const ScanOptions& options = {});
+Array nancumprod(const Array& a, const ScanOptions& options = {});
 /// Array API 2024.12 cumulative_sum/cumulative_prod: axis required when ndim > 1, include_initial.
 Array cumulative_sum(const Array& a, const ScanOptions& options = {});
 Array cumulative_prod(const Array& a, const ScanOptions& options = {});

@@ -2,6 +2,7 @@
 // and ufuncs the way NumPy composes them (two-pass variance; nan* forms mask NaN out through
 // where=), so that dtypes and results follow NumPy's.
 #include <algorithm>
+#include <limits>
 
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
@@ -141,5 +142,37 @@ Array nanvar(const Array& a, const ReduceOptions& o, double ddof) {
 Array nanstddev(const Array& a, const ReduceOptions& o, double ddof) {
   return var_impl(a, is_inexact(a.dtype()) ? skipping_nan(a, o) : o, ddof, true);
 }
+
+namespace {
+Array nan_arg_extreme(bool is_max, const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
+  const auto arg = is_max ? &argmax : &argmin;
+  if (!is_inexact(a.dtype())) return arg(a, axis, keepdims, out);
+  const Array keep = not_nan_mask(a, {});
+  ReduceOptions slices;
+  if (axis) slices.axis = std::vector<int>{*axis};
+  if (a.ndim() == 0) slices.axis.reset();
+  const Array every_slice_has_a_number = all(any(keep, slices));
+  bool ok = true;  // read on the host (the array may live on a device)
+  backend_for(a.device()).copy_to_host(&ok, every_slice_has_a_number.data(), sizeof(bool));
+  if (!ok) throw ValueError("All-NaN slice encountered");
+  const double fill = is_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  return arg(masked_input(a, keep, a.dtype(), Scalar::from_float(fill)), axis, keepdims, out);
+}
+
+Array nan_scan(bool is_sum, const Array& a, const ScanOptions& o) {
+  const auto scan = is_sum ? &cumsum : &cumprod;
+  if (!is_inexact(a.dtype())) return scan(a, o);
+  return scan(masked_input(a, not_nan_mask(a, {}), a.dtype(), Scalar::from_int(is_sum ? 0 : 1)), o);
+}
+}  // namespace
+
+Array nanargmin(const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
+  return nan_arg_extreme(false, a, axis, keepdims, out);
+}
+Array nanargmax(const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
+  return nan_arg_extreme(true, a, axis, keepdims, out);
+}
+Array nancumsum(const Array& a, const ScanOptions& o) { return nan_scan(true, a, o); }
+Array nancumprod(const Array& a, const ScanOptions& o) { return nan_scan(false, a, o); }
 
 }  // namespace cupric

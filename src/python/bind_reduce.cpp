@@ -207,22 +207,32 @@ void bind_statistics(nb::module_& m) {
 
 void bind_arg_and_scans(nb::module_& m) {
   using Arg = Array (*)(const Array&, std::optional<int>, bool, const Array&);
-  for (auto [name, fn] :
-       {std::pair<const char*, Arg>{"argmin", &argmin}, std::pair<const char*, Arg>{"argmax", &argmax}}) {
-    const Arg f = fn;
+  struct ArgEntry {
+    const char* name;
+    Arg fn;
+    bool method;
+  };
+  for (const ArgEntry& e : {ArgEntry{"argmin", &argmin, true}, ArgEntry{"argmax", &argmax, true},
+                            ArgEntry{"nanargmin", &nanargmin, false}, ArgEntry{"nanargmax", &nanargmax, false}}) {
+    const Arg f = e.fn;
     def_both(
-        m, name, "a", true,
+        m, e.name, "a", e.method,
         [f](nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims) {
           return result_to_py(f(array_from_py(a), single_axis_from_py(axis), truthy(keepdims), out_from_py(out)), out);
         },
         nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
   }
-  // cumsum, cumprod: (a, axis, dtype, out)
-  for (auto [name, fn] :
-       {std::pair<const char*, Scan>{"cumsum", &cumsum}, std::pair<const char*, Scan>{"cumprod", &cumprod}}) {
-    const Scan f = fn;
+  // cumsum, cumprod, nancumsum, nancumprod: (a, axis, dtype, out)
+  struct ScanEntry {
+    const char* name;
+    Scan fn;
+    bool method;
+  };
+  for (const ScanEntry& e : {ScanEntry{"cumsum", &cumsum, true}, ScanEntry{"cumprod", &cumprod, true},
+                             ScanEntry{"nancumsum", &nancumsum, false}, ScanEntry{"nancumprod", &nancumprod, false}}) {
+    const Scan f = e.fn;
     def_both(
-        m, name, "a", true,
+        m, e.name, "a", e.method,
         [f](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out) {
           ScanOptions o;
           o.axis = single_axis_from_py(axis);

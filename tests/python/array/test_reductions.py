@@ -543,3 +543,27 @@ def test_property_reductions_match_numpy(case):
                 getattr(cu, op)(c, axis=axes, keepdims=keepdims)
         else:
             check(getattr(cu, op)(c, axis=axes, keepdims=keepdims), getattr(np, op)(x, axis=axes, keepdims=keepdims))
+
+
+# ---- nanargmin / nanargmax ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex128", "int16"])
+def test_nanargmin_nanargmax(dtype):
+    x = rand(dtype, (5, 6))
+    if x.dtype.kind in "fc":
+        x[1, 2] = x[3, 0] = x[0, :2] = np.nan
+    c = cu.asarray(x)
+    for op in ["nanargmin", "nanargmax"]:
+        for axis in [None, 0, 1, -1]:
+            check(getattr(cu, op)(c, axis=axis), getattr(np, op)(x, axis=axis))
+        check(getattr(cu, op)(c, axis=1, keepdims=True), getattr(np, op)(x, axis=1, keepdims=True))
+
+
+def test_nanargmax_all_nan_slice_raises():
+    x = np.array([[1.0, np.nan], [np.nan, np.nan]])
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        cu.nanargmax(cu.asarray(x), axis=1)
+    check(cu.nanargmax(cu.asarray(x), axis=None), np.nanargmax(x))
+    check(cu.nanargmin(cu.asarray(x[0]), axis=0), np.nanargmin(x[0], axis=0))
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        cu.nanargmin(cu.asarray(x[1]))

@@ -162,3 +162,16 @@ def test_property_scans_match_numpy(shape, data):
     c = cu.asarray(x)
     check(cu.cumsum(c, axis=axis), np.cumsum(x, axis=axis))
     check(cu.cumprod(c, axis=axis), np.cumprod(x, axis=axis))
+
+
+@pytest.mark.parametrize("op", ["nancumsum", "nancumprod"])
+def test_nan_scans(op):
+    x = rand("float64", (4, 5))
+    x[1, 2] = x[0, 0] = x[3, 4] = np.nan
+    c = cu.asarray(x)
+    for axis in [None, 0, 1]:
+        check(getattr(cu, op)(c, axis=axis), getattr(np, op)(x, axis=axis))
+    xi = rand("int8", (6,))
+    check(getattr(cu, op)(cu.asarray(xi)), getattr(np, op)(xi))
+    z = np.array([1 + 1j, complex(np.nan, 1), 2j], np.complex64)
+    check(getattr(cu, op)(cu.asarray(z)), getattr(np, op)(z))
