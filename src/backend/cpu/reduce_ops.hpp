@@ -272,7 +272,7 @@ inline constexpr std::int64_t kPairwiseBlock = 512;
 
 /// Software prefetch distance in bytes: helps arrays beyond the L2 cache (the hardware
 /// prefetcher alone leaves about 20% of the bandwidth unused on large sums).
-inline constexpr std::int64_t kPrefetchBytes = 8192;
+inline constexpr std::int64_t kPrefetchBytes = 4096;
 
 /// acc[j] = combine of p[i] over i = j (mod L), for i in [0, n).
 template <class Op, class E, int L>
