@@ -60,13 +60,20 @@ class Backend {
   virtual void cast(const ElementwisePlan& plan) = 0;
   /// Sets every element of dst to the value at `value` (one element of dst's dtype, host memory).
   virtual void fill(const Array& dst, const void* value) = 0;
-  /// Reduces `in` over `axes` into `out`, which has in's shape with those axes set to 1 and
-  /// the accumulation dtype. An empty reduction writes the op's identity.
+  /// Reduces `in` over `axes` (sorted, distinct) into `out`, which has in's shape with those
+  /// axes set to 1 (any strides; it must not overlap `in`) and the accumulation dtype chosen by
+  /// the array layer. Elements of `in` are converted to out's dtype as they are read (any/all:
+  /// read as bool, out is bool); float16/bfloat16 outs accumulate in float32 and are rounded
+  /// once at the end. Sums are pairwise (or better). An empty reduction writes 0 (sum), 1 (prod),
+  /// false (any), true (all); the array layer never asks for an empty min/max/fmin/fmax.
   virtual void reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) = 0;
   /// Index (int64) of the first extreme along `axis` (in is non-empty along it); out has in's
-  /// shape with that axis set to 1.
+  /// shape with that axis set to 1. NaN counts as the extreme: the first NaN's index wins.
   virtual void arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) = 0;
-  /// Inclusive scan along `axis` into out (same shape, possibly other dtype).
+  /// Inclusive scan along `axis` into out (same shape; out may be the very same view as in,
+  /// but must not overlap it otherwise). Elements are converted to out's dtype as they are read
+  /// and the running value is kept in out's dtype (float16/bfloat16: computed in float32 and
+  /// rounded after every step, as NumPy does).
   virtual void scan(ScanOp op, const Array& in, const Array& out, int axis) = 0;
   /// out[i] = start + i * step, computed in double then converted (out is contiguous 1-d).
   virtual void arange(const Array& out, double start, double step) = 0;

@@ -1,4 +1,4 @@
-// cupric/cupric.hpp — the public C++ API in one include: dtypes, arrays, ufuncs, backends.
+// cupric/cupric.hpp — the public C++ API in one include: dtypes, arrays, ufuncs, reductions, backends.
 #pragma once
 
 #include "cupric/array.hpp"
@@ -7,4 +7,5 @@
 #include "cupric/dtype.hpp"
 #include "cupric/elementwise.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"

@@ -11,6 +11,7 @@ void bind_creation(nb::module_& m);      // bind_creation.cpp
 void bind_dlpack(nb::module_& m);        // bind_dlpack.cpp
 void bind_composites(nb::module_& m);    // bind_composites.cpp
 void bind_cuda(nb::module_& m);          // bind_cuda.cpp: the cupric.cuda runtime
+void bind_reduce(nb::module_& m);        // bind_reduce.cpp: reductions and scans
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -20,6 +21,7 @@ void bind_extensions(nb::module_& m) {
   bind_dlpack(m);
   bind_composites(m);
   bind_cuda(m);
+  bind_reduce(m);
 }
 
 }  // namespace cupric::py

@@ -176,7 +176,8 @@ Array from_array_interface(nb::handle obj, nb::dict iface) {
       strides[i++] = bytes / isz;
     }
   }
-  PyObject* owner = obj.ptr();
+  // NumPy scalars expose a temporary array kept alive only by the interface's "__ref" entry
+  PyObject* owner = iface.contains("__ref") ? iface["__ref"].ptr() : obj.ptr();
   Py_INCREF(owner);
   auto storage = std::make_shared<Storage>(Device::cpu(), ptr, 0, [owner](void*) {
     nb::gil_scoped_acquire gil;

@@ -9,17 +9,46 @@ void bind_ufunc(nb::module_& m);
 void bind_extensions(nb::module_& m);  // areas that add to the ndarray class (see bind_extensions.cpp)
 }  // namespace cupric::py
 
+namespace {
+/// cupric.AxisError: a subclass of numpy.exceptions.AxisError (itself a ValueError and an
+/// IndexError), or of both builtins when NumPy is missing.
+/// cupric.AxisError: a ValueError and an IndexError, made without importing NumPy (import time).
+PyObject* make_axis_error() {
+  nb::object bases = nb::make_tuple(nb::handle(PyExc_ValueError), nb::handle(PyExc_IndexError));
+  return PyErr_NewExceptionWithDoc("cupric.AxisError", "An axis argument is out of range (a ValueError and an IndexError).",
+                                   bases.ptr(), nullptr);
+}
+PyObject* g_axis_error = nullptr;
+
+/// The class raised: once NumPy is loaded, a subclass of both cupric.AxisError and
+/// numpy.exceptions.AxisError, so that either `except` clause catches it.
+PyObject* axis_error_to_raise() {
+  static PyObject* both = nullptr;
+  if (both) return both;
+  if (!PyDict_GetItemString(PyImport_GetModuleDict(), "numpy")) return g_axis_error;
+  try {
+    nb::object np_axis_error = nb::module_::import_("numpy.exceptions").attr("AxisError");
+    nb::object bases = nb::make_tuple(nb::handle(g_axis_error), np_axis_error);
+    both = PyErr_NewException("cupric.AxisError", bases.ptr(), nullptr);
+  } catch (nb::python_error&) {
+    return g_axis_error;
+  }
+  return both ? both : g_axis_error;
+}
+}  // namespace
+
 NB_MODULE(_cupric, m) {
   using namespace cupric;
   // Objects that Python itself keeps past the module's teardown (pytest's parameter lists,
   // hypothesis' strategies) are reported as leaks at exit; they are not ours to free.
   nb::set_leak_warnings(false);
+  g_axis_error = make_axis_error();
+  m.attr("AxisError") = nb::handle(g_axis_error);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
     } catch (const AxisError& e) {
-      nb::object axis_error = nb::module_::import_("numpy").attr("exceptions").attr("AxisError");
-      PyErr_SetObject(axis_error.ptr(), nb::str(e.what()).ptr());
+      PyErr_SetString(axis_error_to_raise(), e.what());
     } catch (const ZeroDivisionError& e) {
       PyErr_SetString(PyExc_ZeroDivisionError, e.what());
     } catch (const ZeroSizeError& e) {

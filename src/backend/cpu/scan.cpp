@@ -1,0 +1,147 @@
+// scan.cpp — CpuBackend::scan (cumsum / cumprod along one axis). Along a contiguous axis each
+// line is scanned in converted blocks with a running carry; along an outer axis a tile of
+// running values is updated row by row (vectorised over the kept dimension). Running values
+// are kept in the output's dtype, as NumPy's accumulate does (float16/bfloat16: float32 math
+// rounded after every step), so results match NumPy's sequential order exactly.
+#include <algorithm>
+#include <vector>
+
+#include "cpu_backend.hpp"
+#include "cupric/errors.hpp"
+#include "reduce_layout.hpp"
+#include "reduce_ops.hpp"
+#include "thread_pool.hpp"
+
+namespace cupric::cpu {
+
+namespace {
+using namespace reduce_ops;
+
+constexpr std::int64_t kBuffer = 1024;
+constexpr std::int64_t kTile = 1024;
+
+/// Op with T accumulators whose values are rounded to storage type S after each step.
+template <class Op, class T, class S>
+struct Step {
+  static T apply(T acc, T v) {
+    if constexpr (std::is_same_v<S, T>)
+      return Op::combine(acc, v);
+    else
+      return static_cast<T>(S(Op::combine(acc, v)));
+  }
+};
+
+template <class Op, class T, class S>
+class ScanEngine {
+ public:
+  static constexpr std::int64_t tsz = sizeof(T);
+
+  ScanEngine(const ReduceLayout& layout, DType in_dtype, DType out_dtype)
+      : L_(layout),
+        load_(cast_kernel(in_dtype, dtype_of<T>())),
+        store_(cast_kernel(dtype_of<T>(), out_dtype)),
+        in_is_t_(in_dtype == dtype_of<T>()),
+        out_is_t_(out_dtype == dtype_of<T>()) {}
+
+  void run() const {
+    const LoopDim& axis = L_.reduced[0];
+    if (L_.kept.empty() || std::llabs(axis.in) < L_.kept.back().in)
+      inner();
+    else
+      outer();
+  }
+
+ private:
+  void scan_line(const char* src, char* dst, const LoopDim& axis, T* in_buf, T* out_buf) const {
+    T carry = Op::template identity<T>();
+    for (std::int64_t off = 0; off < axis.size; off += kBuffer) {
+      const std::int64_t m = std::min(kBuffer, axis.size - off);
+      const T* q = reinterpret_cast<const T*>(src + off * axis.in);
+      if (!(in_is_t_ && axis.in == tsz)) {
+        load_(src + off * axis.in, axis.in, reinterpret_cast<char*>(in_buf), tsz, m);
+        q = in_buf;
+      }
+      const bool direct_out = out_is_t_ && axis.out == tsz;
+      T* r = direct_out ? reinterpret_cast<T*>(dst + off * axis.out) : out_buf;
+      for (std::int64_t j = 0; j < m; ++j) {
+        carry = Step<Op, T, S>::apply(carry, q[j]);
+        r[j] = carry;
+      }
+      if (!direct_out) store_(reinterpret_cast<const char*>(out_buf), tsz, dst + off * axis.out, axis.out, m);
+    }
+  }
+
+  void inner() const {
+    const LoopDim& axis = L_.reduced[0];
+    parallel_for(L_.kept_count(), std::max<std::int64_t>(1, kGrain / axis.size), [&](std::int64_t b, std::int64_t e) {
+      const auto buf = make_scratch<T>(2 * kBuffer);
+      Odometer o(L_.kept, b);
+      for (std::int64_t i = b; i < e; ++i, o.next())
+        scan_line(L_.in + o.in(), L_.out + o.out(), axis, buf.get(), buf.get() + kBuffer);
+    });
+  }
+
+  void outer() const {
+    const LoopDim& axis = L_.reduced[0];
+    const LoopDim& v = L_.kept.back();
+    const int n_outer_dims = static_cast<int>(L_.kept.size()) - 1;
+    const std::int64_t n_outer = L_.kept_count() / v.size;
+    const std::int64_t ntiles = (v.size + kTile - 1) / kTile;
+    const std::int64_t task_elems = axis.size * std::min(v.size, kTile);
+    parallel_for(n_outer * ntiles, std::max<std::int64_t>(1, kGrain / task_elems), [&](std::int64_t b, std::int64_t e) {
+      const auto acc = make_scratch<T>(kTile), row = make_scratch<T>(kTile);
+      for (std::int64_t t = b; t < e; ++t) {
+        const std::int64_t ti = t % ntiles;
+        const Odometer pos(L_.kept.data(), n_outer_dims, t / ntiles);
+        const std::int64_t tw = std::min(kTile, v.size - ti * kTile);
+        const char* src = L_.in + pos.in() + ti * kTile * v.in;
+        char* dst = L_.out + pos.out() + ti * kTile * v.out;
+        std::fill(acc.get(), acc.get() + tw, Op::template identity<T>());
+        for (std::int64_t k = 0; k < axis.size; ++k) {
+          const T* q = reinterpret_cast<const T*>(src + k * axis.in);
+          if (!(in_is_t_ && v.in == tsz)) {
+            load_(src + k * axis.in, v.in, reinterpret_cast<char*>(row.get()), tsz, tw);
+            q = row.get();
+          }
+          step_row(acc.get(), q, tw);
+          store_(reinterpret_cast<const char*>(acc.get()), tsz, dst + k * axis.out, v.out, tw);
+        }
+      }
+    });
+  }
+
+  static void step_row(T* __restrict acc, const T* __restrict row, std::int64_t n) {
+    for (std::int64_t j = 0; j < n; ++j) acc[j] = Step<Op, T, S>::apply(acc[j], row[j]);
+  }
+
+  const ReduceLayout& L_;
+  CastFn load_, store_;
+  bool in_is_t_, out_is_t_;
+};
+
+template <class Op>
+void scan_with(const ReduceLayout& layout, const Array& in, const Array& out) {
+  visit_dtype(out.dtype(), [&]<class S>() {
+    if constexpr (std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>) {
+      ScanEngine<Op, float, S>(layout, in.dtype(), out.dtype()).run();
+    } else {
+      ScanEngine<Op, S, S>(layout, in.dtype(), out.dtype()).run();
+    }
+  });
+}
+}  // namespace
+
+void CpuBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
+  if (in.size() == 0) return;
+  const ReduceLayout layout = reduce_layout(in, out, {axis}, false);
+  if (layout.reduced.empty()) {  // axis of length 1: the scan is a converting copy
+    cast(elementwise_plan({&in, &out}, in.shape()));
+    return;
+  }
+  if (op == ScanOp::cumsum)
+    scan_with<Sum>(layout, in, out);
+  else
+    scan_with<Prod>(layout, in, out);
+}
+
+}  // namespace cupric::cpu
