@@ -23,17 +23,19 @@ fi
 summary "build: ok ($(( $(date +%s) - t0 )) s)"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$OUT/summary.txt"
 
-# run the tests from outside the source tree so that the installed package is imported
-( cd /tmp && "$PY" -m pytest -q -x -p no:cacheprovider "$OLDPWD/tests/python" ${GPU_TEST_ARGS:-} \
-    >"$OUT/tests.log" 2>&1 ) || ( cd /tmp && "$PY" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/python" \
-    ${GPU_TEST_ARGS:-} >"$OUT/tests.log" 2>&1 )
-summary "tests: $(tail -1 "$OUT/tests.log")"
-grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -20
+# run the tests from outside the source tree so that the installed package is imported;
+# a per-test time limit where pytest-timeout exists, and a bound on the whole run
+TIMEOUT_ARG=""
+"$PY" -c "import pytest_timeout" 2>/dev/null && TIMEOUT_ARG="--timeout=${TEST_TIMEOUT:-90}"
+( cd /tmp && timeout "${TESTS_BUDGET:-360}" "$PY" -m pytest -q -rfE --durations=8 -p no:cacheprovider $TIMEOUT_ARG \
+    "$OLDPWD/${GPU_TESTS:-tests/python}" >"$OUT/tests.log" 2>&1 )
+summary "tests: $(grep -E "passed|failed" "$OUT/tests.log" | tail -1)"
+grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
 
 for bench in ${GPU_BENCHES:-benchmarks/runtime.py benchmarks/arrays_gpu.py benchmarks/tile.py}; do
   [ -f "$bench" ] || continue
   name=$(basename "$bench" .py)
-  ( cd /tmp && timeout 240 "$PY" "$OLDPWD/$bench" >"$OUT/bench_$name.log" 2>&1 ) || summary "bench $name: exit $?"
+  ( cd /tmp && timeout "${BENCH_BUDGET:-150}" "$PY" "$OLDPWD/$bench" >"$OUT/bench_$name.log" 2>&1 ) || summary "bench $name: exit $?"
   summary "--- $name"
   tail -25 "$OUT/bench_$name.log" | tee -a "$OUT/summary.txt" >/dev/null
 done
