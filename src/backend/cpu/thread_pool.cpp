@@ -43,20 +43,21 @@ class Pool {
   void run(std::int64_t nchunks, const std::function<void(std::int64_t)>& chunk) {
     std::lock_guard<std::mutex> run(run_mutex_);  // one parallel region at a time
     ensure_workers(nthreads_ - 1);
-    const int helpers = std::min<std::int64_t>(nthreads_ - 1, nchunks - 1);
+    const int helpers = static_cast<int>(std::min<std::int64_t>(nthreads_ - 1, nchunks - 1));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &chunk;
       nchunks_ = nchunks;
       next_.store(0);
-      active_helpers_ = helpers;
+      participants_ = helpers;  // fixed for this job: workers 0..helpers-1 take part
+      remaining_ = helpers;     // counts down as they finish
       error_ = nullptr;
       ++generation_;
     }
     wake_.notify_all();
     work();
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return active_helpers_ == 0; });
+    done_.wait(lock, [&] { return remaining_ == 0; });
     job_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
@@ -87,16 +88,19 @@ class Pool {
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && job_ && id < active_helpers_); });
+        // `participants_` (not the count still running) decides who takes part, so a worker
+        // that wakes late still joins the job it was counted in
+        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && id < participants_); });
         if (stop_) return;
         seen = generation_;
       }
       work();
+      bool last;
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        --active_helpers_;
+        last = --remaining_ == 0;
       }
-      done_.notify_all();
+      if (last) done_.notify_all();
     }
   }
 
@@ -107,7 +111,8 @@ class Pool {
   const std::function<void(std::int64_t)>* job_ = nullptr;
   std::int64_t nchunks_ = 0;
   std::atomic<std::int64_t> next_{0};
-  int active_helpers_ = 0;
+  int participants_ = 0;
+  int remaining_ = 0;
   std::uint64_t generation_ = 0;
   bool stop_ = false;
   std::exception_ptr error_;
