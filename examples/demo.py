@@ -97,7 +97,7 @@ def main():
     ap.add_argument("--size", type=int, default=5000)
     ap.add_argument("--dtypes", default="float32,float64")
     args = ap.parse_args()
-    device = str(cu._get_default_device())
+    device = str(cu._cupric._get_default_device())
     print(f"cupric {cu.__version__}, NumPy {np.__version__}; device: {device}; CPU threads: {cu.get_num_threads()}")
     for dtype in args.dtypes.split(","):
         per = args.size * args.size * np.dtype(dtype).itemsize
