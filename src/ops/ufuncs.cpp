@@ -62,11 +62,11 @@ std::vector<Ufunc> build_table() {
   return table;
 }
 
-std::string dtype_list(const std::vector<Array>& inputs) {
+std::string dtype_list(const std::vector<TypeOperand>& inputs) {
   std::string s;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (i) s += ", ";
-    s += inputs[i].weak() != WeakKind::none ? cat("Python ", name(inputs[i].dtype())) : name(inputs[i].dtype());
+    s += inputs[i].weak != WeakKind::none ? cat("Python ", name(inputs[i].dtype)) : name(inputs[i].dtype);
   }
   return s;
 }
@@ -128,7 +128,13 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
   }
   std::vector<TypeOperand> ops;
   for (const Array& a : inputs) ops.push_back({a.dtype(), a.weak()});
-  DType common = result_type(ops);
+  return resolve_loop(uf, ops);
+}
+
+const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<TypeOperand>& inputs) {
+  if (static_cast<int>(inputs.size()) != uf.nin)
+    throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", inputs.size()));
+  DType common = result_type(inputs);
   if ((uf.name == "subtract" || uf.name == "negative") && common == DType::bool_)
     throw TypeError(cat("numpy boolean ", uf.name,
                         ", the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "

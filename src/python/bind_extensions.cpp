@@ -5,9 +5,11 @@
 namespace cupric::py {
 
 void bind_random(nb::module_& m);
+void bind_tile(nb::module_& m);
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
+  bind_tile(m);
 }
 
 }  // namespace cupric::py

@@ -1,0 +1,160 @@
+// cupric/tile/mma.h — out = acc + a @ b for tiles a (M, K), b (K, N), acc (M, N). CPU: a loop
+// nest that vectorises along N. GPU: float16/bfloat16 inputs use tensor cores (mma.sync
+// m16n8k16, float32 accumulation) through shared memory; other dtypes use FMAs.
+#pragma once
+
+namespace cu::tile {
+
+CUPRIC_TC int round_up(int x, int m) { return (x + m - 1) / m * m; }
+
+#ifndef CUPRIC_TILE_DEVICE
+template <int M, int K, int N, class A, class TI>
+inline void mma(const Block&, Tile<A, M * N>& out, const Tile<TI, M * K>& a, const Tile<TI, K * N>& bm,
+                const Tile<A, M * N>& acc) {
+  if (&out != &acc)
+    for (int i = 0; i < M * N; ++i) out.v[i] = acc.v[i];
+  // b converted once to the accumulator type (rows of N contiguous values)
+  alignas(64) static thread_local A bconv[K * N];
+  for (int i = 0; i < K * N; ++i) bconv[i] = convert<A>(bm.v[i]);
+  constexpr int RB = 4;  // rows of out updated together: each b row is loaded once per RB rows
+  int m = 0;
+  for (; m + RB <= M; m += RB) {
+    A* __restrict o0 = out.v + m * N;
+    A* __restrict o1 = o0 + N;
+    A* __restrict o2 = o1 + N;
+    A* __restrict o3 = o2 + N;
+    for (int k = 0; k < K; ++k) {
+      const A a0 = convert<A>(a.v[m * K + k]), a1 = convert<A>(a.v[(m + 1) * K + k]);
+      const A a2 = convert<A>(a.v[(m + 2) * K + k]), a3 = convert<A>(a.v[(m + 3) * K + k]);
+      const A* __restrict brow = bconv + k * N;
+      for (int n = 0; n < N; ++n) {
+        const A bv = brow[n];
+        o0[n] += a0 * bv;
+        o1[n] += a1 * bv;
+        o2[n] += a2 * bv;
+        o3[n] += a3 * bv;
+      }
+    }
+  }
+  for (; m < M; ++m) {
+    A* __restrict o = out.v + m * N;
+    for (int k = 0; k < K; ++k) {
+      const A av = convert<A>(a.v[m * K + k]);
+      const A* __restrict brow = bconv + k * N;
+      for (int n = 0; n < N; ++n) o[n] += av * brow[n];
+    }
+  }
+}
+#else
+
+/// Shared scratch of the tensor-core path (the emitters use the same formula).
+template <int M, int K, int N>
+CUPRIC_TC int mma_sync_smem() {
+  return smem_align(2LL * round_up(M, 16) * (round_up(K, 16) + 8)) + smem_align(2LL * round_up(N, 8) * (round_up(K, 16) + 8)) +
+         smem_align(4LL * round_up(M, 16) * round_up(N, 8));
+}
+
+template <int M, int K, int N, class TI>
+CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N>& out, const Tile<TI, M * K>& a, const Tile<TI, K * N>& bm,
+                        const Tile<float, M * N>& acc) {
+  constexpr int Mp = round_up(M, 16), Np = round_up(N, 8), Kp = round_up(K, 16), LD = Kp + 8;
+  static_assert(mma_sync_smem<M, K, N>() <= kSmemBytes, "cupric.tile: scratch too small (mma)");
+  u16* sa = reinterpret_cast<u16*>(b.smem);                       // [Mp][LD]  a, row-major
+  u16* sb = reinterpret_cast<u16*>(b.smem + smem_align(2LL * Mp * LD));  // [Np][LD]  b transposed
+  float* sc = reinterpret_cast<float*>(b.smem + smem_align(2LL * Mp * LD) + smem_align(2LL * Np * LD));  // [Mp][Np]
+  if constexpr (Mp != M || Kp != K)
+    for (int i = b.tid; i < Mp * Kp; i += kThreads)
+      if (i / Kp >= M || i % Kp >= K) sa[(i / Kp) * LD + i % Kp] = 0;
+  if constexpr (Np != N || Kp != K)
+    for (int i = b.tid; i < Np * Kp; i += kThreads)
+      if (i / Kp >= N || i % Kp >= K) sb[(i / Kp) * LD + i % Kp] = 0;
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<M * K>::kSlots; ++s)
+    if (Layout<M * K>::owns(b.tid, s)) {
+      const int e = Layout<M * K>::elem(b.tid, s);
+      sa[(e / K) * LD + e % K] = a.v[s].bits;
+    }
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<K * N>::kSlots; ++s)
+    if (Layout<K * N>::owns(b.tid, s)) {
+      const int e = Layout<K * N>::elem(b.tid, s);
+      sb[(e % N) * LD + e / N] = bm.v[s].bits;
+    }
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<M * N>::kSlots; ++s)
+    if (Layout<M * N>::owns(b.tid, s)) {
+      const int e = Layout<M * N>::elem(b.tid, s);
+      sc[(e / N) * Np + e % N] = acc.v[s];
+    }
+  __syncthreads();
+  const int warp = b.tid / 32, lane = b.tid % 32, g = lane / 4, q = lane % 4;
+  for (int t = warp; t < (Mp / 16) * (Np / 8); t += kThreads / 32) {
+    const int m0 = (t / (Np / 8)) * 16, n0 = (t % (Np / 8)) * 8;
+    float* c0 = sc + (m0 + g) * Np + n0 + 2 * q;
+    float* c1 = c0 + 8 * Np;
+    float d[4] = {c0[0], c0[1], c1[0], c1[1]};
+    for (int k0 = 0; k0 < Kp; k0 += 16) {
+      const u16* ar = sa + (m0 + g) * LD + k0 + 2 * q;
+      const u16* br = sb + (n0 + g) * LD + k0 + 2 * q;
+      const u32 a0 = *reinterpret_cast<const u32*>(ar), a1 = *reinterpret_cast<const u32*>(ar + 8 * LD);
+      const u32 a2 = *reinterpret_cast<const u32*>(ar + 8), a3 = *reinterpret_cast<const u32*>(ar + 8 * LD + 8);
+      const u32 b0 = *reinterpret_cast<const u32*>(br), b1 = *reinterpret_cast<const u32*>(br + 8);
+      if constexpr (same_v<TI, bf16>) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      } else {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      }
+    }
+    c0[0] = d[0];
+    c0[1] = d[1];
+    c1[0] = d[2];
+    c1[1] = d[3];
+  }
+  __syncthreads();
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<M * N>::kSlots; ++s) {
+    const int e = Layout<M * N>::elem(b.tid, s);
+    out.v[s] = e < M * N ? sc[(e / N) * Np + e % N] : 0.0f;
+  }
+  __syncthreads();
+}
+
+template <int M, int K, int N, class A, class TI>
+CUPRIC_TD void mma(const Block& b, Tile<A, M * N>& out, const Tile<TI, M * K>& a, const Tile<TI, K * N>& bm,
+                   const Tile<A, M * N>& acc) {
+  if constexpr (is_half_v<TI> && same_v<A, float>) {
+    mma_sync<M, K, N>(b, out, a, bm, acc);
+  } else {
+    static_assert(smem_align(sizeof(A) * M * K) + smem_align(sizeof(A) * K * N) <= kSmemBytes,
+                  "cupric.tile: scratch too small (mma)");
+    A* sa = reinterpret_cast<A*>(b.smem);
+    A* sb = reinterpret_cast<A*>(b.smem + smem_align(sizeof(A) * M * K));
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < Layout<M * K>::kSlots; ++s)
+      if (Layout<M * K>::owns(b.tid, s)) sa[Layout<M * K>::elem(b.tid, s)] = convert<A>(a.v[s]);
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < Layout<K * N>::kSlots; ++s)
+      if (Layout<K * N>::owns(b.tid, s)) sb[Layout<K * N>::elem(b.tid, s)] = convert<A>(bm.v[s]);
+    __syncthreads();
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < Layout<M * N>::kSlots; ++s) {
+      const int e = Layout<M * N>::elem(b.tid, s);
+      A sum = acc.v[s];
+      if (e < M * N)
+        for (int k = 0; k < K; ++k) sum += sa[(e / N) * K + k] * sb[k * N + e % N];
+      out.v[s] = sum;
+    }
+    __syncthreads();
+  }
+}
+#endif
+
+}  // namespace cu::tile

@@ -1,0 +1,312 @@
+"""Kernels and helpers: @ct.kernel, @ct.function, ct.Constant, launching (kernel[grid](...),
+ct.launch), specialisation and the in-memory cache, the interpreter, and kernel.inspect."""
+
+import functools
+import inspect
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .. import _cupric as _c
+from . import _cuda
+from . import _interp as I
+from ._frontend import CompileError, Frontend, source_of
+
+_tile = _c._tile
+
+
+# ---- annotations and helpers -----------------------------------------------------------------
+
+
+class _ConstantAnnotation:
+    def __init__(self, of):
+        self.of = of
+
+    def __repr__(self):
+        return f"ct.Constant[{getattr(self.of, '__name__', self.of)}]"
+
+
+class Constant:
+    """Annotation of a compile-time parameter: `BLOCK: ct.Constant[int]`. Each distinct value
+    compiles its own specialisation (tile shapes must be constants)."""
+
+    def __class_getitem__(cls, of):
+        return _ConstantAnnotation(of)
+
+
+def _is_constant(annotation):
+    if annotation is Constant or isinstance(annotation, _ConstantAnnotation):
+        return True
+    return isinstance(annotation, str) and "Constant" in annotation
+
+
+class TileFunction:
+    """A helper callable from kernels (@ct.function): inlined where it is called."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)  # interpreter mode: plain Python
+
+    def source(self):
+        return source_of(self.fn)
+
+
+def function(fn):
+    """Marks a helper for use inside kernels; calls to it are inlined."""
+    return TileFunction(fn)
+
+
+# ---- paths ---------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def include_dir():
+    """device_include: the source tree's when running from a checkout, else the installed copy."""
+    here = Path(__file__).resolve()
+    candidates = [here.parents[3] / "device_include", Path(_c.__file__).resolve().parent / "device_include"]
+    for c in candidates:
+        if (c / "cupric" / "tile" / "tile.h").is_file():
+            return str(c)
+    raise RuntimeError(f"cupric.tile: the device header library was not found (looked in {candidates})")
+
+
+def cache_dir():
+    return os.environ.get("CUPRIC_CACHE_DIR") or str(Path.home() / ".cache" / "cupric")
+
+
+_warned_no_compiler = False
+
+
+def _host_compiler_available():
+    global _warned_no_compiler
+    info = _tile.host_compiler()
+    if info["available"]:
+        return True
+    if not _warned_no_compiler:
+        _warned_no_compiler = True
+        warnings.warn(f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead",
+                      RuntimeWarning, stacklevel=4)
+    return False
+
+
+# ---- specialisations -------------------------------------------------------------------------------
+
+
+def _freeze(v):
+    if isinstance(v, list):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, tuple):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, _c.dtype):
+        return ("dtype", v.name)
+    return (type(v).__name__, v)
+
+
+def _is_array_like(v):
+    return isinstance(v, (_c.ndarray, np.ndarray)) or hasattr(v, "__array_interface__") or hasattr(v, "__dlpack__")
+
+
+def _as_cupric(v):
+    if isinstance(v, _c.ndarray):
+        return v
+    if isinstance(v, np.ndarray) and v.dtype.name == "bfloat16":
+        raise TypeError("pass bfloat16 data to compiled kernels as cupric arrays (cu.asarray(x.astype(np.float32))"
+                        ".astype(cu.bfloat16)); NumPy has no bfloat16 of its own")
+    return _c.asarray(v)
+
+
+class Compiled:
+    """One specialisation of a kernel: its IR, generated sources and loaded CPU binary."""
+
+    def __init__(self, kernel, specs):
+        self.kernel = kernel
+        self.specs = specs
+        t0 = time.perf_counter()
+        b = _tile.Builder(kernel.fn.__name__)
+        self.function = Frontend(b, kernel.debug).compile_kernel(kernel.fn, specs)
+        self.ir = self.function.text()
+        self.function.canonicalize()
+        self.ir_canonical = self.function.text()
+        self.frontend_seconds = time.perf_counter() - t0
+        self.host = None
+        self.launcher = None
+        self._cuda = None
+
+    def build_host(self):
+        if self.launcher is None:
+            t0 = time.perf_counter()
+            self.host = self.function.emit("host", self.kernel.debug)
+            info = _tile.compile_host(self.host["source"], include_dir(), cache_dir())
+            self.host.update(info)
+            self.launcher = _tile.HostLauncher(info["path"], self.function)
+            self.host["seconds"] = time.perf_counter() - t0
+        return self.launcher
+
+    def cuda(self):
+        if self._cuda is None:
+            self._cuda = self.function.emit("cuda", self.kernel.debug, self.kernel.num_threads)
+        return self._cuda
+
+
+def _grid3(grid, constants):
+    if callable(grid):
+        grid = grid(constants)
+    g = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+    if not 1 <= len(g) <= 3:
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
+    g = tuple(int(x) for x in g) + (1,) * (3 - len(g))
+    if any(x < 0 for x in g):
+        raise ValueError(f"grid extents must be >= 0, got {grid!r}")
+    return g
+
+
+class Kernel:
+    """A @ct.kernel function. Launch with kernel[grid](*args) or ct.launch(stream, grid, kernel, *args);
+    kernel.interpret[grid](*args) runs it in the interpreter; kernel.inspect(*args) shows every stage."""
+
+    def __init__(self, fn, debug=False, num_threads=0):
+        self.fn = fn
+        self.debug = bool(debug or os.environ.get("CUPRIC_TILE_DEBUG") == "1")
+        self.num_threads = int(num_threads or 0)
+        self.signature = inspect.signature(fn)
+        self.params = list(self.signature.parameters.values())
+        for p in self.params:
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
+        self.constants = [_is_constant(p.annotation) for p in self.params]
+        self.cache = {}
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self):
+        return f"<cupric.tile kernel {self.fn.__qualname__}>"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
+
+    def __getitem__(self, grid):
+        return functools.partial(self._launch, grid, None, False)
+
+    @property
+    def interpret(self):
+        """kernel.interpret[grid](*args): run the Python body eagerly, block by block."""
+        kernel = self
+
+        class _Interpret:
+            def __getitem__(self, grid):
+                return functools.partial(kernel._launch, grid, None, True)
+
+        return _Interpret()
+
+    # ---- launching -------------------------------------------------------------------------------
+
+    def _bind(self, args, kwargs):
+        if not kwargs and len(args) == len(self.params):
+            return args
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[p.name] for p in self.params)
+
+    def _specialise(self, values):
+        key, specs, runtime, device = [], [], [], None
+        for p, is_const, v in zip(self.params, self.constants, values, strict=True):
+            if is_const:
+                key.append(_freeze(v))
+                specs.append((p.name, ("constant", v)))
+            elif _is_array_like(v):
+                a = _as_cupric(v)
+                d = str(a.device)
+                if device is None:
+                    device = d
+                elif d != device:
+                    raise ValueError(f"kernel arguments are on different devices ({device} and {d}); "
+                                     "move them with x.to_device(...)")
+                key.append(("A", a.dtype.name, a.ndim))
+                specs.append((p.name, ("array", a.dtype, a.ndim)))
+                runtime.append(a)
+            elif isinstance(v, (bool, int, float)):
+                key.append(("S", type(v).__name__))
+                dt = _c.bool_ if isinstance(v, bool) else _c.int64 if isinstance(v, int) else _c.float64
+                specs.append((p.name, ("scalar", dt, True)))
+                runtime.append(v)
+            elif isinstance(v, np.generic) or (isinstance(v, _c.ndarray) and v.ndim == 0):
+                dt = _c.dtype(v.dtype.name if isinstance(v, np.generic) else v.dtype)
+                key.append(("s", dt.name))
+                specs.append((p.name, ("scalar", dt, False)))
+                runtime.append(v.item())
+            else:
+                raise TypeError(f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
+                                "expected an array, a number, or a ct.Constant parameter")
+        return tuple(key), specs, runtime, device or "cpu"
+
+    def compiled(self, key, specs):
+        c = self.cache.get(key)
+        if c is None:
+            c = self.cache[key] = Compiled(self, specs)
+        return c
+
+    def _launch(self, grid, stream, interpret, *args, **kwargs):
+        values = self._bind(args, kwargs)
+        if interpret or os.environ.get("CUPRIC_TILE_INTERPRET", "0") not in ("", "0"):
+            return self._interpret(grid, values)
+        key, specs, runtime, device = self._specialise(values)
+        compiled = self.compiled(key, specs)
+        g = _grid3(grid, {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c})
+        if device == "cpu":
+            if not _host_compiler_available():
+                return self._interpret(grid, values)
+            compiled.build_host().launch(g, *runtime)
+        else:
+            _cuda.launch(compiled, g, runtime, stream, device)
+
+    def _interpret(self, grid, values):
+        constants = {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c}
+        g = _grid3(grid, constants)
+        args = [v if c or not _is_array_like(v) else I.Array(v)
+                for c, v in zip(self.constants, values, strict=True)]
+        for bz in range(g[2]):
+            for by in range(g[1]):
+                for bx in range(g[0]):
+                    with I.Block((bx, by, bz), g):
+                        self.fn(*args)
+
+    # ---- inspection ----------------------------------------------------------------------------------
+
+    def inspect(self, *args, compile_cuda=False, **kwargs):
+        """Every stage for these arguments: {'ir', 'ir_canonical', 'host_source', 'cuda_source', 'cuda',
+        and with compile_cuda=True (needs nvcc or cupric.cuda) 'ptx', 'sass', 'resources'}."""
+        key, specs, _, _ = self._specialise(self._bind(args, kwargs))
+        c = self.compiled(key, specs)
+        host = c.function.emit("host", self.debug)
+        cuda = c.cuda()
+        out = {"ir": c.ir, "ir_canonical": c.ir_canonical, "host_source": host["source"],
+               "cuda_source": cuda["source"],
+               "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")}}
+        if c.launcher is not None:
+            out["host_binary"] = c.host["path"]
+        if compile_cuda:
+            out.update(_cuda.inspect(cuda["source"], include_dir()))
+        return out
+
+
+def kernel(fn=None, *, debug=False, num_threads=0):
+    """Decorator: a tile kernel. `debug=True` keeps ct.print / ct.assert_ in compiled code;
+    `num_threads` sets the CUDA block size (default: 128, or 256 for tiles of 8192+ elements)."""
+    if fn is None:
+        return lambda f: Kernel(f, debug=debug, num_threads=num_threads)
+    return Kernel(fn, debug=debug, num_threads=num_threads)
+
+
+def launch(stream, grid, kernel, *args, **kwargs):
+    """Launches `kernel` over `grid` on `stream` (CUDA; None = the device's current stream; ignored on the CPU)."""
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"ct.launch: expected a @ct.kernel, got {type(kernel).__name__}")
+    return kernel._launch(grid, stream, False, *args, **kwargs)
+
+
+__all__ = ["CompileError", "Constant", "Kernel", "TileFunction", "function", "kernel", "launch"]
