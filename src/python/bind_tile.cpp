@@ -200,8 +200,8 @@ void bind_tile(nb::module_& m) {
         return d;
       }, nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0);
 
-  t.def("host_compiler", [] {
-    const tile::HostCompiler& c = tile::host_compiler();
+  t.def("host_compiler", [](const std::string& cache_dir) {
+    const tile::HostCompiler& c = tile::host_compiler(cache_dir);
     nb::dict d;
     d["available"] = c.available;
     d["command"] = c.command;
@@ -209,7 +209,7 @@ void bind_tile(nb::module_& m) {
     d["flags"] = c.flags;
     d["problem"] = c.problem;
     return d;
-  });
+  }, nb::arg("cache_dir") = "");
   t.def("compile_host", [](const std::string& source, const std::string& include_dir, const std::string& cache_dir) {
     tile::HostBinary b;
     {

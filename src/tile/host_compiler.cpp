@@ -70,16 +70,41 @@ std::string cpu_model() {
   return "unknown cpu";
 }
 
-HostCompiler find_compiler() {
+/// The compiler executable's resolved path, size and mtime (empty if not a plain command on PATH):
+/// a probe saved under this signature stays valid until the compiler changes.
+std::string compiler_signature(const std::string& command) {
+  if (command.find_first_of(" \t'\"") != std::string::npos) return {};
+  std::vector<std::string> candidates;
+  if (command.find('/') != std::string::npos) {
+    candidates.push_back(command);
+  } else if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':'))
+      if (!dir.empty()) candidates.push_back(dir + "/" + command);
+  }
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(c, ec);
+    if (ec || !fs::is_regular_file(real, ec)) continue;
+    const auto size = fs::file_size(real, ec);
+    const auto mtime = fs::last_write_time(real, ec).time_since_epoch().count();
+    return cat(real.string(), "|", size, "|", mtime);
+  }
+  return {};
+}
+
+HostCompiler probe_compiler(const std::string& command) {
   HostCompiler c;
-  const char* env = std::getenv("CXX");
-  c.command = env && *env ? env : "c++";
+  c.command = command;
   std::string out;
   if (run_command(c.command + " --version", out) != 0 || out.empty()) {
     c.problem = cat("no C++ compiler: `", c.command, " --version` failed (set CXX to a C++20 compiler)");
     return c;
   }
   c.version = out.substr(0, out.find('\n'));
+  c.gcc = out.find("Free Software Foundation") != std::string::npos || c.version.find("g++") != std::string::npos ||
+          c.version.find("GCC") != std::string::npos;
   c.flags = "-std=c++20 -O3 -fPIC -shared -fvisibility=hidden -fno-math-errno -fno-trapping-math -w";
 #if defined(__x86_64__) || defined(__aarch64__)
   c.flags += " -march=native";
@@ -89,6 +114,39 @@ HostCompiler find_compiler() {
     c.flags += " -DCUPRIC_TILE_LIBMVEC";
 #endif
   c.available = true;
+  return c;
+}
+
+/// The probe, read from `<cache_dir>/tile/compiler-<signature hash>` when an earlier process
+/// saved it (saves two compiler runs per process), else run and saved.
+HostCompiler find_compiler(const std::string& cache_dir) {
+  const char* env = std::getenv("CXX");
+  const std::string command = env && *env ? env : "c++";
+  const std::string sig = compiler_signature(command);
+  fs::path saved;
+  if (!sig.empty() && !cache_dir.empty()) {
+    Hash h;
+    h.add(command);
+    h.add(sig);
+    saved = fs::path(cache_dir) / "tile" / ("compiler-" + h.hex());
+    std::ifstream in(saved);
+    HostCompiler c;
+    std::string gcc;
+    if (in && std::getline(in, c.version) && std::getline(in, c.flags) && std::getline(in, gcc)) {
+      c.command = command;
+      c.gcc = gcc == "1";
+      c.available = true;
+      return c;
+    }
+  }
+  HostCompiler c = probe_compiler(command);
+  if (c.available && !saved.empty()) {
+    std::error_code ec;
+    fs::create_directories(saved.parent_path(), ec);
+    const std::string tmp = cat(saved.string(), ".tmp", getpid());
+    std::ofstream(tmp) << c.version << "\n" << c.flags << "\n" << (c.gcc ? "1" : "0") << "\n";
+    fs::rename(tmp, saved, ec);
+  }
   return c;
 }
 
@@ -119,21 +177,52 @@ std::mutex g_compile_mutex;
 
 }  // namespace
 
-const HostCompiler& host_compiler() {
-  static const HostCompiler c = find_compiler();
+const HostCompiler& host_compiler(const std::string& cache_dir) {
+  static const HostCompiler c = find_compiler(cache_dir);
   return c;
 }
 
+namespace {
+
+/// GCC only: tile.h precompiled once per compiler, flags and header library, so that each
+/// kernel compiles without re-parsing <cmath> and the library (about 0.6 s -> 0.2 s). Returns
+/// the include directory holding cupric/tile/tile.h.gch, or "" when there is none.
+std::string precompiled_header(const HostCompiler& cc, const std::string& include_dir, const fs::path& dir,
+                               const std::string& key) {
+  if (!cc.gcc || std::getenv("CUPRIC_TILE_NO_PCH")) return {};
+  const fs::path root = dir / ("pch-" + key);
+  const fs::path gch = root / "cupric" / "tile" / "tile.h.gch";
+  if (fs::exists(gch)) return root.string();
+  std::error_code ec;
+  fs::create_directories(gch.parent_path(), ec);
+  const std::string tmp = cat(gch.string(), ".tmp", getpid());
+  std::string flags = cc.flags;
+  if (const auto at = flags.find(" -shared"); at != std::string::npos) flags.erase(at, 8);
+  const std::string cmd = cat(cc.command, " ", flags,
+                              " -DCUPRIC_TILE_THREADS=1 -DCUPRIC_TILE_VEC=1 -DCUPRIC_TILE_SMEM=0 -x c++-header -I",
+                              quote(include_dir), " ", quote(include_dir + "/cupric/tile/tile.h"), " -o ", quote(tmp));
+  std::string out;
+  if (run_command(cmd, out) != 0) {
+    std::remove(tmp.c_str());
+    return {};  // no PCH: compile without it
+  }
+  fs::rename(tmp, gch, ec);
+  return ec ? std::string() : root.string();
+}
+
+}  // namespace
+
 HostBinary compile_host(const std::string& source, const std::string& include_dir, const std::string& cache_dir) {
-  const HostCompiler& cc = host_compiler();
+  const HostCompiler& cc = host_compiler(cache_dir);
   if (!cc.available) throw NotImplementedError(cc.problem);
   const bool mvec = cc.flags.find("CUPRIC_TILE_LIBMVEC") != std::string::npos;
-  Hash h;
+  Hash env;
+  env.add(cc.version);
+  env.add(cc.flags);
+  env.add(cpu_model());
+  env.add(headers_hash(include_dir));
+  Hash h = env;
   h.add(source);
-  h.add(cc.version);
-  h.add(cc.flags);
-  h.add(cpu_model());
-  h.add(headers_hash(include_dir));
   HostBinary bin;
   bin.key = h.hex();
   const fs::path dir = fs::path(cache_dir) / "tile";
@@ -149,11 +238,12 @@ HostBinary compile_host(const std::string& source, const std::string& include_di
   }
   const auto t0 = std::chrono::steady_clock::now();
   fs::create_directories(dir);
+  const std::string pch = precompiled_header(cc, include_dir, dir, env.hex());
   const fs::path src = dir / (bin.key + ".cpp");
   std::ofstream(src) << source;
   const std::string tmp = cat(bin.path, ".tmp", getpid());
-  const std::string cmd = cat(cc.command, " ", cc.flags, " -I", quote(include_dir), " -o ", quote(tmp), " ", quote(src.string()),
-                              mvec ? " -lmvec" : "");
+  const std::string cmd = cat(cc.command, " ", cc.flags, pch.empty() ? "" : " -I" + quote(pch), " -I", quote(include_dir),
+                              " -o ", quote(tmp), " ", quote(src.string()), mvec ? " -lmvec" : "");
   std::string out;
   if (run_command(cmd, out) != 0) {
     std::remove(tmp.c_str());

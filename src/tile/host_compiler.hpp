@@ -19,8 +19,10 @@ struct HostCompiler {
   std::string version;  ///< first line of `--version`
   std::string flags;    ///< what every kernel is compiled with
   std::string problem;  ///< why it is not available
+  bool gcc = false;     ///< GCC (precompiled headers are used)
 };
-const HostCompiler& host_compiler();
+/// Found once per process; the probe is saved under `cache_dir` for later processes.
+const HostCompiler& host_compiler(const std::string& cache_dir = "");
 
 /// Result of compile_host: where the shared object is and what producing it cost.
 struct HostBinary {

@@ -85,7 +85,7 @@ _warned_no_compiler = False
 
 def _host_compiler_available():
     global _warned_no_compiler
-    info = _tile.host_compiler()
+    info = _tile.host_compiler(cache_dir())
     if info["available"]:
         return True
     if not _warned_no_compiler:
