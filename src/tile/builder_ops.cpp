@@ -125,11 +125,17 @@ int Builder::matmul(int a, int b, bool allow_tf32) {
 // ---- memory --------------------------------------------------------------------------------
 
 namespace {
-void check_padding(const Scalar& p, DType t, const char* what) {
-  if ((is_integer(t) || is_bool(t)) && p.kind == WeakKind::floating)
-    throw TypeError(cat(what, ": padding ", p.str(), " is not representable in an ", name(t), " array"));
+/// The padding as a value of the array's dtype: floats that are whole numbers fill integer
+/// arrays; -inf, 0.5 and the like do not.
+Scalar check_padding(Scalar p, DType t, const char* what) {
+  if ((is_integer(t) || is_bool(t)) && p.kind == WeakKind::floating) {
+    if (!(p.f == static_cast<double>(static_cast<long long>(p.f))))
+      throw TypeError(cat(what, ": padding ", p.str(), " is not representable in an ", name(t), " array"));
+    p = Scalar::from_int(static_cast<long long>(p.f));
+  }
   alignas(16) unsigned char probe[16];
   p.store(t, probe);
+  return p;
 }
 }  // namespace
 
@@ -141,11 +147,11 @@ int Builder::load(int array, std::vector<int> index, Shape shape, const Scalar& 
     throw ValueError(cat(what, ": the array has ", ta.ndim, " dimension(s) but index has ", index.size(),
                          " entries and shape has ", shape.size(), " (give one per dimension)"));
   check_tile_shape(shape, what);
-  check_padding(padding, ta.dtype, what);
+  const Scalar pad = check_padding(padding, ta.dtype, what);
   std::vector<int> ops{array};
   for (int v : index) ops.push_back(to_index(v, what));
   Op& op = emit(offsets ? OpKind::load_offset : OpKind::load, std::move(ops), {Type::tile(ta.dtype, shape)});
-  op.value = padding;
+  op.value = pad;
   return op.result();
 }
 
@@ -196,11 +202,11 @@ int Builder::gather(int array, std::vector<int> indices, int mask, const Scalar&
   Shape shape;
   const std::size_t n = indices.size();
   std::vector<int> ops = address_operands(array, std::move(indices), -1, mask, "gather", &shape);
-  check_padding(padding, f_.type(array).dtype, "gather");
+  const Scalar pad = check_padding(padding, f_.type(array).dtype, "gather");
   Op& op = emit(OpKind::gather, std::move(ops), {Type::tile(f_.type(array).dtype, shape)});
   op.ints = {static_cast<std::int64_t>(n)};
   op.flag = mask >= 0;
-  op.value = padding;
+  op.value = pad;
   return op.result();
 }
 

@@ -96,7 +96,8 @@ _PYCMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.Gt
 _UNOPS = {ast.USub: "negative", ast.UAdd: "positive", ast.Invert: "invert", ast.Not: "logical_not"}
 _PY_UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert, ast.Not: operator.not_}
 _COMPILE_TIME_CALLS = {builtins.divmod, builtins.round, builtins.pow, builtins.range, builtins.tuple, builtins.list,
-                       builtins.zip, builtins.enumerate, builtins.sorted, builtins.reversed, builtins.str}
+                       builtins.zip, builtins.enumerate, builtins.sorted, builtins.reversed, builtins.str,
+                       builtins.getattr, builtins.hasattr}
 _PY_NUMBERS = (bool, int, float)
 
 

@@ -269,11 +269,12 @@ class Kernel:
         g = _grid3(grid, constants)
         args = [v if c or not _is_array_like(v) else I.Array(v)
                 for c, v in zip(self.constants, values, strict=True)]
-        for bz in range(g[2]):
-            for by in range(g[1]):
-                for bx in range(g[0]):
-                    with I.Block((bx, by, bz), g):
-                        self.fn(*args)
+        with np.errstate(all="ignore"):  # compiled kernels do not warn about nan/inf/overflow either
+            for bz in range(g[2]):
+                for by in range(g[1]):
+                    for bx in range(g[0]):
+                        with I.Block((bx, by, bz), g):
+                            self.fn(*args)
 
     # ---- inspection ----------------------------------------------------------------------------------
 
