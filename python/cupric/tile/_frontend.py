@@ -356,9 +356,17 @@ class Frontend:
         if isinstance(target, ast.Name):
             scope[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
-                self.error(f"cannot unpack {self._describe(value)} into {len(target.elts)} names", target)
-            for t, v in zip(target.elts, value, strict=True):
+            elts = target.elts
+            star = [i for i, t in enumerate(elts) if isinstance(t, ast.Starred)]
+            if not isinstance(value, (tuple, list)) or (len(value) != len(elts) if not star else
+                                                          len(value) < len(elts) - 1):
+                self.error(f"cannot unpack {self._describe(value)} into {len(elts)} names", target)
+            if star:
+                i = star[0]
+                after = len(elts) - i - 1
+                value = (*value[:i], tuple(value[i:len(value) - after]), *value[len(value) - after:])
+                elts = [*elts[:i], elts[i].value, *elts[i + 1:]]
+            for t, v in zip(elts, value, strict=True):
                 self.assign(t, v, scope)
         elif isinstance(target, (ast.Subscript, ast.Attribute)):
             self.error("assigning to an element or attribute is not supported; write arrays with ct.store / "
@@ -401,7 +409,7 @@ class Frontend:
             except BaseException:
                 self.b.rollback(depth)
                 raise
-            changed = self._unify(names, then_vals, else_vals, targets, "if/else")
+            changed = self._unify(names, then_vals, else_vals, targets, "if/else", node)
             if changed:
                 self.b.rollback(depth)
                 continue
@@ -435,7 +443,7 @@ class Frontend:
             vid = self.b.full(list(shape), vid, dtype) if not self.type(vid)[2] else self.b.broadcast_to(vid, list(shape))
         return self.wrap(vid)
 
-    def _unify(self, names, first, second, targets, where):
+    def _unify(self, names, first, second, targets, where, node):
         """Records target types where `first` and `second` differ; True if any changed."""
         changed = False
         for n, a, b in zip(names, first, second, strict=True):
@@ -451,7 +459,7 @@ class Frontend:
                 shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
             except ValueError:
                 self.error(f"'{n}' is a tile of shape {tuple(a.shape)} before and {tuple(b.shape)} after the {where}; "
-                           "a value must keep its shape")
+                           "a value must keep its shape", node)
             new = (_c.dtype(dtype), shape)
             if targets.get(n) != new:
                 targets[n] = new
@@ -507,7 +515,7 @@ class Frontend:
             except BaseException:
                 self.b.rollback(depth)
                 raise
-            if self._unify(carried, inits, yields, targets, "loop"):
+            if self._unify(carried, inits, yields, targets, "loop", node):
                 self.b.rollback(depth)
                 continue
             results = self.b.end_for([v.id for v in yields])

@@ -1,0 +1,127 @@
+"""cupric.tile kernels as objects: launching (kernel[grid], ct.launch, keywords, grid forms),
+specialisation, the compile cache (memory and disk: hits skip the compiler), the interpreter
+switch, kernel.inspect, and argument errors."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import assert_close, random, to_cu, to_np
+
+import cupric as cu
+from cupric import tile as ct
+
+
+@ct.kernel
+def scale(x, out, factor, BLOCK: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(BLOCK,)) * factor)
+
+
+def test_launch_forms():
+    x = random(100, "float32")
+    for launch in (lambda o: scale[(4,)](to_cu(x), o, 2.0, 32),
+                   lambda o: scale[4](to_cu(x), o, factor=2.0, BLOCK=32),
+                   lambda o: scale[lambda meta: (ct.cdiv(100, meta["BLOCK"]),)](to_cu(x), o, 2.0, BLOCK=32),
+                   lambda o: ct.launch(None, (4,), scale, to_cu(x), o, 2.0, 32)):
+        out = cu.zeros(100, dtype=cu.float32)
+        launch(out)
+        assert_close(to_np(out), x * 2)
+
+
+def test_numpy_arguments_are_used_in_place():
+    x = random(64, "float32")
+    out = np.zeros(64, np.float32)
+    scale[(2,)](x, out, 3.0, 32)
+    assert_close(out, x * 3)
+
+
+def test_specialisation_on_dtype_ndim_and_constants():
+    scale.cache.clear()
+    for dt in ("float32", "float64", "int32"):
+        x = random(64, dt)
+        out = cu.zeros(64, dtype=cu.dtype(dt))
+        scale[(2,)](to_cu(x), out, 2, 32)
+        assert_close(to_np(out), x * 2, dt)
+    out = cu.zeros(64, dtype=cu.float32)
+    scale[(4,)](to_cu(random(64, "float32")), out, 2.0, 16)
+    scale[(4,)](to_cu(random(64, "float32")), out, 2.0, 16)  # same key: no new entry
+    assert len(scale.cache) == 4
+
+
+def test_interpreter_switch(monkeypatch):
+    x = random(64, "float32")
+    out = cu.zeros(64, dtype=cu.float32)
+    scale.cache.clear()
+    monkeypatch.setenv("CUPRIC_TILE_INTERPRET", "1")
+    scale[(2,)](to_cu(x), out, 2.0, 32)
+    assert len(scale.cache) == 0  # nothing compiled
+    assert_close(to_np(out), x * 2)
+
+
+def test_interpreter_runs_python_print(capsys):
+    @ct.kernel
+    def show(x, BLOCK: ct.Constant[int]):
+        t = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
+        print("block", int(ct.bid(0)), "sum", float(ct.sum(t)))
+
+    show.interpret[(2,)](to_cu(np.arange(8, dtype=np.float32)), 4)
+    assert capsys.readouterr().out.splitlines() == ["block 0 sum 6.0", "block 1 sum 22.0"]
+
+
+def test_inspect_shows_every_stage():
+    x, out = to_cu(random(64, "float32")), cu.zeros(64, dtype=cu.float32)
+    info = scale.inspect(x, out, 2.0, 32)
+    assert "load %0" in info["ir"] and "(test_kernel.py:" in info["ir"]
+    assert "cupric_tile_entry" in info["host_source"]
+    assert "__global__" in info["cuda_source"] and "::cu::tile::load<" in info["cuda_source"]
+    assert info["cuda"]["threads"] % 32 == 0
+    assert info["cuda"]["param_types"][:3] == ["float*", "long long", "long long"]
+
+
+def test_argument_errors():
+    x = to_cu(random(64, "float32"))
+    with pytest.raises(TypeError, match="launch scale with a grid"):
+        scale(x, x, 1.0, 32)
+    with pytest.raises(TypeError, match="argument 'factor' is str"):
+        scale[(1,)](x, x, "two", 32)
+    with pytest.raises(TypeError):
+        scale[(1,)](x, x, 1.0)  # missing BLOCK
+    ro = cu.asarray(np.zeros(64, np.float32))
+    with pytest.raises(ValueError, match="grid"):
+        scale[(1, 2, 3, 4)](x, ro, 1.0, 32)
+
+
+def test_zero_blocks_and_empty_arrays():
+    x = cu.zeros(0, dtype=cu.float32)
+    scale[(0,)](x, x, 1.0, 32)  # nothing to do, nothing fails
+
+
+def test_cache_hits_skip_compilation(tmp_path, monkeypatch):
+    """A new kernel object with a warm disk cache loads the shared object without compiling;
+    so does a new process."""
+    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path))
+    src = tmp_path / "k.py"
+    src.write_text(
+        "import numpy as np, cupric as cu\nfrom cupric import tile as ct\n"
+        "@ct.kernel\ndef softmax(x, out, BLOCK: ct.Constant[int]):\n"
+        "    row = ct.bid(0)\n"
+        "    t = ct.load(x, index=(row, 0), shape=(1, BLOCK), padding=-ct.inf)\n"
+        "    e = ct.exp(t - ct.max(t, axis=1, keepdims=True))\n"
+        "    ct.store(out, index=(row, 0), tile=e / ct.sum(e, axis=1, keepdims=True))\n"
+        "def once():\n"
+        "    x = cu.asarray(np.random.rand(8, 100).astype(np.float32)); o = cu.zeros((8, 100), dtype=cu.float32)\n"
+        "    softmax[(8,)](x, o, 100)\n"
+        "    c = next(iter(softmax.cache.values()))\n"
+        "    return c.host['cache_hit'], c.host['compile_seconds'], c.host['seconds']\n"
+        "if __name__ == '__main__':\n"
+        "    print(*once())\n")
+    env = dict(os.environ, CUPRIC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(tmp_path))
+    cold = subprocess.run([sys.executable, str(src)], env=env, capture_output=True, text=True, check=True).stdout.split()
+    warm = subprocess.run([sys.executable, str(src)], env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert cold[0] == "False" and float(cold[1]) > 0
+    assert warm[0] == "True" and float(warm[1]) == 0.0
+    assert float(warm[2]) < float(cold[2]) / 10
+    assert len(list((tmp_path / "tile").glob("*.so"))) == 1
