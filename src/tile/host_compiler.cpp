@@ -110,6 +110,9 @@ HostCompiler probe_compiler(const std::string& command) {
   c.flags += " -march=native";
 #endif
 #if defined(__x86_64__)
+  c.flags += " -mprefer-vector-width=512";
+#endif
+#if defined(__x86_64__)
   if (run_command(c.command + " -print-file-name=libmvec.so", out) == 0 && out.find('/') != std::string::npos)
     c.flags += " -DCUPRIC_TILE_LIBMVEC";
 #endif

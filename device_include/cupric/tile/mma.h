@@ -8,42 +8,70 @@ namespace cu::tile {
 CUPRIC_TC int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
 #ifndef CUPRIC_TILE_DEVICE
+/// CPU: one 64-byte vector of accumulator-type values (GCC / Clang vector extension).
+template <class A>
+struct Vec64 {
+  static constexpr int L = 64 / sizeof(A);
+  typedef A type __attribute__((vector_size(64)));
+};
+
+/// CPU micro-kernel: out[m0:m0+RB, n0:n0+W*L] += a[m0:m0+RB, :] @ b[:, n0:n0+W*L], with the RB x W
+/// vectors of accumulators in registers for the whole K loop.
+template <int RB, int W, int K, int N, class A>
+inline void mma_block(A* __restrict out, const A* __restrict a, const A* __restrict b, int m0, int n0) {
+  using V = typename Vec64<A>::type;
+  constexpr int L = Vec64<A>::L;
+  V acc[RB][W];
+  for (int r = 0; r < RB; ++r)
+    for (int w = 0; w < W; ++w) __builtin_memcpy(&acc[r][w], out + (m0 + r) * N + n0 + w * L, sizeof(V));
+  for (int k = 0; k < K; ++k) {
+    V bv[W];
+    for (int w = 0; w < W; ++w) __builtin_memcpy(&bv[w], b + k * N + n0 + w * L, sizeof(V));
+    for (int r = 0; r < RB; ++r) {
+      const A av = a[(m0 + r) * K + k];
+      for (int w = 0; w < W; ++w) acc[r][w] += bv[w] * av;
+    }
+  }
+  for (int r = 0; r < RB; ++r)
+    for (int w = 0; w < W; ++w) __builtin_memcpy(out + (m0 + r) * N + n0 + w * L, &acc[r][w], sizeof(V));
+}
+
+template <int RB, int K, int N, class A>
+inline void mma_rows(A* __restrict out, const A* __restrict a, const A* __restrict b, int m0) {
+  constexpr int L = Vec64<A>::L;
+  int n0 = 0;
+  for (; n0 + 2 * L <= N; n0 += 2 * L) mma_block<RB, 2, K, N>(out, a, b, m0, n0);
+  if constexpr (N % (2 * L) >= L) {
+    mma_block<RB, 1, K, N>(out, a, b, m0, n0);
+    n0 += L;
+  }
+  if constexpr (N % L != 0)
+    for (int r = 0; r < RB; ++r)  // remaining columns
+      for (int k = 0; k < K; ++k) {
+        const A av = a[(m0 + r) * K + k];
+        for (int n = n0; n < N; ++n) out[(m0 + r) * N + n] += av * b[k * N + n];
+      }
+}
+
 template <int M, int K, int N, class A, class TI>
 inline void mma(const Block&, Tile<A, M * N>& out, const Tile<TI, M * K>& a, const Tile<TI, K * N>& bm,
                 const Tile<A, M * N>& acc) {
   if (&out != &acc)
     for (int i = 0; i < M * N; ++i) out.v[i] = acc.v[i];
-  // b converted once to the accumulator type (rows of N contiguous values)
-  alignas(64) static thread_local A bconv[K * N];
-  for (int i = 0; i < K * N; ++i) bconv[i] = convert<A>(bm.v[i]);
-  constexpr int RB = 4;  // rows of out updated together: each b row is loaded once per RB rows
+  // inputs in the accumulator type once (16-bit floats, int8), not in the inner loop
+  const A* av = reinterpret_cast<const A*>(a.v);
+  const A* bv = reinterpret_cast<const A*>(bm.v);
+  if constexpr (!same_v<TI, A>) {
+    alignas(64) static thread_local A aconv[M * K], bconv[K * N];
+    for (int i = 0; i < M * K; ++i) aconv[i] = convert<A>(a.v[i]);
+    for (int i = 0; i < K * N; ++i) bconv[i] = convert<A>(bm.v[i]);
+    av = aconv;
+    bv = bconv;
+  }
+  constexpr int RB = 4;  // 4 rows x 2 vectors: 8 accumulator registers
   int m = 0;
-  for (; m + RB <= M; m += RB) {
-    A* __restrict o0 = out.v + m * N;
-    A* __restrict o1 = o0 + N;
-    A* __restrict o2 = o1 + N;
-    A* __restrict o3 = o2 + N;
-    for (int k = 0; k < K; ++k) {
-      const A a0 = convert<A>(a.v[m * K + k]), a1 = convert<A>(a.v[(m + 1) * K + k]);
-      const A a2 = convert<A>(a.v[(m + 2) * K + k]), a3 = convert<A>(a.v[(m + 3) * K + k]);
-      const A* __restrict brow = bconv + k * N;
-      for (int n = 0; n < N; ++n) {
-        const A bv = brow[n];
-        o0[n] += a0 * bv;
-        o1[n] += a1 * bv;
-        o2[n] += a2 * bv;
-        o3[n] += a3 * bv;
-      }
-    }
-  }
-  for (; m < M; ++m) {
-    A* __restrict o = out.v + m * N;
-    for (int k = 0; k < K; ++k) {
-      const A av = convert<A>(a.v[m * K + k]);
-      const A* __restrict brow = bconv + k * N;
-      for (int n = 0; n < N; ++n) o[n] += av * brow[n];
-    }
-  }
+  for (; m + RB <= M; m += RB) mma_rows<RB, K, N>(out.v, av, bv, m);
+  for (; m < M; ++m) mma_rows<1, K, N>(out.v, av, bv, m);
 }
 #else
 
