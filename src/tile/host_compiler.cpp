@@ -153,26 +153,23 @@ HostCompiler find_compiler(const std::string& cache_dir) {
   return c;
 }
 
-/// Hash of the header library the kernels include (so that editing a header invalidates).
+/// Hash of the header library the kernels include, from each file's name, size and modification
+/// time (so that editing a header invalidates the cache without reading every file per process).
 std::string headers_hash(const std::string& include_dir) {
   static std::mutex m;
   static std::unordered_map<std::string, std::string> cache;
   std::lock_guard<std::mutex> lock(m);
   auto it = cache.find(include_dir);
   if (it != cache.end()) return it->second;
-  Hash h;
-  std::vector<fs::path> files;
+  std::vector<std::string> entries;
   std::error_code ec;
-  for (auto i = fs::recursive_directory_iterator(fs::path(include_dir) / "cupric", ec); !ec && i != fs::end(i); i.increment(ec))
-    if (i->is_regular_file()) files.push_back(i->path());
-  std::sort(files.begin(), files.end());
-  for (const auto& p : files) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    h.add(p.filename().string());
-    h.add(s.str());
+  for (auto i = fs::recursive_directory_iterator(fs::path(include_dir) / "cupric", ec); !ec && i != fs::end(i); i.increment(ec)) {
+    if (!i->is_regular_file(ec)) continue;
+    entries.push_back(cat(i->path().string(), "|", i->file_size(ec), "|", i->last_write_time(ec).time_since_epoch().count()));
   }
+  std::sort(entries.begin(), entries.end());
+  Hash h;
+  for (const auto& e : entries) h.add(e);
   return cache[include_dir] = h.hex();
 }
 

@@ -8,6 +8,7 @@ errors at the kernel's own file and line.
 import ast
 import builtins
 import inspect
+import linecache
 import math
 import operator
 import textwrap
@@ -101,13 +102,40 @@ _COMPILE_TIME_CALLS = {builtins.divmod, builtins.round, builtins.pow, builtins.r
 _PY_NUMBERS = (bool, int, float)
 
 
+def _function_lines(fn):
+    """The source lines of a function and its first line number: the lines from its first
+    decorator to the last one indented deeper than its `def` (fast path), else inspect's answer."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename)
+    start = code.co_firstlineno
+    if not lines or start > len(lines):
+        return inspect.getsourcelines(fn)
+    first = lines[start - 1]
+    indent = len(first) - len(first.lstrip())
+    end = start
+    seen_def = False
+    for i in range(start - 1, len(lines)):
+        text = lines[i]
+        stripped = text.strip()
+        if i > start - 1 and stripped and not stripped.startswith("#") and seen_def:
+            if len(text) - len(text.lstrip()) <= indent:
+                break
+        if stripped.startswith(("def ", "async def ")):
+            seen_def = True
+        end = i + 1
+    block = lines[start - 1:end]
+    while block and not block[-1].strip():
+        block.pop()
+    return block, start
+
+
 class Source:
     """A function's parsed source and where it sits in its file."""
 
     def __init__(self, fn):
         self.fn = fn
         try:
-            lines, start = inspect.getsourcelines(fn)
+            lines, start = _function_lines(fn)
         except (OSError, TypeError) as err:
             raise CompileError(f"cannot read the source of {fn.__qualname__} (tile kernels must be defined in a file): "
                                f"{err}") from err
