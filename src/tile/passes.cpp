@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "cupric/errors.hpp"
 #include "cupric/ufunc.hpp"
 
 namespace cupric::tile {
@@ -74,6 +75,58 @@ int fold_region(Function& f, Region& r, std::unordered_map<int, const Scalar*>& 
   return changed;
 }
 
+bool is_pure(const Op& op) {
+  switch (op.kind) {
+    case OpKind::constant:
+    case OpKind::bid:
+    case OpKind::num_blocks:
+    case OpKind::array_dim:
+    case OpKind::array_stride:
+    case OpKind::ufunc:
+    case OpKind::cast:
+    case OpKind::where:
+    case OpKind::broadcast:
+    case OpKind::reshape:
+    case OpKind::permute:
+    case OpKind::full:
+    case OpKind::arange:
+    case OpKind::reduce:
+    case OpKind::argreduce:
+    case OpKind::scan:
+    case OpKind::mma: return true;
+    default: return false;  // memory reads may see stores; control flow and side effects stay
+  }
+}
+
+std::string op_key(const Function& f, const Op& op) {
+  std::string k = cat(static_cast<int>(op.kind), "|", op.name, "|", op.flag, "|", f.type(op.result()).str(), "|");
+  for (int v : op.operands) k += cat(v, ",");
+  k += "|";
+  for (auto i : op.ints) k += cat(i, ",");
+  if (op.kind == OpKind::constant) k += cat("|", static_cast<int>(op.value.kind), ":", op.value.str());
+  return k;
+}
+
+/// Common subexpressions: a pure op equal to one before it (in its region or an enclosing one)
+/// is replaced by it. Uses are renamed as the walk goes (definitions precede uses).
+int cse_region(const Function& f, Region& r, std::unordered_map<std::string, int> known,
+               std::unordered_map<int, int>& rename) {
+  int changed = 0;
+  for (Op& op : r.ops) {
+    for (int& v : op.operands)
+      if (auto it = rename.find(v); it != rename.end()) v = it->second;
+    for (Region& sub : op.regions) changed += cse_region(f, sub, known, rename);
+    if (!is_pure(op) || op.results.size() != 1) continue;
+    const std::string key = op_key(f, op);
+    auto [it, inserted] = known.emplace(key, op.result());
+    if (!inserted) {
+      rename[op.result()] = it->second;
+      ++changed;
+    }
+  }
+  return changed;
+}
+
 void count_uses(const Region& r, std::unordered_map<int, int>& uses) {
   for (const Op& op : r.ops) {
     for (int v : op.operands) ++uses[v];
@@ -101,6 +154,8 @@ int remove_dead(Region& r, const std::unordered_map<int, int>& uses) {
 int canonicalize(Function& f) {
   std::unordered_map<int, const Scalar*> constants;
   int changed = fold_region(f, f.body, constants);
+  std::unordered_map<int, int> rename;
+  changed += cse_region(f, f.body, {}, rename);
   for (;;) {
     std::unordered_map<int, int> uses;
     count_uses(f.body, uses);
