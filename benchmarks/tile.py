@@ -60,8 +60,11 @@ def cpu_workloads(quick):
     n = (1 << 24) // s
     xn, yn = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     x, y, o = cu.asarray(xn), cu.asarray(yn), cu.empty(n, dtype=cu.float32)
-    yield "saxpy 2^24 f32" if not quick else "saxpy 2^22 f32", lambda: saxpy.saxpy(2.0, x, y, o), \
-        lambda: np.add(np.multiply(np.float32(2.0), xn), yn)
+    yield (
+        "saxpy 2^24 f32" if not quick else "saxpy 2^22 f32",
+        lambda: saxpy.saxpy(2.0, x, y, o),
+        lambda: np.add(np.multiply(np.float32(2.0), xn), yn),
+    )
 
     r, c = 4096 // s, 2048
     an = rng.standard_normal((r, c), dtype=np.float32)
@@ -74,15 +77,21 @@ def cpu_workloads(quick):
     m = 512
     mn, nn, biasn = (rng.standard_normal(sh, dtype=np.float32) for sh in ((m, m), (m, m), (m,)))
     ma, mb, mbias, mo = cu.asarray(mn), cu.asarray(nn), cu.asarray(biasn), cu.empty((m, m), dtype=cu.float32)
-    yield f"matmul+bias+relu {m}^3 f32", lambda: matmul.matmul_bias_relu(ma, mb, mbias, mo), \
-        lambda: np.maximum(mn @ nn + biasn, 0)
+    yield (
+        f"matmul+bias+relu {m}^3 f32",
+        lambda: matmul.matmul_bias_relu(ma, mb, mbias, mo),
+        lambda: np.maximum(mn @ nn + biasn, 0),
+    )
 
     bh, seq, d = 8 // s, 512, 64
     qn, kn, vn = (rng.standard_normal((bh, seq, d), dtype=np.float32) for _ in range(3))
     q, k, v = (cu.asarray(t) for t in (qn, kn, vn))
     for causal in (False, True):
-        yield f"attention {bh}x{seq}x{d}{' causal' if causal else ''}", \
-            (lambda c=causal: attention.attention(q, k, v, c)), (lambda c=causal: attention.reference(qn, kn, vn, c))
+        yield (
+            f"attention {bh}x{seq}x{d}{' causal' if causal else ''}",
+            (lambda c=causal: attention.attention(q, k, v, c)),
+            (lambda c=causal: attention.reference(qn, kn, vn, c)),
+        )
 
     g = 2048 // s
     gn = rng.standard_normal((g, g), dtype=np.float32)
@@ -101,9 +110,16 @@ def cpu_section(quick):
         cu.set_num_threads(1)
         t_one = median_time(tile_fn)
         cu.set_num_threads(threads)
-        row("cpu", name, tile_ms=f"{t_all * 1e3:8.2f}", tile_1thread_ms=f"{t_one * 1e3:8.2f}",
-            numpy_ms=f"{t_np * 1e3:8.2f}", ratio=f"{t_all / t_np:5.2f}", ratio_1thread=f"{t_one / t_np:5.2f}",
-            target="<= 2.00")
+        row(
+            "cpu",
+            name,
+            tile_ms=f"{t_all * 1e3:8.2f}",
+            tile_1thread_ms=f"{t_one * 1e3:8.2f}",
+            numpy_ms=f"{t_np * 1e3:8.2f}",
+            ratio=f"{t_all / t_np:5.2f}",
+            ratio_1thread=f"{t_one / t_np:5.2f}",
+            target="<= 2.00",
+        )
 
 
 # ---- compile times --------------------------------------------------------------------------------
@@ -148,12 +164,23 @@ def compile_section():
             row("compile", "cold, empty cache (+PCH build)", first_call_s=f"{r[0]:.3f}", compiler_s=f"{r[3]:.3f}")
         r = run(2048)
         if r:
-            row("compile", "cold, new kernel", first_call_s=f"{r[0]:.3f}", compiler_s=f"{r[3]:.3f}",
-                target="<= 0.2 (GPU, NVRTC)")
+            row(
+                "compile",
+                "cold, new kernel",
+                first_call_s=f"{r[0]:.3f}",
+                compiler_s=f"{r[3]:.3f}",
+                target="<= 0.2 (GPU, NVRTC)",
+            )
         r = run(2048)
         if r:
-            row("compile", "cached on disk, new process", first_call_ms=f"{r[0] * 1e3:.2f}",
-                frontend_ms=f"{r[4] * 1e3:.2f}", cache_hit=r[2], target="<= 1 ms")
+            row(
+                "compile",
+                "cached on disk, new process",
+                first_call_ms=f"{r[0] * 1e3:.2f}",
+                frontend_ms=f"{r[4] * 1e3:.2f}",
+                cache_hit=r[2],
+                target="<= 1 ms",
+            )
             row("compile", "in memory, next launch", launch_us=f"{r[1] * 1e6:.0f}")
 
 
@@ -195,9 +222,12 @@ def gpu_section(quick):
     t = cuda_time(lambda: torch.nn.functional.layer_norm(a, (c,), w, b))
     row("gpu", "layernorm torch", TB_s=f"{2 * a.numel() * 4 / t / 1e12:.2f}")
     m = 4096 if quick else 8192
-    ma, mb = torch.randn(m, m, device="cuda", dtype=torch.bfloat16), torch.randn(m, m, device="cuda", dtype=torch.bfloat16)
+    ma, mb = (
+        torch.randn(m, m, device="cuda", dtype=torch.bfloat16),
+        torch.randn(m, m, device="cuda", dtype=torch.bfloat16),
+    )
     t = cuda_time(lambda: ma @ mb, repeat=5)
-    row("gpu", f"matmul bf16 {m}^3 torch", TFLOP_s=f"{2 * m ** 3 / t / 1e12:.0f}")
+    row("gpu", f"matmul bf16 {m}^3 torch", TFLOP_s=f"{2 * m**3 / t / 1e12:.0f}")
     q = torch.randn(4, 32, 4096 if not quick else 1024, 128, device="cuda", dtype=torch.bfloat16)
     for causal in (False, True):
         t = cuda_time(lambda c=causal: torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=c), 5)
@@ -260,8 +290,11 @@ def main():
     p.add_argument("--cpu-only", action="store_true")
     p.add_argument("--markdown", action="store_true")
     args = p.parse_args()
-    for section in ((lambda: gpu_section(args.quick)) if not args.cpu_only else None, compile_section,
-                    lambda: cpu_section(args.quick)):
+    for section in (
+        (lambda: gpu_section(args.quick)) if not args.cpu_only else None,
+        compile_section,
+        lambda: cpu_section(args.quick),
+    ):
         if section is None:
             continue
         try:

@@ -7,15 +7,15 @@ exists. q, k, v, out are (batch*heads, S, D).
 
 import math
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 
 
 @ct.kernel
-def attention_kernel(q, k, v, out, scale, CAUSAL: ct.Constant[bool], BM: ct.Constant[int], BN: ct.Constant[int],
-                     D: ct.Constant[int]):
+def attention_kernel(
+    q, k, v, out, scale, CAUSAL: ct.Constant[bool], BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]
+):
     m_blk = ct.bid(0)
     bh = ct.bid(1)
     seq = q.shape[1]
@@ -70,8 +70,13 @@ def benchmark(bh=8, seq=512, d=64, causal=False, dtype=np.float32, device="cpu",
     t = best_time(lambda: attention(q, k, v, causal), repeat)
     t_np = best_time(lambda: reference(qn, kn, vn, causal), repeat)
     flops = 4 * bh * seq * seq * d * (0.5 if causal else 1)
-    return {"name": f"attention{' causal' if causal else ''}", "shape": (bh, seq, d), "seconds": t,
-            "TFLOP/s": flops / t / 1e12, "numpy_seconds": t_np}
+    return {
+        "name": f"attention{' causal' if causal else ''}",
+        "shape": (bh, seq, d),
+        "seconds": t,
+        "TFLOP/s": flops / t / 1e12,
+        "numpy_seconds": t_np,
+    }
 
 
 if __name__ == "__main__":

@@ -4,9 +4,8 @@ one block per row; also returns each row's mean and 1/std, as training needs the
     python examples/tile/layernorm.py
 """
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 
 
@@ -53,13 +52,21 @@ def benchmark(rows=4096, cols=2048, dtype=np.float32, device="cpu", repeat=5):
     x, w, b = (cu.asarray(a, device=device) for a in (xn, wn, bn))
     t = best_time(lambda: layernorm(x, w, b), repeat)
     t_np = best_time(lambda: reference(xn, wn, bn), repeat)
-    return {"name": "layernorm", "shape": (rows, cols), "seconds": t, "GB/s": 2 * xn.nbytes / t / 1e9,
-            "numpy_seconds": t_np}
+    return {
+        "name": "layernorm",
+        "shape": (rows, cols),
+        "seconds": t,
+        "GB/s": 2 * xn.nbytes / t / 1e9,
+        "numpy_seconds": t_np,
+    }
 
 
 if __name__ == "__main__":
-    xn, wn, bn = np.random.randn(100, 333).astype(np.float32), np.random.rand(333).astype(np.float32), \
-        np.random.rand(333).astype(np.float32)
+    xn, wn, bn = (
+        np.random.randn(100, 333).astype(np.float32),
+        np.random.rand(333).astype(np.float32),
+        np.random.rand(333).astype(np.float32),
+    )
     y, mu, r = layernorm(cu.asarray(xn), cu.asarray(wn), cu.asarray(bn))
     ry, rmu, rr = reference(xn, wn, bn)
     np.testing.assert_allclose(np.asarray(y), ry, rtol=1e-4, atol=1e-5)

@@ -5,9 +5,8 @@ the relu are applied to the accumulator before the one store.
     python examples/tile/matmul.py
 """
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 
 
@@ -47,13 +46,21 @@ def benchmark(m=512, n=512, k=512, dtype=np.float32, device="cpu", repeat=3):
     out = cu.empty((m, n), dtype=dtype, device=device)
     t = best_time(lambda: matmul_bias_relu(a, b, bias, out), repeat)
     t_np = best_time(lambda: np.maximum(an @ bn_ + biasn, 0), repeat)
-    return {"name": "matmul+bias+relu", "shape": (m, n, k), "seconds": t, "TFLOP/s": 2 * m * n * k / t / 1e12,
-            "numpy_seconds": t_np}
+    return {
+        "name": "matmul+bias+relu",
+        "shape": (m, n, k),
+        "seconds": t,
+        "TFLOP/s": 2 * m * n * k / t / 1e12,
+        "numpy_seconds": t_np,
+    }
 
 
 if __name__ == "__main__":
-    an, bn_, biasn = np.random.randn(100, 70).astype(np.float32), np.random.randn(70, 90).astype(np.float32), \
-        np.random.randn(90).astype(np.float32)
+    an, bn_, biasn = (
+        np.random.randn(100, 70).astype(np.float32),
+        np.random.randn(70, 90).astype(np.float32),
+        np.random.randn(90).astype(np.float32),
+    )
     got = np.asarray(matmul_bias_relu(cu.asarray(an), cu.asarray(bn_), cu.asarray(biasn)))
     np.testing.assert_allclose(got, reference(an, bn_, biasn), rtol=1e-4, atol=1e-4)
     print("matmul ok;", benchmark())

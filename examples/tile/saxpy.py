@@ -1,11 +1,10 @@
 """Vector add and saxpy (out = alpha * x + y): the memory-bound baseline of cupric.tile.
 
-    python examples/tile/saxpy.py        # checks against NumPy, then times it on the CPU
+python examples/tile/saxpy.py        # checks against NumPy, then times it on the CPU
 """
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 
 

@@ -4,9 +4,8 @@ of two), max / exp / sum / divide without a round trip to memory.
     python examples/tile/softmax.py
 """
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 
 
@@ -39,7 +38,13 @@ def benchmark(rows=4096, cols=2048, dtype=np.float32, device="cpu", repeat=5):
     out = cu.empty_like(x)
     t = best_time(lambda: softmax(x, out), repeat)
     t_np = best_time(lambda: reference(xn), repeat)
-    return {"name": "softmax", "shape": (rows, cols), "seconds": t, "GB/s": 2 * xn.nbytes / t / 1e9, "numpy_seconds": t_np}
+    return {
+        "name": "softmax",
+        "shape": (rows, cols),
+        "seconds": t,
+        "GB/s": 2 * xn.nbytes / t / 1e9,
+        "numpy_seconds": t_np,
+    }
 
 
 if __name__ == "__main__":

@@ -5,9 +5,8 @@ the array give the padding value, so the boundary needs no special case.
     python examples/tile/stencil.py
 """
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 
 

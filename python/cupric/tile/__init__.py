@@ -23,9 +23,41 @@ from . import _ops
 from ._frontend import CompileError
 from ._kernel import Constant, Kernel, TileFunction, function, kernel, launch
 from ._ops import (  # noqa: F401
-    arange, argmax, argmin, assert_, astype, atomic_add, atomic_max, atomic_min, bid, broadcast_to, cumprod, cumsum,
-    expand_dims, full, gather, load, load_offset, matmul, max, min, mma, num_blocks, ones, permute, print, prod,
-    reshape, scatter, static_range, store, store_offset, sum, transpose, where, zeros,
+    arange,
+    argmax,
+    argmin,
+    assert_,
+    astype,
+    atomic_add,
+    atomic_max,
+    atomic_min,
+    bid,
+    broadcast_to,
+    cumprod,
+    cumsum,
+    expand_dims,
+    full,
+    gather,
+    load,
+    load_offset,
+    matmul,
+    max,
+    min,
+    mma,
+    num_blocks,
+    ones,
+    permute,
+    print,
+    prod,
+    reshape,
+    scatter,
+    static_range,
+    store,
+    store_offset,
+    sum,
+    transpose,
+    where,
+    zeros,
 )
 
 # dtypes and constants, as in the cupric namespace
@@ -48,6 +80,21 @@ def cdiv(a, b):
     return (a + b - 1) // b
 
 
-__all__ = ["CompileError", "Constant", "Kernel", "TileFunction", "function", "kernel", "launch", "cdiv",
-           *[n for n in dir(_ops) if not n.startswith("_") and callable(getattr(_ops, n)) and n not in
-             ("LOWERINGS", "make_ufunc", "builtins_print")], *_UFUNCS]
+__all__ = [
+    "CompileError",
+    "Constant",
+    "Kernel",
+    "TileFunction",
+    "function",
+    "kernel",
+    "launch",
+    "cdiv",
+    *[
+        n
+        for n in dir(_ops)
+        if not n.startswith("_")
+        and callable(getattr(_ops, n))
+        and n not in ("LOWERINGS", "make_ufunc", "builtins_print")
+    ],
+    *_UFUNCS,
+]

@@ -24,8 +24,13 @@ import time
 
 def nvrtc_options(include_dir, arch="sm_90a"):
     """Options for NVRTC: our headers, and the small std shims NVRTC needs (it ships none)."""
-    return [f"-arch={arch}", "-std=c++17", f"-I{include_dir}", f"-I{include_dir}/cupric/tile/nvrtc_std",
-            "-default-device"]
+    return [
+        f"-arch={arch}",
+        "-std=c++17",
+        f"-I{include_dir}",
+        f"-I{include_dir}/cupric/tile/nvrtc_std",
+        "-default-device",
+    ]
 
 
 def nvcc_path():
@@ -55,8 +60,17 @@ def compile_source(source, include_dir, arch="sm_90a", outputs=("cubin",)):
             f.write(source)
         out = {"compiler": "nvcc"}
         t0 = time.perf_counter()
-        cmd = [nvcc, "-std=c++17", f"-arch={arch}", "-cubin", "--resource-usage", f"-I{include_dir}",
-               "-o", os.path.join(d, "kernel.cubin"), src]
+        cmd = [
+            nvcc,
+            "-std=c++17",
+            f"-arch={arch}",
+            "-cubin",
+            "--resource-usage",
+            f"-I{include_dir}",
+            "-o",
+            os.path.join(d, "kernel.cubin"),
+            src,
+        ]
         r = subprocess.run(cmd, capture_output=True, text=True)
         out["seconds"] = time.perf_counter() - t0
         out["log"] = r.stdout + r.stderr
@@ -65,15 +79,29 @@ def compile_source(source, include_dir, arch="sm_90a", outputs=("cubin",)):
         with open(os.path.join(d, "kernel.cubin"), "rb") as f:
             out["cubin"] = f.read()
         if "ptx" in outputs:
-            r = subprocess.run([nvcc, "-std=c++17", f"-arch={arch}", "-ptx", f"-I{include_dir}", "-o",
-                                os.path.join(d, "kernel.ptx"), src], capture_output=True, text=True)
+            r = subprocess.run(
+                [
+                    nvcc,
+                    "-std=c++17",
+                    f"-arch={arch}",
+                    "-ptx",
+                    f"-I{include_dir}",
+                    "-o",
+                    os.path.join(d, "kernel.ptx"),
+                    src,
+                ],
+                capture_output=True,
+                text=True,
+            )
             if r.returncode == 0:
                 with open(os.path.join(d, "kernel.ptx")) as f:
                     out["ptx"] = f.read()
         if "sass" in outputs:
             cuobjdump = os.path.join(os.path.dirname(nvcc), "cuobjdump")
             if os.path.isfile(cuobjdump):
-                r = subprocess.run([cuobjdump, "-sass", os.path.join(d, "kernel.cubin")], capture_output=True, text=True)
+                r = subprocess.run(
+                    [cuobjdump, "-sass", os.path.join(d, "kernel.cubin")], capture_output=True, text=True
+                )
                 out["sass"] = r.stdout
         return out
 
@@ -89,4 +117,5 @@ def launch(compiled, grid, args, stream, device):
     """Runs a compiled kernel on a CUDA device. To be wired to cupric.cuda (see the module doc)."""
     raise NotImplementedError(
         f"cupric.tile: launching on {device} needs cupric.cuda (Program + launch), which is not part of this "
-        "build yet; run on the CPU (arrays on 'cpu') or in the interpreter (kernel.interpret[grid](...))")
+        "build yet; run on the CPU (arrays on 'cpu') or in the interpreter (kernel.interpret[grid](...))"
+    )

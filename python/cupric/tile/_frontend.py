@@ -18,10 +18,12 @@ import numpy as np
 from .. import _cupric as _c
 from . import _ops
 
-SUPPORTED = ("supported in tile kernels: assignments (also to tuples), arithmetic, comparison and boolean operators, "
-             "calls to ct.* and @ct.function helpers, `for ... in range(...)` (run-time or constant bounds, "
-             "values carried across iterations), `for ... in ct.static_range(...)` (unrolled), if/else on scalars, "
-             "`x if c else y`, tuples and compile-time constants")
+SUPPORTED = (
+    "supported in tile kernels: assignments (also to tuples), arithmetic, comparison and boolean operators, "
+    "calls to ct.* and @ct.function helpers, `for ... in range(...)` (run-time or constant bounds, "
+    "values carried across iterations), `for ... in ct.static_range(...)` (unrolled), if/else on scalars, "
+    "`x if c else y`, tuples and compile-time constants"
+)
 
 
 class CompileError(Exception):
@@ -64,8 +66,10 @@ class Value:
         return f"<tile value %{self.id} {self.dtype} {self.shape}>"
 
     def __bool__(self):
-        raise TypeError("the truth value of a run-time value is not known at compile time; use it in an `if` "
-                        "statement (run-time branch) or ct.where")
+        raise TypeError(
+            "the truth value of a run-time value is not known at compile time; use it in an `if` "
+            "statement (run-time branch) or ct.where"
+        )
 
 
 class Method:
@@ -77,53 +81,113 @@ class Method:
 
 
 _TILE_METHODS = {
-    "astype": _ops.astype, "reshape": _ops.reshape, "transpose": _ops.transpose, "permute": _ops.permute,
-    "sum": _ops.sum, "prod": _ops.prod, "max": _ops.max, "min": _ops.min, "argmax": _ops.argmax,
-    "argmin": _ops.argmin, "cumsum": _ops.cumsum, "cumprod": _ops.cumprod, "expand_dims": _ops.expand_dims,
+    "astype": _ops.astype,
+    "reshape": _ops.reshape,
+    "transpose": _ops.transpose,
+    "permute": _ops.permute,
+    "sum": _ops.sum,
+    "prod": _ops.prod,
+    "max": _ops.max,
+    "min": _ops.min,
+    "argmax": _ops.argmax,
+    "argmin": _ops.argmin,
+    "cumsum": _ops.cumsum,
+    "cumprod": _ops.cumprod,
+    "expand_dims": _ops.expand_dims,
 }
 
-_BINOPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.FloorDiv: "floor_divide",
-           ast.Mod: "remainder", ast.Pow: "power", ast.LShift: "left_shift", ast.RShift: "right_shift",
-           ast.BitAnd: "bitwise_and", ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
-_PYOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift,
-          ast.RShift: operator.rshift, ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-          ast.MatMult: operator.matmul}
-_CMPOPS = {ast.Lt: "less", ast.LtE: "less_equal", ast.Gt: "greater", ast.GtE: "greater_equal", ast.Eq: "equal",
-           ast.NotEq: "not_equal"}
-_PYCMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
-          ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-          ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+_BINOPS = {
+    ast.Add: "add",
+    ast.Sub: "subtract",
+    ast.Mult: "multiply",
+    ast.Div: "divide",
+    ast.FloorDiv: "floor_divide",
+    ast.Mod: "remainder",
+    ast.Pow: "power",
+    ast.LShift: "left_shift",
+    ast.RShift: "right_shift",
+    ast.BitAnd: "bitwise_and",
+    ast.BitOr: "bitwise_or",
+    ast.BitXor: "bitwise_xor",
+}
+_PYOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.MatMult: operator.matmul,
+}
+_CMPOPS = {
+    ast.Lt: "less",
+    ast.LtE: "less_equal",
+    ast.Gt: "greater",
+    ast.GtE: "greater_equal",
+    ast.Eq: "equal",
+    ast.NotEq: "not_equal",
+}
+_PYCMP = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
 _UNOPS = {ast.USub: "negative", ast.UAdd: "positive", ast.Invert: "invert", ast.Not: "logical_not"}
 _PY_UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert, ast.Not: operator.not_}
-_COMPILE_TIME_CALLS = {builtins.divmod, builtins.round, builtins.pow, builtins.range, builtins.tuple, builtins.list,
-                       builtins.zip, builtins.enumerate, builtins.sorted, builtins.reversed, builtins.str,
-                       builtins.getattr, builtins.hasattr}
+_COMPILE_TIME_CALLS = {
+    builtins.divmod,
+    builtins.round,
+    builtins.pow,
+    builtins.range,
+    builtins.tuple,
+    builtins.list,
+    builtins.zip,
+    builtins.enumerate,
+    builtins.sorted,
+    builtins.reversed,
+    builtins.str,
+    builtins.getattr,
+    builtins.hasattr,
+}
 _PY_NUMBERS = (bool, int, float)
 
 
 def _function_lines(fn):
-    """The source lines of a function and its first line number: the lines from its first
-    decorator to the last one indented deeper than its `def` (fast path), else inspect's answer."""
+    """The source lines of a function and its first line number: from its first decorator to the
+    last line indented deeper than its `def` (a fast path that skips inspect's tokenizer); None
+    when that block does not look complete (the caller then asks inspect)."""
     code = fn.__code__
     lines = linecache.getlines(code.co_filename)
     start = code.co_firstlineno
     if not lines or start > len(lines):
-        return inspect.getsourcelines(fn)
+        return None
     first = lines[start - 1]
     indent = len(first) - len(first.lstrip())
-    end = start
-    seen_def = False
+    end, depth, in_body = start, 0, False
     for i in range(start - 1, len(lines)):
         text = lines[i]
         stripped = text.strip()
-        if i > start - 1 and stripped and not stripped.startswith("#") and seen_def:
-            if len(text) - len(text.lstrip()) <= indent:
-                break
-        if stripped.startswith(("def ", "async def ")):
-            seen_def = True
+        if in_body and stripped and not stripped.startswith("#") and len(text) - len(text.lstrip()) <= indent:
+            break
+        if not in_body and stripped.startswith(("def ", "async def ")) or depth > 0:
+            depth += stripped.count("(") - stripped.count(")")
+            if depth <= 0 and stripped.rstrip().endswith(":"):
+                in_body = True
         end = i + 1
-    block = lines[start - 1:end]
+    block = lines[start - 1 : end]
     while block and not block[-1].strip():
         block.pop()
     return block, start
@@ -135,15 +199,24 @@ class Source:
     def __init__(self, fn):
         self.fn = fn
         try:
-            lines, start = _function_lines(fn)
+            found = _function_lines(fn)
+            if found is not None:
+                try:
+                    tree = ast.parse(textwrap.dedent("".join(found[0])))
+                except SyntaxError:
+                    found = None
+            if found is None:
+                found = inspect.getsourcelines(fn)
+                tree = ast.parse(textwrap.dedent("".join(found[0])))
+            lines, start = found
         except (OSError, TypeError) as err:
-            raise CompileError(f"cannot read the source of {fn.__qualname__} (tile kernels must be defined in a file): "
-                               f"{err}") from err
+            raise CompileError(
+                f"cannot read the source of {fn.__qualname__} (tile kernels must be defined in a file): {err}"
+            ) from err
         self.lines = lines
         self.first_line = start
         self.col0 = len(lines[0]) - len(lines[0].lstrip())
-        self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        tree = ast.parse(textwrap.dedent("".join(lines)))
+        self.filename = fn.__code__.co_filename
         fdef = tree.body[0]
         if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
             raise CompileError(f"{fn.__qualname__} is not a plain function definition", self.filename, start)
@@ -244,8 +317,9 @@ class Frontend:
 
     def const(self, x, what):
         if isinstance(x, Value):
-            self.error(f"{what} must be a compile-time constant (a number, or a ct.Constant parameter), "
-                       "not a run-time value")
+            self.error(
+                f"{what} must be a compile-time constant (a number, or a ct.Constant parameter), not a run-time value"
+            )
         return x
 
     def int_const(self, x, what):
@@ -273,8 +347,10 @@ class Frontend:
         out = []
         for d in items:
             if isinstance(d, Value):
-                self.error(f"{what} must be compile-time integers (tile shapes are constants); "
-                           "pass sizes as ct.Constant parameters")
+                self.error(
+                    f"{what} must be compile-time integers (tile shapes are constants); "
+                    "pass sizes as ct.Constant parameters"
+                )
             if isinstance(d, np.integer):
                 d = int(d)
             if not isinstance(d, int) or isinstance(d, bool):
@@ -346,8 +422,16 @@ class Frontend:
             handler(node, scope)
         except (CompileError, _Return):
             raise
-        except (ValueError, TypeError, OverflowError, NotImplementedError, IndexError, KeyError, AttributeError,
-                ZeroDivisionError) as err:
+        except (
+            ValueError,
+            TypeError,
+            OverflowError,
+            NotImplementedError,
+            IndexError,
+            KeyError,
+            AttributeError,
+            ZeroDivisionError,
+        ) as err:
             raise self._error_at(node, str(err)) from err
 
     def stmt_Expr(self, node, scope):
@@ -386,19 +470,21 @@ class Frontend:
         elif isinstance(target, (ast.Tuple, ast.List)):
             elts = target.elts
             star = [i for i, t in enumerate(elts) if isinstance(t, ast.Starred)]
-            if not isinstance(value, (tuple, list)) or (len(value) != len(elts) if not star else
-                                                          len(value) < len(elts) - 1):
+            if not isinstance(value, (tuple, list)) or (
+                len(value) != len(elts) if not star else len(value) < len(elts) - 1
+            ):
                 self.error(f"cannot unpack {self._describe(value)} into {len(elts)} names", target)
             if star:
                 i = star[0]
                 after = len(elts) - i - 1
-                value = (*value[:i], tuple(value[i:len(value) - after]), *value[len(value) - after:])
-                elts = [*elts[:i], elts[i].value, *elts[i + 1:]]
+                value = (*value[:i], tuple(value[i : len(value) - after]), *value[len(value) - after :])
+                elts = [*elts[:i], elts[i].value, *elts[i + 1 :]]
             for t, v in zip(elts, value, strict=True):
                 self.assign(t, v, scope)
         elif isinstance(target, (ast.Subscript, ast.Attribute)):
-            self.error("assigning to an element or attribute is not supported; write arrays with ct.store / "
-                       "ct.scatter", target)
+            self.error(
+                "assigning to an element or attribute is not supported; write arrays with ct.store / ct.scatter", target
+            )
         else:
             self.error(f"cannot assign to {type(target).__name__}", target)
 
@@ -408,8 +494,10 @@ class Frontend:
             self.block(node.body if cond else node.orelse, scope)
             return
         if cond.shape:
-            self.error(f"an `if` needs a scalar condition, got a tile {cond.dtype}{list(cond.shape)}; "
-                       "use ct.where for tiles", node.test)
+            self.error(
+                f"an `if` needs a scalar condition, got a tile {cond.dtype}{list(cond.shape)}; use ct.where for tiles",
+                node.test,
+            )
         self.runtime_if(node, cond, scope)
 
     def runtime_if(self, node, cond, scope):
@@ -430,8 +518,7 @@ class Frontend:
                 self.block(node.orelse, else_scope)
                 for n in names:
                     if n not in else_scope:
-                        self.error(f"'{n}' is assigned in the `if` branch but has no value in the `else` branch",
-                                   node)
+                        self.error(f"'{n}' is assigned in the `if` branch but has no value in the `else` branch", node)
                     self._mergeable(n, else_scope[n], scope.get(n), node)
                 else_vals = [self.coerce(self.to_value(else_scope[n], n), targets.get(n)) for n in names]
             except BaseException:
@@ -456,8 +543,11 @@ class Frontend:
             return True
         if value is before:
             return False  # untouched compile-time value: nothing to merge
-        self.error(f"'{name}' holds {self._describe(value)} and is assigned under a run-time condition; only tiles "
-                   "and scalars can be", node)
+        self.error(
+            f"'{name}' holds {self._describe(value)} and is assigned under a run-time condition; only tiles "
+            "and scalars can be",
+            node,
+        )
 
     def coerce(self, v, target):
         """v converted to the (dtype, shape) target, if one is set."""
@@ -468,7 +558,9 @@ class Frontend:
         if v.dtype != dtype:
             vid = self.b.cast(vid, dtype)
         if tuple(self.type(vid)[2]) != tuple(shape):
-            vid = self.b.full(list(shape), vid, dtype) if not self.type(vid)[2] else self.b.broadcast_to(vid, list(shape))
+            vid = (
+                self.b.full(list(shape), vid, dtype) if not self.type(vid)[2] else self.b.broadcast_to(vid, list(shape))
+            )
         return self.wrap(vid)
 
     def _unify(self, names, first, second, targets, where, node):
@@ -486,8 +578,11 @@ class Frontend:
             try:
                 shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
             except ValueError:
-                self.error(f"'{n}' is a tile of shape {tuple(a.shape)} before and {tuple(b.shape)} after the {where}; "
-                           "a value must keep its shape", node)
+                self.error(
+                    f"'{n}' is a tile of shape {tuple(a.shape)} before and {tuple(b.shape)} after the {where}; "
+                    "a value must keep its shape",
+                    node,
+                )
             new = (_c.dtype(dtype), shape)
             if targets.get(n) != new:
                 targets[n] = new
@@ -580,8 +675,16 @@ class Frontend:
             return handler(node, scope)
         except (CompileError, _Return):
             raise
-        except (ValueError, TypeError, OverflowError, NotImplementedError, IndexError, KeyError, AttributeError,
-                ZeroDivisionError) as err:
+        except (
+            ValueError,
+            TypeError,
+            OverflowError,
+            NotImplementedError,
+            IndexError,
+            KeyError,
+            AttributeError,
+            ZeroDivisionError,
+        ) as err:
             raise self._error_at(node, str(err)) from err
 
     def expr_Constant(self, node, scope):
@@ -599,8 +702,11 @@ class Frontend:
             return self.src.globals[name]
         if hasattr(builtins, name):
             return getattr(builtins, name)
-        self.error(f"name '{name}' is not defined (a name first assigned inside a loop or a run-time branch is not "
-                   "visible after it)", node)
+        self.error(
+            f"name '{name}' is not defined (a name first assigned inside a loop or a run-time branch is not "
+            "visible after it)",
+            node,
+        )
 
     def expr_Tuple(self, node, scope):
         out = []
@@ -614,8 +720,10 @@ class Frontend:
     expr_List = expr_Tuple
 
     def expr_Slice(self, node, scope):
-        parts = [None if p is None else self.const(self.expr(p, scope), "slice bound")
-                 for p in (node.lower, node.upper, node.step)]
+        parts = [
+            None if p is None else self.const(self.expr(p, scope), "slice bound")
+            for p in (node.lower, node.upper, node.step)
+        ]
         return slice(*parts)
 
     def expr_JoinedStr(self, node, scope):
@@ -624,8 +732,11 @@ class Frontend:
             x = self.expr(v.value if isinstance(v, ast.FormattedValue) else v, scope)
             if isinstance(x, Value):
                 self.error("f-strings can only format compile-time values (print run-time values with ct.print)", v)
-            out += format(x, self.expr(v.format_spec, scope) if getattr(v, "format_spec", None) else "") \
-                if isinstance(v, ast.FormattedValue) else x
+            out += (
+                format(x, self.expr(v.format_spec, scope) if getattr(v, "format_spec", None) else "")
+                if isinstance(v, ast.FormattedValue)
+                else x
+            )
         return out
 
     def binop(self, op, a, b, node):
@@ -683,7 +794,9 @@ class Frontend:
         cond = self.expr(node.test, scope)
         if not isinstance(cond, Value):
             return self.expr(node.body if cond else node.orelse, scope)
-        return self.wrap(self.b.where(cond.id, self.val(self.expr(node.body, scope)), self.val(self.expr(node.orelse, scope))))
+        return self.wrap(
+            self.b.where(cond.id, self.val(self.expr(node.body, scope)), self.val(self.expr(node.orelse, scope)))
+        )
 
     def expr_Attribute(self, node, scope):
         base = self.expr(node.value, scope)
@@ -711,8 +824,11 @@ class Frontend:
             return self.wrap(self.b.permute(v.id, list(range(len(v.shape)))[::-1]))
         if attr in _TILE_METHODS:
             return Method(v, attr)
-        self.error(f"tiles have no attribute '{attr}' (they have shape, dtype, ndim, size, T and the methods "
-                   f"{', '.join(sorted(_TILE_METHODS))})", node)
+        self.error(
+            f"tiles have no attribute '{attr}' (they have shape, dtype, ndim, size, T and the methods "
+            f"{', '.join(sorted(_TILE_METHODS))})",
+            node,
+        )
 
     def expr_Subscript(self, node, scope):
         base = self.expr(node.value, scope)
@@ -734,8 +850,11 @@ class Frontend:
                 shape.append(base.shape[dim])
                 dim += 1
             else:
-                self.error("tiles can only be indexed with `:` and `None` (to add axes); use ct.gather, "
-                           "ct.reshape or a reduction to take parts of a tile", node)
+                self.error(
+                    "tiles can only be indexed with `:` and `None` (to add axes); use ct.gather, "
+                    "ct.reshape or a reduction to take parts of a tile",
+                    node,
+                )
         shape.extend(base.shape[dim:])
         return self.wrap(self.b.reshape(base.id, shape))
 
@@ -786,8 +905,11 @@ class Frontend:
             return builtin
         if any(isinstance(a, Value) for a in (*args, *kwargs.values())):
             name = getattr(fn, "__qualname__", repr(fn))
-            self.error(f"cannot call {name} on run-time values in a kernel; call ct.* functions or mark the helper "
-                       "with @ct.function", node)
+            self.error(
+                f"cannot call {name} on run-time values in a kernel; call ct.* functions or mark the helper "
+                "with @ct.function",
+                node,
+            )
         if fn in _COMPILE_TIME_CALLS or getattr(fn, "__module__", None) == "math" or isinstance(fn, type):
             return fn(*args, **kwargs)
         name = getattr(fn, "__qualname__", repr(fn))

@@ -18,8 +18,10 @@ _state = threading.local()
 def current_block():
     blk = getattr(_state, "block", None)
     if blk is None:
-        raise RuntimeError("cupric.tile ops can only run inside a kernel (kernel[grid](...)) or in interpreter mode "
-                           "(kernel.interpret[grid](...))")
+        raise RuntimeError(
+            "cupric.tile ops can only run inside a kernel (kernel[grid](...)) or in interpreter mode "
+            "(kernel.interpret[grid](...))"
+        )
     return blk
 
 
@@ -91,11 +93,17 @@ class Array:
         self.obj = obj
         if isinstance(obj, _c.ndarray):
             if obj.device != "cpu":
-                raise ValueError(f"the interpreter runs on the CPU; this array is on {obj.device} "
-                                 "(move it with x.to_device('cpu'))")
+                raise ValueError(
+                    f"the interpreter runs on the CPU; this array is on {obj.device} (move it with x.to_device('cpu'))"
+                )
             if obj.dtype == _c.bfloat16:
-                iface = {"typestr": "<u2", "shape": obj.shape, "strides": obj.strides,
-                         "data": (obj._data_ptr, not obj.flags["WRITEABLE"]), "version": 3}
+                iface = {
+                    "typestr": "<u2",
+                    "shape": obj.shape,
+                    "strides": obj.strides,
+                    "data": (obj._data_ptr, not obj.flags["WRITEABLE"]),
+                    "version": 3,
+                }
                 view = np.asarray(_Interface(iface)).view(np_dtype(_c.bfloat16))
             else:
                 view = np.asarray(obj)

@@ -90,8 +90,11 @@ def _host_compiler_available():
         return True
     if not _warned_no_compiler:
         _warned_no_compiler = True
-        warnings.warn(f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead",
-                      RuntimeWarning, stacklevel=4)
+        warnings.warn(
+            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead",
+            RuntimeWarning,
+            stacklevel=4,
+        )
     return False
 
 
@@ -116,8 +119,10 @@ def _as_cupric(v):
     if isinstance(v, _c.ndarray):
         return v
     if isinstance(v, np.ndarray) and v.dtype.name == "bfloat16":
-        raise TypeError("pass bfloat16 data to compiled kernels as cupric arrays (cu.asarray(x.astype(np.float32))"
-                        ".astype(cu.bfloat16)); NumPy has no bfloat16 of its own")
+        raise TypeError(
+            "pass bfloat16 data to compiled kernels as cupric arrays (cu.asarray(x.astype(np.float32))"
+            ".astype(cu.bfloat16)); NumPy has no bfloat16 of its own"
+        )
     return _c.asarray(v)
 
 
@@ -224,8 +229,9 @@ class Kernel:
                 if device is None:
                     device = d
                 elif d != device:
-                    raise ValueError(f"kernel arguments are on different devices ({device} and {d}); "
-                                     "move them with x.to_device(...)")
+                    raise ValueError(
+                        f"kernel arguments are on different devices ({device} and {d}); move them with x.to_device(...)"
+                    )
                 key.append(("A", a.dtype.name, a.ndim))
                 specs.append((p.name, ("array", a.dtype, a.ndim)))
                 runtime.append(a)
@@ -240,8 +246,10 @@ class Kernel:
                 specs.append((p.name, ("scalar", dt, False)))
                 runtime.append(v.item())
             else:
-                raise TypeError(f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
-                                "expected an array, a number, or a ct.Constant parameter")
+                raise TypeError(
+                    f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
+                    "expected an array, a number, or a ct.Constant parameter"
+                )
         return tuple(key), specs, runtime, device or "cpu"
 
     def compiled(self, key, specs):
@@ -255,11 +263,11 @@ class Kernel:
         if interpret or os.environ.get("CUPRIC_TILE_INTERPRET", "0") not in ("", "0"):
             return self._interpret(grid, values)
         key, specs, runtime, device = self._specialise(values)
+        if device == "cpu" and key not in self.cache and not _host_compiler_available():
+            return self._interpret(grid, values)
         compiled = self.compiled(key, specs)
         g = _grid3(grid, {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c})
         if device == "cpu":
-            if not _host_compiler_available():
-                return self._interpret(grid, values)
             compiled.build_host().launch(g, *runtime)
         else:
             _cuda.launch(compiled, g, runtime, stream, device)
@@ -267,8 +275,7 @@ class Kernel:
     def _interpret(self, grid, values):
         constants = {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c}
         g = _grid3(grid, constants)
-        args = [v if c or not _is_array_like(v) else I.Array(v)
-                for c, v in zip(self.constants, values, strict=True)]
+        args = [v if c or not _is_array_like(v) else I.Array(v) for c, v in zip(self.constants, values, strict=True)]
         with np.errstate(all="ignore"):  # compiled kernels do not warn about nan/inf/overflow either
             for bz in range(g[2]):
                 for by in range(g[1]):
@@ -285,9 +292,13 @@ class Kernel:
         c = self.compiled(key, specs)
         host = c.function.emit("host", self.debug)
         cuda = c.cuda()
-        out = {"ir": c.ir, "ir_canonical": c.ir_canonical, "host_source": host["source"],
-               "cuda_source": cuda["source"],
-               "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")}}
+        out = {
+            "ir": c.ir,
+            "ir_canonical": c.ir_canonical,
+            "host_source": host["source"],
+            "cuda_source": cuda["source"],
+            "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},
+        }
         if c.launcher is not None:
             out["host_binary"] = c.host["path"]
         if compile_cuda:

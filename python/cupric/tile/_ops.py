@@ -60,9 +60,11 @@ def _lower_load(fe, a, offsets=False):
     idx = [fe.val(i) for i in _as_tuple(a["offset" if offsets else "index"])]
     shape = fe.shape(a["shape"], "load shape")
     if len(idx) != nd or len(shape) != nd:
-        fe.error(f"{'load_offset' if offsets else 'load'}: the array has {nd} dimension(s) but "
-                 f"{'offset' if offsets else 'index'} has {len(idx)} entries and shape has {len(shape)} "
-                 "(give one per dimension)")
+        fe.error(
+            f"{'load_offset' if offsets else 'load'}: the array has {nd} dimension(s) but "
+            f"{'offset' if offsets else 'index'} has {len(idx)} entries and shape has {len(shape)} "
+            "(give one per dimension)"
+        )
     return fe.wrap(fe.b.load(arr, idx, list(shape), fe.scalar_const(a["padding"], "padding"), offsets))
 
 
@@ -131,13 +133,23 @@ def _mask(fe, m):
     return -1 if m is None else fe.val(m)
 
 
-@_lowered_by(lambda fe, a: fe.wrap(fe.b.gather(fe.array(a["array"], "gather"), _indices(fe, a["indices"]),
-                                              _mask(fe, a["mask"]), fe.scalar_const(a["padding"], "padding"))))
+@_lowered_by(
+    lambda fe, a: fe.wrap(
+        fe.b.gather(
+            fe.array(a["array"], "gather"),
+            _indices(fe, a["indices"]),
+            _mask(fe, a["mask"]),
+            fe.scalar_const(a["padding"], "padding"),
+        )
+    )
+)
 def gather(array, indices, mask=None, padding=0):
     """array[indices...] for index tiles (one per dimension, broadcast together); elements that
     are masked off or out of bounds read `padding`."""
-    idx = np.broadcast_arrays(*[np.asarray(i, dtype=np.int64) for i in _as_tuple(indices)],
-                              *([] if mask is None else [np.asarray(mask, dtype=bool)]))
+    idx = np.broadcast_arrays(
+        *[np.asarray(i, dtype=np.int64) for i in _as_tuple(indices)],
+        *([] if mask is None else [np.asarray(mask, dtype=bool)]),
+    )
     nd = array.ndim
     ok = np.ones(idx[0].shape, dtype=bool) if mask is None else idx[nd].copy()
     for d in range(nd):
@@ -161,8 +173,11 @@ def _interp_scatter(array, indices, value, mask, update):
     update(array.np, where, parts[nd][ok])
 
 
-@_lowered_by(lambda fe, a: fe.b.scatter(fe.array(a["array"], "scatter"), _indices(fe, a["indices"]),
-                                        fe.val(a["value"]), _mask(fe, a["mask"])))
+@_lowered_by(
+    lambda fe, a: fe.b.scatter(
+        fe.array(a["array"], "scatter"), _indices(fe, a["indices"]), fe.val(a["value"]), _mask(fe, a["mask"])
+    )
+)
 def scatter(array, indices, value, mask=None):
     """array[indices...] = value where the mask is true and the index is in bounds."""
     _interp_scatter(array, indices, value, mask, lambda a, w, v: a.__setitem__(w, v))
@@ -170,8 +185,13 @@ def scatter(array, indices, value, mask=None):
 
 def _atomic(kind, ufunc):
     def lower(fe, a):
-        fe.b.atomic(kind, fe.array(a["array"], f"atomic_{kind}"), _indices(fe, a["indices"]), fe.val(a["value"]),
-                    _mask(fe, a["mask"]))
+        fe.b.atomic(
+            kind,
+            fe.array(a["array"], f"atomic_{kind}"),
+            _indices(fe, a["indices"]),
+            fe.val(a["value"]),
+            _mask(fe, a["mask"]),
+        )
 
     def interp(array, indices, value, mask=None):
         def update(arr, where, v):
@@ -185,8 +205,10 @@ def _atomic(kind, ufunc):
         _interp_scatter(array, indices, value, mask, update)
 
     interp.__name__ = f"atomic_{kind}"
-    interp.__doc__ = (f"Atomically array[indices...] = {ufunc.__name__}(array[indices...], value) where the mask is "
-                      "true and the index is in bounds (duplicates all apply).")
+    interp.__doc__ = (
+        f"Atomically array[indices...] = {ufunc.__name__}(array[indices...], value) where the mask is "
+        "true and the index is in bounds (duplicates all apply)."
+    )
     return _lowered_by(lower)(interp)
 
 
@@ -240,8 +262,9 @@ def _lower_arange(fe, a):
     start, stop = a["start"], a["stop"]
     if stop is None:
         start, stop = 0, start
-    return fe.wrap(fe.b.arange(fe.int_const(start, "arange start"), fe.int_const(stop, "arange stop"),
-                               fe.dtype(a["dtype"])))
+    return fe.wrap(
+        fe.b.arange(fe.int_const(start, "arange start"), fe.int_const(stop, "arange stop"), fe.dtype(a["dtype"]))
+    )
 
 
 @_lowered_by(_lower_arange)
@@ -283,8 +306,7 @@ def make_ufunc(name):
     fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (cupric's ufunc table; 16-bit floats compute in float32)."
     LOWERINGS[fn] = lower
-    fn.__signature_cache__ = _inspect.Signature(
-        [_inspect.Parameter("args", _inspect.Parameter.VAR_POSITIONAL)])
+    fn.__signature_cache__ = _inspect.Signature([_inspect.Parameter("args", _inspect.Parameter.VAR_POSITIONAL)])
     return fn
 
 
@@ -350,16 +372,20 @@ def _reduction(kind, np_fn):
         return fe.wrap(fe.b.reduce(kind, v, fe.axis(a["axis"]), bool(fe.const(a["keepdims"], "keepdims"))))
 
     if kind in ("sum", "prod"):
+
         def fn(x, axis=None, keepdims=False, dtype=None):
             return _reduce_interp(np_fn, x, axis, keepdims, dtype)
     else:
+
         def fn(x, axis=None, keepdims=False):
             return _reduce_interp(np_fn, x, axis, keepdims, None)
 
     fn.__name__ = kind
-    fn.__doc__ = (f"{kind} over `axis` (all axes when None), keeping it as extent 1 with keepdims. "
-                  + ("Small integers widen as NumPy's; 16-bit floats accumulate in float32." if kind in ("sum", "prod")
-                     else "NaN propagates."))
+    fn.__doc__ = f"{kind} over `axis` (all axes when None), keeping it as extent 1 with keepdims. " + (
+        "Small integers widen as NumPy's; 16-bit floats accumulate in float32."
+        if kind in ("sum", "prod")
+        else "NaN propagates."
+    )
     return _lowered_by(lower)(fn)
 
 
@@ -371,7 +397,9 @@ min = _reduction("min", np.min)  # noqa: A001
 
 def _argreduction(kind, np_fn):
     def lower(fe, a):
-        return fe.wrap(fe.b.argreduce(kind, fe.val(a["x"]), fe.axis(a["axis"]), bool(fe.const(a["keepdims"], "keepdims"))))
+        return fe.wrap(
+            fe.b.argreduce(kind, fe.val(a["x"]), fe.axis(a["axis"]), bool(fe.const(a["keepdims"], "keepdims")))
+        )
 
     def fn(x, axis=None, keepdims=False):
         x = np.asarray(x)
@@ -415,8 +443,14 @@ cumprod = _scan("cumprod", np.cumprod)
 
 # ---- matrix products -------------------------------------------------------------------------------
 
-_ACC = {"float16": np.float32, "bfloat16": np.float32, "float32": np.float32, "float64": np.float64,
-        "int8": np.int32, "uint8": np.int32}
+_ACC = {
+    "float16": np.float32,
+    "bfloat16": np.float32,
+    "float32": np.float32,
+    "float64": np.float64,
+    "int8": np.int32,
+    "uint8": np.int32,
+}
 
 
 def _interp_mma(a, b, acc):
@@ -428,15 +462,20 @@ def _interp_mma(a, b, acc):
     return I.tile(r if acc is None else np.asarray(acc) + r)
 
 
-@_lowered_by(lambda fe, a: fe.wrap(fe.b.mma(fe.val(a["a"]), fe.val(a["b"]), fe.val(a["acc"]),
-                                            bool(fe.const(a["allow_tf32"], "allow_tf32")))))
+@_lowered_by(
+    lambda fe, a: fe.wrap(
+        fe.b.mma(fe.val(a["a"]), fe.val(a["b"]), fe.val(a["acc"]), bool(fe.const(a["allow_tf32"], "allow_tf32")))
+    )
+)
 def mma(a, b, acc, allow_tf32=False):
     """acc + a @ b for a (M, K), b (K, N), acc (M, N): float16/bfloat16/float32 inputs
     accumulate in float32 (acc must be float32), float64 in float64, int8/uint8 in int32."""
     return _interp_mma(a, b, acc)
 
 
-@_lowered_by(lambda fe, a: fe.wrap(fe.b.matmul(fe.val(a["a"]), fe.val(a["b"]), bool(fe.const(a["allow_tf32"], "allow_tf32")))))
+@_lowered_by(
+    lambda fe, a: fe.wrap(fe.b.matmul(fe.val(a["a"]), fe.val(a["b"]), bool(fe.const(a["allow_tf32"], "allow_tf32"))))
+)
 def matmul(a, b, allow_tf32=False):
     """a @ b in mma's accumulator dtype (float32 for 16-bit and 32-bit float inputs)."""
     return _interp_mma(a, b, None)

@@ -1,10 +1,9 @@
 """Helpers for the cupric.tile tests: both execution modes, NumPy <-> cupric conversion
 (bfloat16 included), and a generated-CUDA compile check."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 try:
     import ml_dtypes
@@ -54,8 +53,12 @@ def random(shape, dtype, rng=None, low=-3.0, high=3.0):
     return rng.uniform(low, high, size=shape).astype(np.float32).astype(dt)
 
 
-TOL = {"float16": dict(rtol=2e-3, atol=2e-3), "bfloat16": dict(rtol=1.6e-2, atol=1.6e-2),
-       "float32": dict(rtol=2e-5, atol=2e-6), "float64": dict(rtol=1e-11, atol=1e-12)}
+TOL = {
+    "float16": dict(rtol=2e-3, atol=2e-3),
+    "bfloat16": dict(rtol=1.6e-2, atol=1.6e-2),
+    "float32": dict(rtol=2e-5, atol=2e-6),
+    "float64": dict(rtol=1e-11, atol=1e-12),
+}
 
 
 def assert_close(got, want, dtype_name=None, **kw):

@@ -5,11 +5,10 @@ either). Running it needs a GPU: see `make gpu-check`."""
 import sys
 from pathlib import Path
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import random, to_cu
-
-import cupric as cu
 from cupric import tile as ct
 from cupric.tile import _cuda, _kernel
 
@@ -26,8 +25,10 @@ import test_memory as mem  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
 
-pytestmark = pytest.mark.skipif(_cuda.nvcc_path() is None and _cuda._program_class() is None,
-                                reason="neither nvcc nor cupric.cuda.Program is available")
+pytestmark = pytest.mark.skipif(
+    _cuda.nvcc_path() is None and _cuda._program_class() is None,
+    reason="neither nvcc nor cupric.cuda.Program is available",
+)
 
 
 def f32(*s):
@@ -42,35 +43,104 @@ CASES = {
     "saxpy": lambda: (saxpy.saxpy_kernel, (2.0, f32(1000), f32(1000), f32(1000), 1024)),
     "softmax_f32": lambda: (softmax.softmax_kernel, (f32(4, 777), f32(4, 777), 777)),
     "softmax_bf16_8192": lambda: (softmax.softmax_kernel, (bf(4, 8192), bf(4, 8192), 8192)),
-    "layernorm": lambda: (layernorm.layernorm_kernel, (f32(4, 333), f32(333), f32(333), f32(4, 333), f32(4), f32(4), 1e-5,
-                                                       333)),
+    "layernorm": lambda: (
+        layernorm.layernorm_kernel,
+        (f32(4, 333), f32(333), f32(333), f32(4, 333), f32(4), f32(4), 1e-5, 333),
+    ),
     "matmul_bf16": lambda: (matmul.matmul_kernel, (bf(100, 64), bf(64, 128), bf(128), bf(100, 128), 64, 64, 32)),
     "matmul_f32": lambda: (matmul.matmul_kernel, (f32(100, 64), f32(64, 128), f32(128), f32(100, 128), 32, 48, 16)),
-    "attention_causal_bf16": lambda: (attention.attention_kernel, (bf(2, 100, 64), bf(2, 100, 64), bf(2, 100, 64),
-                                                                   bf(2, 100, 64), 0.125, True, 64, 64, 64)),
-    "attention_f32": lambda: (attention.attention_kernel, (f32(2, 100, 32), f32(2, 100, 32), f32(2, 100, 32),
-                                                           f32(2, 100, 32), 0.125, False, 32, 32, 32)),
+    "attention_causal_bf16": lambda: (
+        attention.attention_kernel,
+        (bf(2, 100, 64), bf(2, 100, 64), bf(2, 100, 64), bf(2, 100, 64), 0.125, True, 64, 64, 64),
+    ),
+    "attention_f32": lambda: (
+        attention.attention_kernel,
+        (f32(2, 100, 32), f32(2, 100, 32), f32(2, 100, 32), f32(2, 100, 32), 0.125, False, 32, 32, 32),
+    ),
     "stencil": lambda: (stencil.stencil_kernel, (f32(100, 100), f32(100, 100), 0.5, 0.1, 32, 64)),
-    "unary_all_bf16": lambda: (ew.apply_unary, (bf(64), cu.zeros((len(ew.UNARY_FLOAT), 64), dtype=cu.float64),
-                                                ew.UNARY_FLOAT, 64)),
-    "binary_all_f64": lambda: (ew.apply_binary, (to_cu(random(64, "float64")), to_cu(random(64, "float64")),
-                                                 cu.zeros((len(ew.BINARY_FLOAT), 64), dtype=cu.float64),
-                                                 ew.BINARY_FLOAT, 64)),
-    "reductions_f16": lambda: (red.reduce_axes, (to_cu(random((6, 37), "float16")), *(cu.zeros((1, 37), dtype=cu.float16),
-                               cu.zeros(6, dtype=cu.float16), cu.zeros(37, dtype=cu.float16),
-                               cu.zeros((6, 1), dtype=cu.float16), cu.zeros(6, dtype=cu.float16),
-                               cu.zeros(1, dtype=cu.float16)), 6, 37)),
-    "argmax": lambda: (red.arg_and_nan, (f32(5, 19), cu.zeros(5, dtype=cu.int32), cu.zeros((1, 19), dtype=cu.int32),
-                                         cu.zeros(5, dtype=cu.float32), cu.zeros(1, dtype=cu.int32), 5, 19)),
-    "scans": lambda: (red.scans, (to_cu(random((4, 23), "int32")), cu.zeros((4, 23), dtype=cu.int64),
-                                  cu.zeros((4, 23), dtype=cu.int64), cu.zeros((4, 23), dtype=cu.float64),
-                                  cu.zeros(92, dtype=cu.int64), 4, 23)),
-    "shapes": lambda: (shp.shapes, (f32(3, 5, 7), cu.zeros((15, 7), dtype=cu.float32), cu.zeros((7, 3, 5), dtype=cu.float32),
-                                    cu.zeros((35, 3), dtype=cu.float32), cu.zeros((1, 1, 35), dtype=cu.float32),
-                                    cu.zeros((3, 35), dtype=cu.float32), 3, 5, 7)),
-    "gather_scatter": lambda: (mem.gather_scatter, (f32(50), to_cu(np.arange(40, dtype=np.int32)), f32(40), f32(50), 40)),
-    "atomics": lambda: (mem.histogram, (to_cu(np.arange(100, dtype=np.int32)), cu.zeros(7, dtype=cu.int32),
-                                        cu.zeros(1, dtype=cu.int32), cu.zeros(1, dtype=cu.float32), 64, 7)),
+    "unary_all_bf16": lambda: (
+        ew.apply_unary,
+        (bf(64), cu.zeros((len(ew.UNARY_FLOAT), 64), dtype=cu.float64), ew.UNARY_FLOAT, 64),
+    ),
+    "binary_all_f64": lambda: (
+        ew.apply_binary,
+        (
+            to_cu(random(64, "float64")),
+            to_cu(random(64, "float64")),
+            cu.zeros((len(ew.BINARY_FLOAT), 64), dtype=cu.float64),
+            ew.BINARY_FLOAT,
+            64,
+        ),
+    ),
+    "reductions_f16": lambda: (
+        red.reduce_axes,
+        (
+            to_cu(random((6, 37), "float16")),
+            *(
+                cu.zeros((1, 37), dtype=cu.float16),
+                cu.zeros(6, dtype=cu.float16),
+                cu.zeros(37, dtype=cu.float16),
+                cu.zeros((6, 1), dtype=cu.float16),
+                cu.zeros(6, dtype=cu.float16),
+                cu.zeros(1, dtype=cu.float16),
+            ),
+            6,
+            37,
+        ),
+    ),
+    "argmax": lambda: (
+        red.arg_and_nan,
+        (
+            f32(5, 19),
+            cu.zeros(5, dtype=cu.int32),
+            cu.zeros((1, 19), dtype=cu.int32),
+            cu.zeros(5, dtype=cu.float32),
+            cu.zeros(1, dtype=cu.int32),
+            5,
+            19,
+        ),
+    ),
+    "scans": lambda: (
+        red.scans,
+        (
+            to_cu(random((4, 23), "int32")),
+            cu.zeros((4, 23), dtype=cu.int64),
+            cu.zeros((4, 23), dtype=cu.int64),
+            cu.zeros((4, 23), dtype=cu.float64),
+            cu.zeros(92, dtype=cu.int64),
+            4,
+            23,
+        ),
+    ),
+    "shapes": lambda: (
+        shp.shapes,
+        (
+            f32(3, 5, 7),
+            cu.zeros((15, 7), dtype=cu.float32),
+            cu.zeros((7, 3, 5), dtype=cu.float32),
+            cu.zeros((35, 3), dtype=cu.float32),
+            cu.zeros((1, 1, 35), dtype=cu.float32),
+            cu.zeros((3, 35), dtype=cu.float32),
+            3,
+            5,
+            7,
+        ),
+    ),
+    "gather_scatter": lambda: (
+        mem.gather_scatter,
+        (f32(50), to_cu(np.arange(40, dtype=np.int32)), f32(40), f32(50), 40),
+    ),
+    "atomics": lambda: (
+        mem.histogram,
+        (
+            to_cu(np.arange(100, dtype=np.int32)),
+            cu.zeros(7, dtype=cu.int32),
+            cu.zeros(1, dtype=cu.int32),
+            cu.zeros(1, dtype=cu.float32),
+            64,
+            7,
+        ),
+    ),
     "bf16_atomic_add": lambda: (mem.float_atomics, (bf(256), bf(4), 64)),
 }
 
@@ -82,15 +152,18 @@ def test_generated_cuda_compiles_for_sm90a(name):
     src = info["cuda_source"]
     program = _cuda._program_class()
     if program is not None:  # cupric.cuda, after the merge: NVRTC in-process
-        program(src, options=_cuda.nvrtc_options(_kernel.include_dir())).compile("cubin")
-        return
+        try:
+            program(src, options=_cuda.nvrtc_options(_kernel.include_dir())).compile("cubin")
+            return
+        except (TypeError, AttributeError):
+            if _cuda.nvcc_path() is None:
+                raise  # the Program API differs from what this test assumes: see _cuda.py
     r = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
     assert r["cubin"][:4] == b"\x7fELF"
     assert f"Compiling entry function '{info['cuda']['entry']}' for 'sm_90a'" in r["log"]
 
 
 def test_debug_kernel_compiles_for_cuda():
-    k = ct.kernel(lambda: None) if False else None
     from test_frontend import debug_kernel
 
     dk = ct.kernel(debug_kernel.fn, debug=True)
@@ -98,4 +171,3 @@ def test_debug_kernel_compiles_for_cuda():
     assert "PrintLine" in src and "check(blk" in src
     if _cuda._program_class() is None:
         _cuda.compile_source(src, _kernel.include_dir())
-    assert k is None

@@ -4,27 +4,109 @@ compiled CPU path and in the interpreter, against NumPy."""
 
 import warnings
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import BF16, assert_close, np_dtype, random, run, to_cu, to_np
-
-import cupric as cu
 from cupric import tile as ct
 
 N = 203  # not a multiple of any tile size below
 
-UNARY_FLOAT = ("negative", "positive", "absolute", "fabs", "sign", "square", "reciprocal", "sqrt", "cbrt", "exp",
-               "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-               "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "deg2rad",
-               "rad2deg", "isnan", "isinf", "isfinite", "signbit", "logical_not", "conjugate")
-BINARY_FLOAT = ("add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "power", "maximum",
-                "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign", "logaddexp", "logaddexp2", "heaviside",
-                "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
-                "logical_xor")
+UNARY_FLOAT = (
+    "negative",
+    "positive",
+    "absolute",
+    "fabs",
+    "sign",
+    "square",
+    "reciprocal",
+    "sqrt",
+    "cbrt",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "deg2rad",
+    "rad2deg",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "logical_not",
+    "conjugate",
+)
+BINARY_FLOAT = (
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "remainder",
+    "fmod",
+    "power",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "arctan2",
+    "hypot",
+    "copysign",
+    "logaddexp",
+    "logaddexp2",
+    "heaviside",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+)
 UNARY_INT = ("negative", "absolute", "sign", "square", "invert", "logical_not", "floor", "ceil", "trunc")
-BINARY_INT = ("add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum", "minimum", "bitwise_and",
-              "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm", "equal", "less", "greater_equal",
-              "logical_xor", "divide", "power")
+BINARY_INT = (
+    "add",
+    "subtract",
+    "multiply",
+    "floor_divide",
+    "remainder",
+    "fmod",
+    "maximum",
+    "minimum",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "left_shift",
+    "right_shift",
+    "gcd",
+    "lcm",
+    "equal",
+    "less",
+    "greater_equal",
+    "logical_xor",
+    "divide",
+    "power",
+)
 
 
 @ct.kernel
@@ -59,8 +141,9 @@ def test_unary_float(dtype, mode):
     want = _reference(UNARY_FLOAT, x)
     got = to_np(out)
     for k, f in enumerate(UNARY_FLOAT):
-        assert_close(got[k], want[k], dtype, err_msg=f) if dtype != "bfloat16" else \
-            assert_close(got[k].astype(np.float32), want[k].astype(np.float32), dtype, err_msg=f)
+        assert_close(got[k], want[k], dtype, err_msg=f) if dtype != "bfloat16" else assert_close(
+            got[k].astype(np.float32), want[k].astype(np.float32), dtype, err_msg=f
+        )
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
@@ -93,8 +176,9 @@ def test_integer_ops(dtype, mode):
     run(apply_binary, mode, (ct.cdiv(N, 50),), to_cu(x), to_cu(y), out, tuple(binary), 50)
     assert_close(to_np(out), _reference(binary, x, y), "int")
     out = cu.zeros((3, N), dtype=cu.float64)
-    run(apply_binary, mode, (ct.cdiv(N, 50),), to_cu(x), to_cu(y_shift), out, ("left_shift", "right_shift", "power"),
-        50)
+    run(
+        apply_binary, mode, (ct.cdiv(N, 50),), to_cu(x), to_cu(y_shift), out, ("left_shift", "right_shift", "power"), 50
+    )
     assert_close(to_np(out), _reference(("left_shift", "right_shift", "power"), x, y_shift), "int")
     unary = [f for f in UNARY_INT if not (f == "negative" and dtype.startswith("u"))]
     out = cu.zeros((len(unary), N), dtype=cu.float64)
@@ -105,7 +189,7 @@ def test_integer_ops(dtype, mode):
 @ct.kernel
 def scalar_mix(x, out, alpha, BLOCK: ct.Constant[int]):
     t = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
-    r = (t * 2 + 1) * alpha - t / 4 + (t > 0.5) + t ** 2 - (-t) % 3
+    r = (t * 2 + 1) * alpha - t / 4 + (t > 0.5) + t**2 - (-t) % 3
     ct.store(out, index=(ct.bid(0),), tile=r)
 
 
@@ -116,7 +200,7 @@ def test_python_scalars_are_weak(dtype, mode):
     out = cu.zeros(N, dtype=cu.dtype(dtype))
     run(scalar_mix, mode, (ct.cdiv(N, 32),), to_cu(x), out, 0.75, 32)
     with np.errstate(all="ignore"):
-        want = (x * 2 + 1) * 0.75 - x / 4 + (x > 0.5) + x ** 2 - (-x) % 3
+        want = (x * 2 + 1) * 0.75 - x / 4 + (x > 0.5) + x**2 - (-x) % 3
     assert want.dtype == x.dtype or dtype == "bfloat16"  # ml_dtypes promotes bf16 + bool to float32
     assert_close(to_np(out), want, dtype, rtol=TOL2[dtype], atol=TOL2[dtype])
 
@@ -185,5 +269,5 @@ def test_bfloat16_round_trip(mode):
     out = cu.zeros(N, dtype=cu.bfloat16)
     run(scalar_mix, mode, (ct.cdiv(N, 32),), to_cu(x), out, 1.25, 32)
     with np.errstate(all="ignore"):
-        want = (x * 2 + 1) * 1.25 - x / 4 + (x > 0.5) + x ** 2 - (-x) % 3
+        want = (x * 2 + 1) * 1.25 - x / 4 + (x > 0.5) + x**2 - (-x) % 3
     assert_close(to_np(out).astype(np.float32), want.astype(np.float32), rtol=8e-2, atol=8e-2)

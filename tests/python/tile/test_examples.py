@@ -4,11 +4,10 @@ its NumPy reference: shapes that are not multiples of the tiles, float32 and bfl
 import sys
 from pathlib import Path
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import BF16, assert_close, random, to_cu, to_np
-
-import cupric as cu
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
 
@@ -48,8 +47,12 @@ def test_layernorm(interpret, dtype):
     x, w, b = random((23, 301), dtype, rng), random(301, dtype, rng), random(301, dtype, rng)
     y, mean, rstd = layernorm.layernorm(to_cu(x), to_cu(w), to_cu(b), interpret=interpret)
     ry, rm, rr = layernorm.reference(x, w, b)
-    assert_close(to_np(y).astype(np.float32), ry.astype(x.dtype).astype(np.float32), dtype,
-                 **({"rtol": 3e-2, "atol": 6e-2} if dtype == "bfloat16" else {"rtol": 1e-4, "atol": 1e-4}))
+    assert_close(
+        to_np(y).astype(np.float32),
+        ry.astype(x.dtype).astype(np.float32),
+        dtype,
+        **({"rtol": 3e-2, "atol": 6e-2} if dtype == "bfloat16" else {"rtol": 1e-4, "atol": 1e-4}),
+    )
     assert_close(to_np(mean), rm, rtol=1e-5, atol=1e-5)
     assert_close(to_np(rstd), rr, rtol=1e-4, atol=1e-5)
 
@@ -62,8 +65,11 @@ def test_matmul_bias_relu(interpret, dtype):
     a, b, bias = random((m, k), dtype, rng), random((k, n), dtype, rng), random(n, dtype, rng)
     got = to_np(matmul.matmul_bias_relu(to_cu(a), to_cu(b), to_cu(bias), bm=32, bn=48, bk=16, interpret=interpret))
     want = matmul.reference(a, b, bias)
-    tol = {"float32": dict(rtol=1e-4, atol=1e-3), "bfloat16": dict(rtol=2e-2, atol=0.25),
-           "float16": dict(rtol=2e-3, atol=2e-2)}[dtype]
+    tol = {
+        "float32": dict(rtol=1e-4, atol=1e-3),
+        "bfloat16": dict(rtol=2e-2, atol=0.25),
+        "float16": dict(rtol=2e-3, atol=2e-2),
+    }[dtype]
     assert_close(got.astype(np.float32), want.astype(np.float32), **tol)
 
 
@@ -89,9 +95,14 @@ def test_stencil(interpret, dtype):
 
 
 def test_benchmark_functions_run():
-    for mod, kw in ((saxpy, {"n": 4096}), (softmax, {"rows": 8, "cols": 100}), (layernorm, {"rows": 8, "cols": 100}),
-                    (matmul, {"m": 64, "n": 64, "k": 64}), (attention, {"bh": 1, "seq": 64, "d": 16}),
-                    (stencil, {"n": 64, "m": 64})):
+    for mod, kw in (
+        (saxpy, {"n": 4096}),
+        (softmax, {"rows": 8, "cols": 100}),
+        (layernorm, {"rows": 8, "cols": 100}),
+        (matmul, {"m": 64, "n": 64, "k": 64}),
+        (attention, {"bh": 1, "seq": 64, "d": 16}),
+        (stencil, {"n": 64, "m": 64}),
+    ):
         r = mod.benchmark(repeat=1, **kw)
         assert r["seconds"] > 0 and r["numpy_seconds"] > 0
     assert BF16 is not None and cu.bfloat16 is not None

@@ -5,11 +5,10 @@ helpers), and compile errors that point at the kernel's file and line."""
 import math
 import re
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import assert_close, random, run, to_cu, to_np
-
-import cupric as cu
 from cupric import tile as ct
 
 SCALE = 2.5  # a global constant read by a kernel
@@ -179,30 +178,33 @@ def _index_assign(x):
 
 def _loop_changes_shape(x):
     t = ct.zeros((4,))
-    for i in range(3):
+    for i in range(3):  # noqa: B007
         t = ct.reshape(t, (2, 2))
 
 
 def _break(x):
-    for i in range(3):
+    for i in range(3):  # noqa: B007
         break
 
 
 def _array_math(x):
-    y = x + 1
+    y = x + 1  # noqa: F841
 
 
-@pytest.mark.parametrize("fn,marker,pattern", [
-    (_bad_while, "while n < 3", r"`while` loops are not supported.*supported in tile kernels"),
-    (_bad_shapes, "tile=a + b", r"cannot broadcast shapes \(16,\) and \(17,\)"),
-    (_bad_mma, "ct.mma(", r"mma: a and b must have the same dtype, got float32 and float16"),
-    (_runtime_shape, "shape=(n,)", r"compile-time integers"),
-    (_undefined, "undefined_name", r"name 'undefined_name' is not defined"),
-    (_index_assign, "t[0] = 1", r"assigning to an element"),
-    (_loop_changes_shape, "for i in range(3)", r"shape \(4,\) before and \(2, 2\) after the loop"),
-    (_break, "        break", r"`break` is not supported"),
-    (_array_math, "y = x + 1", r"arithmetic on arrays is not supported"),
-])
+@pytest.mark.parametrize(
+    "fn,marker,pattern",
+    [
+        (_bad_while, "while n < 3", r"`while` loops are not supported.*supported in tile kernels"),
+        (_bad_shapes, "tile=a + b", r"cannot broadcast shapes \(16,\) and \(17,\)"),
+        (_bad_mma, "ct.mma(", r"mma: a and b must have the same dtype, got float32 and float16"),
+        (_runtime_shape, "shape=(n,)", r"compile-time integers"),
+        (_undefined, "undefined_name", r"name 'undefined_name' is not defined"),
+        (_index_assign, "t[0] = 1", r"assigning to an element"),
+        (_loop_changes_shape, "for i in range(3)", r"shape \(4,\) before and \(2, 2\) after the loop"),
+        (_break, "        break", r"`break` is not supported"),
+        (_array_math, "y = x + 1", r"arithmetic on arrays is not supported"),
+    ],
+)
 def test_compile_errors_point_at_the_line(fn, marker, pattern):
     k = ct.kernel(fn)
     args = [to_cu(np.zeros((4, 4) if fn is _bad_mma else 16, np.float32))]
@@ -229,6 +231,8 @@ def test_error_inside_a_helper_names_the_call_site():
     def kern(x):
         bad_helper(ct.load(x, index=(0,), shape=(4,)))
 
-    with pytest.raises(ct.CompileError, match=r"cannot broadcast shapes .*\n.*\n.*\^\n.*in a @ct.function called at") as info:
+    with pytest.raises(
+        ct.CompileError, match=r"cannot broadcast shapes .*\n.*\n.*\^\n.*in a @ct.function called at"
+    ) as info:
         ct.kernel(kern)[(1,)](to_cu(np.zeros(4, np.float32)))
     assert info.value.lineno == _line_of(bad_helper.fn, "return t + ct.zeros")

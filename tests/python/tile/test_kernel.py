@@ -6,11 +6,10 @@ import os
 import subprocess
 import sys
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import assert_close, random, to_cu, to_np
-
-import cupric as cu
 from cupric import tile as ct
 
 
@@ -22,10 +21,12 @@ def scale(x, out, factor, BLOCK: ct.Constant[int]):
 
 def test_launch_forms():
     x = random(100, "float32")
-    for launch in (lambda o: scale[(4,)](to_cu(x), o, 2.0, 32),
-                   lambda o: scale[4](to_cu(x), o, factor=2.0, BLOCK=32),
-                   lambda o: scale[lambda meta: (ct.cdiv(100, meta["BLOCK"]),)](to_cu(x), o, 2.0, BLOCK=32),
-                   lambda o: ct.launch(None, (4,), scale, to_cu(x), o, 2.0, 32)):
+    for launch in (
+        lambda o: scale[(4,)](to_cu(x), o, 2.0, 32),
+        lambda o: scale[4](to_cu(x), o, factor=2.0, BLOCK=32),
+        lambda o: scale[lambda meta: (ct.cdiv(100, meta["BLOCK"]),)](to_cu(x), o, 2.0, BLOCK=32),
+        lambda o: ct.launch(None, (4,), scale, to_cu(x), o, 2.0, 32),
+    ):
         out = cu.zeros(100, dtype=cu.float32)
         launch(out)
         assert_close(to_np(out), x * 2)
@@ -117,11 +118,39 @@ def test_cache_hits_skip_compilation(tmp_path, monkeypatch):
         "    c = next(iter(softmax.cache.values()))\n"
         "    return c.host['cache_hit'], c.host['compile_seconds'], c.host['seconds']\n"
         "if __name__ == '__main__':\n"
-        "    print(*once())\n")
+        "    print(*once())\n"
+    )
     env = dict(os.environ, CUPRIC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(tmp_path))
-    cold = subprocess.run([sys.executable, str(src)], env=env, capture_output=True, text=True, check=True).stdout.split()
-    warm = subprocess.run([sys.executable, str(src)], env=env, capture_output=True, text=True, check=True).stdout.split()
+    cold = subprocess.run(
+        [sys.executable, str(src)], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    warm = subprocess.run(
+        [sys.executable, str(src)], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert cold[0] == "False" and float(cold[1]) > 0
     assert warm[0] == "True" and float(warm[1]) == 0.0
     assert float(warm[2]) < float(cold[2]) / 10
     assert len(list((tmp_path / "tile").glob("*.so"))) == 1
+
+
+def test_without_a_compiler_kernels_run_in_the_interpreter(tmp_path):
+    """No C++ compiler: a one-time RuntimeWarning, then the interpreter (same results)."""
+    code = (
+        "import warnings, numpy as np, cupric as cu\n"
+        "from cupric import tile as ct\n"
+        "@ct.kernel\n"
+        "def double(x, B: ct.Constant[int]):\n"
+        "    ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(B,)) * 2)\n"
+        "x = cu.asarray(np.arange(8, dtype=np.float32))\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    double[(2,)](x, 4); double[(2,)](x, 4)\n"
+        "print(len(w), str(w[0].message)[:40], np.asarray(x).tolist())\n"
+    )
+    (tmp_path / "nocxx.py").write_text(code)
+    env = dict(os.environ, CXX=str(tmp_path / "no-such-compiler"), CUPRIC_CACHE_DIR=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, str(tmp_path / "nocxx.py")], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.startswith("1 cupric.tile: no C++ compiler")
+    assert out.rstrip().endswith(str([0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 24.0, 28.0]))

@@ -2,11 +2,10 @@
 padding, writes are dropped), strided and reversed views, element-offset windows, gather /
 scatter with masks, and atomics across blocks."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import assert_close, random, run, to_cu, to_np
-
-import cupric as cu
 from cupric import tile as ct
 
 

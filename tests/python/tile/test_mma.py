@@ -1,11 +1,10 @@
 """cupric.tile matrix products: ct.mma / ct.matmul / @ with float32 accumulation for float16,
 bfloat16 and float32, float64 and int8, tile shapes that are not multiples of 16."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import BF16, assert_close, random, run, to_cu, to_np
-
-import cupric as cu
 from cupric import tile as ct
 
 
@@ -19,8 +18,16 @@ def mma_blocked(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Co
     ct.store(out, index=(ct.bid(0), ct.bid(1)), tile=acc)
 
 
-@pytest.mark.parametrize("dtype,acc", [("float16", "float32"), ("bfloat16", "float32"), ("float32", "float32"),
-                                       ("float64", "float64"), ("int8", "int32")])
+@pytest.mark.parametrize(
+    "dtype,acc",
+    [
+        ("float16", "float32"),
+        ("bfloat16", "float32"),
+        ("float32", "float32"),
+        ("float64", "float64"),
+        ("int8", "int32"),
+    ],
+)
 def test_mma_dtypes(dtype, acc, mode):
     rng = np.random.default_rng(11)
     M, K, N = 37, 50, 29
@@ -31,7 +38,9 @@ def test_mma_dtypes(dtype, acc, mode):
     if acc == "int32":
         np.testing.assert_array_equal(to_np(out), want.astype(np.int32))
     else:
-        assert_close(to_np(out), want, acc, rtol=1e-4 if acc == "float32" else 1e-11, atol=1e-3 if acc == "float32" else 1e-9)
+        assert_close(
+            to_np(out), want, acc, rtol=1e-4 if acc == "float32" else 1e-11, atol=1e-3 if acc == "float32" else 1e-9
+        )
 
 
 @ct.kernel

@@ -1,11 +1,10 @@
 """cupric.tile reductions (sum, prod, max, min, argmax, argmin) over each axis with and without
 keepdims, scans (cumsum, cumprod), NaN handling and dtype rules, against NumPy."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import assert_close, random, run, to_cu, to_np
-
-import cupric as cu
 from cupric import tile as ct
 
 SHAPE = (6, 37)  # tile == whole array; 37 is prime
@@ -28,10 +27,14 @@ def test_reductions(dtype, mode):
     R, C = SHAPE
     acc = "int64" if dtype in ("int32", "int8") else "uint64" if dtype == "uint16" else dtype
     half = dtype in ("float16", "bfloat16")
-    outs = [cu.zeros((1, C), dtype=cu.dtype(acc)), cu.zeros(R, dtype=cu.dtype(acc)), cu.zeros(C, dtype=cu.dtype(dtype)),
-            cu.zeros((R, 1), dtype=cu.dtype(dtype)),
-            cu.zeros(R, dtype=cu.float64 if dtype.startswith(("int", "uint")) else cu.dtype(acc)),
-            cu.zeros(1, dtype=cu.dtype(acc))]
+    outs = [
+        cu.zeros((1, C), dtype=cu.dtype(acc)),
+        cu.zeros(R, dtype=cu.dtype(acc)),
+        cu.zeros(C, dtype=cu.dtype(dtype)),
+        cu.zeros((R, 1), dtype=cu.dtype(dtype)),
+        cu.zeros(R, dtype=cu.float64 if dtype.startswith(("int", "uint")) else cu.dtype(acc)),
+        cu.zeros(1, dtype=cu.dtype(acc)),
+    ]
     run(reduce_axes, mode, (1,), to_cu(x), *outs, R, C)
     xf = x.astype(np.float32) if half else x
     tol = {"float16": dict(rtol=4e-3, atol=4e-3), "bfloat16": dict(rtol=3e-2, atol=6e-2)}.get(dtype, {})
@@ -41,8 +44,12 @@ def test_reductions(dtype, mode):
     assert_close(to_np(outs[3]), x.min(-1, keepdims=True), dtype)
     pr = (xf * 0.5).prod(1)
     assert_close(to_np(outs[4]), pr, dtype, rtol=5e-2 if half else 1e-5, atol=1e-6)
-    assert_close(to_np(outs[5]), np.array([xf.sum()]).astype(x.dtype if half else acc), dtype,
-                 **({"rtol": 1e-2, "atol": 0.5} if half else {}))
+    assert_close(
+        to_np(outs[5]),
+        np.array([xf.sum()]).astype(x.dtype if half else acc),
+        dtype,
+        **({"rtol": 1e-2, "atol": 0.5} if half else {}),
+    )
 
 
 @ct.kernel
@@ -62,8 +69,12 @@ def test_argmax_argmin_and_nan(dtype, mode):
     if dtype != "int16":
         x[2, 7] = np.nan
         x[3, 2] = x[3, 11] = np.nan
-    outs = [cu.zeros(R, dtype=cu.int32), cu.zeros((1, C), dtype=cu.int32), cu.zeros(R, dtype=cu.dtype(dtype)),
-            cu.zeros(1, dtype=cu.int32)]
+    outs = [
+        cu.zeros(R, dtype=cu.int32),
+        cu.zeros((1, C), dtype=cu.int32),
+        cu.zeros(R, dtype=cu.dtype(dtype)),
+        cu.zeros(1, dtype=cu.int32),
+    ]
     run(arg_and_nan, mode, (1,), to_cu(x), *outs, R, C)
     xf = x.astype(np.float32) if dtype == "bfloat16" else x
     np.testing.assert_array_equal(to_np(outs[0]), xf.argmax(1))
@@ -86,8 +97,12 @@ def test_scans(dtype, mode):
     R, C = 4, 23
     x = random((R, C), dtype)
     acc = "int64" if dtype == "int32" else dtype
-    outs = [cu.zeros((R, C), dtype=cu.dtype(acc)), cu.zeros((R, C), dtype=cu.dtype(acc)),
-            cu.zeros((R, C), dtype=cu.float64 if dtype == "int32" else cu.dtype(dtype)), cu.zeros(R * C, dtype=cu.dtype(acc))]
+    outs = [
+        cu.zeros((R, C), dtype=cu.dtype(acc)),
+        cu.zeros((R, C), dtype=cu.dtype(acc)),
+        cu.zeros((R, C), dtype=cu.float64 if dtype == "int32" else cu.dtype(dtype)),
+        cu.zeros(R * C, dtype=cu.dtype(acc)),
+    ]
     run(scans, mode, (1,), to_cu(x), *outs, R, C)
     xf = x.astype(np.float32) if dtype == "bfloat16" else x
     tol = dict(rtol=3e-2, atol=0.2) if dtype == "bfloat16" else {}

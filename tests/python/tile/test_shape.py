@@ -1,11 +1,10 @@
 """cupric.tile shape ops: reshape, permute / transpose / .T, expand_dims and t[:, None],
 broadcast_to, on tiles whose extents are not powers of two."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from conftest import assert_close, random, run, to_cu, to_np
-
-import cupric as cu
 from cupric import tile as ct
 
 
@@ -25,8 +24,11 @@ def shapes(x, r, p, t, e, b, A: ct.Constant[int], B: ct.Constant[int], C: ct.Con
 def test_shape_ops(dtype, mode):
     A, B, C = 3, 5, 7
     x = random((A, B, C), dtype)
-    outs = [cu.zeros((A * B, C), dtype=cu.dtype(dtype)), cu.zeros((C, A, B), dtype=cu.dtype(dtype)),
-            cu.zeros((B * C, A), dtype=cu.dtype(dtype))]
+    outs = [
+        cu.zeros((A * B, C), dtype=cu.dtype(dtype)),
+        cu.zeros((C, A, B), dtype=cu.dtype(dtype)),
+        cu.zeros((B * C, A), dtype=cu.dtype(dtype)),
+    ]
     acc = "int64" if dtype == "int16" else dtype
     outs += [cu.zeros((1, 1, B * C), dtype=cu.dtype(acc)), cu.zeros((A, B * C), dtype=cu.dtype(acc))]
     run(shapes, mode, (1,), to_cu(x), *outs, A, B, C)
