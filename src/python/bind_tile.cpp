@@ -34,6 +34,18 @@ std::optional<Scalar> optional_scalar(nb::handle obj) {
 /// A compiled CPU kernel plus how to turn Python arguments into its ABI.
 class HostLauncher {
  public:
+  /// From saved parameter facts (is_array, dtype, ndim, written), as the kernel index stores them.
+  HostLauncher(std::shared_ptr<tile::HostKernel> k, const std::vector<std::tuple<bool, std::string, int, bool>>& params)
+      : kernel_(std::move(k)) {
+    for (const auto& [array, dtype, ndim, written] : params) params_.push_back({array, dtype_from_name(dtype), ndim, written});
+  }
+
+  std::vector<std::tuple<bool, std::string, int, bool>> params() const {
+    std::vector<std::tuple<bool, std::string, int, bool>> out;
+    for (const Param& p : params_) out.emplace_back(p.array, name(p.dtype), p.ndim, p.written);
+    return out;
+  }
+
   HostLauncher(std::shared_ptr<tile::HostKernel> k, const Function& f) : kernel_(std::move(k)) {
     std::vector<bool> written(f.values.size(), false);
     tile::walk(f.body, [&](const tile::Op& op) {
@@ -228,7 +240,14 @@ void bind_tile(nb::module_& m) {
       .def("__init__", [](HostLauncher* self, const std::string& path, const Function& f) {
         new (self) HostLauncher(tile::HostKernel::load(path), f);
       })
+      .def("__init__", [](HostLauncher* self, const std::string& path,
+                          const std::vector<std::tuple<bool, std::string, int, bool>>& params) {
+        new (self) HostLauncher(tile::HostKernel::load(path), params);
+      })
+      .def("params", &HostLauncher::params)
       .def("launch", &HostLauncher::launch);
+  t.def("host_environment", &tile::host_environment, nb::arg("include_dir"), nb::arg("cache_dir"),
+        "Hash of the compiler, flags, CPU and header library the CPU kernels depend on.");
 }
 
 }  // namespace cupric::py

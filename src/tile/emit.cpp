@@ -61,9 +61,15 @@ void host_params(const Function& f, const Emitter& e, std::string& decl, std::st
   }
 }
 
+/// CPU blocks keep their tiles on the stack of a pool thread (8 MiB by default).
+inline constexpr long long kHostTileBytes = 4ll << 20;
+
 EmitResult emit_host(const Function& f, const EmitOptions& o) {
   const Launch l = choose_launch(f, o);
   Emitter e(f, o, l.threads, l.vec);
+  if (e.tile_bytes() > kHostTileBytes)
+    throw ValueError(cat("cupric.tile: kernel `", f.name, "` keeps ", e.tile_bytes() >> 10, " KiB of tiles per block; the CPU "
+                         "target allows ", kHostTileBytes >> 10, " KiB (use smaller tiles and a loop)"));
   const std::string body = e.body();
   std::string decl, unpack, pass;
   host_params(f, e, decl, unpack, pass);

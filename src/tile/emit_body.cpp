@@ -39,6 +39,16 @@ Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int
   }
 }
 
+long long Emitter::tile_bytes() const {
+  long long total = 0;
+  for (const auto& [v, def] : def_) {
+    const Type& t = f_.type(v);
+    if (t.is_array() || t.is_scalar() || inlined(v) || def->kind == OpKind::reshape) continue;
+    total += t.size() * itemsize(t.dtype);
+  }
+  return total;
+}
+
 void Emitter::analyse(const Region& r) {
   for (const Op& op : r.ops) {
     region_of_[&op] = &r;

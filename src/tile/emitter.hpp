@@ -19,6 +19,8 @@ class Emitter {
   /// The kernel body (ops of f.body), indented for a function.
   std::string body();
   int smem_bytes() const { return smem_; }
+  /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
+  long long tile_bytes() const;
   std::string name(int v) const { return "v" + std::to_string(v); }
 
  private:

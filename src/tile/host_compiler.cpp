@@ -212,16 +212,24 @@ std::string precompiled_header(const HostCompiler& cc, const std::string& includ
 
 }  // namespace
 
+std::string host_environment(const std::string& include_dir, const std::string& cache_dir) {
+  static const std::string cpu = cpu_model();
+  const HostCompiler& cc = host_compiler(cache_dir);
+  Hash env;
+  env.add(cc.version);
+  env.add(cc.flags);
+  env.add(cpu);
+  env.add(headers_hash(include_dir));
+  return env.hex();
+}
+
 HostBinary compile_host(const std::string& source, const std::string& include_dir, const std::string& cache_dir) {
   const HostCompiler& cc = host_compiler(cache_dir);
   if (!cc.available) throw NotImplementedError(cc.problem);
   const bool mvec = cc.flags.find("CUPRIC_TILE_LIBMVEC") != std::string::npos;
-  Hash env;
-  env.add(cc.version);
-  env.add(cc.flags);
-  env.add(cpu_model());
-  env.add(headers_hash(include_dir));
-  Hash h = env;
+  const std::string env = host_environment(include_dir, cache_dir);
+  Hash h;
+  h.add(env);
   h.add(source);
   HostBinary bin;
   bin.key = h.hex();
@@ -238,7 +246,7 @@ HostBinary compile_host(const std::string& source, const std::string& include_di
   }
   const auto t0 = std::chrono::steady_clock::now();
   fs::create_directories(dir);
-  const std::string pch = precompiled_header(cc, include_dir, dir, env.hex());
+  const std::string pch = precompiled_header(cc, include_dir, dir, env);
   const fs::path src = dir / (bin.key + ".cpp");
   std::ofstream(src) << source;
   const std::string tmp = cat(bin.path, ".tmp", getpid());

@@ -24,6 +24,10 @@ struct HostCompiler {
 /// Found once per process; the probe is saved under `cache_dir` for later processes.
 const HostCompiler& host_compiler(const std::string& cache_dir = "");
 
+/// Hash of everything besides the source that a compiled kernel depends on: the compiler, its
+/// flags, the CPU and the header library.
+std::string host_environment(const std::string& include_dir, const std::string& cache_dir);
+
 /// Result of compile_host: where the shared object is and what producing it cost.
 struct HostBinary {
   std::string path;

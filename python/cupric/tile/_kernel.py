@@ -2,9 +2,12 @@
 ct.launch), specialisation and the in-memory cache, the interpreter, and kernel.inspect."""
 
 import functools
+import hashlib
 import inspect
+import json
 import os
 import time
+import types
 import warnings
 from pathlib import Path
 
@@ -13,7 +16,7 @@ import numpy as np
 from .. import _cupric as _c
 from . import _cuda
 from . import _interp as I
-from ._frontend import CompileError, Frontend, source_of
+from ._frontend import CompileError, Frontend, _function_lines, source_of
 
 _tile = _c._tile
 
@@ -98,6 +101,64 @@ def _host_compiler_available():
     return False
 
 
+# ---- fingerprints of kernels (for the disk index) -------------------------------------------------
+
+_HASHABLE = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+def _fingerprint(fn, seen=None):
+    seen = set() if seen is None else seen
+    if fn in seen:
+        return ""
+    seen.add(fn)
+    found = _function_lines(fn) or inspect.getsourcelines(fn)
+    parts = ["".join(found[0])]
+    closure = {}
+    if fn.__closure__:
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:
+                pass
+    import builtins
+
+    for name in sorted(_code_names(fn.__code__) | set(closure)):
+        if name in closure:
+            v = closure[name]
+        elif name in fn.__globals__:
+            v = fn.__globals__[name]
+        elif hasattr(builtins, name):
+            v = getattr(builtins, name)
+        else:
+            continue  # an attribute name, not a variable
+        if isinstance(v, TileFunction):
+            sub = _fingerprint(v.fn, seen)
+            if sub is None:
+                return None
+            parts.append(f"{name}=function:{sub}")
+        elif isinstance(v, types.ModuleType):
+            parts.append(f"{name}=module:{v.__name__}")
+        elif isinstance(v, _HASHABLE) or isinstance(v, _c.dtype) or (
+            isinstance(v, tuple) and all(isinstance(x, _HASHABLE) for x in v)
+        ):
+            parts.append(f"{name}={type(v).__name__}:{v!r}")
+        elif isinstance(v, (types.BuiltinFunctionType, types.FunctionType, type, Kernel)) and (
+            getattr(v, "__module__", "") or ""
+        ).split(".")[0] in ("cupric", "builtins", "math", "numpy"):
+            parts.append(f"{name}=callable:{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', name)}")
+        else:
+            return None  # something whose effect on the kernel cannot be hashed: no index
+    return hashlib.sha1("\0".join(parts).encode()).hexdigest()
+
+
 # ---- specialisations -------------------------------------------------------------------------------
 
 
@@ -127,29 +188,41 @@ def _as_cupric(v):
 
 
 class Compiled:
-    """One specialisation of a kernel: its IR, generated sources and loaded CPU binary."""
+    """One specialisation of a kernel: its IR, generated sources and loaded CPU binary. The IR
+    is built on first need: a kernel found in the disk index launches without it."""
 
-    def __init__(self, kernel, specs):
+    def __init__(self, kernel, key, specs):
         self.kernel = kernel
+        self.key = key
         self.specs = specs
-        t0 = time.perf_counter()
-        b = _tile.Builder(kernel.fn.__name__)
-        self.function = Frontend(b, kernel.debug).compile_kernel(kernel.fn, specs)
-        self.ir = self.function.text()
-        self.function.canonicalize()
-        self.ir_canonical = self.function.text()
-        self.frontend_seconds = time.perf_counter() - t0
+        self._function = None
+        self.frontend_seconds = 0.0
         self.host = None
         self.launcher = None
         self._cuda = None
 
+    @property
+    def function(self):
+        if self._function is None:
+            t0 = time.perf_counter()
+            b = _tile.Builder(self.kernel.fn.__name__)
+            f = Frontend(b, self.kernel.debug).compile_kernel(self.kernel.fn, self.specs)
+            self.ir = f.text()
+            f.canonicalize()
+            self.ir_canonical = f.text()
+            self._function = f
+            self.frontend_seconds = time.perf_counter() - t0
+        return self._function
+
     def build_host(self):
         if self.launcher is None:
             t0 = time.perf_counter()
-            self.host = self.function.emit("host", self.kernel.debug)
-            info = _tile.compile_host(self.host["source"], include_dir(), cache_dir())
-            self.host.update(info)
-            self.launcher = _tile.HostLauncher(info["path"], self.function)
+            if not self._load_from_index():
+                self.host = self.function.emit("host", self.kernel.debug)
+                info = _tile.compile_host(self.host["source"], include_dir(), cache_dir())
+                self.host.update(info)
+                self.launcher = _tile.HostLauncher(info["path"], self.function)
+                self._save_to_index(info["path"])
             self.host["seconds"] = time.perf_counter() - t0
         return self.launcher
 
@@ -157,6 +230,43 @@ class Compiled:
         if self._cuda is None:
             self._cuda = self.function.emit("cuda", self.kernel.debug, self.kernel.num_threads)
         return self._cuda
+
+    # The disk index maps (kernel source and what it refers to, specialisation, compiler and
+    # headers) to a compiled shared object, so that a new process skips the frontend too.
+    def _index_path(self):
+        fp = self.kernel.fingerprint()
+        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
+            return None
+        h = hashlib.sha1()
+        for part in (fp, repr(self.key), str(self.kernel.debug), _c.__file__,
+                     _tile.host_environment(include_dir(), cache_dir())):
+            h.update(part.encode())
+            h.update(b"\0")
+        return Path(cache_dir()) / "tile" / "index" / (h.hexdigest() + ".json")
+
+    def _load_from_index(self):
+        path = self._index_path()
+        try:
+            entry = json.loads(path.read_text()) if path is not None else None
+        except (OSError, ValueError):
+            entry = None
+        if not entry or not os.path.isfile(entry["path"]):
+            return False
+        self.launcher = _tile.HostLauncher(entry["path"], [tuple(p) for p in entry["params"]])
+        self.host = {"path": entry["path"], "cache_hit": True, "index_hit": True, "compile_seconds": 0.0}
+        return True
+
+    def _save_to_index(self, so_path):
+        path = self._index_path()
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(json.dumps({"path": so_path, "params": [list(p) for p in self.launcher.params()]}))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # the index is an optimisation
 
 
 def _grid3(grid, constants):
@@ -255,8 +365,15 @@ class Kernel:
     def compiled(self, key, specs):
         c = self.cache.get(key)
         if c is None:
-            c = self.cache[key] = Compiled(self, specs)
+            c = self.cache[key] = Compiled(self, key, specs)
         return c
+
+    def fingerprint(self):
+        """Hash of the kernel's source and of everything it refers to by name (helpers' sources,
+        global constants, modules), or None when something it refers to cannot be hashed."""
+        if not hasattr(self, "_fingerprint"):
+            self._fingerprint = _fingerprint(self.fn)
+        return self._fingerprint
 
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         values = self._bind(args, kwargs)
@@ -292,6 +409,7 @@ class Kernel:
         c = self.compiled(key, specs)
         host = c.function.emit("host", self.debug)
         cuda = c.cuda()
+        c.function  # noqa: B018  (builds the IR if the kernel came from the index)
         out = {
             "ir": c.ir,
             "ir_canonical": c.ir_canonical,

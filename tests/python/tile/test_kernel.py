@@ -101,8 +101,8 @@ def test_zero_blocks_and_empty_arrays():
 
 
 def test_cache_hits_skip_compilation(tmp_path, monkeypatch):
-    """A new kernel object with a warm disk cache loads the shared object without compiling;
-    so does a new process."""
+    """A new process with a warm disk cache loads the shared object without compiling, and finds
+    it through the kernel index without running the frontend."""
     monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path))
     src = tmp_path / "k.py"
     src.write_text(
@@ -116,7 +116,7 @@ def test_cache_hits_skip_compilation(tmp_path, monkeypatch):
         "    x = cu.asarray(np.random.rand(8, 100).astype(np.float32)); o = cu.zeros((8, 100), dtype=cu.float32)\n"
         "    softmax[(8,)](x, o, 100)\n"
         "    c = next(iter(softmax.cache.values()))\n"
-        "    return c.host['cache_hit'], c.host['compile_seconds'], c.host['seconds']\n"
+        "    return c.host['cache_hit'], c.host['compile_seconds'], c.host['seconds'], c.host.get('index_hit', False)\n"
         "if __name__ == '__main__':\n"
         "    print(*once())\n"
     )
@@ -129,6 +129,7 @@ def test_cache_hits_skip_compilation(tmp_path, monkeypatch):
     ).stdout.split()
     assert cold[0] == "False" and float(cold[1]) > 0
     assert warm[0] == "True" and float(warm[1]) == 0.0
+    assert cold[3] == "False" and warm[3] == "True"  # the second process skipped the frontend too
     assert float(warm[2]) < float(cold[2]) / 10
     assert len(list((tmp_path / "tile").glob("*.so"))) == 1
 
@@ -154,3 +155,30 @@ def test_without_a_compiler_kernels_run_in_the_interpreter(tmp_path):
     ).stdout
     assert out.startswith("1 cupric.tile: no C++ compiler")
     assert out.rstrip().endswith(str([0.0, 4.0, 8.0, 12.0, 16.0, 20.0, 24.0, 28.0]))
+
+
+FACTOR = 2.0
+
+
+@ct.function
+def _times_factor(t):
+    return t * FACTOR
+
+
+def test_fingerprint_covers_globals_and_helpers():
+    """The disk index is keyed by the kernel's source and what it refers to: changing a global
+    constant or a helper's source changes the key; an unhashable global disables the index."""
+
+    def kern(x, B: ct.Constant[int]):
+        ct.store(x, index=(0,), tile=_times_factor(ct.load(x, index=(0,), shape=(B,))))
+
+    g = kern.__globals__
+    first = ct.kernel(kern).fingerprint()
+    assert first is not None and first == ct.kernel(kern).fingerprint()
+    try:
+        g["FACTOR"] = 3.0
+        assert ct.kernel(kern).fingerprint() != first
+        g["FACTOR"] = object()
+        assert ct.kernel(kern).fingerprint() is None
+    finally:
+        g["FACTOR"] = 2.0
