@@ -113,14 +113,19 @@ void Emitter::emit_mma(const Op& op) {
   const Type& tc = f_.type(c);
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[1];
   const bool tensor_cores = (ta.dtype == DType::float16 || ta.dtype == DType::bfloat16) && tc.dtype == DType::float32;
+  const bool tf32 = op.flag && ta.dtype == DType::float32;
   if (tensor_cores) {
     const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 16) + 8;
     need_smem(align16(2 * Mp * LD) + align16(2 * Np * LD) + align16(4 * Mp * Np));
+  } else if (tf32) {
+    const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 8) + 4;
+    need_smem(align16(4 * Mp * LD) + align16(4 * Np * LD) + align16(4 * Mp * Np));
   } else {
     need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
   }
   const std::string out = begin_result(v);
-  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << ">(blk, " << out << ", " << name(a)
+  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << (tf32 ? ", true" : "") << ">(blk, "
+         << out << ", " << name(a)
          << ", " << name(b) << ", " << name(c) << ");";
   end_result(v);
 }

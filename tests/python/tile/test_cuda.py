@@ -171,3 +171,20 @@ def test_debug_kernel_compiles_for_cuda():
     assert "PrintLine" in src and "check(blk" in src
     if _cuda._program_class() is None:
         _cuda.compile_source(src, _kernel.include_dir())
+
+
+def test_tf32_mma_compiles_for_cuda():
+    @ct.kernel
+    def tf32_mma(a, b, out, M: ct.Constant[int], K: ct.Constant[int], N: ct.Constant[int]):
+        ta = ct.load(a, index=(0, 0), shape=(M, K))
+        tb = ct.load(b, index=(0, 0), shape=(K, N))
+        ct.store(out, index=(0, 0), tile=ct.mma(ta, tb, ct.zeros((M, N)), allow_tf32=True))
+
+    a, b, out = f32(20, 12), f32(12, 10), f32(20, 10)
+    tf32_mma[(1,)](a, b, out, 20, 12, 10)  # the CPU computes exact float32 products
+    np.testing.assert_allclose(np.asarray(out), np.asarray(a) @ np.asarray(b), rtol=1e-5, atol=1e-5)
+    src = tf32_mma.inspect(a, b, out, 20, 12, 10)["cuda_source"]
+    assert "float, true>(blk" in src
+    if _cuda._program_class() is None:
+        r = _cuda.compile_source(src, _kernel.include_dir())
+        assert "Compiling entry function 'tf32_mma'" in r["log"]
