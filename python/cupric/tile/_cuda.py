@@ -15,11 +15,14 @@ Launch contract (what `launch` must do with the emitter's output, `compiled.cuda
   grid                   -> (gx, gy, gz) blocks
 """
 
+import hashlib
 import os
+import pickle
 import shutil
 import subprocess
 import tempfile
 import time
+from pathlib import Path
 
 
 def nvrtc_options(include_dir, arch="sm_90a"):
@@ -54,6 +57,39 @@ def compile_source(source, include_dir, arch="sm_90a", outputs=("cubin",)):
     nvcc = nvcc_path()
     if nvcc is None:
         raise FileNotFoundError("nvcc not found (set CUDA_HOME); cupric.cuda.Program is not available either")
+    cached = _cache_path(source, include_dir, arch, nvcc, outputs)
+    if cached is not None and cached.is_file():
+        with open(cached, "rb") as f:
+            out = pickle.load(f)
+        out["seconds"] = 0.0
+        return out
+    out = _compile_with_nvcc(source, include_dir, arch, outputs, nvcc)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".tmp{os.getpid()}")
+        with open(tmp, "wb") as f:
+            pickle.dump(out, f)
+        os.replace(tmp, cached)
+    return out
+
+
+def _cache_path(source, include_dir, arch, nvcc, outputs):
+    """Where nvcc's output for this source is kept (the same disk cache as the CPU kernels)."""
+    from . import _kernel
+
+    try:
+        st = os.stat(nvcc)
+        env = _kernel._tile.host_environment(include_dir, _kernel.cache_dir())
+    except (OSError, RuntimeError):
+        return None
+    h = hashlib.sha1()
+    for part in (source, arch, nvcc, str(st.st_mtime_ns), env, ",".join(sorted(outputs))):
+        h.update(part.encode())
+        h.update(b"\0")
+    return Path(_kernel.cache_dir()) / "tile" / "cuda" / (h.hexdigest() + ".pickle")
+
+
+def _compile_with_nvcc(source, include_dir, arch, outputs, nvcc):
     with tempfile.TemporaryDirectory(prefix="cupric-tile-") as d:
         src = os.path.join(d, "kernel.cu")
         with open(src, "w") as f:
