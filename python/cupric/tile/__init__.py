@@ -20,7 +20,7 @@ import math as _math
 
 from .. import _cupric as _c
 from . import _ops
-from ._frontend import CompileError
+from ._source import CompileError
 from ._kernel import Constant, Kernel, TileFunction, function, kernel, launch
 from ._ops import (  # noqa: F401
     arange,

@@ -8,77 +8,16 @@ errors at the kernel's own file and line.
 import ast
 import builtins
 import inspect
-import linecache
 import math
 import operator
-import textwrap
 
 import numpy as np
 
 from .. import _cupric as _c
 from . import _ops
-
-SUPPORTED = (
-    "supported in tile kernels: assignments (also to tuples), arithmetic, comparison and boolean operators, "
-    "calls to ct.* and @ct.function helpers, `for ... in range(...)` (run-time or constant bounds, "
-    "values carried across iterations), `for ... in ct.static_range(...)` (unrolled), if/else on scalars, "
-    "`x if c else y`, tuples and compile-time constants"
-)
-
-
-class CompileError(Exception):
-    """A kernel that cannot be compiled, with the place in its source."""
-
-    def __init__(self, message, filename="<unknown>", lineno=0, col=0, source_line="", notes=()):
-        self.reason = message
-        self.filename = filename
-        self.lineno = lineno
-        self.col = col
-        self.source_line = source_line
-        self.notes = list(notes)
-        super().__init__(self._text())
-
-    def _text(self):
-        text = f"{self.filename}:{self.lineno}:{self.col + 1}: {self.reason}"
-        if self.source_line:
-            line = self.source_line.rstrip("\n")
-            stripped = line.lstrip()
-            text += f"\n    {stripped}\n    {' ' * max(self.col - (len(line) - len(stripped)), 0)}^"
-        for n in self.notes:
-            text += f"\n  {n}"
-        return text
-
-
-class Value:
-    """An IR value during compilation: its id and type (kind 'tile' or 'array')."""
-
-    __slots__ = ("id", "kind", "dtype", "shape", "ndim", "weak")
-
-    def __init__(self, b, vid):
-        self.id = vid
-        self.kind, self.dtype, self.shape, self.ndim, self.weak = b.type(vid)
-
-    @property
-    def is_array(self):
-        return self.kind == "array"
-
-    def __repr__(self):
-        return f"<tile value %{self.id} {self.dtype} {self.shape}>"
-
-    def __bool__(self):
-        raise TypeError(
-            "the truth value of a run-time value is not known at compile time; use it in an `if` "
-            "statement (run-time branch) or ct.where"
-        )
-
-
-class Method:
-    """A tile method looked up for a call (t.astype(...), t.reshape(...), ...)."""
-
-    def __init__(self, value, name):
-        self.value = value
-        self.name = name
-
+from ._control import ControlFlow
+from ._source import SUPPORTED, CompileError, source_of
+from ._values import PY_NUMBERS, Method, Value
 
 _TILE_METHODS = {
     "astype": _ops.astype,
@@ -162,89 +101,6 @@ _COMPILE_TIME_CALLS = {
     builtins.getattr,
     builtins.hasattr,
 }
-_PY_NUMBERS = (bool, int, float)
-
-
-def _function_lines(fn):
-    """The source lines of a function and its first line number: from its first decorator to the
-    last line indented deeper than its `def` (a fast path that skips inspect's tokenizer); None
-    when that block does not look complete (the caller then asks inspect)."""
-    code = fn.__code__
-    lines = linecache.getlines(code.co_filename)
-    start = code.co_firstlineno
-    if not lines or start > len(lines):
-        return None
-    first = lines[start - 1]
-    indent = len(first) - len(first.lstrip())
-    end, depth, in_body = start, 0, False
-    for i in range(start - 1, len(lines)):
-        text = lines[i]
-        stripped = text.strip()
-        if in_body and stripped and not stripped.startswith("#") and len(text) - len(text.lstrip()) <= indent:
-            break
-        if not in_body and stripped.startswith(("def ", "async def ")) or depth > 0:
-            depth += stripped.count("(") - stripped.count(")")
-            if depth <= 0 and stripped.rstrip().endswith(":"):
-                in_body = True
-        end = i + 1
-    block = lines[start - 1 : end]
-    while block and not block[-1].strip():
-        block.pop()
-    return block, start
-
-
-class Source:
-    """A function's parsed source and where it sits in its file."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        try:
-            found = _function_lines(fn)
-            if found is not None:
-                try:
-                    tree = ast.parse(textwrap.dedent("".join(found[0])))
-                except SyntaxError:
-                    found = None
-            if found is None:
-                found = inspect.getsourcelines(fn)
-                tree = ast.parse(textwrap.dedent("".join(found[0])))
-            lines, start = found
-        except (OSError, TypeError) as err:
-            raise CompileError(
-                f"cannot read the source of {fn.__qualname__} (tile kernels must be defined in a file): {err}"
-            ) from err
-        self.lines = lines
-        self.first_line = start
-        self.col0 = len(lines[0]) - len(lines[0].lstrip())
-        self.filename = fn.__code__.co_filename
-        fdef = tree.body[0]
-        if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            raise CompileError(f"{fn.__qualname__} is not a plain function definition", self.filename, start)
-        self.fdef = fdef
-        self.globals = fn.__globals__
-        self.closure = {}
-        if fn.__closure__:
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
-                try:
-                    self.closure[name] = cell.cell_contents
-                except ValueError:
-                    pass
-
-    def where(self, node):
-        line = getattr(node, "lineno", 1)
-        col = getattr(node, "col_offset", 0) + self.col0
-        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        return self.filename, self.first_line + line - 1, col, text
-
-
-_SOURCES = {}
-
-
-def source_of(fn):
-    src = _SOURCES.get(fn)
-    if src is None:
-        src = _SOURCES[fn] = Source(fn)
-    return src
 
 
 class _Return(Exception):
@@ -252,16 +108,7 @@ class _Return(Exception):
         self.value = value
 
 
-def _stored_names(stmts):
-    names = set()
-    for s in stmts:
-        for n in ast.walk(s):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                names.add(n.id)
-    return names
-
-
-class Frontend:
+class Frontend(ControlFlow):
     """Builds one kernel specialisation's IR from its Python source."""
 
     def __init__(self, builder, debug=False):
@@ -298,7 +145,7 @@ class Frontend:
     def to_value(self, x, what="value"):
         if isinstance(x, Value):
             return x
-        if isinstance(x, _PY_NUMBERS):
+        if isinstance(x, PY_NUMBERS):
             return self.wrap(self.b.constant(x))
         if isinstance(x, np.generic) and x.dtype.kind in "biuf":
             return self.wrap(self.b.constant(x.item(), _c.dtype(x.dtype.name)))
@@ -336,7 +183,7 @@ class Frontend:
             return None
         if isinstance(x, np.generic):
             x = x.item()
-        if not isinstance(x, _PY_NUMBERS):
+        if not isinstance(x, PY_NUMBERS):
             self.error(f"{what} must be a number, got {x!r}")
         return x
 
@@ -487,182 +334,6 @@ class Frontend:
             )
         else:
             self.error(f"cannot assign to {type(target).__name__}", target)
-
-    def stmt_If(self, node, scope):
-        cond = self.expr(node.test, scope)
-        if not isinstance(cond, Value):
-            self.block(node.body if cond else node.orelse, scope)
-            return
-        if cond.shape:
-            self.error(
-                f"an `if` needs a scalar condition, got a tile {cond.dtype}{list(cond.shape)}; use ct.where for tiles",
-                node.test,
-            )
-        self.runtime_if(node, cond, scope)
-
-    def runtime_if(self, node, cond, scope):
-        assigned = _stored_names(node.body) | _stored_names(node.orelse)
-        else_assigned = _stored_names(node.orelse)
-        targets = {}
-        for _ in range(4):
-            depth = self.b.depth()
-            self.b.begin_if(cond.id)
-            try:
-                then_scope = dict(scope)
-                self.block(node.body, then_scope)
-                names = [n for n in sorted(assigned) if n in then_scope and (n in scope or n in else_assigned)]
-                names = [n for n in names if self._mergeable(n, then_scope.get(n), scope.get(n), node)]
-                then_vals = [self.coerce(self.to_value(then_scope[n], n), targets.get(n)) for n in names]
-                self.b.begin_else([v.id for v in then_vals])
-                else_scope = dict(scope)
-                self.block(node.orelse, else_scope)
-                for n in names:
-                    if n not in else_scope:
-                        self.error(f"'{n}' is assigned in the `if` branch but has no value in the `else` branch", node)
-                    self._mergeable(n, else_scope[n], scope.get(n), node)
-                else_vals = [self.coerce(self.to_value(else_scope[n], n), targets.get(n)) for n in names]
-            except BaseException:
-                self.b.rollback(depth)
-                raise
-            changed = self._unify(names, then_vals, else_vals, targets, "if/else", node)
-            if changed:
-                self.b.rollback(depth)
-                continue
-            results = self.b.end_if([v.id for v in else_vals])
-            for n, r in zip(names, results, strict=True):
-                scope[n] = self.wrap(r)
-            for n in assigned - set(names):
-                scope.pop(n, None)  # defined on one side only: not usable after the if
-            return
-        self.error("the types of the values assigned in this if/else do not settle", node)
-
-    def _mergeable(self, name, value, before, node):
-        if isinstance(value, Value) and not value.is_array:
-            return True
-        if isinstance(value, _PY_NUMBERS) or isinstance(value, np.generic):
-            return True
-        if value is before:
-            return False  # untouched compile-time value: nothing to merge
-        self.error(
-            f"'{name}' holds {self._describe(value)} and is assigned under a run-time condition; only tiles "
-            "and scalars can be",
-            node,
-        )
-
-    def coerce(self, v, target):
-        """v converted to the (dtype, shape) target, if one is set."""
-        if target is None:
-            return v
-        dtype, shape = target
-        vid = v.id
-        if v.dtype != dtype:
-            vid = self.b.cast(vid, dtype)
-        if tuple(self.type(vid)[2]) != tuple(shape):
-            vid = (
-                self.b.full(list(shape), vid, dtype) if not self.type(vid)[2] else self.b.broadcast_to(vid, list(shape))
-            )
-        return self.wrap(vid)
-
-    def _unify(self, names, first, second, targets, where, node):
-        """Records target types where `first` and `second` differ; True if any changed."""
-        changed = False
-        for n, a, b in zip(names, first, second, strict=True):
-            if a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape) and a.weak == b.weak:
-                continue
-            if a.weak and not b.weak:
-                dtype = b.dtype
-            elif b.weak and not a.weak:
-                dtype = a.dtype
-            else:
-                dtype = _c.result_type(a.dtype, b.dtype)
-            try:
-                shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
-            except ValueError:
-                self.error(
-                    f"'{n}' is a tile of shape {tuple(a.shape)} before and {tuple(b.shape)} after the {where}; "
-                    "a value must keep its shape",
-                    node,
-                )
-            new = (_c.dtype(dtype), shape)
-            if targets.get(n) != new:
-                targets[n] = new
-                changed = True
-        return changed
-
-    def stmt_For(self, node, scope):
-        if node.orelse:
-            self.error("`for ... else` is not supported", node)
-        it = node.iter
-        if isinstance(it, ast.Call):
-            fn = self.expr(it.func, scope)
-            if fn is _ops.static_range or fn is range:
-                args = [self.expr(a, scope) for a in it.args]
-                if it.keywords:
-                    self.error("range() takes no keyword arguments", it)
-                if fn is _ops.static_range:
-                    bounds = [self.int_const(a, "ct.static_range bound") for a in args]
-                    for i in range(*bounds):
-                        self.assign(node.target, i, scope)
-                        self.block(node.body, scope)
-                    return
-                self.runtime_for(node, args, scope)
-                return
-        items = self.expr(it, scope)
-        if isinstance(items, (tuple, list)):
-            for x in items:
-                self.assign(node.target, x, scope)
-                self.block(node.body, scope)
-            return
-        self.error("a for loop must iterate over range(...), ct.static_range(...) or a tuple", it)
-
-    def runtime_for(self, node, args, scope):
-        if not isinstance(node.target, ast.Name):
-            self.error("the loop variable of a range() loop must be a plain name", node.target)
-        if not 1 <= len(args) <= 3:
-            self.error(f"range expected 1 to 3 arguments, got {len(args)}", node.iter)
-        lo, hi, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
-        stored = _stored_names(node.body) - {node.target.id}
-        carried = sorted(n for n in stored if n in scope and self._carriable(scope[n]))
-        targets = {}
-        for _ in range(6):
-            depth = self.b.depth()
-            inits = [self.coerce(self.to_value(scope[n], n), targets.get(n)) for n in carried]
-            ids = self.b.begin_for(self.val(lo), self.val(hi), self.val(step), [v.id for v in inits])
-            try:
-                body = dict(scope)
-                body[node.target.id] = self.wrap(ids[0])
-                for n, i in zip(carried, ids[1:], strict=True):
-                    body[n] = self.wrap(i)
-                self.block(node.body, body)
-                yields = [self.coerce(self.to_value(body[n], n), targets.get(n)) for n in carried]
-            except BaseException:
-                self.b.rollback(depth)
-                raise
-            if self._unify(carried, inits, yields, targets, "loop", node):
-                self.b.rollback(depth)
-                continue
-            results = self.b.end_for([v.id for v in yields])
-            for n, r in zip(carried, results, strict=True):
-                scope[n] = self.wrap(r)
-            for n in stored - set(carried):
-                scope.pop(n, None)  # first defined inside the loop: not usable after it
-            scope.pop(node.target.id, None)
-            return
-        self.error("the types of the values carried by this loop do not settle", node)
-
-    @staticmethod
-    def _carriable(v):
-        return (isinstance(v, Value) and not v.is_array) or isinstance(v, _PY_NUMBERS) or isinstance(v, np.generic)
-
-    def stmt_While(self, node, scope):
-        self.error(f"`while` loops are not supported (use `for ... in range(...)`); {SUPPORTED}", node)
-
-    def stmt_Break(self, node, scope):
-        self.error("`break` is not supported in tile kernels (use a loop bound or ct.where)", node)
-
-    stmt_Continue = stmt_Break
-
-    # ---- expressions -------------------------------------------------------------------------------
 
     def expr(self, node, scope):
         handler = getattr(self, "expr_" + type(node).__name__, None)

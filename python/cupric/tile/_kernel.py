@@ -16,7 +16,8 @@ import numpy as np
 from .. import _cupric as _c
 from . import _cuda
 from . import _interp as I
-from ._frontend import CompileError, Frontend, _function_lines, source_of
+from ._frontend import Frontend
+from ._source import CompileError, _function_lines, source_of
 
 _tile = _c._tile
 
@@ -146,8 +147,10 @@ def _fingerprint(fn, seen=None):
             parts.append(f"{name}=function:{sub}")
         elif isinstance(v, types.ModuleType):
             parts.append(f"{name}=module:{v.__name__}")
-        elif isinstance(v, _HASHABLE) or isinstance(v, _c.dtype) or (
-            isinstance(v, tuple) and all(isinstance(x, _HASHABLE) for x in v)
+        elif (
+            isinstance(v, _HASHABLE)
+            or isinstance(v, _c.dtype)
+            or (isinstance(v, tuple) and all(isinstance(x, _HASHABLE) for x in v))
         ):
             parts.append(f"{name}={type(v).__name__}:{v!r}")
         elif isinstance(v, (types.BuiltinFunctionType, types.FunctionType, type, Kernel)) and (
@@ -238,8 +241,13 @@ class Compiled:
         if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
             return None
         h = hashlib.sha1()
-        for part in (fp, repr(self.key), str(self.kernel.debug), _c.__file__,
-                     _tile.host_environment(include_dir(), cache_dir())):
+        for part in (
+            fp,
+            repr(self.key),
+            str(self.kernel.debug),
+            _c.__file__,
+            _tile.host_environment(include_dir(), cache_dir()),
+        ):
             h.update(part.encode())
             h.update(b"\0")
         return Path(cache_dir()) / "tile" / "index" / (h.hexdigest() + ".json")
