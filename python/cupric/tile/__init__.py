@@ -20,7 +20,6 @@ import math as _math
 
 from .. import _cupric as _c
 from . import _ops
-from ._source import CompileError
 from ._kernel import Constant, Kernel, TileFunction, function, kernel, launch
 from ._ops import (  # noqa: F401
     arange,
@@ -59,6 +58,7 @@ from ._ops import (  # noqa: F401
     where,
     zeros,
 )
+from ._source import CompileError
 
 # dtypes and constants, as in the cupric namespace
 bool_ = _c.bool_
