@@ -271,3 +271,19 @@ def test_bfloat16_round_trip(mode):
     with np.errstate(all="ignore"):
         want = (x * 2 + 1) * 1.25 - x / 4 + (x > 0.5) + x**2 - (-x) % 3
     assert_close(to_np(out).astype(np.float32), want.astype(np.float32), rtol=8e-2, atol=8e-2)
+
+
+@ct.kernel
+def ternary_and_rare(x, lo, out_clip, out_next, BLOCK: ct.Constant[int]):
+    t = ct.load(x, index=(0,), shape=(BLOCK,))
+    ct.store(out_clip, index=(0,), tile=ct.clip(t, lo, 0.5))
+    ct.store(out_next, index=(0,), tile=ct.nextafter(t, ct.full((BLOCK,), 10.0, dtype=t.dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_clip_and_nextafter(dtype, mode):
+    x = random(N, dtype)
+    out_clip, out_next = cu.zeros(N, dtype=cu.dtype(dtype)), cu.zeros(N, dtype=cu.dtype(dtype))
+    run(ternary_and_rare, mode, (1,), to_cu(x), -0.25, out_clip, out_next, N)
+    np.testing.assert_array_equal(to_np(out_clip), np.clip(x, x.dtype.type(-0.25), x.dtype.type(0.5)))
+    np.testing.assert_array_equal(to_np(out_next), np.nextafter(x, x.dtype.type(10)))
