@@ -207,7 +207,12 @@ std::string precompiled_header(const HostCompiler& cc, const std::string& includ
     return {};  // no PCH: compile without it
   }
   fs::rename(tmp, gch, ec);
-  return ec ? std::string() : root.string();
+  if (ec) return {};
+  // older precompiled headers (other flags or header versions) are ~50 MB each: drop them; a
+  // compile that still names one falls back to the plain headers
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().filename().string().rfind("pch-", 0) == 0 && entry.path() != root) fs::remove_all(entry.path(), ec);
+  return root.string();
 }
 
 }  // namespace
