@@ -63,6 +63,9 @@ struct UfuncOptions {
 /// ufunc and the input dtypes when no loop accepts them.
 const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
                               std::optional<DType> dtype = std::nullopt);
+/// The same resolution from dtypes alone (weak entries are Python scalars), for compilers
+/// that type-check before any array exists (the tile language).
+const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<TypeOperand>& inputs);
 
 /// Applies a ufunc: broadcasting, type resolution, casting checks, output allocation,
 /// then the backend's elementwise kernel. Inputs must be on one device.

@@ -64,11 +64,11 @@ std::vector<Ufunc> build_table() {
   return table;
 }
 
-std::string dtype_list(const std::vector<Array>& inputs) {
+std::string dtype_list(const std::vector<TypeOperand>& inputs) {
   std::string s;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (i) s += ", ";
-    s += inputs[i].weak() != WeakKind::none ? cat("Python ", name(inputs[i].dtype())) : name(inputs[i].dtype());
+    s += inputs[i].weak != WeakKind::none ? cat("Python ", name(inputs[i].dtype)) : name(inputs[i].dtype);
   }
   return s;
 }
@@ -124,45 +124,46 @@ const Ufunc& find_ufunc(std::string_view name) {
 /// takes next to the arrays (NEP 50), or with no arrays the common default dtype.
 /// The types the loop search checks: each strong input's own dtype, and for each weak scalar
 /// the dtype it takes beside the strong inputs (all of them `common` when every input is weak).
-std::array<DType, kMaxUfuncArgs> search_types(const std::vector<Array>& inputs, DType common) {
+namespace {
+/// NEP 50 result_type over a few operands, without allocating.
+DType common_type(const TypeOperand* ops, int n) {
+  bool have_strong = false;
+  DType common = DType::bool_;
+  for (int i = 0; i < n; ++i) {
+    if (ops[i].weak != WeakKind::none) continue;
+    common = have_strong ? promote_types(common, ops[i].dtype) : ops[i].dtype;
+    have_strong = true;
+  }
+  if (!have_strong) {
+    common = ops[0].dtype;
+    for (int i = 0; i < n; ++i) common = promote_types(common, ops[i].dtype);
+  } else {
+    for (int i = 0; i < n; ++i) common = promote_weak(common, ops[i].weak);
+  }
+  return common;
+}
+
+/// The types the loop search checks: each strong input's own dtype, and for each weak scalar
+/// the dtype it takes beside the strong inputs (all of them `common` when every input is weak).
+std::array<DType, kMaxUfuncArgs> search_types(const TypeOperand* ops, int n, DType common) {
   bool have_strong = false;
   DType strong_common = common;
-  for (const Array& a : inputs) {
-    if (a.weak() != WeakKind::none) continue;
-    strong_common = have_strong ? promote_types(strong_common, a.dtype()) : a.dtype();
+  for (int i = 0; i < n; ++i) {
+    if (ops[i].weak != WeakKind::none) continue;
+    strong_common = have_strong ? promote_types(strong_common, ops[i].dtype) : ops[i].dtype;
     have_strong = true;
   }
   std::array<DType, kMaxUfuncArgs> types{};
-  for (std::size_t i = 0; i < inputs.size() && i < types.size(); ++i) {
-    const Array& a = inputs[i];
+  for (int i = 0; i < n && i < kMaxUfuncArgs; ++i) {
     if (!have_strong) types[i] = common;
-    else types[i] = a.weak() == WeakKind::none ? a.dtype() : promote_weak(strong_common, a.weak());
+    else types[i] = ops[i].weak == WeakKind::none ? ops[i].dtype : promote_weak(strong_common, ops[i].weak);
   }
   return types;
 }
 
-const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs, std::optional<DType> dtype) {
-  if (static_cast<int>(inputs.size()) != uf.nin)
-    throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", inputs.size()));
-  if (dtype) {
-    for (const UfuncLoop& l : uf.loops)
-      if (l.types[uf.nin] == *dtype || (uf.out_rule != OutRule::same && l.types[0] == *dtype)) return l;
-    throw TypeError(cat("ufunc '", uf.name, "' has no loop for dtype ", name(*dtype)));
-  }
-  // result_type without allocating: strong dtypes promote, then weak scalars join by kind
-  bool have_strong = false;
-  DType common = DType::bool_;
-  for (const Array& a : inputs) {
-    if (a.weak() != WeakKind::none) continue;
-    common = have_strong ? promote_types(common, a.dtype()) : a.dtype();
-    have_strong = true;
-  }
-  if (!have_strong) {
-    common = inputs[0].dtype();
-    for (const Array& a : inputs) common = promote_types(common, a.dtype());
-  } else {
-    for (const Array& a : inputs) common = promote_weak(common, a.weak());
-  }
+const UfuncLoop& resolve(const Ufunc& uf, const TypeOperand* ops, int n) {
+  if (n != uf.nin) throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", n));
+  const DType common = common_type(ops, n);
   if (common == DType::bool_ && (uf.name == "subtract" || uf.name == "negative"))
     throw TypeError(cat("numpy boolean ", uf.name,
                         ", the `-` operator, is not supported, use the bitwise_xor, the `^` operator, or the "
@@ -172,20 +173,39 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
     for (const auto& sig : uf.type_signatures()) text += (text.empty() ? "" : " ") + sig;
     return text;
   };
+  auto listed = [&] { return dtype_list(std::vector<TypeOperand>(ops, ops + n)); };
   if (has_flag(uf.flags, UfuncFlags::no_bool) && common == DType::bool_)
-    throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", dtype_list(inputs),
+    throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", listed(),
                         "): it has no bool loop; its loops are: ", supported()));
   // NumPy's linear search: the first loop that every input casts to safely (so int8 and uint8
   // meet in float16 for a float-only ufunc, although they promote to int16)
-  std::array<DType, kMaxUfuncArgs> types = search_types(inputs, common);
+  std::array<DType, kMaxUfuncArgs> types = search_types(ops, n, common);
   if (has_flag(uf.flags, UfuncFlags::int_to_float64) && !is_inexact(common)) types.fill(DType::float64);
   for (const UfuncLoop& l : uf.loops) {
     bool ok = true;
     for (int i = 0; i < uf.nin && ok; ++i) ok = can_cast(types[i], l.types[i], Casting::safe);
     if (ok) return l;
   }
-  throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", dtype_list(inputs),
-                      "); its loops are: ", supported()));
+  throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", listed(), "); its loops are: ",
+                      supported()));
+}
+}  // namespace
+
+const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs, std::optional<DType> dtype) {
+  if (static_cast<int>(inputs.size()) != uf.nin)
+    throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", inputs.size()));
+  if (dtype) {
+    for (const UfuncLoop& l : uf.loops)
+      if (l.types[uf.nin] == *dtype || (uf.out_rule != OutRule::same && l.types[0] == *dtype)) return l;
+    throw TypeError(cat("ufunc '", uf.name, "' has no loop for dtype ", name(*dtype)));
+  }
+  std::array<TypeOperand, kMaxUfuncArgs> ops{};
+  for (int i = 0; i < uf.nin; ++i) ops[i] = {inputs[i].dtype(), inputs[i].weak()};
+  return resolve(uf, ops.data(), uf.nin);
+}
+
+const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<TypeOperand>& inputs) {
+  return resolve(uf, inputs.data(), static_cast<int>(inputs.size()));
 }
 
 }  // namespace cupric

@@ -105,8 +105,18 @@ void bind_ufunc(nb::module_& m) {
                    "The scalar C++ expression every backend instantiates.")
       .def("__repr__", [](const PyUfunc& u) { return cat("<ufunc '", u.uf->name, "'>"); });
 
-  for (const Ufunc& uf : all_ufuncs()) m.attr(uf.name.c_str()) = PyUfunc{&uf};
-  for (const auto& [alias, target] : ufunc_aliases()) m.attr(alias.c_str()) = PyUfunc{&find_ufunc(target)};
+  // every row of the table (and alias), also where the namespace puts a richer function under
+  // the same name (cu.clip, cu.where): the tile language and tools read the table from here
+  nb::dict table;
+  for (const Ufunc& uf : all_ufuncs()) {
+    m.attr(uf.name.c_str()) = PyUfunc{&uf};
+    table[uf.name.c_str()] = PyUfunc{&uf};
+  }
+  for (const auto& [alias, target] : ufunc_aliases()) {
+    m.attr(alias.c_str()) = PyUfunc{&find_ufunc(target)};
+    table[alias.c_str()] = PyUfunc{&find_ufunc(target)};
+  }
+  m.attr("_ufunc_table") = table;
 
   nb::handle cls = ndarray_type();
   struct OpName {

@@ -1,0 +1,246 @@
+// cupric/tile/memory.h — tile loads and stores (windows of an array: out-of-bounds elements
+// read the padding and are not written) and atomics. The GPU path moves kVec elements per
+// access when the array's last dimension is contiguous; the CPU path copies row by row.
+#pragma once
+
+namespace cu::tile {
+
+template <class T>
+struct alignas(sizeof(T) * kVec) VecOf {
+  T v[kVec];
+};
+
+#ifndef CUPRIC_TILE_DEVICE
+/// CPU: offset of row r (all dimensions but the last) of window `Sh` at `start`, and whether
+/// the row is inside the array.
+template <class Sh, class T, int ND>
+inline bool host_row_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int r, i64& off) {
+  bool ok = true;
+  off = 0;
+  const int e = r * Sh::dim(ND - 1);
+  for (int d = ND - 2; d >= 0; --d) {
+    const i64 g = start[d] + (e / Sh::inner(d)) % Sh::dim(d);
+    ok = ok && g >= 0 && g < a.shape[d];
+    off += g * a.stride[d];
+  }
+  return ok;
+}
+
+inline i64 clamp_i64(i64 x, i64 lo, i64 hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+template <class Sh, class T, int ND>
+inline void host_load(Tile<T, Sh::size>& out, const ArrayRef<T, ND>& a, const i64 (&start)[ND], T pad) {
+  constexpr int C = Sh::dim(ND - 1), R = Sh::size / C;
+  const i64 g0 = start[ND - 1], st = a.stride[ND - 1];
+  const int lo = static_cast<int>(clamp_i64(-g0, 0, C));
+  const int hi = static_cast<int>(clamp_i64(a.shape[ND - 1] - g0, lo, C));
+  for (int r = 0; r < R; ++r) {
+    T* __restrict dst = out.v + r * C;
+    i64 off;
+    if (!host_row_offset<Sh>(a, start, r, off)) {
+      for (int c = 0; c < C; ++c) dst[c] = pad;
+      continue;
+    }
+    const T* __restrict src = a.data + off + g0 * st;
+    for (int c = 0; c < lo; ++c) dst[c] = pad;
+    if (st == 1) {
+      for (int c = lo; c < hi; ++c) dst[c] = src[c];
+    } else {
+      for (int c = lo; c < hi; ++c) dst[c] = src[c * st];
+    }
+    for (int c = hi; c < C; ++c) dst[c] = pad;
+  }
+}
+
+template <class Sh, class T, int ND>
+inline void host_store(const Tile<T, Sh::size>& in, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
+  constexpr int C = Sh::dim(ND - 1), R = Sh::size / C;
+  const i64 g0 = start[ND - 1], st = a.stride[ND - 1];
+  const int lo = static_cast<int>(clamp_i64(-g0, 0, C));
+  const int hi = static_cast<int>(clamp_i64(a.shape[ND - 1] - g0, lo, C));
+  for (int r = 0; r < R; ++r) {
+    const T* __restrict src = in.v + r * C;
+    i64 off;
+    if (!host_row_offset<Sh>(a, start, r, off)) continue;
+    T* __restrict dst = a.data + off + g0 * st;
+    if (st == 1) {
+      for (int c = lo; c < hi; ++c) dst[c] = src[c];
+    } else {
+      for (int c = lo; c < hi; ++c) dst[c * st] = src[c];
+    }
+  }
+}
+#endif
+
+/// out = the window of shape Sh whose corner is at element `start` (padding outside).
+template <class Sh, class T, int ND>
+CUPRIC_TD void load(const Block& b, Tile<T, Sh::size>& out, const ArrayRef<T, ND>& a, const i64 (&start)[ND], T pad) {
+#ifndef CUPRIC_TILE_DEVICE
+  (void)b;
+  host_load<Sh>(out, a, start, pad);
+#else
+  using L = Layout<Sh::size>;
+  if constexpr (kVec > 1 && Sh::size > 1 && Sh::dim(ND - 1) % kVec == 0) {
+    const bool unit = a.stride[ND - 1] == 1;
+    CUPRIC_TILE_UNROLL
+    for (int j = 0; j < L::kSlots / kVec; ++j) {
+      const int e0 = L::elem(b.tid, j * kVec);
+      i64 off = 0;
+      const bool ok = e0 < Sh::size && element_offset<Sh>(a, start, e0, off);
+      const i64 last = start[ND - 1] + e0 % Sh::dim(ND - 1) + kVec - 1;
+      const T* p = a.data + off;
+      if (unit && ok && last < a.shape[ND - 1] && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
+        const VecOf<T> vec = *reinterpret_cast<const VecOf<T>*>(p);
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < kVec; ++i) out.v[j * kVec + i] = vec.v[i];
+      } else {
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < kVec; ++i) {
+          i64 o;
+          const bool in = e0 + i < Sh::size && element_offset<Sh>(a, start, e0 + i, o);
+          out.v[j * kVec + i] = in ? a.data[o] : pad;
+        }
+      }
+    }
+  } else {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < L::kSlots; ++s) {
+      const int e = L::elem(b.tid, s);
+      i64 o = 0;
+      const bool in = e < Sh::size && element_offset<Sh>(a, start, e, o);
+      out.v[s] = in ? a.data[o] : pad;
+    }
+  }
+#endif
+}
+
+/// Writes the window of shape Sh whose corner is at element `start`; parts outside the array
+/// are dropped.
+template <class Sh, class T, int ND>
+CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size>& in, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
+#ifndef CUPRIC_TILE_DEVICE
+  (void)b;
+  host_store<Sh>(in, a, start);
+#else
+  using L = Layout<Sh::size>;
+  if constexpr (kVec > 1 && Sh::size > 1 && Sh::dim(ND - 1) % kVec == 0) {
+    const bool unit = a.stride[ND - 1] == 1;
+    CUPRIC_TILE_UNROLL
+    for (int j = 0; j < L::kSlots / kVec; ++j) {
+      const int e0 = L::elem(b.tid, j * kVec);
+      i64 off = 0;
+      const bool ok = e0 < Sh::size && element_offset<Sh>(a, start, e0, off);
+      const i64 last = start[ND - 1] + e0 % Sh::dim(ND - 1) + kVec - 1;
+      T* p = a.data + off;
+      if (unit && ok && last < a.shape[ND - 1] && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
+        VecOf<T> vec;
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < kVec; ++i) vec.v[i] = in.v[j * kVec + i];
+        *reinterpret_cast<VecOf<T>*>(p) = vec;
+      } else {
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < kVec; ++i) {
+          i64 o;
+          if (e0 + i < Sh::size && element_offset<Sh>(a, start, e0 + i, o)) a.data[o] = in.v[j * kVec + i];
+        }
+      }
+    }
+  } else {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < L::kSlots; ++s) {
+      const int e = L::elem(b.tid, s);
+      i64 o = 0;
+      if (L::owns(b.tid, s) && element_offset<Sh>(a, start, e, o)) a.data[o] = in.v[s];
+    }
+  }
+#endif
+}
+
+/// Offset of array element idx[...] and whether it is inside the array (gather / scatter).
+template <class T, int ND>
+CUPRIC_TD bool index_offset(const ArrayRef<T, ND>& a, const i64 (&idx)[ND], i64& off) {
+  bool ok = true;
+  off = 0;
+  CUPRIC_TILE_UNROLL
+  for (int d = 0; d < ND; ++d) {
+    ok = ok && idx[d] >= 0 && idx[d] < a.shape[d];
+    off += idx[d] * a.stride[d];
+  }
+  return ok;
+}
+
+// ---- atomics: add | max | min, with NumPy's NaN-propagating max/min for floats --------------
+
+struct AtomicAdd {
+  template <class T>
+  CUPRIC_TD T operator()(T a, T b) const {
+    return convert<T>(convert<compute_t<T>>(a) + convert<compute_t<T>>(b));
+  }
+};
+struct AtomicMax {
+  template <class T>
+  CUPRIC_TD T operator()(T a, T b) const {
+    return convert<T>(::cu::maximum(convert<compute_t<T>>(a), convert<compute_t<T>>(b)));
+  }
+};
+struct AtomicMin {
+  template <class T>
+  CUPRIC_TD T operator()(T a, T b) const {
+    return convert<T>(::cu::minimum(convert<compute_t<T>>(a), convert<compute_t<T>>(b)));
+  }
+};
+
+template <int Bytes>
+struct bits_of;
+template <>
+struct bits_of<2> {
+  using type = u16;
+};
+template <>
+struct bits_of<4> {
+  using type = u32;
+};
+template <>
+struct bits_of<8> {
+  using type = u64;
+};
+
+/// *p = op(*p, v), atomically (a compare-and-swap loop on the bits).
+template <class Op, class T>
+CUPRIC_TD void atomic_update(T* p, T v, Op op) {
+  using U = typename bits_of<sizeof(T)>::type;
+  U* q = reinterpret_cast<U*>(p);
+#ifdef CUPRIC_TILE_DEVICE
+  if constexpr (same_v<Op, AtomicAdd> && (same_v<T, float> || same_v<T, double> || same_v<T, int> ||
+                                          same_v<T, unsigned> || same_v<T, u64>)) {
+    atomicAdd(p, v);
+  } else if constexpr (same_v<Op, AtomicAdd> && same_v<T, i64>) {
+    atomicAdd(reinterpret_cast<u64*>(p), static_cast<u64>(v));
+  } else if constexpr (!same_v<Op, AtomicAdd> && (same_v<T, int> || same_v<T, unsigned> || same_v<T, i64> ||
+                                                   same_v<T, u64>)) {
+    if constexpr (same_v<Op, AtomicMax>) atomicMax(p, v);
+    else atomicMin(p, v);
+  } else {
+    U old = *reinterpret_cast<volatile U*>(q);
+    for (;;) {
+      const U n = bit_cast<U>(op(bit_cast<T>(old), v));
+      const U seen = atomicCAS(q, old, n);
+      if (seen == old) break;
+      old = seen;
+    }
+  }
+#else
+  if constexpr (same_v<Op, AtomicAdd> && !is_half_v<T> && !same_v<T, float> && !same_v<T, double>) {
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  } else {
+    U old = __atomic_load_n(q, __ATOMIC_RELAXED);
+    for (;;) {
+      const T nxt = op(bit_cast<T>(old), v);
+      if (__atomic_compare_exchange_n(q, &old, bit_cast<U>(nxt), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        break;
+    }
+  }
+#endif
+}
+
+}  // namespace cu::tile

@@ -1,0 +1,247 @@
+// cupric/tile/reduce.h — reductions (sum, prod, max, min), index reductions (argmax, argmin)
+// and scans (cumsum, cumprod) along one axis of a tile. A tile is viewed as (Outer, K, Inner)
+// with K the reduced axis. CPU: loops with independent partial results (so that they
+// vectorise); GPU: the tile is staged in shared memory and groups of lanes reduce each output.
+#pragma once
+
+namespace cu::tile {
+
+struct ReduceSum {
+  template <class A>
+  static CUPRIC_TD A identity() { return A(0); }
+  template <class A>
+  static CUPRIC_TD A combine(A x, A y) { return x + y; }
+};
+struct ReduceProd {
+  template <class A>
+  static CUPRIC_TD A identity() { return A(1); }
+  template <class A>
+  static CUPRIC_TD A combine(A x, A y) { return x * y; }
+};
+struct ReduceMax {
+  template <class A>
+  static CUPRIC_TD A identity() { return lowest<A>(); }
+  template <class A>
+  static CUPRIC_TD A combine(A x, A y) { return ::cu::maximum(x, y); }
+};
+struct ReduceMin {
+  template <class A>
+  static CUPRIC_TD A identity() { return highest<A>(); }
+  template <class A>
+  static CUPRIC_TD A combine(A x, A y) { return ::cu::minimum(x, y); }
+};
+
+/// A candidate of argmax / argmin: a value and its index along the axis.
+template <class A>
+struct ArgAcc {
+  A v;
+  int i;
+};
+
+/// argmax (Max) or argmin: the first NaN wins, then the extreme value, then the lowest index.
+template <bool Max>
+struct ArgBest {
+  template <class A>
+  static CUPRIC_TD ArgAcc<A> identity() { return {Max ? lowest<A>() : highest<A>(), 0x7fffffff}; }
+  template <class A>
+  static CUPRIC_TD ArgAcc<A> combine(ArgAcc<A> x, ArgAcc<A> y) {
+    const bool xn = ::cu::isnan(x.v), yn = ::cu::isnan(y.v);
+    if (xn || yn) return (xn && yn) ? (x.i <= y.i ? x : y) : (xn ? x : y);
+    if (Max ? x.v > y.v : x.v < y.v) return x;
+    if (Max ? y.v > x.v : y.v < x.v) return y;
+    return x.i <= y.i ? x : y;
+  }
+};
+
+#ifndef CUPRIC_TILE_DEVICE
+// ---- CPU ------------------------------------------------------------------------------------
+
+template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO>
+inline void reduce(const Block&, Tile<TO, NO>& out, const Tile<TI, Sh::size>& x) {
+  constexpr int K = Sh::dim(Axis), Inner = Sh::inner(Axis), Outer = Sh::size / (K * Inner);
+  static_assert(NO == Outer * Inner, "cupric.tile: reduce output size");
+  if constexpr (Inner == 1) {
+    constexpr int L = sizeof(A) >= 8 ? 8 : 16;  // independent partial results: one vector's lanes
+    for (int o = 0; o < Outer; ++o) {
+      const TI* row = x.v + o * K;
+      A lanes[L];
+      for (int j = 0; j < L; ++j) lanes[j] = Op::template identity<A>();
+      int k = 0;
+      for (; k + L <= K; k += L)
+        for (int j = 0; j < L; ++j) lanes[j] = Op::combine(lanes[j], convert<A>(row[k + j]));
+      for (; k < K; ++k) lanes[k % L] = Op::combine(lanes[k % L], convert<A>(row[k]));
+      for (int w = L / 2; w > 0; w /= 2)
+        for (int j = 0; j < w; ++j) lanes[j] = Op::combine(lanes[j], lanes[j + w]);
+      out.v[o] = convert<TO>(lanes[0]);
+    }
+  } else {
+    for (int o = 0; o < Outer; ++o) {
+      A acc[Inner];
+      const TI* base = x.v + o * K * Inner;
+      for (int i = 0; i < Inner; ++i) acc[i] = convert<A>(base[i]);
+      for (int k = 1; k < K; ++k)
+        for (int i = 0; i < Inner; ++i) acc[i] = Op::combine(acc[i], convert<A>(base[k * Inner + i]));
+      for (int i = 0; i < Inner; ++i) out.v[o * Inner + i] = convert<TO>(acc[i]);
+    }
+  }
+}
+
+template <bool Max, class Sh, int Axis, class A, class TI, int NO>
+inline void argreduce(const Block&, Tile<int, NO>& out, const Tile<TI, Sh::size>& x) {
+  constexpr int K = Sh::dim(Axis), Inner = Sh::inner(Axis), Outer = Sh::size / (K * Inner);
+  static_assert(NO == Outer * Inner, "cupric.tile: argreduce output size");
+  for (int o = 0; o < Outer; ++o)
+    for (int i = 0; i < Inner; ++i) {
+      const TI* base = x.v + o * K * Inner + i;
+      ArgAcc<A> best{convert<A>(base[0]), 0};
+      for (int k = 1; k < K; ++k) best = ArgBest<Max>::combine(best, ArgAcc<A>{convert<A>(base[k * Inner]), k});
+      out.v[o * Inner + i] = best.i;
+    }
+}
+
+template <class Op, class Sh, int Axis, class A, class TO, class TI>
+inline void scan(const Block&, Tile<TO, Sh::size>& out, const Tile<TI, Sh::size>& x) {
+  constexpr int K = Sh::dim(Axis), Inner = Sh::inner(Axis), Outer = Sh::size / (K * Inner);
+  for (int o = 0; o < Outer; ++o) {
+    A acc[Inner];
+    for (int i = 0; i < Inner; ++i) acc[i] = Op::template identity<A>();
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < Inner; ++i) {
+        const int e = (o * K + k) * Inner + i;
+        acc[i] = Op::combine(acc[i], convert<A>(x.v[e]));
+        out.v[e] = convert<TO>(acc[i]);
+      }
+  }
+}
+
+#else
+// ---- GPU ------------------------------------------------------------------------------------
+
+template <class A>
+CUPRIC_TD A shfl_xor(A v, int mask) {
+  if constexpr (sizeof(A) < 4) return static_cast<A>(__shfl_xor_sync(0xffffffffu, static_cast<int>(v), mask));
+  else return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+template <class A>
+CUPRIC_TD ArgAcc<A> shfl_xor(ArgAcc<A> v, int mask) {
+  return {shfl_xor(v.v, mask), __shfl_xor_sync(0xffffffffu, v.i, mask)};
+}
+
+CUPRIC_TC int pow2_floor(int x) {
+  int p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+/// so[o] = combine over k of load(o, k), for o < NO. P lanes (a power of two) share each output:
+/// they shuffle within a warp, and through sp (kThreads entries) across warps.
+template <class V>
+struct acc_value_of {
+  using type = V;
+};
+template <class A>
+struct acc_value_of<ArgAcc<A>> {
+  using type = A;
+};
+
+template <class Comb, class V, int NO, int K, class Load>
+CUPRIC_TD void group_reduce(const Block& b, V* so, V* sp, Load load) {
+  constexpr int P = pow2_floor(kThreads / NO > 1 ? kThreads / NO : 1);
+  constexpr int G = kThreads / P, W = P < 32 ? P : 32;
+  const int g = b.tid / P, l = b.tid % P;
+  for (int base = 0; base < NO; base += G) {
+    const int o = base + g;
+    const bool active = o < NO;
+    V acc = Comb::template identity<typename acc_value_of<V>::type>();
+    if (active)
+      for (int k = l; k < K; k += P) acc = Comb::combine(acc, load(o, k));
+    CUPRIC_TILE_UNROLL
+    for (int m = W / 2; m > 0; m /= 2) acc = Comb::combine(acc, shfl_xor(acc, m));
+    if constexpr (P <= 32) {
+      if (active && l == 0) so[o] = acc;
+    } else {
+      if (l % 32 == 0) sp[b.tid / 32] = acc;
+      __syncthreads();
+      if (active && l == 0) {
+        V t = sp[g * (P / 32)];
+        for (int w = 1; w < P / 32; ++w) t = Comb::combine(t, sp[g * (P / 32) + w]);
+        so[o] = t;
+      }
+    }
+  }
+  __syncthreads();
+}
+
+template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO>
+CUPRIC_TD void reduce(const Block& b, Tile<TO, NO>& out, const Tile<TI, Sh::size>& x) {
+  constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
+  constexpr int a0 = smem_align(sizeof(A) * N), a1 = smem_align(sizeof(A) * NO);
+  static_assert(a0 + a1 + smem_align(sizeof(A) * kThreads) <= kSmemBytes, "cupric.tile: scratch too small (reduce)");
+  A* sx = reinterpret_cast<A*>(b.smem);
+  A* so = reinterpret_cast<A*>(b.smem + a0);
+  A* sp = reinterpret_cast<A*>(b.smem + a0 + a1);
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<N>::kSlots; ++s)
+    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  __syncthreads();
+  group_reduce<Op, A, NO, K>(b, so, sp, [&](int o, int k) { return sx[((o / Inner) * K + k) * Inner + o % Inner]; });
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<NO>::kSlots; ++s) {
+    const int e = Layout<NO>::elem(b.tid, s);
+    out.v[s] = convert<TO>(so[e < NO ? e : 0]);
+  }
+  __syncthreads();
+}
+
+template <bool Max, class Sh, int Axis, class A, class TI, int NO>
+CUPRIC_TD void argreduce(const Block& b, Tile<int, NO>& out, const Tile<TI, Sh::size>& x) {
+  constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
+  using V = ArgAcc<A>;
+  constexpr int a0 = smem_align(sizeof(V) * N), a1 = smem_align(sizeof(V) * NO);
+  static_assert(a0 + a1 + smem_align(sizeof(V) * kThreads) <= kSmemBytes, "cupric.tile: scratch too small (argreduce)");
+  A* sx = reinterpret_cast<A*>(b.smem);
+  V* so = reinterpret_cast<V*>(b.smem + a0);
+  V* sp = reinterpret_cast<V*>(b.smem + a0 + a1);
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<N>::kSlots; ++s)
+    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  __syncthreads();
+  group_reduce<ArgBest<Max>, V, NO, K>(b, so, sp, [&](int o, int k) {
+    return V{sx[((o / Inner) * K + k) * Inner + o % Inner], k};
+  });
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<NO>::kSlots; ++s) {
+    const int e = Layout<NO>::elem(b.tid, s);
+    out.v[s] = so[e < NO ? e : 0].i;
+  }
+  __syncthreads();
+}
+
+template <class Op, class Sh, int Axis, class A, class TO, class TI>
+CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size>& out, const Tile<TI, Sh::size>& x) {
+  constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis), Rows = N / K;
+  static_assert(smem_align(sizeof(A) * N) <= kSmemBytes, "cupric.tile: scratch too small (scan)");
+  A* sx = reinterpret_cast<A*>(b.smem);
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<N>::kSlots; ++s)
+    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  __syncthreads();
+  for (int row = b.tid; row < Rows; row += kThreads) {
+    A* p = sx + (row / Inner) * K * Inner + row % Inner;
+    A acc = Op::template identity<A>();
+    for (int k = 0; k < K; ++k) {
+      acc = Op::combine(acc, p[k * Inner]);
+      p[k * Inner] = acc;
+    }
+  }
+  __syncthreads();
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<N>::kSlots; ++s) {
+    const int e = Layout<N>::elem(b.tid, s);
+    out.v[s] = convert<TO>(sx[e < N ? e : 0]);
+  }
+  __syncthreads();
+}
+#endif
+
+}  // namespace cu::tile

@@ -1,0 +1,90 @@
+// cupric/tile/shape.h — ops that move elements between positions of a tile: broadcast (to a
+// larger shape) and permute (transpose). On the GPU they go through shared memory, because an
+// element's new position can belong to another thread; reshape needs no code (same layout).
+#pragma once
+
+namespace cu::tile {
+
+/// Index into a Src-shaped tile of the Dst-shaped element e, Src broadcast to Dst (NumPy rules).
+template <class Src, class Dst>
+CUPRIC_TC int broadcast_source(int e) {
+  int src = 0;
+  for (int d = 0; d < Dst::rank; ++d) {
+    const int sd = d - (Dst::rank - Src::rank);
+    if (sd >= 0 && Src::dim(sd) != 1) src += ((e / Dst::inner(d)) % Dst::dim(d)) * Src::inner(sd);
+  }
+  return src;
+}
+
+/// Index into the source of the Dst-shaped element e of a permutation (Dst dim i = Src dim P[i]).
+template <class Src, class Dst, class P>
+CUPRIC_TC int permute_source(int e) {
+  int src = 0;
+  for (int d = 0; d < Dst::rank; ++d) src += ((e / Dst::inner(d)) % Dst::dim(d)) * Src::inner(P::dim(d));
+  return src;
+}
+
+#ifdef CUPRIC_TILE_DEVICE
+/// GPU: puts a tile in shared memory in element order (scratch from the block's buffer).
+template <class T, int N>
+CUPRIC_TD T* stage(const Block& b, const Tile<T, N>& x, T* buf) {
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<N>::kSlots; ++s)
+    if (Layout<N>::owns(b.tid, s)) buf[Layout<N>::elem(b.tid, s)] = x.v[s];
+  __syncthreads();
+  return buf;
+}
+#endif
+
+template <class Src, class Dst, class T>
+CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size>& out, const Tile<T, Src::size>& in) {
+#ifndef CUPRIC_TILE_DEVICE
+  (void)b;
+  constexpr int C = Dst::dim(Dst::rank - 1), R = Dst::size / C;
+  constexpr bool copy_row = Src::rank >= 1 && Src::dim(Src::rank - 1) == C && C != 1;
+  for (int r = 0; r < R; ++r) {
+    const T* src = in.v + broadcast_source<Src, Dst>(r * C);
+    T* __restrict dst = out.v + r * C;
+    if constexpr (copy_row) {
+      for (int c = 0; c < C; ++c) dst[c] = src[c];
+    } else {
+      const T v = src[0];
+      for (int c = 0; c < C; ++c) dst[c] = v;
+    }
+  }
+#else
+  static_assert(smem_align(sizeof(T) * Src::size) <= kSmemBytes, "cupric.tile: scratch too small (broadcast)");
+  const T* buf = stage(b, in, reinterpret_cast<T*>(b.smem));
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<Dst::size>::kSlots; ++s) {
+    const int e = Layout<Dst::size>::elem(b.tid, s);
+    out.v[s] = buf[e < Dst::size ? broadcast_source<Src, Dst>(e) : 0];
+  }
+  __syncthreads();
+#endif
+}
+
+template <class Src, class Dst, class P, class T>
+CUPRIC_TD void permute(const Block& b, Tile<T, Dst::size>& out, const Tile<T, Src::size>& in) {
+#ifndef CUPRIC_TILE_DEVICE
+  (void)b;
+  constexpr int C = Dst::dim(Dst::rank - 1), R = Dst::size / C;
+  constexpr int step = Src::inner(P::dim(Dst::rank - 1));
+  for (int r = 0; r < R; ++r) {
+    const T* src = in.v + permute_source<Src, Dst, P>(r * C);
+    T* __restrict dst = out.v + r * C;
+    for (int c = 0; c < C; ++c) dst[c] = src[c * step];
+  }
+#else
+  static_assert(smem_align(sizeof(T) * Src::size) <= kSmemBytes, "cupric.tile: scratch too small (permute)");
+  const T* buf = stage(b, in, reinterpret_cast<T*>(b.smem));
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < Layout<Dst::size>::kSlots; ++s) {
+    const int e = Layout<Dst::size>::elem(b.tid, s);
+    out.v[s] = buf[e < Dst::size ? permute_source<Src, Dst, P>(e) : 0];
+  }
+  __syncthreads();
+#endif
+}
+
+}  // namespace cu::tile

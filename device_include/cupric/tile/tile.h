@@ -1,0 +1,44 @@
+// cupric/tile/tile.h — the header library that generated tile kernels include, on both targets:
+// NVRTC / nvcc compile it for the GPU (a tile is spread over the threads of a block), the host
+// C++ compiler for the CPU (a block is one thread, a tile a plain array). The generated code
+// defines CUPRIC_TILE_THREADS, CUPRIC_TILE_VEC and CUPRIC_TILE_SMEM first.
+#pragma once
+
+#ifndef CUPRIC_TILE_THREADS
+#define CUPRIC_TILE_THREADS 1
+#endif
+#ifndef CUPRIC_TILE_VEC
+#define CUPRIC_TILE_VEC 1
+#endif
+#ifndef CUPRIC_TILE_SMEM
+#define CUPRIC_TILE_SMEM 0
+#endif
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define CUPRIC_TILE_DEVICE 1
+#define CUPRIC_TD __device__ __forceinline__
+#define CUPRIC_TC __host__ __device__ constexpr
+#define CUPRIC_TILE_UNROLL _Pragma("unroll")
+#define CUPRIC_TILE_SYNC() __syncthreads()
+#define CUPRIC_TILE_ALIGN
+#else
+#define CUPRIC_TD inline __attribute__((always_inline))
+#define CUPRIC_TC constexpr
+#define CUPRIC_TILE_UNROLL _Pragma("GCC ivdep")
+#define CUPRIC_TILE_SYNC() ((void)0)
+#define CUPRIC_TILE_ALIGN alignas(64)
+#endif
+
+/// for (int s over the slots this thread holds of an N-element tile)
+#define CUPRIC_TILE_FOR(s, N) CUPRIC_TILE_UNROLL for (int s = 0; s < ::cu::tile::Layout<N>::kSlots; ++s)
+
+#include "cupric/scalar_math.h"
+#include "cupric/tile/abi.h"
+#include "cupric/tile/types.h"
+#include "cupric/tile/host_math.h"
+#include "cupric/tile/core.h"
+#include "cupric/tile/memory.h"
+#include "cupric/tile/shape.h"
+#include "cupric/tile/reduce.h"
+#include "cupric/tile/mma.h"
+#include "cupric/tile/debug.h"

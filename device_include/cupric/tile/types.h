@@ -1,0 +1,178 @@
+// cupric/tile/types.h — element types of generated tile code on both targets: short integer
+// names, the float16 / bfloat16 storage types, constants by bit pattern, and convert<To>(x),
+// which casts as NumPy does (16-bit floats go through float32; bool is "!= 0").
+#pragma once
+
+namespace cu::tile {
+
+using i8 = signed char;
+using u8 = unsigned char;
+using i16 = short;
+using u16 = unsigned short;
+using i32 = int;
+using u32 = unsigned int;
+using i64 = long long;
+using u64 = unsigned long long;
+
+template <class A, class B>
+inline constexpr bool same_v = false;
+template <class A>
+inline constexpr bool same_v<A, A> = true;
+
+/// IEEE binary16 and bfloat16 as 16-bit storage; arithmetic happens in float32.
+struct f16 {
+  u16 bits;
+};
+struct bf16 {
+  u16 bits;
+};
+template <class T>
+inline constexpr bool is_half_v = same_v<T, f16> || same_v<T, bf16>;
+
+CUPRIC_TD u32 float_bits(float f) {
+#ifdef CUPRIC_TILE_DEVICE
+  return __float_as_uint(f);
+#else
+  return __builtin_bit_cast(u32, f);
+#endif
+}
+CUPRIC_TD float bits_float(u32 u) {
+#ifdef CUPRIC_TILE_DEVICE
+  return __uint_as_float(u);
+#else
+  return __builtin_bit_cast(float, u);
+#endif
+}
+CUPRIC_TD double bits_double(u64 u) {
+#ifdef CUPRIC_TILE_DEVICE
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  return __builtin_bit_cast(double, u);
+#endif
+}
+
+CUPRIC_TD float to_float(bf16 h) { return bits_float(static_cast<u32>(h.bits) << 16); }
+
+CUPRIC_TD bf16 to_bf16(float f) {
+#ifdef CUPRIC_TILE_DEVICE
+  u16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return bf16{r};
+#else
+  const u32 u = float_bits(f);
+  const u32 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // round to nearest even
+  const u32 quiet = (u >> 16) | 0x40u;                            // NaN stays NaN
+  return bf16{static_cast<u16>((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded)};
+#endif
+}
+
+#if defined(CUPRIC_TILE_DEVICE)
+CUPRIC_TD float to_float(f16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+  return f;
+}
+CUPRIC_TD f16 to_f16(float f) {
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return f16{r};
+}
+#elif defined(__FLT16_MAX__)
+CUPRIC_TD float to_float(f16 h) { return static_cast<float>(__builtin_bit_cast(_Float16, h.bits)); }
+CUPRIC_TD f16 to_f16(float f) { return f16{__builtin_bit_cast(u16, static_cast<_Float16>(f))}; }
+#else
+CUPRIC_TD float to_float(f16 h) {
+  const u32 sign = static_cast<u32>(h.bits & 0x8000u) << 16;
+  const u32 exp = (h.bits >> 10) & 0x1fu, man = h.bits & 0x3ffu;
+  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (man << 13));
+  if (exp == 0) {
+    const float v = static_cast<float>(man) * 5.9604644775390625e-8f;
+    return sign ? -v : v;
+  }
+  return bits_float(sign | ((exp + 112) << 23) | (man << 13));
+}
+CUPRIC_TD f16 to_f16(float f) {
+  const u32 x = float_bits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return f16{static_cast<u16>(sign | (ax == 0x7f800000u ? 0x7c00u : 0x7e00u | ((ax >> 13) & 0x3ffu)))};
+  if (ax >= 0x477ff000u) return f16{static_cast<u16>(sign | 0x7c00u)};
+  if (ax < 0x38800000u) {
+    if (ax < 0x33000000u) return f16{static_cast<u16>(sign)};
+    const u32 e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, shift = 126 - e;
+    u32 h = m >> shift;
+    const u32 rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1u))) ++h;
+    return f16{static_cast<u16>(sign | h)};
+  }
+  u32 h = (ax >> 13) - (112u << 10);
+  const u32 rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+  return f16{static_cast<u16>(sign | h)};
+}
+#endif
+
+/// The bits of one type as another of the same size.
+template <class To, class From>
+CUPRIC_TD To bit_cast(From f) {
+#ifdef CUPRIC_TILE_DEVICE
+  union {
+    From from;
+    To to;
+  } u{f};
+  return u.to;
+#else
+  return __builtin_bit_cast(To, f);
+#endif
+}
+
+/// The smallest and largest values of an arithmetic type (floats: -inf and +inf).
+template <class A>
+CUPRIC_TD A lowest() {
+  if constexpr (same_v<A, float>) return bits_float(0xff800000u);
+  else if constexpr (same_v<A, double>) return bits_double(0xfff0000000000000ull);
+  else if constexpr (same_v<A, bool>) return false;
+  else if constexpr (A(-1) < A(0)) return static_cast<A>(static_cast<u64>(1) << (sizeof(A) * 8 - 1));
+  else return A(0);
+}
+template <class A>
+CUPRIC_TD A highest() {
+  if constexpr (same_v<A, float>) return bits_float(0x7f800000u);
+  else if constexpr (same_v<A, double>) return bits_double(0x7ff0000000000000ull);
+  else if constexpr (same_v<A, bool>) return true;
+  else return static_cast<A>(~lowest<A>());
+}
+
+/// The type arithmetic on T happens in (float for the 16-bit floats).
+template <class T>
+struct compute_of {
+  using type = T;
+};
+template <>
+struct compute_of<f16> {
+  using type = float;
+};
+template <>
+struct compute_of<bf16> {
+  using type = float;
+};
+template <class T>
+using compute_t = typename compute_of<T>::type;
+
+/// NumPy's cast of one value from From to To.
+template <class To, class From>
+CUPRIC_TD To convert(From x) {
+  if constexpr (same_v<To, From>) {
+    return x;
+  } else if constexpr (is_half_v<From>) {
+    return convert<To>(to_float(x));
+  } else if constexpr (same_v<To, f16>) {
+    return to_f16(static_cast<float>(x));
+  } else if constexpr (same_v<To, bf16>) {
+    return to_bf16(static_cast<float>(x));
+  } else if constexpr (same_v<To, bool>) {
+    return x != From(0);
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+}  // namespace cu::tile

@@ -1,0 +1,100 @@
+"""cupric.tile — kernels written in Python over tiles, compiled for the GPU and the CPU.
+
+    import cupric as cu
+    from cupric import tile as ct
+
+    @ct.kernel
+    def softmax(x, out, BLOCK: ct.Constant[int]):
+        row = ct.bid(0)
+        t = ct.load(x, index=(row, 0), shape=(1, BLOCK), padding=-cu.inf)
+        e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+        ct.store(out, index=(row, 0), tile=e / ct.sum(e, axis=1, keepdims=True))
+
+    softmax[(x.shape[0],)](x, out, BLOCK=1024)       # runs on x's device
+    softmax.interpret[(x.shape[0],)](x, out, 1024)   # eager Python, for print and pdb
+
+See docs/tile.md for the language.
+"""
+
+import math as _math
+
+from .. import _cupric as _c
+from . import _ops
+from ._kernel import Constant, Kernel, TileFunction, function, kernel, launch
+from ._ops import (  # noqa: F401
+    arange,
+    argmax,
+    argmin,
+    assert_,
+    astype,
+    atomic_add,
+    atomic_max,
+    atomic_min,
+    bid,
+    broadcast_to,
+    cumprod,
+    cumsum,
+    expand_dims,
+    full,
+    gather,
+    load,
+    load_offset,
+    matmul,
+    max,
+    min,
+    mma,
+    num_blocks,
+    ones,
+    permute,
+    print,
+    prod,
+    reshape,
+    scatter,
+    static_range,
+    store,
+    store_offset,
+    sum,
+    transpose,
+    where,
+    zeros,
+)
+from ._source import CompileError
+
+# dtypes and constants, as in the cupric namespace
+bool_ = _c.bool_
+int8, int16, int32, int64 = _c.int8, _c.int16, _c.int32, _c.int64
+uint8, uint16, uint32, uint64 = _c.uint8, _c.uint16, _c.uint32, _c.uint64
+float16, bfloat16, float32, float64 = _c.float16, _c.bfloat16, _c.float32, _c.float64
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+
+# every elementwise function of the ufunc table, and its aliases
+_UFUNCS = sorted(n for n in _c._ufunc_table if not n.startswith("_"))
+for _name in _UFUNCS:
+    globals()[_name] = _ops.make_ufunc(_name)
+del _name
+
+
+@function
+def cdiv(a, b):
+    """Ceiling division: how many tiles of size b cover a (works on constants and run-time values)."""
+    return (a + b - 1) // b
+
+
+__all__ = [
+    "CompileError",
+    "Constant",
+    "Kernel",
+    "TileFunction",
+    "function",
+    "kernel",
+    "launch",
+    "cdiv",
+    *[
+        n
+        for n in dir(_ops)
+        if not n.startswith("_")
+        and callable(getattr(_ops, n))
+        and n not in ("LOWERINGS", "make_ufunc", "builtins_print")
+    ],
+    *_UFUNCS,
+]

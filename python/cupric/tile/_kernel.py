@@ -1,0 +1,450 @@
+"""Kernels and helpers: @ct.kernel, @ct.function, ct.Constant, launching (kernel[grid](...),
+ct.launch), specialisation and the in-memory cache, the interpreter, and kernel.inspect."""
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import time
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .. import _cupric as _c
+from . import _cuda
+from . import _interp as I
+from ._frontend import Frontend
+from ._source import CompileError, _function_lines, source_of
+
+_tile = _c._tile
+
+
+# ---- annotations and helpers -----------------------------------------------------------------
+
+
+class _ConstantAnnotation:
+    def __init__(self, of):
+        self.of = of
+
+    def __repr__(self):
+        return f"ct.Constant[{getattr(self.of, '__name__', self.of)}]"
+
+
+class Constant:
+    """Annotation of a compile-time parameter: `BLOCK: ct.Constant[int]`. Each distinct value
+    compiles its own specialisation (tile shapes must be constants)."""
+
+    def __class_getitem__(cls, of):
+        return _ConstantAnnotation(of)
+
+
+def _is_constant(annotation):
+    if annotation is Constant or isinstance(annotation, _ConstantAnnotation):
+        return True
+    return isinstance(annotation, str) and "Constant" in annotation
+
+
+class TileFunction:
+    """A helper callable from kernels (@ct.function): inlined where it is called."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)  # interpreter mode: plain Python
+
+    def source(self):
+        return source_of(self.fn)
+
+
+def function(fn):
+    """Marks a helper for use inside kernels; calls to it are inlined."""
+    return TileFunction(fn)
+
+
+# ---- paths ---------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def include_dir():
+    """device_include: the source tree's when running from a checkout, else the installed copy."""
+    here = Path(__file__).resolve()
+    candidates = [here.parents[3] / "device_include", Path(_c.__file__).resolve().parent / "device_include"]
+    for c in candidates:
+        if (c / "cupric" / "tile" / "tile.h").is_file():
+            return str(c)
+    raise RuntimeError(f"cupric.tile: the device header library was not found (looked in {candidates})")
+
+
+def cache_dir():
+    return os.environ.get("CUPRIC_CACHE_DIR") or str(Path.home() / ".cache" / "cupric")
+
+
+_warned_no_compiler = False
+
+
+def _host_compiler_available():
+    global _warned_no_compiler
+    info = _tile.host_compiler(cache_dir())
+    if info["available"]:
+        return True
+    if not _warned_no_compiler:
+        _warned_no_compiler = True
+        warnings.warn(
+            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return False
+
+
+# ---- fingerprints of kernels (for the disk index) -------------------------------------------------
+
+_HASHABLE = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+def _fingerprint(fn, seen=None):
+    seen = set() if seen is None else seen
+    if fn in seen:
+        return ""
+    seen.add(fn)
+    found = _function_lines(fn) or inspect.getsourcelines(fn)
+    parts = ["".join(found[0])]
+    closure = {}
+    if fn.__closure__:
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:
+                pass
+    import builtins
+
+    for name in sorted(_code_names(fn.__code__) | set(closure)):
+        if name in closure:
+            v = closure[name]
+        elif name in fn.__globals__:
+            v = fn.__globals__[name]
+        elif hasattr(builtins, name):
+            v = getattr(builtins, name)
+        else:
+            continue  # an attribute name, not a variable
+        if isinstance(v, TileFunction):
+            sub = _fingerprint(v.fn, seen)
+            if sub is None:
+                return None
+            parts.append(f"{name}=function:{sub}")
+        elif isinstance(v, types.ModuleType):
+            parts.append(f"{name}=module:{v.__name__}")
+        elif (
+            isinstance(v, _HASHABLE)
+            or isinstance(v, _c.dtype)
+            or (isinstance(v, tuple) and all(isinstance(x, _HASHABLE) for x in v))
+        ):
+            parts.append(f"{name}={type(v).__name__}:{v!r}")
+        elif isinstance(v, (types.BuiltinFunctionType, types.FunctionType, type, Kernel)) and (
+            getattr(v, "__module__", "") or ""
+        ).split(".")[0] in ("cupric", "builtins", "math", "numpy"):
+            parts.append(f"{name}=callable:{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', name)}")
+        else:
+            return None  # something whose effect on the kernel cannot be hashed: no index
+    return hashlib.sha1("\0".join(parts).encode()).hexdigest()
+
+
+# ---- specialisations -------------------------------------------------------------------------------
+
+
+def _freeze(v):
+    if isinstance(v, list):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, tuple):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, _c.dtype):
+        return ("dtype", v.name)
+    return (type(v).__name__, v)
+
+
+def _is_array_like(v):
+    return isinstance(v, (_c.ndarray, np.ndarray)) or hasattr(v, "__array_interface__") or hasattr(v, "__dlpack__")
+
+
+def _as_cupric(v):
+    if isinstance(v, _c.ndarray):
+        return v
+    if isinstance(v, np.ndarray) and v.dtype.name == "bfloat16":
+        raise TypeError(
+            "pass bfloat16 data to compiled kernels as cupric arrays (cu.asarray(x.astype(np.float32))"
+            ".astype(cu.bfloat16)); NumPy has no bfloat16 of its own"
+        )
+    return _c.asarray(v)
+
+
+class Compiled:
+    """One specialisation of a kernel: its IR, generated sources and loaded CPU binary. The IR
+    is built on first need: a kernel found in the disk index launches without it."""
+
+    def __init__(self, kernel, key, specs):
+        self.kernel = kernel
+        self.key = key
+        self.specs = specs
+        self._function = None
+        self.frontend_seconds = 0.0
+        self.host = None
+        self.launcher = None
+        self._cuda = None
+
+    @property
+    def function(self):
+        if self._function is None:
+            t0 = time.perf_counter()
+            b = _tile.Builder(self.kernel.fn.__name__)
+            f = Frontend(b, self.kernel.debug).compile_kernel(self.kernel.fn, self.specs)
+            self.ir = f.text()
+            f.canonicalize()
+            self.ir_canonical = f.text()
+            self._function = f
+            self.frontend_seconds = time.perf_counter() - t0
+        return self._function
+
+    def build_host(self):
+        if self.launcher is None:
+            t0 = time.perf_counter()
+            if not self._load_from_index():
+                self.host = self.function.emit("host", self.kernel.debug)
+                info = _tile.compile_host(self.host["source"], include_dir(), cache_dir())
+                self.host.update(info)
+                self.launcher = _tile.HostLauncher(info["path"], self.function)
+                self._save_to_index(info["path"])
+            self.host["seconds"] = time.perf_counter() - t0
+        return self.launcher
+
+    def cuda(self):
+        if self._cuda is None:
+            self._cuda = self.function.emit("cuda", self.kernel.debug, self.kernel.num_threads)
+        return self._cuda
+
+    # The disk index maps (kernel source and what it refers to, specialisation, compiler and
+    # headers) to a compiled shared object, so that a new process skips the frontend too.
+    def _index_path(self):
+        fp = self.kernel.fingerprint()
+        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
+            return None
+        h = hashlib.sha1()
+        for part in (
+            fp,
+            repr(self.key),
+            str(self.kernel.debug),
+            _c.__file__,
+            _tile.host_environment(include_dir(), cache_dir()),
+        ):
+            h.update(part.encode())
+            h.update(b"\0")
+        return Path(cache_dir()) / "tile" / "index" / (h.hexdigest() + ".json")
+
+    def _load_from_index(self):
+        path = self._index_path()
+        try:
+            entry = json.loads(path.read_text()) if path is not None else None
+        except (OSError, ValueError):
+            entry = None
+        if not entry or not os.path.isfile(entry["path"]):
+            return False
+        self.launcher = _tile.HostLauncher(entry["path"], [tuple(p) for p in entry["params"]])
+        self.host = {"path": entry["path"], "cache_hit": True, "index_hit": True, "compile_seconds": 0.0}
+        return True
+
+    def _save_to_index(self, so_path):
+        path = self._index_path()
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(json.dumps({"path": so_path, "params": [list(p) for p in self.launcher.params()]}))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # the index is an optimisation
+
+
+def _grid3(grid, constants):
+    if callable(grid):
+        grid = grid(constants)
+    g = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+    if not 1 <= len(g) <= 3:
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
+    g = tuple(int(x) for x in g) + (1,) * (3 - len(g))
+    if any(x < 0 for x in g):
+        raise ValueError(f"grid extents must be >= 0, got {grid!r}")
+    return g
+
+
+class Kernel:
+    """A @ct.kernel function. Launch with kernel[grid](*args) or ct.launch(stream, grid, kernel, *args);
+    kernel.interpret[grid](*args) runs it in the interpreter; kernel.inspect(*args) shows every stage."""
+
+    def __init__(self, fn, debug=False, num_threads=0):
+        self.fn = fn
+        self.debug = bool(debug or os.environ.get("CUPRIC_TILE_DEBUG") == "1")
+        self.num_threads = int(num_threads or 0)
+        self.signature = inspect.signature(fn)
+        self.params = list(self.signature.parameters.values())
+        for p in self.params:
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
+        self.constants = [_is_constant(p.annotation) for p in self.params]
+        self.cache = {}
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self):
+        return f"<cupric.tile kernel {self.fn.__qualname__}>"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
+
+    def __getitem__(self, grid):
+        return functools.partial(self._launch, grid, None, False)
+
+    @property
+    def interpret(self):
+        """kernel.interpret[grid](*args): run the Python body eagerly, block by block."""
+        kernel = self
+
+        class _Interpret:
+            def __getitem__(self, grid):
+                return functools.partial(kernel._launch, grid, None, True)
+
+        return _Interpret()
+
+    # ---- launching -------------------------------------------------------------------------------
+
+    def _bind(self, args, kwargs):
+        if not kwargs and len(args) == len(self.params):
+            return args
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[p.name] for p in self.params)
+
+    def _specialise(self, values):
+        key, specs, runtime, device = [], [], [], None
+        for p, is_const, v in zip(self.params, self.constants, values, strict=True):
+            if is_const:
+                key.append(_freeze(v))
+                specs.append((p.name, ("constant", v)))
+            elif _is_array_like(v):
+                a = _as_cupric(v)
+                d = str(a.device)
+                if device is None:
+                    device = d
+                elif d != device:
+                    raise ValueError(
+                        f"kernel arguments are on different devices ({device} and {d}); move them with x.to_device(...)"
+                    )
+                key.append(("A", a.dtype.name, a.ndim))
+                specs.append((p.name, ("array", a.dtype, a.ndim)))
+                runtime.append(a)
+            elif isinstance(v, (bool, int, float)):
+                key.append(("S", type(v).__name__))
+                dt = _c.bool_ if isinstance(v, bool) else _c.int64 if isinstance(v, int) else _c.float64
+                specs.append((p.name, ("scalar", dt, True)))
+                runtime.append(v)
+            elif isinstance(v, np.generic) or (isinstance(v, _c.ndarray) and v.ndim == 0):
+                dt = _c.dtype(v.dtype.name if isinstance(v, np.generic) else v.dtype)
+                key.append(("s", dt.name))
+                specs.append((p.name, ("scalar", dt, False)))
+                runtime.append(v.item())
+            else:
+                raise TypeError(
+                    f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
+                    "expected an array, a number, or a ct.Constant parameter"
+                )
+        return tuple(key), specs, runtime, device or "cpu"
+
+    def compiled(self, key, specs):
+        c = self.cache.get(key)
+        if c is None:
+            c = self.cache[key] = Compiled(self, key, specs)
+        return c
+
+    def fingerprint(self):
+        """Hash of the kernel's source and of everything it refers to by name (helpers' sources,
+        global constants, modules), or None when something it refers to cannot be hashed."""
+        if not hasattr(self, "_fingerprint"):
+            self._fingerprint = _fingerprint(self.fn)
+        return self._fingerprint
+
+    def _launch(self, grid, stream, interpret, *args, **kwargs):
+        values = self._bind(args, kwargs)
+        if interpret or os.environ.get("CUPRIC_TILE_INTERPRET", "0") not in ("", "0"):
+            return self._interpret(grid, values)
+        key, specs, runtime, device = self._specialise(values)
+        if device == "cpu" and key not in self.cache and not _host_compiler_available():
+            return self._interpret(grid, values)
+        compiled = self.compiled(key, specs)
+        g = _grid3(grid, {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c})
+        if device == "cpu":
+            compiled.build_host().launch(g, *runtime)
+        else:
+            _cuda.launch(compiled, g, runtime, stream, device)
+
+    def _interpret(self, grid, values):
+        constants = {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c}
+        g = _grid3(grid, constants)
+        args = [v if c or not _is_array_like(v) else I.Array(v) for c, v in zip(self.constants, values, strict=True)]
+        with np.errstate(all="ignore"):  # compiled kernels do not warn about nan/inf/overflow either
+            for bz in range(g[2]):
+                for by in range(g[1]):
+                    for bx in range(g[0]):
+                        with I.Block((bx, by, bz), g):
+                            self.fn(*args)
+
+    # ---- inspection ----------------------------------------------------------------------------------
+
+    def inspect(self, *args, compile_cuda=False, **kwargs):
+        """Every stage for these arguments: {'ir', 'ir_canonical', 'host_source', 'cuda_source', 'cuda',
+        and with compile_cuda=True (needs nvcc or cupric.cuda) 'ptx', 'sass', 'resources'}."""
+        key, specs, _, _ = self._specialise(self._bind(args, kwargs))
+        c = self.compiled(key, specs)
+        host = c.function.emit("host", self.debug)
+        cuda = c.cuda()
+        c.function  # noqa: B018  (builds the IR if the kernel came from the index)
+        out = {
+            "ir": c.ir,
+            "ir_canonical": c.ir_canonical,
+            "host_source": host["source"],
+            "cuda_source": cuda["source"],
+            "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},
+        }
+        if c.launcher is not None:
+            out["host_binary"] = c.host["path"]
+        if compile_cuda:
+            out.update(_cuda.inspect(cuda["source"], include_dir()))
+        return out
+
+
+def kernel(fn=None, *, debug=False, num_threads=0):
+    """Decorator: a tile kernel. `debug=True` keeps ct.print / ct.assert_ in compiled code;
+    `num_threads` sets the CUDA block size (default: 128, or 256 for tiles of 8192+ elements)."""
+    if fn is None:
+        return lambda f: Kernel(f, debug=debug, num_threads=num_threads)
+    return Kernel(fn, debug=debug, num_threads=num_threads)
+
+
+def launch(stream, grid, kernel, *args, **kwargs):
+    """Launches `kernel` over `grid` on `stream` (CUDA; None = the device's current stream; ignored on the CPU)."""
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"ct.launch: expected a @ct.kernel, got {type(kernel).__name__}")
+    return kernel._launch(grid, stream, False, *args, **kwargs)
+
+
+__all__ = ["CompileError", "Constant", "Kernel", "TileFunction", "function", "kernel", "launch"]

@@ -1,0 +1,253 @@
+// bind_tile.cpp — cupric._cupric._tile: the tile IR builder the Python frontend drives, the
+// passes and emitters, and the CPU target's compiler, loader and launcher.
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/tuple.h>
+
+#include <cstring>
+
+#include "convert.hpp"
+#include "cupric/errors.hpp"
+#include "tile/builder.hpp"
+#include "tile/emit.hpp"
+#include "tile/host_compiler.hpp"
+#include "tile/passes.hpp"
+
+namespace cupric::py {
+
+namespace {
+
+using tile::Builder;
+using tile::Function;
+
+nb::tuple shape_tuple(const Shape& s) {
+  nb::list l;
+  for (auto d : s) l.append(d);
+  return nb::tuple(l);
+}
+
+std::optional<Scalar> optional_scalar(nb::handle obj) {
+  if (obj.is_none()) return std::nullopt;
+  return scalar_from_py(obj);
+}
+
+/// A compiled CPU kernel plus how to turn Python arguments into its ABI.
+class HostLauncher {
+ public:
+  /// From saved parameter facts (is_array, dtype, ndim, written), as the kernel index stores them.
+  HostLauncher(std::shared_ptr<tile::HostKernel> k, const std::vector<std::tuple<bool, std::string, int, bool>>& params)
+      : kernel_(std::move(k)) {
+    for (const auto& [array, dtype, ndim, written] : params) params_.push_back({array, dtype_from_name(dtype), ndim, written});
+  }
+
+  std::vector<std::tuple<bool, std::string, int, bool>> params() const {
+    std::vector<std::tuple<bool, std::string, int, bool>> out;
+    for (const Param& p : params_) out.emplace_back(p.array, name(p.dtype), p.ndim, p.written);
+    return out;
+  }
+
+  HostLauncher(std::shared_ptr<tile::HostKernel> k, const Function& f) : kernel_(std::move(k)) {
+    std::vector<bool> written(f.values.size(), false);
+    tile::walk(f.body, [&](const tile::Op& op) {
+      using K = tile::OpKind;
+      if (op.kind == K::store || op.kind == K::store_offset || op.kind == K::scatter || op.kind == K::atomic)
+        written[static_cast<std::size_t>(op.operands.at(0))] = true;
+    });
+    for (int v : f.params) {
+      const tile::Type& t = f.type(v);
+      params_.push_back({t.is_array(), t.dtype, t.ndim, written[static_cast<std::size_t>(v)]});
+    }
+  }
+
+  void launch(nb::handle grid, nb::args args) const {
+    if (args.size() != params_.size())
+      throw TypeError(cat("kernel takes ", params_.size(), " run-time arguments, got ", args.size()));
+    std::int64_t g[3] = {1, 1, 1};
+    std::size_t gi = 0;
+    for (nb::handle d : grid) {
+      if (gi == 3) throw ValueError("a grid has at most 3 dimensions");
+      g[gi++] = nb::cast<std::int64_t>(d);
+    }
+    std::vector<cupric_tile_array> arrays(params_.size());
+    std::vector<std::uint64_t> scalars(params_.size(), 0);
+    std::vector<void*> ptrs(params_.size());
+    std::vector<Array> keep;  // arrays alive during the launch
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const Param& p = params_[i];
+      if (p.array) {
+        const Array& a = nb::cast<const Array&>(args[i]);
+        if (!a.device().is_cpu()) throw ValueError(cat("argument ", i, " is on ", a.device().str(), ", not the CPU"));
+        if (a.dtype() != p.dtype || a.ndim() != p.ndim)
+          throw TypeError(cat("argument ", i, ": expected a ", name(p.dtype), " array of ", p.ndim, " dimension(s), got ", a.str()));
+        if (p.written) a.check_writeable();
+        cupric_tile_array& d = arrays[i];
+        d.data = a.data();
+        for (int k = 0; k < a.ndim(); ++k) {
+          d.shape[k] = a.shape()[static_cast<std::size_t>(k)];
+          d.strides[k] = a.strides()[static_cast<std::size_t>(k)];
+        }
+        ptrs[i] = &d;
+        keep.push_back(a);
+      } else {
+        scalar_from_py(args[i]).store(p.dtype, &scalars[i]);
+        ptrs[i] = &scalars[i];
+      }
+    }
+    cupric_tile_status status{};
+    {
+      nb::gil_scoped_release release;
+      kernel_->launch(g, ptrs, &status);
+    }
+    if (status.failed) {
+      const std::string msg = cat(status.message, " (block ", status.block[0], ", ", status.block[1], ", ", status.block[2], ")");
+      PyErr_SetString(PyExc_AssertionError, msg.c_str());
+      throw nb::python_error();
+    }
+  }
+
+ private:
+  struct Param {
+    bool array;
+    DType dtype;
+    int ndim;
+    bool written;
+  };
+  std::shared_ptr<tile::HostKernel> kernel_;
+  std::vector<Param> params_;
+};
+
+void bind_builder(nb::module_& t) {
+  nb::class_<Builder>(t, "Builder", "Builds one kernel's tile IR; every method type-checks and returns value ids.")
+      .def(nb::init<std::string>())
+      .def("set_location", &Builder::set_location)
+      .def("param_array", [](Builder& b, const std::string& n, nb::handle dt, int nd) { return b.param_array(n, dtype_from_py(dt), nd); })
+      .def("param_scalar", [](Builder& b, const std::string& n, nb::handle dt, bool weak) {
+        const DType t = dtype_from_py(dt);
+        WeakKind w = WeakKind::none;
+        if (weak) w = is_bool(t) ? WeakKind::boolean : is_integer(t) ? WeakKind::integer : WeakKind::floating;
+        return b.param_scalar(n, t, w);
+      })
+      .def("constant", [](Builder& b, nb::handle v, nb::handle dt) {
+        return dt.is_none() ? b.constant(scalar_from_py(v)) : b.constant(scalar_from_py(v), dtype_from_py(dt));
+      }, nb::arg("value"), nb::arg("dtype") = nb::none())
+      .def("bid", &Builder::bid)
+      .def("num_blocks", &Builder::num_blocks)
+      .def("array_dim", &Builder::array_dim)
+      .def("array_stride", &Builder::array_stride)
+      .def("ufunc", &Builder::ufunc)
+      .def("cast", [](Builder& b, int v, nb::handle dt) { return b.cast(v, dtype_from_py(dt)); })
+      .def("where", &Builder::where)
+      .def("broadcast_to", &Builder::broadcast_to)
+      .def("reshape", &Builder::reshape)
+      .def("permute", &Builder::permute)
+      .def("expand_dims", &Builder::expand_dims)
+      .def("full", [](Builder& b, Shape s, int v, nb::handle dt) { return b.full(std::move(s), v, dtype_from_py(dt)); })
+      .def("arange", [](Builder& b, std::int64_t lo, std::int64_t hi, nb::handle dt) { return b.arange(lo, hi, dtype_from_py(dt)); })
+      .def("reduce", &Builder::reduce)
+      .def("argreduce", &Builder::argreduce)
+      .def("scan", &Builder::scan)
+      .def("mma", &Builder::mma)
+      .def("matmul", &Builder::matmul)
+      .def("load", [](Builder& b, int a, std::vector<int> idx, Shape s, nb::handle pad, bool offsets) {
+        return b.load(a, std::move(idx), std::move(s), optional_scalar(pad).value_or(Scalar::from_int(0)), offsets);
+      })
+      .def("store", &Builder::store)
+      .def("gather", [](Builder& b, int a, std::vector<int> idx, int mask, nb::handle pad) {
+        return b.gather(a, std::move(idx), mask, optional_scalar(pad).value_or(Scalar::from_int(0)));
+      })
+      .def("scatter", &Builder::scatter)
+      .def("atomic", &Builder::atomic)
+      .def("print", &Builder::print)
+      .def("assert_", &Builder::assert_)
+      .def("begin_for", &Builder::begin_for)
+      .def("end_for", &Builder::end_for)
+      .def("begin_if", &Builder::begin_if)
+      .def("begin_else", &Builder::begin_else)
+      .def("end_if", &Builder::end_if)
+      .def("depth", &Builder::depth)
+      .def("rollback", &Builder::rollback)
+      .def("constant_value", [](const Builder& b, int v) -> nb::object {
+        auto c = b.constant_value(v);
+        if (!c) return nb::none();
+        switch (c->kind) {
+          case WeakKind::boolean: return nb::bool_(c->b);
+          case WeakKind::integer: return c->big_unsigned ? nb::int_(c->u) : nb::int_(c->i);
+          default: return nb::float_(c->f);
+        }
+      })
+      .def("type", [](const Builder& b, int v) {
+        const tile::Type& t = b.type(v);
+        return nb::make_tuple(t.is_array() ? "array" : "tile", PyDType{t.dtype}, shape_tuple(t.shape), t.ndim,
+                              t.weak != WeakKind::none);
+      }, "(kind, dtype, shape, ndim, weak) of a value")
+      .def("type_str", [](const Builder& b, int v) { return b.type(v).str(); })
+      .def("text", [](const Builder& b) { return tile::to_text(b.function()); })
+      .def("finish", &Builder::finish);
+}
+
+}  // namespace
+
+void bind_tile(nb::module_& m) {
+  nb::module_ t = m.def_submodule("_tile", "cupric.tile's compiler: IR builder, passes, emitters, CPU runtime.");
+  bind_builder(t);
+
+  nb::class_<Function>(t, "Function", "A kernel's tile IR.")
+      .def("text", [](const Function& f) { return tile::to_text(f); })
+      .def("canonicalize", [](Function& f) { return tile::canonicalize(f); })
+      .def("emit", [](const Function& f, const std::string& target, bool debug, int threads) {
+        tile::EmitOptions o;
+        if (target == "host") o.target = tile::Target::host;
+        else if (target == "cuda") o.target = tile::Target::cuda;
+        else throw ValueError(cat("unknown target '", target, "' (expected 'host' or 'cuda')"));
+        o.debug = debug;
+        o.threads = threads;
+        tile::EmitResult r = tile::emit(f, o);
+        nb::dict d;
+        d["source"] = r.source;
+        d["entry"] = r.entry;
+        d["threads"] = r.threads;
+        d["vec"] = r.vec;
+        d["smem_bytes"] = r.smem_bytes;
+        d["param_types"] = r.param_types;
+        return d;
+      }, nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0);
+
+  t.def("host_compiler", [](const std::string& cache_dir) {
+    const tile::HostCompiler& c = tile::host_compiler(cache_dir);
+    nb::dict d;
+    d["available"] = c.available;
+    d["command"] = c.command;
+    d["version"] = c.version;
+    d["flags"] = c.flags;
+    d["problem"] = c.problem;
+    return d;
+  }, nb::arg("cache_dir") = "");
+  t.def("compile_host", [](const std::string& source, const std::string& include_dir, const std::string& cache_dir) {
+    tile::HostBinary b;
+    {
+      nb::gil_scoped_release release;
+      b = tile::compile_host(source, include_dir, cache_dir);
+    }
+    nb::dict d;
+    d["path"] = b.path;
+    d["key"] = b.key;
+    d["cache_hit"] = b.cache_hit;
+    d["compile_seconds"] = b.compile_seconds;
+    return d;
+  });
+
+  nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel: launch(grid, *args).")
+      .def("__init__", [](HostLauncher* self, const std::string& path, const Function& f) {
+        new (self) HostLauncher(tile::HostKernel::load(path), f);
+      })
+      .def("__init__", [](HostLauncher* self, const std::string& path,
+                          const std::vector<std::tuple<bool, std::string, int, bool>>& params) {
+        new (self) HostLauncher(tile::HostKernel::load(path), params);
+      })
+      .def("params", &HostLauncher::params)
+      .def("launch", &HostLauncher::launch);
+  t.def("host_environment", &tile::host_environment, nb::arg("include_dir"), nb::arg("cache_dir"),
+        "Hash of the compiler, flags, CPU and header library the CPU kernels depend on.");
+}
+
+}  // namespace cupric::py

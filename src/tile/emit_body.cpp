@@ -1,0 +1,342 @@
+// emit_body.cpp — the shared body emitter: value analysis (which elementwise values fuse into
+// their user's loop), literals, scalar and fused elementwise code, and structured control flow.
+// Memory, reduction, shape and debugging ops are in emit_ops.cpp.
+#include <cstring>
+
+#include "cupric/errors.hpp"
+#include "cupric/ufunc.hpp"
+#include "tile/emitter.hpp"
+
+namespace cupric::tile {
+
+std::string ctype(DType t) {
+  switch (t) {
+    case DType::bool_: return "bool";
+    case DType::int8: return "::cu::tile::i8";
+    case DType::uint8: return "::cu::tile::u8";
+    case DType::int16: return "::cu::tile::i16";
+    case DType::uint16: return "::cu::tile::u16";
+    case DType::int32: return "::cu::tile::i32";
+    case DType::uint32: return "::cu::tile::u32";
+    case DType::int64: return "::cu::tile::i64";
+    case DType::uint64: return "::cu::tile::u64";
+    case DType::float16: return "::cu::tile::f16";
+    case DType::bfloat16: return "::cu::tile::bf16";
+    case DType::float32: return "float";
+    case DType::float64: return "double";
+    default: throw NotImplementedError(cat("cupric.tile: no tile type for ", name(t)));
+  }
+}
+
+Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int vec)
+    : f_(f), opt_(options), threads_(threads), vec_(vec) {
+  analyse(f_.body);
+  for (const auto& [v, def] : def_) {
+    if (!is_elementwise(*def) || uses_[v] != 1) continue;
+    const Op* user = user_[v];
+    if (!is_elementwise(*user) || region_of_[user] != region_of_[def]) continue;
+    if (f_.type(user->result()).size() == f_.type(v).size()) inlined_.insert(v);
+  }
+}
+
+long long Emitter::tile_bytes() const {
+  long long total = 0;
+  for (const auto& [v, def] : def_) {
+    const Type& t = f_.type(v);
+    if (t.is_array() || t.is_scalar() || inlined(v) || def->kind == OpKind::reshape) continue;
+    total += t.size() * itemsize(t.dtype);
+  }
+  return total;
+}
+
+void Emitter::analyse(const Region& r) {
+  for (const Op& op : r.ops) {
+    region_of_[&op] = &r;
+    for (int v : op.results) def_[v] = &op;
+    for (int v : op.operands) {
+      ++uses_[v];
+      user_[v] = &op;
+    }
+    for (const Region& sub : op.regions) analyse(sub);
+  }
+}
+
+bool Emitter::is_elementwise(const Op& op) const {
+  switch (op.kind) {
+    case OpKind::ufunc:
+    case OpKind::cast:
+    case OpKind::where:
+    case OpKind::full:
+    case OpKind::arange: return !f_.type(op.result()).is_scalar();
+    default: return false;
+  }
+}
+
+std::ostringstream& Emitter::line() {
+  out_ << "\n" << std::string(static_cast<std::size_t>(indent_) * 2, ' ');
+  return out_;
+}
+
+std::string Emitter::dims(const Shape& s) const {
+  std::string d = "::cu::tile::Dims<";
+  for (std::size_t i = 0; i < s.size(); ++i) d += cat(i ? ", " : "", s[i]);
+  return d + ">";
+}
+
+std::string Emitter::tile_decl(int v) const {
+  const Type& t = f_.type(v);
+  return cat("::cu::tile::Tile<", ctype(t.dtype), ", ", t.size(), ">");
+}
+
+void Emitter::need_smem(long long bytes) {
+  if (opt_.target == Target::cuda && bytes > smem_) smem_ = static_cast<int>(bytes);
+}
+
+std::string Emitter::literal(const Scalar& s, DType t) const {
+  alignas(16) unsigned char buf[16] = {0};
+  s.store(t, buf);
+  auto bits = [&](int n) {
+    std::uint64_t u = 0;
+    std::memcpy(&u, buf, static_cast<std::size_t>(n));
+    return u;
+  };
+  switch (t) {
+    case DType::bool_: return buf[0] ? "true" : "false";
+    case DType::float16: return cat("::cu::tile::f16{", bits(2), "}");
+    case DType::bfloat16: return cat("::cu::tile::bf16{", bits(2), "}");
+    case DType::float32: {
+      float x;
+      std::memcpy(&x, buf, 4);
+      if (std::isfinite(x)) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "%.9gf", static_cast<double>(x));
+        std::string r = text;
+        if (r.find_first_of(".e") == std::string::npos) r.insert(r.size() - 1, ".0");
+        return r;
+      }
+      return cat("::cu::tile::bits_float(", bits(4), "u)");
+    }
+    case DType::float64: {
+      double x;
+      std::memcpy(&x, buf, 8);
+      if (std::isfinite(x)) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "%.17g", x);
+        std::string r = text;
+        if (r.find_first_of(".e") == std::string::npos) r += ".0";
+        return r;
+      }
+      return cat("::cu::tile::bits_double(", bits(8), "ull)");
+    }
+    default: break;
+  }
+  const int n = itemsize(t);
+  std::uint64_t u = bits(n);
+  if (is_signed_integer(t)) {
+    const int shift = 64 - 8 * n;
+    const std::int64_t v = static_cast<std::int64_t>(u << shift) >> shift;  // sign-extend
+    if (v == INT64_MIN) return cat("static_cast<", ctype(t), ">(-9223372036854775807LL - 1)");
+    return cat("static_cast<", ctype(t), ">(", v, "LL)");
+  }
+  return cat("static_cast<", ctype(t), ">(", u, "ULL)");
+}
+
+// ---- regions and dispatch -------------------------------------------------------------------
+
+std::string Emitter::body() {
+  emit_region(f_.body);
+  return out_.str();
+}
+
+void Emitter::emit_region(const Region& r) {
+  for (const Op& op : r.ops) emit_op(op);
+}
+
+void Emitter::emit_op(const Op& op) {
+  switch (op.kind) {
+    case OpKind::param:
+    case OpKind::yield: return;
+    case OpKind::constant: {
+      const Type& t = f_.type(op.result());
+      line() << "const " << ctype(t.dtype) << " " << name(op.result()) << " = " << literal(op.value, t.dtype) << ";";
+      return;
+    }
+    case OpKind::bid:
+    case OpKind::num_blocks:
+      line() << "const ::cu::tile::i32 " << name(op.result()) << " = static_cast<::cu::tile::i32>(blk."
+             << (op.kind == OpKind::bid ? "bid[" : "nblocks[") << op.ints.at(0) << "]);";
+      return;
+    case OpKind::array_dim:
+    case OpKind::array_stride:
+      line() << "const ::cu::tile::i64 " << name(op.result()) << " = " << name(op.operands.at(0))
+             << (op.kind == OpKind::array_dim ? ".shape[" : ".stride[") << op.ints.at(0) << "];";
+      return;
+    case OpKind::ufunc:
+    case OpKind::cast:
+    case OpKind::where:
+    case OpKind::full:
+    case OpKind::arange:
+      if (f_.type(op.result()).is_scalar()) emit_scalar_op(op);
+      else if (!inlined(op.result())) emit_fused(op);
+      return;
+    case OpKind::broadcast:
+    case OpKind::reshape:
+    case OpKind::permute: emit_shape_op(op); return;
+    case OpKind::reduce:
+    case OpKind::argreduce:
+    case OpKind::scan: emit_reduction(op); return;
+    case OpKind::mma: emit_mma(op); return;
+    case OpKind::load:
+    case OpKind::store:
+    case OpKind::load_offset:
+    case OpKind::store_offset: emit_memory(op); return;
+    case OpKind::gather:
+    case OpKind::scatter:
+    case OpKind::atomic: emit_indexed(op); return;
+    case OpKind::print:
+    case OpKind::assert_: emit_debug(op); return;
+    case OpKind::for_: emit_for(op); return;
+    case OpKind::if_: emit_if(op); return;
+  }
+}
+
+// ---- elementwise ------------------------------------------------------------------------------
+
+std::string Emitter::operand_ref(int v) const {
+  const Type& t = f_.type(v);
+  if (t.is_scalar()) return name(v);
+  if (t.size() == 1) return name(v) + ".v[0]";
+  return name(v) + ".v[s]";
+}
+
+std::string Emitter::elem_ref(int v, int n) {
+  if (!inlined(v)) return operand_ref(v);
+  if (!emitted_in_loop_.count(v)) emit_elem_stmt(*def_.at(v), n);
+  return "e" + std::to_string(v);
+}
+
+std::string Emitter::elem_expr(const Op& op, int n) {
+  std::vector<std::string> refs;
+  for (int v : op.operands) refs.push_back(n < 0 ? operand_ref(v) : elem_ref(v, n));
+  const std::string T = ctype(f_.type(op.result()).dtype);
+  switch (op.kind) {
+    case OpKind::ufunc: {
+      const Ufunc& uf = find_ufunc(op.name);
+      const UfuncLoop& loop = uf.loops.at(static_cast<std::size_t>(op.ints.at(0)));
+      static const char* const kArgs[] = {"a", "b", "c"};
+      std::string s = "{ ";
+      for (std::size_t i = 0; i < refs.size(); ++i) {
+        const std::string C = ctype(loop.compute[i]);
+        s += cat("const ", C, " ", kArgs[i], " = ::cu::tile::convert<", C, ">(", refs[i], "); ");
+      }
+      return s + cat("@ = ::cu::tile::convert<", T, ">(", uf.expression, "); }");
+    }
+    case OpKind::cast: return cat("@ = ::cu::tile::convert<", T, ">(", refs.at(0), ");");
+    case OpKind::where: return cat("@ = ", refs.at(0), " ? ", refs.at(1), " : ", refs.at(2), ";");
+    case OpKind::full: return cat("@ = ", refs.at(0), ";");
+    case OpKind::arange:
+      return cat("@ = ::cu::tile::convert<", T, ">(", op.ints.at(0), " + ::cu::tile::Layout<", n, ">::elem(blk.tid, s));");
+    default: throw ValueError(cat("internal: ", op_name(op.kind), " is not elementwise"));
+  }
+}
+
+namespace {
+std::string replace_target(std::string stmt, const std::string& target) {
+  const auto at = stmt.find('@');
+  return stmt.replace(at, 1, target);
+}
+}  // namespace
+
+void Emitter::emit_elem_stmt(const Op& op, int n) {
+  const int v = op.result();
+  const std::string stmt = elem_expr(op, n);  // emits inlined operands first
+  emitted_in_loop_.insert(v);
+  line() << ctype(f_.type(v).dtype) << " e" << v << ";";
+  line() << replace_target(stmt, "e" + std::to_string(v));
+}
+
+void Emitter::emit_scalar_op(const Op& op) {
+  const int v = op.result();
+  const std::string stmt = elem_expr(op, -1);
+  line() << ctype(f_.type(v).dtype) << " " << name(v) << ";";
+  line() << replace_target(stmt, name(v));
+}
+
+void Emitter::emit_fused(const Op& root) {
+  const int v = root.result();
+  const int n = static_cast<int>(f_.type(v).size());
+  line() << tile_decl(v) << " " << name(v) << ";";
+  line() << "CUPRIC_TILE_FOR(s, " << n << ") {";
+  ++indent_;
+  emitted_in_loop_.clear();
+  emit_elem_stmt(root, n);
+  line() << name(v) << ".v[s] = e" << v << ";";
+  --indent_;
+  line() << "}";
+}
+
+// ---- control flow ------------------------------------------------------------------------------
+
+namespace {
+std::string decl_of(const Function& f, int v, const std::string& var) {
+  const Type& t = f.type(v);
+  if (t.is_scalar()) return cat(ctype(t.dtype), " ", var);
+  return cat("::cu::tile::Tile<", ctype(t.dtype), ", ", t.size(), "> ", var);
+}
+}  // namespace
+
+void Emitter::emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield) {
+  (void)r;
+  bool crossed = false;
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    for (std::size_t j = 0; j < targets.size(); ++j)
+      crossed = crossed || (i != j && yield.operands[i] == targets[j]);
+  if (!crossed) {
+    for (std::size_t i = 0; i < targets.size(); ++i)
+      if (yield.operands[i] != targets[i]) line() << name(targets[i]) << " = " << name(yield.operands[i]) << ";";
+    return;
+  }
+  line() << "{";
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    line() << "  const auto t" << i << " = " << name(yield.operands[i]) << ";";
+  for (std::size_t i = 0; i < targets.size(); ++i) line() << "  " << name(targets[i]) << " = t" << i << ";";
+  line() << "}";
+}
+
+void Emitter::emit_for(const Op& op) {
+  const Region& body = op.regions.at(0);
+  const int iv = body.args.at(0);
+  for (std::size_t i = 1; i < body.args.size(); ++i)
+    line() << decl_of(f_, body.args[i], name(body.args[i])) << " = " << name(op.operands.at(i + 2)) << ";";
+  const std::string lb = name(op.operands[0]), ub = name(op.operands[1]), step = name(op.operands[2]);
+  std::string cond = cat("(", step, " > 0 ? ", name(iv), " < ", ub, " : ", name(iv), " > ", ub, ")");
+  if (auto it = def_.find(op.operands[2]); it != def_.end() && it->second->kind == OpKind::constant) {
+    const Scalar& s = it->second->value;
+    const bool positive = s.kind == WeakKind::floating ? s.f > 0 : (s.big_unsigned || s.i > 0);
+    cond = cat(name(iv), positive ? " < " : " > ", ub);
+  }
+  line() << "for (::cu::tile::i64 " << name(iv) << " = " << lb << "; " << cond << "; " << name(iv) << " += " << step << ") {";
+  ++indent_;
+  emit_region(body);
+  emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
+  --indent_;
+  line() << "}";
+  for (std::size_t i = 0; i < op.results.size(); ++i)
+    line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
+}
+
+void Emitter::emit_if(const Op& op) {
+  for (int v : op.results) line() << decl_of(f_, v, name(v)) << ";";
+  line() << "if (" << name(op.operands.at(0)) << ") {";
+  for (int i = 0; i < 2; ++i) {
+    const Region& r = op.regions.at(static_cast<std::size_t>(i));
+    ++indent_;
+    emit_region(r);
+    const Op& y = r.ops.back();
+    for (std::size_t k = 0; k < op.results.size(); ++k) line() << name(op.results[k]) << " = " << name(y.operands[k]) << ";";
+    --indent_;
+    line() << (i == 0 ? "} else {" : "}");
+  }
+}
+
+}  // namespace cupric::tile

@@ -1,0 +1,207 @@
+// emit_ops.cpp — the body emitter's calls into the header library for ops that are not
+// elementwise: shape changes, reductions and scans, mma, loads/stores, gathers/scatters/atomics,
+// print/assert. Each also records the shared scratch the op needs on the GPU; the formulas
+// match the static_asserts in device_include/cupric/tile.
+#include "cupric/errors.hpp"
+#include "tile/emitter.hpp"
+
+namespace cupric::tile {
+
+namespace {
+
+long long align16(long long bytes) { return (bytes + 15) / 16 * 16; }
+long long round_up(long long x, long long m) { return (x + m - 1) / m * m; }
+
+/// Accumulator of max/min/argmax/argmin: 16-bit floats in float32, small integers in int32.
+DType extremum_acc(DType t) {
+  if (t == DType::float16 || t == DType::bfloat16) return DType::float32;
+  if (is_bool(t) || ((is_integer(t)) && itemsize(t) < 4)) return DType::int32;
+  return t;
+}
+DType compute_of(DType t) { return (t == DType::float16 || t == DType::bfloat16) ? DType::float32 : t; }
+
+std::string c_string(const std::string& s) {
+  std::string r = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') r += cat("\\", static_cast<char>(c));
+    else if (c < 32 || c > 126) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\%03o", c);
+      r += buf;
+    } else r += static_cast<char>(c);
+  }
+  return r + "\"";
+}
+
+}  // namespace
+
+std::string Emitter::begin_result(int v) {
+  const Type& t = f_.type(v);
+  if (t.is_scalar()) {
+    line() << "::cu::tile::Tile<" << ctype(t.dtype) << ", 1> " << name(v) << "_t;";
+    return name(v) + "_t";
+  }
+  line() << tile_decl(v) << " " << name(v) << ";";
+  return name(v);
+}
+
+void Emitter::end_result(int v) {
+  const Type& t = f_.type(v);
+  if (t.is_scalar()) line() << "const " << ctype(t.dtype) << " " << name(v) << " = " << name(v) << "_t.v[0];";
+}
+
+void Emitter::emit_shape_op(const Op& op) {
+  const int v = op.result(), x = op.operands.at(0);
+  const Type& tv = f_.type(v);
+  const Type& tx = f_.type(x);
+  if (op.kind == OpKind::reshape) {
+    if (tx.is_scalar()) {
+      line() << tile_decl(v) << " " << name(v) << ";";
+      line() << name(v) << ".v[0] = " << name(x) << ";";
+    } else if (tv.is_scalar()) {
+      line() << "const " << ctype(tv.dtype) << " " << name(v) << " = " << name(x) << ".v[0];";
+    } else {
+      line() << "const auto& " << name(v) << " = " << name(x) << ";";
+    }
+    return;
+  }
+  const std::string out = begin_result(v);
+  if (op.kind == OpKind::broadcast) {
+    need_smem(align16(itemsize(tx.dtype) * tx.size()));
+    line() << "::cu::tile::broadcast<" << dims(tx.shape) << ", " << dims(tv.shape) << ">(blk, " << out << ", " << name(x) << ");";
+  } else {
+    need_smem(align16(itemsize(tx.dtype) * tx.size()));
+    line() << "::cu::tile::permute<" << dims(tx.shape) << ", " << dims(tv.shape) << ", " << dims(op.ints) << ">(blk, " << out
+           << ", " << name(x) << ");";
+  }
+  end_result(v);
+}
+
+void Emitter::emit_reduction(const Op& op) {
+  const int v = op.result(), x = op.operands.at(0);
+  const Type& tx = f_.type(x);
+  const Type& tv = f_.type(v);
+  const long long n = tx.size(), no = tv.size();
+  const std::string in = dims(tx.shape), axis = std::to_string(op.ints.at(0));
+  const std::string out = begin_result(v);
+  if (op.kind == OpKind::reduce) {
+    const bool sum_like = op.name == "sum" || op.name == "prod";
+    const DType acc = sum_like ? compute_of(tv.dtype) : extremum_acc(tx.dtype);
+    const long long sa = itemsize(acc);
+    need_smem(align16(sa * n) + align16(sa * no) + align16(sa * threads_));
+    const char* cls = op.name == "sum" ? "ReduceSum" : op.name == "prod" ? "ReduceProd" : op.name == "max" ? "ReduceMax" : "ReduceMin";
+    line() << "::cu::tile::reduce<::cu::tile::" << cls << ", " << in << ", " << axis << ", " << ctype(acc) << ">(blk, " << out
+           << ", " << name(x) << ");";
+  } else if (op.kind == OpKind::argreduce) {
+    const DType acc = extremum_acc(tx.dtype);
+    const long long sp = itemsize(acc) == 8 ? 16 : 8;  // sizeof(ArgAcc<acc>)
+    need_smem(align16(sp * n) + align16(sp * no) + align16(sp * threads_));
+    line() << "::cu::tile::argreduce<" << (op.name == "argmax" ? "true" : "false") << ", " << in << ", " << axis << ", "
+           << ctype(acc) << ">(blk, " << out << ", " << name(x) << ");";
+  } else {
+    const DType acc = compute_of(tv.dtype);
+    need_smem(align16(itemsize(acc) * n));
+    line() << "::cu::tile::scan<::cu::tile::" << (op.name == "cumsum" ? "ReduceSum" : "ReduceProd") << ", " << in << ", "
+           << axis << ", " << ctype(acc) << ">(blk, " << out << ", " << name(x) << ");";
+  }
+  end_result(v);
+}
+
+void Emitter::emit_mma(const Op& op) {
+  const int v = op.result(), a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
+  const Type& ta = f_.type(a);
+  const Type& tc = f_.type(c);
+  const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[1];
+  const bool tensor_cores = (ta.dtype == DType::float16 || ta.dtype == DType::bfloat16) && tc.dtype == DType::float32;
+  const bool tf32 = op.flag && ta.dtype == DType::float32;
+  if (tensor_cores) {
+    const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 16) + 8;
+    need_smem(align16(2 * Mp * LD) + align16(2 * Np * LD) + align16(4 * Mp * Np));
+  } else if (tf32) {
+    const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 8) + 4;
+    need_smem(align16(4 * Mp * LD) + align16(4 * Np * LD) + align16(4 * Mp * Np));
+  } else {
+    need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
+  }
+  const std::string out = begin_result(v);
+  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << (tf32 ? ", true" : "") << ">(blk, "
+         << out << ", " << name(a)
+         << ", " << name(b) << ", " << name(c) << ");";
+  end_result(v);
+}
+
+void Emitter::emit_memory(const Op& op) {
+  const bool is_load = op.kind == OpKind::load || op.kind == OpKind::load_offset;
+  const bool offsets = op.kind == OpKind::load_offset || op.kind == OpKind::store_offset;
+  const int array = op.operands.at(0);
+  const int nd = f_.type(array).ndim;
+  const int tile = is_load ? op.result() : op.operands.back();
+  const Shape& shape = f_.type(tile).shape;
+  std::string start = "{";
+  for (int d = 0; d < nd; ++d) {
+    const std::string idx = name(op.operands.at(static_cast<std::size_t>(d) + 1));
+    start += cat(d ? ", " : "", offsets ? idx : cat(idx, " * ", shape[static_cast<std::size_t>(d)]));
+  }
+  start += "}";
+  if (is_load) line() << tile_decl(tile) << " " << name(tile) << ";";
+  line() << "{";
+  line() << "  const ::cu::tile::i64 st[" << nd << "] = " << start << ";";
+  if (is_load) {
+    line() << "  ::cu::tile::load<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st, "
+           << literal(op.value, f_.type(tile).dtype) << ");";
+  } else {
+    line() << "  ::cu::tile::store<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st);";
+  }
+  line() << "}";
+}
+
+void Emitter::emit_indexed(const Op& op) {
+  const int array = op.operands.at(0);
+  const Type& ta = f_.type(array);
+  const int nd = ta.ndim;
+  long long n = 1;
+  for (std::size_t i = 1; i < op.operands.size(); ++i) n = std::max<long long>(n, f_.type(op.operands[i]).size());
+  const bool gather = op.kind == OpKind::gather;
+  const std::size_t value_at = static_cast<std::size_t>(nd) + 1;
+  const std::size_t mask_at = gather ? value_at : value_at + 1;
+  if (gather) line() << tile_decl(op.result()) << " " << name(op.result()) << ";";
+  line() << "CUPRIC_TILE_FOR(s, " << n << ") {";
+  std::string idx;
+  for (int d = 0; d < nd; ++d)
+    idx += cat(d ? ", " : "", "static_cast<::cu::tile::i64>(", operand_ref(op.operands.at(static_cast<std::size_t>(d) + 1)), ")");
+  line() << "  const ::cu::tile::i64 idx[" << nd << "] = {" << idx << "};";
+  line() << "  ::cu::tile::i64 off = 0;";
+  line() << "  const bool ok = " << (op.flag ? operand_ref(op.operands.at(mask_at)) + " && " : "")
+         << "::cu::tile::index_offset(" << name(array) << ", idx, off);";
+  if (gather) {
+    line() << "  " << name(op.result()) << ".v[s] = ok ? " << name(array) << ".data[off] : " << literal(op.value, ta.dtype) << ";";
+  } else {
+    const std::string owner = cat("::cu::tile::Layout<", n, ">::owns(blk.tid, s)");
+    const std::string value = operand_ref(op.operands.at(value_at));
+    if (op.kind == OpKind::scatter) {
+      line() << "  if (ok && " << owner << ") " << name(array) << ".data[off] = " << value << ";";
+    } else {
+      const char* fn = op.name == "add" ? "AtomicAdd" : op.name == "max" ? "AtomicMax" : "AtomicMin";
+      line() << "  if (ok && " << owner << ") ::cu::tile::atomic_update(" << name(array) << ".data + off, " << value
+             << ", ::cu::tile::" << fn << "{});";
+    }
+  }
+  line() << "}";
+}
+
+void Emitter::emit_debug(const Op& op) {
+  if (!opt_.debug) {
+    line() << "// " << op_name(op.kind) << " dropped (compile with debug=True to keep it)";
+    return;
+  }
+  if (op.kind == OpKind::assert_) {
+    line() << "::cu::tile::check(blk, " << name(op.operands.at(0)) << ", " << c_string(op.name) << ");";
+    return;
+  }
+  line() << "{";
+  line() << "  ::cu::tile::PrintLine line(blk, " << c_string(op.name) << ");";
+  for (int v : op.operands) line() << "  line.add(" << name(v) << ");";
+  line() << "}";
+}
+
+}  // namespace cupric::tile

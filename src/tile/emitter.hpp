@@ -1,0 +1,75 @@
+// emitter.hpp — the body emitter shared by the host and CUDA targets (internal to src/tile).
+// Values become C++ variables v<id>; chains of elementwise ops of one shape are fused into one
+// loop over the tile's slots, their intermediate values staying scalars e<id> in that loop.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tile/emit.hpp"
+
+namespace cupric::tile {
+
+class Emitter {
+ public:
+  Emitter(const Function& f, const EmitOptions& options, int threads, int vec);
+
+  /// The kernel body (ops of f.body), indented for a function.
+  std::string body();
+  int smem_bytes() const { return smem_; }
+  /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
+  long long tile_bytes() const;
+  std::string name(int v) const { return "v" + std::to_string(v); }
+
+ private:
+  // analysis
+  void analyse(const Region& r);
+  bool is_elementwise(const Op& op) const;
+  bool inlined(int v) const { return inlined_.count(v) != 0; }
+
+  // output helpers
+  std::ostringstream& line();
+  std::string tile_decl(int v) const;   ///< "Tile<float, 1024>"
+  std::string dims(const Shape& s) const;
+  std::string literal(const Scalar& s, DType t) const;
+  void need_smem(long long bytes);
+
+  // ops
+  void emit_region(const Region& r);
+  void emit_op(const Op& op);
+  void emit_scalar_op(const Op& op);
+  void emit_fused(const Op& root);
+  void emit_elem_stmt(const Op& op, int n);
+  std::string elem_expr(const Op& op, int n);
+  std::string elem_ref(int v, int n);
+  std::string operand_ref(int v) const;  ///< slot s of a tile, a scalar, or element 0 of a size-1 tile
+  void emit_for(const Op& op);
+  void emit_if(const Op& op);
+  void emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield);
+  void emit_shape_op(const Op& op);
+  void emit_reduction(const Op& op);
+  void emit_mma(const Op& op);
+  void emit_memory(const Op& op);
+  void emit_indexed(const Op& op);
+  void emit_debug(const Op& op);
+  /// Declares the tile result of a header op; scalar results go through a size-1 tile.
+  std::string begin_result(int v);
+  void end_result(int v);
+
+  const Function& f_;
+  EmitOptions opt_;
+  int threads_, vec_;
+  std::ostringstream out_;
+  int indent_ = 1;
+  int smem_ = 0;
+  std::unordered_map<int, const Op*> def_;
+  std::unordered_map<int, int> uses_;
+  std::unordered_map<int, const Op*> user_;
+  std::unordered_map<const Op*, const Region*> region_of_;
+  std::unordered_set<int> inlined_;
+  std::unordered_set<int> emitted_in_loop_;
+};
+
+}  // namespace cupric::tile

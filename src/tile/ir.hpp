@@ -1,0 +1,139 @@
+// ir.hpp — the tile IR: typed SSA values, ops with attributes, and structured regions (for/if).
+// The Python frontend builds it through Builder (builder.hpp); passes and emitters read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cupric/array.hpp"
+#include "cupric/dtype.hpp"
+
+namespace cupric::tile {
+
+/// What a value is: a tile (rank 0 = a scalar) or an array parameter (an array in memory).
+enum class Kind : std::uint8_t { tile, array };
+
+/// The type of a value. Tile shapes are compile-time constants (any positive extents, not
+/// only powers of two); array shapes and strides are run-time values.
+struct Type {
+  Kind kind = Kind::tile;
+  DType dtype = DType::float32;
+  Shape shape;                      ///< tiles: extents (empty for a scalar)
+  int ndim = 0;                     ///< arrays: number of dimensions
+  WeakKind weak = WeakKind::none;   ///< scalars that came from Python numbers (NEP 50 "weak")
+
+  static Type scalar(DType t, WeakKind w = WeakKind::none) { return {Kind::tile, t, {}, 0, w}; }
+  static Type tile(DType t, Shape s) { return {Kind::tile, t, std::move(s), 0, WeakKind::none}; }
+  static Type array(DType t, int ndim) { return {Kind::array, t, {}, ndim, WeakKind::none}; }
+
+  bool is_array() const { return kind == Kind::array; }
+  bool is_scalar() const { return kind == Kind::tile && shape.empty(); }
+  bool is_tile() const { return kind == Kind::tile && !shape.empty(); }
+  std::int64_t size() const { return shape_size(shape); }  ///< elements of a tile (1 for scalars)
+  bool same_as(const Type& o) const { return kind == o.kind && dtype == o.dtype && shape == o.shape && ndim == o.ndim; }
+  /// "f32[64, 128]", "i32", "weak f64", "array<bf16, 2>"
+  std::string str() const;
+};
+
+/// Short dtype names used in IR text and messages: f32, bf16, i64, u8, b1.
+const char* short_name(DType t);
+
+/// Where an op came from in the kernel's Python source.
+struct Location {
+  std::string file;
+  int line = 0;
+  int col = 0;
+};
+
+enum class OpKind : std::uint8_t {
+  param,         ///< kernel parameter `ints[0]` (array or scalar); name = parameter name
+  constant,      ///< value = the constant
+  bid,           ///< block index along ints[0]
+  num_blocks,    ///< grid extent along ints[0]
+  array_dim,     ///< shape[ints[0]] of operand 0 (an array)
+  array_stride,  ///< stride (elements) ints[0] of operand 0
+  ufunc,         ///< name = ufunc; operands are scalars, size-1 tiles, or tiles of the result shape
+  cast,          ///< operand 0 converted to the result dtype
+  where,         ///< operands: cond (bool), x, y (same broadcasting rule as ufunc)
+  broadcast,     ///< operand 0 broadcast to the result shape
+  reshape,       ///< same elements in C order, new shape
+  permute,       ///< ints = the axis order
+  full,          ///< operand 0 (a scalar) repeated over the result shape
+  arange,        ///< ints[0] + 0, 1, ..., n-1 in the result dtype
+  reduce,        ///< name = sum|prod|max|min; ints[0] = axis; flag = keepdims
+  argreduce,     ///< name = argmax|argmin; ints[0] = axis; flag = keepdims
+  scan,          ///< name = cumsum|cumprod; ints[0] = axis
+  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32
+  load,          ///< operand 0 array, then one tile index per dim; value = padding
+  store,         ///< operand 0 array, then one tile index per dim, then the tile
+  load_offset,   ///< like load, but the indices are element offsets of the window's corner
+  store_offset,  ///< like store, at element offsets
+  gather,        ///< operand 0 array, ints[0] index tiles, then (flag) a mask; value = padding
+  scatter,       ///< operand 0 array, ints[0] index tiles, the value, then (flag) a mask
+  atomic,        ///< name = add|max|min; operands as scatter
+  print,         ///< name = prefix text; operands printed
+  assert_,       ///< operand 0 must be true everywhere; name = message
+  for_,          ///< operands: lb, ub, step, inits...; regions[0] args: iv, carried...
+  if_,           ///< operand 0 scalar bool; regions[0] then, regions[1] else; both end in yield
+  yield,         ///< region terminator: its operands flow out of the region
+};
+const char* op_name(OpKind k);
+
+struct Op;
+
+/// A straight-line block of ops with arguments (loop variables, carried values).
+struct Region {
+  std::vector<int> args;
+  std::vector<Op> ops;
+};
+
+struct Op {
+  OpKind kind = OpKind::constant;
+  std::vector<int> operands;
+  std::vector<int> results;
+  std::string name;                 ///< ufunc / reduction / atomic kind, print text, parameter name
+  std::vector<std::int64_t> ints;   ///< axes, permutations, counts, parameter index
+  Scalar value;                     ///< constants and padding values
+  bool flag = false;
+  std::vector<Region> regions;
+  Location loc;
+
+  int result() const { return results.at(0); }
+};
+
+/// A kernel: its values (indexed by id), its parameters and its body.
+struct Function {
+  std::string name;
+  std::vector<Type> values;
+  std::vector<int> params;  ///< value ids of the parameters, in order
+  Region body;
+
+  const Type& type(int v) const { return values.at(static_cast<std::size_t>(v)); }
+  int add_value(Type t) {
+    values.push_back(std::move(t));
+    return static_cast<int>(values.size()) - 1;
+  }
+};
+
+/// The IR as text, one op per line, regions indented:
+///   %3 = load %0[%2, 0] : f32[1, 1024]  pad -inf   (softmax.py:7)
+std::string to_text(const Function& f);
+
+/// Calls fn(op) for every op of a region and of its nested regions, parents first.
+template <class F>
+void walk(Region& r, F&& fn) {
+  for (Op& op : r.ops) {
+    fn(op);
+    for (Region& sub : op.regions) walk(sub, fn);
+  }
+}
+template <class F>
+void walk(const Region& r, F&& fn) {
+  for (const Op& op : r.ops) {
+    fn(op);
+    for (const Region& sub : op.regions) walk(sub, fn);
+  }
+}
+
+}  // namespace cupric::tile

@@ -1,0 +1,169 @@
+// test_tile.cpp — the tile compiler's C++ side: builder type rules and messages, passes, the
+// emitters' output, and the header library's CPU ops against plain loops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cupric/cupric.hpp"
+#include "cupric/tile/tile.h"
+#include "tile/builder.hpp"
+#include "tile/emit.hpp"
+#include "tile/passes.hpp"
+
+using namespace cupric;
+using tile::Builder;
+
+namespace {
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(TileBuilder, InfersShapesAndDtypes) {
+  Builder b("k");
+  const int x = b.param_array("x", DType::bfloat16, 2);
+  const int row = b.bid(0);
+  const int t = b.load(x, {row, b.constant(Scalar::from_int(0))}, {1, 100}, Scalar::from_float(-INFINITY), false);
+  EXPECT_EQ(b.type(t).str(), "bf16[1, 100]");
+  const int m = b.reduce("max", t, 1, true);
+  EXPECT_EQ(b.type(m).str(), "bf16[1, 1]");
+  const int e = b.ufunc("exp", {b.ufunc("subtract", {t, m})});
+  EXPECT_EQ(b.type(e).str(), "bf16[1, 100]");
+  const int s = b.reduce("sum", b.cast(e, DType::int32), std::nullopt, false);
+  EXPECT_EQ(b.type(s).str(), "i64");  // NumPy: sums of int32 widen to int64
+  const int w = b.ufunc("multiply", {e, b.constant(Scalar::from_float(2.0))});
+  EXPECT_EQ(b.type(w).dtype, DType::bfloat16);  // a Python float is weak (NEP 50)
+  const int i = b.ufunc("add", {b.arange(0, 100, DType::int32), b.constant(Scalar::from_float(0.5))});
+  EXPECT_EQ(b.type(i).dtype, DType::float64);
+}
+
+TEST(TileBuilder, ErrorsNameShapesAndDtypes) {
+  Builder b("k");
+  const int x = b.param_array("x", DType::float32, 1);
+  const int a = b.load(x, {b.bid(0)}, {16}, Scalar::from_int(0), false);
+  const int c = b.load(x, {b.bid(0)}, {17}, Scalar::from_int(0), false);
+  EXPECT_EQ(message_of([&] { b.ufunc("add", {a, c}); }), "cannot broadcast shapes (16,) and (17,)");
+  EXPECT_NE(message_of([&] { b.load(x, {b.bid(0), b.bid(1)}, {4, 4}, Scalar::from_int(0), false); })
+                .find("the array has 1 dimension(s) but index has 2 entries"),
+            std::string::npos);
+  const int m = b.reshape(a, {4, 4});
+  EXPECT_EQ(message_of([&] { b.mma(m, b.cast(m, DType::float16), b.full({4, 4}, b.constant(Scalar::from_int(0)), DType::float32), false); }),
+            "mma: a and b must have the same dtype, got float32 and float16; convert one with ct.astype");
+  EXPECT_EQ(message_of([&] { b.reshape(a, {5, 3}); }), "cannot reshape a tile of size 16 (shape (16,)) into shape (5, 3)");
+  EXPECT_NE(message_of([&] { b.full({1 << 21}, b.constant(Scalar::from_int(0)), DType::float32); }).find("the limit is 1048576"),
+            std::string::npos);
+}
+
+TEST(TileBuilder, LoopsCarryValuesAndCheckTheirTypes) {
+  Builder b("k");
+  const int x = b.param_array("x", DType::float32, 1);
+  const int acc = b.full({8}, b.constant(Scalar::from_int(0)), DType::float32);
+  auto ids = b.begin_for(b.constant(Scalar::from_int(0)), b.array_dim(x, 0), b.constant(Scalar::from_int(8)), {acc});
+  const int t = b.load(x, {ids[0]}, {8}, Scalar::from_int(0), true);
+  auto out = b.end_for({b.ufunc("add", {ids[1], t})});
+  EXPECT_EQ(b.type(out.at(0)).str(), "f32[8]");
+  auto ids2 = b.begin_for(b.constant(Scalar::from_int(0)), b.constant(Scalar::from_int(4)), b.constant(Scalar::from_int(1)), {acc});
+  EXPECT_NE(message_of([&] { b.end_for({b.cast(ids2[1], DType::float64)}); }).find("changes type from f32[8] to f64[8]"),
+            std::string::npos);
+  b.rollback(1);
+  b.store(x, {b.constant(Scalar::from_int(0))}, out[0], false);
+  tile::Function f = b.finish();
+  EXPECT_NE(tile::to_text(f).find("for "), std::string::npos);
+}
+
+TEST(TilePasses, FoldMergeAndRemove) {
+  Builder b("k");
+  const int x = b.param_array("x", DType::float32, 1);
+  const int two = b.ufunc("add", {b.constant(Scalar::from_int(1)), b.constant(Scalar::from_int(1))});
+  const int i0 = b.bid(0), i1 = b.bid(0);
+  b.ufunc("exp", {b.load(x, {i0}, {4}, Scalar::from_int(0), false)});  // unused: removed
+  b.store(x, {i1}, b.full({4}, two, DType::float32), false);
+  tile::Function f = b.finish();
+  EXPECT_GT(tile::canonicalize(f), 0);
+  const std::string text = tile::to_text(f);
+  EXPECT_EQ(text.find("exp"), std::string::npos);
+  EXPECT_EQ(text.find("bid", text.find("bid") + 1), std::string::npos);  // one bid left
+  EXPECT_NE(text.find("constant 2"), std::string::npos);
+}
+
+TEST(TileEmit, HostAndCudaShareTheBody) {
+  Builder b("scale");
+  const int x = b.param_array("x", DType::float32, 1);
+  const int a = b.param_scalar("a", DType::float64, WeakKind::floating);
+  const int t = b.load(x, {b.bid(0)}, {300}, Scalar::from_int(0), false);
+  b.store(x, {b.bid(0)}, b.ufunc("multiply", {t, a}), false);
+  tile::Function f = b.finish();
+  tile::canonicalize(f);
+  const tile::EmitResult host = tile::emit(f, {tile::Target::host});
+  const tile::EmitResult cuda = tile::emit(f, {tile::Target::cuda});
+  EXPECT_NE(host.source.find("extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry"), std::string::npos);
+  EXPECT_NE(cuda.source.find("__global__ void __launch_bounds__(128) scale("), std::string::npos);
+  for (const auto* src : {&host.source, &cuda.source}) EXPECT_NE(src->find("::cu::tile::load<::cu::tile::Dims<300>>"), std::string::npos);
+  EXPECT_EQ(cuda.param_types, (std::vector<std::string>{"float*", "long long", "long long", "double"}));
+}
+
+// ---- the header library on the CPU ------------------------------------------------------------
+
+TEST(TileHeaders, LoadPadsAndStoreDrops) {
+  float data[5 * 7];
+  for (int i = 0; i < 35; ++i) data[i] = static_cast<float>(i);
+  cu::tile::ArrayRef<float, 2> a{data, {5, 7}, {7, 1}};
+  cu::tile::Block blk{{0, 0, 0}, {1, 1, 1}, 0, nullptr, nullptr};
+  cu::tile::Tile<float, 12> t;
+  const cu::tile::i64 start[2] = {3, 5};
+  cu::tile::load<cu::tile::Dims<3, 4>>(blk, t, a, start, -1.0f);
+  const float want[12] = {26, 27, -1, -1, 33, 34, -1, -1, -1, -1, -1, -1};
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(t.v[i], want[i]) << i;
+  for (int i = 0; i < 12; ++i) t.v[i] = 100.0f + static_cast<float>(i);
+  cu::tile::store<cu::tile::Dims<3, 4>>(blk, t, a, start);
+  EXPECT_EQ(data[3 * 7 + 5], 100.0f);
+  EXPECT_EQ(data[4 * 7 + 6], 105.0f);
+  EXPECT_EQ(data[4 * 7 + 4], 32.0f);  // outside the window: untouched
+}
+
+TEST(TileHeaders, ReduceAndMmaMatchLoops) {
+  cu::tile::Block blk{{0, 0, 0}, {1, 1, 1}, 0, nullptr, nullptr};
+  constexpr int M = 7, K = 19, N = 37;
+  cu::tile::Tile<cu::tile::bf16, M * K> a;
+  cu::tile::Tile<cu::tile::bf16, K * N> b;
+  cu::tile::Tile<float, M * N> c, out;
+  for (int i = 0; i < M * K; ++i) a.v[i] = cu::tile::to_bf16(static_cast<float>(i % 5) - 2);
+  for (int i = 0; i < K * N; ++i) b.v[i] = cu::tile::to_bf16(static_cast<float>(i % 7) * 0.5f);
+  for (int i = 0; i < M * N; ++i) c.v[i] = 1.0f;
+  cu::tile::mma<M, K, N, float>(blk, out, a, b, c);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float s = 1.0f;
+      for (int k = 0; k < K; ++k) s += cu::tile::to_float(a.v[m * K + k]) * cu::tile::to_float(b.v[k * N + n]);
+      EXPECT_FLOAT_EQ(out.v[m * N + n], s);
+    }
+  cu::tile::Tile<float, N> col;
+  cu::tile::reduce<cu::tile::ReduceSum, cu::tile::Dims<M, N>, 0, float>(blk, col, out);
+  for (int n = 0; n < N; ++n) {
+    float s = 0;
+    for (int m = 0; m < M; ++m) s += out.v[m * N + n];
+    EXPECT_FLOAT_EQ(col.v[n], s);
+  }
+  cu::tile::Tile<int, M> am;
+  cu::tile::argreduce<true, cu::tile::Dims<M, N>, 1, float>(blk, am, out);
+  for (int m = 0; m < M; ++m) {
+    int best = 0;
+    for (int n = 1; n < N; ++n) best = out.v[m * N + n] > out.v[m * N + best] ? n : best;
+    EXPECT_EQ(am.v[m], best);
+  }
+}
+
+TEST(TileHeaders, HalfConversionsMatchTheCore) {
+  for (float f : {1.0f, -2.5f, 65504.0f, 65520.0f, 1e-7f, 3.14159f, -0.0f}) {
+    EXPECT_EQ(cu::tile::to_f16(f).bits, cupric::float16(f).bits) << f;
+    EXPECT_EQ(cu::tile::to_bf16(f).bits, cupric::bfloat16(f).bits) << f;
+  }
+  EXPECT_TRUE(std::isnan(cu::tile::to_float(cu::tile::to_bf16(NAN))));
+}
