@@ -47,6 +47,9 @@ class Backend {
   // memory
   virtual void* allocate(std::size_t nbytes) = 0;
   virtual void deallocate(void* ptr, std::size_t nbytes) = 0;
+  /// (optional) Memory that already reads as zeros, or nullptr when the backend has no cheaper
+  /// way than filling (the caller then fills).
+  virtual void* allocate_zeroed(std::size_t) { return nullptr; }
   virtual void copy_from_host(void* dst, const void* src, std::size_t nbytes) = 0;
   virtual void copy_to_host(void* dst, const void* src, std::size_t nbytes) = 0;
   virtual void synchronize() {}

@@ -30,6 +30,9 @@ Array logspace(const Array& start, const Array& stop, std::int64_t num = 50, boo
                const Array& base = Array(), std::optional<DType> dtype = std::nullopt, std::int64_t axis = 0,
                Device device = Device::cpu());
 
+/// An array of zeros (where the backend can, memory the OS zeroes lazily, as NumPy's calloc).
+Array zeros(const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+
 /// Ones on the k-th diagonal of an N x M matrix (M nullopt: N), zeros elsewhere.
 Array eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0,
           DType dtype = DType::float64, Device device = Device::cpu());

@@ -65,12 +65,6 @@ std::int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar
   return n > 0 ? static_cast<std::int64_t>(n) : 0;
 }
 
-Array zeros(const Shape& shape, DType t, Device device) {
-  Array out = Array::empty(shape, t, device);
-  alignas(16) unsigned char zero[16] = {};
-  if (out.size()) backend_for(device).fill(out, zero);
-  return out;
-}
 
 Array cast_to(const Array& a, DType t) {
   if (a.dtype() == t) return a;
@@ -81,6 +75,21 @@ Array cast_to(const Array& a, DType t) {
 
 Array weak_int(std::int64_t v) { return scalar_array(Scalar::from_int(v)); }
 }  // namespace
+
+Array zeros(const Shape& shape, DType t, Device device) {
+  for (auto d : shape)
+    if (d < 0) throw ValueError(cat("negative dimensions are not allowed: ", shape_str(shape)));
+  const auto nbytes = static_cast<std::size_t>(shape_size(shape) * itemsize(t));
+  Backend& be = backend_for(device);
+  if (void* p = nbytes ? be.allocate_zeroed(nbytes) : nullptr) {
+    auto storage = std::make_shared<Storage>(device, p, nbytes, [&be, nbytes](void* q) { be.deallocate(q, nbytes); });
+    return Array(storage, shape, c_strides(shape), 0, t);
+  }
+  Array out = Array::empty(shape, t, device);
+  alignas(16) unsigned char zero[16] = {};
+  if (out.size()) be.fill(out, zero);
+  return out;
+}
 
 Array arange(const Scalar& start_in, const std::optional<Scalar>& stop_in, const std::optional<Scalar>& step_in,
              std::optional<DType> dtype, Device device) {

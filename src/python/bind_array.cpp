@@ -5,6 +5,7 @@
 
 #include "convert.hpp"
 #include "cupric/backend.hpp"
+#include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
 #include "backend/cpu/thread_pool.hpp"
 
@@ -39,6 +40,7 @@ Array full_array(const Shape& shape, nb::handle fill, std::optional<DType> dtype
 }
 
 Array filled(const Shape& shape, int v, std::optional<DType> dtype, Device device) {
+  if (v == 0) return zeros(shape, dtype.value_or(DType::float64), device);
   Array out = Array::empty(shape, dtype.value_or(DType::float64), device);
   alignas(16) unsigned char value[16];
   Scalar::from_int(v).store(out.dtype(), value);

@@ -16,6 +16,8 @@ void* CpuBackend::allocate(std::size_t nbytes) { return host_allocate(nbytes); }
 
 void CpuBackend::deallocate(void* ptr, std::size_t nbytes) { host_deallocate(ptr, nbytes); }
 
+void* CpuBackend::allocate_zeroed(std::size_t nbytes) { return host_allocate_zeroed(nbytes); }
+
 void CpuBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes) { std::memcpy(dst, src, nbytes); }
 void CpuBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) { std::memcpy(dst, src, nbytes); }
 

@@ -24,6 +24,7 @@ class CpuBackend final : public Backend {
   Device device() const override { return Device::cpu(); }
   void* allocate(std::size_t nbytes) override;
   void deallocate(void* ptr, std::size_t nbytes) override;
+  void* allocate_zeroed(std::size_t nbytes) override;
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
   void elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan, bool has_where) override;

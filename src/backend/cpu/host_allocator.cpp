@@ -79,6 +79,15 @@ void* host_allocate(std::size_t nbytes) {
   return p;
 }
 
+void* host_allocate_zeroed(std::size_t nbytes) {
+  if (nbytes < kLarge) return nullptr;
+  // rounded like every large block, so that the cache can hand it out again for any request
+  // of the same rounded size
+  void* p = std::calloc(1, rounded(nbytes));
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
 void host_deallocate(void* ptr, std::size_t nbytes) {
   if (!ptr) return;
   if (nbytes < kLarge) {

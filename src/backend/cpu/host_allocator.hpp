@@ -9,6 +9,9 @@ namespace cupric::cpu {
 
 void* host_allocate(std::size_t nbytes);
 void host_deallocate(void* ptr, std::size_t nbytes);
+/// A large block of zeros straight from the OS (pages are zeroed lazily on first touch, as
+/// NumPy's calloc-backed zeros); nullptr below the large-block size (the caller fills).
+void* host_allocate_zeroed(std::size_t nbytes);
 
 struct HostPoolStats {
   std::size_t cached_bytes;  ///< freed large blocks kept for reuse
