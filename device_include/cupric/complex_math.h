@@ -4,17 +4,15 @@
 // __mulsc3 per element), which gives other results for inf/nan and is slower.
 #pragma once
 
-#ifndef CUPRIC_HD
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define CUPRIC_HD __host__ __device__ inline
-#else
-#define CUPRIC_HD inline
-#endif
-#endif
+#include "cupric/hd.h"
 
+#if defined(__CUDACC_RTC__)
+#include "cupric/cuda_prelude.h"
+#else
 #include <cmath>
 #include <complex>
 #include <limits>
+#endif
 
 namespace cu {
 

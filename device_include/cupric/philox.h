@@ -4,15 +4,7 @@
 // element i of a draw depends only on (key, counter + i / per_block), never on the thread.
 #pragma once
 
-#ifndef CUPRIC_HD
-#if defined(__CUDACC_RTC__)
-#define CUPRIC_HD __device__ inline
-#elif defined(__CUDACC__)
-#define CUPRIC_HD __host__ __device__ inline
-#else
-#define CUPRIC_HD inline
-#endif
-#endif
+#include "cupric/hd.h"
 
 #if defined(__CUDACC_RTC__)
 #include "cupric/cuda_prelude.h"

@@ -6,15 +6,7 @@
 // host compiler and, later, NVRTC (through CUPRIC_HD) can both include it.
 #pragma once
 
-#ifndef CUPRIC_HD
-#if defined(__CUDACC_RTC__)
-#define CUPRIC_HD __device__ inline
-#elif defined(__CUDACC__)
-#define CUPRIC_HD __host__ __device__ inline
-#else
-#define CUPRIC_HD inline
-#endif
-#endif
+#include "cupric/hd.h"
 
 #if defined(__CUDACC_RTC__)
 #include "cupric/cuda_prelude.h"

@@ -9,6 +9,7 @@
 
 #include "bind_cuda.hpp"
 #include "cupric/cuda/errors.hpp"
+#include "cupric/dlpack.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
@@ -18,29 +19,15 @@ using namespace cupric::runtime;
 
 namespace {
 
-// DLPack 0.8 (our own declarations of the ABI).
-enum : std::int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
-struct DLDevice {
-  std::int32_t device_type, device_id;
-};
-struct DLDataType {
-  std::uint8_t code, bits;
-  std::uint16_t lanes;
-};
-struct DLTensor {
-  void* data;
-  DLDevice device;
-  std::int32_t ndim;
-  DLDataType dtype;
-  std::int64_t* shape;
-  std::int64_t* strides;
-  std::uint64_t byte_offset;
-};
-struct DLManagedTensor {
-  DLTensor dl_tensor;
-  void* manager_ctx;
-  void (*deleter)(DLManagedTensor*);
-};
+// our declarations of the DLPack ABI (include/cupric/dlpack.hpp)
+using dlpack::DLDataType;
+using dlpack::DLDevice;
+using dlpack::DLManagedTensor;
+using dlpack::DLTensor;
+using dlpack::kDLCPU;
+using dlpack::kDLCUDA;
+using dlpack::kDLCUDAHost;
+using dlpack::kDLCUDAManaged;
 
 struct DLPackHolder {
   DLManagedTensor tensor;
@@ -297,12 +284,12 @@ void bind_cuda_memory(nb::module_& m) {
            "Gives every cached block back to the driver and trims its pool (synchronises the device).");
   m.def(
       "memory_pool",
-      [](std::optional<int> d) -> MemoryPool& { return MemoryPool::for_device(d ? *d : Device::current().index()); },
+      [](std::optional<int> d) -> MemoryPool& { return MemoryPool::for_device(d ? *d : runtime::Device::current().index()); },
       nb::arg("device") = nb::none(), nb::rv_policy::reference);
   m.def("pinned_memory_stats", [] { return stats_dict(PinnedPool::global().stats()); });
   m.def("free_pinned_blocks", [] { PinnedPool::global().free_all_blocks(); });
   m.def(
-      "memory_info", [](std::optional<int> d) { return Device(d ? *d : Device::current().index()).memory_info(); },
+      "memory_info", [](std::optional<int> d) { return runtime::Device(d ? *d : runtime::Device::current().index()).memory_info(); },
       nb::arg("device") = nb::none(), "(free, total) bytes of device memory.");
 
   nb::class_<Buffer>(m, "Buffer", "Owning memory (device, pinned host or managed), freed in stream order.")
