@@ -373,13 +373,13 @@ CUPRIC_HD T heaviside(T x, T h0) {
 
 /// The next representable value after a toward b. 16-bit storage types (float16, bfloat16: the
 /// table's half_native loops) step their bit pattern, since rounding float32's answer would not;
-/// for them a == b gives a (NumPy's npy_half_nextafter), where C's nextafter gives b.
+/// a == b gives b, as C's nextafter and NumPy >= 2.5 (NumPy 2.4's half loop gave a).
 template <class T>
 CUPRIC_HD T nextafter(T a, T b) {
   if constexpr (requires { a.bits; T::from_bits(a.bits); }) {
     const float x = a, y = b;
     if (x != x || y != y) return T(x + y);
-    if (x == y) return a;
+    if (x == y) return b;
     if (x == 0) return T::from_bits(static_cast<std::uint16_t>((b.bits & 0x8000u) | 1u));  // smallest subnormal
     const bool away_from_zero = (x < y) == (x > 0);
     return T::from_bits(static_cast<std::uint16_t>(away_from_zero ? a.bits + 1 : a.bits - 1));
