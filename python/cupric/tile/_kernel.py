@@ -176,7 +176,12 @@ def _freeze(v):
 
 
 def _is_array_like(v):
-    return isinstance(v, (_c.ndarray, np.ndarray)) or hasattr(v, "__array_interface__") or hasattr(v, "__dlpack__")
+    return (
+        isinstance(v, (_c.ndarray, np.ndarray))
+        or hasattr(v, "__array_interface__")
+        or hasattr(v, "__cuda_array_interface__")
+        or hasattr(v, "__dlpack__")
+    )
 
 
 def _as_cupric(v):
@@ -203,6 +208,7 @@ class Compiled:
         self.host = None
         self.launcher = None
         self._cuda = None
+        self.cuda_kernels = {}  # device index -> _cuda.CudaKernel
 
     @property
     def function(self):
@@ -342,8 +348,12 @@ class Kernel:
                 key.append(_freeze(v))
                 specs.append((p.name, ("constant", v)))
             elif _is_array_like(v):
-                a = _as_cupric(v)
-                d = str(a.device)
+                a = _cuda.device_array(v)  # CUDA arrays of any library; None for host arrays
+                if a is None:
+                    a = _as_cupric(v)
+                    d = str(a.device)
+                else:
+                    d = f"cuda:{a.device}"
                 if device is None:
                     device = d
                 elif d != device:
@@ -412,7 +422,9 @@ class Kernel:
 
     def inspect(self, *args, compile_cuda=False, **kwargs):
         """Every stage for these arguments: {'ir', 'ir_canonical', 'host_source', 'cuda_source', 'cuda',
-        and with compile_cuda=True (needs nvcc or cupric.cuda) 'ptx', 'sass', 'resources'}."""
+        and with compile_cuda=True (NVRTC through cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump
+        exists), 'resources' (ptxas' report), 'registers', 'spill_stores', 'spill_loads',
+        'dynamic_shared_memory', and with a GPU 'attributes' of the loaded kernel}."""
         key, specs, _, _ = self._specialise(self._bind(args, kwargs))
         c = self.compiled(key, specs)
         host = c.function.emit("host", self.debug)
@@ -428,7 +440,7 @@ class Kernel:
         if c.launcher is not None:
             out["host_binary"] = c.host["path"]
         if compile_cuda:
-            out.update(_cuda.inspect(cuda["source"], include_dir()))
+            out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
         return out
 
 
