@@ -278,7 +278,7 @@ def _wait_for_producer(stream, device):
     ours = mod.current_stream(device)
     theirs = 0 if stream == 1 else int(stream)  # 1: the legacy default stream
     if theirs != ours.handle:
-        ours.wait(mod.Stream.wrap(theirs, device))
+        ours.wait(mod.Stream.wrap(theirs))
 
 
 def device_array(v):

@@ -321,3 +321,43 @@ def test_grid_limits_are_checked_before_launch():
     k.threads, k.smem, k._configs = 128, 16, {}
     with pytest.raises(ValueError, match="y and z up to 65535"):
         k.config((1, 70000, 1))
+
+
+class FakeCudaDLPack:
+    """A DLPack producer that says kDLCUDA (as a bfloat16 PyTorch tensor does); its memory is host
+    memory that nothing reads."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None, max_version=None, **kwargs):
+        import ctypes
+
+        capsule = self.base.__dlpack__()  # a legacy capsule: DLManagedTensor, device at byte 8
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        ctypes.c_int32.from_address(get(capsule, b"dltensor") + 8).value = 2  # kDLCUDA
+        return capsule
+
+
+def test_device_array_from_dlpack_on_cuda():
+    base = cu.asarray(np.arange(12, dtype=np.float32).reshape(3, 4)).astype(cu.bfloat16)[:, ::2]
+    a = _cuda.device_array(FakeCudaDLPack(base))
+    assert (a.ptr, a.dtype, a.shape, a.strides, a.device) == (base._data_ptr, cu.bfloat16, (3, 2), (4, 2), 0)
+
+
+def test_packed_bytes_match_the_kernel_parameters():
+    """What cupric.cuda.launch receives: 8-byte pointers, shapes and strides, then each scalar in
+    its own C type's bytes."""
+    x = _cuda.device_array(FakeCudaArray((3, 4), "<f4"))
+    types = ["float*", "long long", "long long", "long long", "long long", "double", "::cu::tile::bf16", "bool"]
+    flat = _cuda.flatten_arguments([x, 0.5, 1.5, True], types)
+    for sizes in ([8, 8, 8, 8, 8, 8, 2, 1], None):  # driver tells the sizes, or cannot
+        data, offsets = cu.cuda._pack_arguments(sizes, *flat)
+        assert offsets == [0, 8, 16, 24, 32, 40, 48, 50]
+        assert np.frombuffer(data[:40], np.int64).tolist() == [0x7F0000001000, 3, 4, 4, 1]
+        assert np.frombuffer(data[40:48], np.float64)[0] == 0.5
+        assert data[48:50] == b"\xc0\x3f" and data[50:51] == b"\x01"
