@@ -226,12 +226,14 @@ def _entry_name(source):
 
 class DeviceArray:
     """A CUDA array argument as the kernel sees it: address of element 0, dtype, shape, strides
-    in elements, device ordinal; `owner` keeps the memory alive through the launch."""
+    in elements, device ordinal; `owner` keeps the memory alive through the launch, and `stream`
+    is the producer's stream (CAI v3) that the launch must wait for, if any."""
 
-    __slots__ = ("ptr", "dtype", "shape", "strides", "device", "owner")
+    __slots__ = ("ptr", "dtype", "shape", "strides", "device", "owner", "stream")
 
-    def __init__(self, ptr, dtype, shape, strides, device, owner):
-        self.ptr, self.dtype, self.shape, self.strides, self.device, self.owner = ptr, dtype, shape, strides, device, owner
+    def __init__(self, ptr, dtype, shape, strides, device, owner, stream=None):
+        self.ptr, self.dtype, self.shape, self.strides = ptr, dtype, shape, strides
+        self.device, self.owner, self.stream = device, owner, stream
 
     @property
     def ndim(self):
@@ -266,19 +268,9 @@ def _from_cai(v, cai, device):
                 f"cupric.tile: byte strides {tuple(cai['strides'])} are not multiples of the item size {item}"
             )
         strides = tuple(int(s) // item for s in cai["strides"])
-    _wait_for_producer(cai.get("stream"), device)
-    return DeviceArray(int(cai["data"][0]), dtype, shape, strides, device, v)
-
-
-def _wait_for_producer(stream, device):
-    """CAI v3: work on the producer's `stream` must be ordered before our launch."""
-    if stream is None:
-        return
-    mod = _cuda_module()
-    ours = mod.current_stream(device)
-    theirs = 0 if stream == 1 else int(stream)  # 1: the legacy default stream
-    if theirs != ours.handle:
-        ours.wait(mod.Stream.wrap(theirs))
+    stream = cai.get("stream")
+    stream = None if stream is None else (0 if stream == 1 else int(stream))  # 1: the legacy default stream
+    return DeviceArray(int(cai["data"][0]), dtype, shape, strides, device, v, stream)
 
 
 def device_array(v):
@@ -294,8 +286,12 @@ def device_array(v):
             return None
     try:
         cai = v.__cuda_array_interface__
-    except (AttributeError, TypeError, ValueError, RuntimeError):
-        cai = None  # PyTorch refuses bfloat16 here: DLPack below
+    except AttributeError:
+        cai = None
+    except Exception:  # noqa: BLE001 - PyTorch refuses bfloat16 here (KeyError / TypeError): DLPack below
+        if dl_device is None:
+            raise
+        cai = None
     if cai is not None:
         if dl_device is None:
             mod = _cuda_module()
@@ -361,7 +357,8 @@ class CudaKernel:
         mod = _cuda_module()
         with mod.Device(device_index):
             self.compiled = compile_source(emitted["source"], include_dir)
-            self.kernel = self.compiled["object"].get_kernel(emitted["entry"], device_index)
+            obj = self.compiled.get("object") or mod.ObjectCode(self.compiled["cubin"], "cubin")  # nvcc's
+            self.kernel = obj.get_kernel(emitted["entry"], device_index)
         self.smem = max(int(emitted["smem_bytes"]), 16)
         if self.smem > 48 * 1024:
             self.kernel.max_dynamic_shared_memory = self.smem
@@ -388,6 +385,11 @@ class CudaKernel:
         args = flatten_arguments(runtime, self.param_types)
         if stream is None:
             stream = mod.current_stream(self.device)
+        elif not isinstance(stream, mod.Stream):
+            stream = mod.Stream.wrap(stream)
+        for v in runtime:
+            if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:
+                stream.wait(mod.Stream.wrap(v.stream))  # CAI v3: order after the producer's work
         mod.launch(stream, self.config(grid), self.kernel, *args)
 
 

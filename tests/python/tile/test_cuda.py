@@ -269,6 +269,9 @@ def test_device_array_from_cuda_array_interface():
     c = _cuda.device_array(FakeCudaArray((7,), "<i8", strides=(-8,)))  # reversed view
     assert c.dtype == cu.int64 and c.strides == (-1,)
     assert _cuda.device_array(FakeCudaArray((2, 0), "<f2")).strides == (1, 1)
+    assert a.stream is None  # no producer stream to wait for
+    assert _cuda.device_array(FakeCudaArray((3,), "<f4", stream=1)).stream == 0  # the legacy default stream
+    assert _cuda.device_array(FakeCudaArray((3,), "<f4", stream=0x1234)).stream == 0x1234
     with pytest.raises(ValueError, match="not multiples of the item size 4"):
         _cuda.device_array(FakeCudaArray((3,), "<f4", strides=(6,)))
     with pytest.raises(TypeError, match="typestr"):
