@@ -69,7 +69,7 @@ def dtype_of(name):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
-@pytest.mark.parametrize("n,block", [(100_003, 4096), (1000, 300), (4096, 1024)])
+@pytest.mark.parametrize("n,block", [(100_003, 4096), (1000, 300)])
 def test_saxpy(lib, dtype, n, block):
     rng = np.random.default_rng(1)
     x, y = random(n, dtype, rng), random(n, dtype, rng)
