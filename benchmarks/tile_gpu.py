@@ -147,7 +147,13 @@ def _saxpy(p, quick, row):
     p.sync()
     status = _check("saxpy", o, 2.0 * x + y, 1e-6)
     t = _event_time(run, p.cupric_stream)
-    row("gpu", f"saxpy 2^{n.bit_length() - 1} f32 cupric.tile", TB_s=f"{nbytes / t / 1e12:.2f}", target=">= 3.8", check=status)
+    row(
+        "gpu",
+        f"saxpy 2^{n.bit_length() - 1} f32 cupric.tile",
+        TB_s=f"{nbytes / t / 1e12:.2f}",
+        target=">= 3.8",
+        check=status,
+    )
     if p.torch is not None:
         t = _event_time(lambda: p.torch.add(y, x, alpha=2.0, out=o), p.torch_stream)
         row("gpu", "saxpy torch", TB_s=f"{nbytes / t / 1e12:.2f}")
@@ -181,7 +187,9 @@ def _rows(p, quick, row):
         row("gpu", "softmax torch", TB_s=f"{nbytes / t / 1e12:.2f}")
         if p.triton is not None:
             triton, _, softmax_k, layernorm_k = _triton_kernels()
-            t = _event_time(lambda: softmax_k[(r,)](a, o, c, BLOCK=triton.next_power_of_2(c), num_warps=8), p.torch_stream)
+            t = _event_time(
+                lambda: softmax_k[(r,)](a, o, c, BLOCK=triton.next_power_of_2(c), num_warps=8), p.torch_stream
+            )
             row("gpu", "softmax triton", TB_s=f"{nbytes / t / 1e12:.2f}")
 
     w, b = p.rand(c), p.rand(c)

@@ -166,7 +166,9 @@ def _compile_with_nvcc(source, include_dir, arch, outputs, nvcc):
             raise RuntimeError(f"nvcc failed on the generated CUDA source:\n{out['log']}\n--- source ---\n{source}")
         out["cubin"] = Path(d, "kernel.cubin").read_bytes()
         if "ptx" in outputs:
-            r = subprocess.run([*base, "-ptx", "-o", os.path.join(d, "kernel.ptx"), src], capture_output=True, text=True)
+            r = subprocess.run(
+                [*base, "-ptx", "-o", os.path.join(d, "kernel.ptx"), src], capture_output=True, text=True
+            )
             if r.returncode == 0:
                 out["ptx"] = Path(d, "kernel.ptx").read_text()
         if "sass" in outputs:
@@ -375,7 +377,9 @@ class CudaKernel:
                     f"grid {grid} is too large for CUDA (x up to 2^31-1, y and z up to {_MAX_GRID_YZ}); "
                     "put the largest extent first"
                 )
-            c = self._configs[grid] = _cuda_module().LaunchConfig(grid=grid, block=self.threads, shared_memory=self.smem)
+            c = self._configs[grid] = _cuda_module().LaunchConfig(
+                grid=grid, block=self.threads, shared_memory=self.smem
+            )
         return c
 
     def launch(self, grid, runtime, stream):

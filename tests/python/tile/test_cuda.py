@@ -10,9 +10,9 @@ from pathlib import Path
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import random, to_cu
 from cupric import tile as ct
 from cupric.tile import _cuda, _kernel
+from tile_helpers import random, to_cu
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
 
@@ -22,10 +22,10 @@ import matmul  # noqa: E402
 import saxpy  # noqa: E402
 import softmax  # noqa: E402
 import stencil  # noqa: E402
-import test_tile_elementwise as ew  # noqa: E402
 import test_memory as mem  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
+import test_tile_elementwise as ew  # noqa: E402
 
 needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
 
@@ -364,3 +364,98 @@ def test_packed_bytes_match_the_kernel_parameters():
         assert np.frombuffer(data[:40], np.int64).tolist() == [0x7F0000001000, 3, 4, 4, 1]
         assert np.frombuffer(data[40:48], np.float64)[0] == 0.5
         assert data[48:50] == b"\xc0\x3f" and data[50:51] == b"\x01"
+
+
+class StandInRuntime:
+    """cupric.cuda with NVRTC for real and the GPU parts recorded: what a launch would do on a
+    device (the compile, the kernel's shared memory limit, the config, the packed arguments)."""
+
+    def __init__(self):
+        real = cu.cuda
+        self.real, self.launches = real, []
+        self.versions, self.compile_cache, self.LaunchConfig, self.Stream = (
+            real.versions,
+            real.compile_cache,
+            real.LaunchConfig,
+            real.Stream,
+        )
+        runtime = self
+
+        class Device:
+            arch, index = "sm_90", 0
+
+            def __init__(self, index=0):
+                self.index = index
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+        class Kernel:
+            def __init__(self, obj, name):
+                self.obj, self.name, self.max_dynamic_shared_memory = obj, name, 48 * 1024
+
+        class Object:
+            def __init__(self, obj):
+                self.obj, self.code, self.log = obj, obj.code, obj.log
+
+            def get_kernel(self, name, device=None):
+                return Kernel(self.obj, name)
+
+        class Program:
+            def __init__(self, *args, **kwargs):
+                assert kwargs["arch"] == "sm_90a"  # Hopper: the 'a' target
+                self.prog = real.Program(*args, **kwargs)
+                self.source = self.prog.source
+
+            def compile(self, target):
+                return Object(self.prog.compile(target))
+
+        class CurrentStream:
+            handle = 0
+
+        self.Device, self.Program, self.ObjectCode = Device, Program, Object
+        self.current_stream = lambda device=None: CurrentStream()
+        self.is_available = lambda: True
+        self.launch = lambda stream, config, kernel, *args: runtime.launches.append((stream, config, kernel, args))
+
+
+@pytest.fixture
+def stand_in_runtime(monkeypatch):
+    rt = StandInRuntime()
+    monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
+    yield rt
+    for k in (saxpy.saxpy_kernel, matmul.matmul_kernel):  # forget the stand-in kernels (test_gpu.py)
+        for c in k.cache.values():
+            c.cuda_kernels.clear()
+
+
+@needs_nvrtc
+def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
+    rt = stand_in_runtime
+    x = FakeCudaArray((1000,), "<f4")
+    saxpy.saxpy_kernel[(1,)](0.125, x, x, x, 1024)
+    saxpy.saxpy_kernel[(1,)](0.5, x, x, x, 1024)  # loaded once, launched twice
+    assert len(rt.launches) == 2
+    stream, config, kernel, args = rt.launches[0]
+    assert stream.handle == 0 and config.grid == (1, 1, 1) and config.block == (128, 1, 1)
+    assert kernel.name == "saxpy_kernel" and rt.launches[1][2] is kernel
+    # the driver checks each argument's size against the kernel's parameters: do the same here
+    data, offsets = cu.cuda._pack_arguments([8] * 10, *args)
+    assert np.frombuffer(data, np.float64)[0] == 0.125
+    assert np.frombuffer(data[8:], np.int64).tolist() == [0x7F0000001000, 1000, 1] * 3
+    assert rt.launches[1][3][0] == 0.5
+
+    a, b, bias = FakeCudaArray((200, 64), "<f2"), FakeCudaArray((64, 300), "<f2"), FakeCudaArray((300,), "<f2")
+    matmul.matmul_kernel[(2, 3)](a, b, bias, a, 128, 128, 32)
+    _, config, kernel, args = rt.launches[-1]
+    assert config.grid == (2, 3, 1) and config.block == (256, 1, 1)
+    assert config.shared_memory > 48 * 1024 and kernel.max_dynamic_shared_memory == config.shared_memory
+    data, _ = cu.cuda._pack_arguments([8] * 18, *args)
+    assert np.frombuffer(data, np.int64)[5:10].tolist() == [0x7F0000001000, 64, 300, 300, 1]
+    with pytest.raises(ValueError, match="y and z up to 65535"):
+        matmul.matmul_kernel[(1, 70000)](a, b, bias, a, 128, 128, 32)
+    matmul.matmul_kernel[(0, 3)](a, b, bias, a, 128, 128, 32)
+    assert len(rt.launches) == 3  # an empty grid launches nothing

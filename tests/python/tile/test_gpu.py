@@ -10,8 +10,8 @@ from pathlib import Path
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import BF16, assert_close, random
 from cupric import tile as ct
+from tile_helpers import BF16, assert_close, random
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
 
