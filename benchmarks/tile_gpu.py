@@ -53,7 +53,7 @@ class Peers:
             import triton.language  # noqa: F401
 
             self.triton = triton
-        except ImportError:
+        except Exception:  # noqa: BLE001 - a broken Triton install is a missing peer
             pass
         if self.torch is None:
             try:
