@@ -39,22 +39,15 @@ def cases(n, dtype):
     yield "add", (lambda: a + b), (lambda: x + y)
     yield "multiply", (lambda: a * b), (lambda: x * y)
     yield "exp", (lambda: np.exp(a)), (lambda: cu.exp(x))
-    yield (
-        "5-op expr",
-        (lambda: np.sqrt(a * a + b * b) * 0.5 + np.sin(a)),
-        (lambda: cu.sqrt(x * x + y * y) * 0.5 + cu.sin(x)),
-    )
+    yield "5-op expr", (lambda: np.sqrt(a * a + b * b) * 0.5 + np.sin(a)), (lambda: cu.sqrt(x * x + y * y) * 0.5 + cu.sin(x))
     yield "sum", (lambda: a.sum()), (lambda: x.sum())
     yield "sum axis=0", (lambda: m.sum(axis=0)), (lambda: xm.sum(axis=0))
     yield "sum axis=1", (lambda: m.sum(axis=1)), (lambda: xm.sum(axis=1))
     yield "max", (lambda: a.max()), (lambda: x.max())
     yield "zeros", (lambda: np.zeros(n, dtype)), (lambda: cu.zeros(n, dtype=dtype))
     yield "copy", (lambda: a.copy()), (lambda: x.copy())
-    yield (
-        "astype f64<->f32",
-        (lambda: a.astype(np.float64 if dtype == np.float32 else np.float32)),
-        (lambda: x.astype(cu.float64 if dtype == np.float32 else cu.float32)),
-    )
+    yield "astype f64<->f32", (lambda: a.astype(np.float64 if dtype == np.float32 else np.float32)), (
+        lambda: x.astype(cu.float64 if dtype == np.float32 else cu.float32))
     yield "transpose copy", (lambda: m.T.copy()), (lambda: xm.T.copy())
 
 
@@ -65,10 +58,8 @@ def main():
     args = ap.parse_args()
     sizes = [2**20, 2**24] if args.quick else [2**16, 2**20, 2**24]
     threads = [1, os.cpu_count() or 1]
-    print(
-        f"# cupric {cu.__version__} vs NumPy {np.__version__} on {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores, python {sys.version.split()[0]}"
-    )
+    print(f"# cupric {cu.__version__} vs NumPy {np.__version__} on {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} cores, python {sys.version.split()[0]}")
     rows = []
     for nthreads in sorted(set(threads)):
         cu.set_num_threads(nthreads)
@@ -82,24 +73,18 @@ def main():
                     t_cu = median_time(f_cu, repeat)
                     rows.append((nthreads, np.dtype(dtype).name, n, name, t_np, t_cu))
                     if not args.markdown:
-                        print(
-                            f"threads={nthreads} {np.dtype(dtype).name:7s} n=2^{n.bit_length() - 1:<2d} {name:17s} "
-                            f"numpy {t_np * 1e3:9.3f} ms  cupric {t_cu * 1e3:9.3f} ms  ratio {t_np / t_cu:6.2f}",
-                            flush=True,
-                        )
+                        print(f"threads={nthreads} {np.dtype(dtype).name:7s} n=2^{n.bit_length() - 1:<2d} {name:17s} "
+                              f"numpy {t_np * 1e3:9.3f} ms  cupric {t_cu * 1e3:9.3f} ms  ratio {t_np / t_cu:6.2f}",
+                              flush=True)
     if args.markdown:
         print("| threads | dtype | n | op | NumPy ms | cupric ms | NumPy/cupric |")
         print("|---|---|---|---|---|---|---|")
         for nthreads, dt, n, name, t_np, t_cu in rows:
-            print(
-                f"| {nthreads} | {dt} | 2^{n.bit_length() - 1} | {name} | {t_np * 1e3:.3f} | {t_cu * 1e3:.3f} | "
-                f"{t_np / t_cu:.2f} |"
-            )
+            print(f"| {nthreads} | {dt} | 2^{n.bit_length() - 1} | {name} | {t_np * 1e3:.3f} | {t_cu * 1e3:.3f} | "
+                  f"{t_np / t_cu:.2f} |")
     worst = min(rows, key=lambda r: r[4] / r[5])
-    print(
-        f"# lowest ratio: {worst[4] / worst[5]:.2f} ({worst[3]}, {worst[1]}, 2^{worst[2].bit_length() - 1}, "
-        f"{worst[0]} thread(s))"
-    )
+    print(f"# lowest ratio: {worst[4] / worst[5]:.2f} ({worst[3]}, {worst[1]}, 2^{worst[2].bit_length() - 1}, "
+          f"{worst[0]} thread(s))")
 
 
 if __name__ == "__main__":

@@ -161,11 +161,8 @@ def bench_compile(arch):
                     t = time.perf_counter()
                     prog.compile("cubin")
                     memory.append(time.perf_counter() - t)
-            return {
-                "cold": statistics.median(cold) * 1e3,
-                "disk": statistics.median(disk) * 1e3,
-                "memory": statistics.median(memory) * 1e3,
-            }
+            return {"cold": statistics.median(cold) * 1e3, "disk": statistics.median(disk) * 1e3,
+                    "memory": statistics.median(memory) * 1e3}
         finally:
             cache.directory = saved
 
@@ -226,24 +223,12 @@ def main():
         ours = launch["cupric"] or {}
         for peer, r in launch.items():
             r = r or {}
-            rows.append(
-                (
-                    "launch, empty kernel",
-                    peer,
-                    fmt(r.get("empty"), "us"),
-                    ratio(ours.get("empty"), r.get("empty")) if peer != "cupric" else "target <= 3 us",
-                )
-            )
+            rows.append(("launch, empty kernel", peer, fmt(r.get("empty"), "us"),
+                         ratio(ours.get("empty"), r.get("empty")) if peer != "cupric" else "target <= 3 us"))
         for peer, r in launch.items():
             r = r or {}
-            rows.append(
-                (
-                    "launch, 3 arguments",
-                    peer,
-                    fmt(r.get("args"), "us"),
-                    ratio(ours.get("args"), r.get("args")) if peer != "cupric" else "",
-                )
-            )
+            rows.append(("launch, 3 arguments", peer, fmt(r.get("args"), "us"),
+                         ratio(ours.get("args"), r.get("args")) if peer != "cupric" else ""))
     else:
         print("  (no GPU: launch benchmarks skipped)")
 
