@@ -63,7 +63,8 @@ def _include_paths(include_dir):
     return [include_dir, f"{include_dir}/cupric/tile/nvrtc_std"]
 
 
-_EXTRA = ["-default-device", "--ptxas-options=-v"]  # -v: registers / spills / smem in the log
+_PTXAS_VERBOSE = "--ptxas-options=-v"  # registers / spills / smem in the log
+_EXTRA = ["-default-device", _PTXAS_VERBOSE]
 
 
 @functools.lru_cache(maxsize=4)
@@ -123,7 +124,14 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
     prog = _program(source, include_dir, arch)
     before = mod.compile_cache.stats()["misses"]
     t0 = time.perf_counter()
-    obj = prog.compile("cubin")
+    try:
+        obj = prog.compile("cubin")
+    except mod.CompileError as err:
+        if "INVALID_OPTION" not in str(err) or _PTXAS_VERBOSE not in _EXTRA:
+            raise
+        _EXTRA.remove(_PTXAS_VERBOSE)  # an NVRTC without ptxas options: no resource report then
+        prog = _program(source, include_dir, arch)
+        obj = prog.compile("cubin")
     out = {"compiler": "nvrtc", "object": obj, "cubin": obj.code, "log": obj.log}
     if "ptx" in outputs:
         out["ptx"] = prog.compile("ptx").code.decode(errors="replace")

@@ -301,7 +301,7 @@ def test_kernel_specialises_on_cuda_arrays():
     assert key[1] == ("A", "float32", 1) and specs[1][1][1] == cu.float32
     assert [type(v).__name__ for v in runtime] == ["float", "DeviceArray", "DeviceArray", "DeviceArray"]
     with pytest.raises(ValueError, match="different devices"):
-        saxpy.saxpy_kernel._specialise((2.0, x, f32(1000), y, 1024))
+        saxpy.saxpy_kernel._specialise((2.0, x, cu.ones(1000, dtype=cu.float32, device="cpu"), y, 1024))
 
 
 def test_flatten_arguments_follow_the_parameter_types():
@@ -373,6 +373,7 @@ class StandInRuntime:
     def __init__(self):
         real = cu.cuda
         self.real, self.launches = real, []
+        self.CompileError = real.CompileError
         self.versions, self.compile_cache, self.LaunchConfig, self.Stream = (
             real.versions,
             real.compile_cache,

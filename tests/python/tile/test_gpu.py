@@ -209,5 +209,5 @@ def test_grid_and_device_errors():
     with pytest.raises(ValueError, match="y and z up to 65535"):
         saxpy.add_kernel[(1, 70000)](x, x, x, 16)
     with pytest.raises(ValueError, match="different devices"):
-        saxpy.add_kernel[(1,)](x, cu.zeros(16, dtype=cu.float32), x, 16)
+        saxpy.add_kernel[(1,)](x, cu.zeros(16, dtype=cu.float32, device="cpu"), x, 16)
     saxpy.add_kernel[(0,)](x, x, x, 16)  # an empty grid launches nothing
