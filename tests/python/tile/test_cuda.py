@@ -373,7 +373,7 @@ class StandInRuntime:
     def __init__(self):
         real = cu.cuda
         self.real, self.launches = real, []
-        self.CompileError = real.CompileError
+        self.CompileError, self.CompileCache = real.CompileError, real.CompileCache
         self.versions, self.compile_cache, self.LaunchConfig, self.Stream = (
             real.versions,
             real.compile_cache,
@@ -417,7 +417,8 @@ class StandInRuntime:
         class CurrentStream:
             handle = 0
 
-        self.Device, self.Program, self.ObjectCode = Device, Program, Object
+        self.Device, self.Program = Device, Program
+        self.ObjectCode = lambda code, kind, name="": Object(real.ObjectCode(code, kind, name))
         self.current_stream = lambda device=None: CurrentStream()
         self.is_available = lambda: True
         self.launch = lambda stream, config, kernel, *args: runtime.launches.append((stream, config, kernel, args))
