@@ -19,6 +19,7 @@ PyTorch, Numba) and DLPack producers on kDLCUDA (bfloat16 PyTorch tensors come t
 
 import functools
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -401,13 +402,23 @@ def flatten_arguments(runtime, param_types):
     return flat
 
 
-class CudaKernel:
-    """One specialisation compiled and loaded on one device, with its launch shape."""
+_LAUNCH_KEYS = ("entry", "threads", "smem_bytes", "param_types")
 
-    def __init__(self, emitted, include_dir, device_index):
+
+class CudaKernel:
+    """One specialisation compiled and loaded on one device, with its launch shape. Built from
+    the emitter's output (compiling it), or from a disk index entry (a cached cubin and the
+    launch facts: no frontend, no emitter, no NVRTC)."""
+
+    def __init__(self, emitted, include_dir, device_index, cached=None):
         mod = _cuda_module()
         with mod.Device(device_index):
-            self.compiled = compile_source(emitted["source"], include_dir)
+            if cached is None:
+                self.compiled = compile_source(emitted["source"], include_dir)
+                key = _cubin_key(mod, emitted["source"], include_dir, default_arch())
+                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"cubin_key": key}
+            else:
+                self.compiled, self.index_entry = cached, emitted
             obj = self.compiled.get("object") or mod.ObjectCode(self.compiled["cubin"], "cubin")  # nvcc's
             self.kernel = obj.get_kernel(emitted["entry"], device_index)
         self.smem = max(int(emitted["smem_bytes"]), 16)
@@ -446,8 +457,46 @@ class CudaKernel:
         mod.launch(stream, self.config(grid), self.kernel, *args)
 
 
+def _index_path(compiled, mod, device_index):
+    """Where the launch facts of this specialisation on this arch are kept (None: not indexed)."""
+    from ._kernel import include_dir
+
+    with mod.Device(device_index):
+        arch = default_arch()
+    return compiled.cuda_index_path((arch, " ".join(_EXTRA), _headers_digest(include_dir())))
+
+
+def _load_indexed(compiled, mod, device_index, path):
+    try:
+        entry = json.loads(path.read_text())
+        hit = mod.compile_cache.get(entry["cubin_key"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if hit is None or len(hit) < 4:
+        return None
+    n = int.from_bytes(hit[:4], "little")
+    cubin = hit[4 + n :]
+    if cubin[:4] != b"\x7fELF":
+        return None
+    cached = {"compiler": "nvrtc", "object": mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), "cubin": cubin}
+    cached.update(log=hit[4 : 4 + n].decode(errors="replace"), seconds=0.0, cache_hit=True, index_hit=True)
+    return CudaKernel(entry, None, device_index, cached)
+
+
+def _save_index(path, entry):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(entry))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # the index is an optimisation
+
+
 def launch(compiled, grid, args, stream, device):
-    """Runs a compiled kernel on `device` ('cuda:N') on `stream` (None: the current stream)."""
+    """Runs a compiled kernel on `device` ('cuda:N') on `stream` (None: the current stream). The
+    first launch on a device loads the kernel: from the disk index when this specialisation was
+    compiled before (a new process skips the frontend), else by compiling it."""
     mod = _cuda_module()
     if mod is None:
         raise NotImplementedError(f"cupric.tile: launching on {device} needs cupric.cuda, which is not in this build")
@@ -456,5 +505,11 @@ def launch(compiled, grid, args, stream, device):
     if k is None:
         from ._kernel import include_dir
 
-        k = compiled.cuda_kernels[index] = CudaKernel(compiled.cuda(), include_dir(), index)
+        path = _index_path(compiled, mod, index)
+        k = _load_indexed(compiled, mod, index, path) if path is not None else None
+        if k is None:
+            k = CudaKernel(compiled.cuda(), include_dir(), index)
+            if path is not None and k.compiled["compiler"] == "nvrtc":
+                _save_index(path, k.index_entry)
+        compiled.cuda_kernels[index] = k
     k.launch(grid, args, stream)

@@ -258,6 +258,20 @@ class Compiled:
             h.update(b"\0")
         return Path(cache_dir()) / "tile" / "index" / (h.hexdigest() + ".json")
 
+    def cuda_index_path(self, target):
+        """The CUDA twin of the index: launch facts and the cubin's cache key, per arch and
+        compiler options (`target`), so that a new process launches without the frontend."""
+        fp = self.kernel.fingerprint()
+        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
+            return None
+        st = os.stat(_c.__file__)  # a rebuilt extension may emit other code
+        build = f"{_c.__file__}:{st.st_size}:{st.st_mtime_ns}"
+        h = hashlib.sha1()
+        for part in (fp, repr(self.key), str(self.kernel.debug), str(self.kernel.num_threads), build, repr(target)):
+            h.update(part.encode())
+            h.update(b"\0")
+        return Path(cache_dir()) / "tile" / "index-cuda" / (h.hexdigest() + ".json")
+
     def _load_from_index(self):
         path = self._index_path()
         try:

@@ -461,3 +461,24 @@ def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
         matmul.matmul_kernel[(1, 70000)](a, b, bias, a, 128, 128, 32)
     matmul.matmul_kernel[(0, 3)](a, b, bias, a, 128, 128, 32)
     assert len(rt.launches) == 3  # an empty grid launches nothing
+
+
+@needs_nvrtc
+def test_new_process_launches_from_the_index(stand_in_runtime, tmp_path, monkeypatch):
+    """A specialisation compiled before is launched from the disk index: no frontend, no NVRTC."""
+    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path))
+    rt = stand_in_runtime
+    x = FakeCudaArray((1000,), "<f4")
+    saxpy.saxpy_kernel.cache.clear()
+    saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+    first = next(iter(saxpy.saxpy_kernel.cache.values()))
+    assert not first.cuda_kernels[0].compiled.get("index_hit")
+    assert list((tmp_path / "tile" / "index-cuda").glob("*.json"))
+    saxpy.saxpy_kernel.cache.clear()  # as in a new process
+    saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+    again = next(iter(saxpy.saxpy_kernel.cache.values()))
+    k = again.cuda_kernels[0]
+    assert k.compiled["index_hit"] and again._function is None  # the frontend did not run
+    assert k.param_types == first.cuda_kernels[0].param_types and k.threads == first.cuda_kernels[0].threads
+    assert rt.launches[-1][3] == rt.launches[-2][3]  # the same packed arguments
+    assert k.kernel.obj.code == first.cuda_kernels[0].kernel.obj.code  # the same cubin
