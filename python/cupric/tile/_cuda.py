@@ -204,7 +204,7 @@ def _compile_with_nvcc(source, include_dir, arch, outputs, nvcc):
         src = os.path.join(d, "kernel.cu")
         with open(src, "w") as f:
             f.write(source)
-        base = [nvcc, "-std=c++17", f"-arch={arch}", *(f"-I{p}" for p in _include_paths(include_dir))]
+        base = [nvcc, "-std=c++17", f"-arch={arch}", f"-I{include_dir}"]  # nvcc has its own std headers
         t0 = time.perf_counter()
         r = subprocess.run(
             [*base, "-cubin", "--resource-usage", "-o", os.path.join(d, "kernel.cubin"), src],

@@ -482,3 +482,13 @@ def test_new_process_launches_from_the_index(stand_in_runtime, tmp_path, monkeyp
     assert k.param_types == first.cuda_kernels[0].param_types and k.threads == first.cuda_kernels[0].threads
     assert rt.launches[-1][3] == rt.launches[-2][3]  # the same packed arguments
     assert k.kernel.obj.code == first.cuda_kernels[0].kernel.obj.code  # the same cubin
+
+
+@pytest.mark.skipif(_cuda.nvcc_path() is None, reason="nvcc is not installed")
+def test_nvcc_fallback_compiles():
+    """Where NVRTC cannot be loaded, nvcc compiles the same source (with its own std headers)."""
+    kernel, args = CASES["softmax_f32"]()
+    src = kernel.inspect(*args)["cuda_source"]
+    r = _cuda._compile_with_nvcc(src, _kernel.include_dir(), "sm_90a", ("cubin",), _cuda.nvcc_path())
+    assert r["compiler"] == "nvcc" and r["cubin"][:4] == b"\x7fELF"
+    assert _cuda.resources_from_log(r["log"])[0]["registers"] > 0
