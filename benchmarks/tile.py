@@ -2,10 +2,14 @@
 
     python benchmarks/tile.py [--quick] [--cpu-only] [--markdown]
 
-GPU (when a CUDA device and peers are present): the example workloads with cupric.tile, Triton and
-PyTorch; peers that are not installed are skipped. CPU: every example kernel compiled for the CPU
+GPU (when a CUDA device is present; inputs are PyTorch tensors, else CuPy arrays): the example
+workloads with cupric.tile, Triton and PyTorch (cuBLAS, SDPA) timed with CUDA events on the
+stream each runs on; peers that are not installed are skipped; cupric's results are checked
+against PyTorch's. Compile times of the softmax kernel (cold and cached, each in a new process;
+NVRTC on the GPU, the host compiler on the CPU). CPU: every example kernel compiled for the CPU
 against NumPy doing the same math (ratio = tile time / NumPy time; the target is <= 2), on all
-cores and on one thread; and compile times of the softmax kernel (cold, cached). Always exits 0.
+cores and on one thread (smaller sizes when a GPU is present). The whole run stays within
+$CUPRIC_TILE_BENCH_BUDGET seconds (default 110): sections past it are skipped. Always exits 0.
 """
 
 import argparse
@@ -25,6 +29,19 @@ sys.path.insert(0, str(ROOT / "examples" / "tile"))
 import cupric as cu  # noqa: E402
 
 ROWS = []
+BUDGET_S = float(os.environ.get("CUPRIC_TILE_BENCH_BUDGET", "110"))
+_START = time.monotonic()
+
+
+def remaining():
+    return BUDGET_S - (time.monotonic() - _START)
+
+
+def within_budget(what, need_s):
+    if remaining() >= need_s:
+        return True
+    print(f"# skipped {what}: {remaining():.0f} s of the {BUDGET_S:.0f} s budget left", flush=True)
+    return False
 
 
 def row(section, name, **cols):
@@ -103,6 +120,8 @@ def cpu_section(quick):
     print(f"# CPU: cupric.tile compiled for the host vs NumPy ({os.cpu_count()} cores; NumPy {np.__version__})")
     threads = cu.get_num_threads()
     for name, tile_fn, np_fn in cpu_workloads(quick):
+        if not within_budget(f"cpu {name}", 10):
+            return
         tile_fn()  # compile (or load from the cache) outside the timing
         t_np = median_time(np_fn)
         cu.set_num_threads(threads)
@@ -126,156 +145,94 @@ def cpu_section(quick):
 
 _SOFTMAX = textwrap.dedent("""
     import sys, time
-    t_import = time.perf_counter()
     import numpy as np, cupric as cu
     from cupric import tile as ct
+    block, device = int(sys.argv[1]), sys.argv[2]
+    if device == "cuda":
+        try:
+            import torch
+            x = torch.rand(64, block, device="cuda"); o = torch.zeros(64, block, device="cuda")
+        except ImportError:
+            import cupy
+            x = cupy.random.rand(64, block, dtype=cupy.float32); o = cupy.zeros((64, block), cupy.float32)
+        cu.cuda.Device().synchronize()
+    else:
+        x = cu.asarray(np.random.rand(64, block).astype(np.float32)); o = cu.zeros((64, block), dtype=cu.float32)
     @ct.kernel
     def softmax(x, out, BLOCK: ct.Constant[int]):
         row = ct.bid(0)
         t = ct.load(x, index=(row, 0), shape=(1, BLOCK), padding=-ct.inf)
         e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
         ct.store(out, index=(row, 0), tile=e / ct.sum(e, axis=1, keepdims=True))
-    block = int(sys.argv[1])
-    x = cu.asarray(np.random.rand(64, block).astype(np.float32)); o = cu.zeros((64, block), dtype=cu.float32)
     t0 = time.perf_counter(); softmax[(64,)](x, o, block); t1 = time.perf_counter()
     t2 = time.perf_counter(); softmax[(64,)](x, o, block); t3 = time.perf_counter()
     c = next(iter(softmax.cache.values()))
-    print(t1 - t0, t3 - t2, c.host["cache_hit"], c.host["compile_seconds"], c.frontend_seconds)
+    if device == "cuda":
+        cu.cuda.current_stream().synchronize()
+        info = c.cuda_kernels[0].compiled
+        hit, seconds = info["cache_hit"], info["seconds"]
+    else:
+        hit, seconds = c.host["cache_hit"], c.host["compile_seconds"]
+    print(t1 - t0, t3 - t2, hit, seconds, c.frontend_seconds)
 """)
 
 
-def compile_section():
-    print("# compile times of the softmax kernel on the CPU path (each in a new process)")
+def compile_section(device="cpu"):
+    what = "NVRTC, the GPU path" if device == "cuda" else "the host compiler, the CPU path"
+    print(f"# compile times of the softmax kernel with {what} (each in a new process)")
     with tempfile.TemporaryDirectory() as d:
         script = Path(d) / "softmax_compile.py"
         script.write_text(_SOFTMAX)
         env = dict(os.environ, CUPRIC_CACHE_DIR=str(Path(d) / "cache"))
 
         def run(block):
-            out = subprocess.run([sys.executable, str(script), str(block)], env=env, capture_output=True, text=True)
-            if out.returncode:
-                print(out.stderr)
+            if not within_budget(f"compile ({device})", 15):
                 return None
-            first, second, hit, compile_s, frontend = out.stdout.split()
+            try:
+                out = subprocess.run(
+                    [sys.executable, str(script), str(block), device],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=max(10, min(120, remaining())),
+                )
+            except subprocess.TimeoutExpired:
+                print(f"# compile ({device}) timed out")
+                return None
+            if out.returncode:
+                print(out.stderr[-2000:])
+                return None
+            first, second, hit, compile_s, frontend = out.stdout.split()[-5:]
             return float(first), float(second), hit == "True", float(compile_s), float(frontend)
 
-        r = run(1024)
+        section = f"compile-{device}"
+        r = run(1024) if device == "cpu" else None  # the CPU's first run also builds the PCH
         if r:
-            row("compile", "cold, empty cache (+PCH build)", first_call_s=f"{r[0]:.3f}", compiler_s=f"{r[3]:.3f}")
+            row(section, "cold, empty cache (+PCH build)", first_call_s=f"{r[0]:.3f}", compiler_s=f"{r[3]:.3f}")
         r = run(2048)
         if r:
             row(
-                "compile",
+                section,
                 "cold, new kernel",
                 first_call_s=f"{r[0]:.3f}",
                 compiler_s=f"{r[3]:.3f}",
+                frontend_ms=f"{r[4] * 1e3:.2f}",
                 target="<= 0.2 (GPU, NVRTC)",
             )
         r = run(2048)
         if r:
             row(
-                "compile",
+                section,
                 "cached on disk, new process",
                 first_call_ms=f"{r[0] * 1e3:.2f}",
                 frontend_ms=f"{r[4] * 1e3:.2f}",
                 cache_hit=r[2],
                 target="<= 1 ms",
             )
-            row("compile", "in memory, next launch", launch_us=f"{r[1] * 1e6:.0f}")
+            row(section, "in memory, next launch", launch_us=f"{r[1] * 1e6:.0f}")
 
 
-# ---- GPU: cupric.tile, Triton, PyTorch ------------------------------------------------------------
-
-
-def gpu_section(quick):
-    try:
-        import torch
-    except ImportError:
-        print("# GPU: PyTorch is not installed; skipping the GPU comparison")
-        return
-    if not torch.cuda.is_available():
-        print("# GPU: no CUDA device; skipping the GPU comparison")
-        return
-    print(f"# GPU: {torch.cuda.get_device_name()}")
-
-    def cuda_time(fn, repeat=20):
-        for _ in range(3):
-            fn()
-        torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(repeat):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        return start.elapsed_time(end) / repeat / 1e3
-
-    n = 1 << (26 if quick else 28)
-    x, y = torch.rand(n, device="cuda"), torch.rand(n, device="cuda")
-    t = cuda_time(lambda: torch.add(y, x, alpha=2.0))
-    row("gpu", "saxpy torch", TB_s=f"{3 * 4 * n / t / 1e12:.2f}")
-    r, c = (4096, 8192) if quick else (16384, 8192)
-    a = torch.randn(r, c, device="cuda")
-    t = cuda_time(lambda: torch.softmax(a, dim=1))
-    row("gpu", "softmax torch", TB_s=f"{2 * a.numel() * 4 / t / 1e12:.2f}")
-    w, b = torch.rand(c, device="cuda"), torch.rand(c, device="cuda")
-    t = cuda_time(lambda: torch.nn.functional.layer_norm(a, (c,), w, b))
-    row("gpu", "layernorm torch", TB_s=f"{2 * a.numel() * 4 / t / 1e12:.2f}")
-    m = 4096 if quick else 8192
-    ma, mb = (
-        torch.randn(m, m, device="cuda", dtype=torch.bfloat16),
-        torch.randn(m, m, device="cuda", dtype=torch.bfloat16),
-    )
-    t = cuda_time(lambda: ma @ mb, repeat=5)
-    row("gpu", f"matmul bf16 {m}^3 torch", TFLOP_s=f"{2 * m**3 / t / 1e12:.0f}")
-    q = torch.randn(4, 32, 4096 if not quick else 1024, 128, device="cuda", dtype=torch.bfloat16)
-    for causal in (False, True):
-        t = cuda_time(lambda c=causal: torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=c), 5)
-        flops = 4 * q.shape[0] * q.shape[1] * q.shape[2] ** 2 * q.shape[3] * (0.5 if causal else 1)
-        row("gpu", f"attention{' causal' if causal else ''} torch sdpa", TFLOP_s=f"{flops / t / 1e12:.0f}")
-    triton_section(cuda_time, x, y, a)
-    try:
-        import saxpy
-
-        xc = cu.asarray(x.cpu().numpy(), device="cuda")
-        saxpy.saxpy(2.0, xc, xc)
-    except NotImplementedError as err:
-        print(f"# cupric.tile on the GPU: {err}")
-    except Exception as err:  # noqa: BLE001 - report and continue: the benchmark always exits 0
-        print(f"# cupric.tile on the GPU failed: {type(err).__name__}: {err}")
-
-
-def triton_section(cuda_time, x, y, a):
-    try:
-        import triton
-        import triton.language as tl
-    except ImportError:
-        print("# Triton is not installed; skipping it")
-        return
-
-    @triton.jit
-    def saxpy_k(x_ptr, y_ptr, o_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        m = offs < n
-        tl.store(o_ptr + offs, 2.0 * tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
-
-    @triton.jit
-    def softmax_k(x_ptr, o_ptr, cols, BLOCK: tl.constexpr):
-        r = tl.program_id(0)
-        offs = tl.arange(0, BLOCK)
-        t = tl.load(x_ptr + r * cols + offs, mask=offs < cols, other=-float("inf"))
-        e = tl.exp(t - tl.max(t, 0))
-        tl.store(o_ptr + r * cols + offs, e / tl.sum(e, 0), mask=offs < cols)
-
-    import torch
-
-    o = torch.empty_like(x)
-    n = x.numel()
-    t = cuda_time(lambda: saxpy_k[(triton.cdiv(n, 4096),)](x, y, o, n, BLOCK=4096))
-    row("gpu", "saxpy triton", TB_s=f"{3 * 4 * n / t / 1e12:.2f}")
-    ao = torch.empty_like(a)
-    t = cuda_time(lambda: softmax_k[(a.shape[0],)](a, ao, a.shape[1], BLOCK=triton.next_power_of_2(a.shape[1])))
-    row("gpu", "softmax triton", TB_s=f"{2 * a.numel() * 4 / t / 1e12:.2f}")
+from tile_gpu import gpu_section  # noqa: E402
 
 
 def markdown():
@@ -290,10 +247,12 @@ def main():
     p.add_argument("--cpu-only", action="store_true")
     p.add_argument("--markdown", action="store_true")
     args = p.parse_args()
+    gpu = not args.cpu_only and cu.cuda.is_available()
     for section in (
-        (lambda: gpu_section(args.quick)) if not args.cpu_only else None,
+        (lambda: gpu_section(args.quick, row, within_budget)) if not args.cpu_only else None,
+        (lambda: compile_section("cuda")) if gpu else None,
         compile_section,
-        lambda: cpu_section(args.quick),
+        lambda: cpu_section(args.quick or gpu),  # on the GPU machine the CPU rows are a side show
     ):
         if section is None:
             continue

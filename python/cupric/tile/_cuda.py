@@ -1,39 +1,91 @@
-"""The CUDA side of cupric.tile: compiling generated CUDA C++ (through cupric.cuda.Program when it
-exists, else nvcc in a subprocess) and launching it. The launch is one small function, `launch`,
-to be wired to cupric.cuda once that module lands; until then CUDA arrays raise a clear error.
+"""The CUDA side of cupric.tile: generated CUDA C++ -> NVRTC (cupric.cuda.Program, through the
+shared compile cache) -> a loaded kernel -> cupric.cuda.launch on the current stream. nvcc is kept
+only as a fallback for compiling where NVRTC cannot be loaded.
 
-Launch contract (what `launch` must do with the emitter's output, `compiled.cuda()`):
-  source, entry        -> compile for the device's arch ("-arch=sm_90a" on Hopper) with
-                          nvrtc_options(include_dir) and get the __global__ function `entry`
-  threads              -> block = (threads, 1, 1)
-  smem_bytes           -> dynamic shared memory; above 48 KiB set the kernel's
-                          MAX_DYNAMIC_SHARED_SIZE_BYTES attribute first
-  param_types          -> one C type per kernel parameter, in order: each array argument expands to
-                          (T* data, long long shape[0..nd-1], long long stride[0..nd-1]) with strides in
-                          elements; scalars follow as their C type ("double", "long long", "float",
-                          "bool", "::cu::tile::bf16" = 2 bytes, ...)
-  grid                   -> (gx, gy, gz) blocks
+Launch contract (the emitter's output, `compiled.cuda()`):
+  source, entry  -> compiled for the device's arch (sm_90a on Hopper) with our headers; `entry` is
+                    the extern "C" __global__ function
+  threads        -> block = (threads, 1, 1)
+  smem_bytes     -> dynamic shared memory; above 48 KiB the kernel's limit is raised first
+  param_types    -> one C type per kernel parameter: an array expands to (T* data, long long
+                    shape[0..nd-1], long long stride[0..nd-1]) with strides in elements; scalars
+                    follow as their C type ("double", "long long", "bool", "::cu::tile::bf16" =
+                    2 bytes, ...)
+  grid           -> (gx, gy, gz) blocks; gy and gz at most 65535
+
+Arguments on CUDA: cupric arrays on cuda:N, anything with __cuda_array_interface__ (CuPy,
+PyTorch, Numba) and DLPack producers on kDLCUDA (bfloat16 PyTorch tensors come this way).
 """
 
+import functools
 import hashlib
+import json
 import os
-import pickle
+import re
 import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
+from .. import _cupric as _c
+
+_DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+_MAX_GRID_YZ = 65535
+
+
+def _cuda_module():
+    try:
+        from .. import cuda
+    except ImportError:
+        return None
+    return cuda if hasattr(cuda, "Program") else None
+
+
+def _program_class():
+    mod = _cuda_module()
+    return None if mod is None else mod.Program
+
+
+def nvrtc_available():
+    mod = _cuda_module()
+    return mod is not None and bool(mod.versions()["nvrtc"]["found"])
+
 
 def nvrtc_options(include_dir, arch="sm_90a"):
-    """Options for NVRTC: our headers, and the small std shims NVRTC needs (it ships none)."""
-    return [
-        f"-arch={arch}",
-        "-std=c++17",
-        f"-I{include_dir}",
-        f"-I{include_dir}/cupric/tile/nvrtc_std",
-        "-default-device",
-    ]
+    """The NVRTC command line a tile kernel is compiled with (for reading; Program builds it)."""
+    return [f"-arch={arch}", "-std=c++17", *(f"-I{d}" for d in _include_paths(include_dir)), *_EXTRA]
+
+
+def _include_paths(include_dir):
+    # our headers, and the small std shims NVRTC needs (it ships no standard library)
+    return [include_dir, f"{include_dir}/cupric/tile/nvrtc_std"]
+
+
+_PTXAS_VERBOSE = "--ptxas-options=-v"  # registers / spills / smem in the log
+_EXTRA = ["-default-device", _PTXAS_VERBOSE]
+
+
+@functools.lru_cache(maxsize=4)
+def _headers_digest(include_dir):
+    """Hash of the device header library: NVRTC's cache key covers the source, not what it
+    includes, so the generated source carries this line and a header change compiles again."""
+    h = hashlib.sha256()
+    for p in sorted(Path(include_dir).rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(include_dir)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:32]
+
+
+def default_arch():
+    """The current device's arch (the 'a' variant on Hopper), or sm_90a without a GPU."""
+    mod = _cuda_module()
+    if mod is not None and mod.is_available():
+        arch = mod.Device().arch
+        return arch + "a" if arch == "sm_90" else arch
+    return "sm_90a"
 
 
 def nvcc_path():
@@ -43,50 +95,108 @@ def nvcc_path():
     return shutil.which("nvcc")
 
 
-def _program_class():
-    try:
-        from .. import cuda as _cuda_mod  # noqa: F401  (cupric.cuda, when merged)
-    except ImportError:
+# ---- compiling -----------------------------------------------------------------------------------
+
+
+def _stamped(source, include_dir):
+    return f"// cupric.tile headers {_headers_digest(include_dir)}\n{source}"
+
+
+def _program(source, include_dir, arch, name="tile_kernel.cu"):
+    mod = _cuda_module()
+    return mod.Program(
+        _stamped(source, include_dir),
+        name,
+        arch=arch,
+        std="c++17",
+        include_paths=_include_paths(include_dir),
+        extra=_EXTRA,
+    )
+
+
+# A kernel's cubin and log are also kept under a key that does not need NVRTC (Program's key holds
+# NVRTC's version, so a hit there loads libnvrtc first: ~10 ms in a new process). A hit here loads
+# nothing but the cubin; a new NVRTC recompiles only kernels that are not cached yet.
+def _cubin_key(mod, source, include_dir, arch):
+    return mod.CompileCache.make_key("cupric.tile cubin 1", arch, " ".join(_EXTRA), _stamped(source, include_dir))
+
+
+def _cached_cubin(mod, source, include_dir, arch):
+    hit = mod.compile_cache.get(_cubin_key(mod, source, include_dir, arch))
+    if hit is None or len(hit) < 4:
         return None
-    return getattr(_cuda_mod, "Program", None)
+    n = int.from_bytes(hit[:4], "little")
+    log, cubin = hit[4 : 4 + n].decode(errors="replace"), hit[4 + n :]
+    if cubin[:4] != b"\x7fELF":
+        return None
+    return {"compiler": "nvrtc", "object": mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), "cubin": cubin, "log": log}
 
 
-def compile_source(source, include_dir, arch="sm_90a", outputs=("cubin",)):
-    """Compiles generated CUDA C++ for `arch`. Uses nvcc (the tests' path until cupric.cuda.Program
-    is wired); returns {'cubin': bytes, 'ptx': str?, 'log': str, 'seconds': float, 'compiler': str}."""
+def _store_cubin(mod, source, include_dir, arch, cubin, log):
+    data = log.encode()
+    mod.compile_cache.put(_cubin_key(mod, source, include_dir, arch), len(data).to_bytes(4, "little") + data + cubin)
+
+
+def compile_source(source, include_dir, arch=None, outputs=("cubin",)):
+    """Compiles generated CUDA C++ for `arch` (default: the device's, else sm_90a) with NVRTC
+    through cupric.cuda.Program and the shared compile cache; nvcc only when NVRTC is missing.
+    Returns {'cubin': bytes, 'ptx': str?, 'object': ObjectCode?, 'log', 'seconds', 'compiler',
+    'cache_hit'}."""
+    arch = arch or default_arch()
+    mod = _cuda_module()
+    if mod is not None and tuple(outputs) == ("cubin",):
+        t0 = time.perf_counter()
+        out = _cached_cubin(mod, source, include_dir, arch)
+        if out is not None:
+            out.update(seconds=time.perf_counter() - t0, cache_hit=True)
+            return out
+    if nvrtc_available():
+        return _compile_with_nvrtc(source, include_dir, arch, outputs)
     nvcc = nvcc_path()
     if nvcc is None:
-        raise FileNotFoundError("nvcc not found (set CUDA_HOME); cupric.cuda.Program is not available either")
-    cached = _cache_path(source, include_dir, arch, nvcc, outputs)
-    if cached is not None and cached.is_file():
-        with open(cached, "rb") as f:
-            out = pickle.load(f)
-        out["seconds"] = 0.0
-        return out
-    out = _compile_with_nvcc(source, include_dir, arch, outputs, nvcc)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".tmp{os.getpid()}")
-        with open(tmp, "wb") as f:
-            pickle.dump(out, f)
-        os.replace(tmp, cached)
+        raise FileNotFoundError(
+            "cupric.tile: compiling CUDA needs NVRTC (pip install nvidia-cuda-nvrtc, or set CUDA_HOME) or nvcc"
+        )
+    return _compile_with_nvcc(source, include_dir, arch, outputs, nvcc)
+
+
+def _compile_with_nvrtc(source, include_dir, arch, outputs):
+    mod = _cuda_module()
+    t0 = time.perf_counter()
+    prog = _program(source, include_dir, arch)
+    before = mod.compile_cache.stats()["misses"]
+    try:
+        obj = prog.compile("cubin")
+    except mod.CompileError as err:
+        if "INVALID_OPTION" not in str(err) or _PTXAS_VERBOSE not in _EXTRA:
+            raise
+        _EXTRA.remove(_PTXAS_VERBOSE)  # an NVRTC without ptxas options: no resource report then
+        prog = _program(source, include_dir, arch)
+        obj = prog.compile("cubin")
+    out = {"compiler": "nvrtc", "object": obj, "cubin": obj.code, "log": obj.log}
+    _store_cubin(mod, source, include_dir, arch, out["cubin"], out["log"])
+    if "ptx" in outputs:
+        out["ptx"] = prog.compile("ptx").code.decode(errors="replace")
+    out["seconds"] = time.perf_counter() - t0
+    out["cache_hit"] = mod.compile_cache.stats()["misses"] == before
+    if "sass" in outputs:
+        out["sass"] = _sass(out["cubin"])
     return out
 
 
-def _cache_path(source, include_dir, arch, nvcc, outputs):
-    """Where nvcc's output for this source is kept (the same disk cache as the CPU kernels)."""
-    from . import _kernel
-
-    try:
-        st = os.stat(nvcc)
-        env = _kernel._tile.host_environment(include_dir, _kernel.cache_dir())
-    except (OSError, RuntimeError):
+def _sass(cubin):
+    tool = shutil.which("cuobjdump")
+    nvcc = nvcc_path()
+    if tool is None and nvcc is not None and os.path.isfile(os.path.join(os.path.dirname(nvcc), "cuobjdump")):
+        tool = os.path.join(os.path.dirname(nvcc), "cuobjdump")
+    if tool is None:
         return None
-    h = hashlib.sha1()
-    for part in (source, arch, nvcc, str(st.st_mtime_ns), env, ",".join(sorted(outputs))):
-        h.update(part.encode())
-        h.update(b"\0")
-    return Path(_kernel.cache_dir()) / "tile" / "cuda" / (h.hexdigest() + ".pickle")
+    with tempfile.TemporaryDirectory(prefix="cupric-tile-") as d:
+        path = os.path.join(d, "kernel.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        r = subprocess.run([tool, "-sass", path], capture_output=True, text=True)
+        return r.stdout if r.returncode == 0 else None
 
 
 def _compile_with_nvcc(source, include_dir, arch, outputs, nvcc):
@@ -94,64 +204,312 @@ def _compile_with_nvcc(source, include_dir, arch, outputs, nvcc):
         src = os.path.join(d, "kernel.cu")
         with open(src, "w") as f:
             f.write(source)
-        out = {"compiler": "nvcc"}
+        base = [nvcc, "-std=c++17", f"-arch={arch}", f"-I{include_dir}"]  # nvcc has its own std headers
         t0 = time.perf_counter()
-        cmd = [
-            nvcc,
-            "-std=c++17",
-            f"-arch={arch}",
-            "-cubin",
-            "--resource-usage",
-            f"-I{include_dir}",
-            "-o",
-            os.path.join(d, "kernel.cubin"),
-            src,
-        ]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        out["seconds"] = time.perf_counter() - t0
-        out["log"] = r.stdout + r.stderr
+        r = subprocess.run(
+            [*base, "-cubin", "--resource-usage", "-o", os.path.join(d, "kernel.cubin"), src],
+            capture_output=True,
+            text=True,
+        )
+        out = {"compiler": "nvcc", "seconds": time.perf_counter() - t0, "log": r.stdout + r.stderr, "cache_hit": False}
         if r.returncode != 0:
             raise RuntimeError(f"nvcc failed on the generated CUDA source:\n{out['log']}\n--- source ---\n{source}")
-        with open(os.path.join(d, "kernel.cubin"), "rb") as f:
-            out["cubin"] = f.read()
+        out["cubin"] = Path(d, "kernel.cubin").read_bytes()
         if "ptx" in outputs:
             r = subprocess.run(
-                [
-                    nvcc,
-                    "-std=c++17",
-                    f"-arch={arch}",
-                    "-ptx",
-                    f"-I{include_dir}",
-                    "-o",
-                    os.path.join(d, "kernel.ptx"),
-                    src,
-                ],
-                capture_output=True,
-                text=True,
+                [*base, "-ptx", "-o", os.path.join(d, "kernel.ptx"), src], capture_output=True, text=True
             )
             if r.returncode == 0:
-                with open(os.path.join(d, "kernel.ptx")) as f:
-                    out["ptx"] = f.read()
+                out["ptx"] = Path(d, "kernel.ptx").read_text()
         if "sass" in outputs:
-            cuobjdump = os.path.join(os.path.dirname(nvcc), "cuobjdump")
-            if os.path.isfile(cuobjdump):
-                r = subprocess.run(
-                    [cuobjdump, "-sass", os.path.join(d, "kernel.cubin")], capture_output=True, text=True
-                )
-                out["sass"] = r.stdout
+            out["sass"] = _sass(out["cubin"])
         return out
 
 
-def inspect(source, include_dir, arch="sm_90a"):
-    """PTX, SASS and the resource report (registers, shared memory, spills) of a generated kernel."""
+def resources_from_log(log):
+    """ptxas' report (registers, spills, shared memory) from a compile log, as a dict and text."""
+    lines = [ln.strip() for ln in log.splitlines() if "registers" in ln or "spill" in ln or "smem" in ln]
+    text = "\n".join(lines)
+    info = {}
+    for pattern, key in (
+        (r"Used (\d+) registers", "registers"),
+        (r"(\d+) bytes spill stores", "spill_stores"),
+        (r"(\d+) bytes spill loads", "spill_loads"),
+    ):
+        found = [int(m) for m in re.findall(pattern, text)]
+        if found:
+            info[key] = max(found) if key == "registers" else sum(found)
+    return info, text
+
+
+def inspect(source, include_dir, arch=None, smem_bytes=0):
+    """PTX, SASS (where cuobjdump exists) and the resource report (registers, shared memory,
+    spills) of a generated kernel; with a GPU, also the loaded kernel's attributes."""
     r = compile_source(source, include_dir, arch, outputs=("cubin", "ptx", "sass"))
-    res = [ln.strip() for ln in r["log"].splitlines() if "registers" in ln or "spill" in ln or "smem" in ln]
-    return {"ptx": r.get("ptx"), "sass": r.get("sass"), "resources": "\n".join(res), "compile_seconds": r["seconds"]}
+    info, text = resources_from_log(r["log"])
+    out = {
+        "ptx": r.get("ptx"),
+        "sass": r.get("sass"),
+        "resources": text,
+        "registers": info.get("registers"),
+        "spill_stores": info.get("spill_stores", 0),
+        "spill_loads": info.get("spill_loads", 0),
+        "dynamic_shared_memory": max(smem_bytes, 16),
+        "compile_seconds": r["seconds"],
+        "compiler": r["compiler"],
+    }
+    mod = _cuda_module()
+    if "object" in r and mod is not None and mod.is_available() and (arch is None or arch == default_arch()):
+        entry = _entry_name(source)
+        if entry:
+            out["attributes"] = r["object"].get_kernel(entry).attributes()
+    return out
+
+
+def _entry_name(source):
+    for line in source.splitlines():
+        if line.startswith('extern "C" __global__'):
+            return line.split("(")[0].split()[-1]
+    return None
+
+
+# ---- CUDA array arguments ------------------------------------------------------------------------
+
+
+class DeviceArray:
+    """A CUDA array argument as the kernel sees it: address of element 0, dtype, shape, strides
+    in elements, device ordinal; `owner` keeps the memory alive through the launch, and `stream`
+    is the producer's stream (CAI v3) that the launch must wait for, if any."""
+
+    __slots__ = ("ptr", "dtype", "shape", "strides", "device", "owner", "stream")
+
+    def __init__(self, ptr, dtype, shape, strides, device, owner, stream=None):
+        self.ptr, self.dtype, self.shape, self.strides = ptr, dtype, shape, strides
+        self.device, self.owner, self.stream = device, owner, stream
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+def _c_strides(shape):
+    strides, s = [], 1
+    for d in reversed(shape):
+        strides.append(s)
+        s *= max(int(d), 1)
+    return tuple(reversed(strides))
+
+
+def _from_cupric(a, owner):
+    return DeviceArray(int(a._data_ptr), a.dtype, tuple(a.shape), tuple(a._element_strides), a.device.index, owner)
+
+
+def _from_cai(v, cai, device):
+    typestr = cai["typestr"]
+    try:
+        dtype = _c.dtype(np.dtype(typestr).name)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"cupric.tile: a CUDA array of typestr {typestr!r} has no cupric dtype") from err
+    shape = tuple(int(d) for d in cai["shape"])
+    if cai.get("strides") is None:
+        strides = _c_strides(shape)
+    else:
+        item = np.dtype(typestr).itemsize
+        if any(s % item for s in cai["strides"]):
+            raise ValueError(
+                f"cupric.tile: byte strides {tuple(cai['strides'])} are not multiples of the item size {item}"
+            )
+        strides = tuple(int(s) // item for s in cai["strides"])
+    stream = cai.get("stream")
+    stream = None if stream is None else (0 if stream == 1 else int(stream))  # 1: the legacy default stream
+    return DeviceArray(int(cai["data"][0]), dtype, shape, strides, device, v, stream)
+
+
+def device_array(v):
+    """A DeviceArray for a CUDA array argument; None when `v` is not on a CUDA device."""
+    if isinstance(v, np.ndarray):
+        return None
+    if isinstance(v, _c.ndarray):
+        return None if v.device.type == "cpu" else _from_cupric(v, v)
+    dl_device = None
+    if hasattr(v, "__dlpack_device__"):
+        kind, dl_device = (int(x) for x in v.__dlpack_device__())
+        if kind not in _DLPACK_CUDA:
+            return None
+    try:
+        cai = v.__cuda_array_interface__
+    except AttributeError:
+        cai = None
+    except Exception:  # noqa: BLE001 - PyTorch refuses bfloat16 here (KeyError / TypeError): DLPack below
+        if dl_device is None:
+            raise
+        cai = None
+    if cai is not None:
+        if dl_device is None:
+            mod = _cuda_module()
+            dl_device = mod.Device().index if mod is not None and mod.is_available() else 0
+        return _from_cai(v, cai, dl_device)
+    if dl_device is None:
+        return None
+    a = _c.from_dlpack(v)  # a cupric view of the producer's memory (no copy)
+    return _from_cupric(a, a)
+
+
+# ---- launching -----------------------------------------------------------------------------------
+
+_SCALAR_TYPES = {
+    "bool": np.bool_,
+    "double": np.float64,
+    "float": np.float32,
+    "::cu::tile::i8": np.int8,
+    "::cu::tile::u8": np.uint8,
+    "::cu::tile::i16": np.int16,
+    "::cu::tile::u16": np.uint16,
+    "::cu::tile::i32": np.int32,
+    "::cu::tile::u32": np.uint32,
+    "::cu::tile::i64": np.int64,
+    "::cu::tile::u64": np.uint64,
+    "long long": np.int64,
+}
+
+
+def pack_scalar(value, ctype):
+    """A kernel scalar as a NumPy scalar of exactly its C type's bytes (f16 / bf16 as their bits,
+    converted by cupric's own casts)."""
+    if ctype in ("::cu::tile::f16", "::cu::tile::bf16"):
+        dt = _c.float16 if ctype == "::cu::tile::f16" else _c.bfloat16
+        return np.uint16(_c.asarray(np.float64(value)).astype(dt)._view_as(_c.uint16).item())
+    t = _SCALAR_TYPES.get(ctype)
+    if t is None:
+        raise TypeError(f"cupric.tile: no CUDA packing for a scalar of C type {ctype}")
+    return t(value)
+
+
+def flatten_arguments(runtime, param_types):
+    """The kernel's flat argument list: arrays as (address, shape..., strides...), scalars typed."""
+    flat, i = [], 0
+    for v in runtime:
+        if isinstance(v, DeviceArray):
+            flat.append(v.ptr)
+            flat.extend(v.shape)
+            flat.extend(v.strides)
+            i += 1 + 2 * v.ndim
+        else:
+            flat.append(pack_scalar(v, param_types[i]))
+            i += 1
+    if i != len(param_types):
+        raise TypeError(f"cupric.tile: {i} kernel parameters packed, the kernel has {len(param_types)}")
+    return flat
+
+
+_LAUNCH_KEYS = ("entry", "threads", "smem_bytes", "param_types")
+
+
+class CudaKernel:
+    """One specialisation compiled and loaded on one device, with its launch shape. Built from
+    the emitter's output (compiling it), or from a disk index entry (a cached cubin and the
+    launch facts: no frontend, no emitter, no NVRTC)."""
+
+    def __init__(self, emitted, include_dir, device_index, cached=None):
+        mod = _cuda_module()
+        with mod.Device(device_index):
+            if cached is None:
+                self.compiled = compile_source(emitted["source"], include_dir)
+                key = _cubin_key(mod, emitted["source"], include_dir, default_arch())
+                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"cubin_key": key}
+            else:
+                self.compiled, self.index_entry = cached, emitted
+            obj = self.compiled.get("object") or mod.ObjectCode(self.compiled["cubin"], "cubin")  # nvcc's
+            self.kernel = obj.get_kernel(emitted["entry"], device_index)
+        self.smem = max(int(emitted["smem_bytes"]), 16)
+        if self.smem > 48 * 1024:
+            self.kernel.max_dynamic_shared_memory = self.smem
+        self.threads = int(emitted["threads"])
+        self.param_types = list(emitted["param_types"])
+        self.device = device_index
+        self._configs = {}
+
+    def config(self, grid):
+        c = self._configs.get(grid)
+        if c is None:
+            if grid[0] > 2**31 - 1 or grid[1] > _MAX_GRID_YZ or grid[2] > _MAX_GRID_YZ:
+                raise ValueError(
+                    f"grid {grid} is too large for CUDA (x up to 2^31-1, y and z up to {_MAX_GRID_YZ}); "
+                    "put the largest extent first"
+                )
+            c = self._configs[grid] = _cuda_module().LaunchConfig(
+                grid=grid, block=self.threads, shared_memory=self.smem
+            )
+        return c
+
+    def launch(self, grid, runtime, stream):
+        if 0 in grid:
+            return  # an empty grid launches nothing
+        mod = _cuda_module()
+        args = flatten_arguments(runtime, self.param_types)
+        if stream is None:
+            stream = mod.current_stream(self.device)
+        elif not isinstance(stream, mod.Stream):
+            stream = mod.Stream.wrap(stream)
+        for v in runtime:
+            if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:
+                stream.wait(mod.Stream.wrap(v.stream))  # CAI v3: order after the producer's work
+        mod.launch(stream, self.config(grid), self.kernel, *args)
+
+
+def _index_path(compiled, mod, device_index):
+    """Where the launch facts of this specialisation on this arch are kept (None: not indexed)."""
+    from ._kernel import include_dir
+
+    with mod.Device(device_index):
+        arch = default_arch()
+    return compiled.cuda_index_path((arch, " ".join(_EXTRA), _headers_digest(include_dir())))
+
+
+def _load_indexed(compiled, mod, device_index, path):
+    try:
+        entry = json.loads(path.read_text())
+        hit = mod.compile_cache.get(entry["cubin_key"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if hit is None or len(hit) < 4:
+        return None
+    n = int.from_bytes(hit[:4], "little")
+    cubin = hit[4 + n :]
+    if cubin[:4] != b"\x7fELF":
+        return None
+    cached = {"compiler": "nvrtc", "object": mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), "cubin": cubin}
+    cached.update(log=hit[4 : 4 + n].decode(errors="replace"), seconds=0.0, cache_hit=True, index_hit=True)
+    return CudaKernel(entry, None, device_index, cached)
+
+
+def _save_index(path, entry):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(entry))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # the index is an optimisation
 
 
 def launch(compiled, grid, args, stream, device):
-    """Runs a compiled kernel on a CUDA device. To be wired to cupric.cuda (see the module doc)."""
-    raise NotImplementedError(
-        f"cupric.tile: launching on {device} needs cupric.cuda (Program + launch), which is not part of this "
-        "build yet; run on the CPU (arrays on 'cpu') or in the interpreter (kernel.interpret[grid](...))"
-    )
+    """Runs a compiled kernel on `device` ('cuda:N') on `stream` (None: the current stream). The
+    first launch on a device loads the kernel: from the disk index when this specialisation was
+    compiled before (a new process skips the frontend), else by compiling it."""
+    mod = _cuda_module()
+    if mod is None:
+        raise NotImplementedError(f"cupric.tile: launching on {device} needs cupric.cuda, which is not in this build")
+    index = int(device.split(":")[1]) if ":" in device else 0
+    k = compiled.cuda_kernels.get(index)
+    if k is None:
+        from ._kernel import include_dir
+
+        path = _index_path(compiled, mod, index)
+        k = _load_indexed(compiled, mod, index, path) if path is not None else None
+        if k is None:
+            k = CudaKernel(compiled.cuda(), include_dir(), index)
+            if path is not None and k.compiled["compiler"] == "nvrtc":
+                _save_index(path, k.index_entry)
+        compiled.cuda_kernels[index] = k
+    k.launch(grid, args, stream)

@@ -176,7 +176,12 @@ def _freeze(v):
 
 
 def _is_array_like(v):
-    return isinstance(v, (_c.ndarray, np.ndarray)) or hasattr(v, "__array_interface__") or hasattr(v, "__dlpack__")
+    return (
+        isinstance(v, (_c.ndarray, np.ndarray))
+        or hasattr(v, "__array_interface__")
+        or hasattr(v, "__cuda_array_interface__")
+        or hasattr(v, "__dlpack__")
+    )
 
 
 def _as_cupric(v):
@@ -203,6 +208,7 @@ class Compiled:
         self.host = None
         self.launcher = None
         self._cuda = None
+        self.cuda_kernels = {}  # device index -> _cuda.CudaKernel
 
     @property
     def function(self):
@@ -251,6 +257,20 @@ class Compiled:
             h.update(part.encode())
             h.update(b"\0")
         return Path(cache_dir()) / "tile" / "index" / (h.hexdigest() + ".json")
+
+    def cuda_index_path(self, target):
+        """The CUDA twin of the index: launch facts and the cubin's cache key, per arch and
+        compiler options (`target`), so that a new process launches without the frontend."""
+        fp = self.kernel.fingerprint()
+        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
+            return None
+        st = os.stat(_c.__file__)  # a rebuilt extension may emit other code
+        build = f"{_c.__file__}:{st.st_size}:{st.st_mtime_ns}"
+        h = hashlib.sha1()
+        for part in (fp, repr(self.key), str(self.kernel.debug), str(self.kernel.num_threads), build, repr(target)):
+            h.update(part.encode())
+            h.update(b"\0")
+        return Path(cache_dir()) / "tile" / "index-cuda" / (h.hexdigest() + ".json")
 
     def _load_from_index(self):
         path = self._index_path()
@@ -342,8 +362,12 @@ class Kernel:
                 key.append(_freeze(v))
                 specs.append((p.name, ("constant", v)))
             elif _is_array_like(v):
-                a = _as_cupric(v)
-                d = str(a.device)
+                a = _cuda.device_array(v)  # CUDA arrays of any library; None for host arrays
+                if a is None:
+                    a = _as_cupric(v)
+                    d = str(a.device)
+                else:
+                    d = f"cuda:{a.device}"
                 if device is None:
                     device = d
                 elif d != device:
@@ -412,7 +436,9 @@ class Kernel:
 
     def inspect(self, *args, compile_cuda=False, **kwargs):
         """Every stage for these arguments: {'ir', 'ir_canonical', 'host_source', 'cuda_source', 'cuda',
-        and with compile_cuda=True (needs nvcc or cupric.cuda) 'ptx', 'sass', 'resources'}."""
+        and with compile_cuda=True (NVRTC through cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump
+        exists), 'resources' (ptxas' report), 'registers', 'spill_stores', 'spill_loads',
+        'dynamic_shared_memory', and with a GPU 'attributes' of the loaded kernel}."""
         key, specs, _, _ = self._specialise(self._bind(args, kwargs))
         c = self.compiled(key, specs)
         host = c.function.emit("host", self.debug)
@@ -428,7 +454,7 @@ class Kernel:
         if c.launcher is not None:
             out["host_binary"] = c.host["path"]
         if compile_cuda:
-            out.update(_cuda.inspect(cuda["source"], include_dir()))
+            out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
         return out
 
 

@@ -1,6 +1,8 @@
-"""The CUDA C++ that cupric.tile generates for every example kernel and a set of op kernels
-compiles for sm_90a (through cupric.cuda.Program once it exists, else nvcc; skipped without
-either). Running it needs a GPU: see `make gpu-check`."""
+"""The CUDA side of cupric.tile without a GPU: the CUDA C++ generated for every example kernel and
+a set of op kernels compiles for sm_90a with NVRTC (cupric.cuda.Program, through the shared
+compile cache; skipped without NVRTC); cache hits skip compilation; CUDA array arguments
+(__cuda_array_interface__, DLPack) and scalars are turned into the kernel's parameters. Running
+the kernels needs a GPU: test_gpu.py."""
 
 import sys
 from pathlib import Path
@@ -8,9 +10,9 @@ from pathlib import Path
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import random, to_cu
 from cupric import tile as ct
 from cupric.tile import _cuda, _kernel
+from tile_helpers import random, to_cu
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
 
@@ -20,15 +22,12 @@ import matmul  # noqa: E402
 import saxpy  # noqa: E402
 import softmax  # noqa: E402
 import stencil  # noqa: E402
-import test_tile_elementwise as ew  # noqa: E402
 import test_memory as mem  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
+import test_tile_elementwise as ew  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    _cuda.nvcc_path() is None and _cuda._program_class() is None,
-    reason="neither nvcc nor cupric.cuda.Program is available",
-)
+needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
 
 
 def f32(*s):
@@ -145,32 +144,30 @@ CASES = {
 }
 
 
+def _compile(src, entry):
+    r = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+    assert r["compiler"] == "nvrtc"
+    assert r["cubin"][:4] == b"\x7fELF"
+    assert f"Compiling entry function '{entry}' for 'sm_90a'" in r["log"]
+    return r
+
+
+@needs_nvrtc
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_cuda_compiles_for_sm90a(name):
     kernel, args = CASES[name]()
     info = kernel.inspect(*args)
-    src = info["cuda_source"]
-    program = _cuda._program_class()
-    if program is not None:  # cupric.cuda, after the merge: NVRTC in-process
-        try:
-            program(src, options=_cuda.nvrtc_options(_kernel.include_dir())).compile("cubin")
-            return
-        except (TypeError, AttributeError):
-            if _cuda.nvcc_path() is None:
-                raise  # the Program API differs from what this test assumes: see _cuda.py
-    r = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
-    assert r["cubin"][:4] == b"\x7fELF"
-    assert f"Compiling entry function '{info['cuda']['entry']}' for 'sm_90a'" in r["log"]
+    _compile(info["cuda_source"], info["cuda"]["entry"])
 
 
+@needs_nvrtc
 def test_debug_kernel_compiles_for_cuda():
     from test_frontend import debug_kernel
 
     dk = ct.kernel(debug_kernel.fn, debug=True)
-    src = dk.inspect(f32(8), 4)["cuda_source"]
-    assert "PrintLine" in src and "check(blk" in src
-    if _cuda._program_class() is None:
-        _cuda.compile_source(src, _kernel.include_dir())
+    info = dk.inspect(f32(8), 4)
+    assert "PrintLine" in info["cuda_source"] and "check(blk" in info["cuda_source"]
+    _compile(info["cuda_source"], info["cuda"]["entry"])
 
 
 def test_tf32_mma_compiles_for_cuda():
@@ -185,6 +182,313 @@ def test_tf32_mma_compiles_for_cuda():
     np.testing.assert_allclose(np.asarray(out), np.asarray(a) @ np.asarray(b), rtol=1e-5, atol=1e-5)
     src = tf32_mma.inspect(a, b, out, 20, 12, 10)["cuda_source"]
     assert "float, true>(blk" in src
-    if _cuda._program_class() is None:
-        r = _cuda.compile_source(src, _kernel.include_dir())
-        assert "Compiling entry function 'tf32_mma'" in r["log"]
+    if _cuda.nvrtc_available():
+        _compile(src, "tf32_mma")
+
+
+# ---- the compile cache and inspection ----------------------------------------------------------
+
+
+@needs_nvrtc
+def test_cache_hit_skips_compilation(tmp_path):
+    cache = cu.cuda.compile_cache
+    saved = cache.directory
+    cache.directory = str(tmp_path / "cache")
+    cache.clear()
+    try:
+        kernel, args = CASES["softmax_f32"]()
+        src = kernel.inspect(*args)["cuda_source"]
+        first = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+        misses = cache.stats()["misses"]
+        second = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+        assert not first["cache_hit"] and second["cache_hit"]
+        assert cache.stats()["misses"] == misses  # NVRTC did not run again
+        assert second["cubin"] == first["cubin"]
+        assert second["seconds"] < first["seconds"]
+        cache.clear(memory=True, disk=False)  # a new process: the disk tier answers
+        third = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+        assert third["cache_hit"] and third["cubin"] == first["cubin"]
+        # the header library is part of the key (NVRTC's key covers the source only)
+        prog = _cuda._program(src, _kernel.include_dir(), "sm_90a")
+        assert prog.source.startswith("// cupric.tile headers ")
+        assert _cuda._headers_digest(_kernel.include_dir()) in prog.source
+    finally:
+        cache.clear(memory=True, disk=False)
+        cache.directory = saved
+
+
+@needs_nvrtc
+def test_inspect_reports_ptx_and_resources():
+    x = f32(1000)
+    info = saxpy.saxpy_kernel.inspect(2.0, x, x, x, 1024, compile_cuda=True)
+    assert ".entry saxpy_kernel" in info["ptx"] and ".target sm_90a" in info["ptx"]
+    assert info["compiler"] == "nvrtc"
+    assert 0 < info["registers"] <= 255
+    assert info["spill_stores"] == 0 and info["spill_loads"] == 0
+    assert "registers" in info["resources"]
+    assert info["dynamic_shared_memory"] >= 16
+    a = bf(64, 64)
+    info = matmul.matmul_kernel.inspect(a, a, bf(64), a, 64, 64, 32, compile_cuda=True)
+    assert info["cuda"]["smem_bytes"] > 0 and info["dynamic_shared_memory"] == info["cuda"]["smem_bytes"]
+
+
+def test_resources_from_log():
+    log = (
+        "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+        "ptxas         .     584 bytes stack frame, 892 bytes spill stores, 792 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers, 584 bytes cumulative stack size\n"
+    )
+    info, text = _cuda.resources_from_log(log)
+    assert info == {"registers": 255, "spill_stores": 892, "spill_loads": 792}
+    assert "Compiling" not in text and "255 registers" in text
+
+
+# ---- CUDA arguments (no GPU needed: nothing is dereferenced) ---------------------------------------
+
+
+class FakeCudaArray:
+    """An object with __cuda_array_interface__ (as CuPy and PyTorch have) at a made-up address."""
+
+    def __init__(self, shape, typestr, strides=None, ptr=0x7F0000001000, stream=None):
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "typestr": typestr,
+            "data": (ptr, False),
+            "strides": strides,
+            "version": 3,
+        }
+        if stream is not None:
+            self.__cuda_array_interface__["stream"] = stream
+
+
+def test_device_array_from_cuda_array_interface():
+    a = _cuda.device_array(FakeCudaArray((3, 5), "<f4"))
+    assert (a.ptr, a.dtype, a.shape, a.strides, a.ndim) == (0x7F0000001000, cu.float32, (3, 5), (5, 1), 2)
+    b = _cuda.device_array(FakeCudaArray((4, 6), "<f8", strides=(8, 64)))  # Fortran order
+    assert b.dtype == cu.float64 and b.strides == (1, 8)
+    c = _cuda.device_array(FakeCudaArray((7,), "<i8", strides=(-8,)))  # reversed view
+    assert c.dtype == cu.int64 and c.strides == (-1,)
+    assert _cuda.device_array(FakeCudaArray((2, 0), "<f2")).strides == (1, 1)
+    assert a.stream is None  # no producer stream to wait for
+    assert _cuda.device_array(FakeCudaArray((3,), "<f4", stream=1)).stream == 0  # the legacy default stream
+    assert _cuda.device_array(FakeCudaArray((3,), "<f4", stream=0x1234)).stream == 0x1234
+    with pytest.raises(ValueError, match="not multiples of the item size 4"):
+        _cuda.device_array(FakeCudaArray((3,), "<f4", strides=(6,)))
+    with pytest.raises(TypeError, match="typestr"):
+        _cuda.device_array(FakeCudaArray((3,), "|V3"))
+
+
+def test_host_arrays_are_not_device_arrays():
+    x = np.ones(4, np.float32)
+    assert _cuda.device_array(x) is None
+    assert _cuda.device_array(cu.asarray(x)) is None
+
+    class HostDLPack:  # e.g. a PyTorch CPU tensor
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, stream=None):
+            return x.__dlpack__()
+
+    assert _cuda.device_array(HostDLPack()) is None
+
+
+def test_kernel_specialises_on_cuda_arrays():
+    """CUDA arrays choose the CUDA device and specialise on their dtype and ndim."""
+    x, y = FakeCudaArray((1000,), "<f4"), FakeCudaArray((1000,), "<f4", ptr=0x7F0000100000)
+    key, specs, runtime, device = saxpy.saxpy_kernel._specialise((2.0, x, y, y, 1024))
+    assert device == "cuda:0" if not cu.cuda.is_available() else device.startswith("cuda:")
+    assert key[1] == ("A", "float32", 1) and specs[1][1][1] == cu.float32
+    assert [type(v).__name__ for v in runtime] == ["float", "DeviceArray", "DeviceArray", "DeviceArray"]
+    with pytest.raises(ValueError, match="different devices"):
+        saxpy.saxpy_kernel._specialise((2.0, x, cu.ones(1000, dtype=cu.float32, device="cpu"), y, 1024))
+
+
+def test_flatten_arguments_follow_the_parameter_types():
+    x = _cuda.device_array(FakeCudaArray((3, 4), "<f4"))
+    types = ["float*", "long long", "long long", "long long", "long long", "double", "::cu::tile::bf16", "bool"]
+    flat = _cuda.flatten_arguments([x, 0.5, 1.5, True], types)
+    assert flat[:5] == [0x7F0000001000, 3, 4, 4, 1]
+    assert flat[5] == 0.5 and flat[5].dtype == np.float64
+    assert flat[6].dtype == np.uint16 and flat[6] == 0x3FC0  # bfloat16 1.5
+    assert flat[7].dtype == np.bool_ and flat[7].nbytes == 1
+    assert _cuda.pack_scalar(1.0, "::cu::tile::f16") == 0x3C00
+    assert _cuda.pack_scalar(-3, "::cu::tile::i32").dtype == np.int32
+    assert _cuda.pack_scalar(3.0, "float").dtype == np.float32
+    with pytest.raises(TypeError, match="kernel parameters packed"):
+        _cuda.flatten_arguments([x], types)
+
+
+def test_grid_limits_are_checked_before_launch():
+    k = _cuda.CudaKernel.__new__(_cuda.CudaKernel)
+    k.threads, k.smem, k._configs = 128, 16, {}
+    with pytest.raises(ValueError, match="y and z up to 65535"):
+        k.config((1, 70000, 1))
+
+
+class FakeCudaDLPack:
+    """A DLPack producer that says kDLCUDA (as a bfloat16 PyTorch tensor does); its memory is host
+    memory that nothing reads."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None, max_version=None, **kwargs):
+        import ctypes
+
+        capsule = self.base.__dlpack__()  # a legacy capsule: DLManagedTensor, device at byte 8
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        ctypes.c_int32.from_address(get(capsule, b"dltensor") + 8).value = 2  # kDLCUDA
+        return capsule
+
+
+def test_device_array_from_dlpack_on_cuda():
+    base = cu.asarray(np.arange(12, dtype=np.float32).reshape(3, 4)).astype(cu.bfloat16)[:, ::2]
+    a = _cuda.device_array(FakeCudaDLPack(base))
+    assert (a.ptr, a.dtype, a.shape, a.strides, a.device) == (base._data_ptr, cu.bfloat16, (3, 2), (4, 2), 0)
+
+
+def test_packed_bytes_match_the_kernel_parameters():
+    """What cupric.cuda.launch receives: 8-byte pointers, shapes and strides, then each scalar in
+    its own C type's bytes."""
+    x = _cuda.device_array(FakeCudaArray((3, 4), "<f4"))
+    types = ["float*", "long long", "long long", "long long", "long long", "double", "::cu::tile::bf16", "bool"]
+    flat = _cuda.flatten_arguments([x, 0.5, 1.5, True], types)
+    for sizes in ([8, 8, 8, 8, 8, 8, 2, 1], None):  # driver tells the sizes, or cannot
+        data, offsets = cu.cuda._pack_arguments(sizes, *flat)
+        assert offsets == [0, 8, 16, 24, 32, 40, 48, 50]
+        assert np.frombuffer(data[:40], np.int64).tolist() == [0x7F0000001000, 3, 4, 4, 1]
+        assert np.frombuffer(data[40:48], np.float64)[0] == 0.5
+        assert data[48:50] == b"\xc0\x3f" and data[50:51] == b"\x01"
+
+
+class StandInRuntime:
+    """cupric.cuda with NVRTC for real and the GPU parts recorded: what a launch would do on a
+    device (the compile, the kernel's shared memory limit, the config, the packed arguments)."""
+
+    def __init__(self):
+        real = cu.cuda
+        self.real, self.launches = real, []
+        self.CompileError, self.CompileCache = real.CompileError, real.CompileCache
+        self.versions, self.compile_cache, self.LaunchConfig, self.Stream = (
+            real.versions,
+            real.compile_cache,
+            real.LaunchConfig,
+            real.Stream,
+        )
+        runtime = self
+
+        class Device:
+            arch, index = "sm_90", 0
+
+            def __init__(self, index=0):
+                self.index = index
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+        class Kernel:
+            def __init__(self, obj, name):
+                self.obj, self.name, self.max_dynamic_shared_memory = obj, name, 48 * 1024
+
+        class Object:
+            def __init__(self, obj):
+                self.obj, self.code, self.log = obj, obj.code, obj.log
+
+            def get_kernel(self, name, device=None):
+                return Kernel(self.obj, name)
+
+        class Program:
+            def __init__(self, *args, **kwargs):
+                assert kwargs["arch"] == "sm_90a"  # Hopper: the 'a' target
+                self.prog = real.Program(*args, **kwargs)
+                self.source = self.prog.source
+
+            def compile(self, target):
+                return Object(self.prog.compile(target))
+
+        class CurrentStream:
+            handle = 0
+
+        self.Device, self.Program = Device, Program
+        self.ObjectCode = lambda code, kind, name="": Object(real.ObjectCode(code, kind, name))
+        self.current_stream = lambda device=None: CurrentStream()
+        self.is_available = lambda: True
+        self.launch = lambda stream, config, kernel, *args: runtime.launches.append((stream, config, kernel, args))
+
+
+@pytest.fixture
+def stand_in_runtime(monkeypatch):
+    rt = StandInRuntime()
+    monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
+    yield rt
+    for k in (saxpy.saxpy_kernel, matmul.matmul_kernel):  # forget the stand-in kernels (test_gpu.py)
+        for c in k.cache.values():
+            c.cuda_kernels.clear()
+
+
+@needs_nvrtc
+def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
+    rt = stand_in_runtime
+    x = FakeCudaArray((1000,), "<f4")
+    saxpy.saxpy_kernel[(1,)](0.125, x, x, x, 1024)
+    saxpy.saxpy_kernel[(1,)](0.5, x, x, x, 1024)  # loaded once, launched twice
+    assert len(rt.launches) == 2
+    stream, config, kernel, args = rt.launches[0]
+    assert stream.handle == 0 and config.grid == (1, 1, 1) and config.block == (128, 1, 1)
+    assert kernel.name == "saxpy_kernel" and rt.launches[1][2] is kernel
+    # the driver checks each argument's size against the kernel's parameters: do the same here
+    data, offsets = cu.cuda._pack_arguments([8] * 10, *args)
+    assert np.frombuffer(data, np.float64)[0] == 0.125
+    assert np.frombuffer(data[8:], np.int64).tolist() == [0x7F0000001000, 1000, 1] * 3
+    assert rt.launches[1][3][0] == 0.5
+
+    a, b, bias = FakeCudaArray((200, 64), "<f2"), FakeCudaArray((64, 300), "<f2"), FakeCudaArray((300,), "<f2")
+    matmul.matmul_kernel[(2, 3)](a, b, bias, a, 128, 128, 32)
+    _, config, kernel, args = rt.launches[-1]
+    assert config.grid == (2, 3, 1) and config.block == (256, 1, 1)
+    assert config.shared_memory > 48 * 1024 and kernel.max_dynamic_shared_memory == config.shared_memory
+    data, _ = cu.cuda._pack_arguments([8] * 18, *args)
+    assert np.frombuffer(data, np.int64)[5:10].tolist() == [0x7F0000001000, 64, 300, 300, 1]
+    with pytest.raises(ValueError, match="y and z up to 65535"):
+        matmul.matmul_kernel[(1, 70000)](a, b, bias, a, 128, 128, 32)
+    matmul.matmul_kernel[(0, 3)](a, b, bias, a, 128, 128, 32)
+    assert len(rt.launches) == 3  # an empty grid launches nothing
+
+
+@needs_nvrtc
+def test_new_process_launches_from_the_index(stand_in_runtime, tmp_path, monkeypatch):
+    """A specialisation compiled before is launched from the disk index: no frontend, no NVRTC."""
+    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path))
+    rt = stand_in_runtime
+    x = FakeCudaArray((1000,), "<f4")
+    saxpy.saxpy_kernel.cache.clear()
+    saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+    first = next(iter(saxpy.saxpy_kernel.cache.values()))
+    assert not first.cuda_kernels[0].compiled.get("index_hit")
+    assert list((tmp_path / "tile" / "index-cuda").glob("*.json"))
+    saxpy.saxpy_kernel.cache.clear()  # as in a new process
+    saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+    again = next(iter(saxpy.saxpy_kernel.cache.values()))
+    k = again.cuda_kernels[0]
+    assert k.compiled["index_hit"] and again._function is None  # the frontend did not run
+    assert k.param_types == first.cuda_kernels[0].param_types and k.threads == first.cuda_kernels[0].threads
+    assert rt.launches[-1][3] == rt.launches[-2][3]  # the same packed arguments
+    assert k.kernel.obj.code == first.cuda_kernels[0].kernel.obj.code  # the same cubin
+
+
+@pytest.mark.skipif(_cuda.nvcc_path() is None, reason="nvcc is not installed")
+def test_nvcc_fallback_compiles():
+    """Where NVRTC cannot be loaded, nvcc compiles the same source (with its own std headers)."""
+    kernel, args = CASES["softmax_f32"]()
+    src = kernel.inspect(*args)["cuda_source"]
+    r = _cuda._compile_with_nvcc(src, _kernel.include_dir(), "sm_90a", ("cubin",), _cuda.nvcc_path())
+    assert r["compiler"] == "nvcc" and r["cubin"][:4] == b"\x7fELF"
+    assert _cuda.resources_from_log(r["log"])[0]["registers"] > 0

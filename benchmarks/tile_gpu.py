@@ -1,0 +1,323 @@
+"""The GPU part of benchmarks/tile.py: cupric.tile kernels against Triton and PyTorch (cuBLAS, SDPA)
+on one device, in one process. Inputs are PyTorch tensors (CuPy arrays when PyTorch is missing:
+no bfloat16 then); every time comes from CUDA events recorded on the stream the work runs on, and
+every cupric result is checked against PyTorch's before it is timed."""
+
+import functools
+import math
+import time
+
+import cupric as cu
+from cupric import tile as ct
+
+# Tile configurations for the H200 sizes (chosen from ptxas' register and spill report; see
+# docs/tile.md). Attention spills least at BM=64, BN=32 with D=128.
+SAXPY_BLOCK = 8192
+MATMUL_TILES = (128, 128, 32)
+ATTENTION_TILES = (64, 32)
+
+
+def _event_time(fn, stream, target_s=0.3, max_repeat=50):
+    """Seconds per call of fn(), from events on `stream` (warm-up first; repeats sized to about
+    target_s of GPU time)."""
+    fn()
+    start, end = cu.cuda.Event(), cu.cuda.Event()
+    start.record(stream)
+    fn()
+    end.record(stream)
+    end.synchronize()
+    once = max((end - start) / 1e3, 1e-6)
+    repeat = int(min(max_repeat, max(3, target_s / once)))
+    start.record(stream)
+    for _ in range(repeat):
+        fn()
+    end.record(stream)
+    end.synchronize()
+    return (end - start) / 1e3 / repeat
+
+
+class Peers:
+    """What is installed, and the stream each library runs on."""
+
+    def __init__(self):
+        self.torch = self.triton = self.cupy = None
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                self.torch = torch
+        except ImportError:
+            pass
+        try:
+            import triton  # noqa: F401
+            import triton.language  # noqa: F401
+
+            self.triton = triton
+        except Exception:  # noqa: BLE001 - a broken Triton install is a missing peer
+            pass
+        if self.torch is None:
+            try:
+                import cupy
+
+                self.cupy = cupy
+            except ImportError:
+                pass
+        self.cupric_stream = cu.cuda.current_stream()
+        self.torch_stream = cu.cuda.Stream.wrap(self.torch.cuda.current_stream()) if self.torch else None
+
+    def rand(self, shape, dtype="float32", scale=1.0):
+        if self.torch is not None:
+            t = getattr(self.torch, dtype)
+            return (self.torch.randn(shape, device="cuda", dtype=self.torch.float32) * scale).to(t)
+        if dtype == "bfloat16":
+            return None
+        return self.cupy.random.standard_normal(shape, dtype=self.cupy.float32) * scale
+
+    def empty_like(self, x):
+        return self.torch.empty_like(x) if self.torch is not None else self.cupy.empty_like(x)
+
+    def sync(self):
+        cu.cuda.Device().synchronize()
+
+
+def _max_error(got, want):
+    """max |got - want| / max |want| (PyTorch tensors or CuPy arrays)."""
+    got, want = got.float() if hasattr(got, "float") else got, want.float() if hasattr(want, "float") else want
+    return float(abs(got - want).max()) / max(float(abs(want).max()), 1e-30)
+
+
+def _check(name, got, want, tol):
+    err = _max_error(got, want)
+    return "ok" if err <= tol else f"MISMATCH (relative error {err:.2e} > {tol:g})"
+
+
+# ---- Triton peers (defined only when Triton is installed) ---------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _triton_kernels():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def saxpy_k(x_ptr, y_ptr, o_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(o_ptr + offs, 2.0 * tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+    @triton.jit
+    def softmax_k(x_ptr, o_ptr, cols, BLOCK: tl.constexpr):
+        r = tl.program_id(0).to(tl.int64)
+        offs = tl.arange(0, BLOCK)
+        t = tl.load(x_ptr + r * cols + offs, mask=offs < cols, other=-float("inf"))
+        e = tl.exp(t - tl.max(t, 0))
+        tl.store(o_ptr + r * cols + offs, e / tl.sum(e, 0), mask=offs < cols)
+
+    @triton.jit
+    def layernorm_k(x_ptr, w_ptr, b_ptr, y_ptr, cols, eps, BLOCK: tl.constexpr):
+        r = tl.program_id(0).to(tl.int64)
+        offs = tl.arange(0, BLOCK)
+        m = offs < cols
+        x = tl.load(x_ptr + r * cols + offs, mask=m, other=0.0)
+        mean = tl.sum(x, 0) / cols
+        c = tl.where(m, x - mean, 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(c * c, 0) / cols + eps)
+        w = tl.load(w_ptr + offs, mask=m)
+        b = tl.load(b_ptr + offs, mask=m)
+        tl.store(y_ptr + r * cols + offs, c * rstd * w + b, mask=m)
+
+    return triton, saxpy_k, softmax_k, layernorm_k
+
+
+# ---- the workloads ----------------------------------------------------------------------------------
+
+
+def _saxpy(p, quick, row):
+    import saxpy
+
+    n = 1 << (26 if quick else 28)
+    x, y = p.rand(n), p.rand(n)
+    o = p.empty_like(x)
+    nbytes = 3 * 4 * n
+
+    def run():
+        saxpy.saxpy_kernel[(ct.cdiv(n, SAXPY_BLOCK),)](2.0, x, y, o, SAXPY_BLOCK)
+
+    run()
+    p.sync()
+    status = _check("saxpy", o, 2.0 * x + y, 1e-6)
+    t = _event_time(run, p.cupric_stream)
+    row(
+        "gpu",
+        f"saxpy 2^{n.bit_length() - 1} f32 cupric.tile",
+        TB_s=f"{nbytes / t / 1e12:.2f}",
+        target=">= 3.8",
+        check=status,
+    )
+    if p.torch is not None:
+        t = _event_time(lambda: p.torch.add(y, x, alpha=2.0, out=o), p.torch_stream)
+        row("gpu", "saxpy torch", TB_s=f"{nbytes / t / 1e12:.2f}")
+    if p.triton is not None and p.torch is not None:
+        triton, saxpy_k, _, _ = _triton_kernels()
+        t = _event_time(lambda: saxpy_k[(triton.cdiv(n, 4096),)](x, y, o, n, BLOCK=4096), p.torch_stream)
+        row("gpu", "saxpy triton", TB_s=f"{nbytes / t / 1e12:.2f}")
+
+
+def _rows(p, quick, row):
+    """Softmax and layer norm over rows of 8192 float32."""
+    import layernorm
+    import softmax
+
+    r, c = (4096, 8192) if quick else (16384, 8192)
+    a = p.rand((r, c))
+    o = p.empty_like(a)
+    nbytes = 2 * r * c * 4
+
+    def run_softmax():
+        softmax.softmax_kernel[(r,)](a, o, c)
+
+    run_softmax()
+    p.sync()
+    want = p.torch.softmax(a, dim=1) if p.torch is not None else None
+    status = _check("softmax", o, want, 1e-5) if want is not None else "unchecked"
+    t = _event_time(run_softmax, p.cupric_stream)
+    row("gpu", f"softmax {r}x{c} f32 cupric.tile", TB_s=f"{nbytes / t / 1e12:.2f}", target=">= 3.0", check=status)
+    if p.torch is not None:
+        t = _event_time(lambda: p.torch.softmax(a, dim=1), p.torch_stream)
+        row("gpu", "softmax torch", TB_s=f"{nbytes / t / 1e12:.2f}")
+        if p.triton is not None:
+            triton, _, softmax_k, layernorm_k = _triton_kernels()
+            t = _event_time(
+                lambda: softmax_k[(r,)](a, o, c, BLOCK=triton.next_power_of_2(c), num_warps=8), p.torch_stream
+            )
+            row("gpu", "softmax triton", TB_s=f"{nbytes / t / 1e12:.2f}")
+
+    w, b = p.rand(c), p.rand(c)
+    mean, rstd = p.rand(r), p.rand(r)
+
+    def run_layernorm():
+        layernorm.layernorm_kernel[(r,)](a, w, b, o, mean, rstd, 1e-5, c)
+
+    run_layernorm()
+    p.sync()
+    status = "unchecked"
+    if p.torch is not None:
+        want = p.torch.nn.functional.layer_norm(a, (c,), w, b, 1e-5)
+        status = _check("layernorm", o, want, 1e-4)
+    t = _event_time(run_layernorm, p.cupric_stream)
+    row("gpu", f"layernorm {r}x{c} f32 cupric.tile", TB_s=f"{nbytes / t / 1e12:.2f}", target=">= 3.0", check=status)
+    if p.torch is not None:
+        t = _event_time(lambda: p.torch.nn.functional.layer_norm(a, (c,), w, b, 1e-5), p.torch_stream)
+        row("gpu", "layernorm torch", TB_s=f"{nbytes / t / 1e12:.2f}")
+        if p.triton is not None:
+            triton, _, _, layernorm_k = _triton_kernels()
+            t = _event_time(
+                lambda: layernorm_k[(r,)](a, w, b, o, c, 1e-5, BLOCK=triton.next_power_of_2(c), num_warps=8),
+                p.torch_stream,
+            )
+            row("gpu", "layernorm triton", TB_s=f"{nbytes / t / 1e12:.2f}")
+
+
+def _matmul(p, quick, row):
+    import matmul
+
+    if p.torch is None:
+        print("# matmul bf16: needs PyTorch (bfloat16 inputs and cuBLAS); skipped")
+        return
+    torch = p.torch
+    m = 4096 if quick else 8192
+    a, b = p.rand((m, m), "bfloat16", 0.1), p.rand((m, m), "bfloat16", 0.1)
+    bias = p.rand(m, "bfloat16", 0.1)
+    o = torch.empty((m, m), device="cuda", dtype=torch.bfloat16)
+    bm, bn, bk = MATMUL_TILES
+
+    def run():
+        matmul.matmul_kernel[(ct.cdiv(m, bm), ct.cdiv(m, bn))](a, b, bias, o, bm, bn, bk)
+
+    run()
+    p.sync()
+    status = _check("matmul", o, torch.relu(a @ b + bias), 2e-2)
+    flops = 2 * m**3
+    t_tile = _event_time(run, p.cupric_stream, target_s=0.5, max_repeat=10)
+    t_blas = _event_time(lambda: a @ b, p.torch_stream, target_s=0.5, max_repeat=20)
+    t_fused = _event_time(lambda: torch.relu(torch.addmm(bias, a, b)), p.torch_stream, target_s=0.5, max_repeat=20)
+    row(
+        "gpu",
+        f"matmul+bias+relu bf16 {m}^3 cupric.tile",
+        TFLOP_s=f"{flops / t_tile / 1e12:.0f}",
+        vs_cublas=f"{t_blas / t_tile:.2f}",
+        target=">= 0.6",
+        check=status,
+    )
+    row("gpu", f"matmul bf16 {m}^3 torch (cuBLAS)", TFLOP_s=f"{flops / t_blas / 1e12:.0f}")
+    row("gpu", "addmm+relu torch", TFLOP_s=f"{flops / t_fused / 1e12:.0f}")
+
+
+def _attention(p, quick, row, within_budget):
+    import attention
+
+    if p.torch is None:
+        print("# attention bf16: needs PyTorch (bfloat16 inputs and SDPA); skipped")
+        return
+    torch = p.torch
+    B, H, S, D = (4, 32, 1024, 128) if quick else (4, 32, 4096, 128)
+    q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
+    out = torch.empty_like(q)
+    q3, k3, v3, o3 = (t.view(B * H, S, D) for t in (q, k, v, out))
+    bm, bn = ATTENTION_TILES
+    for causal in (False, True):
+        if not within_budget(f"attention causal={causal}", 8):
+            return
+
+        def run(c=causal):
+            attention.attention_kernel[(ct.cdiv(S, bm), B * H)](q3, k3, v3, o3, 1.0 / math.sqrt(D), c, bm, bn, D)
+
+        def sdpa(c=causal):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=c)
+
+        run()
+        p.sync()
+        status = _check("attention", out, sdpa(), 3e-2)
+        flops = 4 * B * H * S * S * D * (0.5 if causal else 1)
+        t_tile = _event_time(run, p.cupric_stream, target_s=0.5, max_repeat=10)
+        t_sdpa = _event_time(sdpa, p.torch_stream, target_s=0.5, max_repeat=20)
+        name = f"attention{' causal' if causal else ''} B{B} H{H} S{S} D{D} bf16"
+        row(
+            "gpu",
+            f"{name} cupric.tile",
+            TFLOP_s=f"{flops / t_tile / 1e12:.0f}",
+            vs_sdpa=f"{t_sdpa / t_tile:.2f}",
+            target=">= 0.5",
+            check=status,
+        )
+        row("gpu", f"attention{' causal' if causal else ''} torch sdpa", TFLOP_s=f"{flops / t_sdpa / 1e12:.0f}")
+
+
+def gpu_section(quick, row, within_budget):
+    if not cu.cuda.is_available():
+        print("# GPU: no CUDA device; skipping the GPU comparison")
+        return
+    p = Peers()
+    dev = cu.cuda.Device()
+    print(
+        f"# GPU: {dev.name} ({dev.arch}); peers: torch {'yes' if p.torch else 'no'}, triton "
+        f"{'yes' if p.triton else 'no'}, cupy {'yes' if p.cupy else 'no (or not needed)'}",
+        flush=True,
+    )
+    if p.torch is None and p.cupy is None:
+        print("# GPU: cupric.tile needs device arrays from PyTorch or CuPy here; skipping")
+        return
+    for name, need_s, fn in (
+        ("saxpy", 10, lambda: _saxpy(p, quick, row)),
+        ("softmax / layernorm", 15, lambda: _rows(p, quick, row)),
+        ("matmul", 15, lambda: _matmul(p, quick, row)),
+        ("attention", 15, lambda: _attention(p, quick, row, within_budget)),
+    ):
+        if not within_budget(f"gpu {name}", need_s):
+            continue
+        t0 = time.perf_counter()
+        try:
+            fn()
+        except Exception as err:  # noqa: BLE001 - report and go on: the benchmark always exits 0
+            print(f"# gpu {name} failed: {type(err).__name__}: {str(err)[:2000]}", flush=True)
+        print(f"# gpu {name}: {time.perf_counter() - t0:.1f} s", flush=True)

@@ -1,0 +1,213 @@
+"""cupric.tile on the GPU: every example kernel of examples/tile launched with PyTorch and CuPy
+arrays (through __cuda_array_interface__ and DLPack) against its NumPy reference, with shapes that
+are not multiples of the tiles, float32, float16 and bfloat16; streams, views, inspection.
+Skipped without a CUDA GPU; `make gpu-check` runs it on the device."""
+
+import math
+import sys
+from pathlib import Path
+
+import cupric as cu
+import numpy as np
+import pytest
+from cupric import tile as ct
+from tile_helpers import BF16, assert_close, random
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
+
+import attention  # noqa: E402
+import layernorm  # noqa: E402
+import matmul  # noqa: E402
+import saxpy  # noqa: E402
+import softmax  # noqa: E402
+import stencil  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not cu.cuda.is_available(), reason="no CUDA driver or GPU")
+
+
+class Lib:
+    """PyTorch or CuPy: NumPy arrays in, device arrays out, and back."""
+
+    def __init__(self, name):
+        self.name = name
+        self.m = pytest.importorskip(name)
+
+    def put(self, a):
+        a = np.asarray(a)
+        if self.name == "torch":
+            t = self.m.from_numpy(np.ascontiguousarray(a.astype(np.float32) if a.dtype == BF16 else a)).to("cuda")
+            return t.to(self.m.bfloat16) if a.dtype == BF16 else t
+        if a.dtype == BF16:
+            pytest.skip("CuPy has no bfloat16")
+        return self.m.asarray(np.ascontiguousarray(a))
+
+    def garbage(self, shape, dtype):
+        """An output filled with NaN, so that an element the kernel misses shows."""
+        return self.put(np.full(shape, np.nan, np.float32).astype(np.dtype(dtype) if dtype != "bfloat16" else BF16))
+
+    def get(self, t):
+        cu.cuda.current_stream().synchronize()
+        self.sync()
+        if self.name == "torch":
+            return (t.float() if t.dtype == self.m.bfloat16 else t).cpu().numpy()
+        return self.m.asnumpy(t)
+
+    def sync(self):
+        if self.name == "torch":
+            self.m.cuda.synchronize()
+        else:
+            self.m.cuda.Device().synchronize()
+
+
+@pytest.fixture(params=["torch", "cupy"])
+def lib(request):
+    return Lib(request.param)
+
+
+def dtype_of(name):
+    return BF16 if name == "bfloat16" else np.dtype(name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("n,block", [(100_003, 4096), (1000, 300)])
+def test_saxpy(lib, dtype, n, block):
+    rng = np.random.default_rng(1)
+    x, y = random(n, dtype, rng), random(n, dtype, rng)
+    out = lib.garbage(n, dtype)
+    saxpy.saxpy_kernel[(ct.cdiv(n, block),)](1.5, lib.put(x), lib.put(y), out, block)
+    assert_close(lib.get(out).astype(np.float32), saxpy.reference(1.5, x, y).astype(np.float32), dtype)
+    out = lib.garbage(n, dtype)
+    saxpy.add_kernel[(ct.cdiv(n, block),)](lib.put(x), lib.put(y), out, block)
+    want = (x.astype(np.float32) + y.astype(np.float32)).astype(x.dtype).astype(np.float32)
+    assert_close(lib.get(out).astype(np.float32), want, dtype)
+
+
+@pytest.mark.parametrize("dtype,shape", [("float32", (37, 1000)), ("bfloat16", (9, 333)), ("float32", (16, 8192))])
+def test_softmax(lib, dtype, shape):
+    x = random(shape, dtype)
+    out = lib.garbage(shape, dtype)
+    softmax.softmax_kernel[(shape[0],)](lib.put(x), out, shape[1])
+    want = softmax.reference(x).astype(x.dtype).astype(np.float32)
+    tol = dict(rtol=1e-4, atol=1e-6) if dtype == "float32" else {}
+    assert_close(lib.get(out).astype(np.float32), want, dtype, **tol)
+
+
+@pytest.mark.parametrize("dtype,shape", [("float32", (23, 301)), ("bfloat16", (23, 301)), ("float32", (8, 8192))])
+def test_layernorm(lib, dtype, shape):
+    rng = np.random.default_rng(3)
+    rows, cols = shape
+    x, w, b = random(shape, dtype, rng), random(cols, dtype, rng), random(cols, dtype, rng)
+    y, mean, rstd = lib.garbage(shape, dtype), lib.garbage(rows, "float32"), lib.garbage(rows, "float32")
+    layernorm.layernorm_kernel[(rows,)](lib.put(x), lib.put(w), lib.put(b), y, mean, rstd, 1e-5, cols)
+    ry, rm, rr = layernorm.reference(x, w, b)
+    tol = dict(rtol=3e-2, atol=6e-2) if dtype == "bfloat16" else dict(rtol=1e-4, atol=1e-4)
+    assert_close(lib.get(y).astype(np.float32), ry.astype(x.dtype).astype(np.float32), **tol)
+    assert_close(lib.get(mean), rm, rtol=1e-5, atol=1e-5)
+    assert_close(lib.get(rstd), rr, rtol=1e-4, atol=1e-5)
+
+
+MATMUL_TOL = {
+    "float32": dict(rtol=1e-4, atol=1e-3),
+    "bfloat16": dict(rtol=2e-2, atol=0.25),
+    "float16": dict(rtol=2e-3, atol=2e-2),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("mkn,tiles", [((130, 100, 90), (32, 48, 16)), ((257, 200, 300), (64, 64, 32))])
+def test_matmul_bias_relu(lib, dtype, mkn, tiles):
+    rng = np.random.default_rng(4)
+    m, k, n = mkn
+    bm, bn, bk = tiles
+    a, b, bias = random((m, k), dtype, rng), random((k, n), dtype, rng), random(n, dtype, rng)
+    out = lib.garbage((m, n), dtype)
+    matmul.matmul_kernel[(ct.cdiv(m, bm), ct.cdiv(n, bn))](lib.put(a), lib.put(b), lib.put(bias), out, bm, bn, bk)
+    want = matmul.reference(a, b, bias)
+    assert_close(lib.get(out).astype(np.float32), want.astype(np.float32), **MATMUL_TOL[dtype])
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize(
+    "dtype,shape,tiles",
+    [
+        ("float32", (3, 100, 32), (16, 24)),
+        ("bfloat16", (3, 100, 32), (16, 24)),
+        ("bfloat16", (2, 300, 128), (64, 64)),  # > 48 KiB of dynamic shared memory
+    ],
+)
+def test_attention(lib, causal, dtype, shape, tiles):
+    rng = np.random.default_rng(5)
+    bh, seq, d = shape
+    bm, bn = tiles
+    q, k, v = (random(shape, dtype, rng) for _ in range(3))
+    out = lib.garbage(shape, dtype)
+    attention.attention_kernel[(ct.cdiv(seq, bm), bh)](
+        lib.put(q), lib.put(k), lib.put(v), out, 1.0 / math.sqrt(d), causal, bm, bn, d
+    )
+    want = attention.reference(q, k, v, causal)
+    tol = dict(rtol=3e-2, atol=3e-2) if dtype == "bfloat16" else dict(rtol=1e-4, atol=1e-4)
+    assert_close(lib.get(out).astype(np.float32), want.astype(np.float32), **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_stencil(lib, dtype):
+    x = random((101, 203), dtype)
+    out = lib.garbage(x.shape, dtype)
+    stencil.stencil_kernel[(ct.cdiv(101, 32), ct.cdiv(203, 64))](lib.put(x), out, 0.5, 0.125, 32, 64)
+    assert_close(lib.get(out).astype(np.float32), stencil.reference(x).astype(np.float32), dtype)
+
+
+# ---- launch mechanics -------------------------------------------------------------------------------
+
+
+def test_views_and_strides():
+    """Transposed and sliced PyTorch views: strides reach the kernel in elements."""
+    torch = pytest.importorskip("torch")
+    x = random((64, 50), "float32")
+    xt = torch.from_numpy(x).cuda().t()  # (50, 64), strides (1, 50)
+    out = torch.full((50, 64), float("nan"), device="cuda")
+    softmax.softmax_kernel[(50,)](xt, out, 64)
+    assert_close(Lib("torch").get(out), softmax.reference(x.T), rtol=1e-4, atol=1e-6)
+    y = torch.from_numpy(random(3000, "float32")).cuda()
+    out = torch.full((1000,), float("nan"), device="cuda")
+    saxpy.add_kernel[(4,)](y[::3], y[1::3], out, 256)
+    yn = y.cpu().numpy()
+    assert_close(Lib("torch").get(out), yn[::3] + yn[1::3])
+
+
+def test_streams(lib):
+    x, y = random(5000, "float32"), random(5000, "float32", np.random.default_rng(9))
+    dx, dy, out = lib.put(x), lib.put(y), lib.garbage(5000, "float32")
+    lib.sync()  # the inputs were written on the library's stream
+    s = cu.cuda.Stream()
+    with s:
+        saxpy.saxpy_kernel[(5,)](2.0, dx, dy, out, 1024)
+    s.synchronize()
+    assert_close(lib.get(out), saxpy.reference(2.0, x, y))
+    out2 = lib.garbage(5000, "float32")
+    lib.sync()
+    ct.launch(s, (5,), saxpy.saxpy_kernel, 3.0, dx, dy, out2, 1024)
+    s.synchronize()
+    assert_close(lib.get(out2), saxpy.reference(3.0, x, y))
+
+
+def test_compiled_once_and_inspected():
+    torch = pytest.importorskip("torch")
+    x = torch.rand(4096, device="cuda")
+    for _ in range(3):
+        saxpy.saxpy_kernel[(4,)](2.0, x, x, x, 1024)
+    cu.cuda.current_stream().synchronize()
+    found = [c for c in saxpy.saxpy_kernel.cache.values() if c.cuda_kernels]
+    assert found and all(len(c.cuda_kernels) == 1 for c in found)
+    info = saxpy.saxpy_kernel.inspect(2.0, x, x, x, 1024, compile_cuda=True)
+    assert info["attributes"]["num_registers"] > 0 and ".entry saxpy_kernel" in info["ptx"]
+
+
+def test_grid_and_device_errors():
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(16, device="cuda")
+    with pytest.raises(ValueError, match="y and z up to 65535"):
+        saxpy.add_kernel[(1, 70000)](x, x, x, 16)
+    with pytest.raises(ValueError, match="different devices"):
+        saxpy.add_kernel[(1,)](x, cu.zeros(16, dtype=cu.float32, device="cpu"), x, 16)
+    saxpy.add_kernel[(0,)](x, x, x, 16)  # an empty grid launches nothing
