@@ -27,7 +27,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 # a per-test time limit where pytest-timeout exists, and a bound on the whole run
 TIMEOUT_ARG=""
 "$PY" -c "import pytest_timeout" 2>/dev/null && TIMEOUT_ARG="--timeout=${TEST_TIMEOUT:-90}"
-( cd /tmp && timeout "${TESTS_BUDGET:-360}" "$PY" -m pytest -q -rfE --durations=8 -p no:cacheprovider $TIMEOUT_ARG \
+( cd /tmp && timeout "${TESTS_BUDGET:-360}" "$PY" -m pytest -rfE --durations=8 -p no:cacheprovider $TIMEOUT_ARG \
     "$OLDPWD/${GPU_TESTS:-tests/python}" >"$OUT/tests.log" 2>&1 )
 summary "tests: $(grep -E "passed|failed" "$OUT/tests.log" | tail -1)"
 grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
