@@ -12,9 +12,13 @@
 #endif
 #endif
 
+#if defined(__CUDACC_RTC__)
+#include "cupric/cuda_prelude.h"  // NVRTC has no standard headers
+#else
 #include <cmath>
 #include <complex>
 #include <limits>
+#endif
 
 namespace cu {
 

@@ -1,0 +1,188 @@
+// cuda_elementwise.cpp — maps on the GPU: ufunc loops, casts and fills (one renderer, three
+// kernels per source: vector-contiguous, scalar-contiguous, strided), plus arange and random.
+#include <cstring>
+
+#include "../cpu/cpu_backend.hpp"
+#include "cuda_backend.hpp"
+#include "cupric/cuda/errors.hpp"
+#include "cupric/cuda/loader.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/runtime/device.hpp"
+
+namespace cupric::cuda_backend {
+using runtime::ArgPacker;
+
+namespace {
+/// Argument alignment of a dtype's device type.
+std::size_t device_alignment(DType t) {
+  const int isz = itemsize(t);
+  return kind(t) == DTypeKind::complex ? static_cast<std::size_t>(isz / 2) : static_cast<std::size_t>(isz);
+}
+
+bool all_zero(const std::vector<std::int64_t>& strides) {
+  for (auto s : strides)
+    if (s != 0) return false;
+  return true;
+}
+}  // namespace
+
+void CudaBackend::run_map(const MapSpec& spec_in, const ElementwisePlan& plan) {
+  const std::int64_t n = plan.size();
+  if (n == 0) return;
+  MapSpec spec = spec_in;
+  const int nin = static_cast<int>(spec.in_store.size());
+  const int nop = plan.noperands();
+  spec.in_mode.assign(nin, InputMode::array);
+  for (int k = 0; k < nin; ++k) {
+    if (plan.on_host.size() == static_cast<std::size_t>(nop) && plan.on_host[k]) spec.in_mode[k] = InputMode::value;
+    else if (all_zero(plan.byte_strides[k])) spec.in_mode[k] = InputMode::broadcast;
+  }
+  for (int op = nin; op < nop; ++op)
+    if (plan.on_host.size() == static_cast<std::size_t>(nop) && plan.on_host[op])
+      throw ValueError(cat(spec.name, ": an output or mask in host memory cannot be written by a CUDA kernel"));
+
+  // contiguous when one dimension and every array operand is dense
+  bool contiguous = plan.ndim() == 1;
+  for (int op = 0; contiguous && op < nop; ++op)
+    if (op >= nin || spec.in_mode[op] == InputMode::array)
+      contiguous = plan.byte_strides[op][0] == itemsize(plan.dtypes[op]);
+  const int width = spec.vector_width();
+  bool vec = contiguous && width > 1 && n >= width;
+  for (int op = 0; vec && op < nop; ++op)
+    if (op >= nin || spec.in_mode[op] == InputMode::array)
+      vec = reinterpret_cast<std::uintptr_t>(plan.data[op]) % (static_cast<std::uintptr_t>(width) * itemsize(plan.dtypes[op])) == 0;
+  const char* suffix = vec ? "_vec" : contiguous ? "_one" : "_nd";
+  const runtime::Kernel& k = kernel(spec.key(), cat(spec.name, suffix), [&] { return render_map(spec); });
+
+  ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
+  alignas(16) unsigned char value[16];
+  for (int i = 0; i < nin; ++i) {
+    if (spec.in_mode[i] == InputMode::value) {  // converted to the compute type here, passed by value
+      cpu::cast_kernel(plan.dtypes[i], spec.in_compute[i])(plan.data[i], 0, reinterpret_cast<char*>(value), 0, 1);
+      args.add_bytes(value, static_cast<std::size_t>(itemsize(spec.in_compute[i])), device_alignment(spec.in_compute[i]),
+                     name(spec.in_compute[i]));
+    } else {
+      args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[i]), "an input");
+    }
+  }
+  for (int op = nin; op < nop; ++op) args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[op]), "an output");
+  args.add_int(n);
+  std::vector<std::int64_t> geo;
+  if (!contiguous) {
+    Geometry g{plan.shape, plan.byte_strides};
+    geo = g.pack(spec.name.c_str());
+    args.add_bytes(geo.data(), geo.size() * sizeof(std::int64_t), 8, "geometry");
+  }
+  launch_grid(k, vec ? n / width : n, args);
+}
+
+void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan_in, bool has_where) {
+  const ElementwisePlan* plan = &plan_in;
+  ElementwisePlan trimmed;
+  const int w = uf.nin + 1;
+  if (has_where && plan_in.on_host.size() > static_cast<std::size_t>(w) && plan_in.on_host[w]) {
+    bool mask = false;  // where=True / False given as a Python bool
+    std::memcpy(&mask, plan_in.data[w], 1);
+    if (!mask) return;
+    trimmed = plan_in;
+    for (auto* v : {&trimmed.data}) v->pop_back();
+    trimmed.byte_strides.pop_back();
+    trimmed.dtypes.pop_back();
+    trimmed.on_host.pop_back();
+    plan = &trimmed;
+    has_where = false;
+  }
+  MapSpec s;
+  s.name = uf.name;
+  s.expression = uf.expression;
+  for (int k = 0; k < uf.nin; ++k) {
+    s.in_store.push_back(plan->dtypes[k]);
+    s.in_compute.push_back(loop.compute[k]);
+  }
+  s.out_store = plan->dtypes[uf.nin];
+  s.out_compute = loop.compute[uf.nin];
+  s.where = has_where;
+  run_map(s, *plan);
+}
+
+void CudaBackend::cast(const ElementwisePlan& plan) {
+  MapSpec s;
+  s.name = cat("cast_", short_name(plan.dtypes[0]), "_", short_name(plan.dtypes[1]));
+  s.expression = "a";
+  s.in_store = {plan.dtypes[0]};
+  s.in_compute = {plan.dtypes[1]};
+  s.out_store = s.out_compute = plan.dtypes[1];
+  run_map(s, plan);
+}
+
+void CudaBackend::fill(const Array& dst, const void* value) {
+  if (dst.size() == 0) return;
+  const DType t = dst.dtype();
+  const std::size_t isz = static_cast<std::size_t>(itemsize(t));
+  if (dst.is_c_contiguous()) {  // memset when the value is one repeated 1-, 2- or 4-byte pattern
+    const auto* b = static_cast<const unsigned char*>(value);
+    std::size_t width = isz;
+    while (width > 1 && std::memcmp(b, b + width / 2, width / 2) == 0) width /= 2;
+    if (width <= 4) {
+      std::uint32_t pattern = 0;
+      std::memcpy(&pattern, b, width);
+      runtime::activate_device(index_);
+      const auto s = runtime::Stream::current(index_).handle();
+      const auto p = reinterpret_cast<cuda::CUdeviceptr>(dst.data());
+      const std::size_t count = static_cast<std::size_t>(dst.nbytes()) / width;
+      const auto& d = cuda::driver();
+      if (width == 1) cuda::check(d.MemsetD8Async(p, static_cast<unsigned char>(pattern), count, s), "cuMemsetD8Async");
+      else if (width == 2) cuda::check(d.MemsetD16Async(p, static_cast<unsigned short>(pattern), count, s), "cuMemsetD16Async");
+      else cuda::check(d.MemsetD32Async(p, pattern, count, s), "cuMemsetD32Async");
+      return;
+    }
+  }
+  ElementwisePlan plan = elementwise_plan({&dst}, dst.shape());
+  plan.data.insert(plan.data.begin(), static_cast<char*>(const_cast<void*>(value)));
+  plan.byte_strides.insert(plan.byte_strides.begin(), std::vector<std::int64_t>(plan.shape.size(), 0));
+  plan.dtypes.insert(plan.dtypes.begin(), t);
+  plan.on_host.assign(2, 0);
+  plan.on_host[0] = 1;
+  MapSpec s;
+  s.name = cat("fill_", short_name(t));
+  s.expression = "a";
+  s.in_store = s.in_compute = {t};
+  s.out_store = s.out_compute = t;
+  run_map(s, plan);
+}
+
+void CudaBackend::arange(const Array& out, double start, double step) {
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  const DType t = out.dtype();
+  const runtime::Kernel& k = kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
+  ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
+  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
+  args.add_float(start);
+  args.add_float(step);
+  args.add_int(n);
+  launch_grid(k, n, args);
+}
+
+void CudaBackend::random(const RandomRequest& r, const Array& out) {
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  if (!out.is_c_contiguous()) throw ValueError(cat("random: the output must be C-contiguous, got ", out.str()));
+  const DType t = out.dtype();
+  const runtime::Kernel& k = kernel(cat("random|", short_name(t)), cat("random_", short_name(t)), [&] { return render_random(t); });
+  ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
+  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
+  args.add_int(n);
+  args.add_uint(r.key);
+  args.add_uint(r.counter);
+  const std::int32_t dist = static_cast<std::int32_t>(r.dist);
+  args.add_bytes(&dist, 4, 4, "int");
+  args.add_float(r.a);
+  args.add_float(r.b);
+  args.add_int(r.low);
+  args.add_uint(r.range);
+  const int per = r.dist == RandomDistribution::integers ? 2 : (t == DType::float32 ? 4 : 2);
+  launch_grid(k, (n + per - 1) / per, args);
+}
+
+}  // namespace cupric::cuda_backend
