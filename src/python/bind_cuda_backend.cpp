@@ -19,12 +19,14 @@ void bind_cuda_backend(nb::module_& m) {
   m.def("_cuda_device_include", &cb::device_include_dir);
   m.def(
       "_cuda_compile_kernel_source",
-      [](const std::string& source, const std::string& arch, bool use_cache) {
-        runtime::Program p(source, "cupric_array_kernels.cu", cb::kernel_options(arch));
+      [](const std::string& source, const std::string& arch, bool use_cache, bool syntax_only) {
+        runtime::ProgramOptions o = cb::kernel_options(arch);
+        if (syntax_only) o.extra.push_back("-fdevice-syntax-only");
+        runtime::Program p(source, "cupric_array_kernels.cu", o);
         nb::gil_scoped_release release;
-        return p.compile(runtime::CodeKind::cubin, {}, use_cache).code().size();
+        return p.compile(syntax_only ? runtime::CodeKind::ptx : runtime::CodeKind::cubin, {}, use_cache).code().size();
       },
-      nb::arg("source"), nb::arg("arch") = "sm_90a", nb::arg("use_cache") = true,
+      nb::arg("source"), nb::arg("arch") = "sm_90a", nb::arg("use_cache") = true, nb::arg("syntax_only") = false,
       "Compiles one array-kernel source as the backend does; returns the cubin's size.");
   m.def(
       "_cuda_warm_kernels",
