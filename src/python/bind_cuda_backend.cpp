@@ -7,11 +7,36 @@
 #include "backend/cuda/cuda_backend.hpp"
 #include "convert.hpp"
 #include "cupric/runtime/device.hpp"
+#include "cupric/runtime/stream.hpp"
 
 namespace cupric::py {
 
+namespace {
+/// __cuda_array_interface__ (version 3) of a CUDA array; AttributeError for others, so that
+/// hasattr() answers False for CPU arrays as consumers expect.
+nb::dict cuda_array_interface(const Array& a) {
+  if (a.device().is_cpu())
+    throw nb::attribute_error("__cuda_array_interface__ is only available for CUDA arrays; this one is on cpu");
+  if (a.dtype() == DType::bfloat16) throw nb::attribute_error("bfloat16 arrays have no __cuda_array_interface__ typestr");
+  nb::dict d;
+  d["typestr"] = std::string(a.itemsize() == 1 ? "|" : "<") + info(a.dtype()).typestr_code;
+  nb::list shape, strides;
+  for (auto n : a.shape()) shape.append(n);
+  for (auto s : a.strides()) strides.append(s * a.itemsize());
+  d["shape"] = nb::tuple(shape);
+  d["strides"] = a.is_c_contiguous() ? nb::none() : nb::object(nb::tuple(strides));
+  d["data"] = nb::make_tuple(a.size() ? reinterpret_cast<std::uintptr_t>(a.data()) : 0, !a.writeable());
+  d["version"] = 3;
+  // the consumer orders its work after ours: our current stream (1 = the legacy default stream)
+  const auto handle = runtime::Stream::current(a.device().index).handle_value();
+  d["stream"] = handle == 0 ? std::uintptr_t{1} : handle;
+  return d;
+}
+}  // namespace
+
 void bind_cuda_backend(nb::module_& m) {
   namespace cb = cuda_backend;
+  def_property(ndarray_type(), "__cuda_array_interface__", &cuda_array_interface);
   m.def("_cuda_kernel_sources", &cb::all_sources, nb::arg("common_only") = false,
         "(label, CUDA C++ source) of every array kernel family for every dtype.");
   m.def("_cuda_kernel_batches", &cb::batched_sources, nb::arg("common_only") = false, nb::arg("per_batch") = 64,

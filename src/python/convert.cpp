@@ -1,6 +1,8 @@
 // convert.cpp — Python objects to cupric dtypes, devices and arrays (asarray).
 #include "convert.hpp"
 
+#include "cupric/cuda/loader.hpp"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -49,7 +51,9 @@ Device default_device() {
   auto& slot = default_device_slot();
   if (!slot) {
     const char* env = std::getenv("CUPRIC_DEVICE");
-    slot = (env && *env) ? Device::parse(env) : Device::cpu();
+    // decided at the first array creation (never at import): the first GPU when there is one
+    if (env && *env) slot = Device::parse(env);
+    else slot = cuda::is_available() ? Device::cuda(0) : Device::cpu();
   }
   return *slot;
 }
