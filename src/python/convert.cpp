@@ -297,6 +297,8 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
   }
   if (fresh && copy.value_or(false)) copy = std::nullopt;
+  // host data goes to the default device; DLPack producers' arrays stay where they are
+  if (!device && a.device().is_cpu() && !nb::hasattr(obj, "__dlpack__")) device = default_device();
   return convert_array(a, dtype, device, copy);
 }
 
