@@ -92,7 +92,8 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
   const Strides c = c_strides(keep.shape);
   for (int d = 0; d < keep2.ndim(); ++d) keep2.strides[0][d] = c[d] * nsplit * itemsize(acc);
   Geometry red2{{nsplit}, {{itemsize(acc)}}};
-  const std::string base2 = cat(base, "_partials");
+  const std::string base2 =
+      cat("reduce_", reduce_name(op), "_", short_name(acc), "_", short_name(out.dtype()), "_partials");
   const runtime::Kernel& k2 = kernel(base2, cat(base2, "_rows"), [&] { return render_reduce(op, acc, out.dtype(), true); });
   ArgPacker args = packer(k2);
   args.add_pointer(reinterpret_cast<std::uint64_t>(partials.data()));

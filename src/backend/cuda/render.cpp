@@ -566,8 +566,9 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
                        render_reduce(op, reduce_acc(op, o), o, true));
     }
     for (ArgReduceOp op : {ArgReduceOp::argmin, ArgReduceOp::argmax})
-      out.emplace_back(cat("arg_reduce ", short_name(t)), render_arg_reduce(op, t));
-    for (ScanOp op : {ScanOp::cumsum, ScanOp::cumprod}) out.emplace_back(cat("scan ", short_name(t)), render_scan(op, t, t));
+      out.emplace_back(cat(op == ArgReduceOp::argmax ? "argmax " : "argmin ", short_name(t)), render_arg_reduce(op, t));
+    for (ScanOp op : {ScanOp::cumsum, ScanOp::cumprod})
+      out.emplace_back(cat(op == ScanOp::cumsum ? "cumsum " : "cumprod ", short_name(t)), render_scan(op, t, t));
   }
   for (int isz : {1, 2, 4, 8, 16}) out.emplace_back(cat("gather ", isz), render_gather(isz));
   return out;
