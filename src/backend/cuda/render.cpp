@@ -540,6 +540,12 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       s.out_store = loop.types[uf.nin];
       s.out_compute = loop.compute[uf.nin];
       out.emplace_back(cat(uf.name, " ", short_name(loop.types[0])), render_map(s));
+      if (common_only && uf.nin == 2) {  // what `x + y` and `2 * x` launch (cache warming)
+        s.in_mode = {InputMode::array, InputMode::array};
+        out.emplace_back(cat(uf.name, " ", short_name(loop.types[0]), " arrays"), render_map(s));
+        s.in_mode = {InputMode::value, InputMode::array};
+        out.emplace_back(cat(uf.name, " ", short_name(loop.types[0]), " scalar first"), render_map(s));
+      }
     }
   for (DType from : types)
     for (DType to : types) {
