@@ -161,7 +161,8 @@ const runtime::Kernel& CudaBackend::kernel(const std::string& key, const std::st
   if (auto it = kernels_.find(full); it != kernels_.end()) return it->second;
   auto mod = modules_.find(key);
   if (mod == modules_.end()) {
-    runtime::Program program(render(), cat(name, ".cu"), kernel_options(arch_));
+    // one program name for every array kernel, so `python -m cupric.cache warm` fills the same keys
+    runtime::Program program(render(), "cupric_array_kernels.cu", kernel_options(arch_));
     mod = modules_.emplace(key, program.compile(runtime::CodeKind::cubin)).first;
   }
   return kernels_.emplace(std::move(full), mod->second.get_kernel(name, index_)).first->second;
