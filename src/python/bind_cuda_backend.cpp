@@ -1,6 +1,11 @@
 // bind_cuda_backend.cpp — private hooks of the CUDA array backend for tests and tools: the rendered
 // kernel sources, compiling them with NVRTC (no GPU needed), and warming the compile cache.
 #include <nanobind/stl/pair.h>
+
+#include <algorithm>
+#include <atomic>
+#include <future>
+#include <thread>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -57,14 +62,21 @@ void bind_cuda_backend(nb::module_& m) {
       "_cuda_warm_kernels",
       [](bool common_only) {
         const std::string arch = cb::kernel_arch(runtime::Device::current().index());
-        std::size_t n = 0;
-        for (const auto& [label, source] : cb::all_sources(common_only)) {
-          runtime::Program p(source, "cupric_array_kernels.cu", cb::kernel_options(arch));
-          nb::gil_scoped_release release;
-          p.compile(runtime::CodeKind::cubin);
-          ++n;
-        }
-        return n;
+        const auto sources = cb::all_sources(common_only);
+        nb::gil_scoped_release release;
+        // NVRTC compiles independent programs concurrently: one worker per core
+        const unsigned nthreads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+        std::atomic<std::size_t> next{0};
+        std::vector<std::future<void>> workers;
+        for (unsigned t = 0; t < nthreads; ++t)
+          workers.push_back(std::async(std::launch::async, [&] {
+            for (std::size_t i; (i = next++) < sources.size();) {
+              runtime::Program p(sources[i].second, "cupric_array_kernels.cu", cb::kernel_options(arch));
+              p.compile(runtime::CodeKind::cubin);
+            }
+          }));
+        for (auto& w : workers) w.get();  // rethrows a worker's CompileError
+        return sources.size();
       },
       nb::arg("common_only") = true, "Compiles the common array kernels for the current GPU into the cache.");
 }
