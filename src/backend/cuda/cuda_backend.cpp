@@ -139,16 +139,20 @@ void CudaBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes)
   const Stream s = Stream::current(index_);
   runtime::activate_device(index_);
   // pageable source: the driver stages it and returns once `src` may be reused
-  cuda::check(cuda::driver().MemcpyHtoDAsync(reinterpret_cast<cuda::CUdeviceptr>(dst), src, nbytes, s.handle()),
-              "cuMemcpyHtoDAsync");
+  const cuda::CUresult rc =
+      cuda::driver().MemcpyHtoDAsync(reinterpret_cast<cuda::CUdeviceptr>(dst), src, nbytes, s.handle());
+  if (rc != cuda::CUDA_SUCCESS) s.synchronize();  // a sticky error: report the kernel that caused it
+  cuda::check(rc, "cuMemcpyHtoDAsync");
 }
 
 void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
   if (nbytes == 0) return;
   const Stream s = Stream::current(index_);
   runtime::activate_device(index_);
-  cuda::check(cuda::driver().MemcpyDtoHAsync(dst, reinterpret_cast<cuda::CUdeviceptr>(src), nbytes, s.handle()),
-              "cuMemcpyDtoHAsync");
+  const cuda::CUresult rc =
+      cuda::driver().MemcpyDtoHAsync(dst, reinterpret_cast<cuda::CUdeviceptr>(src), nbytes, s.handle());
+  if (rc != cuda::CUDA_SUCCESS) s.synchronize();  // a sticky error: report the kernel that caused it
+  cuda::check(rc, "cuMemcpyDtoHAsync");
   s.synchronize();  // the host reads it next
 }
 

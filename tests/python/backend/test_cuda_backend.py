@@ -351,6 +351,27 @@ def test_default_device_context():
     assert cu.zeros(2).device == "cpu"  # the test suite's default (conftest: CUPRIC_DEVICE=cpu)
 
 
+FAULT = """
+import numpy as np, cupric as cu
+k = cu.cuda.Program('extern "C" __global__ void cupric_test_fault(int* p) { p[1 << 20] = 1; }').compile("cubin")
+x = cu.ones(4, device="cuda")
+cu.cuda.launch(None, cu.cuda.LaunchConfig(1, 1), k.get_kernel("cupric_test_fault"), 8)  # a bad pointer
+try:
+    np.asarray(x)
+    print("no error")
+except cu.cuda.CUDAError as e:
+    print("CUDAError:", e)
+"""
+
+
+def test_an_asynchronous_fault_surfaces_at_the_next_wait_with_the_kernel_name():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FAULT], capture_output=True, text=True, timeout=120)
+    assert "CUDAError:" in out.stdout and "cupric_test_fault" in out.stdout, out.stdout + out.stderr
+
+
 def test_interop_interfaces_describe_device_memory():
     x = cu.arange(12, dtype=cu.float32, device="cuda").reshape(3, 4)
     cai = x.__cuda_array_interface__
