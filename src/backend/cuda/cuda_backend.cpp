@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/memory.hpp"
+#include "cupric/runtime/stream.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::Stream;
@@ -134,26 +136,81 @@ void CudaBackend::deallocate(void* ptr, std::size_t nbytes) {
   }
 }
 
+namespace {
+constexpr std::size_t kStageMin = std::size_t{1} << 20;  // below: the driver stages pageable copies itself
+constexpr std::size_t kChunk = std::size_t{16} << 20;    // pinned staging blocks
+
+/// A pinned staging block, returned to the pool (ordered on `stream`) when it goes out of scope.
+struct Staging {
+  Staging(std::size_t n, const Stream& s) : stream(s) { ptr = runtime::PinnedPool::global().allocate(n, &block); }
+  ~Staging() {
+    try {
+      runtime::PinnedPool::global().deallocate(ptr, block, stream);
+    } catch (...) {  // a sticky error is being reported already; the block is lost, not reused early
+    }
+  }
+  Staging(const Staging&) = delete;
+  void* ptr = nullptr;
+  std::size_t block = 0;
+  Stream stream;
+};
+}  // namespace
+
 void CudaBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes) {
   if (nbytes == 0) return;
   const Stream s = Stream::current(index_);
   runtime::activate_device(index_);
-  // pageable source: the driver stages it and returns once `src` may be reused
-  const cuda::CUresult rc =
-      cuda::driver().MemcpyHtoDAsync(reinterpret_cast<cuda::CUdeviceptr>(dst), src, nbytes, s.handle());
-  if (rc != cuda::CUDA_SUCCESS) s.synchronize();  // a sticky error: report the kernel that caused it
-  cuda::check(rc, "cuMemcpyHtoDAsync");
+  const auto* from = static_cast<const char*>(src);
+  const auto to = reinterpret_cast<cuda::CUdeviceptr>(dst);
+  // large copies go through pinned blocks: the host returns without waiting for queued work
+  // (a pageable copy would), and each block is reused once its DMA has run
+  const bool staged = nbytes >= kStageMin && !s.is_capturing();
+  for (std::size_t off = 0; off < nbytes; off += staged ? kChunk : nbytes) {
+    const std::size_t len = staged ? std::min(kChunk, nbytes - off) : nbytes;
+    cuda::CUresult rc;
+    if (staged) {
+      Staging block(len, s);
+      std::memcpy(block.ptr, from + off, len);
+      rc = cuda::driver().MemcpyHtoDAsync(to + off, block.ptr, len, s.handle());
+    } else {
+      rc = cuda::driver().MemcpyHtoDAsync(to + off, from + off, len, s.handle());
+    }
+    if (rc != cuda::CUDA_SUCCESS) s.synchronize();  // a sticky error: report the kernel that caused it
+    cuda::check(rc, "cuMemcpyHtoDAsync");
+  }
 }
 
 void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
   if (nbytes == 0) return;
   const Stream s = Stream::current(index_);
   runtime::activate_device(index_);
-  const cuda::CUresult rc =
-      cuda::driver().MemcpyDtoHAsync(dst, reinterpret_cast<cuda::CUdeviceptr>(src), nbytes, s.handle());
-  if (rc != cuda::CUDA_SUCCESS) s.synchronize();  // a sticky error: report the kernel that caused it
-  cuda::check(rc, "cuMemcpyDtoHAsync");
-  s.synchronize();  // the host reads it next
+  auto* to = static_cast<char*>(dst);
+  const auto from = reinterpret_cast<cuda::CUdeviceptr>(src);
+  auto fail = [&](cuda::CUresult rc) {
+    if (rc == cuda::CUDA_SUCCESS) return;
+    s.synchronize();  // a sticky error: report the kernel that caused it
+    cuda::check(rc, "cuMemcpyDtoHAsync");
+  };
+  if (nbytes < kStageMin || s.is_capturing()) {
+    fail(cuda::driver().MemcpyDtoHAsync(to, from, nbytes, s.handle()));
+    s.synchronize();  // the host reads it next
+    return;
+  }
+  // two pinned blocks in turn: chunk k+1 is in flight while chunk k is copied out on the host
+  Staging blocks[2] = {Staging(kChunk, s), Staging(kChunk, s)};
+  runtime::Event landed[2] = {runtime::Event::create(index_, false), runtime::Event::create(index_, false)};
+  const std::size_t nchunks = (nbytes + kChunk - 1) / kChunk;
+  auto length = [&](std::size_t k) { return std::min(kChunk, nbytes - k * kChunk); };
+  auto issue = [&](std::size_t k) {
+    fail(cuda::driver().MemcpyDtoHAsync(blocks[k % 2].ptr, from + k * kChunk, length(k), s.handle()));
+    landed[k % 2].record(s);
+  };
+  issue(0);
+  for (std::size_t k = 0; k < nchunks; ++k) {
+    if (k + 1 < nchunks) issue(k + 1);
+    landed[k % 2].synchronize();
+    std::memcpy(to + k * kChunk, blocks[k % 2].ptr, length(k));
+  }
 }
 
 void CudaBackend::synchronize() { Stream::current(index_).synchronize(); }

@@ -60,6 +60,8 @@ for dt in ["bool", "int8", "uint16", "int32", "int64", "uint64", "float16", "flo
     assert z.shape == (0, 7) and np.asarray(z).shape == (0, 7)
     s = cu.asarray(a[1, 2], device="cuda")
     assert s.shape == () and s.item() == a[1, 2].item()
+    big = (rng.standard_normal(10_000_003) * 50).astype(dt)  # through pinned staging blocks of 16 MB
+    assert np.array_equal(np.asarray(cu.asarray(big, device="cuda")), big), dt
     try:
         np.asarray(x, copy=False)
         raise AssertionError("no error")
