@@ -6,6 +6,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -69,7 +70,9 @@ class CudaBackend final : public Backend {
   int index() const { return index_; }
 
  private:
-  void run_map(const MapSpec& spec, const ElementwisePlan& plan);
+  template <class MakeSpec>
+  void run_map(std::string_view prefix, const ElementwisePlan& plan, int nin, const DType* in_compute,
+               MakeSpec&& make_spec);  // cuda_elementwise.cpp
   int index_;
   int sm_count_ = 1;
   std::string arch_;
@@ -77,6 +80,7 @@ class CudaBackend final : public Backend {
   std::unordered_map<std::string, runtime::ObjectCode> modules_;
   std::unordered_map<std::string, runtime::Kernel> kernels_;
   std::unordered_set<void*> graph_owned_;
+  std::unordered_map<std::string, const runtime::Kernel*> fast_;  ///< short map keys (run_map)
 };
 
 /// Registers the CUDA backend factory (no CUDA is touched until a cuda device is used).

@@ -26,52 +26,78 @@ bool all_zero(const std::vector<std::int64_t>& strides) {
 }
 }  // namespace
 
-void CudaBackend::run_map(const MapSpec& spec_in, const ElementwisePlan& plan) {
+/// Launches the map for `plan` (operands: inputs, output, [mask]). `prefix` identifies the map
+/// apart from the operand modes and the path, so that a cached launch builds no source, spec or
+/// long key: the lookup key stays within std::string's inline buffer. `make_spec` runs on a miss.
+template <class MakeSpec>
+void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, int nin, const DType* in_compute,
+                          MakeSpec&& make_spec) {
   const std::int64_t n = plan.size();
   if (n == 0) return;
-  MapSpec spec = spec_in;
-  const int nin = static_cast<int>(spec.in_store.size());
   const int nop = plan.noperands();
-  spec.in_mode.assign(nin, InputMode::array);
+  const bool host_flags = plan.on_host.size() == static_cast<std::size_t>(nop);
+  InputMode modes[kMaxUfuncArgs];
   for (int k = 0; k < nin; ++k) {
-    if (plan.on_host.size() == static_cast<std::size_t>(nop) && plan.on_host[k]) spec.in_mode[k] = InputMode::value;
-    else if (all_zero(plan.byte_strides[k])) spec.in_mode[k] = InputMode::broadcast;
+    modes[k] = host_flags && plan.on_host[k] ? InputMode::value
+               : all_zero(plan.byte_strides[k]) ? InputMode::broadcast
+                                                : InputMode::array;
   }
   for (int op = nin; op < nop; ++op)
-    if (plan.on_host.size() == static_cast<std::size_t>(nop) && plan.on_host[op])
-      throw ValueError(cat(spec.name, ": an output or mask in host memory cannot be written by a CUDA kernel"));
-
+    if (host_flags && plan.on_host[op])
+      throw ValueError(cat(prefix, ": an output or mask in host memory cannot be written by a CUDA kernel"));
   // contiguous when one dimension and every array operand is dense
+  auto is_array = [&](int op) { return op >= nin || modes[op] == InputMode::array; };
   bool contiguous = plan.ndim() == 1;
-  for (int op = 0; contiguous && op < nop; ++op)
-    if (op >= nin || spec.in_mode[op] == InputMode::array)
-      contiguous = plan.byte_strides[op][0] == itemsize(plan.dtypes[op]);
-  const int width = spec.vector_width();
+  int widest = 1;
+  for (int op = 0; op < nop; ++op) {
+    if (!is_array(op)) continue;
+    const int isz = itemsize(plan.dtypes[op]);
+    if (op != nin + 1) widest = std::max(widest, isz);  // the mask does not set the width
+    contiguous = contiguous && plan.byte_strides[op][0] == isz;
+  }
+  const int width = std::max(1, 16 / widest);
   bool vec = contiguous && width > 1 && n >= width;
   for (int op = 0; vec && op < nop; ++op)
-    if (op >= nin || spec.in_mode[op] == InputMode::array)
+    if (is_array(op))
       vec = reinterpret_cast<std::uintptr_t>(plan.data[op]) % (static_cast<std::uintptr_t>(width) * itemsize(plan.dtypes[op])) == 0;
-  const char* suffix = vec ? "_vec" : contiguous ? "_one" : "_nd";
-  const runtime::Kernel& k = kernel(spec.key(), cat(spec.name, suffix), [&] { return render_map(spec); });
+  const char path = vec ? 'v' : contiguous ? 'o' : 'n';
+
+  std::string key(prefix);
+  for (int k = 0; k < nin; ++k) key += static_cast<char>('0' + static_cast<int>(modes[k]));
+  key += path;
+  const runtime::Kernel* kp = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = fast_.find(key); it != fast_.end()) kp = it->second;
+  }
+  if (!kp) {
+    MapSpec spec = make_spec();
+    spec.in_mode.assign(modes, modes + nin);
+    const char* suffix = vec ? "_vec" : contiguous ? "_one" : "_nd";
+    kp = &kernel(spec.key(), cat(spec.name, suffix), [&] { return render_map(spec); });
+    std::lock_guard lock(mutex_);
+    fast_.emplace(key, kp);
+  }
+  const runtime::Kernel& k = *kp;
 
   ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
   alignas(16) unsigned char value[16];
   for (int i = 0; i < nin; ++i) {
-    if (spec.in_mode[i] == InputMode::value) {  // converted to the compute type here, passed by value
-      cpu::cast_kernel(plan.dtypes[i], spec.in_compute[i])(plan.data[i], 0, reinterpret_cast<char*>(value), 0, 1);
-      args.add_bytes(value, static_cast<std::size_t>(itemsize(spec.in_compute[i])), device_alignment(spec.in_compute[i]),
-                     name(spec.in_compute[i]));
+    if (modes[i] == InputMode::value) {  // converted to the compute type here, passed by value
+      cpu::cast_kernel(plan.dtypes[i], in_compute[i])(plan.data[i], 0, reinterpret_cast<char*>(value), 0, 1);
+      args.add_bytes(value, static_cast<std::size_t>(itemsize(in_compute[i])), device_alignment(in_compute[i]),
+                     name(in_compute[i]));
     } else {
       args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[i]), "an input");
     }
   }
   for (int op = nin; op < nop; ++op) args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[op]), "an output");
   args.add_int(n);
-  std::vector<std::int64_t> geo;
   if (!contiguous) {
-    Geometry g{plan.shape, plan.byte_strides};
-    geo = g.pack(spec.name.c_str());
+    const std::vector<std::int64_t> geo = Geometry{plan.shape, plan.byte_strides}.pack("elementwise");
     args.add_bytes(geo.data(), geo.size() * sizeof(std::int64_t), 8, "geometry");
+    launch_grid(k, n, args);
+    return;
   }
   launch_grid(k, vec ? n / width : n, args);
 }
@@ -85,34 +111,50 @@ void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Elem
     std::memcpy(&mask, plan_in.data[w], 1);
     if (!mask) return;
     trimmed = plan_in;
-    for (auto* v : {&trimmed.data}) v->pop_back();
+    trimmed.data.pop_back();
     trimmed.byte_strides.pop_back();
     trimmed.dtypes.pop_back();
     trimmed.on_host.pop_back();
     plan = &trimmed;
     has_where = false;
   }
-  MapSpec s;
-  s.name = uf.name;
-  s.expression = uf.expression;
-  for (int k = 0; k < uf.nin; ++k) {
-    s.in_store.push_back(plan->dtypes[k]);
-    s.in_compute.push_back(loop.compute[k]);
+  // prefix: the ufunc, the compute types, the stored dtypes and the mask
+  char prefix[4 + 3 * kMaxUfuncArgs];
+  int len = 0;
+  prefix[len++] = 'U';
+  prefix[len++] = static_cast<char>(uf.id & 0xff);
+  prefix[len++] = static_cast<char>((uf.id >> 8) + (has_where ? 0x40 : 0));
+  for (int k = 0; k <= uf.nin; ++k) {
+    prefix[len++] = static_cast<char>(loop.compute[k]);
+    prefix[len++] = static_cast<char>(plan->dtypes[k]);
   }
-  s.out_store = plan->dtypes[uf.nin];
-  s.out_compute = loop.compute[uf.nin];
-  s.where = has_where;
-  run_map(s, *plan);
+  run_map(std::string_view(prefix, static_cast<std::size_t>(len)), *plan, uf.nin, loop.compute.data(), [&] {
+    MapSpec s;
+    s.name = uf.name;
+    s.expression = uf.expression;
+    for (int k = 0; k < uf.nin; ++k) {
+      s.in_store.push_back(plan->dtypes[k]);
+      s.in_compute.push_back(loop.compute[k]);
+    }
+    s.out_store = plan->dtypes[uf.nin];
+    s.out_compute = loop.compute[uf.nin];
+    s.where = has_where;
+    return s;
+  });
 }
 
 void CudaBackend::cast(const ElementwisePlan& plan) {
-  MapSpec s;
-  s.name = cat("cast_", short_name(plan.dtypes[0]), "_", short_name(plan.dtypes[1]));
-  s.expression = "a";
-  s.in_store = {plan.dtypes[0]};
-  s.in_compute = {plan.dtypes[1]};
-  s.out_store = s.out_compute = plan.dtypes[1];
-  run_map(s, plan);
+  const DType from = plan.dtypes[0], to = plan.dtypes[1];
+  const char prefix[3] = {'C', static_cast<char>(from), static_cast<char>(to)};
+  run_map(std::string_view(prefix, 3), plan, 1, &to, [&] {
+    MapSpec s;
+    s.name = cat("cast_", short_name(from), "_", short_name(to));
+    s.expression = "a";
+    s.in_store = {from};
+    s.in_compute = {to};
+    s.out_store = s.out_compute = to;
+    return s;
+  });
 }
 
 void CudaBackend::fill(const Array& dst, const void* value) {
@@ -143,12 +185,15 @@ void CudaBackend::fill(const Array& dst, const void* value) {
   plan.dtypes.insert(plan.dtypes.begin(), t);
   plan.on_host.assign(2, 0);
   plan.on_host[0] = 1;
-  MapSpec s;
-  s.name = cat("fill_", short_name(t));
-  s.expression = "a";
-  s.in_store = s.in_compute = {t};
-  s.out_store = s.out_compute = t;
-  run_map(s, plan);
+  const char prefix[2] = {'F', static_cast<char>(t)};
+  run_map(std::string_view(prefix, 2), plan, 1, &t, [&] {
+    MapSpec s;
+    s.name = cat("fill_", short_name(t));
+    s.expression = "a";
+    s.in_store = s.in_compute = {t};
+    s.out_store = s.out_compute = t;
+    return s;
+  });
 }
 
 void CudaBackend::arange(const Array& out, double start, double step) {
