@@ -310,6 +310,7 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
     const i64 j0 = (i64)blockIdx.y * chunk;
     const i64 j1 = min(nred, j0 + chunk);
     P acc{identity(), false};
+#pragma unroll 4
     for (i64 j = j0 + t; j < j1; j += 256) {
       const A x = load(at<S>(base, red_offset(red, j)));
       acc = acc.has ? P{combine(acc.v, x), true} : P{x, true};
@@ -344,6 +345,7 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
     const char* base = reinterpret_cast<const char*>(in) + ko[0];
     const i64 j0 = (i64)blockIdx.y * chunk;
     const i64 j1 = min(nred, j0 + chunk);
+#pragma unroll 4
     for (i64 j = j0 + ty; j < j1; j += 8) {
       const A x = load(at<S>(base, red_offset(red, j)));
       acc = acc.has ? P{combine(acc.v, x), true} : P{x, true};
