@@ -379,3 +379,12 @@ def test_interop_interfaces_describe_device_memory():
     assert x.__dlpack_device__() == (2, 0)
     y = cu.from_dlpack(x)
     assert y.device == "cuda:0" and np.array_equal(np.asarray(y), np.arange(12, dtype=np.float32).reshape(3, 4))
+
+    class Foreign:  # a producer with only __cuda_array_interface__ (as Numba's arrays)
+        def __init__(self, a):
+            self.keep = a
+            self.__cuda_array_interface__ = a.__cuda_array_interface__
+
+    z = cu.asarray(Foreign(x.T))
+    assert z.device == "cuda:0" and z._data_ptr == x._data_ptr
+    same(z + 0, np.arange(12, dtype=np.float32).reshape(3, 4).T, exact=True)

@@ -98,6 +98,15 @@ t = x.T.__cuda_array_interface__
 assert t["strides"] == (4, 16)
 assert not hasattr(cu.ones(2, device="cpu"), "__cuda_array_interface__")
 assert x.__dlpack_device__() == (2, 0)
+class Foreign:  # a producer with only __cuda_array_interface__ (as Numba's arrays)
+    def __init__(self, a):
+        self.keep = a
+        self.__cuda_array_interface__ = a.__cuda_array_interface__
+f = cu.asarray(Foreign(x))
+assert f.device == "cuda:0" and f._data_ptr == x._data_ptr and f.shape == (3, 4)
+assert np.array_equal(np.asarray(f), np.ones((3, 4), np.float32))
+ft = cu.asarray(Foreign(x.T))
+assert ft.shape == (4, 3) and ft.strides == x.T.strides and ft._data_ptr == x._data_ptr
 """)
 
 
