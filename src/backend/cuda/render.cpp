@@ -542,6 +542,14 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       s.out_store = loop.types[uf.nin];
       s.out_compute = loop.compute[uf.nin];
       out.emplace_back(cat(uf.name, " ", short_name(loop.types[0])), render_map(s));
+      if (!common_only) {  // the other operand modes and a mask
+        s.in_mode.assign(uf.nin, InputMode::array);
+        s.in_mode[0] = InputMode::broadcast;
+        if (uf.nin > 2) s.in_mode[2] = InputMode::value;
+        s.where = true;
+        out.emplace_back(cat(uf.name, " ", short_name(loop.types[0]), " where"), render_map(s));
+        s.where = false;
+      }
       if (common_only && uf.nin == 2) {  // what `x + y` and `2 * x` launch (cache warming)
         s.in_mode = {InputMode::array, InputMode::array};
         out.emplace_back(cat(uf.name, " ", short_name(loop.types[0]), " arrays"), render_map(s));

@@ -131,6 +131,9 @@ for r in [x + y, 2 * x + 1.5, x[::2, ::-1] * y[::-1], cu.sqrt(x * x + y * y) * 0
           cu.var(x), cu.where(x > 0, x, 0.0), cu.clip(x, -1, 1), x.T.reshape(-1)]:
     assert r.device == "cuda:0"
 x[cu.asarray([1, 2], device="cuda")] = 0.0
+x[::2, 1::3] = 1.5                                           # a cast from a broadcast device scalar
+f = cu.full((3, 3), 1.5, dtype=cu.float64, device="cuda")    # the fill kernel (not a byte pattern)
+f[:, 1] = cu.full((3,), -2.0, dtype=cu.complex64, device="cuda").real
 try:
     x + cu.ones(6, device="cpu")
     raise AssertionError("no error")
