@@ -339,6 +339,21 @@ def test_gather_and_scatter():
 # ---- devices and errors ----------------------------------------------------------------------------
 
 
+def test_allocating_until_out_of_memory_leaks_nothing():
+    pool = cu.cuda.memory_pool()
+    before = pool.stats()["bytes_in_use"]
+    held = []
+    with pytest.raises(cu.cuda.OutOfMemoryError):
+        for _ in range(1000):
+            held.append(cu.empty((8 << 30,), dtype=cu.uint8, device="cuda"))
+    assert len(held) >= 1
+    del held
+    assert pool.stats()["bytes_in_use"] == before
+    pool.free_all_blocks()
+    x = cu.ones(10, device="cuda")  # the device still works
+    assert float(cu.sum(x)) == 10.0
+
+
 def test_mixing_devices_says_how_to_move():
     with pytest.raises(ValueError, match="to_device"):
         cu.ones(3, device="cuda") + cu.ones(3, device="cpu")
