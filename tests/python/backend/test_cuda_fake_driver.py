@@ -70,6 +70,23 @@ for dt in ["bool", "int8", "uint16", "int32", "int64", "uint64", "float16", "flo
 """)
 
 
+def test_out_of_memory(fake_dir):
+    run_fake(fake_dir, """
+pool = cu.cuda.memory_pool()
+before = pool.stats()["bytes_in_use"]
+held = []
+try:
+    for _ in range(100):
+        held.append(cu.empty((3 << 30,), dtype=cu.uint8, device="cuda"))  # the stand-in has 16 GiB
+    raise AssertionError("no error")
+except cu.cuda.OutOfMemoryError as e:
+    assert e.requested == 3 << 30 and "out of memory" in str(e)
+assert len(held) == 5
+del held
+assert pool.stats()["bytes_in_use"] == before
+""")
+
+
 def test_default_device_and_context_manager(fake_dir):
     run_fake(fake_dir, """
 assert cu.zeros(3).device == "cuda:0"      # the first GPU when there is one
