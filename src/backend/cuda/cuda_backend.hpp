@@ -73,6 +73,8 @@ class CudaBackend final : public Backend {
   template <class MakeSpec>
   void run_map(std::string_view prefix, const ElementwisePlan& plan, int nin, const DType* in_compute,
                MakeSpec&& make_spec);  // cuda_elementwise.cpp
+  template <class MakeSpec>
+  bool transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec);
   int index_;
   int sm_count_ = 1;
   std::string arch_;

@@ -145,16 +145,61 @@ void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Elem
 
 void CudaBackend::cast(const ElementwisePlan& plan) {
   const DType from = plan.dtypes[0], to = plan.dtypes[1];
-  const char prefix[3] = {'C', static_cast<char>(from), static_cast<char>(to)};
-  run_map(std::string_view(prefix, 3), plan, 1, &to, [&] {
+  auto make_spec = [&] {
     MapSpec s;
     s.name = cat("cast_", short_name(from), "_", short_name(to));
     s.expression = "a";
     s.in_store = {from};
     s.in_compute = {to};
     s.out_store = s.out_compute = to;
+    s.transpose = true;
     return s;
-  });
+  };
+  if (transpose_cast(plan, make_spec)) return;
+  const char prefix[3] = {'C', static_cast<char>(from), static_cast<char>(to)};
+  run_map(std::string_view(prefix, 3), plan, 1, &to, make_spec);
+}
+
+/// A 2-d plan whose input is dense along one dimension and whose output is dense along the
+/// other (x.T.copy(), astype of a transposed view): the tiled kernel. False when it does not apply.
+template <class MakeSpec>
+bool CudaBackend::transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec) {
+  if (plan.ndim() != 2 || (plan.on_host.size() == 2 && plan.on_host[0])) return false;
+  const std::int64_t isz = itemsize(plan.dtypes[0]), osz = itemsize(plan.dtypes[1]);
+  const auto& in = plan.byte_strides[0];
+  const auto& out = plan.byte_strides[1];
+  int x = -1;  // the dimension along which the input is dense; the output must be dense along the other
+  for (int d = 0; d < 2; ++d)
+    if (in[d] == isz && out[1 - d] == osz) x = d;
+  if (x < 0 || in[1 - x] % isz != 0 || out[x] % osz != 0) return false;
+  const std::int64_t nx = plan.shape[x], ny = plan.shape[1 - x];
+  if (nx < 32 || ny < 32 || (ny + 31) / 32 > 65535) return false;
+  const char key[4] = {'T', static_cast<char>(plan.dtypes[0]), static_cast<char>(plan.dtypes[1]), 't'};
+  const std::string k(key, 4);
+  const runtime::Kernel* kp = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = fast_.find(k); it != fast_.end()) kp = it->second;
+  }
+  if (!kp) {
+    MapSpec spec = make_spec();
+    spec.in_mode = {InputMode::array};
+    kp = &kernel(spec.key(), cat(spec.name, "_t2"), [&] { return render_map(spec); });
+    std::lock_guard lock(mutex_);
+    fast_.emplace(k, kp);
+  }
+  ArgPacker args(kp->param_sizes_known() ? &kp->param_sizes() : nullptr, kp->interned_name());
+  args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[0]));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[1]));
+  args.add_int(nx);
+  args.add_int(ny);
+  args.add_int(in[1 - x] / isz);
+  args.add_int(out[x] / osz);
+  runtime::LaunchConfig c;
+  c.grid = {static_cast<unsigned>((nx + 31) / 32), static_cast<unsigned>((ny + 31) / 32), 1};
+  c.block = {32, 8, 1};
+  launch(*kp, c, args);
+  return true;
 }
 
 void CudaBackend::fill(const Array& dst, const void* value) {

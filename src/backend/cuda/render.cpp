@@ -146,6 +146,30 @@ std::string nd_kernel(const MapSpec& s) {
              call_args(s, [](std::size_t k) { return cat("at<S", k, ">(p", k, ", o[", k, "])"); }), ");\n  }\n}\n");
 }
 
+/// A 2-d copy whose input is contiguous along one dimension (x, extent nx) and whose output is
+/// contiguous along the other (y, extent ny): 32x32 tiles staged in shared memory, so that both
+/// the reads and the writes are coalesced. Block (32, 8); grid (ceil(nx/32), ceil(ny/32)).
+std::string transpose_kernel(const MapSpec& s) {
+  return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name, R"(_t2(const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx) {
+  __shared__ alignas(16) unsigned char raw[32 * 33 * sizeof(SO)];
+  SO* tile = reinterpret_cast<SO*>(raw);
+  const i64 x0 = (i64)blockIdx.x * 32, y0 = (i64)blockIdx.y * 32;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+  for (int k = 0; k < 32; k += 8) {
+    const i64 x = x0 + tx, y = y0 + ty + k;
+    if (x < nx && y < ny) tile[(ty + k) * 33 + tx] = apply_op(cu::convert<C0>(p0[x + y * in_sy]));
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < 32; k += 8) {
+    const i64 x = x0 + ty + k, y = y0 + tx;
+    if (x < nx && y < ny) po[y + x * out_sx] = tile[tx * 33 + ty + k];
+  }
+}
+)");
+}
+
 }  // namespace
 
 int MapSpec::vector_width() const {
@@ -156,7 +180,8 @@ int MapSpec::vector_width() const {
 }
 
 std::string MapSpec::key() const {
-  std::string k = cat(name, "|", expression, "|", short_name(out_store), short_name(out_compute), where ? "w" : "");
+  std::string k = cat(name, "|", expression, "|", short_name(out_store), short_name(out_compute), where ? "w" : "",
+                      transpose ? "t" : "");
   for (std::size_t i = 0; i < in_store.size(); ++i)
     k += cat("|", short_name(in_store[i]), short_name(in_compute[i]), static_cast<int>(in_mode[i]));
   return k;
@@ -165,7 +190,8 @@ std::string MapSpec::key() const {
 std::string render_map(const MapSpec& s) {
   if (s.in_store.size() != s.in_compute.size() || s.in_store.size() != s.in_mode.size())
     throw ValueError(cat("render_map: inconsistent input lists for ", s.name));
-  return cat(kPrelude, typedefs(s), apply_function(s), vec_kernel(s), one_kernel(s), nd_kernel(s));
+  return cat(kPrelude, typedefs(s), apply_function(s), vec_kernel(s), one_kernel(s), nd_kernel(s),
+             s.transpose ? transpose_kernel(s) : "");
 }
 
 std::string render_arange(DType t) {
@@ -566,6 +592,7 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       s.in_compute = {to};
       s.in_mode = {InputMode::array};
       s.out_store = s.out_compute = to;
+      s.transpose = true;
       out.emplace_back(s.name, render_map(s));
     }
   for (DType t : types) {

@@ -76,6 +76,22 @@ def test_device_to_device_views_and_copies():
     same(cu.stack([x[0], x[1]]), np.stack([a[0], a[1]]), exact=True)
 
 
+@pytest.mark.parametrize("shape", [(40, 50), (1000, 333), (33, 70000), (31, 100)])
+@pytest.mark.parametrize("src,dst", [("float32", "float32"), ("float64", "float16"), ("complex128", "complex64"),
+                                     ("int8", "float64"), ("bool", "int16")])
+def test_transposed_copies(shape, src, dst):  # the tiled transpose kernel (and its fallbacks)
+    a = rand(src, shape, 21)
+    xc, xg = on_both(a)
+    same(xg.T.copy(), xc.T.copy(), exact=True)
+    same(xg[::-1].T.copy(), xc[::-1].T.copy(), exact=True)
+    same(xg.T.astype(dst), xc.T.astype(dst), exact=True)
+    out_c = cu.empty(shape[::-1], dtype=dst, device="cpu")
+    out_g = cu.empty(shape[::-1], dtype=dst, device="cuda")
+    out_c[...] = xc.T
+    out_g[...] = xg.T
+    same(out_g, out_c, exact=True)
+
+
 # ---- elementwise -----------------------------------------------------------------------------------
 
 

@@ -145,7 +145,8 @@ for r in [x + y, 2 * x + 1.5, x[::2, ::-1] * y[::-1], cu.sqrt(x * x + y * y) * 0
           cu.random.default_rng(1).standard_normal((7,), device="cuda"), cu.linspace(0, 1, 11, device="cuda"),
           cu.linspace(np.zeros(2), np.ones(2), 3, device="cuda"), cu.logspace(0, 2, 5, device="cuda"),
           cu.eye(3, device="cuda"), cu.tri(3, device="cuda"), cu.concatenate([x, x]), cu.mean(x, axis=0),
-          cu.var(x), cu.where(x > 0, x, 0.0), cu.clip(x, -1, 1), x.T.reshape(-1)]:
+          cu.var(x), cu.where(x > 0, x, 0.0), cu.clip(x, -1, 1), x.T.reshape(-1),
+          cu.ones((64, 40), device="cuda").T.copy(), cu.ones((64, 40), device="cuda").T.astype(cu.float16)]:
     assert r.device == "cuda:0"
 x[cu.asarray([1, 2], device="cuda")] = 0.0
 x[::2, 1::3] = 1.5                                           # a cast from a broadcast device scalar

@@ -36,7 +36,7 @@ def test_every_ufunc_loop_and_dtype_pair_is_rendered():
 
 def test_sources_define_the_kernels_the_backend_launches():
     # the names src/backend/cuda/*.cpp ask the loaded module for
-    expect = {"add f4": ["add_vec", "add_one", "add_nd"], "cast_f4_i1": ["cast_f4_i1_vec"], "arange i8": ["arange_i8"],
+    expect = {"add f4": ["add_vec", "add_one", "add_nd"], "cast_f4_i1": ["cast_f4_i1_vec", "cast_f4_i1_t2"], "arange i8": ["arange_i8"],
               "random f8": ["random_f8"], "random u1": ["random_u1"],
               "reduce sum f4": ["reduce_sum_f4_f4_rows", "reduce_sum_f4_f4_cols"],
               "reduce pass 2 sum f4": ["reduce_sum_f8_f4_partials_rows"],
