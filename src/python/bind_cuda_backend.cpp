@@ -2,12 +2,12 @@
 // kernel sources, compiling them with NVRTC (no GPU needed), and warming the compile cache.
 #include <nanobind/stl/pair.h>
 
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <algorithm>
 #include <atomic>
 #include <future>
 #include <thread>
-#include <nanobind/stl/string.h>
-#include <nanobind/stl/vector.h>
 
 #include "backend/cuda/cuda_backend.hpp"
 #include "convert.hpp"
@@ -22,7 +22,8 @@ namespace {
 nb::dict cuda_array_interface(const Array& a) {
   if (a.device().is_cpu())
     throw nb::attribute_error("__cuda_array_interface__ is only available for CUDA arrays; this one is on cpu");
-  if (a.dtype() == DType::bfloat16) throw nb::attribute_error("bfloat16 arrays have no __cuda_array_interface__ typestr");
+  if (a.dtype() == DType::bfloat16)
+    throw nb::attribute_error("bfloat16 arrays have no __cuda_array_interface__ typestr");
   nb::dict d;
   d["typestr"] = std::string(a.itemsize() == 1 ? "|" : "<") + info(a.dtype()).typestr_code;
   nb::list shape, strides;

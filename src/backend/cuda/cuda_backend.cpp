@@ -6,8 +6,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -55,8 +55,8 @@ void Geometry::simplify() {
 
 std::vector<std::int64_t> Geometry::pack(const char* what) const {
   if (ndim() > kMaxDims)
-    throw NotImplementedError(cat(what, ": ", ndim(), " dimensions that cannot be merged (at most ", kMaxDims,
-                                  " on CUDA)"));
+    throw NotImplementedError(
+        cat(what, ": ", ndim(), " dimensions that cannot be merged (at most ", kMaxDims, " on CUDA)"));
   const std::size_t nop = strides.size();
   std::vector<std::int64_t> g(1 + kMaxDims + nop * kMaxDims, 0);
   g[0] = ndim();
@@ -83,7 +83,7 @@ const std::string& device_include_dir() {
     fs::path source = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path() / "device_include";
     if (ok(source)) return source.string();
     throw std::runtime_error(cat("cannot find cupric's device headers (cupric/convert.h) next to the library or at ",
-                           source.string(), "; set CUPRIC_DEVICE_INCLUDE"));
+                                 source.string(), "; set CUPRIC_DEVICE_INCLUDE"));
   }();
   return dir;
 }

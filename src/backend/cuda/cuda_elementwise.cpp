@@ -38,7 +38,7 @@ void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, 
   const bool host_flags = plan.on_host.size() == static_cast<std::size_t>(nop);
   InputMode modes[kMaxUfuncArgs];
   for (int k = 0; k < nin; ++k) {
-    modes[k] = host_flags && plan.on_host[k] ? InputMode::value
+    modes[k] = host_flags && plan.on_host[k]    ? InputMode::value
                : all_zero(plan.byte_strides[k]) ? InputMode::broadcast
                                                 : InputMode::array;
   }
@@ -59,7 +59,9 @@ void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, 
   bool vec = contiguous && width > 1 && n >= width;
   for (int op = 0; vec && op < nop; ++op)
     if (is_array(op))
-      vec = reinterpret_cast<std::uintptr_t>(plan.data[op]) % (static_cast<std::uintptr_t>(width) * itemsize(plan.dtypes[op])) == 0;
+      vec = reinterpret_cast<std::uintptr_t>(plan.data[op]) %
+                (static_cast<std::uintptr_t>(width) * itemsize(plan.dtypes[op])) ==
+            0;
   const char path = vec ? 'v' : contiguous ? 'o' : 'n';
 
   std::string key(prefix);
@@ -218,9 +220,12 @@ void CudaBackend::fill(const Array& dst, const void* value) {
       const auto p = reinterpret_cast<cuda::CUdeviceptr>(dst.data());
       const std::size_t count = static_cast<std::size_t>(dst.nbytes()) / width;
       const auto& d = cuda::driver();
-      if (width == 1) cuda::check(d.MemsetD8Async(p, static_cast<unsigned char>(pattern), count, s), "cuMemsetD8Async");
-      else if (width == 2) cuda::check(d.MemsetD16Async(p, static_cast<unsigned short>(pattern), count, s), "cuMemsetD16Async");
-      else cuda::check(d.MemsetD32Async(p, pattern, count, s), "cuMemsetD32Async");
+      if (width == 1)
+        cuda::check(d.MemsetD8Async(p, static_cast<unsigned char>(pattern), count, s), "cuMemsetD8Async");
+      else if (width == 2)
+        cuda::check(d.MemsetD16Async(p, static_cast<unsigned short>(pattern), count, s), "cuMemsetD16Async");
+      else
+        cuda::check(d.MemsetD32Async(p, pattern, count, s), "cuMemsetD32Async");
       return;
     }
   }
@@ -245,7 +250,8 @@ void CudaBackend::arange(const Array& out, double start, double step) {
   const std::int64_t n = out.size();
   if (n == 0) return;
   const DType t = out.dtype();
-  const runtime::Kernel& k = kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
+  const runtime::Kernel& k =
+      kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
   ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
   args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
   args.add_float(start);
@@ -259,7 +265,8 @@ void CudaBackend::random(const RandomRequest& r, const Array& out) {
   if (n == 0) return;
   if (!out.is_c_contiguous()) throw ValueError(cat("random: the output must be C-contiguous, got ", out.str()));
   const DType t = out.dtype();
-  const runtime::Kernel& k = kernel(cat("random|", short_name(t)), cat("random_", short_name(t)), [&] { return render_random(t); });
+  const runtime::Kernel& k =
+      kernel(cat("random|", short_name(t)), cat("random_", short_name(t)), [&] { return render_random(t); });
   ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
   args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
   args.add_int(n);

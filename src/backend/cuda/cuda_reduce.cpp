@@ -83,8 +83,10 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
     add_i32(args, nsplit > 1 ? 1 : 0);
     add_geo(args, keep_geo);
     add_geo(args, red_geo);
-    if (cols) launch_2d(*this, k1, gx, nsplit, 32, 8, args);
-    else launch_2d(*this, k1, gx, nsplit, 256, 1, args);
+    if (cols)
+      launch_2d(*this, k1, gx, nsplit, 32, 8, args);
+    else
+      launch_2d(*this, k1, gx, nsplit, 256, 1, args);
   }
   if (nsplit == 1) return;
   // second pass: partials [nout][nsplit] (acc type) -> out
@@ -94,7 +96,8 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
   Geometry red2{{nsplit}, {{itemsize(acc)}}};
   const std::string base2 =
       cat("reduce_", reduce_name(op), "_", short_name(acc), "_", short_name(out.dtype()), "_partials");
-  const runtime::Kernel& k2 = kernel(base2, cat(base2, "_rows"), [&] { return render_reduce(op, acc, out.dtype(), true); });
+  const runtime::Kernel& k2 =
+      kernel(base2, cat(base2, "_rows"), [&] { return render_reduce(op, acc, out.dtype(), true); });
   ArgPacker args = packer(k2);
   args.add_pointer(reinterpret_cast<std::uint64_t>(partials.data()));
   args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));

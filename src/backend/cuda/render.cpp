@@ -11,21 +11,36 @@ namespace cupric::cuda_backend {
 
 const char* device_type(DType t) {
   switch (t) {
-    case DType::bool_: return "bool";
-    case DType::int8: return "std::int8_t";
-    case DType::uint8: return "std::uint8_t";
-    case DType::int16: return "std::int16_t";
-    case DType::uint16: return "std::uint16_t";
-    case DType::int32: return "std::int32_t";
-    case DType::uint32: return "std::uint32_t";
-    case DType::int64: return "std::int64_t";
-    case DType::uint64: return "std::uint64_t";
-    case DType::float16: return "cupric::float16";
-    case DType::bfloat16: return "cupric::bfloat16";
-    case DType::float32: return "float";
-    case DType::float64: return "double";
-    case DType::complex64: return "std::complex<float>";
-    case DType::complex128: return "std::complex<double>";
+    case DType::bool_:
+      return "bool";
+    case DType::int8:
+      return "std::int8_t";
+    case DType::uint8:
+      return "std::uint8_t";
+    case DType::int16:
+      return "std::int16_t";
+    case DType::uint16:
+      return "std::uint16_t";
+    case DType::int32:
+      return "std::int32_t";
+    case DType::uint32:
+      return "std::uint32_t";
+    case DType::int64:
+      return "std::int64_t";
+    case DType::uint64:
+      return "std::uint64_t";
+    case DType::float16:
+      return "cupric::float16";
+    case DType::bfloat16:
+      return "cupric::bfloat16";
+    case DType::float32:
+      return "float";
+    case DType::float64:
+      return "double";
+    case DType::complex64:
+      return "std::complex<float>";
+    case DType::complex128:
+      return "std::complex<double>";
   }
   return "void";
 }
@@ -84,8 +99,10 @@ std::string apply_function(const MapSpec& s) {
 std::string kernel_params(const MapSpec& s) {
   std::string p;
   for (std::size_t k = 0; k < s.in_store.size(); ++k) {
-    if (s.in_mode[k] == InputMode::value) p += cat("C", k, " s", k, ", ");
-    else p += cat("const S", k, "* __restrict__ p", k, ", ");
+    if (s.in_mode[k] == InputMode::value)
+      p += cat("C", k, " s", k, ", ");
+    else
+      p += cat("const S", k, "* __restrict__ p", k, ", ");
   }
   p += "SO* __restrict__ po, ";
   if (s.where) p += "const bool* __restrict__ pw, ";
@@ -97,7 +114,8 @@ std::string kernel_params(const MapSpec& s) {
 std::string broadcast_loads(const MapSpec& s) {
   std::string out;
   for (std::size_t k = 0; k < s.in_store.size(); ++k)
-    if (s.in_mode[k] == InputMode::broadcast) out += cat("  const C", k, " s", k, " = cu::convert<C", k, ">(*p", k, ");\n");
+    if (s.in_mode[k] == InputMode::broadcast)
+      out += cat("  const C", k, " s", k, " = cu::convert<C", k, ">(*p", k, ");\n");
   return out;
 }
 
@@ -107,8 +125,10 @@ std::string call_args(const MapSpec& s, F elem) {
   std::string out;
   for (std::size_t k = 0; k < s.in_store.size(); ++k) {
     if (k) out += ", ";
-    if (s.in_mode[k] == InputMode::array) out += cat("cu::convert<C", k, ">(", elem(k), ")");
-    else out += cat("s", k);
+    if (s.in_mode[k] == InputMode::array)
+      out += cat("cu::convert<C", k, ">(", elem(k), ")");
+    else
+      out += cat("s", k);
   }
   return out;
 }
@@ -139,18 +159,20 @@ std::string one_kernel(const MapSpec& s) {
 std::string nd_kernel(const MapSpec& s) {
   const std::size_t nin = s.in_store.size();
   const std::size_t nop = nin + 1 + (s.where ? 1 : 0);
-  return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name, "_nd(", kernel_params(s),
-             ", const Geo<", nop, "> g) {\n", broadcast_loads(s), "  CUPRIC_GRID_LOOP(i, 0, n) {\n    i64 o[", nop,
-             "];\n    offsets_of(g, i, o);\n", s.where ? cat("    if (!at<bool>(pw, o[", nin + 1, "])) continue;\n") : "",
-             "    at_mut<SO>(po, o[", nin, "]) = apply_op(",
-             call_args(s, [](std::size_t k) { return cat("at<S", k, ">(p", k, ", o[", k, "])"); }), ");\n  }\n}\n");
+  return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name, "_nd(", kernel_params(s), ", const Geo<",
+             nop, "> g) {\n", broadcast_loads(s), "  CUPRIC_GRID_LOOP(i, 0, n) {\n    i64 o[", nop,
+             "];\n    offsets_of(g, i, o);\n",
+             s.where ? cat("    if (!at<bool>(pw, o[", nin + 1, "])) continue;\n") : "", "    at_mut<SO>(po, o[", nin,
+             "]) = apply_op(", call_args(s, [](std::size_t k) { return cat("at<S", k, ">(p", k, ", o[", k, "])"); }),
+             ");\n  }\n}\n");
 }
 
 /// A 2-d copy whose input is contiguous along one dimension (x, extent nx) and whose output is
 /// contiguous along the other (y, extent ny): 32x32 tiles staged in shared memory, so that both
 /// the reads and the writes are coalesced. Block (32, 8); grid (ceil(nx/32), ceil(ny/32)).
 std::string transpose_kernel(const MapSpec& s) {
-  return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name, R"(_t2(const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx) {
+  return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name,
+             R"(_t2(const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx) {
   __shared__ alignas(16) unsigned char raw[32 * 33 * sizeof(SO)];
   SO* tile = reinterpret_cast<SO*>(raw);
   const i64 x0 = (i64)blockIdx.x * 32, y0 = (i64)blockIdx.y * 32;
@@ -195,8 +217,9 @@ std::string render_map(const MapSpec& s) {
 }
 
 std::string render_arange(DType t) {
-  return cat(kPrelude, "typedef ", device_type(t), " T;\n", "extern \"C\" __global__ void __launch_bounds__(256) arange_",
-             short_name(t), "(T* __restrict__ out, double start, double step, i64 n) {\n",
+  return cat(kPrelude, "typedef ", device_type(t), " T;\n",
+             "extern \"C\" __global__ void __launch_bounds__(256) arange_", short_name(t),
+             "(T* __restrict__ out, double start, double step, i64 n) {\n",
              "  CUPRIC_GRID_LOOP(i, 0, n) out[i] = cu::convert<T>(__dadd_rn(start, __dmul_rn((double)i, step)));\n}\n");
 }
 
@@ -251,14 +274,22 @@ std::string render_random(DType t) {
 
 const char* reduce_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::prod: return "prod";
-    case ReduceOp::min: return "min";
-    case ReduceOp::max: return "max";
-    case ReduceOp::fmin: return "fmin";
-    case ReduceOp::fmax: return "fmax";
-    case ReduceOp::any: return "any";
-    case ReduceOp::all: return "all";
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::prod:
+      return "prod";
+    case ReduceOp::min:
+      return "min";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::fmin:
+      return "fmin";
+    case ReduceOp::fmax:
+      return "fmax";
+    case ReduceOp::any:
+      return "any";
+    case ReduceOp::all:
+      return "all";
   }
   return "?";
 }
@@ -300,27 +331,50 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
   const DType acc = reduce_acc(op, out);
   const bool boolean = op == ReduceOp::any || op == ReduceOp::all;
   // Partials (second pass) arrive in the acc type and are read as they are.
-  const std::string load = partials  ? "x"
-                           : boolean ? "cu::convert<bool>(x)"
-                                     : "cu::convert<A>(cu::convert<O>(x))";
+  const std::string load = partials ? "x" : boolean ? "cu::convert<bool>(x)" : "cu::convert<A>(cu::convert<O>(x))";
   std::string combine, identity;
   switch (op) {
-    case ReduceOp::sum: combine = "static_cast<A>(x + y)"; identity = "cu::convert<A>(0)"; break;
-    case ReduceOp::prod: combine = "static_cast<A>(cu::multiply(x, y))"; identity = "cu::convert<A>(1)"; break;
-    case ReduceOp::min: combine = "cu::minimum(x, y)"; identity = "cu::convert<A>(0)"; break;
-    case ReduceOp::max: combine = "cu::maximum(x, y)"; identity = "cu::convert<A>(0)"; break;
-    case ReduceOp::fmin: combine = "cu::fmin(x, y)"; identity = "cu::convert<A>(0)"; break;
-    case ReduceOp::fmax: combine = "cu::fmax(x, y)"; identity = "cu::convert<A>(0)"; break;
-    case ReduceOp::any: combine = "x || y"; identity = "false"; break;
-    case ReduceOp::all: combine = "x && y"; identity = "true"; break;
+    case ReduceOp::sum:
+      combine = "static_cast<A>(x + y)";
+      identity = "cu::convert<A>(0)";
+      break;
+    case ReduceOp::prod:
+      combine = "static_cast<A>(cu::multiply(x, y))";
+      identity = "cu::convert<A>(1)";
+      break;
+    case ReduceOp::min:
+      combine = "cu::minimum(x, y)";
+      identity = "cu::convert<A>(0)";
+      break;
+    case ReduceOp::max:
+      combine = "cu::maximum(x, y)";
+      identity = "cu::convert<A>(0)";
+      break;
+    case ReduceOp::fmin:
+      combine = "cu::fmin(x, y)";
+      identity = "cu::convert<A>(0)";
+      break;
+    case ReduceOp::fmax:
+      combine = "cu::fmax(x, y)";
+      identity = "cu::convert<A>(0)";
+      break;
+    case ReduceOp::any:
+      combine = "x || y";
+      identity = "false";
+      break;
+    case ReduceOp::all:
+      combine = "x && y";
+      identity = "true";
+      break;
   }
   const std::string name =
       cat("reduce_", reduce_name(op), "_", short_name(in), "_", short_name(out), partials ? "_partials" : "");
   const std::string params =
-      "(const S* __restrict__ in, void* __restrict__ out, i64 nout, i64 nred, i64 chunk, int partial, const Geo<2> keep, "
+      "(const S* __restrict__ in, void* __restrict__ out, i64 nout, i64 nred, i64 chunk, int partial, const Geo<2> "
+      "keep, "
       "const Geo<1> red)";
-  return cat(kPrelude, "typedef ", device_type(in), " S; typedef ", device_type(out), " O; typedef ",
-             device_type(acc), " A;\n", "__device__ __forceinline__ A load(const S& x) { return ", load, "; }\n",
+  return cat(kPrelude, "typedef ", device_type(in), " S; typedef ", device_type(out), " O; typedef ", device_type(acc),
+             " A;\n", "__device__ __forceinline__ A load(const S& x) { return ", load, "; }\n",
              "__device__ __forceinline__ A combine(A x, A y) { return ", combine, "; }\n",
              "__device__ __forceinline__ A identity() { return ", identity, "; }\n", kReduceCommon,
              // rows: a block per output (grid-stride), 256 threads along the reduced elements
@@ -394,8 +448,8 @@ std::string render_arg_reduce(ArgReduceOp op, DType in) {
   const bool is_max = op == ArgReduceOp::argmax;
   const std::string name = cat(is_max ? "argmax_" : "argmin_", short_name(in));
   return cat(kPrelude, "typedef ", device_type(in), " S; typedef ", half ? "float" : device_type(in), " C;\n",
-             "__device__ __forceinline__ bool better(C x, C y) { return ",
-             is_max ? "cu::less(y, x)" : "cu::less(x, y)", "; }\n", R"(
+             "__device__ __forceinline__ bool better(C x, C y) { return ", is_max ? "cu::less(y, x)" : "cu::less(x, y)",
+             "; }\n", R"(
 template <class T> __device__ __forceinline__ bool is_nan(T v) { return !(v == v); }
 struct Q { C v; i64 i; };
 // the winner of two candidates: NaN first, then the extreme, then the smaller index
@@ -409,7 +463,8 @@ __device__ __forceinline__ Q pick(Q x, Q y) {
   return x.i < y.i ? x : y;
 }
 extern "C" __global__ void __launch_bounds__(256) )",
-             name, R"((const S* __restrict__ in, i64* __restrict__ out, i64 nout, i64 len, i64 step, const Geo<2> keep) {
+             name,
+             R"((const S* __restrict__ in, i64* __restrict__ out, i64 nout, i64 len, i64 step, const Geo<2> keep) {
   __shared__ alignas(16) unsigned char raw[256 * sizeof(C)];
   __shared__ i64 idx[256];
   C* sv = reinterpret_cast<C*>(raw);
@@ -494,26 +549,32 @@ std::string render_scan(ScanOp op, DType in, DType out) {
 }
 
 std::string render_gather(int isz) {
-  const char* type = isz == 1 ? "unsigned char" : isz == 2 ? "unsigned short" : isz == 4 ? "unsigned int"
-                     : isz == 8 ? "unsigned long long" : "U16";
-  return cat(kPrelude, "struct alignas(8) U16 { unsigned long long lo, hi; };\ntypedef ", type, " U;\n",
-             "extern \"C\" __global__ void __launch_bounds__(256) gather_", isz,
-             R"((const char* src, char* out, const i64* __restrict__ offs, i64 n, i64 per, i64 out_step, const Geo<2> g) {
+  const char* type = isz == 1   ? "unsigned char"
+                     : isz == 2 ? "unsigned short"
+                     : isz == 4 ? "unsigned int"
+                     : isz == 8 ? "unsigned long long"
+                                : "U16";
+  return cat(
+      kPrelude, "struct alignas(8) U16 { unsigned long long lo, hi; };\ntypedef ", type, " U;\n",
+      "extern \"C\" __global__ void __launch_bounds__(256) gather_", isz,
+      R"((const char* src, char* out, const i64* __restrict__ offs, i64 n, i64 per, i64 out_step, const Geo<2> g) {
   CUPRIC_GRID_LOOP(e, 0, n * per) {
     const i64 i = e / per;
     i64 o[2];
     offsets_of(g, e - i * per, o);
-    at_mut<U>(out, i * out_step + o[1]) = at<U>(src, offs[i] * )", isz, R"( + o[0]);
+    at_mut<U>(out, i * out_step + o[1]) = at<U>(src, offs[i] * )",
+      isz, R"( + o[0]);
   }
 }
 // scatter: one thread per element of a row, rows in index order, so the last write wins
 extern "C" __global__ void __launch_bounds__(256) scatter_)",
-             isz, R"((char* dst, const char* values, const i64* __restrict__ offs, i64 n, i64 per, i64 values_step, const Geo<2> g) {
+      isz,
+      R"((char* dst, const char* values, const i64* __restrict__ offs, i64 n, i64 per, i64 values_step, const Geo<2> g) {
   CUPRIC_GRID_LOOP(r, 0, per) {
     i64 o[2];
     offsets_of(g, r, o);
     for (i64 i = 0; i < n; ++i) at_mut<U>(dst, offs[i] * )",
-             isz, R"( + o[0]) = at<U>(values, i * values_step + o[1]);
+      isz, R"( + o[0]) = at<U>(values, i * values_step + o[1]);
   }
 }
 )");
@@ -547,9 +608,9 @@ std::vector<std::string> batched_sources(bool common_only, std::size_t per_batch
 
 std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
   std::vector<std::pair<std::string, std::string>> out;
-  static const DType all[] = {DType::bool_,   DType::int8,      DType::uint8,      DType::int16,   DType::uint16,
-                              DType::int32,   DType::uint32,    DType::int64,      DType::uint64,  DType::float16,
-                              DType::bfloat16, DType::float32,  DType::float64,    DType::complex64, DType::complex128};
+  static const DType all[] = {DType::bool_,    DType::int8,    DType::uint8,   DType::int16,     DType::uint16,
+                              DType::int32,    DType::uint32,  DType::int64,   DType::uint64,    DType::float16,
+                              DType::bfloat16, DType::float32, DType::float64, DType::complex64, DType::complex128};
   static const DType common[] = {DType::bool_, DType::int32, DType::int64, DType::float32, DType::float64};
   const auto& types = common_only ? std::vector<DType>(std::begin(common), std::end(common))
                                   : std::vector<DType>(std::begin(all), std::end(all));

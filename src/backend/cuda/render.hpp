@@ -24,7 +24,7 @@ struct MapSpec {
   std::vector<InputMode> in_mode;
   DType out_store = DType::float32, out_compute = DType::float32;
   bool where = false;
-  bool transpose = false;  ///< also <name>_t2: a 2-d copy through 32x32 shared-memory tiles (casts)
+  bool transpose = false;    ///< also <name>_t2: a 2-d copy through 32x32 shared-memory tiles (casts)
   int vector_width() const;  ///< elements per vector load of the _vec kernel
   std::string key() const;
 };
