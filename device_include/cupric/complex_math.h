@@ -7,7 +7,7 @@
 #include "cupric/hd.h"
 
 #if defined(__CUDACC_RTC__)
-#include "cupric/cuda_prelude.h"
+#include "cupric/cuda_prelude.h"  // NVRTC has no standard headers
 #else
 #include <cmath>
 #include <complex>

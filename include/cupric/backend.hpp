@@ -21,6 +21,9 @@ struct ElementwisePlan {
   std::vector<std::vector<std::int64_t>> byte_strides;  ///< [operand][dimension]
   std::vector<char*> data;                    ///< [operand] address of the first element
   std::vector<DType> dtypes;                  ///< [operand]
+  /// [operand] 1 when the operand lives in host memory. On a device backend only a 0-d weak
+  /// Python scalar can (apply_ufunc keeps those on the host): the backend passes it by value.
+  std::vector<std::uint8_t> on_host;
 
   int ndim() const { return static_cast<int>(shape.size()); }
   int noperands() const { return static_cast<int>(data.size()); }

@@ -43,17 +43,12 @@ def _cupric():
 
 
 def _array(self, dtype=None, copy=None):
-    """NumPy's view of a CPU array (no copy); device arrays copy to the host only with copy=True
-    (np.array(x)); np.asarray(x) of a device array raises instead of copying behind your back."""
+    """NumPy's view of a CPU array (no copy); a device array is copied to the host (the host
+    waits for the work queued on it), except with copy=False, which raises."""
     copied = False
     if self.device != "cpu":
-        if copy is not True:
-            if copy is False:
-                raise ValueError(f"Unable to avoid copy: this array is on {self.device} and NumPy needs host memory")
-            raise TypeError(
-                f"implicit conversion of a {self.device} array to NumPy is not allowed (it would copy to the host); "
-                "copy explicitly with np.array(x) or x.to_device('cpu')"
-            )
+        if copy is False:
+            raise ValueError(f"Unable to avoid copy: this array is on {self.device} and NumPy needs host memory")
         out = _to_numpy(self.to_device("cpu"))
         copied = True
     else:
@@ -192,8 +187,14 @@ def _without_numpy_defaults(kwargs):
     return kwargs
 
 
+def _get(self, stream=None):
+    """A NumPy copy on the host (CuPy's ndarray.get); waits for the work queued on the array."""
+    return _to_numpy(self.to_device("cpu")).copy() if self.device == "cpu" else _to_numpy(self.to_device("cpu"))
+
+
 def install():
     cls = _c.ndarray
+    cls.get = _get
     cls.__array__ = _array
     cls.__array_namespace__ = _array_namespace
     cls.__array_ufunc__ = _array_ufunc

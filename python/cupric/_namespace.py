@@ -5,13 +5,31 @@ import math as _math
 
 from . import _cupric as _c
 
-__all__ = ["e", "pi", "inf", "nan", "newaxis", "finfo", "iinfo", "array", "isdtype"]
+__all__ = ["e", "pi", "inf", "nan", "newaxis", "finfo", "iinfo", "array", "isdtype", "device"]
 
 e = _math.e
 pi = _math.pi
 inf = float("inf")
 nan = float("nan")
 newaxis = None
+
+
+class device:
+    """`with cu.device("cuda:0"):` makes new arrays default to that device inside the block
+    (outside it: CUPRIC_DEVICE, else the first GPU when there is one, else the CPU)."""
+
+    def __init__(self, dev):
+        self._device = dev
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(_c._get_default_device())
+        _c._set_default_device(self._device)
+        return _c._get_default_device()
+
+    def __exit__(self, *exc):
+        _c._set_default_device(self._saved.pop())
+        return False
 
 
 class finfo:

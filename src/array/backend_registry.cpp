@@ -9,7 +9,8 @@
 namespace cupric {
 
 namespace detail {
-Backend& builtin_cpu_backend();  // src/backend/cpu (linked into the same library)
+Backend& builtin_cpu_backend();     // src/backend/cpu (linked into the same library)
+BackendFactory builtin_cuda_backend_factory();  // src/backend/cuda (constructing it loads CUDA)
 }
 
 namespace {
@@ -44,6 +45,10 @@ Backend& backend_for(Device device) {
   auto it = r.cuda.find(device.index);
   if (it != r.cuda.end()) return *it->second;
   auto f = r.factories.find(device.type);
+  if (f == r.factories.end() && device.type == Device::Type::cuda) {
+    // lazily: importing cupric never loads CUDA
+    f = r.factories.emplace(device.type, detail::builtin_cuda_backend_factory()).first;
+  }
   if (f == r.factories.end())
     throw ValueError(cat("device ", device.str(), " is not available: this build of cupric has no CUDA backend"));
   auto [pos, _] = r.cuda.emplace(device.index, f->second(device.index));

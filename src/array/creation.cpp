@@ -123,20 +123,40 @@ DType linspace_dtype(const Array& start, const Array& stop) {
       {{start.dtype(), start.weak()}, {stop.dtype(), stop.weak()}, {DType::float64, WeakKind::floating}});
 }
 
+/// `a` on `device` (weak Python scalars stay as they are: every ufunc takes them).
+Array on_device(const Array& a, Device device) {
+  if (a.weak() != WeakKind::none || a.device() == device) return a;
+  Array src = a;
+  if (!a.device().is_cpu()) {  // through the host
+    src = Array::empty(a.shape(), a.dtype(), Device::cpu());
+    Array dense = Array::empty(a.shape(), a.dtype(), a.device());
+    if (a.size()) backend_for(a.device()).cast(elementwise_plan({&a, &dense}, a.shape()));
+    backend_for(a.device()).copy_to_host(src.data(), dense.data(), static_cast<std::size_t>(dense.nbytes()));
+  } else if (!a.is_c_contiguous()) {
+    src = Array::empty(a.shape(), a.dtype(), Device::cpu());
+    if (a.size()) backend_for(a.device()).cast(elementwise_plan({&a, &src}, a.shape()));
+  }
+  Array out = Array::empty(a.shape(), a.dtype(), device);
+  if (device.is_cpu()) std::memcpy(out.data(), src.data(), static_cast<std::size_t>(src.nbytes()));
+  else backend_for(device).copy_from_host(out.data(), src.data(), static_cast<std::size_t>(src.nbytes()));
+  return out;
+}
+
 bool any_zero(const Array& a) {
   const Array is_zero = apply_ufunc("equal", {a, weak_int(0)});
   return nonzero(reshape(is_zero, {-1})).front().size() > 0;
 }
 }  // namespace
 
-Array linspace(const Array& start, const Array& stop, std::int64_t num, bool endpoint, std::optional<DType> dtype,
+Array linspace(const Array& start_in, const Array& stop_in, std::int64_t num, bool endpoint, std::optional<DType> dtype,
                std::int64_t axis, Device device, Array* step_out) {
+  const Array start = on_device(start_in, device), stop = on_device(stop_in, device);
   if (num < 0) throw ValueError(cat("Number of samples, ", num, ", must be non-negative."));
   const std::int64_t div = endpoint ? num - 1 : num;
   const DType dt = linspace_dtype(start, stop);
   UfuncOptions in_dt;
   in_dt.dtype = dt;
-  const Array delta = apply_ufunc("subtract", {stop, start}, in_dt);
+  const Array delta = on_device(apply_ufunc("subtract", {stop, start}, in_dt), device);
   Shape column(delta.ndim() + 1, 1);
   column[0] = -1;
   Array y = reshape(arange(Scalar::from_int(0), Scalar::from_int(num), std::nullopt, dt, device), column);
@@ -188,7 +208,7 @@ Array logspace(const Array& start_in, const Array& stop_in, std::int64_t num, bo
     base = expand_dims(strong_with_ndim(base, ndmax), {axis});
   }
   const Array y = linspace(start, stop, num, endpoint, std::nullopt, axis, device);
-  const Array out = apply_ufunc("power", {base, y});
+  const Array out = apply_ufunc("power", {on_device(base, device), y});
   return dtype ? cast_to(out, *dtype) : out;
 }
 

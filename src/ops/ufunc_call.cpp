@@ -83,7 +83,8 @@ Array apply_ufunc(const Ufunc& uf, const std::vector<Array>& inputs_in, const Uf
   std::vector<Shape> shapes;
   for (int i = 0; i < uf.nin; ++i) {
     const Array& a = inputs_in[i];
-    if (a.weak() != WeakKind::none) inputs.push_back(scalar_array(scalar_of_weak(a), loop.types[i], device));
+    // weak scalars stay in host memory: a device backend passes them to its kernel by value
+    if (a.weak() != WeakKind::none) inputs.push_back(scalar_array(scalar_of_weak(a), loop.types[i], Device::cpu()));
     else {
       if (options.dtype && !can_cast(a.dtype(), loop.types[i], options.casting))
         throw TypeError(cat("Cannot cast ufunc '", uf.name, "' input ", i, " from ", name(a.dtype()), " to ",

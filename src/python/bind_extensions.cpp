@@ -13,6 +13,7 @@ void bind_composites(nb::module_& m);    // bind_composites.cpp
 void bind_cuda(nb::module_& m);          // bind_cuda.cpp: the cupric.cuda runtime
 void bind_reduce(nb::module_& m);        // bind_reduce.cpp: reductions and scans
 void bind_tile(nb::module_& m);          // bind_tile.cpp: the cupric.tile compiler
+void bind_cuda_backend(nb::module_& m);  // bind_cuda_backend.cpp: CUDA array kernels (tests, cache warm)
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -24,6 +25,7 @@ void bind_extensions(nb::module_& m) {
   bind_cuda(m);
   bind_reduce(m);
   bind_tile(m);
+  bind_cuda_backend(m);
 }
 
 }  // namespace cupric::py

@@ -1,6 +1,10 @@
 // convert.cpp — Python objects to cupric dtypes, devices and arrays (asarray).
 #include "convert.hpp"
 
+#include "cupric/cuda/loader.hpp"
+#include "cupric/runtime/device.hpp"
+#include "cupric/runtime/stream.hpp"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -49,7 +53,9 @@ Device default_device() {
   auto& slot = default_device_slot();
   if (!slot) {
     const char* env = std::getenv("CUPRIC_DEVICE");
-    slot = (env && *env) ? Device::parse(env) : Device::cpu();
+    // decided at the first array creation (never at import): the first GPU when there is one
+    if (env && *env) slot = Device::parse(env);
+    else slot = cuda::is_available() ? Device::cuda(0) : Device::cpu();
   }
   return *slot;
 }
@@ -188,6 +194,43 @@ Array from_array_interface(nb::handle obj, nb::dict iface) {
   return a;
 }
 
+/// A zero-copy view of an object exposing __cuda_array_interface__ (versions 2 and 3), taken to
+/// live on the current CUDA device. Our current stream waits for the producer's ("stream"), as
+/// the protocol asks of consumers.
+Array from_cuda_array_interface(nb::handle obj) {
+  nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
+  if (iface.contains("mask") && !iface["mask"].is_none())
+    throw ValueError("__cuda_array_interface__ with a mask is not supported");
+  const DType t = dtype_from_typestr(obj, nb::cast<std::string>(iface["typestr"]));
+  const std::int64_t isz = itemsize(t);
+  Shape shape;
+  for (nb::handle d : nb::cast<nb::tuple>(iface["shape"])) shape.push_back(nb::cast<std::int64_t>(d));
+  nb::tuple data = nb::cast<nb::tuple>(iface["data"]);
+  auto ptr = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
+  Strides strides = c_strides(shape);
+  if (iface.contains("strides") && !iface["strides"].is_none()) {
+    std::size_t i = 0;
+    for (nb::handle s : nb::cast<nb::tuple>(iface["strides"])) {
+      const auto bytes = nb::cast<std::int64_t>(s);
+      if (bytes % isz != 0)
+        throw ValueError(cat("__cuda_array_interface__ strides must be multiples of the itemsize ", isz, ", got ", bytes));
+      strides[i++] = bytes / isz;
+    }
+  }
+  const int device = runtime::Device::current().index();
+  if (iface.contains("stream") && !iface["stream"].is_none())
+    runtime::Stream::current(device).wait(runtime::Stream::wrap(nb::cast<std::uintptr_t>(iface["stream"]), device));
+  PyObject* owner = obj.ptr();
+  Py_INCREF(owner);
+  auto storage = std::make_shared<Storage>(Device::cuda(device), ptr, 0, [owner](void*) {
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(owner);
+  });
+  Array a(storage, shape, strides, 0, t);
+  if (nb::cast<bool>(data[1])) a.set_writeable(false);
+  return a;
+}
+
 struct Nested {
   Shape shape;
   std::vector<nb::handle> leaves;
@@ -282,6 +325,8 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     a = from_array_interface(owner, nb::cast<nb::dict>(owner.attr("__array_interface__")));
   } else if (nb::hasattr(obj, "__dlpack__")) {
     a = nb::cast<Array>(nb::module_::import_("cupric").attr("from_dlpack")(obj));
+  } else if (nb::hasattr(obj, "__cuda_array_interface__")) {
+    a = from_cuda_array_interface(obj);
   } else if (is_sequence_like(obj)) {
     a = from_nested(obj, dtype);
     fresh = true;
@@ -293,6 +338,8 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
   }
   if (fresh && copy.value_or(false)) copy = std::nullopt;
+  // host data goes to the default device; DLPack producers' arrays stay where they are
+  if (!device && a.device().is_cpu() && !nb::hasattr(obj, "__dlpack__")) device = default_device();
   return convert_array(a, dtype, device, copy);
 }
 

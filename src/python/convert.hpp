@@ -30,7 +30,8 @@ nb::object dtype_to_py(DType t);
 Device device_from_py(nb::handle obj);
 std::optional<Device> optional_device(nb::handle obj);
 
-/// The default device for new arrays (CUPRIC_DEVICE, `with cu.device(...)`, else the CPU).
+/// The default device for new arrays (CUPRIC_DEVICE, `with cu.device(...)`, else the first GPU
+/// when the CUDA driver sees one, else the CPU; decided lazily at the first call).
 Device default_device();
 void set_default_device(Device d);
 

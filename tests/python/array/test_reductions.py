@@ -66,7 +66,7 @@ ORDER = ["min", "max"]
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("op", SUM_LIKE + ORDER + ["any", "all"])
 @pytest.mark.parametrize("axis", [None, 0, -1])
-def test_ufunc_reductions_dtype_sweep(dtype, op, axis):
+def test_ufunc_reductions_dtype_sweep(dtype, op, axis, device):
     x = rand(dtype, (6, 7), positive=op == "prod")
     if op in ORDER and dtype.startswith("complex"):
         want = getattr(np, op)(x, axis=axis)
@@ -74,7 +74,7 @@ def test_ufunc_reductions_dtype_sweep(dtype, op, axis):
         want = half_reference(getattr(np, op), x, axis=axis)
     else:
         want = getattr(np, op)(x, axis=axis)
-    check(getattr(cu, op)(cu.asarray(x), axis=axis), want)
+    check(getattr(cu, op)(cu.asarray(x, device=device), axis=axis), want)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -149,9 +149,9 @@ AXES = [None, 0, 1, 2, -1, -3, (0, 2), (2, 0), (0, 1, 2), (), (1,)]
 
 @pytest.mark.parametrize("axis", AXES)
 @pytest.mark.parametrize("keepdims", [False, True])
-def test_axis_sweep(axis, keepdims):
+def test_axis_sweep(axis, keepdims, device):
     x = rand("float64", (3, 4, 5))
-    c = cu.asarray(x)
+    c = cu.asarray(x, device=device)
     for op in ["sum", "prod", "min", "max", "mean", "var", "std", "any", "all", "nansum", "nanmax", "nanmean"]:
         check(getattr(cu, op)(c, axis=axis, keepdims=keepdims), getattr(np, op)(x, axis=axis, keepdims=keepdims))
     check(cu.count_nonzero(c > 0, axis=axis, keepdims=keepdims), np.count_nonzero(x > 0, axis=axis, keepdims=keepdims))
@@ -159,10 +159,10 @@ def test_axis_sweep(axis, keepdims):
 
 @pytest.mark.parametrize("axis", [None, 0, 1, 2, -1])
 @pytest.mark.parametrize("keepdims", [False, True])
-def test_argmin_argmax_axes(axis, keepdims):
+def test_argmin_argmax_axes(axis, keepdims, device):
     x = rand("int16", (4, 5, 6))  # many ties: the first occurrence must win
     for op in ["argmin", "argmax"]:
-        check(getattr(cu, op)(cu.asarray(x), axis=axis, keepdims=keepdims),
+        check(getattr(cu, op)(cu.asarray(x, device=device), axis=axis, keepdims=keepdims),
               getattr(np, op)(x, axis=axis, keepdims=keepdims))
 
 

@@ -40,18 +40,18 @@ def check(got, want):
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("op", ["cumsum", "cumprod"])
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
-def test_dtype_and_axis_sweep(dtype, op, axis):
+def test_dtype_and_axis_sweep(dtype, op, axis, device):
     x = rand(dtype, (5, 6))
-    check(getattr(cu, op)(cu.asarray(x), axis=axis), getattr(np, op)(x, axis=axis))
+    check(getattr(cu, op)(cu.asarray(x, device=device), axis=axis), getattr(np, op)(x, axis=axis))
 
 
-def test_float16_rounds_every_step_like_numpy():
+def test_float16_rounds_every_step_like_numpy(device):
     ones = np.ones(5000, np.float16)
-    check(cu.cumsum(cu.asarray(ones)), np.cumsum(ones))      # stalls at 2048, as NumPy's
+    check(cu.cumsum(cu.asarray(ones, device=device)), np.cumsum(ones))      # stalls at 2048, as NumPy's
     x = rand("float16", (300, 7))
     for axis in (0, 1):
-        check(cu.cumsum(cu.asarray(x), axis=axis), np.cumsum(x, axis=axis))
-    check(cu.cumsum(cu.asarray(ones), dtype=cu.float32), np.cumsum(ones, dtype=np.float32))
+        check(cu.cumsum(cu.asarray(x, device=device), axis=axis), np.cumsum(x, axis=axis))
+    check(cu.cumsum(cu.asarray(ones, device=device), dtype=cu.float32), np.cumsum(ones, dtype=np.float32))
 
 
 def test_bfloat16_rounds_every_step():
@@ -67,11 +67,11 @@ def test_bfloat16_rounds_every_step():
 
 
 @pytest.mark.parametrize("index", range(5))
-def test_views(index):
+def test_views(index, device):
     base = rand("float64", (8, 9, 10))
     x = [base[::2, ::-1], base.transpose(2, 0, 1), base[:, 4, ::-3], base[::-1, ::-1, ::-1],
          np.broadcast_to(base[0, 0], (3, 10))][index]
-    c = cu.asarray(x)
+    c = cu.asarray(x, device=device)
     for axis in [None] + list(range(x.ndim)):
         check(cu.cumsum(c, axis=axis), np.cumsum(x, axis=axis))
         check(cu.cumprod(c, axis=axis), np.cumprod(x, axis=axis))

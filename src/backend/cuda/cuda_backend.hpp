@@ -1,0 +1,92 @@
+// cuda_backend.hpp — the Backend of cuda:N devices: stream-ordered pool memory, transfers, and
+// kernels rendered from the op tables (render.hpp), compiled by NVRTC through the shared compile
+// cache and kept per device by key, so that a cached launch costs a hash lookup and a packing.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "cupric/backend.hpp"
+#include "cupric/runtime/kernel.hpp"
+#include "cupric/runtime/program.hpp"
+#include "cupric/runtime/stream.hpp"
+#include "render.hpp"
+
+namespace cupric::cuda_backend {
+
+/// Shape and per-operand byte strides of a strided kernel, simplified (size-1 dimensions dropped,
+/// innermost = smallest stride of operand 0, contiguous neighbours merged).
+struct Geometry {
+  Shape shape;
+  std::vector<std::vector<std::int64_t>> strides;  ///< [operand][dimension], bytes
+  std::int64_t size() const { return shape_size(shape); }
+  int ndim() const { return static_cast<int>(shape.size()); }
+  void simplify();
+  /// The bytes of the kernel's `Geo<N>` (i64 nd; i64 shape[16]; i64 st[N][16]).
+  std::vector<std::int64_t> pack(const char* what) const;
+};
+
+/// The include directory holding cupric/convert.h etc. for NVRTC.
+const std::string& device_include_dir();
+/// NVRTC options every array kernel is compiled with, for `arch` ("sm_90a").
+runtime::ProgramOptions kernel_options(const std::string& arch);
+/// The arch a device's kernels are compiled for ("sm_90a" on Hopper).
+std::string kernel_arch(int device);
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int index);
+  Device device() const override { return Device::cuda(index_); }
+
+  void* allocate(std::size_t nbytes) override;
+  void deallocate(void* ptr, std::size_t nbytes) override;
+  void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
+  void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
+  void synchronize() override;
+
+  void elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan, bool has_where) override;
+  void cast(const ElementwisePlan& plan) override;
+  void fill(const Array& dst, const void* value) override;
+  void reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) override;
+  void arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) override;
+  void scan(ScanOp op, const Array& in, const Array& out, int axis) override;
+  void arange(const Array& out, double start, double step) override;
+  void random(const RandomRequest& request, const Array& out) override;
+  void gather(const Array& src, const Array& offsets, const Array& out) override;
+  void scatter(const Array& dst, const Array& offsets, const Array& values) override;
+
+  /// Kernel `name` of the module `key`; `render` makes its source on the first request.
+  const runtime::Kernel& kernel(const std::string& key, const std::string& name,
+                                const std::function<std::string()>& render);
+  /// Launches a grid-stride kernel over `work` items (blocks of 256, a few waves at most).
+  void launch_grid(const runtime::Kernel& k, std::int64_t work, runtime::ArgPacker& args);
+  void launch(const runtime::Kernel& k, const runtime::LaunchConfig& config, runtime::ArgPacker& args);
+  int sm_count() const { return sm_count_; }
+  int index() const { return index_; }
+
+ private:
+  template <class MakeSpec>
+  void run_map(std::string_view prefix, const ElementwisePlan& plan, int nin, const DType* in_compute,
+               MakeSpec&& make_spec);  // cuda_elementwise.cpp
+  template <class MakeSpec>
+  bool transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec);
+  int index_;
+  int sm_count_ = 1;
+  std::string arch_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, runtime::ObjectCode> modules_;
+  std::unordered_map<std::string, runtime::Kernel> kernels_;
+  std::unordered_set<void*> graph_owned_;
+  std::unordered_map<std::string, const runtime::Kernel*> fast_;  ///< short map keys (run_map)
+};
+
+/// Registers the CUDA backend factory (no CUDA is touched until a cuda device is used).
+void register_cuda_backend();
+std::unique_ptr<Backend> make_cuda_backend(int index);
+
+}  // namespace cupric::cuda_backend

@@ -1,0 +1,202 @@
+// cuda_reduce.cpp — reductions (one or two passes: per-split partials in the accumulation type,
+// then a pass over them), arg-reductions, scans, and gather/scatter on the GPU.
+#include <algorithm>
+
+#include "cuda_backend.hpp"
+#include "cupric/errors.hpp"
+
+namespace cupric::cuda_backend {
+using runtime::ArgPacker;
+
+namespace {
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+ArgPacker packer(const runtime::Kernel& k) {
+  return ArgPacker(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
+}
+void add_geo(ArgPacker& args, const std::vector<std::int64_t>& g) {
+  args.add_bytes(g.data(), g.size() * sizeof(std::int64_t), 8, "geometry");
+}
+void add_i32(ArgPacker& args, std::int32_t v) { args.add_bytes(&v, 4, 4, "int"); }
+
+/// Dimensions of `a` other than `skip` (sorted), with a's byte strides and b's.
+Geometry other_dims(const Array& a, const Array& b, const std::vector<int>& skip) {
+  Geometry g;
+  g.strides.resize(2);
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (std::find(skip.begin(), skip.end(), d) != skip.end()) continue;
+    g.shape.push_back(a.shape()[d]);
+    g.strides[0].push_back(a.strides()[d] * a.itemsize());
+    g.strides[1].push_back(b.strides()[d] * b.itemsize());
+  }
+  g.simplify();
+  return g;
+}
+
+void launch_2d(CudaBackend& be, const runtime::Kernel& k, std::int64_t gx, std::int64_t gy, unsigned bx, unsigned by,
+               ArgPacker& args) {
+  runtime::LaunchConfig c;
+  c.grid = {static_cast<unsigned>(std::clamp<std::int64_t>(gx, 1, 1 << 30)), static_cast<unsigned>(gy), 1};
+  c.block = {bx, by, 1};
+  be.launch(k, c, args);
+}
+}  // namespace
+
+void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) {
+  const std::int64_t nout = out.size();
+  if (nout == 0) return;
+  Geometry keep = other_dims(in, out, axes);
+  Geometry red;
+  red.strides.resize(1);
+  for (int a : axes) {
+    red.shape.push_back(in.shape()[a]);
+    red.strides[0].push_back(in.strides()[a] * in.itemsize());
+  }
+  red.simplify();
+  const std::int64_t nred = red.size();
+  const DType acc = reduce_acc(op, out.dtype());
+  const std::int64_t target = std::int64_t{sm_count()} * 8;  // blocks that fill the device
+
+  // columns: outputs contiguous in the input (coalesced across threads), reduced dims outer
+  const bool cols = keep.ndim() >= 1 && keep.strides[0].back() == in.itemsize() &&
+                    (red.ndim() == 0 || std::llabs(red.strides[0].back()) != in.itemsize());
+  const std::int64_t gx = cols ? ceil_div(nout, 32) : std::min<std::int64_t>(nout, 1 << 30);
+  std::int64_t nsplit = 1;
+  if (gx < target && nred > 0)
+    nsplit = std::clamp<std::int64_t>(std::min(ceil_div(target, gx), ceil_div(nred, cols ? 64 : 4096)), 1, 65535);
+  const std::int64_t chunk = nred > 0 ? ceil_div(nred, nsplit) : 0;
+  if (nred > 0) nsplit = ceil_div(nred, chunk);
+
+  const std::string base = cat("reduce_", reduce_name(op), "_", short_name(in.dtype()), "_", short_name(out.dtype()));
+  const runtime::Kernel& k1 = kernel(base, cat(base, cols ? "_cols" : "_rows"),
+                                     [&] { return render_reduce(op, in.dtype(), out.dtype(), false); });
+  const std::vector<std::int64_t> keep_geo = keep.pack("reduce"), red_geo = red.pack("reduce");
+  Array partials;
+  if (nsplit > 1) partials = Array::empty({nout * nsplit}, acc, device());
+  {
+    ArgPacker args = packer(k1);
+    args.add_pointer(reinterpret_cast<std::uint64_t>(in.data()));
+    args.add_pointer(reinterpret_cast<std::uint64_t>(nsplit > 1 ? partials.data() : out.data()));
+    args.add_int(nout);
+    args.add_int(nred);
+    args.add_int(chunk);
+    add_i32(args, nsplit > 1 ? 1 : 0);
+    add_geo(args, keep_geo);
+    add_geo(args, red_geo);
+    if (cols)
+      launch_2d(*this, k1, gx, nsplit, 32, 8, args);
+    else
+      launch_2d(*this, k1, gx, nsplit, 256, 1, args);
+  }
+  if (nsplit == 1) return;
+  // second pass: partials [nout][nsplit] (acc type) -> out
+  Geometry keep2 = keep;
+  const Strides c = c_strides(keep.shape);
+  for (int d = 0; d < keep2.ndim(); ++d) keep2.strides[0][d] = c[d] * nsplit * itemsize(acc);
+  Geometry red2{{nsplit}, {{itemsize(acc)}}};
+  const std::string base2 =
+      cat("reduce_", reduce_name(op), "_", short_name(acc), "_", short_name(out.dtype()), "_partials");
+  const runtime::Kernel& k2 =
+      kernel(base2, cat(base2, "_rows"), [&] { return render_reduce(op, acc, out.dtype(), true); });
+  ArgPacker args = packer(k2);
+  args.add_pointer(reinterpret_cast<std::uint64_t>(partials.data()));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
+  args.add_int(nout);
+  args.add_int(nsplit);
+  args.add_int(nsplit);
+  add_i32(args, 0);
+  add_geo(args, keep2.pack("reduce"));
+  add_geo(args, red2.pack("reduce"));
+  launch_2d(*this, k2, std::min<std::int64_t>(nout, 1 << 30), 1, 256, 1, args);
+}
+
+void CudaBackend::arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) {
+  const std::int64_t nout = out.size();
+  if (nout == 0) return;
+  const Geometry keep = other_dims(in, out, {axis});
+  const std::string name = cat(op == ArgReduceOp::argmax ? "argmax_" : "argmin_", short_name(in.dtype()));
+  const runtime::Kernel& k = kernel(name, name, [&] { return render_arg_reduce(op, in.dtype()); });
+  ArgPacker args = packer(k);
+  args.add_pointer(reinterpret_cast<std::uint64_t>(in.data()));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
+  args.add_int(nout);
+  args.add_int(in.shape()[axis]);
+  args.add_int(in.strides()[axis] * in.itemsize());
+  add_geo(args, keep.pack("arg_reduce"));
+  launch_2d(*this, k, std::min<std::int64_t>(nout, 1 << 30), 1, 256, 1, args);
+}
+
+void CudaBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
+  const std::int64_t nlines = in.size() / std::max<std::int64_t>(in.shape()[axis], 1);
+  if (in.size() == 0) return;
+  const Geometry lines = other_dims(in, out, {axis});
+  const std::string name =
+      cat(op == ScanOp::cumsum ? "cumsum_" : "cumprod_", short_name(in.dtype()), "_", short_name(out.dtype()));
+  const runtime::Kernel& k = kernel(name, name, [&] { return render_scan(op, in.dtype(), out.dtype()); });
+  ArgPacker args = packer(k);
+  args.add_pointer(reinterpret_cast<std::uint64_t>(in.data()));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
+  args.add_int(nlines);
+  args.add_int(in.shape()[axis]);
+  args.add_int(in.strides()[axis] * in.itemsize());
+  args.add_int(out.strides()[axis] * out.itemsize());
+  add_geo(args, lines.pack("scan"));
+  launch_2d(*this, k, std::min<std::int64_t>(nlines, 1 << 30), 1, 256, 1, args);
+}
+
+namespace {
+void check_offsets(const Array& offsets) {
+  if (offsets.dtype() != DType::int64 || offsets.ndim() != 1 || (offsets.size() > 1 && offsets.strides()[0] != 1))
+    throw ValueError(cat("gather/scatter offsets must be a contiguous 1-d int64 array, got ", offsets.str()));
+}
+
+/// Row geometry: `rows` is [n] + shape of `flat`; operand 0 walks flat, operand 1 a row.
+Geometry row_geometry(const Array& flat, const Array& rows) {
+  Geometry g;
+  g.strides.resize(2);
+  for (int d = 0; d < flat.ndim(); ++d) {
+    g.shape.push_back(flat.shape()[d]);
+    g.strides[0].push_back(flat.strides()[d] * flat.itemsize());
+    g.strides[1].push_back(rows.strides()[d + 1] * rows.itemsize());
+  }
+  g.simplify();
+  return g;
+}
+}  // namespace
+
+void CudaBackend::gather(const Array& src, const Array& offsets, const Array& out) {
+  check_offsets(offsets);
+  const std::int64_t n = offsets.size(), per = src.size();
+  if (n == 0 || per == 0) return;
+  const int isz = static_cast<int>(src.itemsize());
+  const std::string name = cat("gather_", isz);
+  const runtime::Kernel& k = kernel(cat("gather|", isz), name, [&] { return render_gather(isz); });
+  ArgPacker args = packer(k);
+  args.add_pointer(reinterpret_cast<std::uint64_t>(src.data()));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(offsets.data()));
+  args.add_int(n);
+  args.add_int(per);
+  args.add_int(out.strides()[0] * out.itemsize());
+  add_geo(args, row_geometry(src, out).pack("gather"));
+  launch_grid(k, n * per, args);
+}
+
+void CudaBackend::scatter(const Array& dst, const Array& offsets, const Array& values) {
+  check_offsets(offsets);
+  const std::int64_t n = offsets.size(), per = dst.size();
+  if (n == 0 || per == 0) return;
+  const int isz = static_cast<int>(dst.itemsize());
+  const runtime::Kernel& k = kernel(cat("gather|", isz), cat("scatter_", isz), [&] { return render_gather(isz); });
+  ArgPacker args = packer(k);
+  args.add_pointer(reinterpret_cast<std::uint64_t>(dst.data()));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(values.data()));
+  args.add_pointer(reinterpret_cast<std::uint64_t>(offsets.data()));
+  args.add_int(n);
+  args.add_int(per);
+  args.add_int(values.strides()[0] * values.itemsize());
+  add_geo(args, row_geometry(dst, values).pack("scatter"));
+  launch_grid(k, per, args);
+}
+
+}  // namespace cupric::cuda_backend

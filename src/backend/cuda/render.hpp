@@ -1,0 +1,62 @@
+// render.hpp — CUDA C++ source text for the array kernels (elementwise maps from the ufunc table,
+// casts, fills, arange, random, reductions, scans, gather/scatter). Pure string work: no CUDA
+// is needed to render, so every kernel can be compiled with NVRTC on a machine without a GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cupric/backend.hpp"
+
+namespace cupric::cuda_backend {
+
+inline constexpr int kMaxDims = 16;  ///< dimensions of the strided kernels (after plan collapsing)
+
+/// How one input of a map kernel arrives.
+enum class InputMode : std::uint8_t { array, broadcast, value };  ///< pointer, pointer read once, by value
+
+/// An elementwise map: out = convert<out_store>(static_cast<out_compute>(expr(a, b, c))).
+/// Kernels: <name>_vec (contiguous, vector loads), <name>_one (contiguous, scalar), <name>_nd (strided).
+struct MapSpec {
+  std::string name;        ///< C identifier for the kernels (the op's name: "add", "cast_f4_i1")
+  std::string expression;  ///< in a, b, c
+  std::vector<DType> in_store, in_compute;
+  std::vector<InputMode> in_mode;
+  DType out_store = DType::float32, out_compute = DType::float32;
+  bool where = false;
+  bool transpose = false;    ///< also <name>_t2: a 2-d copy through 32x32 shared-memory tiles (casts)
+  int vector_width() const;  ///< elements per vector load of the _vec kernel
+  std::string key() const;
+};
+
+/// The device type name of a dtype ("float", "cupric::float16", "std::complex<double>").
+const char* device_type(DType t);
+/// A C identifier fragment for a dtype ("f4", "c8", "b1").
+std::string short_name(DType t);
+
+std::string render_map(const MapSpec& spec);
+/// arange_<t>: out[i] = convert<T>(start + i * step) in double.
+std::string render_arange(DType t);
+/// random_<t>: one Philox block per thread (random.hpp); integers for integer t.
+std::string render_random(DType t);
+/// reduce_<op>_<in>_<out>: _rows (threads along the reduced elements) and _cols (threads along
+/// contiguous outputs), writing either the final value or per-split partials in the acc type.
+/// `partials`: the input is a second pass over per-split partials (already in the acc type).
+std::string render_reduce(ReduceOp op, DType in, DType out, bool partials);
+/// The accumulation type a reduction of `op` into `out` uses on the GPU.
+DType reduce_acc(ReduceOp op, DType out);
+std::string render_arg_reduce(ArgReduceOp op, DType in);
+std::string render_scan(ScanOp op, DType in, DType out);
+/// gather/scatter of elements of `itemsize` bytes (typed by size).
+std::string render_gather(int itemsize);
+
+const char* reduce_name(ReduceOp op);
+
+/// Every family for every dtype (the NVRTC test and `python -m cupric.cache warm`): (label, source).
+std::vector<std::pair<std::string, std::string>> all_sources(bool common_only);
+/// The text every source starts with.
+const std::string& prelude();
+/// all_sources() packed `per_batch` to a translation unit (each in a namespace of its own).
+std::vector<std::string> batched_sources(bool common_only, std::size_t per_batch);
+
+}  // namespace cupric::cuda_backend

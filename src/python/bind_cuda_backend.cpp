@@ -1,0 +1,85 @@
+// bind_cuda_backend.cpp — private hooks of the CUDA array backend for tests and tools: the rendered
+// kernel sources, compiling them with NVRTC (no GPU needed), and warming the compile cache.
+#include <nanobind/stl/pair.h>
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+#include <algorithm>
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "backend/cuda/cuda_backend.hpp"
+#include "convert.hpp"
+#include "cupric/runtime/device.hpp"
+#include "cupric/runtime/stream.hpp"
+
+namespace cupric::py {
+
+namespace {
+/// __cuda_array_interface__ (version 3) of a CUDA array; AttributeError for others, so that
+/// hasattr() answers False for CPU arrays as consumers expect.
+nb::dict cuda_array_interface(const Array& a) {
+  if (a.device().is_cpu())
+    throw nb::attribute_error("__cuda_array_interface__ is only available for CUDA arrays; this one is on cpu");
+  if (a.dtype() == DType::bfloat16)
+    throw nb::attribute_error("bfloat16 arrays have no __cuda_array_interface__ typestr");
+  nb::dict d;
+  d["typestr"] = std::string(a.itemsize() == 1 ? "|" : "<") + info(a.dtype()).typestr_code;
+  nb::list shape, strides;
+  for (auto n : a.shape()) shape.append(n);
+  for (auto s : a.strides()) strides.append(s * a.itemsize());
+  d["shape"] = nb::tuple(shape);
+  d["strides"] = a.is_c_contiguous() ? nb::none() : nb::object(nb::tuple(strides));
+  d["data"] = nb::make_tuple(a.size() ? reinterpret_cast<std::uintptr_t>(a.data()) : 0, !a.writeable());
+  d["version"] = 3;
+  // the consumer orders its work after ours: our current stream (1 = the legacy default stream)
+  const auto handle = runtime::Stream::current(a.device().index).handle_value();
+  d["stream"] = handle == 0 ? std::uintptr_t{1} : handle;
+  return d;
+}
+}  // namespace
+
+void bind_cuda_backend(nb::module_& m) {
+  namespace cb = cuda_backend;
+  def_property(ndarray_type(), "__cuda_array_interface__", &cuda_array_interface);
+  m.def("_cuda_kernel_sources", &cb::all_sources, nb::arg("common_only") = false,
+        "(label, CUDA C++ source) of every array kernel family for every dtype.");
+  m.def("_cuda_kernel_batches", &cb::batched_sources, nb::arg("common_only") = false, nb::arg("per_batch") = 64,
+        "The kernel sources packed many to a translation unit (for compile tests).");
+  m.def("_cuda_device_include", &cb::device_include_dir);
+  m.def(
+      "_cuda_compile_kernel_source",
+      [](const std::string& source, const std::string& arch, bool use_cache, bool syntax_only) {
+        runtime::ProgramOptions o = cb::kernel_options(arch);
+        if (syntax_only) o.extra.push_back("-fdevice-syntax-only");
+        runtime::Program p(source, "cupric_array_kernels.cu", o);
+        nb::gil_scoped_release release;
+        return p.compile(syntax_only ? runtime::CodeKind::ptx : runtime::CodeKind::cubin, {}, use_cache).code().size();
+      },
+      nb::arg("source"), nb::arg("arch") = "sm_90a", nb::arg("use_cache") = true, nb::arg("syntax_only") = false,
+      "Compiles one array-kernel source as the backend does; returns the cubin's size.");
+  m.def(
+      "_cuda_warm_kernels",
+      [](bool common_only) {
+        const std::string arch = cb::kernel_arch(runtime::Device::current().index());
+        const auto sources = cb::all_sources(common_only);
+        nb::gil_scoped_release release;
+        // NVRTC compiles independent programs concurrently: one worker per core
+        const unsigned nthreads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+        std::atomic<std::size_t> next{0};
+        std::vector<std::future<void>> workers;
+        for (unsigned t = 0; t < nthreads; ++t)
+          workers.push_back(std::async(std::launch::async, [&] {
+            for (std::size_t i; (i = next++) < sources.size();) {
+              runtime::Program p(sources[i].second, "cupric_array_kernels.cu", cb::kernel_options(arch));
+              p.compile(runtime::CodeKind::cubin);
+            }
+          }));
+        for (auto& w : workers) w.get();  // rethrows a worker's CompileError
+        return sources.size();
+      },
+      nb::arg("common_only") = true, "Compiles the common array kernels for the current GPU into the cache.");
+}
+
+}  // namespace cupric::py
