@@ -267,9 +267,12 @@ def inspect(source, include_dir, arch=None, smem_bytes=0):
 
 
 def _entry_name(source):
+    """The kernel's name in `extern "C" __global__ void [__launch_bounds__(...)] name(...)`."""
     for line in source.splitlines():
         if line.startswith('extern "C" __global__'):
-            return line.split("(")[0].split()[-1]
+            m = re.search(r"void\s+(?:__launch_bounds__\([^)]*\)\s*)?(\w+)\s*\(", line)
+            if m:
+                return m.group(1)
     return None
 
 
@@ -307,7 +310,11 @@ def _from_cupric(a, owner):
 def _from_cai(v, cai, device):
     typestr = cai["typestr"]
     try:
-        dtype = _c.dtype(np.dtype(typestr).name)
+        if typestr[1:] == "V2" and "bfloat16" in str(getattr(v, "dtype", "")):
+            dtype = _c.bfloat16  # PyTorch exports bfloat16 as an opaque 2-byte type
+            typestr = "<u2"  # (for the item size below)
+        else:
+            dtype = _c.dtype(np.dtype(typestr).name)
     except (TypeError, ValueError) as err:
         raise TypeError(f"cupric.tile: a CUDA array of typestr {typestr!r} has no cupric dtype") from err
     shape = tuple(int(d) for d in cai["shape"])

@@ -95,7 +95,7 @@ def test_templates_through_name_expressions():
     b = cu.cuda.alloc(8 * 100)
     cu.cuda.launch(None, cu.cuda.LaunchConfig(1, 128), obj.get_kernel("fill<double>"), b, 0.5, 100)
     assert np.all(np.frombuffer(b.copy_to(), np.float64) == 0.5)
-    cu.cuda.launch(None, cu.cuda.LaunchConfig(1, 128), obj.get_kernel("fill<int>"), b, -3, 200)
+    cu.cuda.launch(None, cu.cuda.LaunchConfig(2, 128), obj.get_kernel("fill<int>"), b, -3, 200)
     assert np.all(np.frombuffer(b.copy_to(), np.int32) == -3)
     with pytest.raises(ValueError, match="name_expressions"):
         obj.get_kernel("fill<float>")
