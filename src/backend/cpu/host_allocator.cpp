@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <unordered_set>
+#include <iterator>
 
 namespace cupric::cpu {
 
@@ -26,6 +28,10 @@ std::size_t default_limit() {
 struct Pool {
   std::mutex mutex;
   std::multimap<std::size_t, void*> free_blocks;  // rounded size -> block
+  // blocks handed out zeroed by the OS (calloc): their pages may never have been touched, so
+  // they go back to the OS when freed instead of into the cache (where reusing them would
+  // page-fault on every use, as a fresh allocation does)
+  std::unordered_set<void*> zeroed;
   std::size_t cached = 0, hits = 0, misses = 0;
   std::size_t limit = default_limit();
 
@@ -60,8 +66,9 @@ void* host_allocate(std::size_t nbytes) {
   Pool& pl = pool();
   {
     std::lock_guard<std::mutex> lock(pl.mutex);
-    auto it = pl.free_blocks.find(size);
-    if (it != pl.free_blocks.end()) {
+    auto [first, last] = pl.free_blocks.equal_range(size);
+    if (first != last) {
+      auto it = std::prev(last);  // the most recently freed: its pages and cache lines are warm
       void* p = it->second;
       pl.free_blocks.erase(it);
       pl.cached -= size;
@@ -85,6 +92,9 @@ void* host_allocate_zeroed(std::size_t nbytes) {
   // of the same rounded size
   void* p = std::calloc(1, rounded(nbytes));
   if (!p) throw std::bad_alloc();
+  Pool& pl = pool();
+  std::lock_guard<std::mutex> lock(pl.mutex);
+  pl.zeroed.insert(p);
   return p;
 }
 
@@ -97,7 +107,7 @@ void host_deallocate(void* ptr, std::size_t nbytes) {
   const std::size_t size = rounded(nbytes);
   Pool& pl = pool();
   std::lock_guard<std::mutex> lock(pl.mutex);
-  if (size > pl.limit) {
+  if (pl.zeroed.erase(ptr) || size > pl.limit) {
     std::free(ptr);
     return;
   }
