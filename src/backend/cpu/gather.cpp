@@ -10,6 +10,19 @@
 namespace cupric::cpu {
 
 namespace {
+
+/// Calls f.template operator()<T>() with an unsigned type of `isz` bytes (1, 2, 4 or 8); false
+/// for other sizes, which the caller handles.
+template <class F>
+bool visit_item_size(std::int64_t isz, F&& f) {
+  switch (isz) {
+    case 1: f.template operator()<std::uint8_t>(); return true;
+    case 2: f.template operator()<std::uint16_t>(); return true;
+    case 4: f.template operator()<std::uint32_t>(); return true;
+    case 8: f.template operator()<std::uint64_t>(); return true;
+    default: return false;
+  }
+}
 /// Copies n elements of `isz` bytes between strided addresses.
 void copy_run(const char* src, std::int64_t src_stride, char* dst, std::int64_t dst_stride, std::int64_t n,
               std::int64_t isz) {
@@ -20,23 +33,9 @@ void copy_run(const char* src, std::int64_t src_stride, char* dst, std::int64_t 
       std::memcpy(dst + i * dst_stride, &v, sizeof(T));
     }
   };
-  switch (isz) {
-    case 1:
-      typed.template operator()<std::uint8_t>();
-      break;
-    case 2:
-      typed.template operator()<std::uint16_t>();
-      break;
-    case 4:
-      typed.template operator()<std::uint32_t>();
-      break;
-    case 8:
-      typed.template operator()<std::uint64_t>();
-      break;
-    default:
-      for (std::int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + i * dst_stride, src + i * src_stride, static_cast<std::size_t>(isz));
-  }
+  if (!visit_item_size(isz, typed))
+    for (std::int64_t i = 0; i < n; ++i)
+      std::memcpy(dst + i * dst_stride, src + i * src_stride, static_cast<std::size_t>(isz));
 }
 
 /// The [i] slice of an array with a leading index dimension, as an array of the other dims.
@@ -65,23 +64,7 @@ void indexed_elements(const char* flat, const std::int64_t* offsets, std::int64_
     else
       body(0, n);
   };
-  switch (isz) {
-    case 1:
-      typed.template operator()<std::uint8_t>();
-      break;
-    case 2:
-      typed.template operator()<std::uint16_t>();
-      break;
-    case 4:
-      typed.template operator()<std::uint32_t>();
-      break;
-    case 8:
-      typed.template operator()<std::uint64_t>();
-      break;
-    default:
-      typed.template operator()<std::complex<double>>();
-      break;
-  }
+  if (!visit_item_size(isz, typed)) typed.template operator()<std::complex<double>>();  // 16 bytes
 }
 
 /// Walks one copy per index: `flat` (operand 0 of `plan`, shifted by offsets[i] elements)
