@@ -2,7 +2,7 @@
 # make gpu-check: one command for the GPU machine (no package index there). Builds and installs
 # cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
 # benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
-# Knobs: GPU_TESTS (paths), TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
+# Knobs: GPU_TESTS (one test path), TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
 # run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
