@@ -11,8 +11,11 @@ import cupric as cu
 RNG = np.random.default_rng(7)
 
 
-def check(got, want, exact=True):
+def check(got, want, exact=True, device=None):
+    """`got` matches NumPy's `want`; with `device`, `got` also lives there."""
     assert isinstance(got, cu.ndarray)
+    if device is not None:
+        assert str(got.device).startswith(device), (got.device, device)
     got = np.asarray(got)
     assert got.shape == want.shape
     assert got.dtype == want.dtype
@@ -32,30 +35,31 @@ def raises_like(np_fn, cu_fn):
 # ---- arange --------------------------------------------------------------------------------------
 
 
-def test_arange_integers_follow_numpys_length_rule():
+def test_arange_integers_follow_numpys_length_rule(device):
     values = [-7, -3, -1, 0, 1, 2, 5, 10]
     for start, stop, step in itertools.product(values, values, [-3, -2, -1, 1, 2, 4]):
-        check(cu.arange(start, stop, step), np.arange(start, stop, step))
+        check(cu.arange(start, stop, step, device=device), np.arange(start, stop, step), device=device)
     for stop in values:
-        check(cu.arange(stop), np.arange(stop))
-        check(cu.arange(1, stop), np.arange(1, stop))
+        check(cu.arange(stop, device=device), np.arange(stop), device=device)
+        check(cu.arange(1, stop, device=device), np.arange(1, stop), device=device)
 
 
-def test_arange_floats_match_numpy_bit_for_bit():
+def test_arange_floats_match_numpy_bit_for_bit(device):
     for start, stop, step in [(0, 1, 0.1), (0.5, 3, 0.25), (-1.3, 2.7, 0.3), (10, -2.5, -0.7), (0, 5.5, 1),
                               (1e-3, 2e-3, 1e-4), (3, 0, -0.1), (0.0, 0.0, 1.0), (0, 1.0000001, 0.5)]:
-        check(cu.arange(start, stop, step), np.arange(start, stop, step))
-    check(cu.arange(2.5), np.arange(2.5))
-    check(cu.arange(np.float32(3)), np.arange(np.float32(3)))
+        check(cu.arange(start, stop, step, device=device), np.arange(start, stop, step), device=device)
+    check(cu.arange(2.5, device=device), np.arange(2.5), device=device)
+    check(cu.arange(np.float32(3), device=device), np.arange(np.float32(3)), device=device)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64,
                                    np.float16, np.float32, np.float64, np.complex64, np.complex128])
-def test_arange_dtypes(dtype):
+def test_arange_dtypes(dtype, device):
     exact = np.dtype(dtype).kind in "iu" or dtype in (np.float64, np.complex128)
-    check(cu.arange(0, 20, 3, dtype=dtype), np.arange(0, 20, 3, dtype=dtype))
-    check(cu.arange(1.5, 9, 0.75, dtype=dtype), np.arange(1.5, 9, 0.75, dtype=dtype), exact=exact)
-    check(cu.arange(5, dtype=cu.dtype(dtype)), np.arange(5, dtype=dtype))
+    check(cu.arange(0, 20, 3, dtype=dtype, device=device), np.arange(0, 20, 3, dtype=dtype), device=device)
+    check(cu.arange(1.5, 9, 0.75, dtype=dtype, device=device), np.arange(1.5, 9, 0.75, dtype=dtype), exact=exact,
+          device=device)
+    check(cu.arange(5, dtype=cu.dtype(dtype), device=device), np.arange(5, dtype=dtype), device=device)
 
 
 def test_arange_in_the_result_dtype_like_numpy():
@@ -84,30 +88,50 @@ def test_arange_device_and_default_device():
         cu.arange(3, device="bogus")
 
 
+# ---- zeros / ones / full -------------------------------------------------------------------------
+
+
+def test_zeros_ones_full_and_likes(device):
+    for shape in [(), (0,), (3,), (2, 3), (2, 0, 4)]:
+        for dtype in [None, np.bool_, np.int8, np.uint32, np.float16, np.float32, np.complex128]:
+            check(cu.zeros(shape, dtype=dtype, device=device), np.zeros(shape, dtype=dtype), device=device)
+            check(cu.ones(shape, dtype=dtype, device=device), np.ones(shape, dtype=dtype), device=device)
+    for fill, dtype in [(7, None), (-2.5, None), (True, None), (1 + 2j, None), (300, np.int16), (2.75, np.int32),
+                        (-1, np.float32), (1, np.bool_)]:
+        check(cu.full((2, 3), fill, dtype=dtype, device=device), np.full((2, 3), fill, dtype=dtype), device=device)
+    n = RNG.random((3, 4)).astype(np.float32)
+    c = cu.asarray(n, device=device)
+    check(cu.zeros_like(c), np.zeros_like(n), device=device)
+    check(cu.ones_like(c, dtype=cu.int8), np.ones_like(n, dtype=np.int8), device=device)
+    check(cu.full_like(c[::-1, ::2], 4.5), np.full_like(n[::-1, ::2], 4.5), device=device)
+
+
 # ---- linspace / logspace -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("num", [0, 1, 2, 5, 50, 101])
 @pytest.mark.parametrize("endpoint", [True, False])
-def test_linspace_scalars(num, endpoint):
+def test_linspace_scalars(num, endpoint, device):
     for start, stop in [(0, 1), (-3.5, 7.25), (10, -10), (1e-300, 3e-300), (2, 2), (0, 1e-320)]:
-        got = cu.linspace(start, stop, num, endpoint=endpoint)
-        check(got, np.linspace(start, stop, num, endpoint=endpoint))
-        got, step = cu.linspace(start, stop, num, endpoint=endpoint, retstep=True)
+        got = cu.linspace(start, stop, num, endpoint=endpoint, device=device)
+        check(got, np.linspace(start, stop, num, endpoint=endpoint), device=device)
+        got, step = cu.linspace(start, stop, num, endpoint=endpoint, retstep=True, device=device)
         want, wstep = np.linspace(start, stop, num, endpoint=endpoint, retstep=True)
-        check(got, want)
+        check(got, want, device=device)
         assert (np.isnan(step) and np.isnan(wstep)) or step == wstep
 
 
-def test_linspace_dtypes_and_arrays():
+def test_linspace_dtypes_and_arrays(device):
     for dtype in [np.int32, np.int64, np.uint8, np.float16, np.float32, np.complex128]:
-        check(cu.linspace(-2, 20, 9, dtype=dtype), np.linspace(-2, 20, 9, dtype=dtype))
-    check(cu.linspace(cu.asarray(np.float32(0)), 1, 7), np.linspace(np.array(np.float32(0)), 1, 7))
+        check(cu.linspace(-2, 20, 9, dtype=dtype, device=device), np.linspace(-2, 20, 9, dtype=dtype), device=device)
+    check(cu.linspace(cu.asarray(np.float32(0), device=device), 1, 7), np.linspace(np.array(np.float32(0)), 1, 7),
+          device=device)
     start = RNG.random(3).astype(np.float32)
     stop = RNG.random((2, 1)) * 10
     for axis in [0, 1, -1, 2]:
-        check(cu.linspace(cu.asarray(start), cu.asarray(stop), 5, axis=axis), np.linspace(start, stop, 5, axis=axis))
-    check(cu.linspace(1 + 2j, 3 - 1j, 4), np.linspace(1 + 2j, 3 - 1j, 4))
+        check(cu.linspace(cu.asarray(start, device=device), cu.asarray(stop, device=device), 5, axis=axis),
+              np.linspace(start, stop, 5, axis=axis), device=device)
+    check(cu.linspace(1 + 2j, 3 - 1j, 4, device=device), np.linspace(1 + 2j, 3 - 1j, 4), device=device)
     with pytest.raises(ValueError, match="^Number of samples, -1, must be non-negative.$"):
         cu.linspace(0, 1, -1)
 
@@ -128,36 +152,37 @@ def test_logspace():
 # ---- matrices ----------------------------------------------------------------------------------
 
 
-def test_eye_and_identity():
+def test_eye_and_identity(device):
     for n, m, k in itertools.product([0, 1, 3, 4], [None, 0, 2, 5], [-5, -2, -1, 0, 1, 3, 6]):
-        check(cu.eye(n, m, k), np.eye(n, m, k))
+        check(cu.eye(n, m, k, device=device), np.eye(n, m, k), device=device)
     for dtype in [np.bool_, np.int8, np.uint64, np.float16, np.float32, np.complex64]:
-        check(cu.eye(3, 4, 1, dtype=dtype), np.eye(3, 4, 1, dtype=dtype))
-        check(cu.identity(3, dtype=dtype), np.identity(3, dtype=dtype))
-    check(cu.identity(4), np.identity(4))
+        check(cu.eye(3, 4, 1, dtype=dtype, device=device), np.eye(3, 4, 1, dtype=dtype), device=device)
+        check(cu.identity(3, dtype=dtype, device=device), np.identity(3, dtype=dtype), device=device)
+    check(cu.identity(4, device=device), np.identity(4), device=device)
     raises_like(lambda: np.eye(-1), lambda: cu.eye(-1))
 
 
-def test_tri():
+def test_tri(device):
     for n, m, k in itertools.product([0, 1, 4], [None, 0, 3, 6], [-4, -1, 0, 1, 2, 7]):
-        check(cu.tri(n, m, k), np.tri(n, m, k))
-    check(cu.tri(3, dtype=cu.int32), np.tri(3, dtype=np.int32))
-    check(cu.tri(3, 2, dtype=bool), np.tri(3, 2, dtype=bool))
+        check(cu.tri(n, m, k, device=device), np.tri(n, m, k), device=device)
+    check(cu.tri(3, dtype=cu.int32, device=device), np.tri(3, dtype=np.int32), device=device)
+    check(cu.tri(3, 2, dtype=bool, device=device), np.tri(3, 2, dtype=bool), device=device)
 
 
-def test_tril_and_triu_on_matrices_and_stacks():
+def test_tril_and_triu_on_matrices_and_stacks(device):
     for shape in [(4, 4), (3, 5), (5, 2), (2, 3, 4), (2, 1, 3, 3), (0, 3), (4,)]:
         n = RNG.integers(-9, 9, size=shape).astype(np.float32)
-        c = cu.asarray(n)
+        c = cu.asarray(n, device=device)
         for k in [-3, -1, 0, 1, 4]:
-            check(cu.tril(c, k), np.tril(n, k))
-            check(cu.triu(c, k=k), np.triu(n, k=k))
-    n = RNG.random((5, 6))[::-1, ::2]
-    check(cu.tril(cu.asarray(n)), np.tril(n))
+            check(cu.tril(c, k), np.tril(n, k), device=device)
+            check(cu.triu(c, k=k), np.triu(n, k=k), device=device)
+    n = RNG.random((5, 6))
+    check(cu.tril(cu.asarray(n[::-1, ::2], device=device)), np.tril(n[::-1, ::2]), device=device)
+    check(cu.triu(cu.asarray(n, device=device)[::-1, ::2], -1), np.triu(n[::-1, ::2], -1), device=device)
     b = RNG.random((3, 3)) > 0.3
-    check(cu.triu(cu.asarray(b)), np.triu(b))
+    check(cu.triu(cu.asarray(b, device=device)), np.triu(b), device=device)
     with pytest.raises(ValueError):
-        cu.tril(cu.asarray(1.0))
+        cu.tril(cu.asarray(1.0, device=device))
 
 
 # ---- meshgrid ----------------------------------------------------------------------------------
@@ -165,14 +190,14 @@ def test_tril_and_triu_on_matrices_and_stacks():
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_meshgrid(indexing, sparse):
+def test_meshgrid(indexing, sparse, device):
     xs = [RNG.random(3), RNG.integers(0, 9, 4), RNG.random(2).astype(np.float32)]
     for k in range(4):
-        got = cu.meshgrid(*[cu.asarray(x) for x in xs[:k]], indexing=indexing, sparse=sparse)
+        got = cu.meshgrid(*[cu.asarray(x, device=device) for x in xs[:k]], indexing=indexing, sparse=sparse)
         want = np.meshgrid(*xs[:k], indexing=indexing, sparse=sparse)
         assert isinstance(got, tuple) and len(got) == len(want)
         for g, w in zip(got, want):
-            check(g, w)
+            check(g, w, device=device)
 
 
 def test_meshgrid_copy_and_errors():

@@ -22,9 +22,15 @@ def check(got, want):
     np.testing.assert_array_equal(got, want)
 
 
-def pair(shape, dtype=np.int64):
+def check_on(device, got, want):
+    """check(), and the result lives on `device`."""
+    assert str(got.device).startswith(device), (got.device, device)
+    check(got, want)
+
+
+def pair(shape, dtype=np.int64, device="cpu"):
     n = RNG.integers(-100, 100, size=shape).astype(dtype)
-    return n, cu.asarray(n, copy=True)
+    return n, cu.asarray(n, copy=True, device=device)
 
 
 def shares(a, b):
@@ -53,20 +59,20 @@ def strided_views(n, c):
 # ---- reshape -------------------------------------------------------------------------------------
 
 
-def test_reshape_views_exactly_when_numpy_does():
-    n, c = pair((4, 6, 2))
+def test_reshape_views_exactly_when_numpy_does(device):
+    n, c = pair((4, 6, 2), device=device)
     for nv, cv in strided_views(n, c):
         size = nv.size
         shapes = [(size,), (-1,), (2, -1), (-1, 2, 2), (1, size, 1), (nv.shape[0], -1), nv.shape[::-1], (1,) + nv.shape]
         for shape in shapes:
             want = nv.reshape(shape)
             got = cv.reshape(shape)
-            check(got, want)
+            check_on(device, got, want)
             assert shares(got, c) == np.shares_memory(want, n), (nv.strides, shape)
 
 
-def test_reshape_view_writes_through_and_copy_does_not():
-    n, c = pair((3, 4))
+def test_reshape_view_writes_through_and_copy_does_not(device):
+    n, c = pair((3, 4), device=device)
     v = c.reshape(4, 3)
     v[0, 0] = 1000
     assert np.asarray(c)[0, 0] == 1000
@@ -79,22 +85,22 @@ def test_reshape_view_writes_through_and_copy_does_not():
     assert shares(cu.reshape(c, (2, 6), copy=False), c)
 
 
-def test_reshape_forms_and_orders():
-    n, c = pair((2, 3, 4))
-    check(c.reshape(6, 4), n.reshape(6, 4))
-    check(c.reshape((6, 4)), n.reshape((6, 4)))
-    check(c.reshape([4, -1]), n.reshape([4, -1]))
-    check(c.reshape(shape=(24,)), n.reshape(24))
-    check(cu.reshape(c, (4, 6)), np.reshape(n, (4, 6)))
-    check(cu.reshape(c, -1), np.reshape(n, -1))
-    check(c.reshape(()) if c.size == 1 else c.reshape(24), n.reshape(24))
-    check(cu.asarray([5]).reshape(()), np.array([5]).reshape(()))
-    check(cu.asarray(5).reshape(1, 1, 1), np.array(5).reshape(1, 1, 1))
+def test_reshape_forms_and_orders(device):
+    n, c = pair((2, 3, 4), device=device)
+    check_on(device, c.reshape(6, 4), n.reshape(6, 4))
+    check_on(device, c.reshape((6, 4)), n.reshape((6, 4)))
+    check_on(device, c.reshape([4, -1]), n.reshape([4, -1]))
+    check_on(device, c.reshape(shape=(24,)), n.reshape(24))
+    check_on(device, cu.reshape(c, (4, 6)), np.reshape(n, (4, 6)))
+    check_on(device, cu.reshape(c, -1), np.reshape(n, -1))
+    check_on(device, c.reshape(()) if c.size == 1 else c.reshape(24), n.reshape(24))
+    check_on(device, cu.asarray([5], device=device).reshape(()), np.array([5]).reshape(()))
+    check_on(device, cu.asarray(5, device=device).reshape(1, 1, 1), np.array(5).reshape(1, 1, 1))
     for nv, cv in strided_views(n, c):
-        check(cv.reshape(-1, 2, order="F"), nv.reshape(-1, 2, order="F"))
-        check(cu.reshape(cv, (nv.size,), order="A"), np.reshape(nv, (nv.size,), order="A"))
-    check(cu.zeros((0, 3)).reshape(3, 0, 5), np.zeros((0, 3)).reshape(3, 0, 5))
-    check(cu.zeros((0, 3)).reshape(-1, 6), np.zeros((0, 3)).reshape(-1, 6))
+        check_on(device, cv.reshape(-1, 2, order="F"), nv.reshape(-1, 2, order="F"))
+        check_on(device, cu.reshape(cv, (nv.size,), order="A"), np.reshape(nv, (nv.size,), order="A"))
+    check_on(device, cu.zeros((0, 3), device=device).reshape(3, 0, 5), np.zeros((0, 3)).reshape(3, 0, 5))
+    check_on(device, cu.zeros((0, 3), device=device).reshape(-1, 6), np.zeros((0, 3)).reshape(-1, 6))
 
 
 @pytest.mark.parametrize("shape", [(4,), (4, -1), (-1, -1), (5, -1), (0, -1), (7,)])
@@ -140,22 +146,22 @@ def test_random_reshapes_of_random_views(data):
 # ---- axes ------------------------------------------------------------------------------------------
 
 
-def test_transposes():
-    n, c = pair((2, 3, 4))
-    check(c.T, n.T)
-    check(c.mT, np.matrix_transpose(n))
-    check(cu.matrix_transpose(c), np.matrix_transpose(n))
-    check(c.transpose(), n.transpose())
-    check(c.transpose(1, 0, 2), n.transpose(1, 0, 2))
-    check(c.transpose((2, 0, 1)), n.transpose((2, 0, 1)))
-    check(cu.transpose(c, (-1, 0, -2)), np.transpose(n, (-1, 0, -2)))
-    check(cu.permute_dims(c, (1, 2, 0)), np.permute_dims(n, (1, 2, 0)))
-    check(c.swapaxes(0, 2), n.swapaxes(0, 2))
-    check(cu.swapaxes(c, -1, 1), np.swapaxes(n, -1, 1))
+def test_transposes(device):
+    n, c = pair((2, 3, 4), device=device)
+    check_on(device, c.T, n.T)
+    check_on(device, c.mT, np.matrix_transpose(n))
+    check_on(device, cu.matrix_transpose(c), np.matrix_transpose(n))
+    check_on(device, c.transpose(), n.transpose())
+    check_on(device, c.transpose(1, 0, 2), n.transpose(1, 0, 2))
+    check_on(device, c.transpose((2, 0, 1)), n.transpose((2, 0, 1)))
+    check_on(device, cu.transpose(c, (-1, 0, -2)), np.transpose(n, (-1, 0, -2)))
+    check_on(device, cu.permute_dims(c, (1, 2, 0)), np.permute_dims(n, (1, 2, 0)))
+    check_on(device, c.swapaxes(0, 2), n.swapaxes(0, 2))
+    check_on(device, cu.swapaxes(c, -1, 1), np.swapaxes(n, -1, 1))
     for src, dst in [(0, -1), (-1, 0), ((0, 1), (2, 0)), ([2, 0], [0, 1]), ((), ())]:
-        check(cu.moveaxis(c, src, dst), np.moveaxis(n, src, dst))
+        check_on(device, cu.moveaxis(c, src, dst), np.moveaxis(n, src, dst))
     assert shares(c.T, c) and shares(cu.moveaxis(c, 0, 2), c)
-    check(cu.asarray(3).T, np.array(3).T)
+    check_on(device, cu.asarray(3, device=device).T, np.array(3).T)
     v = c.T
     v[0, 0, 0] = 555
     assert np.asarray(c)[0, 0, 0] == 555
@@ -192,31 +198,31 @@ def test_axis_errors_are_numpy_axis_errors():
         cu.squeeze(c, -3)
 
 
-def test_squeeze_and_expand_dims():
-    n, c = pair((1, 3, 1, 2))
-    check(c.squeeze(), n.squeeze())
-    check(cu.squeeze(c, 0), np.squeeze(n, 0))
-    check(cu.squeeze(c, (0, -2)), np.squeeze(n, (0, -2)))
-    check(c.squeeze(axis=2), n.squeeze(axis=2))
-    check(cu.squeeze(cu.asarray(4)), np.squeeze(np.array(4)))
+def test_squeeze_and_expand_dims(device):
+    n, c = pair((1, 3, 1, 2), device=device)
+    check_on(device, c.squeeze(), n.squeeze())
+    check_on(device, cu.squeeze(c, 0), np.squeeze(n, 0))
+    check_on(device, cu.squeeze(c, (0, -2)), np.squeeze(n, (0, -2)))
+    check_on(device, c.squeeze(axis=2), n.squeeze(axis=2))
+    check_on(device, cu.squeeze(cu.asarray(4, device=device)), np.squeeze(np.array(4)))
     for axis in [0, -1, 2, (0, 1), (-1, 0), (1, 3, 5)]:
-        check(cu.expand_dims(c, axis), np.expand_dims(n, axis))
+        check_on(device, cu.expand_dims(c, axis), np.expand_dims(n, axis))
     assert shares(cu.expand_dims(c, 0), c) and shares(c.squeeze(), c)
     nv, cv = n[..., ::-1], c[..., ::-1]
-    check(cu.expand_dims(cv, (0, 3)), np.expand_dims(nv, (0, 3)))
+    check_on(device, cu.expand_dims(cv, (0, 3)), np.expand_dims(nv, (0, 3)))
 
 
-def test_ravel_and_flatten():
-    n, c = pair((3, 4))
+def test_ravel_and_flatten(device):
+    n, c = pair((3, 4), device=device)
     for nv, cv in strided_views(n, c):
         for order in "CFA":
-            check(cv.ravel(order), nv.ravel(order))
-            check(cu.ravel(cv, order=order), np.ravel(nv, order=order))
-            check(cv.flatten(order), nv.flatten(order))
+            check_on(device, cv.ravel(order), nv.ravel(order))
+            check_on(device, cu.ravel(cv, order=order), np.ravel(nv, order=order))
+            check_on(device, cv.flatten(order), nv.flatten(order))
             assert shares(cv.ravel(order), c) == np.shares_memory(nv.ravel(order), n)
         assert not shares(cv.flatten(), c)
-    check(cu.asarray(7).ravel(), np.array(7).ravel())
-    check(cu.zeros((2, 0)).flatten(), np.zeros((2, 0)).flatten())
+    check_on(device, cu.asarray(7, device=device).ravel(), np.array(7).ravel())
+    check_on(device, cu.zeros((2, 0), device=device).flatten(), np.zeros((2, 0)).flatten())
     with pytest.raises(ValueError):
         c.ravel("X")
 
@@ -224,11 +230,11 @@ def test_ravel_and_flatten():
 # ---- broadcasting -------------------------------------------------------------------------------
 
 
-def test_broadcast_to_is_a_read_only_view():
-    n, c = pair((3, 1))
+def test_broadcast_to_is_a_read_only_view(device):
+    n, c = pair((3, 1), device=device)
     for shape in [(3, 1), (3, 4), (2, 3, 5), (0, 3, 0)]:
         got = cu.broadcast_to(c, shape)
-        check(got, np.broadcast_to(n, shape))
+        check_on(device, got, np.broadcast_to(n, shape))
         assert shares(got, c)
         assert not got.flags["WRITEABLE"]
     check(cu.broadcast_to(5, (2, 2)), np.broadcast_to(5, (2, 2)))
@@ -238,53 +244,55 @@ def test_broadcast_to_is_a_read_only_view():
         cu.broadcast_to(c, (1,))
 
 
-def test_broadcast_arrays_and_shapes():
-    a, ca = pair((3, 1))
-    b, cb = pair((4,))
-    z, cz = pair(())
+def test_broadcast_arrays_and_shapes(device):
+    a, ca = pair((3, 1), device=device)
+    b, cb = pair((4,), device=device)
+    z, cz = pair((), device=device)
     got = cu.broadcast_arrays(ca, cb, cz)
     want = np.broadcast_arrays(a, b, z)
     assert isinstance(got, tuple) and len(got) == 3
     for g, w in zip(got, want):
-        check(g, w)
+        check_on(device, g, w)
     assert shares(got[0], ca)
     assert cu.broadcast_shapes((3, 1), (4,), ()) == np.broadcast_shapes((3, 1), (4,), ())
     with pytest.raises(ValueError, match=r"^cannot broadcast shapes \(3, 1\) and \(2, 2\)$"):
-        cu.broadcast_arrays(ca, cu.zeros((2, 2)))
+        cu.broadcast_arrays(ca, cu.zeros((2, 2), device=device))
     with pytest.raises(ValueError, match="cannot broadcast shapes"):
-        cu.broadcast_arrays(ca, cu.zeros(2), cb)
+        cu.broadcast_arrays(ca, cu.zeros(2, device=device), cb)
 
 
 # ---- joining ------------------------------------------------------------------------------------
 
 
-def test_concatenate_along_axes():
-    a, ca = pair((2, 3, 4))
-    b, cb = pair((2, 5, 4))
-    check(cu.concatenate([ca, cb], axis=1), np.concatenate([a, b], axis=1))
-    check(cu.concatenate((ca, cb, ca), axis=-2), np.concatenate((a, b, a), axis=-2))
-    check(cu.concatenate([ca, ca]), np.concatenate([a, a]))
-    check(cu.concatenate([ca, cb], axis=None), np.concatenate([a, b], axis=None))
-    check(cu.concat([ca[:, ::-1, :2], cb[..., ::-2][..., :2]], axis=1),
+def test_concatenate_along_axes(device):
+    a, ca = pair((2, 3, 4), device=device)
+    b, cb = pair((2, 5, 4), device=device)
+    check_on(device, cu.concatenate([ca, cb], axis=1), np.concatenate([a, b], axis=1))
+    check_on(device, cu.concatenate((ca, cb, ca), axis=-2), np.concatenate((a, b, a), axis=-2))
+    check_on(device, cu.concatenate([ca, ca]), np.concatenate([a, a]))
+    check_on(device, cu.concatenate([ca, cb], axis=None), np.concatenate([a, b], axis=None))
+    check_on(device, cu.concat([ca[:, ::-1, :2], cb[..., ::-2][..., :2]], axis=1),
           np.concatenate([a[:, ::-1, :2], b[..., ::-2][..., :2]], axis=1))
-    check(cu.concat([ca.mT, cb.mT], axis=-1), np.concatenate([a.mT, b.mT], axis=-1))
-    check(cu.concatenate([ca[:, :0], cb], axis=1), np.concatenate([a[:, :0], b], axis=1))
+    check_on(device, cu.concat([ca.mT, cb.mT], axis=-1), np.concatenate([a.mT, b.mT], axis=-1))
+    check_on(device, cu.concatenate([ca[:, :0], cb], axis=1), np.concatenate([a[:, :0], b], axis=1))
     check(cu.concatenate([[1, 2], np.array([3])]), np.concatenate([[1, 2], np.array([3])]))
-    check(cu.concatenate(cu.asarray(a)), np.concatenate(a))
+    check_on(device, cu.concatenate(cu.asarray(a, device=device)), np.concatenate(a))
 
 
-def test_concatenate_promotes_dtypes():
+def test_concatenate_promotes_dtypes(device):
     dtypes = [np.bool_, np.int8, np.uint8, np.int32, np.uint64, np.float16, np.float32, np.complex64]
     for d1, d2 in itertools.product(dtypes, repeat=2):
         a = (RNG.random(3) * 10).astype(d1)
         b = (RNG.random(2) * 10).astype(d2)
-        check(cu.concatenate([cu.asarray(a), cu.asarray(b)]), np.concatenate([a, b]))
+        check_on(device, cu.concatenate([cu.asarray(a, device=device), cu.asarray(b, device=device)]),
+                 np.concatenate([a, b]))
     a, b = np.arange(3), np.arange(2.0)
-    check(cu.concatenate([cu.asarray(a), cu.asarray(b)], dtype=cu.float32), np.concatenate([a, b], dtype=np.float32))
-    check(cu.concatenate([cu.asarray(b)], dtype=cu.int64, casting="unsafe"),
+    check_on(device, cu.concatenate([cu.asarray(a, device=device), cu.asarray(b, device=device)], dtype=cu.float32),
+             np.concatenate([a, b], dtype=np.float32))
+    check_on(device, cu.concatenate([cu.asarray(b, device=device)], dtype=cu.int64, casting="unsafe"),
           np.concatenate([b], dtype=np.int64, casting="unsafe"))
     raises_like(lambda: np.concatenate([a, b], dtype=np.int64),
-                lambda: cu.concatenate([cu.asarray(a), cu.asarray(b)], dtype=cu.int64))
+                lambda: cu.concatenate([cu.asarray(a, device=device), cu.asarray(b, device=device)], dtype=cu.int64))
 
 
 @pytest.mark.parametrize(
@@ -297,13 +305,14 @@ def test_concatenate_errors_match_numpy(shapes, axis):
     raises_like(lambda: np.concatenate(ns, axis=axis), lambda: cu.concatenate(cs, axis=axis))
 
 
-def test_stack():
-    a, ca = pair((3, 4))
-    b, cb = pair((3, 4), np.float32)
+def test_stack(device):
+    a, ca = pair((3, 4), device=device)
+    b, cb = pair((3, 4), np.float32, device=device)
     for axis in [0, 1, 2, -1, -3]:
-        check(cu.stack([ca, cb, ca], axis=axis), np.stack([a, b, a], axis=axis))
-    check(cu.stack([cu.asarray(1), cu.asarray(2)]), np.stack([np.array(1), np.array(2)]))
-    check(cu.stack([ca.T, cb.T], dtype=cu.float64), np.stack([a.T, b.T], dtype=np.float64))
+        check_on(device, cu.stack([ca, cb, ca], axis=axis), np.stack([a, b, a], axis=axis))
+    check_on(device, cu.stack([cu.asarray(1, device=device), cu.asarray(2, device=device)]),
+             np.stack([np.array(1), np.array(2)]))
+    check_on(device, cu.stack([ca.T, cb.T], dtype=cu.float64), np.stack([a.T, b.T], dtype=np.float64))
     raises_like(lambda: np.stack([a, a[:2]]), lambda: cu.stack([ca, ca[:2]]))
     raises_like(lambda: np.stack([]), lambda: cu.stack([]))
     raises_like(lambda: np.stack([a, a], axis=3), lambda: cu.stack([ca, ca], axis=3))
@@ -312,36 +321,40 @@ def test_stack():
 # ---- where --------------------------------------------------------------------------------------
 
 
-def test_where_broadcasts_and_selects():
+def test_where_broadcasts_and_selects(device):
     cond = RNG.random((3, 1, 4)) > 0.5
-    x, cx = pair((5, 4))
-    y, cy = pair((3, 5, 1), np.int32)
-    check(cu.where(cu.asarray(cond), cx, cy), np.where(cond, x, y))
-    check(cu.where(cond, cx[::-1], cy), np.where(cond, x[::-1], y))
-    check(cu.where(cu.asarray(x) > 0, cx, 0), np.where(x > 0, x, 0))
-    check(cu.where(True, cx, cy), np.where(True, x, y))
+    x, cx = pair((5, 4), device=device)
+    y, cy = pair((3, 5, 1), np.int32, device=device)
+    ccond = cu.asarray(cond, device=device)
+    check_on(device, cu.where(ccond, cx, cy), np.where(cond, x, y))
+    check_on(device, cu.where(ccond, cx[::-1], cy), np.where(cond, x[::-1], y))
+    check_on(device, cu.where(cx > 0, cx, 0), np.where(x > 0, x, 0))
+    check_on(device, cu.where(True, cx, cy), np.where(True, x, y))
     # a non-bool condition is its truth value (nan is true)
     fc = np.array([0.0, -0.0, np.nan, 2.0, 1e-300])
-    check(cu.where(cu.asarray(fc), 1, 2), np.where(fc, 1, 2))
-    check(cu.where(cu.asarray(np.array([0, 3, 0], np.uint8)), 1.5, -1), np.where(np.array([0, 3, 0], np.uint8), 1.5, -1))
+    check_on(device, cu.where(cu.asarray(fc, device=device), 1, 2), np.where(fc, 1, 2))
+    u = np.array([0, 3, 0], np.uint8)
+    check_on(device, cu.where(cu.asarray(u, device=device), 1.5, -1), np.where(u, 1.5, -1))
 
 
-def test_where_promotes_x_and_y_with_nep50():
+def test_where_promotes_x_and_y_with_nep50(device):
     cond = np.array([True, False, True])
+    ccond = cu.asarray(cond, device=device)
     dtypes = [np.bool_, np.int8, np.uint8, np.int64, np.uint64, np.float16, np.float32, np.float64, np.complex64]
     for d1, d2 in itertools.product(dtypes, repeat=2):
         x = (RNG.random(3) * 5).astype(d1)
         y = (RNG.random(3) * 5).astype(d2)
-        check(cu.where(cond, cu.asarray(x), cu.asarray(y)), np.where(cond, x, y))
+        check_on(device, cu.where(ccond, cu.asarray(x, device=device), cu.asarray(y, device=device)),
+                 np.where(cond, x, y))
     for d in dtypes:
         x = (RNG.random(3) * 5).astype(d)
         for scalar in [True, 1, 2.5, 1j]:
             want = np.where(cond, x, scalar)
-            check(cu.where(cond, cu.asarray(x), scalar), want)
-            check(cu.where(cond, scalar, cu.asarray(x)), np.where(cond, scalar, x))
-    check(cu.where(cond, 1, 2.0), np.where(cond, 1, 2.0))
-    check(cu.where(cond, 1, 2), np.where(cond, 1, 2))
-    check(cu.where(cond, False, True), np.where(cond, False, True))
+            check_on(device, cu.where(ccond, cu.asarray(x, device=device), scalar), want)
+            check_on(device, cu.where(ccond, scalar, cu.asarray(x, device=device)), np.where(cond, scalar, x))
+    check_on(device, cu.where(ccond, 1, 2.0), np.where(cond, 1, 2.0))
+    check_on(device, cu.where(ccond, 1, 2), np.where(cond, 1, 2))
+    check_on(device, cu.where(ccond, False, True), np.where(cond, False, True))
 
 
 def test_where_rejects_python_ints_that_do_not_fit():
@@ -350,13 +363,13 @@ def test_where_rejects_python_ints_that_do_not_fit():
         cu.where(True, 300, cu.ones(2, dtype=cu.int8))
 
 
-def test_where_single_argument_is_nonzero():
+def test_where_single_argument_is_nonzero(device):
     c = RNG.random((3, 4)) > 0.5
-    got = cu.where(cu.asarray(c))
+    got = cu.where(cu.asarray(c, device=device))
     want = np.where(c)
     assert len(got) == len(want)
     for g, w in zip(got, want):
-        check(g, w)
+        check_on(device, g, w)
     with pytest.raises(ValueError, match="both or neither"):
         cu.where(c, 1)
 
@@ -368,6 +381,8 @@ def test_where_is_the_function_and_the_ufunc_row_is_private():
     assert row.nin == 3
 
 
-def test_where_on_empty_and_0d():
-    check(cu.where(cu.zeros((0, 2), dtype=cu.bool), 1.0, 2.0), np.where(np.zeros((0, 2), bool), 1.0, 2.0))
-    check(cu.where(cu.asarray(False), cu.asarray(1), 2), np.where(np.array(False), np.array(1), 2))
+def test_where_on_empty_and_0d(device):
+    check_on(device, cu.where(cu.zeros((0, 2), dtype=cu.bool, device=device), 1.0, 2.0),
+             np.where(np.zeros((0, 2), bool), 1.0, 2.0))
+    check_on(device, cu.where(cu.asarray(False, device=device), cu.asarray(1, device=device), 2),
+             np.where(np.array(False), np.array(1), 2))
