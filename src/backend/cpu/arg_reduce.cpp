@@ -42,8 +42,7 @@ class ArgEngine {
       : L_(layout), load_(cast_kernel(in_dtype, dtype_of<T>())), in_is_t_(in_dtype == dtype_of<T>()) {}
 
   void run() const {
-    const LoopDim& axis = L_.reduced[0];
-    if (L_.kept.empty() || std::llabs(axis.in) < L_.kept.back().in)
+    if (L_.single_axis_is_inner())
       inner();
     else
       outer();

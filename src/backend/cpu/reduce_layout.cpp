@@ -8,6 +8,10 @@
 
 namespace cupric::cpu {
 
+bool ReduceLayout::single_axis_is_inner() const {
+  return kept.empty() || std::llabs(reduced[0].in) < kept.back().in;
+}
+
 std::int64_t ReduceLayout::kept_count() const {
   std::int64_t n = 1;
   for (const LoopDim& d : kept) n *= d.size;

@@ -29,6 +29,10 @@ struct ReduceLayout {
 
   std::int64_t kept_count() const;
   std::int64_t reduced_count() const;
+  /// For a single reduced axis (arg-reductions, scans): true when it is walked innermost (its
+  /// input stride is the smallest), so each line is one strided run; false when the kept
+  /// dimensions are denser and the line is better walked a row of lines at a time.
+  bool single_axis_is_inner() const;
 };
 
 /// Builds the nest. `axes` are the reduced dimensions of `in`; `out` has in's ndim. With

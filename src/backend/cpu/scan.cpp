@@ -44,8 +44,7 @@ class ScanEngine {
         out_is_t_(out_dtype == dtype_of<T>()) {}
 
   void run() const {
-    const LoopDim& axis = L_.reduced[0];
-    if (L_.kept.empty() || std::llabs(axis.in) < L_.kept.back().in)
+    if (L_.single_axis_is_inner())
       inner();
     else
       outer();
