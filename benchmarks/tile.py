@@ -25,6 +25,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "tile"))
+from _bench import best_time  # noqa: E402  (the examples' timing helper)
 
 import cupric as cu  # noqa: E402
 
@@ -50,15 +51,8 @@ def row(section, name, **cols):
     print(f"{section:8s} {name:28s} {extra}", flush=True)
 
 
-def median_time(fn, repeat=7, warmup=2):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+def median_time(fn):
+    return best_time(fn, repeat=7, warmup=2)
 
 
 # ---- CPU: compiled tile kernels against NumPy ----------------------------------------------------
