@@ -2,7 +2,7 @@
 # make gpu-check: one command for the GPU machine (no package index there). Builds and installs
 # cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
 # benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
-# Knobs: GPU_TESTS (one test path), TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
+# Knobs: GPU_TESTS (test paths, space-separated), TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
 # run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,8 +29,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 # a per-test time limit where pytest-timeout exists, and a bound on the whole run
 TIMEOUT_ARG=""
 "$PY" -c "import pytest_timeout" 2>/dev/null && TIMEOUT_ARG="--timeout=${TEST_TIMEOUT:-90}"
+TEST_PATHS=()
+for t in ${GPU_TESTS:-tests/python}; do TEST_PATHS+=("$PWD/$t"); done
 ( cd /tmp && timeout "${TESTS_BUDGET:-400}" "$PY" -m pytest -rfE --durations=8 -p no:cacheprovider $TIMEOUT_ARG \
-    "$OLDPWD/${GPU_TESTS:-tests/python}" >"$OUT/tests.log" 2>&1 )
+    "${TEST_PATHS[@]}" >"$OUT/tests.log" 2>&1 )
 summary "tests: $(grep -E "passed|failed" "$OUT/tests.log" | tail -1)"
 grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
 
