@@ -36,7 +36,7 @@ for t in ${GPU_TESTS:-tests/python}; do TEST_PATHS+=("$PWD/$t"); done
 summary "tests: $(grep -E "passed|failed" "$OUT/tests.log" | tail -1)"
 grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
 
-for bench in ${GPU_BENCHES:-benchmarks/runtime.py benchmarks/arrays_gpu.py benchmarks/tile_gpu.py}; do
+for bench in ${GPU_BENCHES:-benchmarks/runtime.py benchmarks/arrays_gpu.py benchmarks/tile.py}; do
   [ -f "$bench" ] || continue
   name=$(basename "$bench" .py)
   ( cd /tmp && timeout "${BENCH_BUDGET:-90}" "$PY" "$OLDPWD/$bench" >"$OUT/bench_$name.log" 2>&1 ) || summary "bench $name: exit $?"

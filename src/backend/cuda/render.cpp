@@ -45,7 +45,10 @@ const char* device_type(DType t) {
   return "void";
 }
 
-std::string short_name(DType t) { return cat(static_cast<char>(kind(t)), itemsize(t)); }
+std::string short_name(DType t) {
+  // kind + size names every dtype but one: bfloat16 shares float16's ("f2")
+  return t == DType::bfloat16 ? std::string("bf2") : cat(static_cast<char>(kind(t)), itemsize(t));
+}
 
 namespace {
 

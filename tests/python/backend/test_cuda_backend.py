@@ -193,6 +193,28 @@ def test_casts_between_every_pair(src):
         same(xg.T.astype(dst), xc.T.astype(dst), exact=True)
 
 
+def test_bfloat16_agrees_with_the_cpu():
+    # NumPy has no bfloat16: both sides are compared through float32 (exact: bfloat16 -> float32 is exact).
+    # float16 kernels are built first, in the same process, so that a kernel-name clash between the two
+    # 16-bit float types would show.
+    a = rand("float32", (33, 17), 3, low=-20, high=20)
+    a.flat[:5] = [np.nan, np.inf, -np.inf, -0.0, 3e38]
+    xc, xg = on_both(a)
+    for half in ("float16", "bfloat16"):
+        hc, hg = xc.astype(half), xg.astype(half)
+        f32 = "float32"
+        same(hg.astype(f32), hc.astype(f32), exact=True)
+        same((hg + hg.T.T).astype(f32), (hc + hc).astype(f32), exact=True)
+        same((hg * 1.5).astype(f32), (hc * 1.5).astype(f32), exact=True)
+        same(cu.exp(hg[1:, 2:]).astype(f32), cu.exp(hc[1:, 2:]).astype(f32), tol=(1e-2, 1e-3))
+        same(hg.sum(axis=0).astype(f32), hc.sum(axis=0).astype(f32), tol=(1e-2, 1e-2))
+        same(hg < 1, hc < 1, exact=True)
+        for dst in DTYPES:
+            same(hg.astype(dst), hc.astype(dst), exact=True)
+        b = rand("int16", (9, 4), 4)
+        same(cu.asarray(b, device="cuda").astype(half).astype(f32), cu.asarray(b).astype(half).astype(f32), exact=True)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_fill(dtype):
     for v in (0, 1, 3, True):
