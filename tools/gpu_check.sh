@@ -2,7 +2,7 @@
 # make gpu-check: one command for the GPU machine (no package index there). Builds and installs
 # cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
 # benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
-# Knobs: GPU_TESTS (test paths, space-separated), TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
+# Knobs: GPU_TESTS (test paths, space-separated), RUN_DEMO=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
 # run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,12 @@ for t in ${GPU_TESTS:-tests/python}; do TEST_PATHS+=("$PWD/$t"); done
 summary "tests: $(grep -E "passed|failed" "$OUT/tests.log" | tail -1)"
 grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
 
+# the founding demo (make demo) on the GPU, beside NumPy and the installed peers
+if [ "${RUN_DEMO:-1}" = 1 ]; then
+  ( cd /tmp && timeout "${DEMO_BUDGET:-150}" "$PY" "$OLDPWD/examples/demo.py" >"$OUT/demo.log" 2>&1 ) || summary "demo: exit $?"
+  summary "--- demo"
+  tail -30 "$OUT/demo.log" | tee -a "$OUT/summary.txt" >/dev/null
+fi
 for bench in ${GPU_BENCHES:-benchmarks/runtime.py benchmarks/arrays_gpu.py benchmarks/tile.py}; do
   [ -f "$bench" ] || continue
   name=$(basename "$bench" .py)

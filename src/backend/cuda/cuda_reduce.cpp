@@ -60,7 +60,13 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
   // columns: outputs contiguous in the input (coalesced across threads), reduced dims outer
   const bool cols = keep.ndim() >= 1 && keep.strides[0].back() == in.itemsize() &&
                     (red.ndim() == 0 || std::llabs(red.strides[0].back()) != in.itemsize());
-  const std::int64_t gx = cols ? ceil_div(nout, 32) : std::min<std::int64_t>(nout, 1 << 30);
+  // colsv: each thread reads 16 bytes of adjacent outputs per row (one kept and one reduced dim,
+  // rows 16-byte aligned)
+  const std::int64_t vw = in.itemsize() >= 16 ? 1 : 16 / in.itemsize();
+  const bool colsv = cols && vw > 1 && keep.ndim() == 1 && red.ndim() == 1 && nred > 0 && nout % vw == 0 &&
+                     reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0 && red.strides[0][0] % 16 == 0;
+  const std::int64_t per_block = colsv ? 32 * vw : 32;
+  const std::int64_t gx = cols ? ceil_div(nout, per_block) : std::min<std::int64_t>(nout, 1 << 30);
   std::int64_t nsplit = 1;
   if (gx < target && nred > 0)
     nsplit = std::clamp<std::int64_t>(std::min(ceil_div(target, gx), ceil_div(nred, cols ? 64 : 4096)), 1, 65535);
@@ -68,7 +74,7 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
   if (nred > 0) nsplit = ceil_div(nred, chunk);
 
   const std::string base = cat("reduce_", reduce_name(op), "_", short_name(in.dtype()), "_", short_name(out.dtype()));
-  const runtime::Kernel& k1 = kernel(base, cat(base, cols ? "_cols" : "_rows"),
+  const runtime::Kernel& k1 = kernel(base, cat(base, colsv ? "_colsv" : cols ? "_cols" : "_rows"),
                                      [&] { return render_reduce(op, in.dtype(), out.dtype(), false); });
   const std::vector<std::int64_t> keep_geo = keep.pack("reduce"), red_geo = red.pack("reduce");
   Array partials;

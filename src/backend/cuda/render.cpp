@@ -244,7 +244,9 @@ std::string render_random(DType t) {
 )";
   } else {
     const bool f32 = t == DType::float32;
-    body = cat("  constexpr int per = ", f32 ? 4 : 2, ";\n", R"(  CUPRIC_GRID_LOOP(b, 0, (n + per - 1) / per) {
+    body = cat("  constexpr int per = ", f32 ? 4 : 2, ";\n",
+               "  const bool aligned = reinterpret_cast<unsigned long long>(out) % sizeof(Vec<T, per>) == 0;\n",
+               R"(  CUPRIC_GRID_LOOP(b, 0, (n + per - 1) / per) {
     const cu::Philox4 w = cu::philox4x32_10(counter + (unsigned long long)b, 0, key);
     T u[per], v[per];
 )",
@@ -263,8 +265,14 @@ std::string render_random(DType t) {
       }
     }
     const i64 first = b * per;
-    for (int k = 0; k < per; ++k)
-      if (first + k < n) out[first + k] = v[k];
+    if (aligned && first + per <= n) {  // one 8- or 16-byte store
+      Vec<T, per> w;
+      for (int k = 0; k < per; ++k) w.v[k] = v[k];
+      *reinterpret_cast<Vec<T, per>*>(out + first) = w;
+    } else {
+      for (int k = 0; k < per; ++k)
+        if (first + k < n) out[first + k] = v[k];
+    }
   }
 )");
   }
@@ -309,15 +317,32 @@ DType reduce_acc(ReduceOp op, DType out) {
 }
 
 namespace {
+// Shared by the reduction kernels. Every thread's accumulator starts valid: from the identity, or
+// (min/max: no identity) from the first element of its block's segment, which the idempotent
+// combine may see twice. VW elements make one 16-byte vector.
 const char* kReduceCommon = R"(
-struct P { A v; bool has; };
-__device__ __forceinline__ P join(P x, P y) {
-  if (!x.has) return y;
-  if (!y.has) return x;
-  return P{combine(x.v, y.v), true};
+constexpr int VW = sizeof(S) >= 16 ? 1 : 16 / (int)sizeof(S);
+typedef Vec<S, VW> SV;
+template <class T> __device__ __forceinline__ T shfl_down(T v, int d) {
+  constexpr int W = (sizeof(T) + 3) / 4;
+  alignas(alignof(T) > 4 ? alignof(T) : 4) unsigned w[W] = {};
+  *reinterpret_cast<T*>(w) = v;
+#pragma unroll
+  for (int k = 0; k < W; ++k) w[k] = __shfl_down_sync(0xffffffffu, w[k], d);
+  return *reinterpret_cast<const T*>(w);
 }
-__device__ __forceinline__ void finish(void* out, i64 o, i64 out_off, P r, int partial, i64 nsplit) {
-  const A v = r.has ? r.v : identity();
+// the combination of the 256 threads' values, valid in thread 0 (sw: 8 values of shared memory)
+__device__ __forceinline__ A block_reduce(A v, A* sw, int t) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) v = combine(v, shfl_down(v, d));
+  __syncthreads();
+  if ((t & 31) == 0) sw[t >> 5] = v;
+  __syncthreads();
+  if (t == 0)
+    for (int w = 1; w < 8; ++w) v = combine(v, sw[w]);
+  return v;
+}
+__device__ __forceinline__ void finish(void* out, i64 o, i64 out_off, A v, int partial, i64 nsplit) {
   if (partial) reinterpret_cast<A*>(out)[o * nsplit + blockIdx.y] = v;
   else at_mut<O>(out, out_off) = cu::convert<O>(v);
 }
@@ -326,6 +351,22 @@ __device__ __forceinline__ i64 red_offset(const Geo<1>& red, i64 j) {
   i64 o[1];
   offsets_of(red, j, o);
   return o[0];
+}
+// acc combined with p[t], p[t + nt], ... below len: 16-byte vector loads between a scalar head
+// (to the first aligned element) and a scalar tail
+__device__ __forceinline__ void acc_contiguous(A& acc, const S* p, i64 len, int t, int nt) {
+  const i64 mis = (i64)((reinterpret_cast<unsigned long long>(p) / sizeof(S)) % VW);
+  const i64 head = mis ? min(len, (i64)(VW - mis)) : 0;
+  if (t < head) acc = combine(acc, load(p[t]));
+  const SV* pv = reinterpret_cast<const SV*>(p + head);
+  const i64 nv = (len - head) / VW;
+#pragma unroll 4
+  for (i64 j = t; j < nv; j += nt) {
+    const SV w = pv[j];
+#pragma unroll
+    for (int k = 0; k < VW; ++k) acc = combine(acc, load(w.v[k]));
+  }
+  for (i64 j = head + nv * VW + t; j < len; j += nt) acc = combine(acc, load(p[j]));
 }
 )";
 }  // namespace
@@ -336,6 +377,7 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
   // Partials (second pass) arrive in the acc type and are read as they are.
   const std::string load = partials ? "x" : boolean ? "cu::convert<bool>(x)" : "cu::convert<A>(cu::convert<O>(x))";
   std::string combine, identity;
+  bool idempotent = false;  // no identity: seeded from the segment's first element
   switch (op) {
     case ReduceOp::sum:
       combine = "static_cast<A>(x + y)";
@@ -347,19 +389,19 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
       break;
     case ReduceOp::min:
       combine = "cu::minimum(x, y)";
-      identity = "cu::convert<A>(0)";
+      idempotent = true;
       break;
     case ReduceOp::max:
       combine = "cu::maximum(x, y)";
-      identity = "cu::convert<A>(0)";
+      idempotent = true;
       break;
     case ReduceOp::fmin:
       combine = "cu::fmin(x, y)";
-      identity = "cu::convert<A>(0)";
+      idempotent = true;
       break;
     case ReduceOp::fmax:
       combine = "cu::fmax(x, y)";
-      identity = "cu::convert<A>(0)";
+      idempotent = true;
       break;
     case ReduceOp::any:
       combine = "x || y";
@@ -370,77 +412,109 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
       identity = "true";
       break;
   }
+  if (idempotent) identity = "cu::convert<A>(0)";  // written only for an empty reduction, which the caller rejects
   const std::string name =
       cat("reduce_", reduce_name(op), "_", short_name(in), "_", short_name(out), partials ? "_partials" : "");
   const std::string params =
       "(const S* __restrict__ in, void* __restrict__ out, i64 nout, i64 nred, i64 chunk, int partial, const Geo<2> "
-      "keep, "
-      "const Geo<1> red)";
+      "keep, const Geo<1> red)";
   return cat(kPrelude, "typedef ", device_type(in), " S; typedef ", device_type(out), " O; typedef ", device_type(acc),
              " A;\n", "__device__ __forceinline__ A load(const S& x) { return ", load, "; }\n",
              "__device__ __forceinline__ A combine(A x, A y) { return ", combine, "; }\n",
-             "__device__ __forceinline__ A identity() { return ", identity, "; }\n", kReduceCommon,
-             // rows: a block per output (grid-stride), 256 threads along the reduced elements
+             "__device__ __forceinline__ A identity() { return ", identity, "; }\n",
+             "constexpr bool kSeedFromData = ", idempotent ? "true" : "false", ";\n", kReduceCommon,
+             // rows: a block per (output, split) (grid-stride over outputs), 256 threads along the
+             // reduced elements; vector loads when they are contiguous
              "extern \"C\" __global__ void __launch_bounds__(256) ", name, "_rows", params, R"( {
-  __shared__ alignas(16) unsigned char raw[256 * sizeof(A)];
-  __shared__ bool has[256];
-  A* sv = reinterpret_cast<A*>(raw);
+  __shared__ alignas(16) unsigned char raw[8 * sizeof(A)];
+  A* sw = reinterpret_cast<A*>(raw);
   const int t = threadIdx.x;
+  const bool unit = red.nd == 1 && red.st[0][0] == (i64)sizeof(S);
   for (i64 o = blockIdx.x; o < nout; o += gridDim.x) {
     i64 ko[2];
     offsets_of(keep, o, ko);
     const char* base = reinterpret_cast<const char*>(in) + ko[0];
     const i64 j0 = (i64)blockIdx.y * chunk;
     const i64 j1 = min(nred, j0 + chunk);
-    P acc{identity(), false};
+    if (j0 >= j1) {  // an empty reduction (nred == 0)
+      if (t == 0) finish(out, o, ko[1], identity(), partial, gridDim.y);
+      continue;
+    }
+    A acc = kSeedFromData ? load(at<S>(base, red_offset(red, j0))) : identity();
+    if (unit) {
+      acc_contiguous(acc, reinterpret_cast<const S*>(base) + j0, j1 - j0, t, 256);
+    } else {
 #pragma unroll 4
-    for (i64 j = j0 + t; j < j1; j += 256) {
-      const A x = load(at<S>(base, red_offset(red, j)));
-      acc = acc.has ? P{combine(acc.v, x), true} : P{x, true};
+      for (i64 j = j0 + t; j < j1; j += 256) acc = combine(acc, load(at<S>(base, red_offset(red, j))));
     }
-    sv[t] = acc.v;
-    has[t] = acc.has;
-    __syncthreads();
-    for (int s = 128; s > 0; s >>= 1) {
-      if (t < s) {
-        const P r = join(P{sv[t], has[t]}, P{sv[t + s], has[t + s]});
-        sv[t] = r.v;
-        has[t] = r.has;
-      }
-      __syncthreads();
-    }
-    if (t == 0) finish(out, o, ko[1], P{sv[0], has[0]}, partial, gridDim.y);
-    __syncthreads();
+    acc = block_reduce(acc, sw, t);
+    if (t == 0) finish(out, o, ko[1], acc, partial, gridDim.y);
   }
 }
 )",
              // cols: 32 contiguous outputs per block (coalesced), 8 rows of threads along the reduced elements
              "extern \"C\" __global__ void __launch_bounds__(256) ", name, "_cols", params, R"( {
   __shared__ alignas(16) unsigned char raw[256 * sizeof(A)];
-  __shared__ bool has[256];
   A* sv = reinterpret_cast<A*>(raw);
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
   const i64 o = (i64)blockIdx.x * 32 + tx;
+  const i64 j0 = (i64)blockIdx.y * chunk;
+  const i64 j1 = min(nred, j0 + chunk);
   i64 ko[2] = {0, 0};
-  P acc{identity(), false};
+  A acc = identity();
   if (o < nout) {
     offsets_of(keep, o, ko);
     const char* base = reinterpret_cast<const char*>(in) + ko[0];
-    const i64 j0 = (i64)blockIdx.y * chunk;
-    const i64 j1 = min(nred, j0 + chunk);
+    if (kSeedFromData && j0 < j1) acc = load(at<S>(base, red_offset(red, j0)));
 #pragma unroll 4
-    for (i64 j = j0 + ty; j < j1; j += 8) {
-      const A x = load(at<S>(base, red_offset(red, j)));
-      acc = acc.has ? P{combine(acc.v, x), true} : P{x, true};
-    }
+    for (i64 j = j0 + ty; j < j1; j += 8) acc = combine(acc, load(at<S>(base, red_offset(red, j))));
   }
-  sv[t] = acc.v;
-  has[t] = acc.has;
+  sv[t] = acc;
   __syncthreads();
   if (ty == 0 && o < nout) {
-    P r{sv[tx], has[tx]};
-    for (int y = 1; y < 8; ++y) r = join(r, P{sv[y * 32 + tx], has[y * 32 + tx]});
+    A r = sv[tx];
+    for (int y = 1; y < 8; ++y) r = combine(r, sv[y * 32 + tx]);
     finish(out, o, ko[1], r, partial, gridDim.y);
+  }
+}
+)",
+             // colsv: as cols, each thread owning VW adjacent outputs read with one vector load per row
+             // (the caller checks: one kept and one reduced dimension, 16-byte aligned rows, nout % VW == 0)
+             "extern \"C\" __global__ void __launch_bounds__(256) ", name, "_colsv", params, R"( {
+  __shared__ alignas(16) unsigned char raw[256 * VW * sizeof(A)];
+  A* sv = reinterpret_cast<A*>(raw);
+  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
+  const i64 o0 = ((i64)blockIdx.x * 32 + tx) * VW;
+  const i64 j0 = (i64)blockIdx.y * chunk;
+  const i64 j1 = min(nred, j0 + chunk);
+  const i64 rs = red.st[0][0];
+  A acc[VW];
+#pragma unroll
+  for (int k = 0; k < VW; ++k) acc[k] = identity();
+  if (o0 < nout) {
+    const char* base = reinterpret_cast<const char*>(in) + o0 * (i64)sizeof(S);
+    if (kSeedFromData) {
+      const SV w = at<SV>(base, j0 * rs);
+#pragma unroll
+      for (int k = 0; k < VW; ++k) acc[k] = load(w.v[k]);
+    }
+#pragma unroll 4
+    for (i64 j = j0 + ty; j < j1; j += 8) {
+      const SV w = at<SV>(base, j * rs);
+#pragma unroll
+      for (int k = 0; k < VW; ++k) acc[k] = combine(acc[k], load(w.v[k]));
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < VW; ++k) sv[k * 256 + t] = acc[k];
+  __syncthreads();
+  if (ty == 0 && o0 < nout) {
+#pragma unroll
+    for (int k = 0; k < VW; ++k) {
+      A r = sv[k * 256 + tx];
+      for (int y = 1; y < 8; ++y) r = combine(r, sv[k * 256 + y * 32 + tx]);
+      finish(out, o0 + k, (o0 + k) * keep.st[1][0], r, partial, gridDim.y);
+    }
   }
 }
 )");

@@ -39,8 +39,9 @@ std::string render_map(const MapSpec& spec);
 std::string render_arange(DType t);
 /// random_<t>: one Philox block per thread (random.hpp); integers for integer t.
 std::string render_random(DType t);
-/// reduce_<op>_<in>_<out>: _rows (threads along the reduced elements) and _cols (threads along
-/// contiguous outputs), writing either the final value or per-split partials in the acc type.
+/// reduce_<op>_<in>_<out>: _rows (threads along the reduced elements, 16-byte loads where they are
+/// contiguous), _cols (threads along contiguous outputs) and _colsv (as _cols, 16 bytes of adjacent
+/// outputs per thread), writing either the final value or per-split partials in the acc type.
 /// `partials`: the input is a second pass over per-split partials (already in the acc type).
 std::string render_reduce(ReduceOp op, DType in, DType out, bool partials);
 /// The accumulation type a reduction of `op` into `out` uses on the GPU.

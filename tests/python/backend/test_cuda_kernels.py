@@ -12,7 +12,7 @@ pytestmark = pytest.mark.skipif(not HAS_NVRTC, reason="NVRTC is not installed")
 
 SOURCES = dict(_c._cuda_kernel_sources(False))
 SHORT = {"bool": "b1", "int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",
-         "int64": "i8", "uint64": "u8", "float16": "f2", "bfloat16": "f2", "float32": "f4", "float64": "f8",
+         "int64": "i8", "uint64": "u8", "float16": "f2", "bfloat16": "bf2", "float32": "f4", "float64": "f8",
          "complex64": "c8", "complex128": "c16"}
 DTYPES = list(SHORT)
 
@@ -38,7 +38,7 @@ def test_sources_define_the_kernels_the_backend_launches():
     # the names src/backend/cuda/*.cpp ask the loaded module for
     expect = {"add f4": ["add_vec", "add_one", "add_nd"], "cast_f4_i1": ["cast_f4_i1_vec", "cast_f4_i1_t2"], "arange i8": ["arange_i8"],
               "random f8": ["random_f8"], "random u1": ["random_u1"],
-              "reduce sum f4": ["reduce_sum_f4_f4_rows", "reduce_sum_f4_f4_cols"],
+              "reduce sum f4": ["reduce_sum_f4_f4_rows", "reduce_sum_f4_f4_cols", "reduce_sum_f4_f4_colsv"],
               "reduce pass 2 sum f4": ["reduce_sum_f8_f4_partials_rows"],
               "reduce pass 2 max f2": ["reduce_max_f4_f2_partials_rows"],
               "reduce any f4": ["reduce_any_f4_b1_rows", "reduce_any_f4_b1_cols"],
@@ -65,7 +65,8 @@ def test_every_kernel_passes_the_nvrtc_front_end(batch):
 
 @pytest.mark.parametrize("label", ["add f4", "multiply c16", "nextafter f2", "arctan2 f8", "left_shift i1",
                                    "cast_f8_f2", "cast_c8_u8", "arange i8", "random f4", "random u1",
-                                   "reduce sum f4", "reduce pass 2 sum f4", "reduce max f2", "argmax c8",
+                                   "reduce sum f4", "reduce pass 2 sum f4", "reduce max f2", "reduce sum c16",
+                                   "reduce min i1", "reduce max bf2", "reduce any b1", "argmax c8",
                                    "cumsum f2", "cumprod i4", "gather 16"])
 def test_representative_kernels_compile_to_cubin(label):
     assert _c._cuda_compile_kernel_source(SOURCES[label], "sm_90a", use_cache=False) > 0
