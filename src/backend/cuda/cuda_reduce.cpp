@@ -42,9 +42,73 @@ void launch_2d(CudaBackend& be, const runtime::Kernel& k, std::int64_t gx, std::
 }
 }  // namespace
 
+namespace {
+/// One pass of a reduction: `in` (dtype in_t; `second`: partials already in the acc type) over
+/// `red` for each of the outputs of `keep` (byte strides [in, out]), into `out` (out_t). When
+/// too few blocks would fill the device, each output is split over several blocks whose partial
+/// results (acc type) take a further pass: split-major ([split][output]) after the column
+/// kernels so that the next pass is coalesced again, output-major after the row kernel.
+void reduce_pass(CudaBackend& be, ReduceOp op, bool second, const void* in, DType in_t, void* out, DType out_t,
+                 const Geometry& keep, const Geometry& red) {
+  const std::int64_t nout = keep.size(), nred = red.size();
+  const std::int64_t isz = itemsize(in_t);
+  const DType acc = reduce_acc(op, out_t);
+  const std::int64_t wave = std::int64_t{be.sm_count()} * 8;  // resident 256-thread blocks
+  // columns: outputs contiguous in the input (coalesced across threads), reduced dims outer
+  const bool cols = keep.ndim() >= 1 && keep.strides[0].back() == isz &&
+                    (red.ndim() == 0 || std::llabs(red.strides[0].back()) != isz);
+  // colsv: each thread reads 16 bytes of adjacent outputs per row (one kept and one reduced dim,
+  // rows 16-byte aligned)
+  const std::int64_t vw = isz >= 16 ? 1 : 16 / isz;
+  const bool colsv = cols && vw > 1 && keep.ndim() == 1 && red.ndim() == 1 && nred > 0 && nout % vw == 0 &&
+                     reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && red.strides[0][0] % 16 == 0;
+  const std::int64_t gx = cols ? ceil_div(nout, colsv ? 32 * vw : 32) : std::min<std::int64_t>(nout, 1 << 30);
+  // splits: about four waves of blocks in all (a whole number of waves where gx divides it), each
+  // block keeping at least 64 rows (cols) or 4096 elements (rows); a second pass splits only when long
+  std::int64_t nsplit = 1;
+  if (gx < 4 * wave && nred > 0 && (!second || nred > (1 << 16)))
+    nsplit = std::clamp<std::int64_t>(std::min(std::max<std::int64_t>(4 * wave / gx, 1), ceil_div(nred, cols ? 64 : 4096)),
+                                      1, 65535);
+  const std::int64_t chunk = nred > 0 ? ceil_div(nred, nsplit) : 0;
+  if (nred > 0) nsplit = ceil_div(nred, chunk);
+  const int partial = nsplit == 1 ? 0 : cols ? 2 : 1;
+
+  const std::string base = second ? cat("reduce_", reduce_name(op), "_", short_name(in_t), "_", short_name(out_t), "_partials")
+                                  : cat("reduce_", reduce_name(op), "_", short_name(in_t), "_", short_name(out_t));
+  const runtime::Kernel& k = be.kernel(base, cat(base, colsv ? "_colsv" : cols ? "_cols" : "_rows"),
+                                       [&] { return render_reduce(op, in_t, out_t, second); });
+  Array partials;
+  if (partial) partials = Array::empty({nout * nsplit}, acc, Device::cuda(be.index()));
+  {
+    ArgPacker args = packer(k);
+    args.add_pointer(reinterpret_cast<std::uint64_t>(in));
+    args.add_pointer(reinterpret_cast<std::uint64_t>(partial ? partials.data() : out));
+    args.add_int(nout);
+    args.add_int(nred);
+    args.add_int(chunk);
+    add_i32(args, partial);
+    add_geo(args, keep.pack("reduce"));
+    add_geo(args, red.pack("reduce"));
+    if (cols)
+      launch_2d(be, k, gx, nsplit, 32, 8, args);
+    else
+      launch_2d(be, k, gx, nsplit, 256, 1, args);
+  }
+  if (!partial) return;
+  // the next pass: partials (acc type, C order over keep's shape, one row of them per split or
+  // one run of splits per output) -> out
+  const std::int64_t asz = itemsize(acc);
+  const Strides c = c_strides(keep.shape);
+  Geometry keep2 = keep;
+  for (int d = 0; d < keep2.ndim(); ++d) keep2.strides[0][d] = c[d] * asz * (partial == 1 ? nsplit : 1);
+  Geometry red2{{nsplit}, {{partial == 1 ? asz : nout * asz}}};
+  keep2.simplify();
+  reduce_pass(be, op, true, partials.data(), acc, out, out_t, keep2, red2);
+}
+}  // namespace
+
 void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) {
-  const std::int64_t nout = out.size();
-  if (nout == 0) return;
+  if (out.size() == 0) return;
   Geometry keep = other_dims(in, out, axes);
   Geometry red;
   red.strides.resize(1);
@@ -53,67 +117,7 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
     red.strides[0].push_back(in.strides()[a] * in.itemsize());
   }
   red.simplify();
-  const std::int64_t nred = red.size();
-  const DType acc = reduce_acc(op, out.dtype());
-  const std::int64_t target = std::int64_t{sm_count()} * 8;  // blocks that fill the device
-
-  // columns: outputs contiguous in the input (coalesced across threads), reduced dims outer
-  const bool cols = keep.ndim() >= 1 && keep.strides[0].back() == in.itemsize() &&
-                    (red.ndim() == 0 || std::llabs(red.strides[0].back()) != in.itemsize());
-  // colsv: each thread reads 16 bytes of adjacent outputs per row (one kept and one reduced dim,
-  // rows 16-byte aligned)
-  const std::int64_t vw = in.itemsize() >= 16 ? 1 : 16 / in.itemsize();
-  const bool colsv = cols && vw > 1 && keep.ndim() == 1 && red.ndim() == 1 && nred > 0 && nout % vw == 0 &&
-                     reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0 && red.strides[0][0] % 16 == 0;
-  const std::int64_t per_block = colsv ? 32 * vw : 32;
-  const std::int64_t gx = cols ? ceil_div(nout, per_block) : std::min<std::int64_t>(nout, 1 << 30);
-  std::int64_t nsplit = 1;
-  if (gx < target && nred > 0)
-    nsplit = std::clamp<std::int64_t>(std::min(ceil_div(target, gx), ceil_div(nred, cols ? 64 : 4096)), 1, 65535);
-  const std::int64_t chunk = nred > 0 ? ceil_div(nred, nsplit) : 0;
-  if (nred > 0) nsplit = ceil_div(nred, chunk);
-
-  const std::string base = cat("reduce_", reduce_name(op), "_", short_name(in.dtype()), "_", short_name(out.dtype()));
-  const runtime::Kernel& k1 = kernel(base, cat(base, colsv ? "_colsv" : cols ? "_cols" : "_rows"),
-                                     [&] { return render_reduce(op, in.dtype(), out.dtype(), false); });
-  const std::vector<std::int64_t> keep_geo = keep.pack("reduce"), red_geo = red.pack("reduce");
-  Array partials;
-  if (nsplit > 1) partials = Array::empty({nout * nsplit}, acc, device());
-  {
-    ArgPacker args = packer(k1);
-    args.add_pointer(reinterpret_cast<std::uint64_t>(in.data()));
-    args.add_pointer(reinterpret_cast<std::uint64_t>(nsplit > 1 ? partials.data() : out.data()));
-    args.add_int(nout);
-    args.add_int(nred);
-    args.add_int(chunk);
-    add_i32(args, nsplit > 1 ? 1 : 0);
-    add_geo(args, keep_geo);
-    add_geo(args, red_geo);
-    if (cols)
-      launch_2d(*this, k1, gx, nsplit, 32, 8, args);
-    else
-      launch_2d(*this, k1, gx, nsplit, 256, 1, args);
-  }
-  if (nsplit == 1) return;
-  // second pass: partials [nout][nsplit] (acc type) -> out
-  Geometry keep2 = keep;
-  const Strides c = c_strides(keep.shape);
-  for (int d = 0; d < keep2.ndim(); ++d) keep2.strides[0][d] = c[d] * nsplit * itemsize(acc);
-  Geometry red2{{nsplit}, {{itemsize(acc)}}};
-  const std::string base2 =
-      cat("reduce_", reduce_name(op), "_", short_name(acc), "_", short_name(out.dtype()), "_partials");
-  const runtime::Kernel& k2 =
-      kernel(base2, cat(base2, "_rows"), [&] { return render_reduce(op, acc, out.dtype(), true); });
-  ArgPacker args = packer(k2);
-  args.add_pointer(reinterpret_cast<std::uint64_t>(partials.data()));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
-  args.add_int(nout);
-  args.add_int(nsplit);
-  args.add_int(nsplit);
-  add_i32(args, 0);
-  add_geo(args, keep2.pack("reduce"));
-  add_geo(args, red2.pack("reduce"));
-  launch_2d(*this, k2, std::min<std::int64_t>(nout, 1 << 30), 1, 256, 1, args);
+  reduce_pass(*this, op, false, in.data(), in.dtype(), out.data(), out.dtype(), keep, red);
 }
 
 void CudaBackend::arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) {

@@ -342,8 +342,10 @@ __device__ __forceinline__ A block_reduce(A v, A* sw, int t) {
     for (int w = 1; w < 8; ++w) v = combine(v, sw[w]);
   return v;
 }
-__device__ __forceinline__ void finish(void* out, i64 o, i64 out_off, A v, int partial, i64 nsplit) {
-  if (partial) reinterpret_cast<A*>(out)[o * nsplit + blockIdx.y] = v;
+// partial 1: [output][split] (row kernel), 2: [split][output] (column kernels), 0: the result
+__device__ __forceinline__ void finish(void* out, i64 o, i64 out_off, A v, int partial, i64 nout) {
+  if (partial == 1) reinterpret_cast<A*>(out)[o * gridDim.y + blockIdx.y] = v;
+  else if (partial == 2) reinterpret_cast<A*>(out)[blockIdx.y * nout + o] = v;
   else at_mut<O>(out, out_off) = cu::convert<O>(v);
 }
 __device__ __forceinline__ i64 red_offset(const Geo<1>& red, i64 j) {
@@ -437,7 +439,7 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
     const i64 j0 = (i64)blockIdx.y * chunk;
     const i64 j1 = min(nred, j0 + chunk);
     if (j0 >= j1) {  // an empty reduction (nred == 0)
-      if (t == 0) finish(out, o, ko[1], identity(), partial, gridDim.y);
+      if (t == 0) finish(out, o, ko[1], identity(), partial, nout);
       continue;
     }
     A acc = kSeedFromData ? load(at<S>(base, red_offset(red, j0))) : identity();
@@ -448,7 +450,7 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
       for (i64 j = j0 + t; j < j1; j += 256) acc = combine(acc, load(at<S>(base, red_offset(red, j))));
     }
     acc = block_reduce(acc, sw, t);
-    if (t == 0) finish(out, o, ko[1], acc, partial, gridDim.y);
+    if (t == 0) finish(out, o, ko[1], acc, partial, nout);
   }
 }
 )",
@@ -474,7 +476,7 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
   if (ty == 0 && o < nout) {
     A r = sv[tx];
     for (int y = 1; y < 8; ++y) r = combine(r, sv[y * 32 + tx]);
-    finish(out, o, ko[1], r, partial, gridDim.y);
+    finish(out, o, ko[1], r, partial, nout);
   }
 }
 )",
@@ -513,7 +515,7 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
     for (int k = 0; k < VW; ++k) {
       A r = sv[k * 256 + tx];
       for (int y = 1; y < 8; ++y) r = combine(r, sv[k * 256 + y * 32 + tx]);
-      finish(out, o0 + k, (o0 + k) * keep.st[1][0], r, partial, gridDim.y);
+      finish(out, o0 + k, (o0 + k) * keep.st[1][0], r, partial, nout);
     }
   }
 }
