@@ -87,7 +87,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::
   *block_size = size;
   *graph_owned = stream.state()->capturing;
   StreamState* key = stream.state().get();
-  if (!*graph_owned) {
+  if (!*graph_owned && !(async_ && size >= kLargeBlock)) {
     std::lock_guard lock(mutex_);
     ++stats_.allocations;
     auto it = cache_.find(key);
@@ -134,7 +134,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::
 }
 
 void MemoryPool::deallocate(CUdeviceptr ptr, std::size_t block_size, const Stream& stream, bool graph_owned) {
-  if (graph_owned || stream.state()->capturing) {
+  if (graph_owned || stream.state()->capturing || (async_ && block_size >= kLargeBlock)) {
     {
       std::lock_guard lock(mutex_);
       stats_.bytes_in_use -= block_size;

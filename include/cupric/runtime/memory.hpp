@@ -31,10 +31,13 @@ struct PoolStats {
 /// Cross-stream reuse goes through the driver, which tracks the freeing stream's work and
 /// inserts the dependency itself (CU_MEMPOOL_ATTR_REUSE_* defaults); that keeps reuse across
 /// streams correct without events of our own. Devices without memory pools fall back to
-/// cuMemAlloc/cuMemFree (which synchronise). During stream capture, allocations bypass our
+/// cuMemAlloc/cuMemFree (which synchronise). Blocks of kLargeBlock bytes and more go straight back
+/// to the driver's pool when freed: it sub-allocates them for requests of any size, where our
+/// exact-size cache could reuse them only for the same size. During stream capture, allocations bypass our
 /// cache so that the graph owns them (graph memory nodes).
 class MemoryPool {
  public:
+  static constexpr std::size_t kLargeBlock = std::size_t{16} << 20;
   static MemoryPool& for_device(int device);
   /// Block size a request of `nbytes` uses: 512-byte minimum, then 4 sizes per power of two.
   static std::size_t round_size(std::size_t nbytes);

@@ -56,14 +56,30 @@ def test_out_of_memory_raises_with_sizes():
     cu.cuda.alloc(1024)  # the pool still works
 
 
+def test_large_blocks_return_to_the_driver_pool_and_serve_other_sizes():
+    pool = cu.cuda.memory_pool()
+    s = cu.cuda.Stream()
+    big = cu.cuda.alloc(64 << 20, s)
+    base = big.ptr
+    big.close()
+    before = pool.stats()
+    assert before["bytes_cached"] < 64 << 20  # not in cupric's exact-size cache
+    parts = [cu.cuda.alloc(20 << 20, s) for _ in range(3)]  # smaller blocks carved from the same memory
+    after = pool.stats()
+    assert after["driver_reserved_bytes"] == before["driver_reserved_bytes"], (before, after)
+    assert after["driver_allocations"] == before["driver_allocations"] + 3
+    del parts, base
+
+
 def test_cached_blocks_are_released_before_giving_up():
     pool = cu.cuda.memory_pool()
     pool.free_all_blocks()
     free, _ = cu.cuda.memory_info()
     big = cu.cuda.alloc(int(free * 0.45))
-    big.close()  # cached, not returned
-    assert pool.stats()["bytes_cached"] >= int(free * 0.45)
-    bigger = cu.cuda.alloc(int(free * 0.8))  # needs the cached memory back
+    big.close()  # large: back in the driver's pool, still reserved by it
+    cu.cuda.Device().synchronize()
+    assert pool.stats()["driver_reserved_bytes"] >= int(free * 0.45)
+    bigger = cu.cuda.alloc(int(free * 0.8))  # needs the reserved memory back
     assert bigger.size == int(free * 0.8)
     del bigger
     pool.free_all_blocks()
