@@ -75,6 +75,7 @@ void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, 
   if (!kp) {
     MapSpec spec = make_spec();
     spec.in_mode.assign(modes, modes + nin);
+    spec.path = path;
     const char* suffix = vec ? "_vec" : contiguous ? "_one" : "_nd";
     kp = &kernel(spec.key(), cat(spec.name, suffix), [&] { return render_map(spec); });
     std::lock_guard lock(mutex_);
@@ -186,6 +187,7 @@ bool CudaBackend::transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_sp
   if (!kp) {
     MapSpec spec = make_spec();
     spec.in_mode = {InputMode::array};
+    spec.path = 't';
     kp = &kernel(spec.key(), cat(spec.name, "_t2"), [&] { return render_map(spec); });
     std::lock_guard lock(mutex_);
     fast_.emplace(k, kp);

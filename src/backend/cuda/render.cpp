@@ -206,7 +206,7 @@ int MapSpec::vector_width() const {
 
 std::string MapSpec::key() const {
   std::string k = cat(name, "|", expression, "|", short_name(out_store), short_name(out_compute), where ? "w" : "",
-                      transpose ? "t" : "");
+                      transpose ? "t" : "", path ? std::string("|") + path : std::string());
   for (std::size_t i = 0; i < in_store.size(); ++i)
     k += cat("|", short_name(in_store[i]), short_name(in_compute[i]), static_cast<int>(in_mode[i]));
   return k;
@@ -215,8 +215,9 @@ std::string MapSpec::key() const {
 std::string render_map(const MapSpec& s) {
   if (s.in_store.size() != s.in_compute.size() || s.in_store.size() != s.in_mode.size())
     throw ValueError(cat("render_map: inconsistent input lists for ", s.name));
-  return cat(kPrelude, typedefs(s), apply_function(s), vec_kernel(s), one_kernel(s), nd_kernel(s),
-             s.transpose ? transpose_kernel(s) : "");
+  auto on = [&](char p) { return s.path == 0 || s.path == p; };
+  return cat(kPrelude, typedefs(s), apply_function(s), on('v') ? vec_kernel(s) : "", on('o') ? one_kernel(s) : "",
+             on('n') ? nd_kernel(s) : "", s.transpose && on('t') ? transpose_kernel(s) : "");
 }
 
 std::string render_arange(DType t) {
@@ -694,6 +695,18 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
   const auto& types = common_only ? std::vector<DType>(std::begin(common), std::end(common))
                                   : std::vector<DType>(std::begin(all), std::end(all));
   auto has = [&](DType t) { return std::find(types.begin(), types.end(), t) != types.end(); };
+  // warming (common_only) renders each path alone, as launches compile them; the tests take
+  // every path of a spec in one source
+  auto add_map = [&](const std::string& label, MapSpec s, const char* paths) {
+    if (!common_only) {
+      out.emplace_back(label, render_map(s));
+      return;
+    }
+    for (const char* p = paths; *p; ++p) {
+      s.path = *p;
+      out.emplace_back(cat(label, " ", *p), render_map(s));
+    }
+  };
   for (const Ufunc& uf : all_ufuncs())
     for (const UfuncLoop& loop : uf.loops) {
       if (!has(loop.types[0])) continue;
@@ -707,7 +720,7 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       }
       s.out_store = loop.types[uf.nin];
       s.out_compute = loop.compute[uf.nin];
-      out.emplace_back(cat(uf.name, " ", short_name(loop.types[0])), render_map(s));
+      add_map(cat(uf.name, " ", short_name(loop.types[0])), s, "von");
       if (!common_only) {  // the other operand modes and a mask
         s.in_mode.assign(uf.nin, InputMode::array);
         s.in_mode[0] = InputMode::broadcast;
@@ -718,9 +731,9 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       }
       if (common_only && uf.nin == 2) {  // what `x + y` and `2 * x` launch (cache warming)
         s.in_mode = {InputMode::array, InputMode::array};
-        out.emplace_back(cat(uf.name, " ", short_name(loop.types[0]), " arrays"), render_map(s));
+        add_map(cat(uf.name, " ", short_name(loop.types[0]), " arrays"), s, "von");
         s.in_mode = {InputMode::value, InputMode::array};
-        out.emplace_back(cat(uf.name, " ", short_name(loop.types[0]), " scalar first"), render_map(s));
+        add_map(cat(uf.name, " ", short_name(loop.types[0]), " scalar first"), s, "von");
       }
     }
   for (DType from : types)
@@ -733,7 +746,7 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       s.in_mode = {InputMode::array};
       s.out_store = s.out_compute = to;
       s.transpose = true;
-      out.emplace_back(s.name, render_map(s));
+      add_map(s.name, s, "vont");
     }
   for (DType t : types) {
     out.emplace_back(cat("arange ", short_name(t)), render_arange(t));
