@@ -247,13 +247,16 @@ std::string render_random(DType t) {
     const bool f32 = t == DType::float32;
     body = cat("  constexpr int per = ", f32 ? 4 : 2, ";\n",
                "  const bool aligned = reinterpret_cast<unsigned long long>(out) % sizeof(Vec<T, per>) == 0;\n",
+               "  const bool unit = dist == 0 && a == 0.0 && b_ == 1.0;\n",
                R"(  CUPRIC_GRID_LOOP(b, 0, (n + per - 1) / per) {
     const cu::Philox4 w = cu::philox4x32_10(counter + (unsigned long long)b, 0, key);
     T u[per], v[per];
 )",
                f32 ? "    for (int k = 0; k < 4; ++k) u[k] = cu::uniform_float(w.v[k]);\n"
                    : "    u[0] = cu::uniform_double(w.v[0], w.v[1]);\n    u[1] = cu::uniform_double(w.v[2], w.v[3]);\n",
-               R"(    if (dist == 0) {
+               R"(    if (unit) {  // [0, 1): a + (b - a) * u is u itself, exactly
+      for (int k = 0; k < per; ++k) v[k] = u[k];
+    } else if (dist == 0) {
       for (int k = 0; k < per; ++k) v[k] = (T)__dadd_rn(a, __dmul_rn(b_ - a, (double)u[k]));
     } else if (dist == 2) {
       for (int k = 0; k < per; ++k) v[k] = (T)__dmul_rn(-a, log1p(-(double)u[k]));
