@@ -2,7 +2,7 @@
 # make gpu-check: one command for the GPU machine (no package index there). Builds and installs
 # cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
 # benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
-# Knobs: GPU_TESTS (test paths, space-separated), RUN_DEMO=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
+# Knobs: GPU_TESTS (test paths, space-separated), GPU_TESTS_K (pytest -k), RUN_DEMO=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
 # run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ TIMEOUT_ARG=""
 TEST_PATHS=()
 for t in ${GPU_TESTS:-tests/python}; do TEST_PATHS+=("$PWD/$t"); done
 ( cd /tmp && timeout "${TESTS_BUDGET:-400}" "$PY" -m pytest -rfE --durations=8 -p no:cacheprovider $TIMEOUT_ARG \
-    "${TEST_PATHS[@]}" >"$OUT/tests.log" 2>&1 )
+    ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} "${TEST_PATHS[@]}" >"$OUT/tests.log" 2>&1 )
 summary "tests: $(grep -E "passed|failed" "$OUT/tests.log" | tail -1)"
 grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
 
