@@ -698,8 +698,8 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
   const auto& types = common_only ? std::vector<DType>(std::begin(common), std::end(common))
                                   : std::vector<DType>(std::begin(all), std::end(all));
   auto has = [&](DType t) { return std::find(types.begin(), types.end(), t) != types.end(); };
-  // warming (common_only) renders each path alone, as launches compile them; the tests take
-  // every path of a spec in one source
+  // warming (common_only) renders the paths launches take most (contiguous; one element for
+  // array pairs), each alone as a launch compiles it; the tests take every path in one source
   auto add_map = [&](const std::string& label, MapSpec s, const char* paths) {
     if (!common_only) {
       out.emplace_back(label, render_map(s));
@@ -723,7 +723,7 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       }
       s.out_store = loop.types[uf.nin];
       s.out_compute = loop.compute[uf.nin];
-      add_map(cat(uf.name, " ", short_name(loop.types[0])), s, "von");
+      add_map(cat(uf.name, " ", short_name(loop.types[0])), s, "v");
       if (!common_only) {  // the other operand modes and a mask
         s.in_mode.assign(uf.nin, InputMode::array);
         s.in_mode[0] = InputMode::broadcast;
@@ -734,9 +734,9 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       }
       if (common_only && uf.nin == 2) {  // what `x + y` and `2 * x` launch (cache warming)
         s.in_mode = {InputMode::array, InputMode::array};
-        add_map(cat(uf.name, " ", short_name(loop.types[0]), " arrays"), s, "von");
+        add_map(cat(uf.name, " ", short_name(loop.types[0]), " arrays"), s, "vo");  // "o": tiny arrays
         s.in_mode = {InputMode::value, InputMode::array};
-        add_map(cat(uf.name, " ", short_name(loop.types[0]), " scalar first"), s, "von");
+        add_map(cat(uf.name, " ", short_name(loop.types[0]), " scalar first"), s, "v");
       }
     }
   for (DType from : types)
@@ -749,7 +749,7 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       s.in_mode = {InputMode::array};
       s.out_store = s.out_compute = to;
       s.transpose = true;
-      add_map(s.name, s, "vont");
+      add_map(s.name, s, "vt");
     }
   for (DType t : types) {
     out.emplace_back(cat("arange ", short_name(t)), render_arange(t));
