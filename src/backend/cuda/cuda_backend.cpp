@@ -95,8 +95,10 @@ runtime::ProgramOptions kernel_options(const std::string& arch) {
   o.include_paths = {device_include_dir()};
   // NVRTC's fast-compile mode at its mildest level: a first call of a new kernel compiles in about
   // 2/3 of the time (copysign float32 0.12 -> 0.08 s, arctan2 float64 0.30 -> 0.14 s on the
-  // development VM); array kernels are memory-bound, so the lighter optimisation costs them little
-  o.extra = {"-Ofc=min"};
+  // development VM); array kernels are memory-bound, so the lighter optimisation costs them little.
+  // NVRTC has the option from 12.8 on.
+  const auto& api = cuda::nvrtc();
+  if (api.major > 12 || (api.major == 12 && api.minor >= 8)) o.extra = {"-Ofc=min"};
   return o;
 }
 
