@@ -136,19 +136,34 @@ std::string call_args(const MapSpec& s, F elem) {
   return out;
 }
 
+/// The contiguous path: 16-byte vectors, grid-stride, each thread's next vectors requested one
+/// iteration ahead (two loads in flight per input without a second inlined copy of the op).
 std::string vec_kernel(const MapSpec& s) {
-  std::string loads;
+  std::string decl, first, next, shift;
   for (std::size_t k = 0; k < s.in_store.size(); ++k)
-    if (s.in_mode[k] == InputMode::array)
-      loads += cat("    const Vec<S", k, ", V> x", k, " = reinterpret_cast<const Vec<S", k, ", V>*>(p", k, ")[j];\n");
-  if (s.where) loads += "    const Vec<bool, V> w = reinterpret_cast<const Vec<bool, V>*>(pw)[j];\n";
-  std::string r = s.where ? "    Vec<SO, V> r = reinterpret_cast<const Vec<SO, V>*>(po)[j];\n" : "    Vec<SO, V> r;\n";
+    if (s.in_mode[k] == InputMode::array) {
+      decl += cat("  Vec<S", k, ", V> x", k, ", y", k, ";\n");
+      first += cat("    x", k, " = reinterpret_cast<const Vec<S", k, ", V>*>(p", k, ")[j];\n");
+      next += cat("      y", k, " = reinterpret_cast<const Vec<S", k, ", V>*>(p", k, ")[j + step];\n");
+      shift += cat("    x", k, " = y", k, ";\n");
+    }
+  if (s.where) {
+    decl += "  Vec<bool, V> w, yw;\n";
+    first += "    w = reinterpret_cast<const Vec<bool, V>*>(pw)[j];\n";
+    next += "      yw = reinterpret_cast<const Vec<bool, V>*>(pw)[j + step];\n";
+    shift += "    w = yw;\n";
+  }
+  const std::string r =
+      s.where ? "    Vec<SO, V> r = reinterpret_cast<const Vec<SO, V>*>(po)[j];\n" : "    Vec<SO, V> r;\n";
   const std::string guard = s.where ? "if (w.v[e]) " : "";
   return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name, "_vec(", kernel_params(s), ") {\n",
              "  constexpr int V = ", s.vector_width(), ";\n", broadcast_loads(s), "  const i64 nv = n / V;\n",
-             "  CUPRIC_GRID_LOOP(j, 0, nv) {\n", loads, r, "#pragma unroll\n    for (int e = 0; e < V; ++e) ", guard,
-             "r.v[e] = apply_op(", call_args(s, [](std::size_t k) { return cat("x", k, ".v[e]"); }), ");\n",
-             "    reinterpret_cast<Vec<SO, V>*>(po)[j] = r;\n  }\n", "  CUPRIC_GRID_LOOP(i, nv * V, n) {\n",
+             "  const i64 step = (i64)gridDim.x * blockDim.x;\n", decl,
+             "  i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;\n", "  if (j < nv) {\n", first, "  }\n",
+             "  for (; j < nv; j += step) {\n", "    if (j + step < nv) {\n", next, "    }\n", r,
+             "#pragma unroll\n    for (int e = 0; e < V; ++e) ", guard, "r.v[e] = apply_op(",
+             call_args(s, [](std::size_t k) { return cat("x", k, ".v[e]"); }), ");\n",
+             "    reinterpret_cast<Vec<SO, V>*>(po)[j] = r;\n", shift, "  }\n", "  CUPRIC_GRID_LOOP(i, nv * V, n) {\n",
              s.where ? "    if (!pw[i]) continue;\n" : "", "    po[i] = apply_op(",
              call_args(s, [](std::size_t k) { return cat("p", k, "[i]"); }), ");\n  }\n}\n");
 }
