@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "cupric/array.hpp"
 
@@ -43,8 +44,23 @@ class Generator {
   Array integers(std::int64_t low, std::int64_t high, const Shape& shape, DType dtype = DType::int64,
                  Device device = Device::cpu(), bool endpoint = false);
 
+  // Orderings and samples (random_sampling.cpp). The positions are drawn on the host from the
+  // generator's stream (Fisher-Yates for orderings), so that they are the same for every device;
+  // the data then moves on its own device.
+  /// A random ordering of 0 .. n-1 (int64).
+  Array permutation(std::int64_t n, Device device = Device::cpu());
+  /// A copy of x with its elements reordered along axis 0.
+  Array permutation(const Array& x);
+  /// Reorders x along axis 0 in place.
+  void shuffle(const Array& x);
+  /// Elements of x along axis 0 (or of arange(n) when `population` is null and n is given),
+  /// with or without replacement, uniformly or with probabilities p (1-d, length n, summing to 1).
+  Array choice(const Array* population, std::int64_t n, const Shape& shape, bool replace, const Array* p,
+               Device device);
+
  private:
   Array draw(RandomRequest request, const Shape& shape, DType dtype, Device device);
+  std::vector<std::int64_t> host_ordering(std::int64_t n);
   std::uint64_t key_;
   std::uint64_t counter_ = 0;
 };

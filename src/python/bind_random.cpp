@@ -16,6 +16,10 @@ Shape size_from_py(nb::handle size) {
   return s;
 }
 
+void check_axis0(const char* what, int axis) {
+  if (axis != 0) throw NotImplementedError(cat(what, ": only axis=0 is supported so far, got axis=", axis));
+}
+
 DType float_dtype(nb::handle dtype) { return optional_dtype(dtype).value_or(DType::float64); }
 
 std::uint64_t seed_from_py(nb::handle seed) {
@@ -72,7 +76,29 @@ void bind_random(nb::module_& m) {
         }
         return g.integers(lo, hi, size_from_py(size), optional_dtype(dtype).value_or(DType::int64), device_from_py(device), endpoint);
       }, nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
-         nb::arg("endpoint") = false, nb::arg("device") = nb::none());
+         nb::arg("endpoint") = false, nb::arg("device") = nb::none())
+      .def("permutation", [](Generator& g, nb::handle x, int axis, nb::handle device) {
+        check_axis0("permutation", axis);
+        if (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr())) return g.permutation(nb::cast<std::int64_t>(x), device_from_py(device));
+        return g.permutation(array_from_py(x));
+      }, nb::arg("x"), nb::arg("axis") = 0, nb::arg("device") = nb::none(),
+         "A random ordering of range(x) (x an int), or a copy of x reordered along axis 0.")
+      .def("shuffle", [](Generator& g, const Array& x, int axis) {
+        check_axis0("shuffle", axis);
+        g.shuffle(x);
+      }, nb::arg("x"), nb::arg("axis") = 0, "Reorders x along axis 0 in place.")
+      .def("choice", [](Generator& g, nb::handle a, nb::handle size, bool replace, nb::handle p, int axis, nb::handle device) {
+        check_axis0("choice", axis);
+        std::optional<Array> pa, population;
+        if (!p.is_none()) pa = array_from_py(p);
+        std::int64_t n = 0;
+        if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) n = nb::cast<std::int64_t>(a);
+        else population = array_from_py(a);
+        return g.choice(population ? &*population : nullptr, n, size_from_py(size), replace, pa ? &*pa : nullptr,
+                        device_from_py(device));
+      }, nb::arg("a"), nb::arg("size") = nb::none(), nb::arg("replace") = true, nb::arg("p") = nb::none(),
+         nb::arg("axis") = 0, nb::arg("device") = nb::none(),
+         "Samples of a (an array: along axis 0; an int n: of range(n)), with or without replacement, optionally weighted by p.");
 }
 
 }  // namespace cupric::py

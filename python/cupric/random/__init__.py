@@ -3,13 +3,14 @@
     rng = cu.random.default_rng(42)
     x = rng.standard_normal((1000, 1000), dtype=cu.float32)
 
-The legacy functions (seed, rand, randn, randint, random) draw from one global Generator.
+The legacy functions (seed, rand, randn, randint, random, choice, permutation, shuffle, ...) draw
+from one global Generator.
 """
 
 from .._cupric import Generator
 
 __all__ = ["Generator", "default_rng", "seed", "rand", "randn", "randint", "random", "random_sample",
-           "uniform", "normal", "standard_normal", "exponential"]
+           "uniform", "normal", "standard_normal", "exponential", "choice", "permutation", "shuffle"]
 
 
 def default_rng(seed=None):
@@ -65,3 +66,15 @@ def standard_normal(size=None):
 
 def exponential(scale=1.0, size=None):
     return _global.exponential(scale, size)
+
+
+def choice(a, size=None, replace=True, p=None):
+    return _global.choice(a, size, replace, p)
+
+
+def permutation(x):
+    return _global.permutation(x)
+
+
+def shuffle(x):
+    _global.shuffle(x)
