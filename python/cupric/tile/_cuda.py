@@ -454,10 +454,7 @@ class CudaKernel:
             return  # an empty grid launches nothing
         mod = _cuda_module()
         args = flatten_arguments(runtime, self.param_types)
-        if stream is None:
-            stream = mod.current_stream(self.device)
-        elif not isinstance(stream, mod.Stream):
-            stream = mod.Stream.wrap(stream)
+        stream = resolve_stream(stream, self.device)
         for v in runtime:
             if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:
                 stream.wait(mod.Stream.wrap(v.stream))  # CAI v3: order after the producer's work
@@ -500,10 +497,9 @@ def _save_index(path, entry):
         pass  # the index is an optimisation
 
 
-def launch(compiled, grid, args, stream, device):
-    """Runs a compiled kernel on `device` ('cuda:N') on `stream` (None: the current stream). The
-    first launch on a device loads the kernel: from the disk index when this specialisation was
-    compiled before (a new process skips the frontend), else by compiling it."""
+def load(compiled, device):
+    """The kernel of a specialisation loaded on `device` ('cuda:N'): from the disk index when it
+    was compiled before (a new process skips the frontend), else by compiling it. Once per device."""
     mod = _cuda_module()
     if mod is None:
         raise NotImplementedError(f"cupric.tile: launching on {device} needs cupric.cuda, which is not in this build")
@@ -519,4 +515,19 @@ def launch(compiled, grid, args, stream, device):
             if path is not None and k.compiled["compiler"] == "nvrtc":
                 _save_index(path, k.index_entry)
         compiled.cuda_kernels[index] = k
-    k.launch(grid, args, stream)
+    return k
+
+
+def resolve_stream(stream, device_index):
+    """The cupric Stream a launch goes to: `stream` (a cupric Stream or anything Stream.wrap takes),
+    or the device's current stream when None."""
+    mod = _cuda_module()
+    if stream is None:
+        return mod.current_stream(device_index)
+    return stream if isinstance(stream, mod.Stream) else mod.Stream.wrap(stream)
+
+
+def launch(compiled, grid, args, stream, device):
+    """Runs a compiled kernel on `device` ('cuda:N') on `stream` (None: the current stream),
+    loading it first if needed (see load)."""
+    load(compiled, device).launch(grid, args, stream)
