@@ -190,15 +190,14 @@ def _is_array_like(v):
     )
 
 
+def _is_typed_scalar(v):
+    """NumPy scalars and 0-d arrays: scalar arguments that keep their dtype (not weak)."""
+    return isinstance(v, np.generic) or (isinstance(v, (_c.ndarray, np.ndarray)) and v.ndim == 0)
+
+
 def _as_cupric(v):
-    if isinstance(v, _c.ndarray):
-        return v
-    if isinstance(v, np.ndarray) and v.dtype.name == "bfloat16":
-        raise TypeError(
-            "pass bfloat16 data to compiled kernels as cupric arrays (cu.asarray(x.astype(np.float32))"
-            ".astype(cu.bfloat16)); NumPy has no bfloat16 of its own"
-        )
-    return _c.asarray(v)
+    """A host array argument as a cupric array over the same memory (NumPy bfloat16 included)."""
+    return I.host_view(v)
 
 
 class Compiled:
@@ -330,6 +329,15 @@ class _Launch:
             _cuda.launch(self.compiled, g, self.runtime, stream, self.device)
 
 
+def _interpreter_argument(v):
+    """A run-time argument as the interpreter hands it to the body: arrays as I.Array (a cupric
+    view), NumPy scalars and 0-d arrays as 0-d tiles (strong dtypes), Python numbers as they are
+    (weak, NEP 50)."""
+    if _is_typed_scalar(v):
+        return I.Tile(I.host_view(np.asarray(v) if isinstance(v, np.generic) else v).to_device("cpu").copy())
+    return I.Array(v) if _is_array_like(v) else v
+
+
 def _grid3(grid, constants):
     if callable(grid):
         grid = grid(constants)
@@ -394,6 +402,11 @@ class Kernel:
             if is_const:
                 key.append(_freeze(v))
                 specs.append((p.name, ("constant", v)))
+            elif _is_typed_scalar(v):  # before arrays: NumPy scalars have __array_interface__ too
+                dt = _c.dtype(v.dtype) if isinstance(v, _c.ndarray) else _c.dtype(I.host_view(np.asarray(v)).dtype)
+                key.append(("s", dt.name))
+                specs.append((p.name, ("scalar", dt, False)))
+                runtime.append(v.item())
             elif _is_array_like(v):
                 a = _cuda.device_array(v)  # CUDA arrays of any library; None for host arrays
                 if a is None:
@@ -415,11 +428,6 @@ class Kernel:
                 dt = _c.bool_ if isinstance(v, bool) else _c.int64 if isinstance(v, int) else _c.float64
                 specs.append((p.name, ("scalar", dt, True)))
                 runtime.append(v)
-            elif isinstance(v, np.generic) or (isinstance(v, _c.ndarray) and v.ndim == 0):
-                dt = _c.dtype(v.dtype.name if isinstance(v, np.generic) else v.dtype)
-                key.append(("s", dt.name))
-                specs.append((p.name, ("scalar", dt, False)))
-                runtime.append(v.item())
             else:
                 raise TypeError(
                     f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
@@ -467,13 +475,12 @@ class Kernel:
     def _interpret(self, grid, values):
         constants = {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c}
         g = _grid3(grid, constants)
-        args = [v if c or not _is_array_like(v) else I.Array(v) for c, v in zip(self.constants, values, strict=True)]
-        with np.errstate(all="ignore"):  # compiled kernels do not warn about nan/inf/overflow either
-            for bz in range(g[2]):
-                for by in range(g[1]):
-                    for bx in range(g[0]):
-                        with I.Block((bx, by, bz), g):
-                            self.fn(*args)
+        args = [v if c else _interpreter_argument(v) for c, v in zip(self.constants, values, strict=True)]
+        for bz in range(g[2]):
+            for by in range(g[1]):
+                for bx in range(g[0]):
+                    with I.Block((bx, by, bz), g):
+                        self.fn(*args)
 
     # ---- inspection ----------------------------------------------------------------------------------
 
