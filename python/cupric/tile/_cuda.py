@@ -65,7 +65,11 @@ def _include_paths(include_dir):
 
 
 _PTXAS_VERBOSE = "--ptxas-options=-v"  # registers / spills / smem in the log
-_EXTRA = ["-default-device", _PTXAS_VERBOSE]
+# -minimal leaves out the texture and runtime-API declarations NVRTC parses for every program,
+# which tile kernels never use (~5 ms of a cold compile; docs/tile.md has the measurements).
+_MINIMAL = "-minimal"
+_OPTIONAL = (_MINIMAL, _PTXAS_VERBOSE)  # dropped, in this order, by an NVRTC that refuses them
+_EXTRA = ["-default-device", _MINIMAL, _PTXAS_VERBOSE]
 
 
 @functools.lru_cache(maxsize=4)
@@ -165,14 +169,16 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
     t0 = time.perf_counter()
     prog = _program(source, include_dir, arch)
     before = mod.compile_cache.stats()["misses"]
-    try:
-        obj = prog.compile("cubin")
-    except mod.CompileError as err:
-        if "INVALID_OPTION" not in str(err) or _PTXAS_VERBOSE not in _EXTRA:
-            raise
-        _EXTRA.remove(_PTXAS_VERBOSE)  # an NVRTC without ptxas options: no resource report then
-        prog = _program(source, include_dir, arch)
-        obj = prog.compile("cubin")
+    while True:
+        try:
+            obj = prog.compile("cubin")
+            break
+        except mod.CompileError as err:
+            dropped = [o for o in _OPTIONAL if o in _EXTRA]
+            if "INVALID_OPTION" not in str(err) or not dropped:
+                raise
+            _EXTRA.remove(dropped[0])  # an older NVRTC (without ptxas options: no resource report)
+            prog = _program(source, include_dir, arch)
     out = {"compiler": "nvrtc", "object": obj, "cubin": obj.code, "log": obj.log}
     _store_cubin(mod, source, include_dir, arch, out["cubin"], out["log"])
     if "ptx" in outputs:
