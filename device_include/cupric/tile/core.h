@@ -30,6 +30,17 @@ struct Dims {
   }
 };
 
+/// True, and on the GPU tells the compiler what the launch guarantees (0 <= tid < kThreads), so
+/// that the bounds tests of tiles that fill every slot disappear from the code that stages them in
+/// shared memory (smaller kernels, faster compiles; docs/tile.md, "Compile times (NVRTC)").
+CUPRIC_TC bool in_block(int tid) {
+#ifdef CUPRIC_TILE_DEVICE
+  if (!__builtin_is_constant_evaluated()) __builtin_assume(tid >= 0 && tid < kThreads);
+#endif
+  (void)tid;
+  return true;
+}
+
 /// Element e of an N-element tile lives on thread ((e / kVec) % kThreads) at slot
 /// (e / (kVec * kThreads)) * kVec + e % kVec: runs of kVec elements dealt round-robin, so that a
 /// warp's accesses are contiguous and each thread's are vectors. Size-1 tiles are replicated.
@@ -37,9 +48,9 @@ template <int N>
 struct Layout {
   static constexpr int kSlots = N == 1 ? 1 : ((N + kThreads * kVec - 1) / (kThreads * kVec)) * kVec;
   static CUPRIC_TC int elem(int tid, int s) { return N == 1 ? 0 : ((s / kVec) * kThreads + tid) * kVec + s % kVec; }
-  static CUPRIC_TC bool valid(int tid, int s) { return elem(tid, s) < N; }
+  static CUPRIC_TC bool valid(int tid, int s) { return in_block(tid) && elem(tid, s) < N; }
   /// The one thread that performs side effects (stores, atomics, prints) for slot s.
-  static CUPRIC_TC bool owns(int tid, int s) { return N == 1 ? tid == 0 : elem(tid, s) < N; }
+  static CUPRIC_TC bool owns(int tid, int s) { return N == 1 ? tid == 0 : in_block(tid) && elem(tid, s) < N; }
 };
 
 template <class T, int N>
@@ -77,6 +88,23 @@ inline ArrayRef<T, ND> array_ref(const void* arg) {
   return r;
 }
 #endif
+
+/// Offset of the element at `start + local index of e` along every dimension but the last (and
+/// whether those are inside the array), plus the element's index along the last dimension: the
+/// start of a run of consecutive elements of one row.
+template <class Sh, class T, int ND>
+CUPRIC_TD bool row_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, i64& off, i64& last) {
+  bool ok = true;
+  off = 0;
+  CUPRIC_TILE_UNROLL
+  for (int d = ND - 2; d >= 0; --d) {
+    const i64 g = start[d] + (e / Sh::inner(d)) % Sh::dim(d);
+    ok = ok && g >= 0 && g < a.shape[d];
+    off += g * a.stride[d];
+  }
+  last = start[ND - 1] + e % Sh::dim(ND - 1);
+  return ok;
+}
 
 /// Offset of the element at `start + local index of e` and whether it is inside the array.
 template <class Sh, class T, int ND>

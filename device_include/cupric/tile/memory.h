@@ -81,26 +81,25 @@ CUPRIC_TD void load(const Block& b, Tile<T, Sh::size>& out, const ArrayRef<T, ND
 #else
   using L = Layout<Sh::size>;
   if constexpr (kVec > 1 && Sh::size > 1 && Sh::dim(ND - 1) % kVec == 0) {
-    const bool unit = a.stride[ND - 1] == 1;
+    // kVec consecutive elements of one row per access: one vector where the row is contiguous,
+    // aligned and wholly inside; else element by element along the row (ragged edges)
+    const i64 n = a.shape[ND - 1], st = a.stride[ND - 1];
     CUPRIC_TILE_UNROLL
     for (int j = 0; j < L::kSlots / kVec; ++j) {
       const int e0 = L::elem(b.tid, j * kVec);
-      i64 off = 0;
-      const bool ok = e0 < Sh::size && element_offset<Sh>(a, start, e0, off);
-      const i64 last = start[ND - 1] + e0 % Sh::dim(ND - 1) + kVec - 1;
-      const T* p = a.data + off;
-      if (unit && ok && last < a.shape[ND - 1] && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
-        const VecOf<T> vec = *reinterpret_cast<const VecOf<T>*>(p);
-        CUPRIC_TILE_UNROLL
-        for (int i = 0; i < kVec; ++i) out.v[j * kVec + i] = vec.v[i];
+      i64 off = 0, g = 0;
+      const bool row = e0 < Sh::size && row_offset<Sh>(a, start, e0, off, g);
+      const T* p = a.data + off + g * st;
+      VecOf<T> vec;
+      const bool whole = row && st == 1 && g >= 0 && g + kVec <= n;
+      if (whole && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
+        vec = *reinterpret_cast<const VecOf<T>*>(p);
       } else {
         CUPRIC_TILE_UNROLL
-        for (int i = 0; i < kVec; ++i) {
-          i64 o;
-          const bool in = e0 + i < Sh::size && element_offset<Sh>(a, start, e0 + i, o);
-          out.v[j * kVec + i] = in ? a.data[o] : pad;
-        }
+        for (int i = 0; i < kVec; ++i) vec.v[i] = row && g + i >= 0 && g + i < n ? p[i * st] : pad;
       }
+      CUPRIC_TILE_UNROLL
+      for (int i = 0; i < kVec; ++i) out.v[j * kVec + i] = vec.v[i];
     }
   } else {
     CUPRIC_TILE_UNROLL
@@ -124,25 +123,23 @@ CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size>& in, const ArrayRef
 #else
   using L = Layout<Sh::size>;
   if constexpr (kVec > 1 && Sh::size > 1 && Sh::dim(ND - 1) % kVec == 0) {
-    const bool unit = a.stride[ND - 1] == 1;
+    const i64 n = a.shape[ND - 1], st = a.stride[ND - 1];  // as in load
     CUPRIC_TILE_UNROLL
     for (int j = 0; j < L::kSlots / kVec; ++j) {
       const int e0 = L::elem(b.tid, j * kVec);
-      i64 off = 0;
-      const bool ok = e0 < Sh::size && element_offset<Sh>(a, start, e0, off);
-      const i64 last = start[ND - 1] + e0 % Sh::dim(ND - 1) + kVec - 1;
-      T* p = a.data + off;
-      if (unit && ok && last < a.shape[ND - 1] && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
-        VecOf<T> vec;
-        CUPRIC_TILE_UNROLL
-        for (int i = 0; i < kVec; ++i) vec.v[i] = in.v[j * kVec + i];
+      i64 off = 0, g = 0;
+      const bool row = e0 < Sh::size && row_offset<Sh>(a, start, e0, off, g);
+      T* p = a.data + off + g * st;
+      VecOf<T> vec;
+      CUPRIC_TILE_UNROLL
+      for (int i = 0; i < kVec; ++i) vec.v[i] = in.v[j * kVec + i];
+      const bool whole = row && st == 1 && g >= 0 && g + kVec <= n;
+      if (whole && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
         *reinterpret_cast<VecOf<T>*>(p) = vec;
-      } else {
+      } else if (row) {
         CUPRIC_TILE_UNROLL
-        for (int i = 0; i < kVec; ++i) {
-          i64 o;
-          if (e0 + i < Sh::size && element_offset<Sh>(a, start, e0 + i, o)) a.data[o] = in.v[j * kVec + i];
-        }
+        for (int i = 0; i < kVec; ++i)
+          if (g + i >= 0 && g + i < n) p[i * st] = vec.v[i];
       }
     }
   } else {

@@ -20,6 +20,7 @@ import math as _math
 
 from .. import _cupric as _c
 from . import _ops
+from ._autotune import AutotuneError, Config, autotune
 from ._kernel import Constant, Kernel, TileFunction, function, kernel, launch
 from ._ops import (  # noqa: F401
     arange,
@@ -81,7 +82,10 @@ def cdiv(a, b):
 
 
 __all__ = [
+    "AutotuneError",
     "CompileError",
+    "Config",
+    "autotune",
     "Constant",
     "Kernel",
     "TileFunction",

@@ -65,7 +65,11 @@ def _include_paths(include_dir):
 
 
 _PTXAS_VERBOSE = "--ptxas-options=-v"  # registers / spills / smem in the log
-_EXTRA = ["-default-device", _PTXAS_VERBOSE]
+# -minimal leaves out the texture and runtime-API declarations NVRTC parses for every program,
+# which tile kernels never use (~5 ms of a cold compile; docs/tile.md has the measurements).
+_MINIMAL = "-minimal"
+_OPTIONAL = (_MINIMAL, _PTXAS_VERBOSE)  # dropped, in this order, by an NVRTC that refuses them
+_EXTRA = ["-default-device", _MINIMAL, _PTXAS_VERBOSE]
 
 
 @functools.lru_cache(maxsize=4)
@@ -165,14 +169,16 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
     t0 = time.perf_counter()
     prog = _program(source, include_dir, arch)
     before = mod.compile_cache.stats()["misses"]
-    try:
-        obj = prog.compile("cubin")
-    except mod.CompileError as err:
-        if "INVALID_OPTION" not in str(err) or _PTXAS_VERBOSE not in _EXTRA:
-            raise
-        _EXTRA.remove(_PTXAS_VERBOSE)  # an NVRTC without ptxas options: no resource report then
-        prog = _program(source, include_dir, arch)
-        obj = prog.compile("cubin")
+    while True:
+        try:
+            obj = prog.compile("cubin")
+            break
+        except mod.CompileError as err:
+            dropped = [o for o in _OPTIONAL if o in _EXTRA]
+            if "INVALID_OPTION" not in str(err) or not dropped:
+                raise
+            _EXTRA.remove(dropped[0])  # an older NVRTC (without ptxas options: no resource report)
+            prog = _program(source, include_dir, arch)
     out = {"compiler": "nvrtc", "object": obj, "cubin": obj.code, "log": obj.log}
     _store_cubin(mod, source, include_dir, arch, out["cubin"], out["log"])
     if "ptx" in outputs:
@@ -454,10 +460,7 @@ class CudaKernel:
             return  # an empty grid launches nothing
         mod = _cuda_module()
         args = flatten_arguments(runtime, self.param_types)
-        if stream is None:
-            stream = mod.current_stream(self.device)
-        elif not isinstance(stream, mod.Stream):
-            stream = mod.Stream.wrap(stream)
+        stream = resolve_stream(stream, self.device)
         for v in runtime:
             if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:
                 stream.wait(mod.Stream.wrap(v.stream))  # CAI v3: order after the producer's work
@@ -500,10 +503,9 @@ def _save_index(path, entry):
         pass  # the index is an optimisation
 
 
-def launch(compiled, grid, args, stream, device):
-    """Runs a compiled kernel on `device` ('cuda:N') on `stream` (None: the current stream). The
-    first launch on a device loads the kernel: from the disk index when this specialisation was
-    compiled before (a new process skips the frontend), else by compiling it."""
+def load(compiled, device):
+    """The kernel of a specialisation loaded on `device` ('cuda:N'): from the disk index when it
+    was compiled before (a new process skips the frontend), else by compiling it. Once per device."""
     mod = _cuda_module()
     if mod is None:
         raise NotImplementedError(f"cupric.tile: launching on {device} needs cupric.cuda, which is not in this build")
@@ -519,4 +521,19 @@ def launch(compiled, grid, args, stream, device):
             if path is not None and k.compiled["compiler"] == "nvrtc":
                 _save_index(path, k.index_entry)
         compiled.cuda_kernels[index] = k
-    k.launch(grid, args, stream)
+    return k
+
+
+def resolve_stream(stream, device_index):
+    """The cupric Stream a launch goes to: `stream` (a cupric Stream or anything Stream.wrap takes),
+    or the device's current stream when None."""
+    mod = _cuda_module()
+    if stream is None:
+        return mod.current_stream(device_index)
+    return stream if isinstance(stream, mod.Stream) else mod.Stream.wrap(stream)
+
+
+def launch(compiled, grid, args, stream, device):
+    """Runs a compiled kernel on `device` ('cuda:N') on `stream` (None: the current stream),
+    loading it first if needed (see load)."""
+    load(compiled, device).launch(grid, args, stream)

@@ -1,11 +1,13 @@
-"""Interpreter support: the running block, array views and tile values for `kernel.interpret`.
+"""Interpreter support: the running block, array arguments and tile values for `kernel.interpret`.
 
 In interpreter mode the kernel's Python body runs eagerly, once per block, so that `print` and
-`pdb` work. Tiles are small NumPy arrays (bfloat16 through ml_dtypes): the cupric namespace does
-not yet have the reductions, reshapes and matrix products the tile ops need. Arithmetic follows
-the compiled path: 16-bit floats compute in float32, sums of small integers widen (NumPy rules).
+`pdb` work. A tile is a `Tile`: a small cupric CPU array with the tile language's operators and
+methods, so every operation runs in cupric's own array engine (bfloat16 included) with the
+compiled path's semantics: 16-bit floats compute in float32, NEP 50 promotion (Python numbers are
+weak), and the conversions of cupric's casts, which the generated code shares.
 """
 
+import builtins
 import threading
 
 import numpy as np
@@ -41,81 +43,194 @@ class Block:
         _state.block = self.previous
 
 
-_BF16 = None
+HALF = (_c.float16, _c.bfloat16)
 
 
-def np_dtype(dtype):
-    """The NumPy dtype of a cupric dtype (or anything cupric.dtype accepts)."""
-    global _BF16
-    d = _c.dtype(dtype)
-    if d == _c.bfloat16:
-        if _BF16 is None:
-            try:
-                import ml_dtypes
-            except ImportError as err:  # pragma: no cover - ml_dtypes is a test dependency
-                raise TypeError("bfloat16 tiles in the interpreter need ml_dtypes (pip install ml_dtypes)") from err
-            _BF16 = np.dtype(ml_dtypes.bfloat16)
-        return _BF16
-    return np.dtype(d.name)
-
-
-def cupric_dtype(np_dt):
-    return _c.dtype(np.dtype(np_dt).name) if np.dtype(np_dt).name != "bfloat16" else _c.bfloat16
-
-
-def is_half(np_dt):
-    return np.dtype(np_dt) == np.float16 or np.dtype(np_dt).name == "bfloat16"
-
-
-class Tile(np.ndarray):
-    """A tile in the interpreter: a NumPy array whose astype also takes cupric dtypes."""
-
-    def astype(self, dtype, *args, **kwargs):
-        return np.ndarray.astype(self, np_dtype(dtype), *args, **kwargs).view(Tile)
-
-
-def tile(x):
-    """x as a Tile (NumPy scalars and Python numbers stay scalars)."""
-    if isinstance(x, np.ndarray) and x.ndim > 0:
-        return x if isinstance(x, Tile) else x.view(Tile)
-    return x
-
-
-class _Interface:
-    def __init__(self, d):
-        self.__array_interface__ = d
+def host_view(obj):
+    """A cupric CPU array over `obj`'s memory (no copy): cupric arrays as they are, NumPy arrays
+    and array-interface objects through cu.asarray, NumPy bfloat16 (ml_dtypes) reinterpreted from
+    its 16-bit pattern."""
+    if isinstance(obj, _c.ndarray):
+        return obj
+    if isinstance(obj, np.ndarray) and obj.dtype.name == "bfloat16":
+        return _c.asarray(obj.view(np.uint16))._view_as(_c.bfloat16)
+    return _c.asarray(obj)
 
 
 class Array:
-    """An array argument in the interpreter: a NumPy view of the cupric (or NumPy) array."""
+    """An array argument in the interpreter: a cupric CPU view of the argument (`.array`), with the
+    shape, strides (in elements), ndim and dtype a kernel reads."""
 
     def __init__(self, obj):
-        self.obj = obj
-        if isinstance(obj, _c.ndarray):
-            if obj.device != "cpu":
-                raise ValueError(
-                    f"the interpreter runs on the CPU; this array is on {obj.device} (move it with x.to_device('cpu'))"
-                )
-            if obj.dtype == _c.bfloat16:
-                iface = {
-                    "typestr": "<u2",
-                    "shape": obj.shape,
-                    "strides": obj.strides,
-                    "data": (obj._data_ptr, not obj.flags["WRITEABLE"]),
-                    "version": 3,
-                }
-                view = np.asarray(_Interface(iface)).view(np_dtype(_c.bfloat16))
-            else:
-                view = np.asarray(obj)
-        else:
-            view = np.asarray(obj)
-        self.np = view
-        self.shape = tuple(int(d) for d in view.shape)
-        self.ndim = view.ndim
-        self.dtype = cupric_dtype(view.dtype)
+        a = host_view(obj)
+        if a.device != "cpu":
+            raise ValueError(
+                f"the interpreter runs on the CPU; this array is on {a.device} (move it with x.to_device('cpu'))"
+            )
+        self.array = a
+        self.shape = tuple(int(d) for d in a.shape)
+        self.strides = tuple(int(s) for s in a._element_strides)
+        self.ndim = a.ndim
+        self.dtype = a.dtype
 
     def __repr__(self):
         return f"<tile array {self.dtype} {self.shape}>"
+
+
+def value(x):
+    """The cupric array (or Python number) behind a tile, an argument or a NumPy value."""
+    if isinstance(x, Tile):
+        return x.array
+    if isinstance(x, (_c.ndarray, bool, int, float)):
+        return x
+    if isinstance(x, (np.ndarray, np.generic)):
+        return host_view(np.asarray(x))  # keeps its dtype (a strong scalar, as in compiled code)
+    if isinstance(x, (tuple, list)):
+        return type(x)(value(v) for v in x)
+    return x
+
+
+def array(x, dtype=None):
+    """x as a cupric array (Python numbers become 0-d arrays), converted to `dtype` if given."""
+    a = value(x)
+    if not isinstance(a, _c.ndarray):
+        a = _c.asarray(a)
+    return a if dtype is None or a.dtype == dtype else a.astype(dtype)
+
+
+def wrap(a):
+    return a if isinstance(a, Tile) else Tile(a)
+
+
+def _binary(ufunc, reflected=False):
+    fn = getattr(_c, ufunc)
+    if reflected:
+        return lambda self, other: Tile(fn(value(other), self.array))
+    return lambda self, other: Tile(fn(self.array, value(other)))
+
+
+class Tile:
+    """A tile in the interpreter: a cupric CPU array (`.array`) with the tile language's operators
+    and methods (`t.astype`, `t.reshape`, `t.sum`, `a @ b` with mma's accumulator types, ...)."""
+
+    __slots__ = ("array",)
+    __array_ufunc__ = None  # NumPy scalars defer to the tile's reflected operators
+    __hash__ = None
+
+    def __init__(self, a):
+        self.array = a
+
+    shape = property(lambda self: tuple(self.array.shape))
+    dtype = property(lambda self: self.array.dtype)
+    ndim = property(lambda self: self.array.ndim)
+    size = property(lambda self: self.array.size)
+    T = property(lambda self: Tile(self.array.T))
+
+    def __repr__(self):
+        return f"tile({self.array!r})"
+
+    def __str__(self):
+        return str(self.array)
+
+    def __format__(self, spec):
+        return format(self.array.item(), spec) if spec and self.ndim == 0 else str(self)
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.asarray(self.array)
+        return out if dtype is None else out.astype(dtype)
+
+    def __len__(self):
+        return len(self.array)
+
+    def __bool__(self):
+        return bool(self.array)
+
+    def __int__(self):
+        return int(self.array)
+
+    def __float__(self):
+        return float(self.array)
+
+    def __index__(self):
+        return self.array.__index__()
+
+    def item(self):
+        return self.array.item()
+
+    def tolist(self):
+        return self.array.tolist()
+
+    def __getitem__(self, key):
+        return Tile(self.array[value(key)])
+
+    def __neg__(self):
+        return Tile(_c.negative(self.array))
+
+    def __pos__(self):
+        return Tile(_c.positive(self.array))
+
+    def __invert__(self):
+        return Tile(_c.invert(self.array))
+
+    def __abs__(self):
+        return Tile(_c.absolute(self.array))
+
+    def __matmul__(self, other):
+        from . import _ops
+
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        from . import _ops
+
+        return _ops.matmul(other, self)
+
+    # the tile methods: the ct.* functions of the same names
+    def astype(self, dtype):
+        return Tile(self.array.astype(_c.dtype(dtype)))
+
+    def reshape(self, *shape):
+        from . import _ops
+
+        return _ops.reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def transpose(self, *axes):
+        from . import _ops
+
+        return _ops.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+
+    def __getattr__(self, name):
+        from . import _ops
+
+        if name in _METHODS:
+            fn = getattr(_ops, name)
+            return lambda *args, **kwargs: fn(self, *args, **kwargs)
+        raise AttributeError(f"tiles have no attribute '{name}'")
+
+
+_METHODS = ("permute", "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "expand_dims")
+
+for _dunder, _ufunc in (
+    ("add", "add"),
+    ("sub", "subtract"),
+    ("mul", "multiply"),
+    ("truediv", "divide"),
+    ("floordiv", "floor_divide"),
+    ("mod", "remainder"),
+    ("pow", "power"),
+    ("lshift", "left_shift"),
+    ("rshift", "right_shift"),
+    ("and", "bitwise_and"),
+    ("or", "bitwise_or"),
+    ("xor", "bitwise_xor"),
+):
+    setattr(Tile, f"__{_dunder}__", _binary(_ufunc))
+    setattr(Tile, f"__r{_dunder}__", _binary(_ufunc, reflected=True))
+for _dunder, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal")):
+    setattr(Tile, f"__{_dunder}__", _binary(_ufunc))
+for _dunder, _ufunc in (("gt", "greater"), ("ge", "greater_equal")):
+    setattr(Tile, f"__{_dunder}__", _binary(_ufunc))
+del _dunder, _ufunc
 
 
 def window(shape, start, array_shape):
@@ -123,7 +238,7 @@ def window(shape, start, array_shape):
     lies inside the array, or None when nothing does."""
     src, dst = [], []
     for n, s, size in zip(shape, start, array_shape, strict=True):
-        lo, hi = max(s, 0), min(s + n, size)
+        lo, hi = builtins.max(s, 0), builtins.min(s + n, size)
         if hi <= lo:
             return None
         src.append(slice(lo, hi))

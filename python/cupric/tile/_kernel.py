@@ -84,6 +84,12 @@ def cache_dir():
     return os.environ.get("CUPRIC_CACHE_DIR") or str(Path.home() / ".cache" / "cupric")
 
 
+def build_stamp():
+    """Which build of the extension this is: a rebuilt one may emit other code."""
+    st = os.stat(_c.__file__)
+    return f"{_c.__file__}:{st.st_size}:{st.st_mtime_ns}"
+
+
 _warned_no_compiler = False
 
 
@@ -184,25 +190,25 @@ def _is_array_like(v):
     )
 
 
+def _is_typed_scalar(v):
+    """NumPy scalars and 0-d arrays: scalar arguments that keep their dtype (not weak)."""
+    return isinstance(v, np.generic) or (isinstance(v, (_c.ndarray, np.ndarray)) and v.ndim == 0)
+
+
 def _as_cupric(v):
-    if isinstance(v, _c.ndarray):
-        return v
-    if isinstance(v, np.ndarray) and v.dtype.name == "bfloat16":
-        raise TypeError(
-            "pass bfloat16 data to compiled kernels as cupric arrays (cu.asarray(x.astype(np.float32))"
-            ".astype(cu.bfloat16)); NumPy has no bfloat16 of its own"
-        )
-    return _c.asarray(v)
+    """A host array argument as a cupric array over the same memory (NumPy bfloat16 included)."""
+    return I.host_view(v)
 
 
 class Compiled:
     """One specialisation of a kernel: its IR, generated sources and loaded CPU binary. The IR
     is built on first need: a kernel found in the disk index launches without it."""
 
-    def __init__(self, kernel, key, specs):
+    def __init__(self, kernel, key, specs, num_threads=None):
         self.kernel = kernel
         self.key = key
         self.specs = specs
+        self.num_threads = kernel.num_threads if num_threads is None else int(num_threads)
         self._function = None
         self.frontend_seconds = 0.0
         self.host = None
@@ -237,7 +243,7 @@ class Compiled:
 
     def cuda(self):
         if self._cuda is None:
-            self._cuda = self.function.emit("cuda", self.kernel.debug, self.kernel.num_threads)
+            self._cuda = self.function.emit("cuda", self.kernel.debug, self.num_threads)
         return self._cuda
 
     # The disk index maps (kernel source and what it refers to, specialisation, compiler and
@@ -264,10 +270,8 @@ class Compiled:
         fp = self.kernel.fingerprint()
         if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
             return None
-        st = os.stat(_c.__file__)  # a rebuilt extension may emit other code
-        build = f"{_c.__file__}:{st.st_size}:{st.st_mtime_ns}"
         h = hashlib.sha1()
-        for part in (fp, repr(self.key), str(self.kernel.debug), str(self.kernel.num_threads), build, repr(target)):
+        for part in (fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), repr(target)):
             h.update(part.encode())
             h.update(b"\0")
         return Path(cache_dir()) / "tile" / "index-cuda" / (h.hexdigest() + ".json")
@@ -295,6 +299,43 @@ class Compiled:
             os.replace(tmp, path)
         except OSError:
             pass  # the index is an optimisation
+
+
+def interpreting():
+    """True when CUPRIC_TILE_INTERPRET asks every launch to run in the interpreter."""
+    return os.environ.get("CUPRIC_TILE_INTERPRET", "0") not in ("", "0")
+
+
+class _Launch:
+    """One specialisation with its run-time arguments: load() compiles or loads its binary for the
+    arguments' device, calling it launches over a grid (CPU: synchronous; CUDA: on `stream`)."""
+
+    __slots__ = ("compiled", "runtime", "device", "constants")
+
+    def __init__(self, compiled, runtime, device, constants):
+        self.compiled, self.runtime, self.device, self.constants = compiled, runtime, device, constants
+
+    def load(self):
+        if self.device == "cpu":
+            self.compiled.build_host()
+        else:
+            _cuda.load(self.compiled, self.device)
+
+    def __call__(self, grid, stream=None):
+        g = _grid3(grid, self.constants)
+        if self.device == "cpu":
+            self.compiled.build_host().launch(g, *self.runtime)
+        else:
+            _cuda.launch(self.compiled, g, self.runtime, stream, self.device)
+
+
+def _interpreter_argument(v):
+    """A run-time argument as the interpreter hands it to the body: arrays as I.Array (a cupric
+    view), NumPy scalars and 0-d arrays as 0-d tiles (strong dtypes), Python numbers as they are
+    (weak, NEP 50)."""
+    if _is_typed_scalar(v):
+        return I.Tile(I.host_view(np.asarray(v) if isinstance(v, np.generic) else v).to_device("cpu").copy())
+    return I.Array(v) if _is_array_like(v) else v
 
 
 def _grid3(grid, constants):
@@ -361,6 +402,11 @@ class Kernel:
             if is_const:
                 key.append(_freeze(v))
                 specs.append((p.name, ("constant", v)))
+            elif _is_typed_scalar(v):  # before arrays: NumPy scalars have __array_interface__ too
+                dt = _c.dtype(v.dtype) if isinstance(v, _c.ndarray) else _c.dtype(I.host_view(np.asarray(v)).dtype)
+                key.append(("s", dt.name))
+                specs.append((p.name, ("scalar", dt, False)))
+                runtime.append(v.item())
             elif _is_array_like(v):
                 a = _cuda.device_array(v)  # CUDA arrays of any library; None for host arrays
                 if a is None:
@@ -382,11 +428,6 @@ class Kernel:
                 dt = _c.bool_ if isinstance(v, bool) else _c.int64 if isinstance(v, int) else _c.float64
                 specs.append((p.name, ("scalar", dt, True)))
                 runtime.append(v)
-            elif isinstance(v, np.generic) or (isinstance(v, _c.ndarray) and v.ndim == 0):
-                dt = _c.dtype(v.dtype.name if isinstance(v, np.generic) else v.dtype)
-                key.append(("s", dt.name))
-                specs.append((p.name, ("scalar", dt, False)))
-                runtime.append(v.item())
             else:
                 raise TypeError(
                     f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
@@ -394,10 +435,12 @@ class Kernel:
                 )
         return tuple(key), specs, runtime, device or "cpu"
 
-    def compiled(self, key, specs):
+    def compiled(self, key, specs, num_threads=None):
+        if num_threads is not None and int(num_threads) != self.num_threads:
+            key = (*key, ("threads", int(num_threads)))  # a launch option of @ct.autotune's configs
         c = self.cache.get(key)
         if c is None:
-            c = self.cache[key] = Compiled(self, key, specs)
+            c = self.cache[key] = Compiled(self, key, specs, num_threads)
         return c
 
     def fingerprint(self):
@@ -408,29 +451,36 @@ class Kernel:
         return self._fingerprint
 
     def _launch(self, grid, stream, interpret, *args, **kwargs):
-        values = self._bind(args, kwargs)
-        if interpret or os.environ.get("CUPRIC_TILE_INTERPRET", "0") not in ("", "0"):
+        return self._run(grid, stream, interpret, self._bind(args, kwargs))
+
+    def _run(self, grid, stream, interpret, values, num_threads=None):
+        """Launches with bound parameter values (one per parameter, in order)."""
+        if interpret or interpreting():
             return self._interpret(grid, values)
+        launch = self._prepare(values, num_threads)
+        if launch is None:
+            return self._interpret(grid, values)
+        launch.load()
+        launch(grid, stream)
+
+    def _prepare(self, values, num_threads=None):
+        """The specialisation for these values, ready to load and launch; None when a CPU kernel
+        meets no C++ compiler (the caller interprets it instead)."""
         key, specs, runtime, device = self._specialise(values)
         if device == "cpu" and key not in self.cache and not _host_compiler_available():
-            return self._interpret(grid, values)
-        compiled = self.compiled(key, specs)
-        g = _grid3(grid, {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c})
-        if device == "cpu":
-            compiled.build_host().launch(g, *runtime)
-        else:
-            _cuda.launch(compiled, g, runtime, stream, device)
+            return None
+        constants = {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c}
+        return _Launch(self.compiled(key, specs, num_threads), runtime, device, constants)
 
     def _interpret(self, grid, values):
         constants = {p.name: v for p, c, v in zip(self.params, self.constants, values, strict=True) if c}
         g = _grid3(grid, constants)
-        args = [v if c or not _is_array_like(v) else I.Array(v) for c, v in zip(self.constants, values, strict=True)]
-        with np.errstate(all="ignore"):  # compiled kernels do not warn about nan/inf/overflow either
-            for bz in range(g[2]):
-                for by in range(g[1]):
-                    for bx in range(g[0]):
-                        with I.Block((bx, by, bz), g):
-                            self.fn(*args)
+        args = [v if c else _interpreter_argument(v) for c, v in zip(self.constants, values, strict=True)]
+        for bz in range(g[2]):
+            for by in range(g[1]):
+                for bx in range(g[0]):
+                    with I.Block((bx, by, bz), g):
+                        self.fn(*args)
 
     # ---- inspection ----------------------------------------------------------------------------------
 
@@ -439,8 +489,11 @@ class Kernel:
         and with compile_cuda=True (NVRTC through cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump
         exists), 'resources' (ptxas' report), 'registers', 'spill_stores', 'spill_loads',
         'dynamic_shared_memory', and with a GPU 'attributes' of the loaded kernel}."""
-        key, specs, _, _ = self._specialise(self._bind(args, kwargs))
-        c = self.compiled(key, specs)
+        return self._inspect(self._bind(args, kwargs), compile_cuda)
+
+    def _inspect(self, values, compile_cuda, num_threads=None):
+        key, specs, _, _ = self._specialise(values)
+        c = self.compiled(key, specs, num_threads)
         host = c.function.emit("host", self.debug)
         cuda = c.cuda()
         c.function  # noqa: B018  (builds the IR if the kernel came from the index)
@@ -467,8 +520,9 @@ def kernel(fn=None, *, debug=False, num_threads=0):
 
 
 def launch(stream, grid, kernel, *args, **kwargs):
-    """Launches `kernel` over `grid` on `stream` (CUDA; None = the device's current stream; ignored on the CPU)."""
-    if not isinstance(kernel, Kernel):
+    """Launches `kernel` (a @ct.kernel, or a @ct.autotune of one) over `grid` on `stream` (CUDA;
+    None = the device's current stream; ignored on the CPU)."""
+    if not hasattr(kernel, "_launch"):
         raise TypeError(f"ct.launch: expected a @ct.kernel, got {type(kernel).__name__}")
     return kernel._launch(grid, stream, False, *args, **kwargs)
 

@@ -1,13 +1,11 @@
 """The cupric.tile operations. Each is one Python function with two meanings:
 
-- called in interpreter mode, it runs eagerly on NumPy tiles (the body below);
+- called in interpreter mode, it runs eagerly on tiles that are cupric CPU arrays (the body below);
 - met by the compiler in a kernel's source, its registered lowering builds IR instead
   (the `lower_*` function next to it), and the C++ builder checks shapes and dtypes.
 """
 
 import inspect as _inspect
-
-import numpy as np
 
 from .. import _cupric as _c
 from . import _interp as I
@@ -38,7 +36,7 @@ def _lower_bid(fe, a):
 @_lowered_by(_lower_bid)
 def bid(axis=0):
     """Index of the running block along `axis` (0, 1 or 2), int32."""
-    return np.int32(I.current_block().bid[axis])
+    return I.Tile(_c.asarray(I.current_block().bid[int(axis)], dtype=_c.int32))
 
 
 def _lower_num_blocks(fe, a):
@@ -48,7 +46,7 @@ def _lower_num_blocks(fe, a):
 @_lowered_by(_lower_num_blocks)
 def num_blocks(axis=0):
     """Number of blocks of the grid along `axis`, int32."""
-    return np.int32(I.current_block().grid[axis])
+    return I.Tile(_c.asarray(I.current_block().grid[int(axis)], dtype=_c.int32))
 
 
 # ---- loads and stores ----------------------------------------------------------------------
@@ -71,11 +69,17 @@ def _lower_load(fe, a, offsets=False):
 def _interp_load(array, start, shape, padding):
     shape = tuple(int(s) for s in _as_tuple(shape))
     start = tuple(int(s) for s in _as_tuple(start))
-    out = np.full(shape, padding, dtype=array.np.dtype)
+    out = _c.full(shape, _scalar(padding), dtype=array.dtype)
     w = I.window(shape, start, array.shape)
     if w is not None:
-        out[w[1]] = array.np[w[0]]
-    return out.view(I.Tile)
+        out[w[1]] = array.array[w[0]]
+    return I.Tile(out)
+
+
+def _scalar(x):
+    """A compile-time scalar (padding, fill value) as a Python number."""
+    v = I.value(x)
+    return v.item() if isinstance(v, _c.ndarray) else v
 
 
 @_lowered_by(_lower_load)
@@ -100,19 +104,19 @@ def _lower_store(fe, a, offsets=False):
 
 
 def _interp_store(array, start, tile):
-    tile = np.asarray(tile)
+    tile = I.array(tile)
     if tile.ndim == 0:
         tile = tile.reshape((1,) * array.ndim)
-    w = I.window(tile.shape, start, array.shape)
+    w = I.window(tuple(tile.shape), start, array.shape)
     if w is not None:
-        array.np[w[0]] = tile[w[1]].astype(array.np.dtype)
+        array.array[w[0]] = tile[w[1]].astype(array.dtype)  # cupric's casts: the compiled conversions
 
 
 @_lowered_by(_lower_store)
 def store(array, index, tile):
     """Writes `tile` (converted to the array's dtype) at tile index `index`; parts outside the
     array are not written."""
-    shape = np.shape(tile) or (1,) * array.ndim
+    shape = tuple(I.array(tile).shape) or (1,) * array.ndim
     _interp_store(array, [int(i) * int(s) for i, s in zip(_as_tuple(index), shape, strict=True)], tile)
 
 
@@ -146,31 +150,37 @@ def _mask(fe, m):
 def gather(array, indices, mask=None, padding=0):
     """array[indices...] for index tiles (one per dimension, broadcast together); elements that
     are masked off or out of bounds read `padding`."""
-    idx = np.broadcast_arrays(
-        *[np.asarray(i, dtype=np.int64) for i in _as_tuple(indices)],
-        *([] if mask is None else [np.asarray(mask, dtype=bool)]),
-    )
-    nd = array.ndim
-    ok = np.ones(idx[0].shape, dtype=bool) if mask is None else idx[nd].copy()
-    for d in range(nd):
-        ok &= (idx[d] >= 0) & (idx[d] < array.shape[d])
-    out = np.full(idx[0].shape, padding, dtype=array.np.dtype)
-    out[ok] = array.np[tuple(i[ok] for i in idx[:nd])]
-    return out.reshape(out.shape or (1,)).view(I.Tile)
+    idx, ok = _checked_indices(array, indices, mask)
+    pad = _c.full((), _scalar(padding), dtype=array.dtype)
+    if array.array.size == 0:
+        out = _c.broadcast_to(pad, tuple(ok.shape))
+    else:  # read an in-bounds element where the index is not, then replace it by the padding
+        safe = tuple(_c.where(ok, i, 0) for i in idx)
+        out = _c.where(ok, array.array[safe], pad)
+    return I.Tile(out.reshape(tuple(out.shape) or (1,)))
+
+
+def _checked_indices(array, indices, mask, *more):
+    """The index tiles (int64) and `more` broadcast together, and where they are in bounds and
+    the mask is true."""
+    parts = [I.array(i, _c.int64) for i in _as_tuple(indices)]
+    if len(parts) != array.ndim:
+        raise IndexError(f"the array has {array.ndim} dimension(s) but {len(parts)} index tiles were given")
+    parts += [I.array(m) for m in more]
+    if mask is not None:
+        parts.append(I.array(mask, _c.bool_))
+    parts = _c.broadcast_arrays(*parts)
+    ok = parts[-1] if mask is not None else _c.ones(tuple(parts[0].shape), dtype=_c.bool_)
+    for d, i in enumerate(parts[: array.ndim]):
+        ok = ok & (i >= 0) & (i < array.shape[d])
+    return parts[: array.ndim + len(more)], ok
 
 
 def _interp_scatter(array, indices, value, mask, update):
     nd = array.ndim
-    parts = [np.asarray(i, dtype=np.int64) for i in _as_tuple(indices)]
-    parts.append(np.asarray(value).astype(array.np.dtype))
-    if mask is not None:
-        parts.append(np.asarray(mask, dtype=bool))
-    parts = np.broadcast_arrays(*parts)
-    ok = np.ones(parts[0].shape, dtype=bool) if mask is None else parts[nd + 1]
-    for d in range(nd):
-        ok = ok & (parts[d] >= 0) & (parts[d] < array.shape[d])
+    parts, ok = _checked_indices(array, indices, mask, I.array(value).astype(array.dtype))
     where = tuple(p[ok] for p in parts[:nd])
-    update(array.np, where, parts[nd][ok])
+    update(array.array, where, parts[nd][ok])
 
 
 @_lowered_by(
@@ -181,6 +191,20 @@ def _interp_scatter(array, indices, value, mask, update):
 def scatter(array, indices, value, mask=None):
     """array[indices...] = value where the mask is true and the index is in bounds."""
     _interp_scatter(array, indices, value, mask, lambda a, w, v: a.__setitem__(w, v))
+
+
+def _occurrence_rounds(where, shape):
+    """For index arrays `where` into an array of `shape`: for each element, how many earlier
+    elements name the same place (0 for the first), as an int64 array, and the largest count."""
+    linear = _c.zeros(tuple(where[0].shape), dtype=_c.int64)
+    for i, n in zip(where, shape, strict=True):
+        linear = linear * n + i
+    seen, rounds = {}, []
+    for k in linear.tolist():
+        r = seen.get(k, 0)
+        rounds.append(r)
+        seen[k] = r + 1
+    return _c.asarray(rounds, dtype=_c.int64), _builtins.max(seen.values(), default=0)
 
 
 def _atomic(kind, ufunc):
@@ -195,26 +219,27 @@ def _atomic(kind, ufunc):
 
     def interp(array, indices, value, mask=None):
         def update(arr, where, v):
-            if I.is_half(arr.dtype):  # element by element, so that duplicate indices all apply
-                for k in range(len(v)):
-                    idx = tuple(w[k] for w in where)
-                    arr[idx] = ufunc(np.float32(arr[idx]), np.float32(v[k])).astype(arr.dtype)
-            else:
-                ufunc.at(arr, where, v)
+            # duplicates all apply, one after the other as atomics would: in rounds, the k-th
+            # occurrence of each place in round k (a round has no duplicates)
+            rounds, n = _occurrence_rounds(where, tuple(arr.shape))
+            for r in range(n):
+                pick = rounds == r
+                w = tuple(i[pick] for i in where)
+                arr[w] = ufunc(arr[w], v[pick])  # 16-bit floats: computed in float32, rounded
 
         _interp_scatter(array, indices, value, mask, update)
 
     interp.__name__ = f"atomic_{kind}"
     interp.__doc__ = (
-        f"Atomically array[indices...] = {ufunc.__name__}(array[indices...], value) where the mask is "
+        f"Atomically array[indices...] = {ufunc.name}(array[indices...], value) where the mask is "
         "true and the index is in bounds (duplicates all apply)."
     )
     return _lowered_by(lower)(interp)
 
 
-atomic_add = _atomic("add", np.add)
-atomic_max = _atomic("max", np.maximum)
-atomic_min = _atomic("min", np.minimum)
+atomic_add = _atomic("add", _c.add)
+atomic_max = _atomic("max", _c.maximum)
+atomic_min = _atomic("min", _c.minimum)
 
 
 # ---- creation ----------------------------------------------------------------------------------
@@ -242,8 +267,9 @@ def full(shape, fill_value, dtype=None):
     """A tile of `shape` filled with `fill_value` (a scalar, possibly computed at run time).
     dtype defaults to float32 for floats, int32 for ints, bool for bools."""
     if dtype is None:
-        dtype = _default_dtype(fill_value) if not isinstance(fill_value, np.generic) else fill_value.dtype
-    return np.full(_as_tuple(shape), fill_value, dtype=I.np_dtype(dtype)).view(I.Tile)
+        v = I.value(fill_value)
+        dtype = v.dtype if isinstance(v, _c.ndarray) else _default_dtype(v)
+    return I.Tile(_c.full(tuple(int(n) for n in _as_tuple(shape)), _scalar(fill_value), dtype=_c.dtype(dtype)))
 
 
 @_lowered_by(lambda fe, a: _lower_full(fe, {"shape": a["shape"], "fill_value": 0, "dtype": a["dtype"]}))
@@ -272,7 +298,7 @@ def arange(start, stop=None, dtype=_c.int32):
     """[start, start+1, ..., stop-1] (compile-time bounds; arange(n) is 0..n-1), int32 by default."""
     if stop is None:
         start, stop = 0, start
-    return np.arange(start, stop, dtype=I.np_dtype(dtype)).view(I.Tile)
+    return I.Tile(_c.arange(int(start), int(stop), dtype=_c.dtype(dtype)))
 
 
 # ---- elementwise -----------------------------------------------------------------------------
@@ -281,26 +307,24 @@ def arange(start, stop=None, dtype=_c.int32):
 @_lowered_by(lambda fe, a: fe.wrap(fe.b.where(fe.val(a["condition"]), fe.val(a["x"]), fe.val(a["y"]))))
 def where(condition, x, y):
     """x where condition is true, else y (broadcast together, NumPy promotion)."""
-    return I.tile(np.where(condition, x, y))
+    return I.Tile(_c.where(I.value(condition), I.value(x), I.value(y)))
 
 
 @_lowered_by(lambda fe, a: fe.wrap(fe.b.cast(fe.val(a["x"]), fe.dtype(a["dtype"]))))
 def astype(x, dtype):
     """x converted to `dtype` (NumPy's casting)."""
-    if isinstance(x, np.ndarray):
-        return I.tile(x.astype(I.np_dtype(dtype)))
-    return I.np_dtype(dtype).type(x)
+    return I.Tile(I.array(x).astype(_c.dtype(dtype)))
 
 
 def make_ufunc(name):
     """ct.<name> for a ufunc of the table: elementwise with broadcasting and NumPy promotion."""
-    np_fn = getattr(np, name)
+    cu_fn = getattr(_c, name)
 
     def lower(fe, a):
         return fe.ufunc(name, list(a["args"]))
 
     def fn(*args):
-        return I.tile(np_fn(*args))
+        return I.Tile(cu_fn(*(I.value(a) for a in args)))
 
     fn.__name__ = name
     fn.__qualname__ = name
@@ -316,19 +340,19 @@ def make_ufunc(name):
 @_lowered_by(lambda fe, a: fe.wrap(fe.b.broadcast_to(fe.val(a["x"]), list(fe.shape(a["shape"], "broadcast_to shape")))))
 def broadcast_to(x, shape):
     """x broadcast to `shape` (NumPy rules)."""
-    return np.broadcast_to(x, _as_tuple(shape)).copy().view(I.Tile)
+    return I.Tile(_c.broadcast_to(I.array(x), _as_tuple(shape)).copy())
 
 
 @_lowered_by(lambda fe, a: fe.wrap(fe.b.reshape(fe.val(a["x"]), list(fe.shape(a["shape"], "reshape shape", allow=-1)))))
 def reshape(x, shape):
     """The same elements (C order) in a new shape; one extent may be -1."""
-    return np.reshape(x, _as_tuple(shape)).view(I.Tile)
+    return I.Tile(_c.reshape(I.array(x), _as_tuple(shape)))
 
 
 @_lowered_by(lambda fe, a: fe.wrap(fe.b.permute(fe.val(a["x"]), list(fe.shape(a["axes"], "permute axes", allow=None)))))
 def permute(x, axes):
     """Axes reordered: result dim i is x's dim axes[i]."""
-    return np.transpose(x, _as_tuple(axes)).copy().view(I.Tile)
+    return I.Tile(_c.permute_dims(I.array(x), _as_tuple(axes)))
 
 
 def _lower_transpose(fe, a):
@@ -341,30 +365,31 @@ def _lower_transpose(fe, a):
 @_lowered_by(_lower_transpose)
 def transpose(x, axes=None):
     """x with its axes reversed (or ordered as `axes`)."""
-    return np.transpose(x, axes).copy().view(I.Tile)
+    x = I.array(x)
+    return I.Tile(_c.permute_dims(x, tuple(reversed(range(x.ndim))) if axes is None else _as_tuple(axes)))
 
 
 @_lowered_by(lambda fe, a: fe.wrap(fe.b.expand_dims(fe.val(a["x"]), fe.int_const(a["axis"], "expand_dims axis"))))
 def expand_dims(x, axis):
     """x with a new extent-1 axis at `axis`."""
-    return np.expand_dims(x, axis).view(I.Tile)
+    return I.Tile(_c.expand_dims(I.array(x), axis=int(axis)))
 
 
 # ---- reductions and scans ------------------------------------------------------------------------
 
 
-def _reduce_interp(np_fn, x, axis, keepdims, dtype):
-    x = np.asarray(x)
-    if dtype is not None:
-        x = x.astype(I.np_dtype(dtype))
-    half = I.is_half(x.dtype)
-    r = np_fn(x.astype(np.float32) if half else x, axis=axis, keepdims=keepdims)
-    if half:
-        r = np.asarray(r).astype(x.dtype)
-    return I.tile(r) if np.ndim(r) else np.asarray(r)[()]
+def _axis(axis):
+    return None if axis is None else tuple(int(a) for a in axis) if isinstance(axis, (tuple, list)) else int(axis)
 
 
-def _reduction(kind, np_fn):
+def _reduce_interp(cu_fn, x, axis, keepdims, dtype):
+    x = I.array(x, None if dtype is None else _c.dtype(dtype))
+    half = x.dtype in I.HALF  # accumulates in float32, as compiled code does
+    r = cu_fn(x.astype(_c.float32) if half else x, axis=_axis(axis), keepdims=bool(keepdims))
+    return I.Tile(r.astype(x.dtype) if half else r)
+
+
+def _reduction(kind, cu_fn):
     def lower(fe, a):
         v = fe.val(a["x"])
         if a.get("dtype") is not None:
@@ -374,11 +399,11 @@ def _reduction(kind, np_fn):
     if kind in ("sum", "prod"):
 
         def fn(x, axis=None, keepdims=False, dtype=None):
-            return _reduce_interp(np_fn, x, axis, keepdims, dtype)
+            return _reduce_interp(cu_fn, x, axis, keepdims, dtype)
     else:
 
         def fn(x, axis=None, keepdims=False):
-            return _reduce_interp(np_fn, x, axis, keepdims, None)
+            return _reduce_interp(cu_fn, x, axis, keepdims, None)
 
     fn.__name__ = kind
     fn.__doc__ = f"{kind} over `axis` (all axes when None), keeping it as extent 1 with keepdims. " + (
@@ -389,35 +414,34 @@ def _reduction(kind, np_fn):
     return _lowered_by(lower)(fn)
 
 
-sum = _reduction("sum", np.sum)  # noqa: A001
-prod = _reduction("prod", np.prod)
-max = _reduction("max", np.max)  # noqa: A001
-min = _reduction("min", np.min)  # noqa: A001
+sum = _reduction("sum", _c.sum)  # noqa: A001
+prod = _reduction("prod", _c.prod)
+max = _reduction("max", _c.max)  # noqa: A001
+min = _reduction("min", _c.min)  # noqa: A001
 
 
-def _argreduction(kind, np_fn):
+def _argreduction(kind, cu_fn):
     def lower(fe, a):
         return fe.wrap(
             fe.b.argreduce(kind, fe.val(a["x"]), fe.axis(a["axis"]), bool(fe.const(a["keepdims"], "keepdims")))
         )
 
     def fn(x, axis=None, keepdims=False):
-        x = np.asarray(x)
-        if I.is_half(x.dtype):
-            x = x.astype(np.float32)
-        r = np_fn(x, axis=axis, keepdims=keepdims).astype(np.int32)
-        return I.tile(r) if np.ndim(r) else np.int32(r)
+        x = I.array(x)
+        if x.dtype in I.HALF:
+            x = x.astype(_c.float32)
+        return I.Tile(cu_fn(x, axis=_axis(axis), keepdims=bool(keepdims)).astype(_c.int32))
 
     fn.__name__ = kind
     fn.__doc__ = f"Index of the {kind[3:]}imum along `axis` (first one on ties; NaN wins), int32."
     return _lowered_by(lower)(fn)
 
 
-argmax = _argreduction("argmax", np.argmax)
-argmin = _argreduction("argmin", np.argmin)
+argmax = _argreduction("argmax", _c.argmax)
+argmin = _argreduction("argmin", _c.argmin)
 
 
-def _scan(kind, np_fn):
+def _scan(kind, cu_fn):
     def lower(fe, a):
         v = fe.val(a["x"])
         axis = fe.axis(a["axis"])
@@ -427,39 +451,43 @@ def _scan(kind, np_fn):
         return fe.wrap(fe.b.scan(kind, v, axis))
 
     def fn(x, axis=None):
-        x = np.asarray(x)
-        half = I.is_half(x.dtype)
-        r = np_fn(x.astype(np.float32) if half else x, axis=axis)
-        return I.tile(r.astype(x.dtype) if half else r)
+        x = I.array(x)
+        half = x.dtype in I.HALF  # a float32 running value, rounded at the end (as compiled code)
+        r = cu_fn(x.astype(_c.float32) if half else x, axis=_axis(axis))
+        return I.Tile(r.astype(x.dtype) if half else r)
 
     fn.__name__ = kind
     fn.__doc__ = f"Running {kind[3:]} along `axis` (the flattened tile when None); dtypes as sum/prod."
     return _lowered_by(lower)(fn)
 
 
-cumsum = _scan("cumsum", np.cumsum)
-cumprod = _scan("cumprod", np.cumprod)
+cumsum = _scan("cumsum", _c.cumsum)
+cumprod = _scan("cumprod", _c.cumprod)
 
 
 # ---- matrix products -------------------------------------------------------------------------------
 
 _ACC = {
-    "float16": np.float32,
-    "bfloat16": np.float32,
-    "float32": np.float32,
-    "float64": np.float64,
-    "int8": np.int32,
-    "uint8": np.int32,
+    "float16": _c.float32,
+    "bfloat16": _c.float32,
+    "float32": _c.float32,
+    "float64": _c.float64,
+    "int8": _c.int32,
+    "uint8": _c.int32,
 }
 
 
 def _interp_mma(a, b, acc):
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = I.array(a), I.array(b)
     acc_t = _ACC.get(a.dtype.name)
     if acc_t is None:
         raise TypeError(f"mma: inputs must be float16, bfloat16, float32, float64, int8 or uint8, got {a.dtype}")
-    r = a.astype(acc_t) @ b.astype(acc_t)
-    return I.tile(r if acc is None else np.asarray(acc) + r)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"mma: expected a (M, K) and b (K, N) tiles, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    # cupric has no matrix product yet: (M, K, 1) * (1, K, N) summed over K, in the accumulator type
+    products = _c.expand_dims(a.astype(acc_t), axis=2) * _c.expand_dims(b.astype(acc_t), axis=0)
+    r = _c.sum(products, axis=1, dtype=acc_t)
+    return I.Tile(r if acc is None else I.value(acc) + r)
 
 
 @_lowered_by(
@@ -502,7 +530,7 @@ def print(*args):  # noqa: A001
 @_lowered_by(lambda fe, a: fe.b.assert_(fe.val(a["condition"]), str(fe.const(a["message"], "assert_ message"))))
 def assert_(condition, message=""):
     """Fails the launch with AssertionError where `condition` is false (compiled kernels: debug=True)."""
-    if not np.all(condition):
+    if not bool(_c.all(I.array(condition))):
         blk = I.current_block()
         raise AssertionError(f"{message} (block {', '.join(str(b) for b in blk.bid)})")
 

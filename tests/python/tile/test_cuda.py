@@ -218,6 +218,19 @@ def test_cache_hit_skips_compilation(tmp_path):
 
 
 @needs_nvrtc
+def test_an_option_nvrtc_refuses_is_dropped(monkeypatch):
+    """Optional options (-minimal, ptxas' report) are dropped, in order, by an NVRTC that does not
+    know them; the kernel still compiles."""
+    bogus = "--no-such-nvrtc-option"
+    monkeypatch.setattr(_cuda, "_OPTIONAL", (bogus, *_cuda._OPTIONAL))
+    monkeypatch.setattr(_cuda, "_EXTRA", [*_cuda._EXTRA, bogus])
+    kernel, args = CASES["saxpy"]()
+    r = _cuda.compile_source(kernel.inspect(*args)["cuda_source"], _kernel.include_dir(), arch="sm_90a")
+    assert r["cubin"][:4] == b"\x7fELF" and bogus not in _cuda._EXTRA
+    assert "-minimal" in _cuda._EXTRA and "registers" in r["log"]  # the others stay
+
+
+@needs_nvrtc
 def test_inspect_reports_ptx_and_resources():
     x = f32(1000)
     info = saxpy.saxpy_kernel.inspect(2.0, x, x, x, 1024, compile_cuda=True)

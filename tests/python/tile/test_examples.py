@@ -73,6 +73,16 @@ def test_matmul_bias_relu(interpret, dtype):
     assert_close(got.astype(np.float32), want.astype(np.float32), **tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_matmul_autotuned(dtype):
+    rng = np.random.default_rng(6)
+    a, b, bias = random((130, 100), dtype, rng), random((100, 90), dtype, rng), random(90, dtype, rng)
+    got = to_np(matmul.matmul_bias_relu_tuned(to_cu(a), to_cu(b), to_cu(bias)))
+    tol = dict(rtol=1e-4, atol=1e-3) if dtype == "float32" else dict(rtol=2e-2, atol=0.25)
+    assert_close(got.astype(np.float32), matmul.reference(a, b, bias).astype(np.float32), **tol)
+    assert matmul.matmul_tuned.best_config in matmul.matmul_tuned.configs
+
+
 @pytest.mark.parametrize("interpret", INTERP)
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])

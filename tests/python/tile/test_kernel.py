@@ -9,8 +9,8 @@ import sys
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import assert_close, random, to_cu, to_np
 from cupric import tile as ct
+from tile_helpers import BF16, assert_close, random, run, to_cu, to_np
 
 
 @ct.kernel
@@ -70,6 +70,63 @@ def test_interpreter_runs_python_print(capsys):
 
     show.interpret[(2,)](to_cu(np.arange(8, dtype=np.float32)), 4)
     assert capsys.readouterr().out.splitlines() == ["block 0 sum 6.0", "block 1 sum 22.0"]
+
+
+def test_interpreter_tiles_are_cupric_arrays_and_print_shows_values(capsys):
+    @ct.kernel
+    def show(x, BLOCK: ct.Constant[int]):
+        t = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,)) * 2
+        print(t)
+        ct.print("sum", ct.sum(t), "of", t)
+        assert isinstance(t.array, cu.ndarray) and t.array.device == "cpu" and t.dtype == cu.bfloat16
+        assert (ct.reshape(t, (1, BLOCK)) @ ct.reshape(t, (BLOCK, 1))).dtype == cu.float32  # mma accumulates
+
+    show.interpret[(2,)](to_cu(np.arange(8, dtype=np.float32)).astype(cu.bfloat16), 4)
+    assert capsys.readouterr().out.splitlines() == [
+        "[0. 2. 4. 6.]",
+        "[block 0, 0, 0] sum 12.0 of [0. 2. 4. 6.]",
+        "[ 8. 10. 12. 14.]",
+        "[block 1, 0, 0] sum 44.0 of [ 8. 10. 12. 14.]",
+    ]
+
+
+def test_pdb_stops_in_an_interpreted_kernel(tmp_path):
+    script = tmp_path / "debug_me.py"
+    script.write_text(
+        "import numpy as np, cupric as cu\n"
+        "from cupric import tile as ct\n"
+        "@ct.kernel\n"
+        "def k(x, B: ct.Constant[int]):\n"
+        "    t = ct.load(x, index=(ct.bid(0),), shape=(B,)) + 1\n"
+        "    breakpoint()\n"
+        "    ct.store(x, index=(ct.bid(0),), tile=t)\n"
+        "k.interpret[(1,)](cu.asarray(np.arange(3, dtype=np.float32)), 3)\n"
+    )
+    env = dict(os.environ, PYTHONBREAKPOINT="pdb.set_trace")
+    out = subprocess.run(
+        [sys.executable, str(script)], input="p t\np t.dtype, t.shape\nc\n", env=env, capture_output=True, text=True
+    ).stdout
+    assert "debug_me.py(7)k()" in out and "tile(array([1., 2., 3.], dtype=float32))" in out
+    assert "(dtype('float32'), (3,))" in out
+
+
+@ct.kernel
+def _scale_in_place(x, alpha, B: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(x, index=(i,), tile=ct.load(x, index=(i,), shape=(B,)) * alpha)
+
+
+def test_numpy_scalars_keep_their_dtype_and_numpy_bfloat16_is_used_in_place(mode):
+    x = random(8, "bfloat16")
+    want = x.astype(np.float32)
+    run(_scale_in_place, mode, (2,), x, np.float32(0.5), 4)  # a strong float32 scalar, in place
+    assert x.dtype == BF16
+    assert_close(x.astype(np.float32), (want * np.float32(0.5)).astype(BF16).astype(np.float32), "bfloat16")
+    y = np.arange(8, dtype=np.int32)
+    run(_scale_in_place, mode, (2,), y, np.int8(3), 4)  # int32 * int8 stays int32
+    np.testing.assert_array_equal(y, np.arange(8) * 3)
+    run(_scale_in_place, mode, (2,), y, cu.asarray(np.float64(1.5)), 4)  # a 0-d array is a scalar too
+    np.testing.assert_array_equal(y, (np.arange(8) * 3 * 1.5).astype(np.int32))
 
 
 def test_inspect_shows_every_stage():
