@@ -2,7 +2,8 @@
 # make gpu-check: one command for the GPU machine (no package index there). Builds and installs
 # cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
 # benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
-# Knobs: GPU_TESTS (test paths, space-separated), GPU_TESTS_K (pytest -k), RUN_DEMO=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
+# Knobs: GPU_TESTS (test paths, space-separated) or GPU_TEST_GROUPS (';'-separated groups of
+# paths run in parallel), GPU_TESTS_K (pytest -k), RUN_DEMO=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
 # run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,8 @@ summary() { echo "$1" | tee -a "$OUT/summary.txt"; }
 # system compiler, whose libstdc++ is the one every other extension there shares.
 if [ -x /usr/bin/g++ ]; then export CXX=/usr/bin/g++ CC=/usr/bin/gcc; fi
 t0=$(date +%s)
-if ! "$PY" -m pip install -q --no-build-isolation --no-deps \
+if [ "${SKIP_BUILD:-0}" = 1 ]; then :
+elif ! "$PY" -m pip install -q --no-build-isolation --no-deps \
       --config-settings=cmake.define.CUPRIC_WERROR=OFF --config-settings=build-dir=build/gpu-sys . >"$OUT/build.log" 2>&1; then
   tail -50 "$OUT/build.log"; summary "build: FAILED"; exit 1
 fi
@@ -29,12 +31,38 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 # a per-test time limit where pytest-timeout exists, and a bound on the whole run
 TIMEOUT_ARG=""
 "$PY" -c "import pytest_timeout" 2>/dev/null && TIMEOUT_ARG="--timeout=${TEST_TIMEOUT:-90}"
-TEST_PATHS=()
-for t in ${GPU_TESTS:-tests/python}; do TEST_PATHS+=("$PWD/$t"); done
-( cd /tmp && timeout "${TESTS_BUDGET:-400}" "$PY" -m pytest -rfE --durations=8 -p no:cacheprovider $TIMEOUT_ARG \
-    ${GPU_TESTS_K:+-k "$GPU_TESTS_K"} "${TEST_PATHS[@]}" >"$OUT/tests.log" 2>&1 )
-summary "tests: $(grep -E "passed|failed" "$OUT/tests.log" | tail -1)"
-grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
+abs_paths() { for t in $1; do printf '%s\n' "$PWD/$t"; done; }
+run_pytest() {  # log, -k expression, paths...
+  local log=$1 k=$2; shift 2
+  ( cd /tmp && timeout "${TESTS_BUDGET:-400}" "$PY" -m pytest -rfE --durations=5 -p no:cacheprovider $TIMEOUT_ARG \
+      ${k:+-k "$k"} "$@" >"$log" 2>&1 )
+}
+if [ -n "${GPU_TEST_GROUPS:-}" ]; then
+  # groups (';'-separated lists of paths) run at the same time, each in its own process (NVRTC
+  # compiles dominate, and the machine has cores to spare); the tests that fill the GPU's memory
+  # run afterwards, alone
+  HEAVY="until_out_of_memory or released_before_giving_up"
+  IFS=';' read -ra GROUP_LIST <<< "$GPU_TEST_GROUPS"
+  all=()
+  i=0
+  for g in "${GROUP_LIST[@]}"; do
+    mapfile -t paths < <(abs_paths "$g")
+    all+=("${paths[@]}")
+    run_pytest "$OUT/tests_$i.log" "${GPU_TESTS_K:+($GPU_TESTS_K) and }not ($HEAVY)" "${paths[@]}" &
+    i=$((i + 1))
+  done
+  wait
+  run_pytest "$OUT/tests_heavy.log" "$HEAVY" "${all[@]}"
+  for log in "$OUT"/tests_*.log; do
+    summary "tests $(basename "$log" .log): $(grep -E "(passed|failed|skipped|deselected|error).* in [0-9.]+s" "$log" | tail -1)"
+    grep -E "^(FAILED|ERROR)" "$log" | head -20 | tee -a "$OUT/summary.txt"
+  done
+else
+  mapfile -t paths < <(abs_paths "${GPU_TESTS:-tests/python}")
+  run_pytest "$OUT/tests.log" "${GPU_TESTS_K:-}" "${paths[@]}"
+  summary "tests: $(grep -E "(passed|failed|skipped|deselected|error).* in [0-9.]+s" "$OUT/tests.log" | tail -1)"
+  grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
+fi
 
 # the founding demo (make demo) on the GPU, beside NumPy and the installed peers
 if [ "${RUN_DEMO:-1}" = 1 ]; then
