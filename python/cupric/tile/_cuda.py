@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -338,12 +339,32 @@ def _from_cai(v, cai, device):
     return DeviceArray(int(cai["data"][0]), dtype, shape, strides, device, v, stream)
 
 
+def _is_torch_tensor(v):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(v, torch.Tensor)
+
+
+def _from_torch(v):
+    """A PyTorch tensor read directly (data_ptr, shape, stride, get_device: a few attribute reads,
+    where __cuda_array_interface__ costs tens of microseconds and refuses bfloat16); None on the CPU."""
+    if not v.is_cuda:
+        return None
+    name = str(v.dtype).removeprefix("torch.")
+    try:
+        dtype = _c.dtype(name)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"cupric.tile: a PyTorch tensor of dtype {v.dtype} has no cupric dtype") from err
+    return DeviceArray(int(v.data_ptr()), dtype, tuple(v.shape), tuple(v.stride()), v.get_device(), v)
+
+
 def device_array(v):
     """A DeviceArray for a CUDA array argument; None when `v` is not on a CUDA device."""
     if isinstance(v, np.ndarray):
         return None
     if isinstance(v, _c.ndarray):
         return None if v.device.type == "cpu" else _from_cupric(v, v)
+    if _is_torch_tensor(v):
+        return _from_torch(v)
     dl_device = None
     if hasattr(v, "__dlpack_device__"):
         kind, dl_device = (int(x) for x in v.__dlpack_device__())
@@ -383,6 +404,18 @@ _SCALAR_TYPES = {
     "::cu::tile::i64": np.int64,
     "::cu::tile::u64": np.uint64,
     "long long": np.int64,
+}
+
+
+# The cupric dtype a scalar parameter of each C type is packed as (by launch plans).
+_CTYPE_DTYPES = {
+    "bool": "bool",
+    "double": "float64",
+    "float": "float32",
+    "long long": "int64",
+    "::cu::tile::f16": "float16",
+    "::cu::tile::bf16": "bfloat16",
+    **{f"::cu::tile::{k}{b}": f"{'int' if k == 'i' else 'uint'}{b}" for k in "iu" for b in (8, 16, 32, 64)},
 }
 
 
@@ -441,6 +474,20 @@ class CudaKernel:
         self.param_types = list(emitted["param_types"])
         self.device = device_index
         self._configs = {}
+
+    def scalar_dtypes(self, specs):
+        """The dtype each scalar parameter is packed as, in order (None when one has no packing)."""
+        out, i = [], 0
+        for _, spec in specs:
+            if spec[0] == "array":
+                i += 1 + 2 * spec[2]
+            elif spec[0] == "scalar":
+                name = _CTYPE_DTYPES.get(self.param_types[i])
+                if name is None:
+                    return None
+                out.append(name)
+                i += 1
+        return out
 
     def config(self, grid):
         c = self._configs.get(grid)
