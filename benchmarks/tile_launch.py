@@ -15,7 +15,8 @@ microseconds of host time:
 - first call in a new process with the kernel cached on disk (the kernel index), end to end
   from before the launch to its return, after `import cupric` (each in a new process).
 
---profile MODE prints cProfile's top entries for that mode's launches.
+--profile MODE prints cProfile's top entries for that mode's launches; --no-plans launches through
+the Python path every time (the launch path before launch plans, for comparison).
 """
 
 import argparse
@@ -140,7 +141,12 @@ def main():
     p.add_argument("--n", type=int, default=2000, help="launches per round")
     p.add_argument("--profile", default=None, help="cProfile the launches of this mode (e.g. cpu/cupric)")
     p.add_argument("--no-new-process", action="store_true")
+    p.add_argument("--no-plans", action="store_true", help="every launch through the Python path (as before plans)")
     args = p.parse_args()
+    if args.no_plans:
+        from cupric.tile import _kernel
+
+        _kernel._Launch.plan = lambda self, values: None
     print(f"# per-launch host time of a cached saxpy launch (1 block of {BLOCK}), median of 7 rounds")
     for name, fn, sync in cases():
         if args.profile == name:

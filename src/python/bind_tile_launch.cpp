@@ -221,10 +221,11 @@ class LaunchPlans {
     const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(tuple));
     if (n != plans_.front()->size()) return false;
     ArrayBuffer arrays(n);
+    // (matching may run Python code, which may change plans_: each plan is held while it is used)
     for (std::size_t i = 0; i < plans_.size(); ++i) {
-      if (!plans_[i]->match(tuple, arrays.data())) continue;
-      std::shared_ptr<LaunchPlan> plan = plans_[i];  // alive through the launch
-      if (i > 0) std::swap(plans_[i], plans_[i - 1]);    // plans in use move to the front
+      std::shared_ptr<LaunchPlan> plan = plans_[i];
+      if (plan->size() != n || !plan->match(tuple, arrays.data())) continue;
+      if (i > 0 && i < plans_.size() && plans_[i] == plan) std::swap(plans_[i], plans_[i - 1]);  // in use: forward
       plan->launch(grid, stream, tuple, arrays.data());
       return true;
     }
