@@ -1,15 +1,10 @@
-// bind_tile_launch.cpp — launching cupric.tile kernels: the CPU launcher (HostLauncher) and
-// launch plans, the fast path of cached launches. A plan remembers how one specialisation was
-// called (each argument's kind: cupric array, PyTorch tensor, __cuda_array_interface__ object,
-// NumPy array, Python or NumPy scalar, constant value); one C++ call checks that new arguments
-// still fit it, packs them and launches. Anything that does not fit goes back to Python.
+// bind_tile_launch.cpp — launching cupric.tile kernels: the CPU launcher (HostLauncher) and launch
+// plans, the fast path of cached launches (one C++ call checks, packs and launches; misses go to Python).
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <vector>
 

@@ -1,6 +1,5 @@
-// tile_launch_args.cpp — reading the arguments of cupric.tile launch plans (see
-// tile_launch_args.hpp): each kind is checked with exact types and identities (dtype objects,
-// typestrs), so that an argument a plan takes is one the Python path would specialise the same way.
+// tile_launch_args.cpp — reading the arguments of cupric.tile launch plans with exact types and dtype
+// identities, so that an argument a plan takes is one the Python path would specialise the same way.
 #include "tile_launch_args.hpp"
 
 #include <nanobind/stl/string.h>

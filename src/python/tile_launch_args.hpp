@@ -1,6 +1,5 @@
-// tile_launch_args.hpp — the arguments of cupric.tile launch plans: how each parameter was
-// passed (its kind), checking and reading a new argument of that kind (cupric arrays, PyTorch
-// tensors, __cuda_array_interface__ objects, NumPy arrays, scalars, constants), packing, grids.
+// tile_launch_args.hpp — the arguments of cupric.tile launch plans: each parameter's kind, checking
+// and reading new arguments of that kind (arrays of several libraries, scalars, constants), grids.
 #pragma once
 
 #include <nanobind/nanobind.h>

@@ -537,7 +537,10 @@ class Kernel:
         if launch is None:
             return self._interpret(grid, values)
         launch.load()
-        plan = launch.plan(values)
+        try:
+            plan = launch.plan(values)
+        except (TypeError, ValueError, OverflowError):  # an argument plans cannot read: the Python path
+            plan = None
         if plan is not None:
             plans.add(plan)
             if plan.launch(grid, stream, values):
