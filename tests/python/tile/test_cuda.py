@@ -441,8 +441,11 @@ class StandInRuntime:
 def stand_in_runtime(monkeypatch):
     rt = StandInRuntime()
     monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
+    for k in (saxpy.saxpy_kernel, matmul.matmul_kernel):  # launch plans of a real GPU would bypass it
+        k._forget_plans()
     yield rt
     for k in (saxpy.saxpy_kernel, matmul.matmul_kernel):  # forget the stand-in kernels (test_gpu.py)
+        k._forget_plans()
         for c in k.cache.values():
             c.cuda_kernels.clear()
 
