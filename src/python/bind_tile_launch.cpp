@@ -113,41 +113,52 @@ struct Target {
 };
 
 /// One specialisation as it was called. match() checks that arguments still fit it, reading
-/// their arrays as it goes; launch() then packs and launches them.
+/// them as it goes; launch() then packs and launches them. `tag` is what a launch through the
+/// plan returns (True, or @ct.autotune's config).
 class LaunchPlan {
  public:
-  LaunchPlan(std::vector<PlanParam> params, Target target, nb::dict constants, nb::object grid3)
+  LaunchPlan(std::vector<PlanParam> params, Target target, nb::dict constants, nb::object grid3, nb::object tag)
       : params_(std::move(params)), target_(std::move(target)), constants_(std::move(constants)),
-        grid3_(std::move(grid3)) {}
+        grid3_(std::move(grid3)), tag_(std::move(tag)) {
+    for (const PlanParam& p : params_) nargs_ += p.kind == ArgKind::fixed ? 0 : 1;
+  }
 
-  std::size_t size() const { return params_.size(); }
-  /// True when every argument fits (`args`: a tuple of one value per parameter).
-  bool match(PyObject* args, ReadArray* arrays) const {
-    for (std::size_t i = 0; i < params_.size(); ++i)
-      if (!match_param(params_[i], PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i)), target_.device, arrays[i]))
-        return false;
+  /// The number of arguments a launch passes (the parameters less those the plan fixes).
+  std::size_t size() const { return nargs_; }
+  std::size_t params() const { return params_.size(); }
+  const nb::object& tag() const { return tag_; }
+  /// True when every argument fits (`args`: a tuple of size() values); `read` gets one slot per
+  /// parameter.
+  bool match(PyObject* args, ReadArg* read) const {
+    Py_ssize_t j = 0;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      if (params_[i].kind == ArgKind::fixed) continue;
+      if (!match_param(params_[i], PyTuple_GET_ITEM(args, j++), target_.device, read[i])) return false;
+    }
     return true;
   }
-  /// Launches arguments that match() accepted, with the arrays it read.
-  void launch(nb::handle grid, nb::handle stream, PyObject* args, ReadArray* arrays) const {
+  /// Launches arguments that match() accepted, with what it read.
+  void launch(nb::handle grid, nb::handle stream, ReadArg* read) const {
     long long g[3];
     grid_of(grid, g);
     if (target_.host) {
-      launch_host(g, args, arrays);
+      launch_host(g, read);
     } else {
-      launch_cuda(g, stream, args, arrays);
+      launch_cuda(g, stream, read);
     }
   }
 
  private:
   void grid_of(nb::handle grid, long long g[3]) const;
-  void launch_host(const long long g[3], PyObject* args, ReadArray* arrays) const;
-  void launch_cuda(const long long g[3], nb::handle stream, PyObject* args, ReadArray* arrays) const;
+  void launch_host(const long long g[3], ReadArg* read) const;
+  void launch_cuda(const long long g[3], nb::handle stream, ReadArg* read) const;
 
   std::vector<PlanParam> params_;
   Target target_;
   nb::dict constants_;  // the ct.Constant values, for a grid given as a function
   nb::object grid3_;    // the Python path's grid normalisation, for grids other than ints
+  nb::object tag_;
+  std::size_t nargs_ = 0;
 };
 
 /// The grid as 3 extents: ints and tuples of ints here, anything else (a function of the
@@ -156,21 +167,27 @@ void LaunchPlan::grid_of(nb::handle grid, long long g[3]) const {
   if (grid_from_ints(grid.ptr(), g)) return;
   nb::object constants = nb::steal(PyDict_Copy(constants_.ptr()));
   if (!constants.is_valid()) throw nb::python_error();
-  nb::object t = grid3_(grid, constants);
+  nb::object given = nb::borrow(grid);
+  if (PyCallable_Check(grid.ptr())) {  // lambda meta: ... (a copy of the constants: it may change it)
+    given = nb::borrow(grid)(constants);
+    if (grid_from_ints(given.ptr(), g)) return;
+    if (PyCallable_Check(given.ptr())) given = nb::borrow(grid);  // the Python path's own error
+  }
+  nb::object t = grid3_(given, constants);
   for (int i = 0; i < 3; ++i) g[i] = nb::cast<long long>(t[i]);
 }
 
-void LaunchPlan::launch_host(const long long g[3], PyObject* args, ReadArray* arrays) const {
+void LaunchPlan::launch_host(const long long g[3], ReadArg* read) const {
   std::vector<std::uint64_t> scalars(params_.size(), 0);
   std::vector<void*> ptrs;
   ptrs.reserve(params_.size());
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const PlanParam& p = params_[i];
-    if (p.kind == ArgKind::constant) continue;
+    if (p.kind == ArgKind::constant || p.kind == ArgKind::fixed) continue;
     if (is_array_kind(p.kind)) {
-      ptrs.push_back(&arrays[i].view);
+      ptrs.push_back(&read[i].view);
     } else {
-      store_scalar(p, PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i)), &scalars[i]);
+      store_scalar(p, read[i].value, &scalars[i]);
       ptrs.push_back(&scalars[i]);
     }
   }
@@ -178,25 +195,25 @@ void LaunchPlan::launch_host(const long long g[3], PyObject* args, ReadArray* ar
   run_host_kernel(*target_.host, grid, ptrs);
 }
 
-void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, PyObject* args, ReadArray* arrays) const {
+void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* read) const {
   if (g[0] == 0 || g[1] == 0 || g[2] == 0) return;  // an empty grid launches nothing
   check_cuda_grid(g);
   const runtime::Kernel& k = *target_.cuda;
   runtime::ArgPacker packer(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const PlanParam& p = params_[i];
-    if (p.kind == ArgKind::constant) continue;
+    if (p.kind == ArgKind::constant || p.kind == ArgKind::fixed) continue;
     if (is_array_kind(p.kind)) {
-      pack_array(packer, arrays[i]);
+      pack_array(packer, read[i]);
     } else {
       std::uint64_t bits = 0;
-      store_scalar(p, PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i)), &bits);
+      store_scalar(p, read[i].value, &bits);
       packer.add_bytes(&bits, static_cast<std::size_t>(itemsize(p.dtype)), 0, name(p.dtype));
     }
   }
   runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
   for (std::size_t i = 0; i < params_.size(); ++i) {  // __cuda_array_interface__ v3: after the producer's work
-    const ReadArray& a = arrays[i];
+    const ReadArg& a = read[i];
     if (is_array_kind(params_[i].kind) && a.has_stream && a.stream != reinterpret_cast<std::uintptr_t>(s.handle()))
       s.wait(runtime::Stream::wrap(a.stream, target_.device));
   }
@@ -207,24 +224,25 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, PyObject* 
   runtime::launch(s.handle(), s.state().get(), config, k, packer);
 }
 
-/// The plans of one kernel, most recently added first; launch() tries them in turn.
+/// The plans of one kernel (or autotuned kernel), most recently added first: launch() tries
+/// them in turn and returns the tag of the one that launched, None when none fits.
 class LaunchPlans {
  public:
-  bool launch(nb::handle grid, nb::handle stream, nb::handle args) {
+  nb::object launch(nb::handle grid, nb::handle stream, nb::handle args) {
     PyObject* tuple = args.ptr();
-    if (plans_.empty() || !PyTuple_Check(tuple) || interpreting()) return false;
+    if (plans_.empty() || !PyTuple_Check(tuple) || interpreting()) return nb::none();
     const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(tuple));
-    if (n != plans_.front()->size()) return false;
-    ArrayBuffer arrays(n);
     // (matching may run Python code, which may change plans_: each plan is held while it is used)
     for (std::size_t i = 0; i < plans_.size(); ++i) {
       std::shared_ptr<LaunchPlan> plan = plans_[i];
-      if (plan->size() != n || !plan->match(tuple, arrays.data())) continue;
+      if (plan->size() != n) continue;
+      ReadArgs read(plan->params());
+      if (!plan->match(tuple, read.data())) continue;
       if (i > 0 && i < plans_.size() && plans_[i] == plan) std::swap(plans_[i], plans_[i - 1]);  // in use: forward
-      plan->launch(grid, stream, tuple, arrays.data());
-      return true;
+      plan->launch(grid, stream, read.data());
+      return plan->tag();
     }
-    return false;
+    return nb::none();
   }
   void add(std::shared_ptr<LaunchPlan> p) {
     if (plans_.size() >= kMaxPlans) plans_.pop_back();
@@ -239,10 +257,13 @@ class LaunchPlans {
 };
 
 /// A plan for `values` (one per kernel parameter) when every argument is of a kind plans
-/// handle, else None. `params[i]` is None for a ct.Constant, else (kind, dtype, ndim, written)
-/// with kind "array", "weak" or "typed" and dtype the array's or the scalar's stored type.
-nb::object make_plan(nb::tuple values, nb::list params, nb::dict constants, nb::handle target, nb::object grid3) {
-  if (values.size() != params.size()) throw ValueError("make_launch_plan: one parameter fact per value");
+/// handle, else None. `facts[i]`: None for a ct.Constant the caller passes, "fixed" for one the
+/// plan supplies (@ct.autotune's), else (kind, dtype, ndim, written, keyed) with kind "array",
+/// "weak" or "typed", dtype the array's or the scalar's stored type, and keyed: a launch must
+/// also have the same shape (arrays) or value (scalars) to fit.
+nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, nb::handle target, nb::object grid3,
+                     nb::object tag) {
+  if (values.size() != facts.size()) throw ValueError("make_launch_plan: one parameter fact per value");
   Target t;
   if (nb::isinstance<HostLauncher>(target)) {
     t.host = nb::cast<const HostLauncher&>(target).kernel();
@@ -255,14 +276,17 @@ nb::object make_plan(nb::tuple values, nb::list params, nb::dict constants, nb::
     t.smem = smem;
   }
   std::vector<PlanParam> plan;
+  nb::list args;  // the values a launch passes
   for (std::size_t i = 0; i < values.size(); ++i) {
-    std::optional<PlanParam> p = classify(values[i], params[i], t.device);
+    std::optional<PlanParam> p = classify(values[i], facts[i], t.device);
     if (!p) return nb::none();
+    if (p->kind != ArgKind::fixed) args.append(values[i]);
     plan.push_back(std::move(*p));
   }
-  auto out = std::make_shared<LaunchPlan>(std::move(plan), std::move(t), std::move(constants), std::move(grid3));
-  ArrayBuffer arrays(values.size());
-  if (!out->match(values.ptr(), arrays.data())) return nb::none();  // would not take these values back
+  auto out = std::make_shared<LaunchPlan>(std::move(plan), std::move(t), std::move(constants), std::move(grid3),
+                                          std::move(tag));
+  ReadArgs read(values.size());
+  if (!out->match(nb::tuple(args).ptr(), read.data())) return nb::none();  // would not take them back
   return nb::cast(out);
 }
 
@@ -284,21 +308,22 @@ void bind_tile_launch(nb::module_& t) {
           "launch",
           [](const LaunchPlan& p, nb::handle grid, nb::handle stream, nb::tuple args) {
             if (args.size() != p.size()) return false;
-            ArrayBuffer arrays(args.size());
-            if (!p.match(args.ptr(), arrays.data())) return false;
-            p.launch(grid, stream, args.ptr(), arrays.data());
+            ReadArgs read(p.params());
+            if (!p.match(args.ptr(), read.data())) return false;
+            p.launch(grid, stream, read.data());
             return true;
           },
           nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"));
   nb::class_<LaunchPlans>(t, "LaunchPlans", "A kernel's launch plans: launch(grid, stream, args) -> bool.")
       .def(nb::init<>())
       .def("launch", &LaunchPlans::launch, nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"),
-           "Launches through the first plan the arguments fit; False (nothing done) when none does.")
+           "Launches through the first plan the arguments fit and returns its tag; None (nothing done) "
+           "when none does.")
       .def("add", &LaunchPlans::add)
       .def("clear", &LaunchPlans::clear)
       .def("__len__", &LaunchPlans::size);
-  t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("params"), nb::arg("constants"), nb::arg("target"),
-        nb::arg("grid3"));
+  t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
+        nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
 }
 
 }  // namespace cupric::py

@@ -93,7 +93,7 @@ bool same_constant(PyObject* v, PyObject* c) {
   return r == 1;
 }
 
-bool read_cupric(const PlanParam& p, PyObject* o, int device, ReadArray& out) {
+bool read_cupric(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   nb::handle h(o);
   if (!nb::isinstance<Array>(h)) return false;
   const Array& a = *nb::inst_ptr<Array>(h);
@@ -108,7 +108,7 @@ bool read_cupric(const PlanParam& p, PyObject* o, int device, ReadArray& out) {
   return true;
 }
 
-bool read_torch(const PlanParam& p, PyObject* o, int device, ReadArray& out) {
+bool read_torch(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   const Names& n = names();
   if (torch_tensor_type == nullptr || !PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(torch_tensor_type)))
     return false;
@@ -143,7 +143,7 @@ bool cai_device_is(const PlanParam& p, PyObject* o, int device) {
   return (kind == 2 || kind == 13) && index == device;  // kDLCUDA, kDLCUDAManaged
 }
 
-bool read_cai(const PlanParam& p, PyObject* o, int device, ReadArray& out) {
+bool read_cai(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   const Names& n = names();
   if (!cai_device_is(p, o, device)) return false;
   Ref iface(PyObject_GetAttr(o, n.cai));
@@ -181,7 +181,7 @@ bool read_cai(const PlanParam& p, PyObject* o, int device, ReadArray& out) {
   return true;
 }
 
-bool read_numpy(const PlanParam& p, PyObject* o, ReadArray& out) {
+bool read_numpy(const PlanParam& p, PyObject* o, ReadArg& out) {
   if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(p.type.ptr())) return false;
   Ref dtype(PyObject_GetAttr(o, names().dtype));
   if (dtype.p != p.token.ptr()) return false;
@@ -252,19 +252,29 @@ std::optional<PlanParam> classify_array(nb::handle value, PlanParam p, int devic
 
 std::optional<PlanParam> classify(nb::handle value, nb::handle fact, int device) {
   PlanParam p;
-  if (fact.is_none()) {
-    p.kind = ArgKind::constant;
+  if (fact.is_none() || (nb::isinstance<nb::str>(fact) && nb::cast<std::string>(fact) == "fixed")) {
+    p.kind = fact.is_none() ? ArgKind::constant : ArgKind::fixed;
     p.token = nb::borrow(value);
     return p;
   }
-  auto [kind, dtype, ndim, written] = nb::cast<std::tuple<std::string, nb::handle, int, bool>>(fact);
+  auto [kind, dtype, ndim, written, keyed] = nb::cast<std::tuple<std::string, nb::handle, int, bool, bool>>(fact);
   p.dtype = dtype_from_py(dtype);
   p.ndim = ndim;
   p.written = written;
+  p.keyed = keyed;
   if (kind == "array") {
     if (ndim < 0 || ndim > CUPRIC_TILE_MAX_DIMS) return std::nullopt;
-    return classify_array(value, std::move(p), device);
+    std::optional<PlanParam> a = classify_array(value, std::move(p), device);
+    if (a && keyed) {  // the shape, as a launch reads it
+      a->keyed = false;
+      ReadArg r;
+      if (!match_param(*a, value.ptr(), device, r)) return std::nullopt;
+      a->keyed = true;
+      a->key_shape.assign(r.view.shape, r.view.shape + ndim);
+    }
+    return a;
   }
+  if (keyed) p.key = nb::borrow(value);
   if (itemsize(p.dtype) > 8) return std::nullopt;  // scalars travel in 8-byte slots
   PyTypeObject* t = Py_TYPE(value.ptr());
   if (kind == "weak" && t == &PyBool_Type) {
@@ -282,36 +292,66 @@ std::optional<PlanParam> classify(nb::handle value, nb::handle fact, int device)
   return p;
 }
 
-bool match_param(const PlanParam& p, PyObject* v, int device, ReadArray& out) {
-  switch (p.kind) {
-    case ArgKind::constant:
-      return same_constant(v, p.token.ptr());
-    case ArgKind::weak_bool:
-      return Py_TYPE(v) == &PyBool_Type;
-    case ArgKind::weak_int:
-      return Py_TYPE(v) == &PyLong_Type;
-    case ArgKind::weak_float:
-      return Py_TYPE(v) == &PyFloat_Type;
-    case ArgKind::typed:
-      return reinterpret_cast<PyObject*>(Py_TYPE(v)) == p.token.ptr();
-    default:
-      break;
-  }
+namespace {
+
+bool match_array(const PlanParam& p, PyObject* v, int device, ReadArg& out) {
   out.release();
   out.has_stream = false;
   out.ndim = p.ndim;
+  bool ok = false;
   switch (p.kind) {
     case ArgKind::cupric:
-      return read_cupric(p, v, device, out);
+      ok = read_cupric(p, v, device, out);
+      break;
     case ArgKind::torch:
-      return read_torch(p, v, device, out);
+      ok = read_torch(p, v, device, out);
+      break;
     case ArgKind::cai:
-      return read_cai(p, v, device, out);
+      ok = read_cai(p, v, device, out);
+      break;
     case ArgKind::numpy:
-      return read_numpy(p, v, out);
+      ok = read_numpy(p, v, out);
+      break;
     default:
-      return false;
+      break;
   }
+  if (!ok || !p.keyed) return ok;
+  for (int k = 0; k < p.ndim; ++k)
+    if (out.view.shape[k] != p.key_shape[static_cast<std::size_t>(k)]) return false;
+  return true;
+}
+
+bool match_scalar(const PlanParam& p, PyObject* v) {
+  bool ok = false;
+  switch (p.kind) {
+    case ArgKind::weak_bool:
+      ok = Py_TYPE(v) == &PyBool_Type;
+      break;
+    case ArgKind::weak_int:
+      ok = Py_TYPE(v) == &PyLong_Type;
+      break;
+    case ArgKind::weak_float:
+      ok = Py_TYPE(v) == &PyFloat_Type;
+      break;
+    case ArgKind::typed:
+      ok = reinterpret_cast<PyObject*>(Py_TYPE(v)) == p.token.ptr();
+      break;
+    default:
+      break;
+  }
+  if (!ok || !p.keyed) return ok;
+  const int r = PyObject_RichCompareBool(v, p.key.ptr(), Py_EQ);
+  if (r < 0) PyErr_Clear();
+  return r == 1;
+}
+
+}  // namespace
+
+bool match_param(const PlanParam& p, PyObject* v, int device, ReadArg& out) {
+  out.value = v;
+  if (p.kind == ArgKind::constant) return same_constant(v, p.token.ptr());
+  if (is_array_kind(p.kind)) return match_array(p, v, device, out);
+  return match_scalar(p, v);
 }
 
 void store_scalar(const PlanParam& p, PyObject* v, void* dst) {
@@ -321,7 +361,7 @@ void store_scalar(const PlanParam& p, PyObject* v, void* dst) {
   scalar_from_py(item).store(p.dtype, dst);
 }
 
-void pack_array(runtime::ArgPacker& packer, const ReadArray& a) {
+void pack_array(runtime::ArgPacker& packer, const ReadArg& a) {
   packer.add_pointer(reinterpret_cast<std::uintptr_t>(a.view.data), "an array");
   for (int k = 0; k < a.ndim; ++k) packer.add_int(a.view.shape[k]);
   for (int k = 0; k < a.ndim; ++k) packer.add_int(a.view.strides[k]);

@@ -17,7 +17,9 @@ namespace nb = nanobind;
 
 namespace cupric::py {
 
-enum class ArgKind : std::uint8_t { constant, cupric, torch, cai, numpy, weak_bool, weak_int, weak_float, typed };
+/// constant: passed by the caller, checked by type and value; fixed: a constant the plan supplies
+/// (a parameter @ct.autotune sets), not passed.
+enum class ArgKind : std::uint8_t { constant, fixed, cupric, torch, cai, numpy, weak_bool, weak_int, weak_float, typed };
 
 inline bool is_array_kind(ArgKind k) {
   return k == ArgKind::cupric || k == ArgKind::torch || k == ArgKind::cai || k == ArgKind::numpy;
@@ -30,15 +32,20 @@ struct PlanParam {
   int ndim = 0;
   bool written = false;        ///< a CPU array the kernel writes: must be writeable
   bool dlpack_device = false;  ///< cai: the object tells its device (__dlpack_device__)
-  /// constant: the value; torch: the dtype object; cai: the typestr; numpy: the np.dtype;
+  bool keyed = false;          ///< an @ct.autotune key: the same shape (arrays) or value (scalars) too
+  std::vector<long long> key_shape;
+  /// constant, fixed: the value; torch: the dtype object; cai: the typestr; numpy: the np.dtype;
   /// typed: the NumPy scalar type.
   nb::object token;
   nb::object type;  ///< numpy: the array's exact type
+  nb::object key;   ///< keyed scalars: the value
 };
 
-/// An array argument as read for one launch: what the kernel gets (address of element 0,
-/// extents, strides in elements), the producer's stream, and the buffer held through the launch.
-struct ReadArray {
+/// An argument as read for one launch: the object; for arrays what the kernel gets (address of
+/// element 0, extents, strides in elements), the producer's stream and the buffer held through
+/// the launch.
+struct ReadArg {
+  PyObject* value = nullptr;  // borrowed from the launch's argument tuple
   cupric_tile_array view{};
   int ndim = 0;
   bool has_stream = false;
@@ -46,30 +53,31 @@ struct ReadArray {
   Py_buffer buffer{};
   bool holds_buffer = false;
 
-  ReadArray() = default;
-  ReadArray(const ReadArray&) = delete;
-  ReadArray& operator=(const ReadArray&) = delete;
-  ~ReadArray() { release(); }
+  ReadArg() = default;
+  ReadArg(const ReadArg&) = delete;
+  ReadArg& operator=(const ReadArg&) = delete;
+  ~ReadArg() { release(); }
   void release() {
     if (holds_buffer) PyBuffer_Release(&buffer);
     holds_buffer = false;
   }
 };
-using ArrayBuffer = std::vector<ReadArray>;
+using ReadArgs = std::vector<ReadArg>;
 
 /// The plan parameter for `value` as the Python path specialised it: `fact` is None for a
-/// ct.Constant, else (kind, dtype, ndim, written) with kind "array", "weak" or "typed".
+/// ct.Constant, "fixed" for one the plan supplies, else (kind, dtype, ndim, written, keyed) with
+/// kind "array", "weak" or "typed".
 /// nullopt when plans do not handle such an argument. `device`: -1 for the CPU, else CUDA's.
 std::optional<PlanParam> classify(nb::handle value, nb::handle fact, int device);
 
-/// True when `value` fits `p` on `device`; arrays are read into `out`. Never raises.
-bool match_param(const PlanParam& p, PyObject* value, int device, ReadArray& out);
+/// True when `value` fits `p` on `device`; it is read into `out`. Never raises.
+bool match_param(const PlanParam& p, PyObject* value, int device, ReadArg& out);
 
 /// A scalar argument stored as the plan's type in `dst` (8 bytes): NumPy 2's overflow errors.
 void store_scalar(const PlanParam& p, PyObject* value, void* dst);
 
 /// An array as a CUDA kernel's (pointer, shape..., strides...) parameters.
-void pack_array(runtime::ArgPacker& packer, const ReadArray& a);
+void pack_array(runtime::ArgPacker& packer, const ReadArg& a);
 
 /// An int or a tuple of 1 to 3 ints (>= 0) as 3 extents; false for anything else.
 bool grid_from_ints(PyObject* grid, long long g[3]);

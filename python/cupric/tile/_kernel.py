@@ -349,9 +349,11 @@ class _Launch:
         else:
             _cuda.load(self.compiled, self.device)
 
-    def plan(self, values):
+    def plan(self, values, fixed=(), keyed=(), tag=True):
         """A launch plan for these values (see LaunchPlans), or None where the arguments are of a
-        kind plans do not take (they launch through __call__ each time)."""
+        kind plans do not take (they launch through __call__ each time). @ct.autotune's plans
+        supply the parameters named in `fixed` (not passed), check the shapes or values of those
+        in `keyed` too, and are tagged with their config."""
         c = self.compiled
         if self.device == "cpu":
             target = c.build_host()
@@ -365,16 +367,16 @@ class _Launch:
                 return None
             scalar_dtypes = iter(scalar_dtypes)
         facts = []
-        for _, spec in c.specs:
+        for name, spec in c.specs:
             if spec[0] == "constant":
-                facts.append(None)
+                facts.append("fixed" if name in fixed else None)
                 continue
-            _, dtype, ndim, written = next(host) if host is not None else (None, None, 0, False)
+            _, dtype, _, written = next(host) if host is not None else (None, None, 0, False)
             if spec[0] == "array":
-                facts.append(("array", spec[1], spec[2], written))
+                facts.append(("array", spec[1], spec[2], written, name in keyed))
             else:
-                facts.append(("weak" if spec[2] else "typed", dtype or next(scalar_dtypes), 0, False))
-        return _tile.make_launch_plan(tuple(values), facts, self.constants, target, _grid3)
+                facts.append(("weak" if spec[2] else "typed", dtype or next(scalar_dtypes), 0, False, name in keyed))
+        return _tile.make_launch_plan(tuple(values), facts, self.constants, target, _grid3, tag)
 
     def __call__(self, grid, stream=None):
         g = _grid3(grid, self.constants)
@@ -509,7 +511,7 @@ class Kernel:
 
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         # the fast path: one C++ call when the arguments fit a launch plan (positional, no kwargs)
-        if interpret or kwargs or not self._plans.launch(grid, stream, args):
+        if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
             self._run(grid, stream, interpret, self._bind(args, kwargs), tried=not (interpret or kwargs))
 
     def _plans_for(self, num_threads):
@@ -531,7 +533,7 @@ class Kernel:
         if interpret or interpreting():
             return self._interpret(grid, values)
         plans = self._plans_for(num_threads)
-        if not tried and plans.launch(grid, stream, values):
+        if not tried and plans.launch(grid, stream, values) is not None:
             return
         launch = self._prepare(values, num_threads)
         if launch is None:

@@ -208,6 +208,40 @@ def test_arguments_plans_do_not_read_launch_through_the_python_path():
     assert len(k._plans) == 0 and len(k.cache) == 1
 
 
+def test_autotuned_launches_take_plans_keyed_on_the_key(tmp_path, monkeypatch):
+    """@ct.autotune's plans fix the tuned parameters to the key's config and also check the key's
+    shapes (arrays) and values (scalars): another key tunes (or looks up) again."""
+    from cupric.tile import _autotune
+
+    cache = cu.cuda.compile_cache
+    monkeypatch.setattr(cache, "directory", str(tmp_path))  # the choices' disk tier, fresh
+    tuned = ct.autotune(configs=[{"BLOCK": 16}, {"BLOCK": 32}], key=["x", "factor"], warmup=0, rep=1)(fresh())
+    keys = []
+    real_key = _autotune.Autotuner._key
+    monkeypatch.setattr(_autotune.Autotuner, "_key", lambda self, bound: keys.append(1) or real_key(self, bound))
+
+    def launch(x, factor):
+        out = cu.zeros(x.shape, dtype=cu.float32)
+        tuned[lambda m: ct.cdiv(x.shape[0], m["BLOCK"])](x, out, factor)
+        assert_close(to_np(out), to_np(x) * np.float32(factor))
+
+    x64, x128 = to_cu(random(64, "float32")), to_cu(random(128, "float32"))
+    launch(x64, 2.0)
+    assert len(keys) == 1 and len(tuned._plans) == 1
+    first = tuned.best_config
+    tuned.best_config = None
+    launch(to_cu(random(64, "float32")), 2.0)  # same key: the plan, with the key's config
+    assert len(keys) == 1 and tuned.best_config == first
+    for x, factor in ((x64, 3.0), (x128, 2.0), (x64, 3)):  # another value, shape, scalar kind: the Python path
+        n = len(keys)
+        launch(x, factor)
+        assert len(keys) == n + 1
+        launch(x, factor)
+        assert len(keys) == n + 1  # and then its own plan
+    tuned.cache.clear()
+    assert len(tuned._plans) == 0
+
+
 # ---- CUDA, against the stand-in driver -----------------------------------------------------------
 
 FAKE_PRELUDE = """
