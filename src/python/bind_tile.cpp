@@ -15,6 +15,8 @@
 
 namespace cupric::py {
 
+void bind_tile_launch(nb::module_& t);  // bind_tile_launch.cpp: HostLauncher, launch plans
+
 namespace {
 
 using tile::Builder;
@@ -30,91 +32,6 @@ std::optional<Scalar> optional_scalar(nb::handle obj) {
   if (obj.is_none()) return std::nullopt;
   return scalar_from_py(obj);
 }
-
-/// A compiled CPU kernel plus how to turn Python arguments into its ABI.
-class HostLauncher {
- public:
-  /// From saved parameter facts (is_array, dtype, ndim, written), as the kernel index stores them.
-  HostLauncher(std::shared_ptr<tile::HostKernel> k, const std::vector<std::tuple<bool, std::string, int, bool>>& params)
-      : kernel_(std::move(k)) {
-    for (const auto& [array, dtype, ndim, written] : params) params_.push_back({array, dtype_from_name(dtype), ndim, written});
-  }
-
-  std::vector<std::tuple<bool, std::string, int, bool>> params() const {
-    std::vector<std::tuple<bool, std::string, int, bool>> out;
-    for (const Param& p : params_) out.emplace_back(p.array, name(p.dtype), p.ndim, p.written);
-    return out;
-  }
-
-  HostLauncher(std::shared_ptr<tile::HostKernel> k, const Function& f) : kernel_(std::move(k)) {
-    std::vector<bool> written(f.values.size(), false);
-    tile::walk(f.body, [&](const tile::Op& op) {
-      using K = tile::OpKind;
-      if (op.kind == K::store || op.kind == K::store_offset || op.kind == K::scatter || op.kind == K::atomic)
-        written[static_cast<std::size_t>(op.operands.at(0))] = true;
-    });
-    for (int v : f.params) {
-      const tile::Type& t = f.type(v);
-      params_.push_back({t.is_array(), t.dtype, t.ndim, written[static_cast<std::size_t>(v)]});
-    }
-  }
-
-  void launch(nb::handle grid, nb::args args) const {
-    if (args.size() != params_.size())
-      throw TypeError(cat("kernel takes ", params_.size(), " run-time arguments, got ", args.size()));
-    std::int64_t g[3] = {1, 1, 1};
-    std::size_t gi = 0;
-    for (nb::handle d : grid) {
-      if (gi == 3) throw ValueError("a grid has at most 3 dimensions");
-      g[gi++] = nb::cast<std::int64_t>(d);
-    }
-    std::vector<cupric_tile_array> arrays(params_.size());
-    std::vector<std::uint64_t> scalars(params_.size(), 0);
-    std::vector<void*> ptrs(params_.size());
-    std::vector<Array> keep;  // arrays alive during the launch
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      const Param& p = params_[i];
-      if (p.array) {
-        const Array& a = nb::cast<const Array&>(args[i]);
-        if (!a.device().is_cpu()) throw ValueError(cat("argument ", i, " is on ", a.device().str(), ", not the CPU"));
-        if (a.dtype() != p.dtype || a.ndim() != p.ndim)
-          throw TypeError(cat("argument ", i, ": expected a ", name(p.dtype), " array of ", p.ndim, " dimension(s), got ", a.str()));
-        if (p.written) a.check_writeable();
-        cupric_tile_array& d = arrays[i];
-        d.data = a.data();
-        for (int k = 0; k < a.ndim(); ++k) {
-          d.shape[k] = a.shape()[static_cast<std::size_t>(k)];
-          d.strides[k] = a.strides()[static_cast<std::size_t>(k)];
-        }
-        ptrs[i] = &d;
-        keep.push_back(a);
-      } else {
-        scalar_from_py(args[i]).store(p.dtype, &scalars[i]);
-        ptrs[i] = &scalars[i];
-      }
-    }
-    cupric_tile_status status{};
-    {
-      nb::gil_scoped_release release;
-      kernel_->launch(g, ptrs, &status);
-    }
-    if (status.failed) {
-      const std::string msg = cat(status.message, " (block ", status.block[0], ", ", status.block[1], ", ", status.block[2], ")");
-      PyErr_SetString(PyExc_AssertionError, msg.c_str());
-      throw nb::python_error();
-    }
-  }
-
- private:
-  struct Param {
-    bool array;
-    DType dtype;
-    int ndim;
-    bool written;
-  };
-  std::shared_ptr<tile::HostKernel> kernel_;
-  std::vector<Param> params_;
-};
 
 void bind_builder(nb::module_& t) {
   nb::class_<Builder>(t, "Builder", "Builds one kernel's tile IR; every method type-checks and returns value ids.")
@@ -236,16 +153,7 @@ void bind_tile(nb::module_& m) {
     return d;
   });
 
-  nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel: launch(grid, *args).")
-      .def("__init__", [](HostLauncher* self, const std::string& path, const Function& f) {
-        new (self) HostLauncher(tile::HostKernel::load(path), f);
-      })
-      .def("__init__", [](HostLauncher* self, const std::string& path,
-                          const std::vector<std::tuple<bool, std::string, int, bool>>& params) {
-        new (self) HostLauncher(tile::HostKernel::load(path), params);
-      })
-      .def("params", &HostLauncher::params)
-      .def("launch", &HostLauncher::launch);
+  bind_tile_launch(t);
   t.def("host_environment", &tile::host_environment, nb::arg("include_dir"), nb::arg("cache_dir"),
         "Hash of the compiler, flags, CPU and header library the CPU kernels depend on.");
 }

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from . import _cuda
-from ._kernel import Kernel, _freeze, _tile, build_stamp, cache_dir, include_dir, interpreting
+from ._kernel import Kernel, _freeze, _Specialisations, _tile, build_stamp, cache_dir, include_dir, interpreting
 
 _FORMAT = "cupric.tile autotune 1"  # bump when the stored record or the key changes meaning
 
@@ -187,7 +187,8 @@ class Autotuner:
         self.restore_value = self._names(restore_value, "restore_value", params, arrays_only=True)
         self.warmup, self.rep = float(warmup), float(rep)
         self.signature = inspect.Signature([params[n] for n in params if n not in self.tuned])
-        self.cache = {}
+        self._plans = _tile.LaunchPlans()  # the fast path of launches for keys met before
+        self.cache = _Specialisations(self._plans.clear)
         self.timings = {}
         self.best_config = None
         functools.update_wrapper(self, kernel.fn)
@@ -283,6 +284,11 @@ class Autotuner:
         return tuple(parts)
 
     def _launch(self, grid, stream, interpret, *args, **kwargs):
+        if not (interpret or kwargs):  # a plan fits when the key, the specialisation and the kinds do
+            config = self._plans.launch(grid, stream, args)
+            if config is not None:
+                self.best_config = config
+                return
         bound = self._bind(args, kwargs)
         if interpret or interpreting():
             try:
@@ -295,7 +301,21 @@ class Autotuner:
         if config is None:
             config = self._from_disk(key) or self._tune(key, bound, grid, stream)
         self.best_config = config
-        self.kernel._run(grid, stream, False, self._values(bound, config), config.num_threads)
+        values = self._values(bound, config)
+        self.kernel._run(grid, stream, False, values, config.num_threads)
+        if not kwargs and len(args) == len(self.signature.parameters):
+            self._add_plan(values, config)
+
+    def _add_plan(self, values, config):
+        """A launch plan for the positional arguments of this launch: the next launches with the
+        same key, specialisation and argument kinds take it (tuned parameters fixed to `config`)."""
+        launch = self.kernel._prepare(values, config.num_threads)
+        try:
+            plan = None if launch is None else launch.plan(values, fixed=self.tuned, keyed=self.key, tag=config)
+        except (TypeError, ValueError, OverflowError):
+            plan = None
+        if plan is not None:
+            self._plans.add(plan)
 
     # ---- timing ------------------------------------------------------------------------------------
 

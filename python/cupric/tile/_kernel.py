@@ -72,11 +72,17 @@ def function(fn):
 @functools.lru_cache(maxsize=1)
 def include_dir():
     """device_include: the source tree's when running from a checkout, else the installed copy."""
-    here = Path(__file__).resolve()
-    candidates = [here.parents[3] / "device_include", Path(_c.__file__).resolve().parent / "device_include"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    ext = os.path.dirname(os.path.abspath(_c.__file__))
+    candidates = [os.path.normpath(os.path.join(here, "..", "..", "..", "device_include")), os.path.join(ext, "device_include")]
     for c in candidates:
-        if (c / "cupric" / "tile" / "tile.h").is_file():
-            return str(c)
+        if os.path.isfile(os.path.join(c, "cupric", "tile", "tile.h")):
+            return c
+    # (the paths as given: resolving symlinks first costs ~0.2 ms at a new process' first launch)
+    candidates = [str(Path(here).resolve().parents[2] / "device_include"), str(Path(ext).resolve() / "device_include")]
+    for c in candidates:
+        if os.path.isfile(os.path.join(c, "cupric", "tile", "tile.h")):
+            return c
     raise RuntimeError(f"cupric.tile: the device header library was not found (looked in {candidates})")
 
 
@@ -187,6 +193,7 @@ def _is_array_like(v):
         or hasattr(v, "__array_interface__")
         or hasattr(v, "__cuda_array_interface__")
         or hasattr(v, "__dlpack__")
+        or _cuda._is_torch_tensor(v)
     )
 
 
@@ -301,6 +308,27 @@ class Compiled:
             pass  # the index is an optimisation
 
 
+class _Specialisations(dict):
+    """kernel.cache: specialisation key -> Compiled. Removing entries also forgets the launch
+    plans (which hold compiled kernels), so that the next launch specialises again."""
+
+    def __init__(self, forget):
+        super().__init__()
+        self._forget = forget
+
+    def clear(self):
+        super().clear()
+        self._forget()
+
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        self._forget()
+
+    def pop(self, *args):
+        self._forget()
+        return super().pop(*args)
+
+
 def interpreting():
     """True when CUPRIC_TILE_INTERPRET asks every launch to run in the interpreter."""
     return os.environ.get("CUPRIC_TILE_INTERPRET", "0") not in ("", "0")
@@ -320,6 +348,35 @@ class _Launch:
             self.compiled.build_host()
         else:
             _cuda.load(self.compiled, self.device)
+
+    def plan(self, values, fixed=(), keyed=(), tag=True):
+        """A launch plan for these values (see LaunchPlans), or None where the arguments are of a
+        kind plans do not take (they launch through __call__ each time). @ct.autotune's plans
+        supply the parameters named in `fixed` (not passed), check the shapes or values of those
+        in `keyed` too, and are tagged with their config."""
+        c = self.compiled
+        if self.device == "cpu":
+            target = c.build_host()
+            host = iter(target.params())  # (is_array, dtype, ndim, written) per run-time parameter
+            scalar_dtypes = None
+        else:
+            k = _cuda.load(c, self.device)
+            target = (k.kernel, k.device, k.threads, k.smem)
+            host, scalar_dtypes = None, k.scalar_dtypes(c.specs)
+            if scalar_dtypes is None:
+                return None
+            scalar_dtypes = iter(scalar_dtypes)
+        facts = []
+        for name, spec in c.specs:
+            if spec[0] == "constant":
+                facts.append("fixed" if name in fixed else None)
+                continue
+            _, dtype, _, written = next(host) if host is not None else (None, None, 0, False)
+            if spec[0] == "array":
+                facts.append(("array", spec[1], spec[2], written, name in keyed))
+            else:
+                facts.append(("weak" if spec[2] else "typed", dtype or next(scalar_dtypes), 0, False, name in keyed))
+        return _tile.make_launch_plan(tuple(values), facts, self.constants, target, _grid3, tag)
 
     def __call__(self, grid, stream=None):
         g = _grid3(grid, self.constants)
@@ -364,7 +421,9 @@ class Kernel:
             if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
         self.constants = [_is_constant(p.annotation) for p in self.params]
-        self.cache = {}
+        self._plans = _tile.LaunchPlans()  # the fast path of launches with arguments met before
+        self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
+        self.cache = _Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
 
     def __repr__(self):
@@ -451,16 +510,43 @@ class Kernel:
         return self._fingerprint
 
     def _launch(self, grid, stream, interpret, *args, **kwargs):
-        return self._run(grid, stream, interpret, self._bind(args, kwargs))
+        # the fast path: one C++ call when the arguments fit a launch plan (positional, no kwargs)
+        if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
+            self._run(grid, stream, interpret, self._bind(args, kwargs), tried=not (interpret or kwargs))
 
-    def _run(self, grid, stream, interpret, values, num_threads=None):
-        """Launches with bound parameter values (one per parameter, in order)."""
+    def _plans_for(self, num_threads):
+        if num_threads is None or int(num_threads) == self.num_threads:
+            return self._plans
+        plans = self._thread_plans.get(int(num_threads))
+        if plans is None:
+            plans = self._thread_plans[int(num_threads)] = _tile.LaunchPlans()
+        return plans
+
+    def _forget_plans(self):
+        self._plans.clear()
+        self._thread_plans.clear()
+
+    def _run(self, grid, stream, interpret, values, num_threads=None, tried=False):
+        """Launches with bound parameter values (one per parameter, in order): through a launch
+        plan when one fits (`tried`: the caller tried them), else by specialising them, and then
+        the plan made for them launches them (and the next launches that fit it)."""
         if interpret or interpreting():
             return self._interpret(grid, values)
+        plans = self._plans_for(num_threads)
+        if not tried and plans.launch(grid, stream, values) is not None:
+            return
         launch = self._prepare(values, num_threads)
         if launch is None:
             return self._interpret(grid, values)
         launch.load()
+        try:
+            plan = launch.plan(values)
+        except (TypeError, ValueError, OverflowError):  # an argument plans cannot read: the Python path
+            plan = None
+        if plan is not None:
+            plans.add(plan)
+            if plan.launch(grid, stream, values):
+                return
         launch(grid, stream)
 
     def _prepare(self, values, num_threads=None):

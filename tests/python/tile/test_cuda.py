@@ -441,8 +441,11 @@ class StandInRuntime:
 def stand_in_runtime(monkeypatch):
     rt = StandInRuntime()
     monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
+    for k in (saxpy.saxpy_kernel, matmul.matmul_kernel):  # launch plans of a real GPU would bypass it
+        k._forget_plans()
     yield rt
     for k in (saxpy.saxpy_kernel, matmul.matmul_kernel):  # forget the stand-in kernels (test_gpu.py)
+        k._forget_plans()
         for c in k.cache.values():
             c.cuda_kernels.clear()
 
@@ -505,3 +508,31 @@ def test_nvcc_fallback_compiles():
     r = _cuda._compile_with_nvcc(src, _kernel.include_dir(), "sm_90a", ("cubin",), _cuda.nvcc_path())
     assert r["compiler"] == "nvcc" and r["cubin"][:4] == b"\x7fELF"
     assert _cuda.resources_from_log(r["log"])[0]["registers"] > 0
+
+
+def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, monkeypatch):
+    """The device headers' hash (part of every CUDA cache key) is memoised under the cache folder
+    by the headers' names, sizes and modification times: a new process lists them instead of
+    hashing them, and a changed header gives a new hash."""
+    import hashlib
+    import shutil
+
+    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path / "cache"))
+    inc = tmp_path / "include"
+    shutil.copytree(_kernel.include_dir(), inc)
+
+    def content_hash():
+        h = hashlib.sha256()
+        for p in sorted(inc.rglob("*")):
+            if p.is_file():
+                h.update(str(p.relative_to(inc)).encode() + b"\0" + p.read_bytes() + b"\0")
+        return h.hexdigest()[:32]
+
+    digest = _cuda._headers_digest.__wrapped__  # without the in-process cache
+    first = digest(str(inc))
+    assert first == content_hash() and len(list((tmp_path / "cache" / "tile" / "headers").iterdir())) == 1
+    assert digest(str(inc)) == first  # from the memo
+    with open(inc / "cupric" / "tile" / "tile.h", "a") as f:
+        f.write("\n// changed\n")
+    second = digest(str(inc))
+    assert second != first and second == content_hash()

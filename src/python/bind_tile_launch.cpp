@@ -1,0 +1,329 @@
+// bind_tile_launch.cpp — launching cupric.tile kernels: the CPU launcher (HostLauncher) and launch
+// plans, the fast path of cached launches (one C++ call checks, packs and launches; misses go to Python).
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <vector>
+
+#include "bind_cuda.hpp"
+#include "convert.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/runtime/device.hpp"
+#include "cupric/runtime/kernel.hpp"
+#include "tile/builder.hpp"
+#include "tile/host_compiler.hpp"
+#include "tile_launch_args.hpp"
+
+namespace cupric::py {
+
+namespace {
+
+using tile::Function;
+
+/// A compiled CPU kernel plus how to turn Python arguments into its ABI (the launch of the
+/// Python path; plans launch the same kernel with arguments they read themselves).
+class HostLauncher {
+ public:
+  /// From saved parameter facts (is_array, dtype, ndim, written), as the kernel index stores them.
+  HostLauncher(std::shared_ptr<tile::HostKernel> k, const std::vector<std::tuple<bool, std::string, int, bool>>& params)
+      : kernel_(std::move(k)) {
+    for (const auto& [array, dtype, ndim, written] : params)
+      params_.push_back({array, dtype_from_name(dtype), ndim, written});
+  }
+
+  HostLauncher(std::shared_ptr<tile::HostKernel> k, const Function& f) : kernel_(std::move(k)) {
+    std::vector<bool> written(f.values.size(), false);
+    tile::walk(f.body, [&](const tile::Op& op) {
+      using K = tile::OpKind;
+      if (op.kind == K::store || op.kind == K::store_offset || op.kind == K::scatter || op.kind == K::atomic)
+        written[static_cast<std::size_t>(op.operands.at(0))] = true;
+    });
+    for (int v : f.params) {
+      const tile::Type& t = f.type(v);
+      params_.push_back({t.is_array(), t.dtype, t.ndim, written[static_cast<std::size_t>(v)]});
+    }
+  }
+
+  std::vector<std::tuple<bool, std::string, int, bool>> params() const {
+    std::vector<std::tuple<bool, std::string, int, bool>> out;
+    for (const Param& p : params_) out.emplace_back(p.array, name(p.dtype), p.ndim, p.written);
+    return out;
+  }
+
+  const std::shared_ptr<tile::HostKernel>& kernel() const { return kernel_; }
+
+  void launch(nb::handle grid, nb::args args) const {
+    if (args.size() != params_.size())
+      throw TypeError(cat("kernel takes ", params_.size(), " run-time arguments, got ", args.size()));
+    std::int64_t g[3] = {1, 1, 1};
+    std::size_t gi = 0;
+    for (nb::handle d : grid) {
+      if (gi == 3) throw ValueError("a grid has at most 3 dimensions");
+      g[gi++] = nb::cast<std::int64_t>(d);
+    }
+    std::vector<cupric_tile_array> arrays(params_.size());
+    std::vector<std::uint64_t> scalars(params_.size(), 0);
+    std::vector<void*> ptrs(params_.size());
+    std::vector<Array> keep;  // arrays alive during the launch
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const Param& p = params_[i];
+      if (p.array) {
+        const Array& a = nb::cast<const Array&>(args[i]);
+        if (!a.device().is_cpu()) throw ValueError(cat("argument ", i, " is on ", a.device().str(), ", not the CPU"));
+        if (a.dtype() != p.dtype || a.ndim() != p.ndim)
+          throw TypeError(cat("argument ", i, ": expected a ", name(p.dtype), " array of ", p.ndim,
+                              " dimension(s), got ", a.str()));
+        if (p.written) a.check_writeable();
+        cupric_tile_array& d = arrays[i];
+        d.data = a.data();
+        for (int k = 0; k < a.ndim(); ++k) {
+          d.shape[k] = a.shape()[static_cast<std::size_t>(k)];
+          d.strides[k] = a.strides()[static_cast<std::size_t>(k)];
+        }
+        ptrs[i] = &d;
+        keep.push_back(a);
+      } else {
+        scalar_from_py(args[i]).store(p.dtype, &scalars[i]);
+        ptrs[i] = &scalars[i];
+      }
+    }
+    run_host_kernel(*kernel_, g, ptrs);
+  }
+
+ private:
+  struct Param {
+    bool array;
+    DType dtype;
+    int ndim;
+    bool written;
+  };
+  std::shared_ptr<tile::HostKernel> kernel_;
+  std::vector<Param> params_;
+};
+
+/// Where a plan launches: a CPU kernel, or a CUDA kernel with its block size and shared memory.
+struct Target {
+  std::shared_ptr<tile::HostKernel> host;
+  std::unique_ptr<runtime::Kernel> cuda;
+  int device = -1;  // -1: the CPU, else the CUDA ordinal
+  unsigned threads = 0, smem = 0;
+};
+
+/// One specialisation as it was called. match() checks that arguments still fit it, reading
+/// them as it goes; launch() then packs and launches them. `tag` is what a launch through the
+/// plan returns (True, or @ct.autotune's config).
+class LaunchPlan {
+ public:
+  LaunchPlan(std::vector<PlanParam> params, Target target, nb::dict constants, nb::object grid3, nb::object tag)
+      : params_(std::move(params)), target_(std::move(target)), constants_(std::move(constants)),
+        grid3_(std::move(grid3)), tag_(std::move(tag)) {
+    for (const PlanParam& p : params_) nargs_ += p.kind == ArgKind::fixed ? 0 : 1;
+  }
+
+  /// The number of arguments a launch passes (the parameters less those the plan fixes).
+  std::size_t size() const { return nargs_; }
+  std::size_t params() const { return params_.size(); }
+  const nb::object& tag() const { return tag_; }
+  /// True when every argument fits (`args`: a tuple of size() values); `read` gets one slot per
+  /// parameter.
+  bool match(PyObject* args, ReadArg* read) const {
+    Py_ssize_t j = 0;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      if (params_[i].kind == ArgKind::fixed) continue;
+      if (!match_param(params_[i], PyTuple_GET_ITEM(args, j++), target_.device, read[i])) return false;
+    }
+    return true;
+  }
+  /// Launches arguments that match() accepted, with what it read.
+  void launch(nb::handle grid, nb::handle stream, ReadArg* read) const {
+    long long g[3];
+    grid_of(grid, g);
+    if (target_.host) {
+      launch_host(g, read);
+    } else {
+      launch_cuda(g, stream, read);
+    }
+  }
+
+ private:
+  void grid_of(nb::handle grid, long long g[3]) const;
+  void launch_host(const long long g[3], ReadArg* read) const;
+  void launch_cuda(const long long g[3], nb::handle stream, ReadArg* read) const;
+
+  std::vector<PlanParam> params_;
+  Target target_;
+  nb::dict constants_;  // the ct.Constant values, for a grid given as a function
+  nb::object grid3_;    // the Python path's grid normalisation, for grids other than ints
+  nb::object tag_;
+  std::size_t nargs_ = 0;
+};
+
+/// The grid as 3 extents: ints and tuples of ints here, anything else (a function of the
+/// constants, NumPy ints, a list, bad grids) through the Python path's normalisation.
+void LaunchPlan::grid_of(nb::handle grid, long long g[3]) const {
+  if (grid_from_ints(grid.ptr(), g)) return;
+  nb::object constants = nb::steal(PyDict_Copy(constants_.ptr()));
+  if (!constants.is_valid()) throw nb::python_error();
+  nb::object given = nb::borrow(grid);
+  if (PyCallable_Check(grid.ptr())) {  // lambda meta: ... (a copy of the constants: it may change it)
+    given = nb::borrow(grid)(constants);
+    if (grid_from_ints(given.ptr(), g)) return;
+    if (PyCallable_Check(given.ptr())) given = nb::borrow(grid);  // the Python path's own error
+  }
+  nb::object t = grid3_(given, constants);
+  for (int i = 0; i < 3; ++i) g[i] = nb::cast<long long>(t[i]);
+}
+
+void LaunchPlan::launch_host(const long long g[3], ReadArg* read) const {
+  std::vector<std::uint64_t> scalars(params_.size(), 0);
+  std::vector<void*> ptrs;
+  ptrs.reserve(params_.size());
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const PlanParam& p = params_[i];
+    if (p.kind == ArgKind::constant || p.kind == ArgKind::fixed) continue;
+    if (is_array_kind(p.kind)) {
+      ptrs.push_back(&read[i].view);
+    } else {
+      store_scalar(p, read[i].value, &scalars[i]);
+      ptrs.push_back(&scalars[i]);
+    }
+  }
+  const std::int64_t grid[3] = {g[0], g[1], g[2]};
+  run_host_kernel(*target_.host, grid, ptrs);
+}
+
+void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* read) const {
+  if (g[0] == 0 || g[1] == 0 || g[2] == 0) return;  // an empty grid launches nothing
+  check_cuda_grid(g);
+  const runtime::Kernel& k = *target_.cuda;
+  runtime::ArgPacker packer(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    const PlanParam& p = params_[i];
+    if (p.kind == ArgKind::constant || p.kind == ArgKind::fixed) continue;
+    if (is_array_kind(p.kind)) {
+      pack_array(packer, read[i]);
+    } else {
+      std::uint64_t bits = 0;
+      store_scalar(p, read[i].value, &bits);
+      packer.add_bytes(&bits, static_cast<std::size_t>(itemsize(p.dtype)), 0, name(p.dtype));
+    }
+  }
+  runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
+  for (std::size_t i = 0; i < params_.size(); ++i) {  // __cuda_array_interface__ v3: after the producer's work
+    const ReadArg& a = read[i];
+    if (is_array_kind(params_[i].kind) && a.has_stream && a.stream != reinterpret_cast<std::uintptr_t>(s.handle()))
+      s.wait(runtime::Stream::wrap(a.stream, target_.device));
+  }
+  runtime::LaunchConfig config;
+  config.grid = {static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2])};
+  config.block = {target_.threads, 1, 1};
+  config.shared_memory = target_.smem;
+  runtime::launch(s.handle(), s.state().get(), config, k, packer);
+}
+
+/// The plans of one kernel (or autotuned kernel), most recently added first: launch() tries
+/// them in turn and returns the tag of the one that launched, None when none fits.
+class LaunchPlans {
+ public:
+  nb::object launch(nb::handle grid, nb::handle stream, nb::handle args) {
+    PyObject* tuple = args.ptr();
+    if (plans_.empty() || !PyTuple_Check(tuple) || interpreting()) return nb::none();
+    const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(tuple));
+    // (matching may run Python code, which may change plans_: each plan is held while it is used)
+    for (std::size_t i = 0; i < plans_.size(); ++i) {
+      std::shared_ptr<LaunchPlan> plan = plans_[i];
+      if (plan->size() != n) continue;
+      ReadArgs read(plan->params());
+      if (!plan->match(tuple, read.data())) continue;
+      if (i > 0 && i < plans_.size() && plans_[i] == plan) std::swap(plans_[i], plans_[i - 1]);  // in use: forward
+      plan->launch(grid, stream, read.data());
+      return plan->tag();
+    }
+    return nb::none();
+  }
+  void add(std::shared_ptr<LaunchPlan> p) {
+    if (plans_.size() >= kMaxPlans) plans_.pop_back();
+    plans_.insert(plans_.begin(), std::move(p));
+  }
+  void clear() { plans_.clear(); }
+  std::size_t size() const { return plans_.size(); }
+
+ private:
+  static constexpr std::size_t kMaxPlans = 64;
+  std::vector<std::shared_ptr<LaunchPlan>> plans_;
+};
+
+/// A plan for `values` (one per kernel parameter) when every argument is of a kind plans
+/// handle, else None. `facts[i]`: None for a ct.Constant the caller passes, "fixed" for one the
+/// plan supplies (@ct.autotune's), else (kind, dtype, ndim, written, keyed) with kind "array",
+/// "weak" or "typed", dtype the array's or the scalar's stored type, and keyed: a launch must
+/// also have the same shape (arrays) or value (scalars) to fit.
+nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, nb::handle target, nb::object grid3,
+                     nb::object tag) {
+  if (values.size() != facts.size()) throw ValueError("make_launch_plan: one parameter fact per value");
+  Target t;
+  if (nb::isinstance<HostLauncher>(target)) {
+    t.host = nb::cast<const HostLauncher&>(target).kernel();
+  } else {
+    auto [kernel, device, threads, smem] = nb::cast<std::tuple<nb::handle, int, unsigned, unsigned>>(target);
+    if (!nb::isinstance<runtime::Kernel>(kernel)) return nb::none();  // a stand-in runtime (tests)
+    t.cuda = std::make_unique<runtime::Kernel>(nb::cast<const runtime::Kernel&>(kernel));
+    t.device = device;
+    t.threads = threads;
+    t.smem = smem;
+  }
+  std::vector<PlanParam> plan;
+  nb::list args;  // the values a launch passes
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::optional<PlanParam> p = classify(values[i], facts[i], t.device);
+    if (!p) return nb::none();
+    if (p->kind != ArgKind::fixed) args.append(values[i]);
+    plan.push_back(std::move(*p));
+  }
+  auto out = std::make_shared<LaunchPlan>(std::move(plan), std::move(t), std::move(constants), std::move(grid3),
+                                          std::move(tag));
+  ReadArgs read(values.size());
+  if (!out->match(nb::tuple(args).ptr(), read.data())) return nb::none();  // would not take them back
+  return nb::cast(out);
+}
+
+}  // namespace
+
+void bind_tile_launch(nb::module_& t) {
+  nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel: launch(grid, *args).")
+      .def("__init__", [](HostLauncher* self, const std::string& path,
+                          const Function& f) { new (self) HostLauncher(tile::HostKernel::load(path), f); })
+      .def("__init__",
+           [](HostLauncher* self, const std::string& path,
+              const std::vector<std::tuple<bool, std::string, int, bool>>& params) {
+             new (self) HostLauncher(tile::HostKernel::load(path), params);
+           })
+      .def("params", &HostLauncher::params)
+      .def("launch", &HostLauncher::launch);
+  nb::class_<LaunchPlan>(t, "LaunchPlan", "How one specialisation was called: launch(grid, stream, args) -> bool.")
+      .def(
+          "launch",
+          [](const LaunchPlan& p, nb::handle grid, nb::handle stream, nb::tuple args) {
+            if (args.size() != p.size()) return false;
+            ReadArgs read(p.params());
+            if (!p.match(args.ptr(), read.data())) return false;
+            p.launch(grid, stream, read.data());
+            return true;
+          },
+          nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"));
+  nb::class_<LaunchPlans>(t, "LaunchPlans", "A kernel's launch plans: launch(grid, stream, args) -> bool.")
+      .def(nb::init<>())
+      .def("launch", &LaunchPlans::launch, nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"),
+           "Launches through the first plan the arguments fit and returns its tag; None (nothing done) "
+           "when none does.")
+      .def("add", &LaunchPlans::add)
+      .def("clear", &LaunchPlans::clear)
+      .def("__len__", &LaunchPlans::size);
+  t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
+        nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
+}
+
+}  // namespace cupric::py

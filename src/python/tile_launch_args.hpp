@@ -1,0 +1,93 @@
+// tile_launch_args.hpp — the arguments of cupric.tile launch plans: each parameter's kind, checking
+// and reading new arguments of that kind (arrays of several libraries, scalars, constants), grids.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cupric/array.hpp"
+#include "cupric/runtime/kernel.hpp"
+#include "cupric/tile/abi.h"
+#include "tile/host_compiler.hpp"
+
+namespace nb = nanobind;
+
+namespace cupric::py {
+
+/// constant: passed by the caller, checked by type and value; fixed: a constant the plan supplies
+/// (a parameter @ct.autotune sets), not passed.
+enum class ArgKind : std::uint8_t { constant, fixed, cupric, torch, cai, numpy, weak_bool, weak_int, weak_float, typed };
+
+inline bool is_array_kind(ArgKind k) {
+  return k == ArgKind::cupric || k == ArgKind::torch || k == ArgKind::cai || k == ArgKind::numpy;
+}
+
+/// One kernel parameter of a plan: what a new argument must be to take the plan's path.
+struct PlanParam {
+  ArgKind kind = ArgKind::constant;
+  DType dtype = DType::float64;  ///< arrays: the element type; scalars: the type they are stored as
+  int ndim = 0;
+  bool written = false;        ///< a CPU array the kernel writes: must be writeable
+  bool dlpack_device = false;  ///< cai: the object tells its device (__dlpack_device__)
+  bool keyed = false;          ///< an @ct.autotune key: the same shape (arrays) or value (scalars) too
+  std::vector<long long> key_shape;
+  /// constant, fixed: the value; torch: the dtype object; cai: the typestr; numpy: the np.dtype;
+  /// typed: the NumPy scalar type.
+  nb::object token;
+  nb::object type;  ///< numpy: the array's exact type
+  nb::object key;   ///< keyed scalars: the value
+};
+
+/// An argument as read for one launch: the object; for arrays what the kernel gets (address of
+/// element 0, extents, strides in elements), the producer's stream and the buffer held through
+/// the launch.
+struct ReadArg {
+  PyObject* value = nullptr;  // borrowed from the launch's argument tuple
+  cupric_tile_array view{};
+  int ndim = 0;
+  bool has_stream = false;
+  std::uintptr_t stream = 0;
+  Py_buffer buffer{};
+  bool holds_buffer = false;
+
+  ReadArg() = default;
+  ReadArg(const ReadArg&) = delete;
+  ReadArg& operator=(const ReadArg&) = delete;
+  ~ReadArg() { release(); }
+  void release() {
+    if (holds_buffer) PyBuffer_Release(&buffer);
+    holds_buffer = false;
+  }
+};
+using ReadArgs = std::vector<ReadArg>;
+
+/// The plan parameter for `value` as the Python path specialised it: `fact` is None for a
+/// ct.Constant, "fixed" for one the plan supplies, else (kind, dtype, ndim, written, keyed) with
+/// kind "array", "weak" or "typed".
+/// nullopt when plans do not handle such an argument. `device`: -1 for the CPU, else CUDA's.
+std::optional<PlanParam> classify(nb::handle value, nb::handle fact, int device);
+
+/// True when `value` fits `p` on `device`; it is read into `out`. Never raises.
+bool match_param(const PlanParam& p, PyObject* value, int device, ReadArg& out);
+
+/// A scalar argument stored as the plan's type in `dst` (8 bytes): NumPy 2's overflow errors.
+void store_scalar(const PlanParam& p, PyObject* value, void* dst);
+
+/// An array as a CUDA kernel's (pointer, shape..., strides...) parameters.
+void pack_array(runtime::ArgPacker& packer, const ReadArg& a);
+
+/// An int or a tuple of 1 to 3 ints (>= 0) as 3 extents; false for anything else.
+bool grid_from_ints(PyObject* grid, long long g[3]);
+/// CUDA's limits on the grid (ValueError naming the grid).
+void check_cuda_grid(const long long g[3]);
+
+/// Runs a CPU kernel's grid without the GIL; a failed ct.assert_ raises AssertionError.
+void run_host_kernel(const tile::HostKernel& k, const std::int64_t grid[3], const std::vector<void*>& args);
+
+/// CUPRIC_TILE_INTERPRET asks every launch to run in the interpreter.
+bool interpreting();
+
+}  // namespace cupric::py
