@@ -15,11 +15,14 @@
 #include <vector>
 
 #include "cupric/dtype.hpp"
+#include "cupric/small_vector.hpp"
 
 namespace cupric {
 
-using Shape = std::vector<std::int64_t>;
-using Strides = std::vector<std::int64_t>;
+/// Up to 8 dimensions inline: copying an Array or a shape of usual rank allocates nothing.
+inline constexpr std::size_t kInlineDims = 8;
+using Shape = SmallVector<std::int64_t, kInlineDims>;
+using Strides = SmallVector<std::int64_t, kInlineDims>;
 
 std::string shape_str(const Shape& s);  ///< "(3, 4)", "(5,)", "()"
 

@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/detail/nb_list.h>
 #include <nanobind/stl/vector.h>
 
 #include <optional>
@@ -13,6 +14,12 @@
 #include "cupric/array.hpp"
 
 namespace nb = nanobind;
+
+namespace nanobind::detail {
+/// Shapes and strides (cupric::SmallVector) cross to and from Python as std::vector does.
+template <class T, std::size_t N>
+struct type_caster<cupric::SmallVector<T, N>> : list_caster<cupric::SmallVector<T, N>, T> {};
+}  // namespace nanobind::detail
 
 namespace cupric::py {
 
