@@ -191,7 +191,7 @@ const UfuncLoop& resolve(const Ufunc& uf, const TypeOperand* ops, int n) {
 }
 }  // namespace
 
-const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs, std::optional<DType> dtype) {
+const UfuncLoop& resolve_loop(const Ufunc& uf, std::span<const Array* const> inputs, std::optional<DType> dtype) {
   if (static_cast<int>(inputs.size()) != uf.nin)
     throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", inputs.size()));
   if (dtype) {
@@ -200,7 +200,7 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
     throw TypeError(cat("ufunc '", uf.name, "' has no loop for dtype ", name(*dtype)));
   }
   std::array<TypeOperand, kMaxUfuncArgs> ops{};
-  for (int i = 0; i < uf.nin; ++i) ops[i] = {inputs[i].dtype(), inputs[i].weak()};
+  for (int i = 0; i < uf.nin; ++i) ops[i] = {inputs[i]->dtype(), inputs[i]->weak()};
   return resolve(uf, ops.data(), uf.nin);
 }
 

@@ -30,8 +30,19 @@ Array where_from_py(nb::handle where, Device device) {
 }
 
 Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
-  std::vector<Array> inputs;
-  for (nb::handle a : args) inputs.push_back(operand_from_py(a));
+  const std::size_t nargs = args.size();
+  const auto nin = static_cast<std::size_t>(uf.nin);
+  auto too_many = [&](std::size_t given) {
+    return TypeError(cat(uf.name, "() takes from ", nin, " to ", nin + 1, " positional arguments but ", given, " were given"));
+  };
+  if (nargs > nin + 1) {  // every argument is converted first, as below, so that its error comes first
+    for (nb::handle a : args) operand_from_py(a);
+    throw too_many(nargs);
+  }
+  std::optional<Operand> operands[kMaxUfuncArgs + 1];
+  const Array* inputs[kMaxUfuncArgs + 1] = {};
+  for (std::size_t i = 0; i < nargs; ++i) inputs[i] = &operands[i].emplace(args[i]).array();
+  std::size_t ninputs = nargs;
   UfuncOptions opt;
   nb::handle where;
   for (auto [key, value] : kwargs) {
@@ -43,20 +54,19 @@ Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
     else if (k == "order" || k == "subok") continue;  // accepted for NumPy compatibility
     else throw TypeError(cat("'", k, "' is an invalid keyword to ufunc '", uf.name, "'"));
   }
-  if (static_cast<int>(inputs.size()) == uf.nin + 1 && !opt.out.defined()) {  // positional out
-    opt.out = out_from_py(args[uf.nin]);
-    inputs.pop_back();
+  if (nargs == nin + 1 && !opt.out.defined()) {  // positional out
+    opt.out = out_from_py(args[nin]);
+    ninputs = nin;
   }
-  if (static_cast<int>(inputs.size()) != uf.nin)
-    throw TypeError(cat(uf.name, "() takes from ", uf.nin, " to ", uf.nin + 1, " positional arguments but ", inputs.size(), " were given"));
+  if (ninputs != nin) throw too_many(ninputs);
   Device dev = default_device();
-  for (const Array& a : inputs)
-    if (a.weak() == WeakKind::none) {
-      dev = a.device();
+  for (std::size_t i = 0; i < nin; ++i)
+    if (inputs[i]->weak() == WeakKind::none) {
+      dev = inputs[i]->device();
       break;
     }
   opt.where = where_from_py(where, dev);
-  return apply_ufunc(uf, inputs, opt);
+  return apply_ufunc(uf, std::span<const Array* const>(inputs, nin), opt);
 }
 
 /// The out= object of a call (keyword, 1-tuple or positional), or an invalid handle.
@@ -69,22 +79,25 @@ nb::handle given_out(const Ufunc& uf, const nb::args& args, const nb::kwargs& kw
 }
 
 nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected) {
-  Array x, y;
+  std::optional<Operand> x, y;
   try {
-    x = operand_from_py(a);
-    y = operand_from_py(b);
+    x.emplace(a);
+    y.emplace(b);
   } catch (const TypeError&) {
     return nb::borrow(Py_NotImplemented);
   }
-  return nb::cast(reflected ? apply_ufunc(uf, {y, x}) : apply_ufunc(uf, {x, y}));
+  const Array* inputs[2] = {&x->array(), &y->array()};
+  if (reflected) std::swap(inputs[0], inputs[1]);
+  return nb::cast(apply_ufunc(uf, std::span<const Array* const>(inputs, 2)));
 }
 
 nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
-  Array x = nb::cast<Array>(self);
-  Array y = operand_from_py(other);
+  const Array& x = *nb::inst_ptr<Array>(self);
+  Operand y(other);
   UfuncOptions opt;
   opt.out = x;
-  apply_ufunc(uf, {x, y}, opt);
+  const Array* inputs[2] = {&x, &y.array()};
+  apply_ufunc(uf, std::span<const Array* const>(inputs, 2), opt);
   return nb::borrow(self);
 }
 }  // namespace
@@ -143,7 +156,10 @@ void bind_ufunc(nb::module_& m) {
   static const OpName unary[] = {{"neg", "negative"}, {"pos", "positive"}, {"abs", "absolute"}, {"invert", "invert"}};
   for (const OpName& op : unary) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](const Array& a) { return apply_ufunc(*uf, {a}); });
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](const Array& a) {
+      const Array* inputs[1] = {&a};
+      return apply_ufunc(*uf, std::span<const Array* const>(inputs, 1));
+    });
   }
 }
 

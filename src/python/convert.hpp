@@ -51,6 +51,22 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
 /// everything else goes through array_from_py.
 Array operand_from_py(nb::handle obj);
+
+/// operand_from_py for one call, without copying or allocating in the common cases: a cupric
+/// array is borrowed from its Python object (which the caller's handle keeps alive), a Python
+/// scalar is held inline (InlineScalar). array() is valid while this object lives.
+class Operand {
+ public:
+  explicit Operand(nb::handle obj);
+  Operand(const Operand&) = delete;
+  Operand& operator=(const Operand&) = delete;
+  const Array& array() const { return *array_; }
+
+ private:
+  const Array* array_ = nullptr;
+  std::optional<InlineScalar> scalar_;
+  Array converted_;  // anything else, through array_from_py
+};
 bool is_python_scalar(nb::handle obj);  ///< bool, int, float, complex or a subclass (np.float64)
 /// Exactly a Python bool/int/float/complex: weak under NEP 50. NumPy scalars (np.float64 is a
 /// float subclass) and other subclasses are strong, as in NumPy 2.
