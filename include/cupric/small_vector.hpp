@@ -9,6 +9,7 @@
 #include <iterator>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -79,6 +80,11 @@ class SmallVector {
   const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
   T& operator[](size_type i) noexcept { return data_[i]; }
   const T& operator[](size_type i) const noexcept { return data_[i]; }
+  T& at(size_type i) {
+    if (i >= size_) throw std::out_of_range("SmallVector::at: index out of range");
+    return data_[i];
+  }
+  const T& at(size_type i) const { return const_cast<SmallVector*>(this)->at(i); }
   T& front() noexcept { return data_[0]; }
   const T& front() const noexcept { return data_[0]; }
   T& back() noexcept { return data_[size_ - 1]; }

@@ -106,6 +106,7 @@ void bind_ufunc(nb::module_& m) {
   nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.")
       .def("__call__", [](const PyUfunc& u, nb::args args, nb::kwargs kwargs) -> nb::object {
         Array result = call_ufunc(*u.uf, args, kwargs);
+        if (kwargs.size() == 0 && args.size() == static_cast<std::size_t>(u.uf->nin)) return nb::cast(std::move(result));
         nb::handle out = given_out(*u.uf, args, kwargs);
         return out.is_valid() ? nb::borrow(out) : nb::cast(std::move(result));  // NumPy returns out itself
       })
