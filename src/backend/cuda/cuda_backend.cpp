@@ -110,7 +110,11 @@ std::string kernel_arch(int device) {
 
 // ---- the backend ---------------------------------------------------------------------------
 
-CudaBackend::CudaBackend(int index) : index_(index) {
+namespace {
+std::atomic<std::uint64_t> next_serial{1};
+}
+
+CudaBackend::CudaBackend(int index) : index_(index), serial_(next_serial.fetch_add(1)) {
   runtime::Device dev(index);  // checks the index against the device count
   sm_count_ = std::max(1, dev.properties().multiprocessor_count);
   arch_ = kernel_arch(index);
@@ -123,7 +127,7 @@ void* CudaBackend::allocate(std::size_t nbytes) {
   auto p = runtime::MemoryPool::for_device(index_).allocate(std::max<std::size_t>(nbytes, 1), s, &block, &graph);
   if (graph) {
     std::lock_guard lock(mutex_);
-    graph_owned_.insert(reinterpret_cast<void*>(p));
+    if (graph_owned_.insert(reinterpret_cast<void*>(p)).second) graph_owned_count_.fetch_add(1);
   }
   return reinterpret_cast<void*>(p);
 }
@@ -132,9 +136,10 @@ void CudaBackend::deallocate(void* ptr, std::size_t nbytes) {
   if (!cuda::loaded_driver()) return;
   try {
     bool graph = false;
-    {
+    if (graph_owned_count_.load(std::memory_order_acquire) > 0) {  // no lock while no graph owns a block
       std::lock_guard lock(mutex_);
       graph = graph_owned_.erase(ptr) > 0;
+      if (graph) graph_owned_count_.fetch_sub(1);
     }
     const std::size_t block = runtime::MemoryPool::round_size(std::max<std::size_t>(nbytes, 1));
     runtime::MemoryPool::for_device(index_).deallocate(reinterpret_cast<cuda::CUdeviceptr>(ptr), block,

@@ -3,6 +3,7 @@
 // cache and kept per device by key, so that a cached launch costs a hash lookup and a packing.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -39,7 +40,15 @@ struct Geometry {
 struct MapKey {
   std::uint64_t words[2] = {0, 0};
   int length = 0;
-  MapKey& add(unsigned byte);  ///< appends one byte (at most 16; logic_error past that)
+  /// Appends one byte (at most 16: the callers' layouts are fixed and fit; logic_error past that).
+  MapKey& add(unsigned byte) {
+    if (length >= 16) [[unlikely]]
+      too_long();
+    words[length / 8] |= static_cast<std::uint64_t>(byte & 0xffu) << (8 * (length % 8));
+    ++length;
+    return *this;
+  }
+  [[noreturn]] static void too_long();
   bool operator==(const MapKey& o) const {
     return words[0] == o.words[0] && words[1] == o.words[1] && length == o.length;
   }
@@ -99,12 +108,14 @@ class CudaBackend final : public Backend {
   template <class MakeSpec>
   bool transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec);
   int index_;
+  std::uint64_t serial_;  ///< unique per backend object (keys the thread-local kernel cache)
   int sm_count_ = 1;
   std::string arch_;
   std::mutex mutex_;
   std::unordered_map<std::string, runtime::ObjectCode> modules_;
   std::unordered_map<std::string, runtime::Kernel> kernels_;
   std::unordered_set<void*> graph_owned_;
+  std::atomic<std::size_t> graph_owned_count_{0};  ///< graph_owned_.size(), read without the lock
   std::unordered_map<MapKey, const runtime::Kernel*, MapKeyHash> fast_;  ///< map kernels by short key (run_map)
 };
 

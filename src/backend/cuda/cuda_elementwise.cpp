@@ -28,17 +28,30 @@ bool all_zero(const Strides& strides) {
 }
 }  // namespace
 
-MapKey& MapKey::add(unsigned byte) {
-  if (length >= 16) throw std::logic_error("cupric: a CUDA map key longer than 16 bytes");
-  words[length / 8] |= static_cast<std::uint64_t>(byte & 0xffu) << (8 * (length % 8));
-  ++length;
-  return *this;
-}
+void MapKey::too_long() { throw std::logic_error("cupric: a CUDA map key longer than 16 bytes"); }
+
+namespace {
+/// Each thread's recently used map kernels: a hit takes no lock. Backends are never destroyed,
+/// and `serial` tells them apart.
+struct CachedKernel {
+  std::uint64_t serial = 0;  // 0: empty
+  MapKey key;
+  const runtime::Kernel* kernel = nullptr;
+};
+constexpr std::size_t kThreadCacheSlots = 64;
+thread_local CachedKernel thread_kernels[kThreadCacheSlots];
+}  // namespace
 
 const runtime::Kernel* CudaBackend::cached(const MapKey& key) {
-  std::lock_guard lock(mutex_);
-  auto it = fast_.find(key);
-  return it == fast_.end() ? nullptr : it->second;
+  CachedKernel& slot = thread_kernels[MapKeyHash{}(key) % kThreadCacheSlots];
+  if (slot.serial == serial_ && slot.key == key) return slot.kernel;
+  const runtime::Kernel* k = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = fast_.find(key); it != fast_.end()) k = it->second;
+  }
+  if (k) slot = {serial_, key, k};
+  return k;
 }
 
 const runtime::Kernel* CudaBackend::remember(const MapKey& key, const runtime::Kernel* k) {
