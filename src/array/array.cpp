@@ -63,11 +63,14 @@ std::shared_ptr<Storage> inline_host(std::size_t nbytes) {
 }  // namespace
 
 std::shared_ptr<Storage> Storage::allocate(Device device, std::size_t nbytes) {
-  static_assert(kInlineHostBytes == 1024);
-  if (device.is_cpu() && nbytes <= kInlineHostBytes) {
+  static_assert(kInlineHostBytes == 8192);
+  if (device.is_cpu() && nbytes <= kInlineHostBytes) {  // size classes: at most 4x (tiny) or 2x the request
     if (nbytes <= 64) return inline_host<64>(nbytes);
     if (nbytes <= 256) return inline_host<256>(nbytes);
-    return inline_host<1024>(nbytes);
+    if (nbytes <= 1024) return inline_host<1024>(nbytes);
+    if (nbytes <= 2048) return inline_host<2048>(nbytes);
+    if (nbytes <= 4096) return inline_host<4096>(nbytes);
+    return inline_host<8192>(nbytes);
   }
   Backend& be = backend_for(device);
   void* p = be.allocate(nbytes);

@@ -538,9 +538,9 @@ def test_operands_of_every_kind_in_one_call():
 
 
 def test_small_results_are_64_byte_aligned():
-    # host arrays up to 1 KiB share one allocation with their storage; the data still starts on a
+    # host arrays up to 8 KiB share one allocation with their storage; the data still starts on a
     # cache line, as larger blocks do
-    for n in (1, 3, 8, 33, 127, 128, 129, 1000, 5000):
+    for n in (1, 3, 8, 33, 127, 128, 129, 1000, 1025, 5000, 8193):
         for dtype in ("int8", "float64", "complex128"):
             a = cu.asarray(np.arange(n).astype(dtype))
             r = a + a
