@@ -45,8 +45,7 @@ namespace {
 template <std::size_t N>
 struct InlineHostBlock {
   static constexpr std::size_t kAlign = 64;
-  explicit InlineHostBlock(std::size_t nbytes)
-      : storage(Device::cpu(), aligned(), nbytes, nullptr) {}
+  explicit InlineHostBlock(std::size_t nbytes) : storage(Device::cpu(), aligned(), nbytes, nullptr) {}
   void* aligned() {
     const auto p = reinterpret_cast<std::uintptr_t>(bytes);
     return bytes + ((kAlign - p % kAlign) % kAlign);

@@ -51,9 +51,9 @@ Comparison comparison_of(const Ufunc& uf) {
   static const std::vector<Comparison> by_id = [] {
     std::vector<Comparison> v(all_ufuncs().size(), Comparison::none);
     const std::pair<const char*, Comparison> names[] = {
-        {"equal", Comparison::equal}, {"not_equal", Comparison::not_equal}, {"less", Comparison::less},
-        {"less_equal", Comparison::less_equal}, {"greater", Comparison::greater},
-        {"greater_equal", Comparison::greater_equal}};
+        {"equal", Comparison::equal},     {"not_equal", Comparison::not_equal},
+        {"less", Comparison::less},       {"less_equal", Comparison::less_equal},
+        {"greater", Comparison::greater}, {"greater_equal", Comparison::greater_equal}};
     for (const auto& [n, c] : names) v[static_cast<std::size_t>(find_ufunc(n).id)] = c;
     return v;
   }();
@@ -76,11 +76,15 @@ std::optional<bool> out_of_range_comparison(const Ufunc& uf, const UfuncLoop& lo
   const bool weak_above = s.big_unsigned || s.i > 0;       // above every value of the type, else below
   const bool lhs_less = w == 1 ? weak_above : !weak_above;  // inputs[0] < inputs[1] everywhere
   switch (cmp) {
-    case Comparison::equal: return false;
-    case Comparison::not_equal: return true;
+    case Comparison::equal:
+      return false;
+    case Comparison::not_equal:
+      return true;
     case Comparison::less:
-    case Comparison::less_equal: return lhs_less;
-    default: return !lhs_less;
+    case Comparison::less_equal:
+      return lhs_less;
+    default:
+      return !lhs_less;
   }
 }
 

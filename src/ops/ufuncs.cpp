@@ -234,8 +234,7 @@ const UfuncLoop& search_loop(const Ufunc& uf, const TypeOperand* ops, int n) {
   const auto& safe = safe_casts();
   for (const UfuncLoop& l : uf.loops) {
     bool ok = true;
-    for (int i = 0; i < uf.nin && ok; ++i)
-      ok = (safe[static_cast<int>(types[i])] >> static_cast<int>(l.types[i])) & 1u;
+    for (int i = 0; i < uf.nin && ok; ++i) ok = (safe[static_cast<int>(types[i])] >> static_cast<int>(l.types[i])) & 1u;
     if (ok) return l;
   }
   throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", listed(), "); its loops are: ",

@@ -33,7 +33,8 @@ Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
   const std::size_t nargs = args.size();
   const auto nin = static_cast<std::size_t>(uf.nin);
   auto too_many = [&](std::size_t given) {
-    return TypeError(cat(uf.name, "() takes from ", nin, " to ", nin + 1, " positional arguments but ", given, " were given"));
+    return TypeError(
+        cat(uf.name, "() takes from ", nin, " to ", nin + 1, " positional arguments but ", given, " were given"));
   };
   if (nargs > nin + 1) {  // every argument is converted first, as below, so that its error comes first
     for (nb::handle a : args) operand_from_py(a);
@@ -106,7 +107,8 @@ void bind_ufunc(nb::module_& m) {
   nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.")
       .def("__call__", [](const PyUfunc& u, nb::args args, nb::kwargs kwargs) -> nb::object {
         Array result = call_ufunc(*u.uf, args, kwargs);
-        if (kwargs.size() == 0 && args.size() == static_cast<std::size_t>(u.uf->nin)) return nb::cast(std::move(result));
+        if (kwargs.size() == 0 && args.size() == static_cast<std::size_t>(u.uf->nin))
+          return nb::cast(std::move(result));
         nb::handle out = given_out(*u.uf, args, kwargs);
         return out.is_valid() ? nb::borrow(out) : nb::cast(std::move(result));  // NumPy returns out itself
       })

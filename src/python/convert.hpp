@@ -3,9 +3,9 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/detail/nb_list.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
-#include <nanobind/stl/detail/nb_list.h>
 #include <nanobind/stl/vector.h>
 
 #include <optional>

@@ -40,14 +40,49 @@ TEST(SmallVector, RandomOperationsAgreeWithVector) {
     const auto x = static_cast<std::int64_t>(rng() % 1000);
     const std::size_t at = v.empty() ? 0 : rng() % (v.size() + 1);
     switch (op) {
-      case 0: case 1: s.push_back(x); v.push_back(x); break;
-      case 2: if (!v.empty()) { s.pop_back(); v.pop_back(); } break;
-      case 3: s.insert(s.begin() + at, x); v.insert(v.begin() + static_cast<long>(at), x); break;
-      case 4: if (at < v.size()) { s.erase(s.begin() + at); v.erase(v.begin() + static_cast<long>(at)); } break;
-      case 5: { const std::size_t n = rng() % 12; s.resize(n, x); v.resize(n, x); break; }
-      case 6: { SmallVector<std::int64_t, 4> c = s; s = std::move(c); break; }
-      case 7: if (!v.empty()) { s.push_back(s[0]); v.push_back(v[0]); } break;  // argument aliases the vector
-      default: { const std::size_t n = rng() % 3; s.insert(s.begin() + at, n, x); v.insert(v.begin() + static_cast<long>(at), n, x); }
+      case 0:
+      case 1:
+        s.push_back(x);
+        v.push_back(x);
+        break;
+      case 2:
+        if (!v.empty()) {
+          s.pop_back();
+          v.pop_back();
+        }
+        break;
+      case 3:
+        s.insert(s.begin() + at, x);
+        v.insert(v.begin() + static_cast<long>(at), x);
+        break;
+      case 4:
+        if (at < v.size()) {
+          s.erase(s.begin() + at);
+          v.erase(v.begin() + static_cast<long>(at));
+        }
+        break;
+      case 5: {
+        const std::size_t n = rng() % 12;
+        s.resize(n, x);
+        v.resize(n, x);
+        break;
+      }
+      case 6: {
+        SmallVector<std::int64_t, 4> c = s;
+        s = std::move(c);
+        break;
+      }
+      case 7:
+        if (!v.empty()) {
+          s.push_back(s[0]);
+          v.push_back(v[0]);
+        }
+        break;  // argument aliases the vector
+      default: {
+        const std::size_t n = rng() % 3;
+        s.insert(s.begin() + at, n, x);
+        v.insert(v.begin() + static_cast<long>(at), n, x);
+      }
     }
     ASSERT_EQ(as_vec(s), v) << "step " << step;
   }
@@ -65,7 +100,7 @@ TEST(SmallVector, CopiesAndMovesInlineAndOnTheHeap) {
     b = c;
     b.push_back(1);
     EXPECT_NE(b, a);
-    EXPECT_TRUE(a < b);  // a is a prefix of b
+    EXPECT_TRUE(a < b);            // a is a prefix of b
     c.assign(c.begin(), c.end());  // self-assignment through a range
     EXPECT_EQ(c, a);
   }

@@ -115,7 +115,7 @@ class CudaBackend final : public Backend {
   std::unordered_map<std::string, runtime::ObjectCode> modules_;
   std::unordered_map<std::string, runtime::Kernel> kernels_;
   std::unordered_set<void*> graph_owned_;
-  std::atomic<std::size_t> graph_owned_count_{0};  ///< graph_owned_.size(), read without the lock
+  std::atomic<std::size_t> graph_owned_count_{0};                        ///< graph_owned_.size(), read without the lock
   std::unordered_map<MapKey, const runtime::Kernel*, MapKeyHash> fast_;  ///< map kernels by short key (run_map)
 };
 

@@ -64,8 +64,8 @@ const runtime::Kernel* CudaBackend::remember(const MapKey& key, const runtime::K
 /// key up and packs the arguments, building no source, spec, string or geometry vector.
 /// `make_spec` runs on a miss; `what` names the op in messages.
 template <class MakeSpec>
-void CudaBackend::run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin,
-                          const DType* in_compute, MakeSpec&& make_spec) {
+void CudaBackend::run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin, const DType* in_compute,
+                          MakeSpec&& make_spec) {
   const std::int64_t n = plan.size();
   if (n == 0) return;
   const int nop = plan.noperands();
@@ -153,8 +153,11 @@ void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Elem
   }
   // the ufunc, the mask, the compute types and the stored dtypes
   MapKey key;
-  key.add('U').add(static_cast<unsigned>(uf.id) & 0xffu).add((static_cast<unsigned>(uf.id) >> 8) + (has_where ? 0x40u : 0u));
-  for (int k = 0; k <= uf.nin; ++k) key.add(static_cast<unsigned>(loop.compute[k])).add(static_cast<unsigned>(plan->dtypes[k]));
+  key.add('U')
+      .add(static_cast<unsigned>(uf.id) & 0xffu)
+      .add((static_cast<unsigned>(uf.id) >> 8) + (has_where ? 0x40u : 0u));
+  for (int k = 0; k <= uf.nin; ++k)
+    key.add(static_cast<unsigned>(loop.compute[k])).add(static_cast<unsigned>(plan->dtypes[k]));
   run_map(key, uf.name.c_str(), *plan, uf.nin, loop.compute.data(), [&] {
     MapSpec s;
     s.name = uf.name;
