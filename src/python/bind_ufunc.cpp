@@ -29,7 +29,9 @@ Array where_from_py(nb::handle where, Device device) {
   return array_from_py(where, std::nullopt, device);
 }
 
-Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
+/// A ufunc call: `args` a tuple, `kwargs` a dict or null (CPython's tp_call passes null when
+/// there are no keywords, so a plain call builds no dict).
+Array call_ufunc(const Ufunc& uf, nb::tuple args, PyObject* kwargs) {
   const std::size_t nargs = args.size();
   const auto nin = static_cast<std::size_t>(uf.nin);
   auto too_many = [&](std::size_t given) {
@@ -46,7 +48,9 @@ Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
   std::size_t ninputs = nargs;
   UfuncOptions opt;
   nb::handle where;
-  for (auto [key, value] : kwargs) {
+  PyObject *key_obj = nullptr, *value_obj = nullptr;
+  for (Py_ssize_t pos = 0; kwargs && PyDict_Next(kwargs, &pos, &key_obj, &value_obj);) {
+    nb::handle key(key_obj), value(value_obj);
     const std::string k = nb::cast<std::string>(key);
     if (k == "out") opt.out = out_from_py(value);
     else if (k == "where") where = value;
@@ -71,13 +75,33 @@ Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
 }
 
 /// The out= object of a call (keyword, 1-tuple or positional), or an invalid handle.
-nb::handle given_out(const Ufunc& uf, const nb::args& args, const nb::kwargs& kwargs) {
+nb::handle given_out(const Ufunc& uf, const nb::tuple& args, PyObject* kwargs) {
   nb::handle out;
-  if (kwargs.contains("out")) out = kwargs["out"];
+  PyObject* keyword = kwargs ? PyDict_GetItemString(kwargs, "out") : nullptr;  // borrowed
+  if (keyword) out = keyword;
   else if (static_cast<int>(args.size()) == uf.nin + 1) out = args[uf.nin];
   if (out.is_valid() && nb::isinstance<nb::tuple>(out)) out = nb::borrow<nb::tuple>(out)[0];
   return out.is_valid() && !out.is_none() ? out : nb::handle();
 }
+
+/// tp_call of ufunc objects: a raw slot rather than a bound __call__, so that a call does not go
+/// through nanobind's dispatch and its (args, kwargs) conversion, which builds an empty dict.
+PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  try {
+    const Ufunc& uf = *nb::inst_ptr<PyUfunc>(self)->uf;
+    nb::tuple a = nb::borrow<nb::tuple>(args);
+    Array result = call_ufunc(uf, a, kwargs);
+    const bool maybe_out = kwargs || a.size() != static_cast<std::size_t>(uf.nin);
+    nb::handle out = maybe_out ? given_out(uf, a, kwargs) : nb::handle();
+    // NumPy returns out itself
+    return out.is_valid() ? nb::borrow(out).release().ptr() : nb::cast(std::move(result)).release().ptr();
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
+PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_call)}, {0, nullptr}};
 
 nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected) {
   std::optional<Operand> x, y;
@@ -104,14 +128,7 @@ nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
 }  // namespace
 
 void bind_ufunc(nb::module_& m) {
-  nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.")
-      .def("__call__", [](const PyUfunc& u, nb::args args, nb::kwargs kwargs) -> nb::object {
-        Array result = call_ufunc(*u.uf, args, kwargs);
-        if (kwargs.size() == 0 && args.size() == static_cast<std::size_t>(u.uf->nin))
-          return nb::cast(std::move(result));
-        nb::handle out = given_out(*u.uf, args, kwargs);
-        return out.is_valid() ? nb::borrow(out) : nb::cast(std::move(result));  // NumPy returns out itself
-      })
+  nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.", nb::type_slots(ufunc_slots))
       .def_prop_ro("name", [](const PyUfunc& u) { return u.uf->name; })
       .def_prop_ro("nin", [](const PyUfunc& u) { return u.uf->nin; })
       .def_prop_ro("nout", [](const PyUfunc&) { return 1; })

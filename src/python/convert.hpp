@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <exception>
 #include <optional>
 #include <utility>
 
@@ -92,5 +93,12 @@ void def_property(nb::handle cls, const char* name, F&& getter) {
 
 /// The bound ndarray class (for other translation units adding methods).
 nb::handle ndarray_type();
+
+/// Sets the Python error for a cupric exception (ValueError, AxisError, ...) and rethrows any
+/// other: the module's exception translator (module.cpp).
+void translate_cupric_error(const std::exception_ptr& p);
+/// Sets the Python error for any C++ exception as nanobind's dispatch would, for raw CPython
+/// slots that nanobind does not wrap (a ufunc's tp_call). Call it from a catch (...) block.
+void set_python_error(const std::exception_ptr& p) noexcept;
 
 }  // namespace cupric::py
