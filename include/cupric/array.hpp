@@ -15,11 +15,14 @@
 #include <vector>
 
 #include "cupric/dtype.hpp"
+#include "cupric/small_vector.hpp"
 
 namespace cupric {
 
-using Shape = std::vector<std::int64_t>;
-using Strides = std::vector<std::int64_t>;
+/// Up to 8 dimensions inline: copying an Array or a shape of usual rank allocates nothing.
+inline constexpr std::size_t kInlineDims = 8;
+using Shape = SmallVector<std::int64_t, kInlineDims>;
+using Strides = SmallVector<std::int64_t, kInlineDims>;
 
 std::string shape_str(const Shape& s);  ///< "(3, 4)", "(5,)", "()"
 
@@ -49,7 +52,8 @@ class Storage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  /// New uninitialised storage from the device's backend allocator.
+  /// New uninitialised storage from the device's backend allocator. Small host blocks (up to
+  /// kInlineHostBytes) live inside the Storage's own allocation instead: one malloc, 64-byte aligned.
   static std::shared_ptr<Storage> allocate(Device device, std::size_t nbytes);
 
   void* data() const { return data_; }
@@ -154,5 +158,28 @@ Scalar scalar_of_weak(const Array& a);
 /// A 0-d array holding a scalar, marked weak (NEP 50) unless `dtype` is given.
 Array scalar_array(const Scalar& s, Device device = Device::cpu());
 Array scalar_array(const Scalar& s, DType dtype, Device device = Device::cpu());
+
+/// Host arrays of at most this many bytes share one allocation with their Storage (one malloc
+/// instead of a control block and an aligned_alloc, which costs 3x a malloc in glibc).
+inline constexpr std::size_t kInlineHostBytes = 8192;
+
+/// A 0-d host array whose element lives inside this object, for the scalar operands of one call
+/// (a Python scalar in `x + 1`): nothing is allocated. Its array() must not outlive it, so it is
+/// neither copyable nor movable, and it is only handed to calls that do not keep their inputs.
+class InlineScalar {
+ public:
+  /// The scalar stored as `dtype` (OverflowError as Scalar::store when it does not fit).
+  InlineScalar(const Scalar& s, DType dtype);
+  /// A weak (NEP 50) scalar in the dtype scalar_array(s) would give it.
+  explicit InlineScalar(const Scalar& s);
+  InlineScalar(const InlineScalar&) = delete;
+  InlineScalar& operator=(const InlineScalar&) = delete;
+  const Array& array() const { return array_; }
+
+ private:
+  alignas(16) unsigned char bytes_[16];
+  Storage storage_;
+  Array array_;
+};
 
 }  // namespace cupric

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "cupric/array.hpp"
@@ -16,14 +17,19 @@ namespace cupric {
 /// How to walk several same-shaped operands together: dimensions already broadcast (stride 0),
 /// reordered so the last one has the smallest strides, and merged where all operands are
 /// contiguous across them. An empty `shape` means one element; a zero in it means none.
+/// Operands of a plan kept inline (a ternary ufunc's inputs, its output and a where= mask).
+inline constexpr std::size_t kInlineOperands = 5;
+template <class T>
+using OperandVector = SmallVector<T, kInlineOperands>;
+
 struct ElementwisePlan {
   Shape shape;                                ///< collapsed iteration shape, innermost last
-  std::vector<std::vector<std::int64_t>> byte_strides;  ///< [operand][dimension]
-  std::vector<char*> data;                    ///< [operand] address of the first element
-  std::vector<DType> dtypes;                  ///< [operand]
+  OperandVector<Strides> byte_strides;        ///< [operand][dimension]
+  OperandVector<char*> data;                  ///< [operand] address of the first element
+  OperandVector<DType> dtypes;                ///< [operand]
   /// [operand] 1 when the operand lives in host memory. On a device backend only a 0-d weak
   /// Python scalar can (apply_ufunc keeps those on the host): the backend passes it by value.
-  std::vector<std::uint8_t> on_host;
+  OperandVector<std::uint8_t> on_host;
 
   int ndim() const { return static_cast<int>(shape.size()); }
   int noperands() const { return static_cast<int>(data.size()); }
@@ -32,7 +38,9 @@ struct ElementwisePlan {
   bool contiguous() const;
 };
 
-/// Builds the plan for operands viewed with `shape` (each operand broadcasts to it).
+/// Builds the plan for operands viewed with `shape` (each operand broadcasts to it). Nothing is
+/// allocated for operands of up to 8 dimensions.
+ElementwisePlan elementwise_plan(std::span<const Array* const> operands, const Shape& shape);
 ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, const Shape& shape);
 
 /// Reductions a backend provides. nan* variants are built from these by the array layer

@@ -36,7 +36,7 @@ struct IndexItem {
   static IndexItem newaxis();
   static IndexItem from_array(Array a);
 };
-using Index = std::vector<IndexItem>;
+using Index = SmallVector<IndexItem, 4>;  ///< a usual index tuple needs no allocation
 
 /// True when the index holds no arrays, so that a[index] is a view.
 bool is_basic_index(const Index& index);

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,8 @@ struct UfuncOptions {
 /// ufunc and the input dtypes when no loop accepts them.
 const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
                               std::optional<DType> dtype = std::nullopt);
+const UfuncLoop& resolve_loop(const Ufunc& uf, std::span<const Array* const> inputs,
+                              std::optional<DType> dtype = std::nullopt);
 /// The same resolution from dtypes alone (weak entries are Python scalars), for compilers
 /// that type-check before any array exists (the tile language).
 const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<TypeOperand>& inputs);
@@ -70,6 +73,8 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<TypeOperand>& i
 /// Applies a ufunc: broadcasting, type resolution, casting checks, output allocation,
 /// then the backend's elementwise kernel. Inputs must be on one device.
 Array apply_ufunc(const Ufunc& uf, const std::vector<Array>& inputs, const UfuncOptions& options = {});
+/// The same over borrowed inputs (the bindings' path: nothing is copied or allocated but the result).
+Array apply_ufunc(const Ufunc& uf, std::span<const Array* const> inputs, const UfuncOptions& options = {});
 Array apply_ufunc(std::string_view name, const std::vector<Array>& inputs, const UfuncOptions& options = {});
 
 }  // namespace cupric

@@ -40,7 +40,37 @@ Device Device::parse(std::string_view text) {
 
 std::string Device::str() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(index); }
 
+namespace {
+/// A Storage and its (small, host) bytes in one block; the data starts on a 64-byte boundary.
+template <std::size_t N>
+struct InlineHostBlock {
+  static constexpr std::size_t kAlign = 64;
+  explicit InlineHostBlock(std::size_t nbytes) : storage(Device::cpu(), aligned(), nbytes, nullptr) {}
+  void* aligned() {
+    const auto p = reinterpret_cast<std::uintptr_t>(bytes);
+    return bytes + ((kAlign - p % kAlign) % kAlign);
+  }
+  Storage storage;
+  unsigned char bytes[N + kAlign - 1];  // room to start on a 64-byte boundary wherever the block lands
+};
+
+template <std::size_t N>
+std::shared_ptr<Storage> inline_host(std::size_t nbytes) {
+  auto block = std::make_shared<InlineHostBlock<N>>(nbytes);
+  return std::shared_ptr<Storage>(block, &block->storage);
+}
+}  // namespace
+
 std::shared_ptr<Storage> Storage::allocate(Device device, std::size_t nbytes) {
+  static_assert(kInlineHostBytes == 8192);
+  if (device.is_cpu() && nbytes <= kInlineHostBytes) {  // size classes: at most 4x (tiny) or 2x the request
+    if (nbytes <= 64) return inline_host<64>(nbytes);
+    if (nbytes <= 256) return inline_host<256>(nbytes);
+    if (nbytes <= 1024) return inline_host<1024>(nbytes);
+    if (nbytes <= 2048) return inline_host<2048>(nbytes);
+    if (nbytes <= 4096) return inline_host<4096>(nbytes);
+    return inline_host<8192>(nbytes);
+  }
   Backend& be = backend_for(device);
   void* p = be.allocate(nbytes);
   return std::make_shared<Storage>(device, p, nbytes, [&be, nbytes](void* ptr) { be.deallocate(ptr, nbytes); });
@@ -215,6 +245,17 @@ Array scalar_array(const Scalar& s, DType dtype, Device device) {
   Array out = Array::empty({}, dtype, device);
   backend_for(device).copy_from_host(out.data(), host.data(), static_cast<std::size_t>(host.itemsize()));
   return out;
+}
+
+InlineScalar::InlineScalar(const Scalar& s, DType dtype)
+    : storage_(Device::cpu(), bytes_, sizeof(bytes_), nullptr),
+      // aliasing an empty owner: no control block, nothing counted or freed
+      array_(std::shared_ptr<Storage>(std::shared_ptr<Storage>(), &storage_), Shape{}, Strides{}, 0, dtype) {
+  s.store(dtype, bytes_);
+}
+
+InlineScalar::InlineScalar(const Scalar& s) : InlineScalar(s, s.big_unsigned ? DType::uint64 : default_dtype(s.kind)) {
+  array_.set_weak(s.kind);
 }
 
 Array scalar_array(const Scalar& s, Device device) {

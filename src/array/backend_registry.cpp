@@ -1,4 +1,5 @@
 // backend_registry.cpp — which Backend serves which device.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,11 @@ BackendFactory builtin_cuda_backend_factory();  // src/backend/cuda (constructin
 }
 
 namespace {
+/// Backends already made, by CUDA device index, read without the registry's lock (every op on a
+/// GPU asks for its backend at least twice).
+constexpr int kFastDevices = 64;
+std::atomic<Backend*> made[kFastDevices];
+
 struct Registry {
   std::mutex mutex;
   std::map<Device::Type, BackendFactory> factories;
@@ -40,6 +46,9 @@ void Backend::scatter(const Array&, const Array&, const Array&) {
 
 Backend& backend_for(Device device) {
   if (device.is_cpu()) return detail::builtin_cpu_backend();
+  const bool fast = device.index >= 0 && device.index < kFastDevices;
+  if (fast)
+    if (Backend* b = made[device.index].load(std::memory_order_acquire)) return *b;
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.cuda.find(device.index);
@@ -52,6 +61,7 @@ Backend& backend_for(Device device) {
   if (f == r.factories.end())
     throw ValueError(cat("device ", device.str(), " is not available: this build of cupric has no CUDA backend"));
   auto [pos, _] = r.cuda.emplace(device.index, f->second(device.index));
+  if (fast) made[device.index].store(pos->second.get(), std::memory_order_release);
   return *pos->second;
 }
 

@@ -20,7 +20,7 @@ bool ElementwisePlan::contiguous() const {
 
 namespace {
 /// -1 when dimension a should be outside b (a has the larger strides), +1 when inside, 0 unsure.
-int compare_dims(const std::vector<std::vector<std::int64_t>>& strides, int a, int b) {
+int compare_dims(const OperandVector<Strides>& strides, int a, int b) {
   for (const auto& s : strides) {
     std::int64_t sa = std::llabs(s[a]), sb = std::llabs(s[b]);
     if (sa == 0 || sb == 0 || sa == sb) continue;
@@ -31,6 +31,10 @@ int compare_dims(const std::vector<std::vector<std::int64_t>>& strides, int a, i
 }  // namespace
 
 ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, const Shape& shape) {
+  return elementwise_plan(std::span<const Array* const>(operands.data(), operands.size()), shape);
+}
+
+ElementwisePlan elementwise_plan(std::span<const Array* const> operands, const Shape& shape) {
   const int nd = static_cast<int>(shape.size());
   const int nop = static_cast<int>(operands.size());
   ElementwisePlan plan;
@@ -59,7 +63,7 @@ ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, cons
   }
 
   // broadcast byte strides, aligned on the right
-  std::vector<std::vector<std::int64_t>> strides(nop, std::vector<std::int64_t>(nd, 0));
+  OperandVector<Strides> strides(static_cast<std::size_t>(nop), Strides(static_cast<std::size_t>(nd), 0));
   for (int op = 0; op < nop; ++op) {
     const Array& a = *operands[op];
     plan.data[op] = static_cast<char*>(a.data());
@@ -74,7 +78,7 @@ ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, cons
   }
 
   // keep the dimensions that matter, then order them outer-to-inner by memory
-  std::vector<int> dims;
+  SmallVector<int, kInlineDims> dims;
   for (int d = 0; d < nd; ++d) {
     if (shape[d] == 0) {  // nothing to do at all
       plan.shape = {0};
@@ -90,7 +94,7 @@ ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, cons
 
   // merge neighbours that every operand walks contiguously
   Shape out_shape;
-  std::vector<std::vector<std::int64_t>> out_strides(nop);
+  OperandVector<Strides> out_strides(static_cast<std::size_t>(nop));
   for (int d : dims) {
     bool merge = !out_shape.empty();
     for (int op = 0; merge && op < nop; ++op)

@@ -1,6 +1,8 @@
 // ufuncs.cpp — builds the ufunc registry from ufunc_table.def and resolves loops (NEP 50).
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 
 #include "cupric/errors.hpp"
@@ -161,8 +163,56 @@ std::array<DType, kMaxUfuncArgs> search_types(const TypeOperand* ops, int n, DTy
   return types;
 }
 
+/// can_cast(from, to, safe) for every pair, as one bit per target: the loop search below asks
+/// it for every loop before the one it takes (13 loops for float64), on every call.
+const std::array<std::uint32_t, kNumDTypes>& safe_casts() {
+  static const std::array<std::uint32_t, kNumDTypes> table = [] {
+    std::array<std::uint32_t, kNumDTypes> t{};
+    for (int f = 0; f < kNumDTypes; ++f)
+      for (int to = 0; to < kNumDTypes; ++to)
+        if (can_cast(static_cast<DType>(f), static_cast<DType>(to), Casting::safe)) t[f] |= 1u << to;
+    return t;
+  }();
+  return table;
+}
+
+/// Resolutions already made, per ufunc: the inputs' (dtype, weak kind) packed into a key, and the
+/// loop found for them, in one atomic word per slot (a lock-free direct-mapped cache). Only
+/// successful resolutions are kept; the search is deterministic, so a hit returns what it would.
+struct LoopCache {
+  static constexpr int kSlots = 8;
+  std::atomic<std::uint32_t> slots[kSlots] = {};
+};
+
+LoopCache& loop_cache(const Ufunc& uf) {
+  static std::vector<LoopCache> caches(all_ufuncs().size());
+  return caches[static_cast<std::size_t>(uf.id)];
+}
+
+/// 7 bits per input (dtype, weak kind) and a marker bit: 0 means "cannot be cached".
+std::uint32_t loop_key(const TypeOperand* ops, int n) {
+  if (n > 3) return 0;
+  std::uint32_t key = 1;
+  for (int i = 0; i < n; ++i)
+    key = (key << 7) | (static_cast<std::uint32_t>(ops[i].dtype) << 3) | static_cast<std::uint32_t>(ops[i].weak);
+  return key;
+}
+
+const UfuncLoop& search_loop(const Ufunc& uf, const TypeOperand* ops, int n);
+
 const UfuncLoop& resolve(const Ufunc& uf, const TypeOperand* ops, int n) {
   if (n != uf.nin) throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", n));
+  const std::uint32_t key = loop_key(ops, n);
+  if (key == 0) return search_loop(uf, ops, n);
+  std::atomic<std::uint32_t>& slot = loop_cache(uf).slots[(key * 0x9E3779B1u) >> 29];
+  const std::uint32_t seen = slot.load(std::memory_order_relaxed);
+  if ((seen >> 8) == key) return uf.loops[(seen & 0xffu) - 1];
+  const UfuncLoop& l = search_loop(uf, ops, n);
+  slot.store((key << 8) | static_cast<std::uint32_t>(&l - uf.loops.data() + 1), std::memory_order_relaxed);
+  return l;
+}
+
+const UfuncLoop& search_loop(const Ufunc& uf, const TypeOperand* ops, int n) {
   const DType common = common_type(ops, n);
   if (common == DType::bool_ && (uf.name == "subtract" || uf.name == "negative"))
     throw TypeError(cat("numpy boolean ", uf.name,
@@ -181,9 +231,10 @@ const UfuncLoop& resolve(const Ufunc& uf, const TypeOperand* ops, int n) {
   // meet in float16 for a float-only ufunc, although they promote to int16)
   std::array<DType, kMaxUfuncArgs> types = search_types(ops, n, common);
   if (has_flag(uf.flags, UfuncFlags::int_to_float64) && !is_inexact(common)) types.fill(DType::float64);
+  const auto& safe = safe_casts();
   for (const UfuncLoop& l : uf.loops) {
     bool ok = true;
-    for (int i = 0; i < uf.nin && ok; ++i) ok = can_cast(types[i], l.types[i], Casting::safe);
+    for (int i = 0; i < uf.nin && ok; ++i) ok = (safe[static_cast<int>(types[i])] >> static_cast<int>(l.types[i])) & 1u;
     if (ok) return l;
   }
   throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", listed(), "); its loops are: ",
@@ -191,7 +242,7 @@ const UfuncLoop& resolve(const Ufunc& uf, const TypeOperand* ops, int n) {
 }
 }  // namespace
 
-const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs, std::optional<DType> dtype) {
+const UfuncLoop& resolve_loop(const Ufunc& uf, std::span<const Array* const> inputs, std::optional<DType> dtype) {
   if (static_cast<int>(inputs.size()) != uf.nin)
     throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", inputs.size()));
   if (dtype) {
@@ -200,7 +251,7 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
     throw TypeError(cat("ufunc '", uf.name, "' has no loop for dtype ", name(*dtype)));
   }
   std::array<TypeOperand, kMaxUfuncArgs> ops{};
-  for (int i = 0; i < uf.nin; ++i) ops[i] = {inputs[i].dtype(), inputs[i].weak()};
+  for (int i = 0; i < uf.nin; ++i) ops[i] = {inputs[i]->dtype(), inputs[i]->weak()};
   return resolve(uf, ops.data(), uf.nin);
 }
 

@@ -18,11 +18,11 @@ bool is_integer_like(nb::handle obj) {
 }
 
 /// An int or a sequence of ints (shapes, axes).
-std::vector<std::int64_t> ints_from_py(nb::handle obj, const char* what) {
+Shape ints_from_py(nb::handle obj, const char* what) {
   if (is_integer_like(obj)) return {nb::cast<std::int64_t>(nb::int_(obj))};
   if (!PySequence_Check(obj.ptr()))
     throw TypeError(cat(what, " must be an int or a sequence of ints, got ", nb::cast<std::string>(nb::repr(obj))));
-  std::vector<std::int64_t> out;
+  Shape out;  // up to 8 inline: no allocation for a usual shape
   for (nb::handle d : obj) {
     if (!is_integer_like(d))
       throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(d.type()))),
@@ -159,6 +159,7 @@ void bind_functions(nb::module_& m) {
 void bind_methods() {
   nb::handle cls = ndarray_type();
   def_method(cls, "reshape", [](const Array& a, nb::args shape, nb::kwargs kwargs) {
+    if (kwargs.size() == 0) return reshape_py(a, shape_from_args(shape), nb::none(), nb::none());  // a.reshape(2, 3)
     nb::handle order = kwargs.contains("order") ? nb::handle(kwargs["order"]) : nb::none();
     nb::handle copy = kwargs.contains("copy") ? nb::handle(kwargs["copy"]) : nb::none();
     for (auto [key, value] : kwargs) {

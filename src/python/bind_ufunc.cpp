@@ -29,12 +29,28 @@ Array where_from_py(nb::handle where, Device device) {
   return array_from_py(where, std::nullopt, device);
 }
 
-Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
-  std::vector<Array> inputs;
-  for (nb::handle a : args) inputs.push_back(operand_from_py(a));
+/// A ufunc call: `args` a tuple, `kwargs` a dict or null (CPython's tp_call passes null when
+/// there are no keywords, so a plain call builds no dict).
+Array call_ufunc(const Ufunc& uf, nb::tuple args, PyObject* kwargs) {
+  const std::size_t nargs = args.size();
+  const auto nin = static_cast<std::size_t>(uf.nin);
+  auto too_many = [&](std::size_t given) {
+    return TypeError(
+        cat(uf.name, "() takes from ", nin, " to ", nin + 1, " positional arguments but ", given, " were given"));
+  };
+  if (nargs > nin + 1) {  // every argument is converted first, as below, so that its error comes first
+    for (nb::handle a : args) operand_from_py(a);
+    throw too_many(nargs);
+  }
+  std::optional<Operand> operands[kMaxUfuncArgs + 1];
+  const Array* inputs[kMaxUfuncArgs + 1] = {};
+  for (std::size_t i = 0; i < nargs; ++i) inputs[i] = &operands[i].emplace(args[i]).array();
+  std::size_t ninputs = nargs;
   UfuncOptions opt;
   nb::handle where;
-  for (auto [key, value] : kwargs) {
+  PyObject *key_obj = nullptr, *value_obj = nullptr;
+  for (Py_ssize_t pos = 0; kwargs && PyDict_Next(kwargs, &pos, &key_obj, &value_obj);) {
+    nb::handle key(key_obj), value(value_obj);
     const std::string k = nb::cast<std::string>(key);
     if (k == "out") opt.out = out_from_py(value);
     else if (k == "where") where = value;
@@ -43,59 +59,76 @@ Array call_ufunc(const Ufunc& uf, nb::args args, nb::kwargs kwargs) {
     else if (k == "order" || k == "subok") continue;  // accepted for NumPy compatibility
     else throw TypeError(cat("'", k, "' is an invalid keyword to ufunc '", uf.name, "'"));
   }
-  if (static_cast<int>(inputs.size()) == uf.nin + 1 && !opt.out.defined()) {  // positional out
-    opt.out = out_from_py(args[uf.nin]);
-    inputs.pop_back();
+  if (nargs == nin + 1 && !opt.out.defined()) {  // positional out
+    opt.out = out_from_py(args[nin]);
+    ninputs = nin;
   }
-  if (static_cast<int>(inputs.size()) != uf.nin)
-    throw TypeError(cat(uf.name, "() takes from ", uf.nin, " to ", uf.nin + 1, " positional arguments but ", inputs.size(), " were given"));
+  if (ninputs != nin) throw too_many(ninputs);
   Device dev = default_device();
-  for (const Array& a : inputs)
-    if (a.weak() == WeakKind::none) {
-      dev = a.device();
+  for (std::size_t i = 0; i < nin; ++i)
+    if (inputs[i]->weak() == WeakKind::none) {
+      dev = inputs[i]->device();
       break;
     }
   opt.where = where_from_py(where, dev);
-  return apply_ufunc(uf, inputs, opt);
+  return apply_ufunc(uf, std::span<const Array* const>(inputs, nin), opt);
 }
 
 /// The out= object of a call (keyword, 1-tuple or positional), or an invalid handle.
-nb::handle given_out(const Ufunc& uf, const nb::args& args, const nb::kwargs& kwargs) {
+nb::handle given_out(const Ufunc& uf, const nb::tuple& args, PyObject* kwargs) {
   nb::handle out;
-  if (kwargs.contains("out")) out = kwargs["out"];
+  PyObject* keyword = kwargs ? PyDict_GetItemString(kwargs, "out") : nullptr;  // borrowed
+  if (keyword) out = keyword;
   else if (static_cast<int>(args.size()) == uf.nin + 1) out = args[uf.nin];
   if (out.is_valid() && nb::isinstance<nb::tuple>(out)) out = nb::borrow<nb::tuple>(out)[0];
   return out.is_valid() && !out.is_none() ? out : nb::handle();
 }
 
-nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected) {
-  Array x, y;
+/// tp_call of ufunc objects: a raw slot rather than a bound __call__, so that a call does not go
+/// through nanobind's dispatch and its (args, kwargs) conversion, which builds an empty dict.
+PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
   try {
-    x = operand_from_py(a);
-    y = operand_from_py(b);
+    const Ufunc& uf = *nb::inst_ptr<PyUfunc>(self)->uf;
+    nb::tuple a = nb::borrow<nb::tuple>(args);
+    Array result = call_ufunc(uf, a, kwargs);
+    const bool maybe_out = kwargs || a.size() != static_cast<std::size_t>(uf.nin);
+    nb::handle out = maybe_out ? given_out(uf, a, kwargs) : nb::handle();
+    // NumPy returns out itself
+    return out.is_valid() ? nb::borrow(out).release().ptr() : nb::cast(std::move(result)).release().ptr();
+  } catch (...) {
+    set_python_error(std::current_exception());
+    return nullptr;
+  }
+}
+
+PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_call)}, {0, nullptr}};
+
+nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected) {
+  std::optional<Operand> x, y;
+  try {
+    x.emplace(a);
+    y.emplace(b);
   } catch (const TypeError&) {
     return nb::borrow(Py_NotImplemented);
   }
-  return nb::cast(reflected ? apply_ufunc(uf, {y, x}) : apply_ufunc(uf, {x, y}));
+  const Array* inputs[2] = {&x->array(), &y->array()};
+  if (reflected) std::swap(inputs[0], inputs[1]);
+  return nb::cast(apply_ufunc(uf, std::span<const Array* const>(inputs, 2)));
 }
 
 nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
-  Array x = nb::cast<Array>(self);
-  Array y = operand_from_py(other);
+  const Array& x = *nb::inst_ptr<Array>(self);
+  Operand y(other);
   UfuncOptions opt;
   opt.out = x;
-  apply_ufunc(uf, {x, y}, opt);
+  const Array* inputs[2] = {&x, &y.array()};
+  apply_ufunc(uf, std::span<const Array* const>(inputs, 2), opt);
   return nb::borrow(self);
 }
 }  // namespace
 
 void bind_ufunc(nb::module_& m) {
-  nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.")
-      .def("__call__", [](const PyUfunc& u, nb::args args, nb::kwargs kwargs) -> nb::object {
-        Array result = call_ufunc(*u.uf, args, kwargs);
-        nb::handle out = given_out(*u.uf, args, kwargs);
-        return out.is_valid() ? nb::borrow(out) : nb::cast(std::move(result));  // NumPy returns out itself
-      })
+  nb::class_<PyUfunc>(m, "ufunc", "An elementwise function from cupric's ufunc table.", nb::type_slots(ufunc_slots))
       .def_prop_ro("name", [](const PyUfunc& u) { return u.uf->name; })
       .def_prop_ro("nin", [](const PyUfunc& u) { return u.uf->nin; })
       .def_prop_ro("nout", [](const PyUfunc&) { return 1; })
@@ -143,7 +176,10 @@ void bind_ufunc(nb::module_& m) {
   static const OpName unary[] = {{"neg", "negative"}, {"pos", "positive"}, {"abs", "absolute"}, {"invert", "invert"}};
   for (const OpName& op : unary) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](const Array& a) { return apply_ufunc(*uf, {a}); });
+    def_method(cls, cat("__", op.py, "__").c_str(), [uf](const Array& a) {
+      const Array* inputs[1] = {&a};
+      return apply_ufunc(*uf, std::span<const Array* const>(inputs, 1));
+    });
   }
 }
 

@@ -110,6 +110,17 @@ Array operand_from_py(nb::handle obj) {
   return array_from_py(obj);
 }
 
+Operand::Operand(nb::handle obj) {
+  if (nb::isinstance<Array>(obj)) {
+    array_ = nb::inst_ptr<Array>(obj);
+  } else if (is_weak_scalar(obj)) {
+    array_ = &scalar_.emplace(scalar_from_py(obj)).array();
+  } else {
+    converted_ = array_from_py(obj);
+    array_ = &converted_;
+  }
+}
+
 // ---- arrays ----------------------------------------------------------------------------------
 
 Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy) {

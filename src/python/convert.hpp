@@ -3,16 +3,24 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/detail/nb_list.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <exception>
 #include <optional>
 #include <utility>
 
 #include "cupric/array.hpp"
 
 namespace nb = nanobind;
+
+namespace nanobind::detail {
+/// Shapes and strides (cupric::SmallVector) cross to and from Python as std::vector does.
+template <class T, std::size_t N>
+struct type_caster<cupric::SmallVector<T, N>> : list_caster<cupric::SmallVector<T, N>, T> {};
+}  // namespace nanobind::detail
 
 namespace cupric::py {
 
@@ -44,6 +52,22 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
 /// everything else goes through array_from_py.
 Array operand_from_py(nb::handle obj);
+
+/// operand_from_py for one call, without copying or allocating in the common cases: a cupric
+/// array is borrowed from its Python object (which the caller's handle keeps alive), a Python
+/// scalar is held inline (InlineScalar). array() is valid while this object lives.
+class Operand {
+ public:
+  explicit Operand(nb::handle obj);
+  Operand(const Operand&) = delete;
+  Operand& operator=(const Operand&) = delete;
+  const Array& array() const { return *array_; }
+
+ private:
+  const Array* array_ = nullptr;
+  std::optional<InlineScalar> scalar_;
+  Array converted_;  // anything else, through array_from_py
+};
 bool is_python_scalar(nb::handle obj);  ///< bool, int, float, complex or a subclass (np.float64)
 /// Exactly a Python bool/int/float/complex: weak under NEP 50. NumPy scalars (np.float64 is a
 /// float subclass) and other subclasses are strong, as in NumPy 2.
@@ -69,5 +93,12 @@ void def_property(nb::handle cls, const char* name, F&& getter) {
 
 /// The bound ndarray class (for other translation units adding methods).
 nb::handle ndarray_type();
+
+/// Sets the Python error for a cupric exception (ValueError, AxisError, ...) and rethrows any
+/// other: the module's exception translator (module.cpp).
+void translate_cupric_error(const std::exception_ptr& p);
+/// Sets the Python error for any C++ exception as nanobind's dispatch would, for raw CPython
+/// slots that nanobind does not wrap (a ufunc's tp_call). Call it from a catch (...) block.
+void set_python_error(const std::exception_ptr& p) noexcept;
 
 }  // namespace cupric::py

@@ -44,31 +44,65 @@ NB_MODULE(_cupric, m) {
   nb::set_leak_warnings(false);
   g_axis_error = make_axis_error();
   m.attr("AxisError") = nb::handle(g_axis_error);
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const AxisError& e) {
-      PyErr_SetString(axis_error_to_raise(), e.what());
-    } catch (const ZeroDivisionError& e) {
-      PyErr_SetString(PyExc_ZeroDivisionError, e.what());
-    } catch (const ZeroSizeError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    } catch (const IndexError& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
-    } catch (const OverflowError& e) {
-      PyErr_SetString(PyExc_OverflowError, e.what());
-    } catch (const NotImplementedError& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
-    } catch (const BufferError& e) {
-      PyErr_SetString(PyExc_BufferError, e.what());
-    }
-  });
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) { py::translate_cupric_error(p); });
   py::bind_dtype(m);
   py::bind_array(m);
   py::bind_ufunc(m);
   py::bind_extensions(m);
 }
+
+namespace cupric::py {
+
+void translate_cupric_error(const std::exception_ptr& p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const AxisError& e) {
+    PyErr_SetString(axis_error_to_raise(), e.what());
+  } catch (const ZeroDivisionError& e) {
+    PyErr_SetString(PyExc_ZeroDivisionError, e.what());
+  } catch (const ZeroSizeError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const ValueError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const TypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const IndexError& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const OverflowError& e) {
+    PyErr_SetString(PyExc_OverflowError, e.what());
+  } catch (const NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const BufferError& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+  }
+}
+
+void set_python_error(const std::exception_ptr& p) noexcept {
+  try {
+    translate_cupric_error(p);
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    using K = nb::exception_type;
+    PyObject* type = e.type() == K::stop_iteration    ? PyExc_StopIteration
+                     : e.type() == K::index_error     ? PyExc_IndexError
+                     : e.type() == K::key_error       ? PyExc_KeyError
+                     : e.type() == K::value_error     ? PyExc_ValueError
+                     : e.type() == K::type_error      ? PyExc_TypeError
+                     : e.type() == K::buffer_error    ? PyExc_BufferError
+                     : e.type() == K::import_error    ? PyExc_ImportError
+                     : e.type() == K::attribute_error ? PyExc_AttributeError
+                                                      : PyExc_RuntimeError;
+    PyErr_SetString(type, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::out_of_range& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_SystemError, "cupric: an unknown C++ exception");
+  }
+}
+
+}  // namespace cupric::py

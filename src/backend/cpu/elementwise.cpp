@@ -2,6 +2,7 @@
 // the loop's compute type are passed straight to the kernel; others (mixed dtypes, float16 /
 // bfloat16, where= masks) go through small per-thread buffers, converted on the way in and out.
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "cpu_backend.hpp"
@@ -45,9 +46,13 @@ void CpuBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Eleme
   for (int i = 0; i <= nin; ++i) buffered |= plan.dtypes[i] != loop.compute[i];
 
   if (!buffered) {
-    parallel_for(plan.size(), kGrain, [&](std::int64_t b, std::int64_t e) {
+    auto body = [&](std::int64_t b, std::int64_t e) {
       for_each_run(plan, b, e, [&](char** p, std::int64_t n) { fn(p, inner, n); });
-    });
+    };
+    if (plan.size() <= kGrain)
+      body(0, plan.size());  // what parallel_for would do, without its std::function
+    else
+      parallel_for(plan.size(), kGrain, body);
     return;
   }
 
@@ -55,12 +60,13 @@ void CpuBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Eleme
   const bool out_direct = out_dtype == out_compute && !has_where;
   const CastFn out_cast = cast_kernel(out_compute, out_dtype);
   parallel_for(plan.size(), kGrain, [&](std::int64_t b, std::int64_t e) {
-    std::vector<char> storage(static_cast<std::size_t>((nin + 1) * kBufferElems * 16));
+    const std::int64_t block = std::min(kBufferElems, e - b);  // small calls: small buffers
+    std::unique_ptr<char[]> storage(new char[static_cast<std::size_t>((nin + 1) * block * 16)]);
     char* buffers[4];
-    for (int i = 0; i <= nin; ++i) buffers[i] = storage.data() + i * kBufferElems * 16;
+    for (int i = 0; i <= nin; ++i) buffers[i] = storage.get() + i * block * 16;
     for_each_run(plan, b, e, [&](char** p, std::int64_t n) {
-      for (std::int64_t off = 0; off < n; off += kBufferElems) {
-        const std::int64_t m = std::min(kBufferElems, n - off);
+      for (std::int64_t off = 0; off < n; off += block) {
+        const std::int64_t m = std::min(block, n - off);
         char* args[4];
         std::int64_t strides[4];
         for (int i = 0; i < nin; ++i) {

@@ -25,7 +25,7 @@ using runtime::Stream;
 
 void Geometry::simplify() {
   const std::size_t nop = strides.size();
-  std::vector<int> dims;
+  SmallVector<int, kInlineDims> dims;
   for (int d = 0; d < ndim(); ++d)
     if (shape[d] != 1) dims.push_back(d);
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
@@ -37,7 +37,7 @@ void Geometry::simplify() {
   std::stable_sort(dims.begin(), dims.end(),
                    [&](int a, int b) { return std::llabs(strides[0][a]) > std::llabs(strides[0][b]); });
   Shape out_shape;
-  std::vector<std::vector<std::int64_t>> out(nop);
+  OperandVector<Strides> out(nop);
   for (int d : dims) {
     bool merge = !out_shape.empty();
     for (std::size_t op = 0; merge && op < nop; ++op) merge = out[op].back() == strides[op][d] * shape[d];
@@ -54,17 +54,24 @@ void Geometry::simplify() {
 }
 
 std::vector<std::int64_t> Geometry::pack(const char* what) const {
+  std::vector<std::int64_t> g(packed_size());
+  pack_into(g.data(), what);
+  return g;
+}
+
+std::size_t Geometry::pack_into(std::int64_t* g, const char* what) const {
   if (ndim() > kMaxDims)
     throw NotImplementedError(
         cat(what, ": ", ndim(), " dimensions that cannot be merged (at most ", kMaxDims, " on CUDA)"));
   const std::size_t nop = strides.size();
-  std::vector<std::int64_t> g(1 + kMaxDims + nop * kMaxDims, 0);
+  const std::size_t n = packed_size();
+  std::fill(g, g + n, 0);
   g[0] = ndim();
   for (int d = 0; d < ndim(); ++d) {
     g[1 + d] = shape[d];
     for (std::size_t op = 0; op < nop; ++op) g[1 + kMaxDims + op * kMaxDims + d] = strides[op][d];
   }
-  return g;
+  return n;
 }
 
 // ---- compiling -----------------------------------------------------------------------------
@@ -109,7 +116,11 @@ std::string kernel_arch(int device) {
 
 // ---- the backend ---------------------------------------------------------------------------
 
-CudaBackend::CudaBackend(int index) : index_(index) {
+namespace {
+std::atomic<std::uint64_t> next_serial{1};
+}
+
+CudaBackend::CudaBackend(int index) : index_(index), serial_(next_serial.fetch_add(1)) {
   runtime::Device dev(index);  // checks the index against the device count
   sm_count_ = std::max(1, dev.properties().multiprocessor_count);
   arch_ = kernel_arch(index);
@@ -122,7 +133,7 @@ void* CudaBackend::allocate(std::size_t nbytes) {
   auto p = runtime::MemoryPool::for_device(index_).allocate(std::max<std::size_t>(nbytes, 1), s, &block, &graph);
   if (graph) {
     std::lock_guard lock(mutex_);
-    graph_owned_.insert(reinterpret_cast<void*>(p));
+    if (graph_owned_.insert(reinterpret_cast<void*>(p)).second) graph_owned_count_.fetch_add(1);
   }
   return reinterpret_cast<void*>(p);
 }
@@ -131,9 +142,10 @@ void CudaBackend::deallocate(void* ptr, std::size_t nbytes) {
   if (!cuda::loaded_driver()) return;
   try {
     bool graph = false;
-    {
+    if (graph_owned_count_.load(std::memory_order_acquire) > 0) {  // no lock while no graph owns a block
       std::lock_guard lock(mutex_);
       graph = graph_owned_.erase(ptr) > 0;
+      if (graph) graph_owned_count_.fetch_sub(1);
     }
     const std::size_t block = runtime::MemoryPool::round_size(std::max<std::size_t>(nbytes, 1));
     runtime::MemoryPool::for_device(index_).deallocate(reinterpret_cast<cuda::CUdeviceptr>(ptr), block,

@@ -3,6 +3,7 @@
 // cache and kept per device by key, so that a cached launch costs a hash lookup and a packing.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -23,12 +24,40 @@ namespace cupric::cuda_backend {
 /// innermost = smallest stride of operand 0, contiguous neighbours merged).
 struct Geometry {
   Shape shape;
-  std::vector<std::vector<std::int64_t>> strides;  ///< [operand][dimension], bytes
+  OperandVector<Strides> strides;  ///< [operand][dimension], bytes
   std::int64_t size() const { return shape_size(shape); }
   int ndim() const { return static_cast<int>(shape.size()); }
   void simplify();
   /// The bytes of the kernel's `Geo<N>` (i64 nd; i64 shape[16]; i64 st[N][16]).
   std::vector<std::int64_t> pack(const char* what) const;
+  /// The same into `out` (room for packed_size() values), without allocating; returns the count.
+  std::size_t pack_into(std::int64_t* out, const char* what) const;
+  std::size_t packed_size() const { return 1 + kMaxDims + strides.size() * kMaxDims; }
+};
+
+/// The short binary key of a map kernel: family, op, dtypes, operand modes and path in at most 16
+/// bytes, so that a cached launch hashes and compares two words and builds no string.
+struct MapKey {
+  std::uint64_t words[2] = {0, 0};
+  int length = 0;
+  /// Appends one byte (at most 16: the callers' layouts are fixed and fit; logic_error past that).
+  MapKey& add(unsigned byte) {
+    if (length >= 16) [[unlikely]]
+      too_long();
+    words[length / 8] |= static_cast<std::uint64_t>(byte & 0xffu) << (8 * (length % 8));
+    ++length;
+    return *this;
+  }
+  [[noreturn]] static void too_long();
+  bool operator==(const MapKey& o) const {
+    return words[0] == o.words[0] && words[1] == o.words[1] && length == o.length;
+  }
+};
+struct MapKeyHash {
+  std::size_t operator()(const MapKey& k) const noexcept {
+    const std::uint64_t h = (k.words[0] ^ (k.words[1] * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    return static_cast<std::size_t>(h ^ (h >> 31) ^ static_cast<std::uint64_t>(k.length));
+  }
 };
 
 /// The include directory holding cupric/convert.h etc. for NVRTC.
@@ -71,18 +100,23 @@ class CudaBackend final : public Backend {
 
  private:
   template <class MakeSpec>
-  void run_map(std::string_view prefix, const ElementwisePlan& plan, int nin, const DType* in_compute,
+  void run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin, const DType* in_compute,
                MakeSpec&& make_spec);  // cuda_elementwise.cpp
+  /// The kernel cached under `key`, or nullptr (then the caller compiles it and calls remember).
+  const runtime::Kernel* cached(const MapKey& key);
+  const runtime::Kernel* remember(const MapKey& key, const runtime::Kernel* k);
   template <class MakeSpec>
   bool transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec);
   int index_;
+  std::uint64_t serial_;  ///< unique per backend object (keys the thread-local kernel cache)
   int sm_count_ = 1;
   std::string arch_;
   std::mutex mutex_;
   std::unordered_map<std::string, runtime::ObjectCode> modules_;
   std::unordered_map<std::string, runtime::Kernel> kernels_;
   std::unordered_set<void*> graph_owned_;
-  std::unordered_map<std::string, const runtime::Kernel*> fast_;  ///< short map keys (run_map)
+  std::atomic<std::size_t> graph_owned_count_{0};                        ///< graph_owned_.size(), read without the lock
+  std::unordered_map<MapKey, const runtime::Kernel*, MapKeyHash> fast_;  ///< map kernels by short key (run_map)
 };
 
 /// Registers the CUDA backend factory (no CUDA is touched until a cuda device is used).

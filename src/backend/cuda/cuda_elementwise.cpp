@@ -1,6 +1,8 @@
 // cuda_elementwise.cpp — maps on the GPU: ufunc loops, casts and fills (one renderer, three
 // kernels per source: vector-contiguous, scalar-contiguous, strided), plus arange and random.
 #include <cstring>
+#include <iterator>
+#include <stdexcept>
 
 #include "../cpu/cpu_backend.hpp"
 #include "cuda_backend.hpp"
@@ -19,18 +21,50 @@ std::size_t device_alignment(DType t) {
   return kind(t) == DTypeKind::complex ? static_cast<std::size_t>(isz / 2) : static_cast<std::size_t>(isz);
 }
 
-bool all_zero(const std::vector<std::int64_t>& strides) {
+bool all_zero(const Strides& strides) {
   for (auto s : strides)
     if (s != 0) return false;
   return true;
 }
 }  // namespace
 
-/// Launches the map for `plan` (operands: inputs, output, [mask]). `prefix` identifies the map
-/// apart from the operand modes and the path, so that a cached launch builds no source, spec or
-/// long key: the lookup key stays within std::string's inline buffer. `make_spec` runs on a miss.
+void MapKey::too_long() { throw std::logic_error("cupric: a CUDA map key longer than 16 bytes"); }
+
+namespace {
+/// Each thread's recently used map kernels: a hit takes no lock. Backends are never destroyed,
+/// and `serial` tells them apart.
+struct CachedKernel {
+  std::uint64_t serial = 0;  // 0: empty
+  MapKey key;
+  const runtime::Kernel* kernel = nullptr;
+};
+constexpr std::size_t kThreadCacheSlots = 64;
+thread_local CachedKernel thread_kernels[kThreadCacheSlots];
+}  // namespace
+
+const runtime::Kernel* CudaBackend::cached(const MapKey& key) {
+  CachedKernel& slot = thread_kernels[MapKeyHash{}(key) % kThreadCacheSlots];
+  if (slot.serial == serial_ && slot.key == key) return slot.kernel;
+  const runtime::Kernel* k = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = fast_.find(key); it != fast_.end()) k = it->second;
+  }
+  if (k) slot = {serial_, key, k};
+  return k;
+}
+
+const runtime::Kernel* CudaBackend::remember(const MapKey& key, const runtime::Kernel* k) {
+  std::lock_guard lock(mutex_);
+  return fast_.emplace(key, k).first->second;
+}
+
+/// Launches the map for `plan` (operands: inputs, output, [mask]). `key` identifies the map apart
+/// from the operand modes and the path, which are appended here: a cached launch looks a 16-byte
+/// key up and packs the arguments, building no source, spec, string or geometry vector.
+/// `make_spec` runs on a miss; `what` names the op in messages.
 template <class MakeSpec>
-void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, int nin, const DType* in_compute,
+void CudaBackend::run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin, const DType* in_compute,
                           MakeSpec&& make_spec) {
   const std::int64_t n = plan.size();
   if (n == 0) return;
@@ -44,7 +78,7 @@ void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, 
   }
   for (int op = nin; op < nop; ++op)
     if (host_flags && plan.on_host[op])
-      throw ValueError(cat(prefix, ": an output or mask in host memory cannot be written by a CUDA kernel"));
+      throw ValueError(cat(what, ": an output or mask in host memory cannot be written by a CUDA kernel"));
   // contiguous when one dimension and every array operand is dense
   auto is_array = [&](int op) { return op >= nin || modes[op] == InputMode::array; };
   bool contiguous = plan.ndim() == 1;
@@ -64,22 +98,15 @@ void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, 
             0;
   const char path = vec ? 'v' : contiguous ? 'o' : 'n';
 
-  std::string key(prefix);
-  for (int k = 0; k < nin; ++k) key += static_cast<char>('0' + static_cast<int>(modes[k]));
-  key += path;
-  const runtime::Kernel* kp = nullptr;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = fast_.find(key); it != fast_.end()) kp = it->second;
-  }
+  for (int k = 0; k < nin; ++k) key.add('0' + static_cast<unsigned>(modes[k]));
+  key.add(static_cast<unsigned char>(path));
+  const runtime::Kernel* kp = cached(key);
   if (!kp) {
     MapSpec spec = make_spec();
     spec.in_mode.assign(modes, modes + nin);
     spec.path = path;
     const char* suffix = vec ? "_vec" : contiguous ? "_one" : "_nd";
-    kp = &kernel(spec.key(), cat(spec.name, suffix), [&] { return render_map(spec); });
-    std::lock_guard lock(mutex_);
-    fast_.emplace(key, kp);
+    kp = remember(key, &kernel(spec.key(), cat(spec.name, suffix), [&] { return render_map(spec); }));
   }
   const runtime::Kernel& k = *kp;
 
@@ -97,8 +124,12 @@ void CudaBackend::run_map(std::string_view prefix, const ElementwisePlan& plan, 
   for (int op = nin; op < nop; ++op) args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[op]), "an output");
   args.add_int(n);
   if (!contiguous) {
-    const std::vector<std::int64_t> geo = Geometry{plan.shape, plan.byte_strides}.pack("elementwise");
-    args.add_bytes(geo.data(), geo.size() * sizeof(std::int64_t), 8, "geometry");
+    Geometry geo{plan.shape, plan.byte_strides};
+    std::int64_t packed[1 + kMaxDims + kInlineOperands * kMaxDims];
+    if (geo.packed_size() > std::size(packed))
+      throw NotImplementedError(cat(what, ": ", nop, " operands (at most ", kInlineOperands, " on CUDA)"));
+    const std::size_t words = geo.pack_into(packed, "elementwise");
+    args.add_bytes(packed, words * sizeof(std::int64_t), 8, "geometry");
     launch_grid(k, n, args);
     return;
   }
@@ -121,17 +152,14 @@ void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Elem
     plan = &trimmed;
     has_where = false;
   }
-  // prefix: the ufunc, the compute types, the stored dtypes and the mask
-  char prefix[4 + 3 * kMaxUfuncArgs];
-  int len = 0;
-  prefix[len++] = 'U';
-  prefix[len++] = static_cast<char>(uf.id & 0xff);
-  prefix[len++] = static_cast<char>((uf.id >> 8) + (has_where ? 0x40 : 0));
-  for (int k = 0; k <= uf.nin; ++k) {
-    prefix[len++] = static_cast<char>(loop.compute[k]);
-    prefix[len++] = static_cast<char>(plan->dtypes[k]);
-  }
-  run_map(std::string_view(prefix, static_cast<std::size_t>(len)), *plan, uf.nin, loop.compute.data(), [&] {
+  // the ufunc, the mask, the compute types and the stored dtypes
+  MapKey key;
+  key.add('U')
+      .add(static_cast<unsigned>(uf.id) & 0xffu)
+      .add((static_cast<unsigned>(uf.id) >> 8) + (has_where ? 0x40u : 0u));
+  for (int k = 0; k <= uf.nin; ++k)
+    key.add(static_cast<unsigned>(loop.compute[k])).add(static_cast<unsigned>(plan->dtypes[k]));
+  run_map(key, uf.name.c_str(), *plan, uf.nin, loop.compute.data(), [&] {
     MapSpec s;
     s.name = uf.name;
     s.expression = uf.expression;
@@ -159,8 +187,9 @@ void CudaBackend::cast(const ElementwisePlan& plan) {
     return s;
   };
   if (transpose_cast(plan, make_spec)) return;
-  const char prefix[3] = {'C', static_cast<char>(from), static_cast<char>(to)};
-  run_map(std::string_view(prefix, 3), plan, 1, &to, make_spec);
+  MapKey key;
+  key.add('C').add(static_cast<unsigned>(from)).add(static_cast<unsigned>(to));
+  run_map(key, "cast", plan, 1, &to, make_spec);
 }
 
 /// A 2-d plan whose input is dense along one dimension and whose output is dense along the
@@ -177,20 +206,14 @@ bool CudaBackend::transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_sp
   if (x < 0 || in[1 - x] % isz != 0 || out[x] % osz != 0) return false;
   const std::int64_t nx = plan.shape[x], ny = plan.shape[1 - x];
   if (nx < 32 || ny < 32 || (ny + 31) / 32 > 65535) return false;
-  const char key[4] = {'T', static_cast<char>(plan.dtypes[0]), static_cast<char>(plan.dtypes[1]), 't'};
-  const std::string k(key, 4);
-  const runtime::Kernel* kp = nullptr;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = fast_.find(k); it != fast_.end()) kp = it->second;
-  }
+  MapKey key;
+  key.add('T').add(static_cast<unsigned>(plan.dtypes[0])).add(static_cast<unsigned>(plan.dtypes[1])).add('t');
+  const runtime::Kernel* kp = cached(key);
   if (!kp) {
     MapSpec spec = make_spec();
     spec.in_mode = {InputMode::array};
     spec.path = 't';
-    kp = &kernel(spec.key(), cat(spec.name, "_t2"), [&] { return render_map(spec); });
-    std::lock_guard lock(mutex_);
-    fast_.emplace(k, kp);
+    kp = remember(key, &kernel(spec.key(), cat(spec.name, "_t2"), [&] { return render_map(spec); }));
   }
   ArgPacker args(kp->param_sizes_known() ? &kp->param_sizes() : nullptr, kp->interned_name());
   args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[0]));
@@ -233,12 +256,13 @@ void CudaBackend::fill(const Array& dst, const void* value) {
   }
   ElementwisePlan plan = elementwise_plan({&dst}, dst.shape());
   plan.data.insert(plan.data.begin(), static_cast<char*>(const_cast<void*>(value)));
-  plan.byte_strides.insert(plan.byte_strides.begin(), std::vector<std::int64_t>(plan.shape.size(), 0));
+  plan.byte_strides.insert(plan.byte_strides.begin(), Strides(plan.shape.size(), 0));
   plan.dtypes.insert(plan.dtypes.begin(), t);
   plan.on_host.assign(2, 0);
   plan.on_host[0] = 1;
-  const char prefix[2] = {'F', static_cast<char>(t)};
-  run_map(std::string_view(prefix, 2), plan, 1, &t, [&] {
+  MapKey key;
+  key.add('F').add(static_cast<unsigned>(t));
+  run_map(key, "fill", plan, 1, &t, [&] {
     MapSpec s;
     s.name = cat("fill_", short_name(t));
     s.expression = "a";

@@ -505,3 +505,62 @@ def test_ufunc_result_dtype_matches_numpy(a, b, name):
         return
     result = getattr(cu, name)(cu.asarray(x), cu.asarray(y) if isinstance(b, str) else y)
     assert result.dtype == expected.dtype
+
+
+# ---- calling conventions, and shapes past the inline sizes of the dispatch path ------------------------
+
+
+def test_ufunc_call_argument_counts_and_positional_out():
+    x = cu.asarray(np.linspace(-1, 1, 5))
+    with pytest.raises(TypeError, match="takes from 2 to 3 positional arguments but 1 were given"):
+        cu.add(x)
+    with pytest.raises(TypeError, match="but 4 were given"):
+        cu.add(x, x, cu.empty(5), cu.empty(5))
+    with pytest.raises(TypeError, match="but 3 were given"):  # out given twice
+        cu.add(x, x, cu.empty(5), out=cu.empty(5))
+    out = cu.empty(5)
+    assert cu.exp(x, out) is out  # a positional out is returned itself, as NumPy does
+    np.testing.assert_allclose(np.asarray(out), np.exp(np.asarray(x)), rtol=1e-15)
+    assert cu.add(x, 2, out=(out,)) is out
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x) + 2)
+
+
+def test_operands_of_every_kind_in_one_call():
+    ref = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
+    x = cu.asarray(ref)
+    for other in (2, 2.5, True, 1j, 2**64 - 1, np.float64(1.5), np.float32(1.5), [1, 2, 3], ref[::-1].copy()):
+        for fn in (lambda a, b: a + b, lambda a, b: b * a, lambda a, b: np.subtract(a, b)):
+            cu_fn = (lambda a, b: cu.subtract(a, b)) if fn.__code__.co_names == ("np", "subtract") else fn
+            expected = fn(ref, other)
+            got = cu_fn(x, cu.asarray(other) if isinstance(other, np.ndarray) else other)
+            assert got.dtype == expected.dtype, (other, got.dtype, expected.dtype)
+            np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
+
+
+def test_small_results_are_64_byte_aligned():
+    # host arrays up to 8 KiB share one allocation with their storage; the data still starts on a
+    # cache line, as larger blocks do
+    for n in (1, 3, 8, 33, 127, 128, 129, 1000, 1025, 5000, 8193):
+        for dtype in ("int8", "float64", "complex128"):
+            a = cu.asarray(np.arange(n).astype(dtype))
+            r = a + a
+            assert r.__array_interface__["data"][0] % 64 == 0, (n, dtype)
+            np.testing.assert_array_equal(np.asarray(r), np.arange(n).astype(dtype) * 2)
+
+
+def test_more_dimensions_than_kept_inline():
+    # shapes, strides and plans keep 8 dimensions inline and spill past that; index tuples 4 items
+    rng = np.random.default_rng(11)
+    shape = (2, 1, 3, 2, 1, 2, 3, 2, 2, 1, 2)
+    a = rng.standard_normal(shape)
+    b = rng.standard_normal(shape[3:])
+    view = a[::-1, :, ::2, :, :, ::-1]
+    x, y = cu.asarray(a)[::-1, :, ::2, :, :, ::-1], cu.asarray(b)
+    np.testing.assert_array_equal(np.asarray(x + y), view + b)
+    np.testing.assert_allclose(np.asarray(cu.exp(x) * 2.0), np.exp(view) * 2.0, rtol=1e-15)  # exp: <= 2 ulp
+    r = cu.asarray(a).reshape(2, 3, 2, 2, 3, 2, 2, 2, 1, 1)
+    np.testing.assert_array_equal(np.asarray(r), a.reshape(2, 3, 2, 2, 3, 2, 2, 2, 1, 1))
+    idx = (1, 0, slice(None, None, -1), 1, None, 0, Ellipsis, 1)
+    np.testing.assert_array_equal(np.asarray(cu.asarray(a)[idx]), a[idx])
+    with pytest.raises(ValueError, match="cannot broadcast shapes"):
+        x + cu.asarray(rng.standard_normal((3,) * 9))
