@@ -207,13 +207,18 @@ DType promote_weak(DType strong, WeakKind k) {
 
 DType result_type(const std::vector<TypeOperand>& operands) {
   if (operands.empty()) throw ValueError("at least one array or dtype is required");
-  bool have_strong = false;
-  DType strong = DType::bool_;
-  for (const auto& o : operands) {
-    if (o.weak != WeakKind::none) continue;
-    strong = have_strong ? promote_types(strong, o.dtype) : o.dtype;
-    have_strong = true;
-  }
+  // Promotion is not associative (int8 with uint8 is int16, which with float16 is float32; but
+  // float16 holds both). As NumPy, start from the first operand of the highest kind (bool, integer,
+  // floating, complex) and promote the others into it in order.
+  auto rank = [](DType t) { return is_complex(t) ? 3 : is_floating(t) ? 2 : is_bool(t) ? 0 : 1; };
+  int first = -1;
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    if (operands[k].weak == WeakKind::none && (first < 0 || rank(operands[k].dtype) > rank(operands[first].dtype)))
+      first = static_cast<int>(k);
+  const bool have_strong = first >= 0;
+  DType strong = have_strong ? operands[first].dtype : DType::bool_;
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    if (operands[k].weak == WeakKind::none && static_cast<int>(k) != first) strong = promote_types(strong, operands[k].dtype);
   if (!have_strong) {  // only Python scalars: their default dtypes promote
     DType t = operands[0].dtype;
     for (const auto& o : operands) t = promote_types(t, o.dtype);
