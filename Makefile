@@ -32,7 +32,7 @@ demo: build
 test: test-cpp test-python
 
 test-python: build
-	$(PY) -m pytest tests/python
+	$(PY) -m pytest tests/python $(PYTEST_ARGS)
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure
