@@ -112,22 +112,35 @@ void Emitter::emit_mma(const Op& op) {
   const Type& ta = f_.type(a);
   const Type& tc = f_.type(c);
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[1];
-  const bool tensor_cores = (ta.dtype == DType::float16 || ta.dtype == DType::bfloat16) && tc.dtype == DType::float32;
+  const TileLayout& l = f_.type(v).layout;
   const bool tf32 = op.flag && ta.dtype == DType::float32;
-  if (tensor_cores) {
-    const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 16) + 8;
-    need_smem(align16(2 * Mp * LD) + align16(2 * Np * LD) + align16(4 * Mp * Np));
-  } else if (tf32) {
-    const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 8) + 4;
-    need_smem(align16(4 * Mp * LD) + align16(4 * Np * LD) + align16(4 * Mp * Np));
+  if (l.is_mma()) {
+    // operands staged in shared memory, the accumulator in registers (mma.h: mma_sync_smem)
+    const long long tm = round_up(round_up(M, 16) / 16, l.warps_m) / l.warps_m;
+    const long long tn = round_up(round_up(N, 8) / 8, l.warps_n) / l.warps_n;
+    const long long ma = l.warps_m * tm * 16, nb = l.warps_n * tn * 8;
+    if (tf32) {
+      const long long ld = round_up(K, 8) + 4;
+      need_smem(align16(4 * ma * ld) + align16(4 * nb * ld));
+    } else {
+      const long long kp = round_up(K, 16);
+      need_smem(align16(2 * ma * (kp + 8)) + align16(2 * kp * (round_up(nb, 16) + 8)));
+    }
   } else {
     need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
   }
   const std::string out = begin_result(v);
   line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << (tf32 ? ", true" : "") << ">(blk, "
-         << out << ", " << name(a)
-         << ", " << name(b) << ", " << name(c) << ");";
+         << out << ", " << name(a) << ", " << name(b) << ", " << name(c) << ");";
   end_result(v);
+}
+
+void Emitter::emit_convert_layout(const Op& op) {
+  const int v = op.result(), x = op.operands.at(0);
+  const Type& t = f_.type(x);
+  need_smem(align16(itemsize(t.dtype) * t.size()));
+  line() << tile_decl(v) << " " << name(v) << ";";
+  line() << "::cu::tile::convert_layout(blk, " << name(v) << ", " << name(x) << ");";
 }
 
 void Emitter::emit_memory(const Op& op) {
@@ -165,7 +178,7 @@ void Emitter::emit_indexed(const Op& op) {
   const std::size_t value_at = static_cast<std::size_t>(nd) + 1;
   const std::size_t mask_at = gather ? value_at : value_at + 1;
   if (gather) line() << tile_decl(op.result()) << " " << name(op.result()) << ";";
-  line() << "CUPRIC_TILE_FOR(s, " << n << ") {";
+  line() << "CUPRIC_TILE_FOR(s, " << n << ") {";  // blocked layouts (assign_layouts)
   std::string idx;
   for (int d = 0; d < nd; ++d)
     idx += cat(d ? ", " : "", "static_cast<::cu::tile::i64>(", operand_ref(op.operands.at(static_cast<std::size_t>(d) + 1)), ")");

@@ -31,7 +31,9 @@ class Emitter {
 
   // output helpers
   std::ostringstream& line();
-  std::string tile_decl(int v) const;   ///< "Tile<float, 1024>"
+  std::string tile_decl(int v) const;   ///< "Tile<float, 1024>", "Tile<float, 1024, MmaLayout<32, 32, 2, 2>>"
+  std::string layout_type(int v) const;  ///< "::cu::tile::Layout<1024>", "::cu::tile::MmaLayout<32, 32, 2, 2>"
+  std::string slot_loop(int v) const;    ///< the loop over the slots of v's tile this thread holds
   std::string dims(const Shape& s) const;
   std::string literal(const Scalar& s, DType t) const;
   void need_smem(long long bytes);
@@ -45,12 +47,14 @@ class Emitter {
   std::string elem_expr(const Op& op, int n);
   std::string elem_ref(int v, int n);
   std::string operand_ref(int v) const;  ///< slot s of a tile, a scalar, or element 0 of a size-1 tile
+  std::string decl_of(int v) const;  ///< "T v<id>" or "Tile<...> v<id>"
   void emit_for(const Op& op);
   void emit_if(const Op& op);
   void emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield);
   void emit_shape_op(const Op& op);
   void emit_reduction(const Op& op);
   void emit_mma(const Op& op);
+  void emit_convert_layout(const Op& op);
   void emit_memory(const Op& op);
   void emit_indexed(const Op& op);
   void emit_debug(const Op& op);

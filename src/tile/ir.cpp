@@ -34,7 +34,13 @@ std::string Type::str() const {
   if (shape.empty()) return s;
   s += "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += cat(i ? ", " : "", shape[i]);
-  return s + "]";
+  s += "]";
+  return layout.is_mma() ? cat(s, " ", layout.str()) : s;
+}
+
+std::string TileLayout::str() const {
+  if (!is_mma()) return "";
+  return cat("mma(", rows, "x", cols, ", warps ", warps_m, "x", warps_n, ")");
 }
 
 const char* op_name(OpKind k) {
@@ -69,6 +75,7 @@ const char* op_name(OpKind k) {
     case OpKind::for_: return "for";
     case OpKind::if_: return "if";
     case OpKind::yield: return "yield";
+    case OpKind::convert_layout: return "convert_layout";
   }
   return "?";
 }

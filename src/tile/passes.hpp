@@ -11,4 +11,10 @@ namespace cupric::tile {
 /// Returns the number of ops changed or removed.
 int canonicalize(Function& f);
 
+/// The GPU layout pass for blocks of `threads` threads: a copy of `f` in which the tiles made by
+/// tensor-core mma ops, and the elementwise and loop-carried values computed from them, have the
+/// mma.sync accumulator layout (TileLayout), values cheap to make in any layout take their users',
+/// and convert_layout ops are inserted where a value meets a user that needs another layout.
+Function assign_layouts(const Function& f, int threads);
+
 }  // namespace cupric::tile

@@ -172,8 +172,8 @@ CUPRIC_TD void group_reduce(const Block& b, V* so, V* sp, Load load) {
   __syncthreads();
 }
 
-template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO>
-CUPRIC_TD void reduce(const Block& b, Tile<TO, NO>& out, const Tile<TI, Sh::size>& x) {
+template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO, class LO, class LI>
+CUPRIC_TD void reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, Sh::size, LI>& x) {
   constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
   constexpr int a0 = smem_align(sizeof(A) * N), a1 = smem_align(sizeof(A) * NO);
   static_assert(a0 + a1 + smem_align(sizeof(A) * kThreads) <= kSmemBytes, "cupric.tile: scratch too small (reduce)");
@@ -181,20 +181,20 @@ CUPRIC_TD void reduce(const Block& b, Tile<TO, NO>& out, const Tile<TI, Sh::size
   A* so = reinterpret_cast<A*>(b.smem + a0);
   A* sp = reinterpret_cast<A*>(b.smem + a0 + a1);
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  for (int s = 0; s < LI::kSlots; ++s)
+    if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
   __syncthreads();
   group_reduce<Op, A, NO, K>(b, so, sp, [&](int o, int k) { return sx[((o / Inner) * K + k) * Inner + o % Inner]; });
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<NO>::kSlots; ++s) {
-    const int e = Layout<NO>::elem(b.tid, s);
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s);
     out.v[s] = convert<TO>(so[e < NO ? e : 0]);
   }
   __syncthreads();
 }
 
-template <bool Max, class Sh, int Axis, class A, class TI, int NO>
-CUPRIC_TD void argreduce(const Block& b, Tile<int, NO>& out, const Tile<TI, Sh::size>& x) {
+template <bool Max, class Sh, int Axis, class A, class TI, int NO, class LO, class LI>
+CUPRIC_TD void argreduce(const Block& b, Tile<int, NO, LO>& out, const Tile<TI, Sh::size, LI>& x) {
   constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
   using V = ArgAcc<A>;
   constexpr int a0 = smem_align(sizeof(V) * N), a1 = smem_align(sizeof(V) * NO);
@@ -203,28 +203,28 @@ CUPRIC_TD void argreduce(const Block& b, Tile<int, NO>& out, const Tile<TI, Sh::
   V* so = reinterpret_cast<V*>(b.smem + a0);
   V* sp = reinterpret_cast<V*>(b.smem + a0 + a1);
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  for (int s = 0; s < LI::kSlots; ++s)
+    if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
   __syncthreads();
   group_reduce<ArgBest<Max>, V, NO, K>(b, so, sp, [&](int o, int k) {
     return V{sx[((o / Inner) * K + k) * Inner + o % Inner], k};
   });
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<NO>::kSlots; ++s) {
-    const int e = Layout<NO>::elem(b.tid, s);
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s);
     out.v[s] = so[e < NO ? e : 0].i;
   }
   __syncthreads();
 }
 
-template <class Op, class Sh, int Axis, class A, class TO, class TI>
-CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size>& out, const Tile<TI, Sh::size>& x) {
+template <class Op, class Sh, int Axis, class A, class TO, class TI, class LO, class LI>
+CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size, LO>& out, const Tile<TI, Sh::size, LI>& x) {
   constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis), Rows = N / K;
   static_assert(smem_align(sizeof(A) * N) <= kSmemBytes, "cupric.tile: scratch too small (scan)");
   A* sx = reinterpret_cast<A*>(b.smem);
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  for (int s = 0; s < LI::kSlots; ++s)
+    if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
   __syncthreads();
   for (int row = b.tid; row < Rows; row += kThreads) {
     A* p = sx + (row / Inner) * K * Inner + row % Inner;
@@ -236,8 +236,8 @@ CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size>& out, const Tile<TI, Sh::
   }
   __syncthreads();
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s) {
-    const int e = Layout<N>::elem(b.tid, s);
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s);
     out.v[s] = convert<TO>(sx[e < N ? e : 0]);
   }
   __syncthreads();

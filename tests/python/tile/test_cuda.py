@@ -451,15 +451,15 @@ def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
     assert rt.launches[1][3][0] == 0.5
 
     a, b, bias = FakeCudaArray((200, 64), "<f2"), FakeCudaArray((64, 300), "<f2"), FakeCudaArray((300,), "<f2")
-    matmul.matmul_kernel[(2, 3)](a, b, bias, a, 128, 128, 32)
+    matmul.matmul_kernel[(2, 3)](a, b, bias, a, 128, 128, 128)  # BK=128: a and b staged in 68 KiB
     _, config, kernel, args = rt.launches[-1]
     assert config.grid == (2, 3, 1) and config.block == (256, 1, 1)
     assert config.shared_memory > 48 * 1024 and kernel.max_dynamic_shared_memory == config.shared_memory
     data, _ = cu.cuda._pack_arguments([8] * 18, *args)
     assert np.frombuffer(data, np.int64)[5:10].tolist() == [0x7F0000001000, 64, 300, 300, 1]
     with pytest.raises(ValueError, match="y and z up to 65535"):
-        matmul.matmul_kernel[(1, 70000)](a, b, bias, a, 128, 128, 32)
-    matmul.matmul_kernel[(0, 3)](a, b, bias, a, 128, 128, 32)
+        matmul.matmul_kernel[(1, 70000)](a, b, bias, a, 128, 128, 128)
+    matmul.matmul_kernel[(0, 3)](a, b, bias, a, 128, 128, 128)
     assert len(rt.launches) == 3  # an empty grid launches nothing
 
 
