@@ -23,6 +23,7 @@ import saxpy  # noqa: E402
 import softmax  # noqa: E402
 import stencil  # noqa: E402
 import test_memory as mem  # noqa: E402
+import test_mma  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
 import test_tile_elementwise as ew  # noqa: E402
@@ -141,7 +142,19 @@ CASES = {
         ),
     ),
     "bf16_atomic_add": lambda: (mem.float_atomics, (bf(256), bf(4), 64)),
+    **{
+        f"mma_epilogues_{dtype}": (lambda dtype=dtype, mkn=mkn, tiles=tiles: _epilogue_case(dtype, mkn, tiles))
+        for dtype, mkn, tiles in test_mma.EPILOGUE_CASES
+    },
 }
+
+
+def _epilogue_case(dtype, mkn, tiles):
+    m, k, n = mkn
+    ins = [to_cu(x) for x in test_mma.epilogue_inputs(m, k, n, dtype)]
+    out16 = "float16" if dtype == "float32" else dtype
+    outs = test_mma.epilogue_outputs(m, n, tiles, out16, lambda s, d: cu.zeros(s, dtype=cu.dtype(d)))
+    return test_mma.mma_epilogues, (*ins, *outs, *tiles, dtype == "float32")
 
 
 def _compile(src, entry):
@@ -158,6 +171,28 @@ def test_generated_cuda_compiles_for_sm90a(name):
     kernel, args = CASES[name]()
     info = kernel.inspect(*args)
     _compile(info["cuda_source"], info["cuda"]["entry"])
+
+
+@needs_nvrtc
+def test_mma_accumulator_stays_in_registers():
+    """bf16 128x128x32 at 256 threads (the benchmark's tiles): the layout pass keeps the loop-carried
+    accumulator in the mma layout with no conversion; the PTX has the 2 (k16 steps) x 2 x 8 (fragments
+    per warp) mma.sync of the K loop, reads fragments with ldmatrix, and moves no float32 through
+    shared memory (the accumulator is never staged); ptxas fits it in registers without spills."""
+    args = (bf(256, 256), bf(256, 256), cu.zeros((256, 256), dtype=cu.float32), 128, 128, 32, cu.float32)
+    info = test_mma.mma_blocked.inspect(*args, compile_cuda=True)
+    loop = info["ir_layout"][info["ir_layout"].index(" = for ") :]
+    assert "mma(128x128, warps 4x2)" in loop.splitlines()[0] and "convert_layout" not in info["ir_layout"]
+    ptx = info["ptx"]
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 32
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 2 * 2
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 2 * 4
+    assert "st.shared.f32" not in ptx and "ld.shared.f32" not in ptx and "st.shared.v2.f32" not in ptx
+    assert info["registers"] <= 255 and info["spill_stores"] == 0 and info["spill_loads"] == 0
+    # the example with its bias + relu epilogue, as benchmarked: no spills, 19 KiB of shared memory
+    m = matmul.matmul_kernel.inspect(bf(256, 256), bf(256, 256), bf(256), bf(256, 256), 128, 128, 32, compile_cuda=True)
+    assert m["cuda"]["threads"] == 256 and m["cuda"]["smem_bytes"] < 48 * 1024
+    assert m["registers"] <= 255 and m["spill_stores"] == 0 and m["spill_loads"] == 0
 
 
 @needs_nvrtc
