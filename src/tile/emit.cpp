@@ -91,7 +91,7 @@ EmitResult emit_host(const Function& f, const EmitOptions& o) {
 
 EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
   const Launch l = choose_launch(unlaid, o);
-  const Function f = assign_layouts(unlaid, l.threads);
+  const Function f = assign_layouts(pipeline_loads(unlaid), l.threads);
   Emitter e(f, o, l.threads, l.vec);
   const std::string body = e.body();
   EmitResult r;

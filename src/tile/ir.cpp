@@ -132,7 +132,7 @@ void print_op(std::ostringstream& os, const Function& f, const Op& op, int inden
   os << std::string(static_cast<std::size_t>(indent) * 2, ' ');
   if (!op.results.empty()) os << values_str(op.results) << " = ";
   os << op_name(op.kind) << attrs_str(op);
-  if (op.results.size() == 1) os << " : " << f.type(op.result()).str();
+  for (std::size_t i = 0; i < op.results.size(); ++i) os << (i ? ", " : " : ") << f.type(op.results[i]).str();
   if (op.loc.line) os << "   (" << op.loc.file.substr(op.loc.file.find_last_of('/') + 1) << ":" << op.loc.line << ")";
   os << "\n";
   for (std::size_t i = 0; i < op.regions.size(); ++i) {

@@ -17,4 +17,10 @@ int canonicalize(Function& f);
 /// and convert_layout ops are inserted where a value meets a user that needs another layout.
 Function assign_layouts(const Function& f, int threads);
 
+/// The GPU load pipelining pass: a copy of `f` in which each load of a loop without stores whose
+/// tile feeds only mma operands, and whose indices are computed from the induction variable and
+/// values from outside the loop, is issued one iteration ahead into a loop-carried tile (the
+/// first one before the loop), so that its latency overlaps the current iteration's mma.
+Function pipeline_loads(const Function& f);
+
 }  // namespace cupric::tile

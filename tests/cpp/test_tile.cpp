@@ -191,6 +191,42 @@ TEST(TileLayouts, WarpGridsAndNonTensorCoreProducts) {
   EXPECT_EQ(layout_of_mma(DType::int8, {32, 32}, 128), "i32[32, 32]");
 }
 
+TEST(TilePipeline, LoadsFeedingMmaAreIssuedAnIterationAhead) {
+  auto build = [](bool store_in_loop) {
+    Builder b("mm");
+    const int a = b.param_array("a", DType::float16, 2), o = b.param_array("o", DType::float32, 2);
+    const int zero = b.constant(Scalar::from_int(0));
+    auto ids = b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)), {b.full({32, 32}, zero, DType::float32)});
+    const int k = b.ufunc("multiply", {ids[0], b.constant(Scalar::from_int(2))});
+    const int ta = b.load(a, {b.bid(0), k}, {32, 16}, Scalar::from_int(0), false);
+    const int tb = b.load(a, {k, b.bid(1)}, {16, 32}, Scalar::from_int(0), false);
+    const int acc = b.mma(ta, tb, ids[1], false);
+    if (store_in_loop) b.store(o, {zero, zero}, acc, false);
+    b.store(o, {zero, zero}, b.end_for({acc}).at(0), false);
+    tile::Function f = b.finish();
+    tile::canonicalize(f);
+    return tile::pipeline_loads(f);
+  };
+  const tile::Function g = build(false);
+  const tile::Op* loop = nullptr;
+  int loads_before = 0;
+  for (const tile::Op& op : g.body.ops) {
+    if (op.kind == tile::OpKind::for_) loop = &op;
+    if (op.kind == tile::OpKind::load && !loop) ++loads_before;
+  }
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loads_before, 2);  // the first iteration's tiles
+  EXPECT_EQ(loop->results.size(), 3u);
+  const tile::Region& body = loop->regions.at(0);
+  EXPECT_EQ(body.args.size(), 4u);  // iv, acc, a tile, b tile
+  for (const tile::Op& op : body.ops)
+    if (op.kind == tile::OpKind::mma) EXPECT_EQ(op.operands[0], body.args[2]);
+  EXPECT_EQ(body.ops.back().operands.size(), 3u);  // the yield carries the next tiles
+  EXPECT_NE(tile::to_text(g).find("ufunc add %"), std::string::npos);  // iv + step
+  // a loop that stores may write what it loads: left as it is
+  EXPECT_EQ(count_ops(build(true).body, tile::OpKind::load), 2);
+}
+
 // ---- the header library on the CPU ------------------------------------------------------------
 
 TEST(TileHeaders, LoadPadsAndStoreDrops) {

@@ -176,13 +176,15 @@ def test_generated_cuda_compiles_for_sm90a(name):
 @needs_nvrtc
 def test_mma_accumulator_stays_in_registers():
     """bf16 128x128x32 at 256 threads (the benchmark's tiles): the layout pass keeps the loop-carried
-    accumulator in the mma layout with no conversion; the PTX has the 2 (k16 steps) x 2 x 8 (fragments
+    accumulator in the mma layout with no conversion, the a and b tiles are loaded one iteration
+    ahead (pipeline_loads); the PTX has the 2 (k16 steps) x 2 x 8 (fragments
     per warp) mma.sync of the K loop, reads fragments with ldmatrix, and moves no float32 through
     shared memory (the accumulator is never staged); ptxas fits it in registers without spills."""
     args = (bf(256, 256), bf(256, 256), cu.zeros((256, 256), dtype=cu.float32), 128, 128, 32, cu.float32)
     info = test_mma.mma_blocked.inspect(*args, compile_cuda=True)
-    loop = info["ir_layout"][info["ir_layout"].index(" = for ") :]
-    assert "mma(128x128, warps 4x2)" in loop.splitlines()[0] and "convert_layout" not in info["ir_layout"]
+    loop = info["ir_layout"][info["ir_layout"].index(" = for ") :].splitlines()[0]
+    assert ": f32[128, 128] mma(128x128, warps 4x2), bf16[128, 32], bf16[32, 128]" in loop  # a and b prefetched
+    assert "convert_layout" not in info["ir_layout"]
     ptx = info["ptx"]
     assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 32
     assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 2 * 2
