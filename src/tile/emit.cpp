@@ -91,7 +91,9 @@ EmitResult emit_host(const Function& f, const EmitOptions& o) {
 
 EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
   const Launch l = choose_launch(unlaid, o);
-  const Function f = assign_layouts(pipeline_loads(unlaid), l.threads);
+  Function folded = unlaid;
+  fold_transposes(folded);
+  const Function f = assign_layouts(pipeline_loads(folded), l.threads);
   Emitter e(f, o, l.threads, l.vec);
   const std::string body = e.body();
   EmitResult r;

@@ -111,7 +111,8 @@ void Emitter::emit_mma(const Op& op) {
   const int v = op.result(), a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
   const Type& ta = f_.type(a);
   const Type& tc = f_.type(c);
-  const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[1];
+  const bool bt = !op.ints.empty() && op.ints[0] == 1;  // b given as (N, K) (fold_transposes)
+  const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
   const TileLayout& l = f_.type(v).layout;
   const bool tf32 = op.flag && ta.dtype == DType::float32;
   if (l.is_mma()) {
@@ -124,13 +125,14 @@ void Emitter::emit_mma(const Op& op) {
       need_smem(align16(4 * ma * ld) + align16(4 * nb * ld));
     } else {
       const long long kp = round_up(K, 16);
-      need_smem(align16(2 * ma * (kp + 8)) + align16(2 * kp * (round_up(nb, 16) + 8)));
+      need_smem(align16(2 * ma * (kp + 8)) + (bt ? align16(2 * round_up(nb, 16) * (kp + 8)) : align16(2 * kp * (round_up(nb, 16) + 8))));
     }
   } else {
     need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
   }
   const std::string out = begin_result(v);
-  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << (tf32 ? ", true" : "") << ">(blk, "
+  const char* flags = bt ? (tf32 ? ", true, true" : ", false, true") : (tf32 ? ", true" : "");
+  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << flags << ">(blk, "
          << out << ", " << name(a) << ", " << name(b) << ", " << name(c) << ");";
   end_result(v);
 }

@@ -111,7 +111,8 @@ std::string attrs_str(const Op& op) {
     case OpKind::argreduce:
       return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0), op.flag ? " keepdims" : "");
     case OpKind::scan: return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0));
-    case OpKind::mma: return cat(" ", values_str(op.operands), op.flag ? " tf32" : "");
+    case OpKind::mma:
+      return cat(" ", values_str(op.operands), op.flag ? " tf32" : "", !op.ints.empty() && op.ints[0] == 1 ? " b_transposed" : "");
     case OpKind::load:
     case OpKind::load_offset:
       return cat(" %", op.operands.at(0), "[", values_str(op.operands, 1), "] pad ", op.value.str());

@@ -81,7 +81,7 @@ enum class OpKind : std::uint8_t {
   reduce,        ///< name = sum|prod|max|min; ints[0] = axis; flag = keepdims
   argreduce,     ///< name = argmax|argmin; ints[0] = axis; flag = keepdims
   scan,          ///< name = cumsum|cumprod; ints[0] = axis
-  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32
+  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32; ints {1}: b given as (N,K) (GPU)
   load,          ///< operand 0 array, then one tile index per dim; value = padding
   store,         ///< operand 0 array, then one tile index per dim, then the tile
   load_offset,   ///< like load, but the indices are element offsets of the window's corner

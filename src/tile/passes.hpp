@@ -23,4 +23,9 @@ Function assign_layouts(const Function& f, int threads);
 /// first one before the loop), so that its latency overlaps the current iteration's mma.
 Function pipeline_loads(const Function& f);
 
+/// GPU: mma(a, permute(x, [1, 0]), acc) becomes mma(a, x, acc) with b given transposed (ints {1})
+/// where the permute feeds only mma b operands, so that x's rows are staged as they are (attention's
+/// q @ k^T) and the permute's round trip through shared memory goes away.
+void fold_transposes(Function& f);
+
 }  // namespace cupric::tile

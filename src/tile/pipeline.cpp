@@ -1,4 +1,5 @@
-// pipeline.cpp — the GPU load pipelining pass (pipeline_loads): in a loop without stores, a load
+// pipeline.cpp — GPU passes on loops of products: fold_transposes (a transposed b operand of mma is
+// staged as it is) and load pipelining (pipeline_loads): in a loop without stores, a load
 // whose tile feeds only mma operands and whose indices follow from the induction variable and
 // values outside the loop is issued one iteration ahead — for iteration i + step at the top of
 // iteration i, into a carried tile — so that its global-memory latency overlaps the mma of the
@@ -81,11 +82,13 @@ class Pipeliner {
     }
   }
 
+  /// Whether v is used only as an a or b operand of mma ops, directly or through reshapes.
   bool feeds_only_mma(const Region& body, int v) const {
     bool ok = true;
     walk(body, [&](const Op& op) {
       for (std::size_t i = 0; i < op.operands.size(); ++i)
-        if (op.operands[i] == v) ok = ok && op.kind == OpKind::mma && i < 2;
+        if (op.operands[i] == v)
+          ok = ok && ((op.kind == OpKind::mma && i < 2) || (op.kind == OpKind::reshape && feeds_only_mma(body, op.result())));
     });
     return ok;
   }
@@ -177,6 +180,30 @@ class Pipeliner {
 };
 
 }  // namespace
+
+void fold_transposes(Function& f) {
+  std::unordered_map<int, const Op*> permutes;
+  std::unordered_map<int, bool> only_b;
+  walk(f.body, [&](const Op& op) {
+    if (op.kind == OpKind::permute && op.ints == std::vector<std::int64_t>{1, 0}) permutes[op.result()] = &op;
+    for (std::size_t i = 0; i < op.operands.size(); ++i) {
+      const bool b_of_mma = op.kind == OpKind::mma && i == 1 && op.ints.empty();
+      auto [it, fresh] = only_b.emplace(op.operands[i], b_of_mma);
+      if (!fresh) it->second = it->second && b_of_mma;
+    }
+  });
+  std::unordered_map<int, int> source;
+  for (const auto& [v, op] : permutes)
+    if (only_b[v]) source[v] = op->operands.at(0);
+  walk(f.body, [&](Op& op) {
+    if (op.kind != OpKind::mma) return;
+    if (auto it = source.find(op.operands.at(1)); it != source.end()) {
+      op.operands[1] = it->second;
+      op.ints = {1};
+    }
+  });
+  canonicalize(f);  // drops the permutes
+}
 
 Function pipeline_loads(const Function& f) {
   Function out = f;

@@ -87,11 +87,13 @@ template <class L>
 struct MmaStaging {
   static constexpr int MA = L::kWM * L::TM * 16, NB = L::kWN * L::TN * 8;
 };
-template <int K, class L, bool TF32>
+template <int K, class L, bool TF32, bool BT = false>
 CUPRIC_TC int mma_smem() {
   constexpr int MA = MmaStaging<L>::MA, NB = MmaStaging<L>::NB;
   if constexpr (TF32) {
     return smem_align(4LL * MA * (round_up(K, 8) + 4)) + smem_align(4LL * NB * (round_up(K, 8) + 4));
+  } else if constexpr (BT) {  // b given as (N, K): staged as NB rows of KP + 8
+    return smem_align(2LL * MA * (round_up(K, 16) + 8)) + smem_align(2LL * round_up(NB, 16) * (round_up(K, 16) + 8));
   } else {
     return smem_align(2LL * MA * (round_up(K, 16) + 8)) + smem_align(2LL * round_up(K, 16) * (round_up(NB, 16) + 8));
   }
@@ -161,6 +163,12 @@ CUPRIC_TD void ldmatrix_x4_trans(u32& r0, u32& r1, u32& r2, u32& r3, const u16* 
                : "r"(smem_address(p))
                : "memory");
 }
+CUPRIC_TD void ldmatrix_x2(u32& r0, u32& r1, const u16* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+               : "=r"(r0), "=r"(r1)
+               : "r"(smem_address(p))
+               : "memory");
+}
 CUPRIC_TD void ldmatrix_x2_trans(u32& r0, u32& r1, const u16* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
                : "=r"(r0), "=r"(r1)
@@ -187,21 +195,27 @@ CUPRIC_TD void mma_m16n8k16(float* d, const u32 (&a)[4], const u32 (&b)[2]) {
 /// out = acc + a @ b on the tensor cores (mma.sync.m16n8k16, float16 / bfloat16 inputs). The
 /// accumulator stays in registers in the mma layout L: each warp updates its own fragments. a and
 /// b (any layout) are staged in shared memory, a row-major and b as (K, N) rows, and read as
-/// fragments with ldmatrix (.trans for b).
-template <int M, int K, int N, class TI, class LA, class LB, class L>
+/// fragments with ldmatrix (.trans for b). BT: b is given transposed, (N, K) (a K^T of attention):
+/// it is staged as (N, K) rows and read with ldmatrix without .trans.
+template <int M, int K, int N, bool BT, class TI, class LA, class LB, class L>
 CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const Tile<TI, M * K, LA>& a,
                         const Tile<TI, K * N, LB>& bm, const Tile<float, M * N, L>& acc) {
   static_assert(is_mma_layout_v<L> && L::kM == M && L::kN == N,
                 "cupric.tile: a tensor-core mma keeps its accumulator in the mma layout (assign_layouts)");
   constexpr int TM = L::TM, TN = L::TN, MA = MmaStaging<L>::MA, NB = round_up(MmaStaging<L>::NB, 16);
-  constexpr int KP = round_up(K, 16), LDA = KP + 8, LDB = NB + 8;
-  static_assert(mma_smem<K, L, false>() <= kSmemBytes, "cupric.tile: scratch too small (mma)");
+  constexpr int KP = round_up(K, 16), LDA = KP + 8, LDB = BT ? KP + 8 : NB + 8;
+  static_assert(mma_smem<K, L, false, BT>() <= kSmemBytes, "cupric.tile: scratch too small (mma)");
   u16* sa = reinterpret_cast<u16*>(b.smem);                                 // [MA][LDA]  a
-  u16* sb = reinterpret_cast<u16*>(b.smem + smem_align(2LL * MA * LDA));    // [KP][LDB]  b
+  u16* sb = reinterpret_cast<u16*>(b.smem + smem_align(2LL * MA * LDA));    // [KP][LDB]  b ([NB][LDB] if BT)
   zero_padding<u16, MA, KP, LDA, M, K>(b, sa);
-  zero_padding<u16, KP, NB, LDB, K, N>(b, sb);
   stage_b16<M, K, LDA>(b, sa, a);
-  stage_b16<K, N, LDB>(b, sb, bm);
+  if constexpr (BT) {
+    zero_padding<u16, NB, KP, LDB, N, K>(b, sb);
+    stage_b16<N, K, LDB>(b, sb, bm);
+  } else {
+    zero_padding<u16, KP, NB, LDB, K, N>(b, sb);
+    stage_b16<K, N, LDB>(b, sb, bm);
+  }
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) out.v[s] = acc.v[s];
   __syncthreads();
@@ -212,11 +226,25 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const Tile<T
     u32 af[TM][4], bf[TN][2];
     CUPRIC_TILE_UNROLL
     for (int tm = 0; tm < TM; ++tm) ldmatrix_x4(af[tm], sa + (m0 + tm * 16 + lane % 16) * LDA + k0 + (lane / 16) * 8);
-    const u16* brow = sb + (k0 + lane % 16) * LDB + n0;
-    CUPRIC_TILE_UNROLL
-    for (int tn = 0; tn + 1 < TN; tn += 2)
-      ldmatrix_x4_trans(bf[tn][0], bf[tn][1], bf[tn + 1][0], bf[tn + 1][1], brow + tn * 8 + (lane / 16) * 8);
-    if constexpr (TN % 2 == 1) ldmatrix_x2_trans(bf[TN - 1][0], bf[TN - 1][1], brow + (TN - 1) * 8);
+    if constexpr (BT) {  // lane l: row n0 + 8 tn + l % 8 (+ 8 for l >= 16), column k0 (+ 8 for l % 16 >= 8)
+      const u16* bcol = sb + (n0 + (lane / 16) * 8 + lane % 8) * LDB + k0 + ((lane / 8) % 2) * 8;
+      CUPRIC_TILE_UNROLL
+      for (int tn = 0; tn + 1 < TN; tn += 2) {
+        u32 r[4];
+        ldmatrix_x4(r, bcol + tn * 8 * LDB);
+        bf[tn][0] = r[0];
+        bf[tn][1] = r[1];
+        bf[tn + 1][0] = r[2];
+        bf[tn + 1][1] = r[3];
+      }
+      if constexpr (TN % 2 == 1) ldmatrix_x2(bf[TN - 1][0], bf[TN - 1][1], bcol - (lane / 16) * 8 * LDB + (TN - 1) * 8 * LDB);
+    } else {
+      const u16* brow = sb + (k0 + lane % 16) * LDB + n0;
+      CUPRIC_TILE_UNROLL
+      for (int tn = 0; tn + 1 < TN; tn += 2)
+        ldmatrix_x4_trans(bf[tn][0], bf[tn][1], bf[tn + 1][0], bf[tn + 1][1], brow + tn * 8 + (lane / 16) * 8);
+      if constexpr (TN % 2 == 1) ldmatrix_x2_trans(bf[TN - 1][0], bf[TN - 1][1], brow + (TN - 1) * 8);
+    }
     CUPRIC_TILE_UNROLL
     for (int tm = 0; tm < TM; ++tm)
       CUPRIC_TILE_UNROLL
@@ -226,8 +254,8 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const Tile<T
 }
 
 /// out = acc + a @ b with float32 inputs rounded to TF32 (mma.sync.m16n8k8); as mma_sync, with
-/// b staged transposed and the fragments read with 32-bit loads.
-template <int M, int K, int N, class LA, class LB, class L>
+/// b staged transposed, (N, K) (BT: as given), and the fragments read with 32-bit loads.
+template <int M, int K, int N, bool BT, class LA, class LB, class L>
 CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const Tile<float, M * K, LA>& a,
                         const Tile<float, K * N, LB>& bm, const Tile<float, M * N, L>& acc) {
   static_assert(is_mma_layout_v<L> && L::kM == M && L::kN == N,
@@ -240,7 +268,8 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const Tile<f
   zero_padding<u32, MA, K8, LD, M, K>(b, sa);
   zero_padding<u32, NB, K8, LD, N, K>(b, sb);
   stage_tf32<M, K, LD, false>(b, sa, a);
-  stage_tf32<K, N, LD, true>(b, sb, bm);
+  if constexpr (BT) stage_tf32<N, K, LD, false>(b, sb, bm);
+  else stage_tf32<K, N, LD, true>(b, sb, bm);
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) out.v[s] = acc.v[s];
   __syncthreads();
@@ -277,24 +306,29 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const Tile<f
   __syncthreads();
 }
 
-template <int M, int K, int N, class A, bool TF32 = false, class TI, class LA, class LB, class LC>
+/// out = acc + a @ b; BT: b is given transposed, as an (N, K) tile (the GPU's fold of a ct.transpose
+/// into the product).
+template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, class TI, class LA, class LB, class LC>
 CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const Tile<TI, M * K, LA>& a, const Tile<TI, K * N, LB>& bm,
                    const Tile<A, M * N, LC>& acc) {
   if constexpr (is_half_v<TI> && same_v<A, float>) {
-    mma_sync<M, K, N>(b, out, a, bm, acc);
+    mma_sync<M, K, N, BT>(b, out, a, bm, acc);
   } else if constexpr (TF32 && same_v<TI, float> && same_v<A, float>) {
-    mma_tf32<M, K, N>(b, out, a, bm, acc);
+    mma_tf32<M, K, N, BT>(b, out, a, bm, acc);
   } else {
     static_assert(smem_align(sizeof(A) * M * K) + smem_align(sizeof(A) * K * N) <= kSmemBytes,
                   "cupric.tile: scratch too small (mma)");
     A* sa = reinterpret_cast<A*>(b.smem);
-    A* sb = reinterpret_cast<A*>(b.smem + smem_align(sizeof(A) * M * K));
+    A* sb = reinterpret_cast<A*>(b.smem + smem_align(sizeof(A) * M * K));  // [K][N]
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < LA::kSlots; ++s)
       if (LA::owns(b.tid, s)) sa[LA::elem(b.tid, s)] = convert<A>(a.v[s]);
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < LB::kSlots; ++s)
-      if (LB::owns(b.tid, s)) sb[LB::elem(b.tid, s)] = convert<A>(bm.v[s]);
+      if (LB::owns(b.tid, s)) {
+        const int e = LB::elem(b.tid, s);
+        sb[BT ? (e % K) * N + e / K : e] = convert<A>(bm.v[s]);
+      }
     __syncthreads();
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < LC::kSlots; ++s) {

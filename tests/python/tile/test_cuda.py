@@ -143,6 +143,21 @@ CASES = {
     ),
     "bf16_atomic_add": lambda: (mem.float_atomics, (bf(256), bf(4), 64)),
     **{
+        f"mma_b_transposed_{dtype}": (
+            lambda dtype=dtype, mkn=mkn, tiles=tiles: (
+                test_mma.mma_b_transposed,
+                (
+                    to_cu(random(mkn[:2], dtype)),
+                    to_cu(random((mkn[2], mkn[1]), dtype)),
+                    cu.zeros((mkn[0], mkn[2]), dtype=cu.float64 if dtype == "float64" else cu.float32),
+                    *tiles,
+                    dtype == "float32",
+                ),
+            )
+        )
+        for dtype, mkn, tiles in test_mma.B_TRANSPOSED_CASES
+    },
+    **{
         f"mma_epilogues_{dtype}": (lambda dtype=dtype, mkn=mkn, tiles=tiles: _epilogue_case(dtype, mkn, tiles))
         for dtype, mkn, tiles in test_mma.EPILOGUE_CASES
     },
@@ -191,6 +206,10 @@ def test_mma_accumulator_stays_in_registers():
     assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 2 * 4
     assert "st.shared.f32" not in ptx and "ld.shared.f32" not in ptx and "st.shared.v2.f32" not in ptx
     assert info["registers"] <= 255 and info["spill_stores"] == 0 and info["spill_loads"] == 0
+    # attention's q @ k^T: the transpose folds into the product, k and v are loaded an iteration ahead
+    q = bf(2, 100, 128)
+    ir = attention.attention_kernel.inspect(q, q, q, q, 0.1, False, 64, 32, 128)["ir_layout"]
+    assert "b_transposed" in ir and "permute" not in ir and ir.count("load %") == 5
     # the example with its bias + relu epilogue, as benchmarked: no spills, 19 KiB of shared memory
     m = matmul.matmul_kernel.inspect(bf(256, 256), bf(256, 256), bf(256), bf(256, 256), 128, 128, 32, compile_cuda=True)
     assert m["cuda"]["threads"] == 256 and m["cuda"]["smem_bytes"] < 48 * 1024

@@ -155,6 +155,21 @@ def test_mma_epilogues_exact(dtype, mkn, tiles, threads):
         np.testing.assert_array_equal(lib.get(got), w.astype(np.float32), err_msg=name)
 
 
+@pytest.mark.parametrize("dtype,mkn,tiles", test_mma.B_TRANSPOSED_CASES)
+def test_mma_b_transposed_exact(dtype, mkn, tiles):
+    """mma(a, transpose(x)): the transpose folds into the product (x staged as its rows, ldmatrix
+    without .trans for 16-bit inputs); exact for integer-valued inputs."""
+    lib = Lib("torch")
+    m, k, n = mkn
+    rng = np.random.default_rng(3)
+    a, bt = test_mma.integer_valued((m, k), dtype, rng), test_mma.integer_valued((n, k), dtype, rng)
+    acc = "float64" if dtype == "float64" else "float32"
+    out = lib.garbage((m, n), acc)
+    grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
+    test_mma.mma_b_transposed[grid](lib.put(a), lib.put(bt), out, *tiles, dtype == "float32")
+    np.testing.assert_array_equal(lib.get(out), (a.astype(np.float64) @ bt.astype(np.float64).T).astype(acc))
+
+
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize(
     "dtype,shape,tiles",

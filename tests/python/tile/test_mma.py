@@ -140,3 +140,33 @@ def test_mma_epilogues_exact(dtype, mkn, tiles, mode):
     run(mma_epilogues, mode, grid, *(to_cu(x) for x in (a, b, bias_r, bias_c)), *outs, *tiles, dtype == "float32")
     for got, want in zip(outs, epilogue_reference(a, b, bias_r, bias_c, tiles, np_dtype(out16))):
         np.testing.assert_array_equal(to_np(got), want)
+
+
+@ct.kernel
+def mma_b_transposed(a, bt, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int], TF32: ct.Constant[bool]):
+    """out = a @ bt.T; on the GPU the transpose folds into the product (b staged as bt's rows)."""
+    acc = ct.zeros((BM, BN), dtype=out.dtype)
+    for k in range(ct.cdiv(a.shape[1], BK)):
+        ta = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK))
+        tbt = ct.load(bt, index=(ct.bid(1), k), shape=(BN, BK))
+        acc = ct.mma(ta, ct.transpose(tbt), acc, allow_tf32=TF32)
+    ct.store(out, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+B_TRANSPOSED_CASES = [  # dtype, (M, K, N), (BM, BN, BK)
+    ("bfloat16", (37, 50, 29), (32, 24, 16)),
+    ("float16", (64, 40, 72), (64, 40, 32)),
+    ("float32", (20, 30, 18), (16, 16, 8)),
+    ("float64", (9, 10, 11), (8, 8, 8)),
+]
+
+
+@pytest.mark.parametrize("dtype,mkn,tiles", B_TRANSPOSED_CASES)
+def test_mma_b_transposed_exact(dtype, mkn, tiles, mode):
+    m, k, n = mkn
+    rng = np.random.default_rng(3)
+    a, bt = integer_valued((m, k), dtype, rng), integer_valued((n, k), dtype, rng)
+    acc = "float64" if dtype == "float64" else "float32"
+    out = cu.zeros((m, n), dtype=cu.dtype(acc))
+    run(mma_b_transposed, mode, (-(-m // tiles[0]), -(-n // tiles[1])), to_cu(a), to_cu(bt), out, *tiles, dtype == "float32")
+    np.testing.assert_array_equal(to_np(out), (a.astype(np.float64) @ bt.astype(np.float64).T).astype(acc))
