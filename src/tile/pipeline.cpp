@@ -102,6 +102,8 @@ class Pipeliner {
     while (!work.empty()) {
       const int v = work.back();
       work.pop_back();
+      // a carried value changes from one iteration to the next in a way only the body knows
+      if (std::find(body.args.begin() + 1, body.args.end(), v) != body.args.end()) return std::nullopt;
       auto found = def.find(v);
       if (found == def.end() || need.count(found->second)) continue;  // defined outside the loop (or seen)
       const Op& op = body.ops[found->second];

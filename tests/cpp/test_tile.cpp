@@ -192,17 +192,18 @@ TEST(TileLayouts, WarpGridsAndNonTensorCoreProducts) {
 }
 
 TEST(TilePipeline, LoadsFeedingMmaAreIssuedAnIterationAhead) {
-  auto build = [](bool store_in_loop) {
+  auto build = [](bool store_in_loop, bool carried_index = false) {
     Builder b("mm");
     const int a = b.param_array("a", DType::float16, 2), o = b.param_array("o", DType::float32, 2);
-    const int zero = b.constant(Scalar::from_int(0));
-    auto ids = b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)), {b.full({32, 32}, zero, DType::float32)});
-    const int k = b.ufunc("multiply", {ids[0], b.constant(Scalar::from_int(2))});
+    const int zero = b.constant(Scalar::from_int(0)), one = b.constant(Scalar::from_int(1), DType::int64);
+    auto ids = b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)),
+                           {b.full({32, 32}, zero, DType::float32), b.full({}, one, DType::int64)});
+    const int k = carried_index ? ids[2] : b.ufunc("multiply", {ids[0], b.constant(Scalar::from_int(2))});
     const int ta = b.load(a, {b.bid(0), k}, {32, 16}, Scalar::from_int(0), false);
     const int tb = b.load(a, {k, b.bid(1)}, {16, 32}, Scalar::from_int(0), false);
     const int acc = b.mma(ta, tb, ids[1], false);
     if (store_in_loop) b.store(o, {zero, zero}, acc, false);
-    b.store(o, {zero, zero}, b.end_for({acc}).at(0), false);
+    b.store(o, {zero, zero}, b.end_for({acc, b.ufunc("multiply", {ids[2], b.constant(Scalar::from_int(3))})}).at(0), false);
     tile::Function f = b.finish();
     tile::canonicalize(f);
     return tile::pipeline_loads(f);
@@ -216,15 +217,17 @@ TEST(TilePipeline, LoadsFeedingMmaAreIssuedAnIterationAhead) {
   }
   ASSERT_NE(loop, nullptr);
   EXPECT_EQ(loads_before, 2);  // the first iteration's tiles
-  EXPECT_EQ(loop->results.size(), 3u);
+  EXPECT_EQ(loop->results.size(), 4u);
   const tile::Region& body = loop->regions.at(0);
-  EXPECT_EQ(body.args.size(), 4u);  // iv, acc, a tile, b tile
+  EXPECT_EQ(body.args.size(), 5u);  // iv, acc, index, then the a and b tiles
   for (const tile::Op& op : body.ops)
-    if (op.kind == tile::OpKind::mma) EXPECT_EQ(op.operands[0], body.args[2]);
-  EXPECT_EQ(body.ops.back().operands.size(), 3u);  // the yield carries the next tiles
+    if (op.kind == tile::OpKind::mma) EXPECT_EQ(op.operands[0], body.args[3]);
+  EXPECT_EQ(body.ops.back().operands.size(), 4u);  // the yield carries the next tiles
   EXPECT_NE(tile::to_text(g).find("ufunc add %"), std::string::npos);  // iv + step
-  // a loop that stores may write what it loads: left as it is
+  // a loop that stores may write what it loads, and a carried index is known only in the body:
+  // both are left as they are
   EXPECT_EQ(count_ops(build(true).body, tile::OpKind::load), 2);
+  EXPECT_EQ(count_ops(build(false, true).body, tile::OpKind::load), 2);
 }
 
 // ---- the header library on the CPU ------------------------------------------------------------
