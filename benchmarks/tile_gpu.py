@@ -12,8 +12,8 @@ from cupric import tile as ct
 
 # Tile configurations for the H200 sizes (chosen from ptxas' register and spill report; see
 # docs/tile.md). matmul 128x128x32 at 256 threads: the accumulator stays in registers (mma layout,
-# warps 4x2 of 2x8 fragments), 192 registers, no spills, 19 KB of shared memory (128x128x64 reaches
-# 255 registers). Attention at D=128 spills least at BM=64, BN=32 (16 bytes; 64x64 and 128x32 spill
+# warps 4x2 of 2x8 fragments), 201 registers, no spills, 37 KB of shared memory (two staging
+# buffers; 128x128x64 spills). Attention at D=128 spills least at BM=64, BN=32 (16 bytes; 64x64 and 128x32 spill
 # 250-320 bytes).
 SAXPY_BLOCK = 8192
 MATMUL_TILES = (128, 128, 32)

@@ -317,9 +317,45 @@ void Emitter::emit_yield(const Region& r, const std::vector<int>& targets, const
   line() << "}";
 }
 
+namespace {
+bool uses_scratch(OpKind k) {
+  switch (k) {
+    case OpKind::broadcast:
+    case OpKind::permute:
+    case OpKind::reduce:
+    case OpKind::argreduce:
+    case OpKind::scan:
+    case OpKind::mma:
+    case OpKind::convert_layout: return true;
+    default: return false;
+  }
+}
+}  // namespace
+
+const Op* Emitter::double_buffered_mma(const Region& body) const {
+  if (opt_.target != Target::cuda) return nullptr;
+  const Op* found = nullptr;
+  int users = 0;
+  walk(body, [&](const Op& op) {
+    if (uses_scratch(op.kind)) {
+      ++users;
+      found = &op;
+    }
+  });
+  if (users != 1 || found->kind != OpKind::mma || !f_.type(found->result()).layout.is_mma()) return nullptr;
+  for (const Op& op : body.ops)
+    if (&op == found) return found;  // not under an if
+  return nullptr;
+}
+
 void Emitter::emit_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
+  const Op* buffered = double_buffered_mma(body);
+  if (buffered) {
+    mma_phase_[buffered] = name(iv) + "_phase";
+    line() << "int " << name(iv) << "_phase = 0;  // the mma's staging buffer (of two)";
+  }
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
   const std::string lb = name(op.operands[0]), ub = name(op.operands[1]), step = name(op.operands[2]);
@@ -335,6 +371,7 @@ void Emitter::emit_for(const Op& op) {
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
+  if (buffered) line() << "__syncthreads();  // the last product's reads before the scratch is used again";
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

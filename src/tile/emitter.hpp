@@ -49,6 +49,9 @@ class Emitter {
   std::string operand_ref(int v) const;  ///< slot s of a tile, a scalar, or element 0 of a size-1 tile
   std::string decl_of(int v) const;  ///< "T v<id>" or "Tile<...> v<id>"
   void emit_for(const Op& op);
+  /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it
+  /// stages into two buffers by turns and skips its closing barrier.
+  const Op* double_buffered_mma(const Region& body) const;
   void emit_if(const Op& op);
   void emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield);
   void emit_shape_op(const Op& op);
@@ -74,6 +77,7 @@ class Emitter {
   std::unordered_map<const Op*, const Region*> region_of_;
   std::unordered_set<int> inlined_;
   std::unordered_set<int> emitted_in_loop_;
+  std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
 };
 
 }  // namespace cupric::tile

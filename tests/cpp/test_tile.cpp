@@ -166,6 +166,9 @@ TEST(TileLayouts, AccumulatorStaysInTheMmaLayoutAcrossTheLoop) {
   const tile::EmitResult cuda = tile::emit(f, {tile::Target::cuda});
   EXPECT_NE(cuda.source.find("::cu::tile::Tile<float, 16384, ::cu::tile::MmaLayout<128, 128, 4, 2>>"), std::string::npos);
   EXPECT_NE(cuda.source.find("::cu::tile::convert_layout(blk, "), std::string::npos);
+  // the loop's only user of the scratch is its product: two staging buffers by turns
+  EXPECT_NE(cuda.source.find("::cu::tile::mma<128, 32, 128, float, false, false, true>(blk, "), std::string::npos);
+  EXPECT_NE(cuda.source.find("_phase ^= 1;"), std::string::npos);
   EXPECT_NE(cuda.ir_layout.find(mma), std::string::npos);
   EXPECT_EQ(tile::emit(f, {tile::Target::host}).source.find("MmaLayout"), std::string::npos);
 }

@@ -197,16 +197,17 @@ CUPRIC_TD void mma_m16n8k16(float* d, const u32 (&a)[4], const u32 (&b)[2]) {
 /// b (any layout) are staged in shared memory, a row-major and b as (K, N) rows, and read as
 /// fragments with ldmatrix (.trans for b). BT: b is given transposed, (N, K) (a K^T of attention):
 /// it is staged as (N, K) rows and read with ldmatrix without .trans.
-template <int M, int K, int N, bool BT, class TI, class LA, class LB, class L>
+template <int M, int K, int N, bool BT, bool DB, class TI, class LA, class LB, class L>
 CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const Tile<TI, M * K, LA>& a,
-                        const Tile<TI, K * N, LB>& bm, const Tile<float, M * N, L>& acc) {
+                        const Tile<TI, K * N, LB>& bm, const Tile<float, M * N, L>& acc, int phase) {
   static_assert(is_mma_layout_v<L> && L::kM == M && L::kN == N,
                 "cupric.tile: a tensor-core mma keeps its accumulator in the mma layout (assign_layouts)");
   constexpr int TM = L::TM, TN = L::TN, MA = MmaStaging<L>::MA, NB = round_up(MmaStaging<L>::NB, 16);
   constexpr int KP = round_up(K, 16), LDA = KP + 8, LDB = BT ? KP + 8 : NB + 8;
-  static_assert(mma_smem<K, L, false, BT>() <= kSmemBytes, "cupric.tile: scratch too small (mma)");
-  u16* sa = reinterpret_cast<u16*>(b.smem);                                 // [MA][LDA]  a
-  u16* sb = reinterpret_cast<u16*>(b.smem + smem_align(2LL * MA * LDA));    // [KP][LDB]  b ([NB][LDB] if BT)
+  static_assert((DB ? 2 : 1) * mma_smem<K, L, false, BT>() <= kSmemBytes, "cupric.tile: scratch too small (mma)");
+  unsigned char* base = b.smem + (DB ? phase * mma_smem<K, L, false, BT>() : 0);
+  u16* sa = reinterpret_cast<u16*>(base);                               // [MA][LDA]  a
+  u16* sb = reinterpret_cast<u16*>(base + smem_align(2LL * MA * LDA));  // [KP][LDB]  b ([NB][LDB] if BT)
   zero_padding<u16, MA, KP, LDA, M, K>(b, sa);
   stage_b16<M, K, LDA>(b, sa, a);
   if constexpr (BT) {
@@ -250,21 +251,22 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const Tile<T
       CUPRIC_TILE_UNROLL
       for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + (tm * TN + tn) * 4, af[tm], bf[tn]);
   }
-  __syncthreads();
+  if constexpr (!DB) __syncthreads();
 }
 
 /// out = acc + a @ b with float32 inputs rounded to TF32 (mma.sync.m16n8k8); as mma_sync, with
 /// b staged transposed, (N, K) (BT: as given), and the fragments read with 32-bit loads.
-template <int M, int K, int N, bool BT, class LA, class LB, class L>
+template <int M, int K, int N, bool BT, bool DB, class LA, class LB, class L>
 CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const Tile<float, M * K, LA>& a,
-                        const Tile<float, K * N, LB>& bm, const Tile<float, M * N, L>& acc) {
+                        const Tile<float, K * N, LB>& bm, const Tile<float, M * N, L>& acc, int phase) {
   static_assert(is_mma_layout_v<L> && L::kM == M && L::kN == N,
                 "cupric.tile: a tensor-core mma keeps its accumulator in the mma layout (assign_layouts)");
   constexpr int TM = L::TM, TN = L::TN, MA = MmaStaging<L>::MA, NB = MmaStaging<L>::NB;
   constexpr int K8 = round_up(K, 8), LD = K8 + 4;
-  static_assert(mma_smem<K, L, true>() <= kSmemBytes, "cupric.tile: scratch too small (mma tf32)");
-  u32* sa = reinterpret_cast<u32*>(b.smem);                              // [MA][LD]
-  u32* sb = reinterpret_cast<u32*>(b.smem + smem_align(4LL * MA * LD));  // [NB][LD], b transposed
+  static_assert((DB ? 2 : 1) * mma_smem<K, L, true>() <= kSmemBytes, "cupric.tile: scratch too small (mma tf32)");
+  unsigned char* base = b.smem + (DB ? phase * mma_smem<K, L, true>() : 0);
+  u32* sa = reinterpret_cast<u32*>(base);                              // [MA][LD]
+  u32* sb = reinterpret_cast<u32*>(base + smem_align(4LL * MA * LD));  // [NB][LD], b transposed
   zero_padding<u32, MA, K8, LD, M, K>(b, sa);
   zero_padding<u32, NB, K8, LD, N, K>(b, sb);
   stage_tf32<M, K, LD, false>(b, sa, a);
@@ -303,19 +305,24 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const Tile<f
             : "r"(af[tm][0]), "r"(af[tm][1]), "r"(af[tm][2]), "r"(af[tm][3]), "r"(bf[tn][0]), "r"(bf[tn][1]));
       }
   }
-  __syncthreads();
+  if constexpr (!DB) __syncthreads();
 }
 
 /// out = acc + a @ b; BT: b is given transposed, as an (N, K) tile (the GPU's fold of a ct.transpose
-/// into the product).
-template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, class TI, class LA, class LB, class LC>
+/// into the product). DB (tensor cores, the only user of the scratch in its loop): a and b are
+/// staged in buffer `phase` of two, which lets the product skip its closing barrier — the next
+/// call stages into the other buffer, and its own barrier orders it after this call's reads; the
+/// emitter alternates the phase and puts a barrier after the loop.
+template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, bool DB = false, class TI, class LA, class LB,
+          class LC>
 CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const Tile<TI, M * K, LA>& a, const Tile<TI, K * N, LB>& bm,
-                   const Tile<A, M * N, LC>& acc) {
+                   const Tile<A, M * N, LC>& acc, int phase = 0) {
   if constexpr (is_half_v<TI> && same_v<A, float>) {
-    mma_sync<M, K, N, BT>(b, out, a, bm, acc);
+    mma_sync<M, K, N, BT, DB>(b, out, a, bm, acc, phase);
   } else if constexpr (TF32 && same_v<TI, float> && same_v<A, float>) {
-    mma_tf32<M, K, N, BT>(b, out, a, bm, acc);
+    mma_tf32<M, K, N, BT, DB>(b, out, a, bm, acc, phase);
   } else {
+    static_assert(!DB, "cupric.tile: double-buffered staging is for the tensor-core products");
     static_assert(smem_align(sizeof(A) * M * K) + smem_align(sizeof(A) * K * N) <= kSmemBytes,
                   "cupric.tile: scratch too small (mma)");
     A* sa = reinterpret_cast<A*>(b.smem);
