@@ -60,11 +60,13 @@ CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size, LO>& out, const Tile
     // by (row, col): a row or column vector's few distinct values are loaded once per thread
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < LO::kSlots; ++s) {
-      const int r = LO::row(b.tid, s), c = LO::col(b.tid, s);
+      // rows and columns past the tile (padding fragments) read the last one: the address of a
+      // row vector's value depends on the column only
+      const int r = min(LO::row(b.tid, s), Dst::dim(0) - 1), c = min(LO::col(b.tid, s), Dst::dim(1) - 1);
       int src = 0;
       if constexpr (Src::rank >= 1) src += Src::dim(Src::rank - 1) != 1 ? c : 0;
       if constexpr (Src::rank == 2) src += Src::dim(0) != 1 ? r * Src::dim(1) : 0;
-      out.v[s] = buf[r < Dst::dim(0) && c < Dst::dim(1) ? src : 0];
+      out.v[s] = buf[src];
     }
   } else {
     CUPRIC_TILE_UNROLL
