@@ -348,9 +348,35 @@ const Op* Emitter::double_buffered_mma(const Region& body) const {
   return nullptr;
 }
 
+void Emitter::stage_invariant_operands(const Region& body) {
+  if (opt_.target != Target::cuda) return;
+  std::unordered_set<int> inside(body.args.begin(), body.args.end());
+  walk(body, [&](const Op& op) { inside.insert(op.results.begin(), op.results.end()); });
+  for (const Op& op : body.ops) {
+    const TileLayout& l = op.kind == OpKind::mma ? f_.type(op.result()).layout : TileLayout{};
+    const int a = op.kind == OpKind::mma ? op.operands.at(0) : -1;
+    if (!l.is_mma() || inside.count(a)) continue;
+    const Type& ta = f_.type(a);
+    const long long M = ta.shape[0], K = ta.shape[1];
+    const long long rows = l.warps_m * ((((M + 15) / 16) + l.warps_m - 1) / l.warps_m) * 16;
+    const bool tf32 = ta.dtype == DType::float32;
+    const long long bytes = tf32 ? (4 * rows * ((K + 7) / 8 * 8 + 4) + 15) / 16 * 16 : (2 * rows * ((K + 15) / 16 * 16 + 8) + 15) / 16 * 16;
+    resident_ += bytes;  // mma.h: mma_smem_a; regions are counted from the end of the block's memory
+    const std::string at = cat(name(op.result()), "_a");
+    staged_a_[&op] = at;
+    const TileLayout& acc = l;
+    line() << "unsigned char* const " << at << " = blk.smem + (::cu::tile::kSmemBytes - " << resident_
+           << ");  // loop-invariant a, staged once";
+    line() << "::cu::tile::mma_stage_a<" << M << ", " << K << ", " << f_.type(op.result()).shape[1] << ", "
+           << (tf32 ? "true" : "false") << ", ::cu::tile::MmaLayout<" << acc.rows << ", " << acc.cols << ", " << acc.warps_m
+           << ", " << acc.warps_n << ">>(blk, " << at << ", " << name(a) << ");";
+  }
+}
+
 void Emitter::emit_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
+  stage_invariant_operands(body);
   const Op* buffered = double_buffered_mma(body);
   if (buffered) {
     mma_phase_[buffered] = name(iv) + "_phase";

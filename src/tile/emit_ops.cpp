@@ -117,6 +117,8 @@ void Emitter::emit_mma(const Op& op) {
   const bool tf32 = op.flag && ta.dtype == DType::float32;
   auto phase = mma_phase_.find(&op);
   const long long buffers = phase != mma_phase_.end() ? 2 : 1;
+  auto staged = staged_a_.find(&op);
+  const long long with_a = staged == staged_a_.end() ? 1 : 0;  // a staged before the loop
   if (l.is_mma()) {
     // operands staged in shared memory (buffers of mma.h's mma_smem), the accumulator in registers
     const long long tm = round_up(round_up(M, 16) / 16, l.warps_m) / l.warps_m;
@@ -124,11 +126,11 @@ void Emitter::emit_mma(const Op& op) {
     const long long ma = l.warps_m * tm * 16, nb = l.warps_n * tn * 8;
     if (tf32) {
       const long long ld = round_up(K, 8) + 4;
-      need_smem(buffers * (align16(4 * ma * ld) + align16(4 * nb * ld)));
+      need_smem(buffers * (with_a * align16(4 * ma * ld) + align16(4 * nb * ld)));
     } else {
       const long long kp = round_up(K, 16);
       const long long b_bytes = bt ? align16(2 * round_up(nb, 16) * (kp + 8)) : align16(2 * kp * (round_up(nb, 16) + 8));
-      need_smem(buffers * (align16(2 * ma * (kp + 8)) + b_bytes));
+      need_smem(buffers * (with_a * align16(2 * ma * (kp + 8)) + b_bytes));
     }
   } else {
     need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
@@ -137,7 +139,9 @@ void Emitter::emit_mma(const Op& op) {
   std::string flags = bt ? (tf32 ? ", true, true" : ", false, true") : (tf32 ? ", true" : "");
   if (buffers == 2) flags = cat(tf32 ? ", true" : ", false", bt ? ", true" : ", false", ", true");
   line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << flags << ">(blk, "
-         << out << ", " << name(a) << ", " << name(b) << ", " << name(c) << (buffers == 2 ? cat(", ", phase->second) : "")
+         << out << ", "
+         << (with_a ? name(a) : cat("::cu::tile::StagedA<", ctype(ta.dtype), ">{", staged->second, "}")) << ", " << name(b)
+         << ", " << name(c) << (buffers == 2 ? cat(", ", phase->second) : "")
          << ");";
   if (buffers == 2) line() << phase->second << " ^= 1;";
   end_result(v);

@@ -18,7 +18,7 @@ class Emitter {
 
   /// The kernel body (ops of f.body), indented for a function.
   std::string body();
-  int smem_bytes() const { return smem_; }
+  int smem_bytes() const { return smem_ + static_cast<int>(resident_); }
   /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
   long long tile_bytes() const;
   std::string name(int v) const { return "v" + std::to_string(v); }
@@ -78,6 +78,10 @@ class Emitter {
   std::unordered_set<int> inlined_;
   std::unordered_set<int> emitted_in_loop_;
   std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
+  std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged
+  long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
+  /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
+  void stage_invariant_operands(const Region& body);
 };
 
 }  // namespace cupric::tile

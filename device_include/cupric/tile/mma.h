@@ -87,17 +87,33 @@ template <class L>
 struct MmaStaging {
   static constexpr int MA = L::kWM * L::TM * 16, NB = L::kWN * L::TN * 8;
 };
-template <int K, class L, bool TF32, bool BT = false>
+template <int K, class L, bool TF32>
+CUPRIC_TC int mma_smem_a() {
+  if constexpr (TF32) return smem_align(4LL * MmaStaging<L>::MA * (round_up(K, 8) + 4));
+  else return smem_align(2LL * MmaStaging<L>::MA * (round_up(K, 16) + 8));
+}
+template <int K, class L, bool TF32, bool BT = false, bool HasA = true>
 CUPRIC_TC int mma_smem() {
-  constexpr int MA = MmaStaging<L>::MA, NB = MmaStaging<L>::NB;
+  constexpr int NB = MmaStaging<L>::NB, A = HasA ? mma_smem_a<K, L, TF32>() : 0;
   if constexpr (TF32) {
-    return smem_align(4LL * MA * (round_up(K, 8) + 4)) + smem_align(4LL * NB * (round_up(K, 8) + 4));
+    return A + smem_align(4LL * NB * (round_up(K, 8) + 4));
   } else if constexpr (BT) {  // b given as (N, K): staged as NB rows of KP + 8
-    return smem_align(2LL * MA * (round_up(K, 16) + 8)) + smem_align(2LL * round_up(NB, 16) * (round_up(K, 16) + 8));
+    return A + smem_align(2LL * round_up(NB, 16) * (round_up(K, 16) + 8));
   } else {
-    return smem_align(2LL * MA * (round_up(K, 16) + 8)) + smem_align(2LL * round_up(K, 16) * (round_up(NB, 16) + 8));
+    return A + smem_align(2LL * round_up(K, 16) * (round_up(NB, 16) + 8));
   }
 }
+
+/// An a operand already staged in shared memory (mma_stage_a): a loop-invariant a (attention's q)
+/// is staged once before the loop, in a region of its own, instead of at every product.
+template <class TI>
+struct StagedA {
+  const void* p;
+};
+template <class X>
+inline constexpr bool is_staged_v = false;
+template <class TI>
+inline constexpr bool is_staged_v<StagedA<TI>> = true;
 
 /// Zeroes dst[r * LD + c] for r < RA, c < CA outside the (R, C) tile (the padding mma reads).
 template <class U, int RA, int CA, int LD, int R, int C>
@@ -197,19 +213,27 @@ CUPRIC_TD void mma_m16n8k16(float* d, const u32 (&a)[4], const u32 (&b)[2]) {
 /// b (any layout) are staged in shared memory, a row-major and b as (K, N) rows, and read as
 /// fragments with ldmatrix (.trans for b). BT: b is given transposed, (N, K) (a K^T of attention):
 /// it is staged as (N, K) rows and read with ldmatrix without .trans.
-template <int M, int K, int N, bool BT, bool DB, class TI, class LA, class LB, class L>
-CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const Tile<TI, M * K, LA>& a,
-                        const Tile<TI, K * N, LB>& bm, const Tile<float, M * N, L>& acc, int phase) {
+template <int M, int K, int N, bool BT, bool DB, class AOp, class TI, class LB, class L>
+CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const AOp& a, const Tile<TI, K * N, LB>& bm,
+                        const Tile<float, M * N, L>& acc, int phase) {
+  constexpr bool HasA = !is_staged_v<AOp>;
   static_assert(is_mma_layout_v<L> && L::kM == M && L::kN == N,
                 "cupric.tile: a tensor-core mma keeps its accumulator in the mma layout (assign_layouts)");
   constexpr int TM = L::TM, TN = L::TN, MA = MmaStaging<L>::MA, NB = round_up(MmaStaging<L>::NB, 16);
   constexpr int KP = round_up(K, 16), LDA = KP + 8, LDB = BT ? KP + 8 : NB + 8;
-  static_assert((DB ? 2 : 1) * mma_smem<K, L, false, BT>() <= kSmemBytes, "cupric.tile: scratch too small (mma)");
-  unsigned char* base = b.smem + (DB ? phase * mma_smem<K, L, false, BT>() : 0);
-  u16* sa = reinterpret_cast<u16*>(base);                               // [MA][LDA]  a
-  u16* sb = reinterpret_cast<u16*>(base + smem_align(2LL * MA * LDA));  // [KP][LDB]  b ([NB][LDB] if BT)
-  zero_padding<u16, MA, KP, LDA, M, K>(b, sa);
-  stage_b16<M, K, LDA>(b, sa, a);
+  constexpr int bytes = mma_smem<K, L, false, BT, HasA>();
+  static_assert((DB ? 2 : 1) * bytes <= kSmemBytes, "cupric.tile: scratch too small (mma)");
+  unsigned char* base = b.smem + (DB ? phase * bytes : 0);
+  const u16* sa;                                                               // [MA][LDA]  a
+  u16* sb = reinterpret_cast<u16*>(base + (HasA ? smem_align(2LL * MA * LDA) : 0));  // [KP][LDB]  b ([NB][LDB] if BT)
+  if constexpr (HasA) {
+    u16* st = reinterpret_cast<u16*>(base);
+    zero_padding<u16, MA, KP, LDA, M, K>(b, st);
+    stage_b16<M, K, LDA>(b, st, a);
+    sa = st;
+  } else {
+    sa = static_cast<const u16*>(a.p);
+  }
   if constexpr (BT) {
     zero_padding<u16, NB, KP, LDB, N, K>(b, sb);
     stage_b16<N, K, LDB>(b, sb, bm);
@@ -256,20 +280,28 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const Tile<T
 
 /// out = acc + a @ b with float32 inputs rounded to TF32 (mma.sync.m16n8k8); as mma_sync, with
 /// b staged transposed, (N, K) (BT: as given), and the fragments read with 32-bit loads.
-template <int M, int K, int N, bool BT, bool DB, class LA, class LB, class L>
-CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const Tile<float, M * K, LA>& a,
-                        const Tile<float, K * N, LB>& bm, const Tile<float, M * N, L>& acc, int phase) {
+template <int M, int K, int N, bool BT, bool DB, class AOp, class LB, class L>
+CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const AOp& a, const Tile<float, K * N, LB>& bm,
+                        const Tile<float, M * N, L>& acc, int phase) {
+  constexpr bool HasA = !is_staged_v<AOp>;
   static_assert(is_mma_layout_v<L> && L::kM == M && L::kN == N,
                 "cupric.tile: a tensor-core mma keeps its accumulator in the mma layout (assign_layouts)");
   constexpr int TM = L::TM, TN = L::TN, MA = MmaStaging<L>::MA, NB = MmaStaging<L>::NB;
   constexpr int K8 = round_up(K, 8), LD = K8 + 4;
-  static_assert((DB ? 2 : 1) * mma_smem<K, L, true>() <= kSmemBytes, "cupric.tile: scratch too small (mma tf32)");
-  unsigned char* base = b.smem + (DB ? phase * mma_smem<K, L, true>() : 0);
-  u32* sa = reinterpret_cast<u32*>(base);                              // [MA][LD]
-  u32* sb = reinterpret_cast<u32*>(base + smem_align(4LL * MA * LD));  // [NB][LD], b transposed
-  zero_padding<u32, MA, K8, LD, M, K>(b, sa);
+  constexpr int bytes = mma_smem<K, L, true, BT, HasA>();
+  static_assert((DB ? 2 : 1) * bytes <= kSmemBytes, "cupric.tile: scratch too small (mma tf32)");
+  unsigned char* base = b.smem + (DB ? phase * bytes : 0);
+  const u32* sa;                                                                         // [MA][LD]
+  u32* sb = reinterpret_cast<u32*>(base + (HasA ? smem_align(4LL * MA * LD) : 0));  // [NB][LD], b transposed
+  if constexpr (HasA) {
+    u32* st = reinterpret_cast<u32*>(base);
+    zero_padding<u32, MA, K8, LD, M, K>(b, st);
+    stage_tf32<M, K, LD, false>(b, st, a);
+    sa = st;
+  } else {
+    sa = static_cast<const u32*>(a.p);
+  }
   zero_padding<u32, NB, K8, LD, N, K>(b, sb);
-  stage_tf32<M, K, LD, false>(b, sa, a);
   if constexpr (BT) stage_tf32<N, K, LD, false>(b, sb, bm);
   else stage_tf32<K, N, LD, true>(b, sb, bm);
   CUPRIC_TILE_UNROLL
@@ -308,21 +340,38 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const Tile<f
   if constexpr (!DB) __syncthreads();
 }
 
+/// Stages a (M, K) for the tensor-core products with an (M, N) accumulator in layout L at dst
+/// (mma_smem_a bytes of their own), zero-padded; the products' barrier orders it before their reads.
+template <int M, int K, int N, bool TF32, class L, class TI, class LA>
+CUPRIC_TD void mma_stage_a(const Block& b, unsigned char* dst, const Tile<TI, M * K, LA>& a) {
+  constexpr int MA = MmaStaging<L>::MA;
+  if constexpr (TF32) {
+    constexpr int K8 = round_up(K, 8), LD = K8 + 4;
+    zero_padding<u32, MA, K8, LD, M, K>(b, reinterpret_cast<u32*>(dst));
+    stage_tf32<M, K, LD, false>(b, reinterpret_cast<u32*>(dst), a);
+  } else {
+    constexpr int KP = round_up(K, 16), LDA = KP + 8;
+    zero_padding<u16, MA, KP, LDA, M, K>(b, reinterpret_cast<u16*>(dst));
+    stage_b16<M, K, LDA>(b, reinterpret_cast<u16*>(dst), a);
+  }
+}
+
 /// out = acc + a @ b; BT: b is given transposed, as an (N, K) tile (the GPU's fold of a ct.transpose
 /// into the product). DB (tensor cores, the only user of the scratch in its loop): a and b are
 /// staged in buffer `phase` of two, which lets the product skip its closing barrier — the next
 /// call stages into the other buffer, and its own barrier orders it after this call's reads; the
 /// emitter alternates the phase and puts a barrier after the loop.
-template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, bool DB = false, class TI, class LA, class LB,
+template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, bool DB = false, class AOp, class TI, class LB,
           class LC>
-CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const Tile<TI, M * K, LA>& a, const Tile<TI, K * N, LB>& bm,
+CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const AOp& a, const Tile<TI, K * N, LB>& bm,
                    const Tile<A, M * N, LC>& acc, int phase = 0) {
   if constexpr (is_half_v<TI> && same_v<A, float>) {
     mma_sync<M, K, N, BT, DB>(b, out, a, bm, acc, phase);
   } else if constexpr (TF32 && same_v<TI, float> && same_v<A, float>) {
     mma_tf32<M, K, N, BT, DB>(b, out, a, bm, acc, phase);
   } else {
-    static_assert(!DB, "cupric.tile: double-buffered staging is for the tensor-core products");
+    static_assert(!DB && !is_staged_v<AOp>, "cupric.tile: staged operands are for the tensor-core products");
+    using LA = typename AOp::layout;
     static_assert(smem_align(sizeof(A) * M * K) + smem_align(sizeof(A) * K * N) <= kSmemBytes,
                   "cupric.tile: scratch too small (mma)");
     A* sa = reinterpret_cast<A*>(b.smem);

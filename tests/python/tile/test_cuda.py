@@ -158,6 +158,22 @@ CASES = {
         for dtype, mkn, tiles in test_mma.B_TRANSPOSED_CASES
     },
     **{
+        f"mma_invariant_a_{dtype}": (
+            lambda dtype=dtype, mkn=mkn, tiles=tiles: (
+                test_mma.mma_invariant_a,
+                (
+                    to_cu(random(mkn[:2], dtype)),
+                    to_cu(random(mkn[1:], dtype)),
+                    cu.zeros((mkn[0], tiles[1]), dtype=cu.float32),
+                    *tiles,
+                    mkn[1],
+                    dtype == "float32",
+                ),
+            )
+        )
+        for dtype, mkn, tiles in test_mma.INVARIANT_A_CASES
+    },
+    **{
         f"mma_epilogues_{dtype}": (lambda dtype=dtype, mkn=mkn, tiles=tiles: _epilogue_case(dtype, mkn, tiles))
         for dtype, mkn, tiles in test_mma.EPILOGUE_CASES
     },
@@ -212,6 +228,8 @@ def test_mma_accumulator_stays_in_registers():
     q = bf(2, 100, 128)
     ir = attention.attention_kernel.inspect(q, q, q, q, 0.1, False, 64, 32, 128)["ir_layout"]
     assert "b_transposed" in ir and "permute" not in ir and ir.count("load %") == 5
+    src = attention.attention_kernel.inspect(q, q, q, q, 0.1, False, 64, 32, 128)["cuda_source"]
+    assert src.count("::cu::tile::mma_stage_a<64, 128, 32, false,") == 1 and "StagedA<::cu::tile::bf16>" in src
     # the example with its bias + relu epilogue, as benchmarked: no spills, 37 KiB of shared memory
     m = matmul.matmul_kernel.inspect(bf(256, 256), bf(256, 256), bf(256), bf(256, 256), 128, 128, 32, compile_cuda=True)
     assert m["cuda"]["threads"] == 256 and m["cuda"]["smem_bytes"] < 48 * 1024

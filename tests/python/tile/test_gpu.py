@@ -170,6 +170,18 @@ def test_mma_b_transposed_exact(dtype, mkn, tiles):
     np.testing.assert_array_equal(lib.get(out), (a.astype(np.float64) @ bt.astype(np.float64).T).astype(acc))
 
 
+@pytest.mark.parametrize("dtype,mkn,tiles", test_mma.INVARIANT_A_CASES)
+def test_mma_invariant_a_exact(dtype, mkn, tiles):
+    """A loop-invariant a operand, staged in shared memory once before the loop (mma_stage_a)."""
+    lib = Lib("torch")
+    m, k, n = mkn
+    rng = np.random.default_rng(5)
+    a, b = test_mma.integer_valued((m, k), dtype, rng), test_mma.integer_valued((k, n), dtype, rng)
+    out = lib.garbage((m, tiles[1]), "float32")
+    test_mma.mma_invariant_a[(ct.cdiv(m, tiles[0]),)](lib.put(a), lib.put(b), out, *tiles, k, dtype == "float32")
+    np.testing.assert_array_equal(lib.get(out), test_mma.invariant_a_reference(a, b, tiles[1]))
+
+
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize(
     "dtype,shape,tiles",

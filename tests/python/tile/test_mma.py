@@ -170,3 +170,38 @@ def test_mma_b_transposed_exact(dtype, mkn, tiles, mode):
     out = cu.zeros((m, n), dtype=cu.dtype(acc))
     run(mma_b_transposed, mode, (-(-m // tiles[0]), -(-n // tiles[1])), to_cu(a), to_cu(bt), out, *tiles, dtype == "float32")
     np.testing.assert_array_equal(to_np(out), (a.astype(np.float64) @ bt.astype(np.float64).T).astype(acc))
+
+
+@ct.kernel
+def mma_invariant_a(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], K: ct.Constant[int], TF32: ct.Constant[bool]):
+    """out = a @ (the sum of b's column blocks): a is loaded once, before the loop (on the GPU it is
+    staged in shared memory once, like attention's q)."""
+    ta = ct.load(a, index=(ct.bid(0), 0), shape=(BM, K))
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for j in range(ct.cdiv(b.shape[1], BN)):
+        acc = ct.mma(ta, ct.load(b, index=(0, j), shape=(K, BN)), acc, allow_tf32=TF32)
+    ct.store(out, index=(ct.bid(0), 0), tile=acc)
+
+
+INVARIANT_A_CASES = [  # dtype, (M, K, N), (BM, BN)
+    ("bfloat16", (37, 40, 70), (32, 24)),
+    ("float16", (64, 64, 128), (64, 64)),
+    ("float32", (20, 12, 50), (16, 16)),
+]
+
+
+def invariant_a_reference(a, b, bn):
+    n = b.shape[1]
+    padded = np.zeros((b.shape[0], -(-n // bn) * bn))
+    padded[:, :n] = b.astype(np.float64)
+    return (a.astype(np.float64) @ padded.reshape(b.shape[0], -1, bn).sum(axis=1)).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype,mkn,tiles", INVARIANT_A_CASES)
+def test_mma_invariant_a_exact(dtype, mkn, tiles, mode):
+    m, k, n = mkn
+    rng = np.random.default_rng(5)
+    a, b = integer_valued((m, k), dtype, rng), integer_valued((k, n), dtype, rng)
+    out = cu.zeros((m, tiles[1]), dtype=cu.float32)
+    run(mma_invariant_a, mode, (-(-m // tiles[0]),), to_cu(a), to_cu(b), out, *tiles, k, dtype == "float32")
+    np.testing.assert_array_equal(to_np(out), invariant_a_reference(a, b, tiles[1]))
