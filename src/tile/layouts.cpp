@@ -28,9 +28,12 @@ bool is_follower(const Function& f, const Op& op) {
   switch (op.kind) {
     case OpKind::ufunc:
     case OpKind::cast:
-    case OpKind::where: return f.type(op.result()).size() > 1 && !f.type(op.result()).is_scalar();
-    case OpKind::reshape: return f.type(op.result()).size() > 1;
-    default: return false;
+    case OpKind::where:
+      return f.type(op.result()).size() > 1 && !f.type(op.result()).is_scalar();
+    case OpKind::reshape:
+      return f.type(op.result()).size() > 1;
+    default:
+      return false;
   }
 }
 
@@ -38,8 +41,10 @@ bool is_flexible_source(const Function& f, const Op& op) {
   switch (op.kind) {
     case OpKind::full:
     case OpKind::arange:
-    case OpKind::broadcast: return f.type(op.result()).size() > 1;
-    default: return false;
+    case OpKind::broadcast:
+      return f.type(op.result()).size() > 1;
+    default:
+      return false;
   }
 }
 
@@ -71,7 +76,8 @@ class LayoutPass {
 
   bool tensor_core(const Op& op) const {
     const DType in = f_.type(op.operands.at(0)).dtype, acc = f_.type(op.result()).dtype;
-    return acc == DType::float32 && (in == DType::float16 || in == DType::bfloat16 || (op.flag && in == DType::float32));
+    return acc == DType::float32 &&
+           (in == DType::float16 || in == DType::bfloat16 || (op.flag && in == DType::float32));
   }
 
   /// The warp grid for an (M, N) accumulator: fewest fragments per warp, then fewest fragment
@@ -104,7 +110,8 @@ class LayoutPass {
     for (int v : op.results) info_[static_cast<std::size_t>(v)] = {};
     if (op.kind == OpKind::mma) {
       const Type& t = f_.type(op.result());
-      if (tensor_core(op) && t.size() > 1) info_[static_cast<std::size_t>(op.result())] = {State::mma, choose(t.shape[0], t.shape[1])};
+      if (tensor_core(op) && t.size() > 1)
+        info_[static_cast<std::size_t>(op.result())] = {State::mma, choose(t.shape[0], t.shape[1])};
     } else if (is_flexible_source(f_, op)) {
       info_[static_cast<std::size_t>(op.result())].state = State::flexible;
     } else if (is_follower(f_, op)) {
@@ -119,12 +126,15 @@ class LayoutPass {
         all_flexible = all_flexible && i.state == State::flexible;
       }
       Info& out = info_[static_cast<std::size_t>(op.result())];
-      if (mma) out = *mma;
-      else if (all_flexible) out.state = State::flexible;
+      if (mma)
+        out = *mma;
+      else if (all_flexible)
+        out.state = State::flexible;
     } else if (op.kind == OpKind::for_) {
       Region& body = op.regions.at(0);
       for (std::size_t i = 1; i < body.args.size(); ++i)
-        info_[static_cast<std::size_t>(body.args[i])] = join_carried(info_[static_cast<std::size_t>(op.operands.at(i + 2))], {});
+        info_[static_cast<std::size_t>(body.args[i])] =
+            join_carried(info_[static_cast<std::size_t>(op.operands.at(i + 2))], {});
       for (int round = 0; round < 8; ++round) {  // monotone (blocked -> mma): settles in a few rounds
         infer(body);
         const Op& y = body.ops.back();
@@ -186,8 +196,10 @@ class LayoutPass {
       case OpKind::scatter:
       case OpKind::atomic:
       case OpKind::print:
-      case OpKind::assert_: return TileLayout{};
-      default: return std::nullopt;  // stores, reductions, broadcast / permute sources, mma a / b: any layout
+      case OpKind::assert_:
+        return TileLayout{};
+      default:
+        return std::nullopt;  // stores, reductions, broadcast / permute sources, mma a / b: any layout
     }
   }
 
@@ -211,8 +223,10 @@ class LayoutPass {
       for (const auto& [key, vote] : votes)
         if (vote.first > best || (vote.first == best && vote.second.is_mma())) {
           best = vote.first;
-          if (vote.second.is_mma()) info = {State::mma, vote.second};
-          else info = {};
+          if (vote.second.is_mma())
+            info = {State::mma, vote.second};
+          else
+            info = {};
         }
     }
   }
@@ -228,7 +242,8 @@ class LayoutPass {
     std::vector<Pending> pending;
     for (Op* op : order_)
       for (std::size_t i = 0; i < op->operands.size(); ++i)
-        if (auto want = required(*op, i); want && *want != f_.type(op->operands[i]).layout) pending.push_back({op, i, *want});
+        if (auto want = required(*op, i); want && *want != f_.type(op->operands[i]).layout)
+          pending.push_back({op, i, *want});
     if (pending.empty()) return;
     std::unordered_map<int, std::pair<Region*, int>> def_at;  // value -> (region, op index; -1 = region argument)
     locate(f_.body, def_at);

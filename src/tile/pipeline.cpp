@@ -32,11 +32,14 @@ bool is_scalar_pure(const Function& f, const Op& op) {
     case OpKind::bid:
     case OpKind::num_blocks:
     case OpKind::array_dim:
-    case OpKind::array_stride: return true;
+    case OpKind::array_stride:
+      return true;
     case OpKind::ufunc:
     case OpKind::cast:
-    case OpKind::where: return f.type(op.result()).is_scalar();
-    default: return false;
+    case OpKind::where:
+      return f.type(op.result()).is_scalar();
+    default:
+      return false;
   }
 }
 
@@ -88,7 +91,8 @@ class Pipeliner {
     walk(body, [&](const Op& op) {
       for (std::size_t i = 0; i < op.operands.size(); ++i)
         if (op.operands[i] == v)
-          ok = ok && ((op.kind == OpKind::mma && i < 2) || (op.kind == OpKind::reshape && feeds_only_mma(body, op.result())));
+          ok = ok &&
+               ((op.kind == OpKind::mma && i < 2) || (op.kind == OpKind::reshape && feeds_only_mma(body, op.result())));
     });
     return ok;
   }
