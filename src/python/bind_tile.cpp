@@ -126,6 +126,7 @@ void bind_tile(nb::module_& m) {
         d["vec"] = r.vec;
         d["smem_bytes"] = r.smem_bytes;
         d["param_types"] = r.param_types;
+        d["ir_layout"] = r.ir_layout;
         return d;
       }, nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0);
 

@@ -142,7 +142,7 @@ int Builder::to_dtype(int v, DType t) {
   if (ty.dtype == t) {  // weak scalar of the right storage type: make it strong
     return emit1(OpKind::cast, {v}, Type::scalar(t));
   }
-  return emit1(OpKind::cast, {v}, Type{Kind::tile, t, ty.shape, 0, WeakKind::none});
+  return emit1(OpKind::cast, {v}, Type{Kind::tile, t, ty.shape, 0, WeakKind::none, {}});
 }
 
 int Builder::to_index(int v, const char* what) {
@@ -181,7 +181,7 @@ int Builder::ufunc(const std::string& name, std::vector<int> operands) {
     if (!(all_weak && f_.type(v).dtype == loop.types[static_cast<std::size_t>(i)])) v = to_dtype(v, loop.types[static_cast<std::size_t>(i)]);
     operands[static_cast<std::size_t>(i)] = broadcast_operand(v, shape);
   }
-  Type result{Kind::tile, loop.types[static_cast<std::size_t>(uf.nin)], shape, 0, WeakKind::none};
+  Type result{Kind::tile, loop.types[static_cast<std::size_t>(uf.nin)], shape, 0, WeakKind::none, {}};
   if (all_weak && shape.empty()) {
     const DType out = result.dtype;
     result.weak = is_bool(out) ? WeakKind::boolean : is_integer(out) ? WeakKind::integer : WeakKind::floating;
@@ -209,7 +209,7 @@ int Builder::where(int cond, int x, int y) {
   cond = broadcast_operand(cond, shape);
   x = broadcast_operand(weak ? x : to_dtype(x, out), shape);
   y = broadcast_operand(weak ? y : to_dtype(y, out), shape);
-  Type result{Kind::tile, out, shape, 0, weak ? f_.type(x).weak : WeakKind::none};
+  Type result{Kind::tile, out, shape, 0, weak ? f_.type(x).weak : WeakKind::none, {}};
   return emit1(OpKind::where, {cond, x, y}, result);
 }
 

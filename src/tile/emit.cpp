@@ -7,6 +7,7 @@
 
 #include "cupric/errors.hpp"
 #include "tile/emitter.hpp"
+#include "tile/passes.hpp"
 
 namespace cupric::tile {
 
@@ -88,11 +89,15 @@ EmitResult emit_host(const Function& f, const EmitOptions& o) {
   return r;
 }
 
-EmitResult emit_cuda(const Function& f, const EmitOptions& o) {
-  const Launch l = choose_launch(f, o);
+EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
+  const Launch l = choose_launch(unlaid, o);
+  Function folded = unlaid;
+  fold_transposes(folded);
+  const Function f = assign_layouts(pipeline_loads(folded), l.threads);
   Emitter e(f, o, l.threads, l.vec);
   const std::string body = e.body();
   EmitResult r;
+  r.ir_layout = to_text(f);
   r.entry = f.name;
   r.threads = l.threads;
   r.vec = l.vec;

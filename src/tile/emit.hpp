@@ -26,6 +26,7 @@ struct EmitResult {
   int vec = 1;                            ///< elements per thread and access
   int smem_bytes = 0;                     ///< dynamic shared memory per block (CUDA)
   std::vector<std::string> param_types;   ///< CUDA: C type of each kernel parameter, in order
+  std::string ir_layout;                  ///< CUDA: the IR after assign_layouts, as text
 };
 
 EmitResult emit(const Function& f, const EmitOptions& options);

@@ -35,7 +35,8 @@ Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int
     if (!is_elementwise(*def) || uses_[v] != 1) continue;
     const Op* user = user_[v];
     if (!is_elementwise(*user) || region_of_[user] != region_of_[def]) continue;
-    if (f_.type(user->result()).size() == f_.type(v).size()) inlined_.insert(v);
+    const Type& tu = f_.type(user->result());
+    if (tu.size() == f_.type(v).size() && tu.layout == f_.type(v).layout) inlined_.insert(v);
   }
 }
 
@@ -85,7 +86,21 @@ std::string Emitter::dims(const Shape& s) const {
 
 std::string Emitter::tile_decl(int v) const {
   const Type& t = f_.type(v);
+  if (t.layout.is_mma()) return cat("::cu::tile::Tile<", ctype(t.dtype), ", ", t.size(), ", ", layout_type(v), ">");
   return cat("::cu::tile::Tile<", ctype(t.dtype), ", ", t.size(), ">");
+}
+
+std::string Emitter::layout_type(int v) const {
+  const Type& t = f_.type(v);
+  const TileLayout& l = t.layout;
+  if (!l.is_mma()) return cat("::cu::tile::Layout<", t.size(), ">");
+  return cat("::cu::tile::MmaLayout<", l.rows, ", ", l.cols, ", ", l.warps_m, ", ", l.warps_n, ">");
+}
+
+std::string Emitter::slot_loop(int v) const {
+  const Type& t = f_.type(v);
+  if (!t.layout.is_mma()) return cat("CUPRIC_TILE_FOR(s, ", t.size(), ") {");
+  return cat("CUPRIC_TILE_FOR_L(s, ", layout_type(v), ") {");
 }
 
 void Emitter::need_smem(long long bytes) {
@@ -186,6 +201,7 @@ void Emitter::emit_op(const Op& op) {
     case OpKind::argreduce:
     case OpKind::scan: emit_reduction(op); return;
     case OpKind::mma: emit_mma(op); return;
+    case OpKind::convert_layout: emit_convert_layout(op); return;
     case OpKind::load:
     case OpKind::store:
     case OpKind::load_offset:
@@ -235,7 +251,7 @@ std::string Emitter::elem_expr(const Op& op, int n) {
     case OpKind::where: return cat("@ = ", refs.at(0), " ? ", refs.at(1), " : ", refs.at(2), ";");
     case OpKind::full: return cat("@ = ", refs.at(0), ";");
     case OpKind::arange:
-      return cat("@ = ::cu::tile::convert<", T, ">(", op.ints.at(0), " + ::cu::tile::Layout<", n, ">::elem(blk.tid, s));");
+      return cat("@ = ::cu::tile::convert<", T, ">(", op.ints.at(0), " + ", layout_type(op.result()), "::elem(blk.tid, s));");
     default: throw ValueError(cat("internal: ", op_name(op.kind), " is not elementwise"));
   }
 }
@@ -266,7 +282,7 @@ void Emitter::emit_fused(const Op& root) {
   const int v = root.result();
   const int n = static_cast<int>(f_.type(v).size());
   line() << tile_decl(v) << " " << name(v) << ";";
-  line() << "CUPRIC_TILE_FOR(s, " << n << ") {";
+  line() << slot_loop(v);
   ++indent_;
   emitted_in_loop_.clear();
   emit_elem_stmt(root, n);
@@ -277,13 +293,11 @@ void Emitter::emit_fused(const Op& root) {
 
 // ---- control flow ------------------------------------------------------------------------------
 
-namespace {
-std::string decl_of(const Function& f, int v, const std::string& var) {
-  const Type& t = f.type(v);
-  if (t.is_scalar()) return cat(ctype(t.dtype), " ", var);
-  return cat("::cu::tile::Tile<", ctype(t.dtype), ", ", t.size(), "> ", var);
+std::string Emitter::decl_of(int v) const {
+  const Type& t = f_.type(v);
+  if (t.is_scalar()) return cat(ctype(t.dtype), " ", name(v));
+  return cat(tile_decl(v), " ", name(v));
 }
-}  // namespace
 
 void Emitter::emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield) {
   (void)r;
@@ -303,11 +317,73 @@ void Emitter::emit_yield(const Region& r, const std::vector<int>& targets, const
   line() << "}";
 }
 
+namespace {
+bool uses_scratch(OpKind k) {
+  switch (k) {
+    case OpKind::broadcast:
+    case OpKind::permute:
+    case OpKind::reduce:
+    case OpKind::argreduce:
+    case OpKind::scan:
+    case OpKind::mma:
+    case OpKind::convert_layout: return true;
+    default: return false;
+  }
+}
+}  // namespace
+
+const Op* Emitter::double_buffered_mma(const Region& body) const {
+  if (opt_.target != Target::cuda) return nullptr;
+  const Op* found = nullptr;
+  int users = 0;
+  walk(body, [&](const Op& op) {
+    if (uses_scratch(op.kind)) {
+      ++users;
+      found = &op;
+    }
+  });
+  if (users != 1 || found->kind != OpKind::mma || !f_.type(found->result()).layout.is_mma()) return nullptr;
+  for (const Op& op : body.ops)
+    if (&op == found) return found;  // not under an if
+  return nullptr;
+}
+
+void Emitter::stage_invariant_operands(const Region& body) {
+  if (opt_.target != Target::cuda) return;
+  std::unordered_set<int> inside(body.args.begin(), body.args.end());
+  walk(body, [&](const Op& op) { inside.insert(op.results.begin(), op.results.end()); });
+  for (const Op& op : body.ops) {
+    const TileLayout& l = op.kind == OpKind::mma ? f_.type(op.result()).layout : TileLayout{};
+    const int a = op.kind == OpKind::mma ? op.operands.at(0) : -1;
+    if (!l.is_mma() || inside.count(a)) continue;
+    const Type& ta = f_.type(a);
+    const long long M = ta.shape[0], K = ta.shape[1];
+    const long long rows = l.warps_m * ((((M + 15) / 16) + l.warps_m - 1) / l.warps_m) * 16;
+    const bool tf32 = ta.dtype == DType::float32;
+    const long long bytes = tf32 ? (4 * rows * ((K + 7) / 8 * 8 + 4) + 15) / 16 * 16 : (2 * rows * ((K + 15) / 16 * 16 + 8) + 15) / 16 * 16;
+    resident_ += bytes;  // mma.h: mma_smem_a; regions are counted from the end of the block's memory
+    const std::string at = cat(name(op.result()), "_a");
+    staged_a_[&op] = at;
+    const TileLayout& acc = l;
+    line() << "unsigned char* const " << at << " = blk.smem + (::cu::tile::kSmemBytes - " << resident_
+           << ");  // loop-invariant a, staged once";
+    line() << "::cu::tile::mma_stage_a<" << M << ", " << K << ", " << f_.type(op.result()).shape[1] << ", "
+           << (tf32 ? "true" : "false") << ", ::cu::tile::MmaLayout<" << acc.rows << ", " << acc.cols << ", " << acc.warps_m
+           << ", " << acc.warps_n << ">>(blk, " << at << ", " << name(a) << ");";
+  }
+}
+
 void Emitter::emit_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
+  stage_invariant_operands(body);
+  const Op* buffered = double_buffered_mma(body);
+  if (buffered) {
+    mma_phase_[buffered] = name(iv) + "_phase";
+    line() << "int " << name(iv) << "_phase = 0;  // the mma's staging buffer (of two)";
+  }
   for (std::size_t i = 1; i < body.args.size(); ++i)
-    line() << decl_of(f_, body.args[i], name(body.args[i])) << " = " << name(op.operands.at(i + 2)) << ";";
+    line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
   const std::string lb = name(op.operands[0]), ub = name(op.operands[1]), step = name(op.operands[2]);
   std::string cond = cat("(", step, " > 0 ? ", name(iv), " < ", ub, " : ", name(iv), " > ", ub, ")");
   if (auto it = def_.find(op.operands[2]); it != def_.end() && it->second->kind == OpKind::constant) {
@@ -321,12 +397,13 @@ void Emitter::emit_for(const Op& op) {
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
+  if (buffered) line() << "__syncthreads();  // the last product's reads before the scratch is used again";
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }
 
 void Emitter::emit_if(const Op& op) {
-  for (int v : op.results) line() << decl_of(f_, v, name(v)) << ";";
+  for (int v : op.results) line() << decl_of(v) << ";";
   line() << "if (" << name(op.operands.at(0)) << ") {";
   for (int i = 0; i < 2; ++i) {
     const Region& r = op.regions.at(static_cast<std::size_t>(i));

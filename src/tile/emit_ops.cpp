@@ -111,23 +111,48 @@ void Emitter::emit_mma(const Op& op) {
   const int v = op.result(), a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
   const Type& ta = f_.type(a);
   const Type& tc = f_.type(c);
-  const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[1];
-  const bool tensor_cores = (ta.dtype == DType::float16 || ta.dtype == DType::bfloat16) && tc.dtype == DType::float32;
+  const bool bt = !op.ints.empty() && op.ints[0] == 1;  // b given as (N, K) (fold_transposes)
+  const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
+  const TileLayout& l = f_.type(v).layout;
   const bool tf32 = op.flag && ta.dtype == DType::float32;
-  if (tensor_cores) {
-    const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 16) + 8;
-    need_smem(align16(2 * Mp * LD) + align16(2 * Np * LD) + align16(4 * Mp * Np));
-  } else if (tf32) {
-    const long long Mp = round_up(M, 16), Np = round_up(N, 8), LD = round_up(K, 8) + 4;
-    need_smem(align16(4 * Mp * LD) + align16(4 * Np * LD) + align16(4 * Mp * Np));
+  auto phase = mma_phase_.find(&op);
+  const long long buffers = phase != mma_phase_.end() ? 2 : 1;
+  auto staged = staged_a_.find(&op);
+  const long long with_a = staged == staged_a_.end() ? 1 : 0;  // a staged before the loop
+  if (l.is_mma()) {
+    // operands staged in shared memory (buffers of mma.h's mma_smem), the accumulator in registers
+    const long long tm = round_up(round_up(M, 16) / 16, l.warps_m) / l.warps_m;
+    const long long tn = round_up(round_up(N, 8) / 8, l.warps_n) / l.warps_n;
+    const long long ma = l.warps_m * tm * 16, nb = l.warps_n * tn * 8;
+    if (tf32) {
+      const long long ld = round_up(K, 8) + 4;
+      need_smem(buffers * (with_a * align16(4 * ma * ld) + align16(4 * nb * ld)));
+    } else {
+      const long long kp = round_up(K, 16);
+      const long long b_bytes = bt ? align16(2 * round_up(nb, 16) * (kp + 8)) : align16(2 * kp * (round_up(nb, 16) + 8));
+      need_smem(buffers * (with_a * align16(2 * ma * (kp + 8)) + b_bytes));
+    }
   } else {
     need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
   }
   const std::string out = begin_result(v);
-  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << (tf32 ? ", true" : "") << ">(blk, "
-         << out << ", " << name(a)
-         << ", " << name(b) << ", " << name(c) << ");";
+  std::string flags = bt ? (tf32 ? ", true, true" : ", false, true") : (tf32 ? ", true" : "");
+  if (buffers == 2) flags = cat(tf32 ? ", true" : ", false", bt ? ", true" : ", false", ", true");
+  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << flags << ">(blk, "
+         << out << ", "
+         << (with_a ? name(a) : cat("::cu::tile::StagedA<", ctype(ta.dtype), ">{", staged->second, "}")) << ", " << name(b)
+         << ", " << name(c) << (buffers == 2 ? cat(", ", phase->second) : "")
+         << ");";
+  if (buffers == 2) line() << phase->second << " ^= 1;";
   end_result(v);
+}
+
+void Emitter::emit_convert_layout(const Op& op) {
+  const int v = op.result(), x = op.operands.at(0);
+  const Type& t = f_.type(x);
+  need_smem(align16(itemsize(t.dtype) * t.size()));
+  line() << tile_decl(v) << " " << name(v) << ";";
+  line() << "::cu::tile::convert_layout(blk, " << name(v) << ", " << name(x) << ");";
 }
 
 void Emitter::emit_memory(const Op& op) {
@@ -165,7 +190,7 @@ void Emitter::emit_indexed(const Op& op) {
   const std::size_t value_at = static_cast<std::size_t>(nd) + 1;
   const std::size_t mask_at = gather ? value_at : value_at + 1;
   if (gather) line() << tile_decl(op.result()) << " " << name(op.result()) << ";";
-  line() << "CUPRIC_TILE_FOR(s, " << n << ") {";
+  line() << "CUPRIC_TILE_FOR(s, " << n << ") {";  // blocked layouts (assign_layouts)
   std::string idx;
   for (int d = 0; d < nd; ++d)
     idx += cat(d ? ", " : "", "static_cast<::cu::tile::i64>(", operand_ref(op.operands.at(static_cast<std::size_t>(d) + 1)), ")");

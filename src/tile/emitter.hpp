@@ -18,7 +18,7 @@ class Emitter {
 
   /// The kernel body (ops of f.body), indented for a function.
   std::string body();
-  int smem_bytes() const { return smem_; }
+  int smem_bytes() const { return smem_ + static_cast<int>(resident_); }
   /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
   long long tile_bytes() const;
   std::string name(int v) const { return "v" + std::to_string(v); }
@@ -31,7 +31,9 @@ class Emitter {
 
   // output helpers
   std::ostringstream& line();
-  std::string tile_decl(int v) const;   ///< "Tile<float, 1024>"
+  std::string tile_decl(int v) const;   ///< "Tile<float, 1024>", "Tile<float, 1024, MmaLayout<32, 32, 2, 2>>"
+  std::string layout_type(int v) const;  ///< "::cu::tile::Layout<1024>", "::cu::tile::MmaLayout<32, 32, 2, 2>"
+  std::string slot_loop(int v) const;    ///< the loop over the slots of v's tile this thread holds
   std::string dims(const Shape& s) const;
   std::string literal(const Scalar& s, DType t) const;
   void need_smem(long long bytes);
@@ -45,12 +47,17 @@ class Emitter {
   std::string elem_expr(const Op& op, int n);
   std::string elem_ref(int v, int n);
   std::string operand_ref(int v) const;  ///< slot s of a tile, a scalar, or element 0 of a size-1 tile
+  std::string decl_of(int v) const;  ///< "T v<id>" or "Tile<...> v<id>"
   void emit_for(const Op& op);
+  /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it
+  /// stages into two buffers by turns and skips its closing barrier.
+  const Op* double_buffered_mma(const Region& body) const;
   void emit_if(const Op& op);
   void emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield);
   void emit_shape_op(const Op& op);
   void emit_reduction(const Op& op);
   void emit_mma(const Op& op);
+  void emit_convert_layout(const Op& op);
   void emit_memory(const Op& op);
   void emit_indexed(const Op& op);
   void emit_debug(const Op& op);
@@ -70,6 +77,11 @@ class Emitter {
   std::unordered_map<const Op*, const Region*> region_of_;
   std::unordered_set<int> inlined_;
   std::unordered_set<int> emitted_in_loop_;
+  std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
+  std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged
+  long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
+  /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
+  void stage_invariant_operands(const Region& body);
 };
 
 }  // namespace cupric::tile

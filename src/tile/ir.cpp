@@ -34,7 +34,13 @@ std::string Type::str() const {
   if (shape.empty()) return s;
   s += "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += cat(i ? ", " : "", shape[i]);
-  return s + "]";
+  s += "]";
+  return layout.is_mma() ? cat(s, " ", layout.str()) : s;
+}
+
+std::string TileLayout::str() const {
+  if (!is_mma()) return "";
+  return cat("mma(", rows, "x", cols, ", warps ", warps_m, "x", warps_n, ")");
 }
 
 const char* op_name(OpKind k) {
@@ -69,6 +75,7 @@ const char* op_name(OpKind k) {
     case OpKind::for_: return "for";
     case OpKind::if_: return "if";
     case OpKind::yield: return "yield";
+    case OpKind::convert_layout: return "convert_layout";
   }
   return "?";
 }
@@ -104,7 +111,8 @@ std::string attrs_str(const Op& op) {
     case OpKind::argreduce:
       return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0), op.flag ? " keepdims" : "");
     case OpKind::scan: return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0));
-    case OpKind::mma: return cat(" ", values_str(op.operands), op.flag ? " tf32" : "");
+    case OpKind::mma:
+      return cat(" ", values_str(op.operands), op.flag ? " tf32" : "", !op.ints.empty() && op.ints[0] == 1 ? " b_transposed" : "");
     case OpKind::load:
     case OpKind::load_offset:
       return cat(" %", op.operands.at(0), "[", values_str(op.operands, 1), "] pad ", op.value.str());
@@ -125,7 +133,7 @@ void print_op(std::ostringstream& os, const Function& f, const Op& op, int inden
   os << std::string(static_cast<std::size_t>(indent) * 2, ' ');
   if (!op.results.empty()) os << values_str(op.results) << " = ";
   os << op_name(op.kind) << attrs_str(op);
-  if (op.results.size() == 1) os << " : " << f.type(op.result()).str();
+  for (std::size_t i = 0; i < op.results.size(); ++i) os << (i ? ", " : " : ") << f.type(op.results[i]).str();
   if (op.loc.line) os << "   (" << op.loc.file.substr(op.loc.file.find_last_of('/') + 1) << ":" << op.loc.line << ")";
   os << "\n";
   for (std::size_t i = 0; i < op.regions.size(); ++i) {

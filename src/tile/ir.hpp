@@ -14,6 +14,22 @@ namespace cupric::tile {
 /// What a value is: a tile (rank 0 = a scalar) or an array parameter (an array in memory).
 enum class Kind : std::uint8_t { tile, array };
 
+/// How a tile's elements are spread over the threads of a CUDA block (chosen by assign_layouts;
+/// the CPU target and the IR as built use only the blocked layout). blocked: runs of `vec`
+/// elements dealt round-robin to the threads (Layout<N> in core.h). mma: the mma.sync m16n8
+/// accumulator fragments of a (rows, cols) tile, warps in a warps_m x warps_n grid (MmaLayout).
+struct TileLayout {
+  int warps_m = 0, warps_n = 0;   ///< 0: blocked
+  std::int64_t rows = 0, cols = 0;
+  bool is_mma() const { return warps_m > 0; }
+  bool operator==(const TileLayout& o) const {
+    return warps_m == o.warps_m && warps_n == o.warps_n && rows == o.rows && cols == o.cols;
+  }
+  bool operator!=(const TileLayout& o) const { return !(*this == o); }
+  /// "" (blocked) or "mma(128x128, warps 4x2)"
+  std::string str() const;
+};
+
 /// The type of a value. Tile shapes are compile-time constants (any positive extents, not
 /// only powers of two); array shapes and strides are run-time values.
 struct Type {
@@ -22,17 +38,18 @@ struct Type {
   Shape shape;                      ///< tiles: extents (empty for a scalar)
   int ndim = 0;                     ///< arrays: number of dimensions
   WeakKind weak = WeakKind::none;   ///< scalars that came from Python numbers (NEP 50 "weak")
+  TileLayout layout;                ///< tiles on the GPU (after assign_layouts); not part of same_as
 
-  static Type scalar(DType t, WeakKind w = WeakKind::none) { return {Kind::tile, t, {}, 0, w}; }
-  static Type tile(DType t, Shape s) { return {Kind::tile, t, std::move(s), 0, WeakKind::none}; }
-  static Type array(DType t, int ndim) { return {Kind::array, t, {}, ndim, WeakKind::none}; }
+  static Type scalar(DType t, WeakKind w = WeakKind::none) { return {Kind::tile, t, {}, 0, w, {}}; }
+  static Type tile(DType t, Shape s) { return {Kind::tile, t, std::move(s), 0, WeakKind::none, {}}; }
+  static Type array(DType t, int ndim) { return {Kind::array, t, {}, ndim, WeakKind::none, {}}; }
 
   bool is_array() const { return kind == Kind::array; }
   bool is_scalar() const { return kind == Kind::tile && shape.empty(); }
   bool is_tile() const { return kind == Kind::tile && !shape.empty(); }
   std::int64_t size() const { return shape_size(shape); }  ///< elements of a tile (1 for scalars)
   bool same_as(const Type& o) const { return kind == o.kind && dtype == o.dtype && shape == o.shape && ndim == o.ndim; }
-  /// "f32[64, 128]", "i32", "weak f64", "array<bf16, 2>"
+  /// "f32[64, 128]", "i32", "weak f64", "array<bf16, 2>", "f32[64, 128] mma(64x128, warps 4x1)"
   std::string str() const;
 };
 
@@ -64,7 +81,7 @@ enum class OpKind : std::uint8_t {
   reduce,        ///< name = sum|prod|max|min; ints[0] = axis; flag = keepdims
   argreduce,     ///< name = argmax|argmin; ints[0] = axis; flag = keepdims
   scan,          ///< name = cumsum|cumprod; ints[0] = axis
-  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32
+  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32; ints {1}: b given as (N,K) (GPU)
   load,          ///< operand 0 array, then one tile index per dim; value = padding
   store,         ///< operand 0 array, then one tile index per dim, then the tile
   load_offset,   ///< like load, but the indices are element offsets of the window's corner
@@ -77,6 +94,7 @@ enum class OpKind : std::uint8_t {
   for_,          ///< operands: lb, ub, step, inits...; regions[0] args: iv, carried...
   if_,           ///< operand 0 scalar bool; regions[0] then, regions[1] else; both end in yield
   yield,         ///< region terminator: its operands flow out of the region
+  convert_layout,  ///< operand 0 in the result's layout (GPU; inserted by assign_layouts)
 };
 const char* op_name(OpKind k);
 

@@ -93,7 +93,8 @@ bool is_pure(const Op& op) {
     case OpKind::reduce:
     case OpKind::argreduce:
     case OpKind::scan:
-    case OpKind::mma: return true;
+    case OpKind::mma:
+    case OpKind::convert_layout: return true;
     default: return false;  // memory reads may see stores; control flow and side effects stay
   }
 }

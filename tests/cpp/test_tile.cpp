@@ -109,6 +109,130 @@ TEST(TileEmit, HostAndCudaShareTheBody) {
   EXPECT_EQ(cuda.param_types, (std::vector<std::string>{"float*", "long long", "long long", "double"}));
 }
 
+namespace {
+/// The type text of every value made by an op of `kind` (in program order).
+std::vector<std::string> types_of(const tile::Function& f, tile::OpKind kind) {
+  std::vector<std::string> r;
+  tile::walk(f.body, [&](const tile::Op& op) {
+    if (op.kind == kind)
+      for (int v : op.results) r.push_back(f.type(v).str());
+  });
+  return r;
+}
+int count_ops(const tile::Region& r, tile::OpKind kind) {
+  int n = 0;
+  tile::walk(r, [&](const tile::Op& op) { n += op.kind == kind; });
+  return n;
+}
+}  // namespace
+
+TEST(TileLayouts, AccumulatorStaysInTheMmaLayoutAcrossTheLoop) {
+  // acc = 0; for k: acc = mma(load a, load b, acc); out = relu(acc + bias[None, :] + c) -> store,
+  // and a scatter of the accumulator (blocked only)
+  Builder b("mm");
+  const int a = b.param_array("a", DType::bfloat16, 2), bm = b.param_array("b", DType::bfloat16, 2);
+  const int bias = b.param_array("bias", DType::float32, 1), out = b.param_array("out", DType::float32, 2);
+  const int zero = b.constant(Scalar::from_int(0));
+  const int acc0 = b.full({128, 128}, zero, DType::float32);
+  const int c = b.load(out, {zero, zero}, {128, 128}, Scalar::from_int(0), false);
+  auto ids = b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)), {acc0});
+  const int ta = b.load(a, {zero, ids[0]}, {128, 32}, Scalar::from_int(0), false);
+  const int tb = b.load(bm, {ids[0], zero}, {32, 128}, Scalar::from_int(0), false);
+  const int acc = b.end_for({b.mma(ta, tb, ids[1], false)}).at(0);
+  const int row = b.reshape(b.load(bias, {zero}, {128}, Scalar::from_int(0), false), {1, 128});
+  const int y = b.ufunc("maximum", {b.ufunc("add", {b.ufunc("add", {acc, row}), c}), zero});
+  b.store(out, {zero, zero}, y, false);
+  b.scatter(out, {b.broadcast_to(b.reshape(b.arange(0, 128, DType::int32), {128, 1}), {128, 128}),
+                  b.broadcast_to(b.reshape(b.arange(0, 128, DType::int32), {1, 128}), {128, 128})},
+            acc, -1);
+  tile::Function f = b.finish();
+  tile::canonicalize(f);
+  const std::string before = tile::to_text(f);
+  const tile::Function g = tile::assign_layouts(f, 256);
+  EXPECT_EQ(tile::to_text(f), before);  // a copy: the CPU target keeps the IR as built
+  const std::string mma = "f32[128, 128] mma(128x128, warps 4x2)";
+  EXPECT_EQ(types_of(g, tile::OpKind::mma), std::vector<std::string>{mma});
+  EXPECT_EQ(types_of(g, tile::OpKind::for_), std::vector<std::string>{mma});
+  EXPECT_EQ(types_of(g, tile::OpKind::full).at(0), mma);       // the zero accumulator is made in place
+  EXPECT_EQ(types_of(g, tile::OpKind::broadcast).at(0), "f32[128, 128] mma(128x128, warps 4x2)");  // bias row
+  for (const std::string& t : types_of(g, tile::OpKind::ufunc))
+    if (t.find("[128, 128]") != std::string::npos) EXPECT_EQ(t, mma);
+  // two conversions, both outside the loop: the loaded c into the mma layout, acc out of it (scatter)
+  EXPECT_EQ(types_of(g, tile::OpKind::convert_layout),
+            (std::vector<std::string>{"f32[128, 128] mma(128x128, warps 4x2)", "f32[128, 128]"}));
+  for (const tile::Op& op : g.body.ops)
+    if (op.kind == tile::OpKind::for_) EXPECT_EQ(count_ops(op.regions.at(0), tile::OpKind::convert_layout), 0);
+  // the CUDA source declares the tiles with their layout; the host source has no layouts
+  const tile::EmitResult cuda = tile::emit(f, {tile::Target::cuda});
+  EXPECT_NE(cuda.source.find("::cu::tile::Tile<float, 16384, ::cu::tile::MmaLayout<128, 128, 4, 2>>"), std::string::npos);
+  EXPECT_NE(cuda.source.find("::cu::tile::convert_layout(blk, "), std::string::npos);
+  // the loop's only user of the scratch is its product: two staging buffers by turns
+  EXPECT_NE(cuda.source.find("::cu::tile::mma<128, 32, 128, float, false, false, true>(blk, "), std::string::npos);
+  EXPECT_NE(cuda.source.find("_phase ^= 1;"), std::string::npos);
+  EXPECT_NE(cuda.ir_layout.find(mma), std::string::npos);
+  EXPECT_EQ(tile::emit(f, {tile::Target::host}).source.find("MmaLayout"), std::string::npos);
+}
+
+TEST(TileLayouts, WarpGridsAndNonTensorCoreProducts) {
+  auto layout_of_mma = [](DType in, Shape mn, int threads, bool tf32 = false) {
+    Builder b("k");
+    const int x = b.param_array("x", in, 2);
+    const int zero = b.constant(Scalar::from_int(0));
+    const DType acc = in == DType::float64 ? DType::float64 : in == DType::int8 ? DType::int32 : DType::float32;
+    const int ta = b.load(x, {zero, zero}, {mn[0], 16}, Scalar::from_int(0), false);
+    const int tb = b.load(x, {zero, zero}, {16, mn[1]}, Scalar::from_int(0), false);
+    b.store(b.param_array("o", acc, 2), {zero, zero}, b.mma(ta, tb, b.full(mn, zero, acc), tf32), false);
+    return types_of(tile::assign_layouts(b.finish(), threads), tile::OpKind::mma).at(0);
+  };
+  EXPECT_EQ(layout_of_mma(DType::float16, {64, 32}, 256), "f32[64, 32] mma(64x32, warps 4x2)");
+  EXPECT_EQ(layout_of_mma(DType::bfloat16, {64, 128}, 256), "f32[64, 128] mma(64x128, warps 2x4)");
+  EXPECT_EQ(layout_of_mma(DType::bfloat16, {37, 29}, 128), "f32[37, 29] mma(37x29, warps 1x4)");
+  EXPECT_EQ(layout_of_mma(DType::bfloat16, {16, 8}, 128), "f32[16, 8] mma(16x8, warps 4x1)");
+  EXPECT_EQ(layout_of_mma(DType::float32, {32, 32}, 128, true), "f32[32, 32] mma(32x32, warps 2x2)");
+  EXPECT_EQ(layout_of_mma(DType::float32, {32, 32}, 128), "f32[32, 32]");  // FMAs: blocked
+  EXPECT_EQ(layout_of_mma(DType::float64, {32, 32}, 128), "f64[32, 32]");
+  EXPECT_EQ(layout_of_mma(DType::int8, {32, 32}, 128), "i32[32, 32]");
+}
+
+TEST(TilePipeline, LoadsFeedingMmaAreIssuedAnIterationAhead) {
+  auto build = [](bool store_in_loop, bool carried_index = false) {
+    Builder b("mm");
+    const int a = b.param_array("a", DType::float16, 2), o = b.param_array("o", DType::float32, 2);
+    const int zero = b.constant(Scalar::from_int(0)), one = b.constant(Scalar::from_int(1), DType::int64);
+    auto ids = b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)),
+                           {b.full({32, 32}, zero, DType::float32), b.full({}, one, DType::int64)});
+    const int k = carried_index ? ids[2] : b.ufunc("multiply", {ids[0], b.constant(Scalar::from_int(2))});
+    const int ta = b.load(a, {b.bid(0), k}, {32, 16}, Scalar::from_int(0), false);
+    const int tb = b.load(a, {k, b.bid(1)}, {16, 32}, Scalar::from_int(0), false);
+    const int acc = b.mma(ta, tb, ids[1], false);
+    if (store_in_loop) b.store(o, {zero, zero}, acc, false);
+    b.store(o, {zero, zero}, b.end_for({acc, b.ufunc("multiply", {ids[2], b.constant(Scalar::from_int(3))})}).at(0), false);
+    tile::Function f = b.finish();
+    tile::canonicalize(f);
+    return tile::pipeline_loads(f);
+  };
+  const tile::Function g = build(false);
+  const tile::Op* loop = nullptr;
+  int loads_before = 0;
+  for (const tile::Op& op : g.body.ops) {
+    if (op.kind == tile::OpKind::for_) loop = &op;
+    if (op.kind == tile::OpKind::load && !loop) ++loads_before;
+  }
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loads_before, 2);  // the first iteration's tiles
+  EXPECT_EQ(loop->results.size(), 4u);
+  const tile::Region& body = loop->regions.at(0);
+  EXPECT_EQ(body.args.size(), 5u);  // iv, acc, index, then the a and b tiles
+  for (const tile::Op& op : body.ops)
+    if (op.kind == tile::OpKind::mma) EXPECT_EQ(op.operands[0], body.args[3]);
+  EXPECT_EQ(body.ops.back().operands.size(), 4u);  // the yield carries the next tiles
+  EXPECT_NE(tile::to_text(g).find("ufunc add %"), std::string::npos);  // iv + step
+  // a loop that stores may write what it loads, and a carried index is known only in the body:
+  // both are left as they are
+  EXPECT_EQ(count_ops(build(true).body, tile::OpKind::load), 2);
+  EXPECT_EQ(count_ops(build(false, true).body, tile::OpKind::load), 2);
+}
+
 // ---- the header library on the CPU ------------------------------------------------------------
 
 TEST(TileHeaders, LoadPadsAndStoreDrops) {

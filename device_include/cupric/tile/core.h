@@ -1,6 +1,7 @@
-// cupric/tile/core.h — tiles and how they are spread over a block: the layout (which thread
-// holds which element), Tile, Dims (compile-time shapes), Block (the running block) and
-// ArrayRef (an array argument). On the CPU a block is one thread and a tile is a plain array.
+// cupric/tile/core.h — tiles and how they are spread over a block: the layouts (which thread
+// holds which element: blocked, and mma.sync's accumulator fragments), Tile, Dims (compile-time
+// shapes), Block (the running block) and ArrayRef (an array argument). On the CPU a block is one
+// thread and a tile is a plain array.
 #pragma once
 
 namespace cu::tile {
@@ -41,21 +42,66 @@ CUPRIC_TC bool in_block(int tid) {
   return true;
 }
 
-/// Element e of an N-element tile lives on thread ((e / kVec) % kThreads) at slot
-/// (e / (kVec * kThreads)) * kVec + e % kVec: runs of kVec elements dealt round-robin, so that a
-/// warp's accesses are contiguous and each thread's are vectors. Size-1 tiles are replicated.
+/// A layout says which thread holds which element of a tile: kSlots values per thread, elem(tid, s)
+/// the element (C order) that thread tid holds in slot s (>= the tile's size: none), owns(tid, s)
+/// whether that thread performs side effects (stores, atomics, prints) for it, and kRun: slots
+/// j * kRun ... j * kRun + kRun - 1 hold consecutive elements, the first a multiple of kRun.
+///
+/// The blocked layout: element e of an N-element tile lives on thread ((e / kVec) % kThreads) at
+/// slot (e / (kVec * kThreads)) * kVec + e % kVec: runs of kVec elements dealt round-robin, so that
+/// a warp's accesses are contiguous and each thread's are vectors. Size-1 tiles are replicated.
 template <int N>
 struct Layout {
   static constexpr int kSlots = N == 1 ? 1 : ((N + kThreads * kVec - 1) / (kThreads * kVec)) * kVec;
+  static constexpr int kRun = N == 1 ? 1 : kVec;
   static CUPRIC_TC int elem(int tid, int s) { return N == 1 ? 0 : ((s / kVec) * kThreads + tid) * kVec + s % kVec; }
   static CUPRIC_TC bool valid(int tid, int s) { return in_block(tid) && elem(tid, s) < N; }
   /// The one thread that performs side effects (stores, atomics, prints) for slot s.
   static CUPRIC_TC bool owns(int tid, int s) { return N == 1 ? tid == 0 : in_block(tid) && elem(tid, s) < N; }
 };
 
-template <class T, int N>
+/// The mma.sync accumulator layout of an (M, N) tile (GPU): the tile, padded to multiples of
+/// (16, 8), is cut into m16n8 fragments (FM x FN of them); the warps form a WM x WN grid and warp
+/// (wm, wn) holds the TM x TN block of fragments starting at (wm * TM, wn * TN). In a fragment,
+/// lane l holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) and 2 (l % 4) + 1 — the registers
+/// c0..c3 of mma.sync.m16n8k*. Slot s: fragment (s / (4 TN), (s / 4) % TN) of the warp's block,
+/// register s % 4. Fragments and elements outside the tile are held by no one.
+template <int M, int N, int WM, int WN>
+struct MmaLayout {
+  static_assert(WM * WN * 32 == kThreads, "cupric.tile: the mma layout's warps must be the block's");
+  static constexpr int kM = M, kN = N, kWM = WM, kWN = WN;
+  static constexpr int FM = (M + 15) / 16, FN = (N + 7) / 8;
+  static constexpr int TM = (FM + WM - 1) / WM, TN = (FN + WN - 1) / WN;
+  static constexpr int kSlots = TM * TN * 4;
+  static constexpr int kRun = N % 2 == 0 ? 2 : 1;
+  static CUPRIC_TC int row(int tid, int s) { return ((tid / 32) / WN * TM + s / (4 * TN)) * 16 + (tid % 32) / 4 + 8 * ((s / 2) % 2); }
+  static CUPRIC_TC int col(int tid, int s) { return ((tid / 32) % WN * TN + (s / 4) % TN) * 8 + 2 * (tid % 4) + s % 2; }
+  static CUPRIC_TC int elem(int tid, int s) {
+    const int r = row(tid, s), c = col(tid, s);
+    return r < M && c < N ? r * N + c : M * N;
+  }
+  static CUPRIC_TC bool valid(int tid, int s) { return elem(tid, s) < M * N; }
+  static CUPRIC_TC bool owns(int tid, int s) { return valid(tid, s); }
+};
+
+template <class L>
+inline constexpr bool is_mma_layout_v = false;
+template <int M, int N, int WM, int WN>
+inline constexpr bool is_mma_layout_v<MmaLayout<M, N, WM, WN>> = true;
+
+/// Whether tiles of shape Sh in layout L can be addressed by (row, col) = (L::row, L::col): the
+/// shape is the (M, N) the mma layout was made for (not a reshape of it).
+template <class L, class Sh>
+CUPRIC_TC bool rows_cols_v() {
+  if constexpr (is_mma_layout_v<L>) return Sh::rank == 2 && Sh::dim(0) == L::kM && Sh::dim(1) == L::kN;
+  else return false;
+}
+
+/// A tile: the values of its elements that this thread holds, in layout L.
+template <class T, int N, class L = Layout<N>>
 struct CUPRIC_TILE_ALIGN Tile {
-  T v[Layout<N>::kSlots];
+  using layout = L;
+  T v[L::kSlots];
 };
 
 /// The block being run: its index, the grid, this thread, the shared scratch, failures.

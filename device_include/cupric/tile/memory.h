@@ -5,9 +5,10 @@
 
 namespace cu::tile {
 
-template <class T>
-struct alignas(sizeof(T) * kVec) VecOf {
-  T v[kVec];
+/// R values moved in one access.
+template <class T, int R = kVec>
+struct alignas(sizeof(T) * R) VecOf {
+  T v[R];
 };
 
 #ifndef CUPRIC_TILE_DEVICE
@@ -72,34 +73,48 @@ inline void host_store(const Tile<T, Sh::size>& in, const ArrayRef<T, ND>& a, co
 }
 #endif
 
-/// out = the window of shape Sh whose corner is at element `start` (padding outside).
+#ifdef CUPRIC_TILE_DEVICE
+/// For the run of a tile's elements that starts at e (within one row of the last dimension):
+/// off = the offset of its row (every dimension but the last), c = its first index along the
+/// last dimension; false when e is past the tile or the row is outside the array.
 template <class Sh, class T, int ND>
-CUPRIC_TD void load(const Block& b, Tile<T, Sh::size>& out, const ArrayRef<T, ND>& a, const i64 (&start)[ND], T pad) {
+CUPRIC_TD bool run_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, i64& off, i64& c) {
+  bool ok = e < Sh::size;
+  off = 0;
+  CUPRIC_TILE_UNROLL
+  for (int d = ND - 2; d >= 0; --d) {
+    const i64 g = start[d] + (e / Sh::inner(d)) % Sh::dim(d);
+    ok = ok && g >= 0 && g < a.shape[d];
+    off += g * a.stride[d];
+  }
+  c = start[ND - 1] + e % Sh::dim(ND - 1);
+  return ok;
+}
+#endif
+
+/// out = the window of shape Sh whose corner is at element `start` (padding outside).
+template <class Sh, class T, int ND, class L>
+CUPRIC_TD void load(const Block& b, Tile<T, Sh::size, L>& out, const ArrayRef<T, ND>& a, const i64 (&start)[ND], T pad) {
 #ifndef CUPRIC_TILE_DEVICE
   (void)b;
   host_load<Sh>(out, a, start, pad);
 #else
-  using L = Layout<Sh::size>;
-  if constexpr (kVec > 1 && Sh::size > 1 && Sh::dim(ND - 1) % kVec == 0) {
-    // kVec consecutive elements of one row per access: one vector where the row is contiguous,
-    // aligned and wholly inside; else element by element along the row (ragged edges)
-    const i64 n = a.shape[ND - 1], st = a.stride[ND - 1];
+  constexpr int R = L::kRun;
+  if constexpr (R > 1 && Sh::size > 1 && Sh::dim(ND - 1) % R == 0) {
+    const i64 st = a.stride[ND - 1], n = a.shape[ND - 1];
     CUPRIC_TILE_UNROLL
-    for (int j = 0; j < L::kSlots / kVec; ++j) {
-      const int e0 = L::elem(b.tid, j * kVec);
-      i64 off = 0, g = 0;
-      const bool row = e0 < Sh::size && row_offset<Sh>(a, start, e0, off, g);
-      const T* p = a.data + off + g * st;
-      VecOf<T> vec;
-      const bool whole = row && st == 1 && g >= 0 && g + kVec <= n;
-      if (whole && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
-        vec = *reinterpret_cast<const VecOf<T>*>(p);
+    for (int j = 0; j < L::kSlots / R; ++j) {
+      i64 off, c;
+      const bool ok = run_offset<Sh>(a, start, L::elem(b.tid, j * R), off, c);
+      const T* p = a.data + off + c * st;
+      if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
+        const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(p);
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < R; ++i) out.v[j * R + i] = vec.v[i];
       } else {
         CUPRIC_TILE_UNROLL
-        for (int i = 0; i < kVec; ++i) vec.v[i] = row && g + i >= 0 && g + i < n ? p[i * st] : pad;
+        for (int i = 0; i < R; ++i) out.v[j * R + i] = ok && c + i >= 0 && c + i < n ? a.data[off + (c + i) * st] : pad;
       }
-      CUPRIC_TILE_UNROLL
-      for (int i = 0; i < kVec; ++i) out.v[j * kVec + i] = vec.v[i];
     }
   } else {
     CUPRIC_TILE_UNROLL
@@ -115,31 +130,29 @@ CUPRIC_TD void load(const Block& b, Tile<T, Sh::size>& out, const ArrayRef<T, ND
 
 /// Writes the window of shape Sh whose corner is at element `start`; parts outside the array
 /// are dropped.
-template <class Sh, class T, int ND>
-CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size>& in, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
+template <class Sh, class T, int ND, class L>
+CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
 #ifndef CUPRIC_TILE_DEVICE
   (void)b;
   host_store<Sh>(in, a, start);
 #else
-  using L = Layout<Sh::size>;
-  if constexpr (kVec > 1 && Sh::size > 1 && Sh::dim(ND - 1) % kVec == 0) {
-    const i64 n = a.shape[ND - 1], st = a.stride[ND - 1];  // as in load
+  constexpr int R = L::kRun;
+  if constexpr (R > 1 && Sh::size > 1 && Sh::dim(ND - 1) % R == 0) {
+    const i64 st = a.stride[ND - 1], n = a.shape[ND - 1];
     CUPRIC_TILE_UNROLL
-    for (int j = 0; j < L::kSlots / kVec; ++j) {
-      const int e0 = L::elem(b.tid, j * kVec);
-      i64 off = 0, g = 0;
-      const bool row = e0 < Sh::size && row_offset<Sh>(a, start, e0, off, g);
-      T* p = a.data + off + g * st;
-      VecOf<T> vec;
-      CUPRIC_TILE_UNROLL
-      for (int i = 0; i < kVec; ++i) vec.v[i] = in.v[j * kVec + i];
-      const bool whole = row && st == 1 && g >= 0 && g + kVec <= n;
-      if (whole && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T>) == 0) {
-        *reinterpret_cast<VecOf<T>*>(p) = vec;
-      } else if (row) {
+    for (int j = 0; j < L::kSlots / R; ++j) {
+      i64 off, c;
+      const bool ok = run_offset<Sh>(a, start, L::elem(b.tid, j * R), off, c);
+      T* p = a.data + off + c * st;
+      if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
+        VecOf<T, R> vec;
         CUPRIC_TILE_UNROLL
-        for (int i = 0; i < kVec; ++i)
-          if (g + i >= 0 && g + i < n) p[i * st] = vec.v[i];
+        for (int i = 0; i < R; ++i) vec.v[i] = in.v[j * R + i];
+        *reinterpret_cast<VecOf<T, R>*>(p) = vec;
+      } else {
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < R; ++i)
+          if (ok && c + i >= 0 && c + i < n) a.data[off + (c + i) * st] = in.v[j * R + i];
       }
     }
   } else {

@@ -172,29 +172,92 @@ CUPRIC_TD void group_reduce(const Block& b, V* so, V* sp, Load load) {
   __syncthreads();
 }
 
-template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO>
-CUPRIC_TD void reduce(const Block& b, Tile<TO, NO>& out, const Tile<TI, Sh::size>& x) {
-  constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
-  constexpr int a0 = smem_align(sizeof(A) * N), a1 = smem_align(sizeof(A) * NO);
-  static_assert(a0 + a1 + smem_align(sizeof(A) * kThreads) <= kSmemBytes, "cupric.tile: scratch too small (reduce)");
-  A* sx = reinterpret_cast<A*>(b.smem);
-  A* so = reinterpret_cast<A*>(b.smem + a0);
-  A* sp = reinterpret_cast<A*>(b.smem + a0 + a1);
+/// Reduction of an (M, N) tile in the mma layout L along Axis (1: one value per row, 0: per
+/// column) without staging it: each thread combines its slots of a row (column), the lanes that
+/// share it combine by shuffles (the 4 of a quad for rows, the 8 quads for columns), and the
+/// warps that share it through WN (WM) partial results in shared memory.
+template <class Op, int Axis, class A, class TO, class TI, int NO, class LO, class L>
+CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, L::kM * L::kN, L>& x) {
+  constexpr int M = L::kM, N = L::kN, TM = L::TM, TN = L::TN;
+  constexpr int P = Axis == 1 ? TM : TN;              // rows (columns) per thread: 2 per fragment
+  constexpr int W = Axis == 1 ? L::kWN : L::kWM;      // warps sharing a row (column)
+  constexpr int E = Axis == 1 ? M : N;                // outputs
+  static_assert(NO == E, "cupric.tile: reduce output size");
+  static_assert(smem_align(sizeof(A) * W * E) <= kSmemBytes, "cupric.tile: scratch too small (reduce)");
+  A part[P][2];
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  for (int p = 0; p < P; ++p) part[p][0] = part[p][1] = Op::template identity<A>();
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < L::kSlots; ++s) {
+    const int tm = s / (4 * TN), tn = (s / 4) % TN;
+    const int p = Axis == 1 ? tm : tn, h = Axis == 1 ? (s / 2) % 2 : s % 2;
+    if (L::row(b.tid, s) < M && L::col(b.tid, s) < N) part[p][h] = Op::combine(part[p][h], convert<A>(x.v[s]));
+  }
+  CUPRIC_TILE_UNROLL
+  for (int p = 0; p < P; ++p)
+    CUPRIC_TILE_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      if constexpr (Axis == 1) {
+        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 1));
+        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 2));
+      } else {
+        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 4));
+        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 8));
+        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 16));
+      }
+    }
+  A* sp = reinterpret_cast<A*>(b.smem);  // [W][E]
+  const int warp = b.tid / 32, lane = b.tid % 32;
+  const int w = Axis == 1 ? warp % L::kWN : warp / L::kWN;
+  if (Axis == 1 ? lane % 4 == 0 : lane < 4) {
+    CUPRIC_TILE_UNROLL
+    for (int p = 0; p < P; ++p)
+      CUPRIC_TILE_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        const int slot = Axis == 1 ? (p * TN) * 4 + 2 * h : p * 4 + h;  // a slot of this row (column)
+        const int i = Axis == 1 ? L::row(b.tid, slot) : L::col(b.tid, slot);
+        if (i < E) sp[w * E + i] = part[p][h];
+      }
+  }
   __syncthreads();
-  group_reduce<Op, A, NO, K>(b, so, sp, [&](int o, int k) { return sx[((o / Inner) * K + k) * Inner + o % Inner]; });
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<NO>::kSlots; ++s) {
-    const int e = Layout<NO>::elem(b.tid, s);
-    out.v[s] = convert<TO>(so[e < NO ? e : 0]);
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s) < E ? LO::elem(b.tid, s) : 0;
+    A v = sp[e];
+    CUPRIC_TILE_UNROLL
+    for (int k = 1; k < W; ++k) v = Op::combine(v, sp[k * E + e]);
+    out.v[s] = convert<TO>(v);
   }
   __syncthreads();
 }
 
-template <bool Max, class Sh, int Axis, class A, class TI, int NO>
-CUPRIC_TD void argreduce(const Block& b, Tile<int, NO>& out, const Tile<TI, Sh::size>& x) {
+template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO, class LO, class LI>
+CUPRIC_TD void reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, Sh::size, LI>& x) {
+  if constexpr (rows_cols_v<LI, Sh>()) {
+    mma_reduce<Op, Axis, A>(b, out, x);
+  } else {
+    constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
+    constexpr int a0 = smem_align(sizeof(A) * N), a1 = smem_align(sizeof(A) * NO);
+    static_assert(a0 + a1 + smem_align(sizeof(A) * kThreads) <= kSmemBytes, "cupric.tile: scratch too small (reduce)");
+    A* sx = reinterpret_cast<A*>(b.smem);
+    A* so = reinterpret_cast<A*>(b.smem + a0);
+    A* sp = reinterpret_cast<A*>(b.smem + a0 + a1);
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < LI::kSlots; ++s)
+      if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
+    __syncthreads();
+    group_reduce<Op, A, NO, K>(b, so, sp, [&](int o, int k) { return sx[((o / Inner) * K + k) * Inner + o % Inner]; });
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < LO::kSlots; ++s) {
+      const int e = LO::elem(b.tid, s);
+      out.v[s] = convert<TO>(so[e < NO ? e : 0]);
+    }
+    __syncthreads();
+  }
+}
+
+template <bool Max, class Sh, int Axis, class A, class TI, int NO, class LO, class LI>
+CUPRIC_TD void argreduce(const Block& b, Tile<int, NO, LO>& out, const Tile<TI, Sh::size, LI>& x) {
   constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
   using V = ArgAcc<A>;
   constexpr int a0 = smem_align(sizeof(V) * N), a1 = smem_align(sizeof(V) * NO);
@@ -203,28 +266,28 @@ CUPRIC_TD void argreduce(const Block& b, Tile<int, NO>& out, const Tile<TI, Sh::
   V* so = reinterpret_cast<V*>(b.smem + a0);
   V* sp = reinterpret_cast<V*>(b.smem + a0 + a1);
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  for (int s = 0; s < LI::kSlots; ++s)
+    if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
   __syncthreads();
   group_reduce<ArgBest<Max>, V, NO, K>(b, so, sp, [&](int o, int k) {
     return V{sx[((o / Inner) * K + k) * Inner + o % Inner], k};
   });
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<NO>::kSlots; ++s) {
-    const int e = Layout<NO>::elem(b.tid, s);
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s);
     out.v[s] = so[e < NO ? e : 0].i;
   }
   __syncthreads();
 }
 
-template <class Op, class Sh, int Axis, class A, class TO, class TI>
-CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size>& out, const Tile<TI, Sh::size>& x) {
+template <class Op, class Sh, int Axis, class A, class TO, class TI, class LO, class LI>
+CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size, LO>& out, const Tile<TI, Sh::size, LI>& x) {
   constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis), Rows = N / K;
   static_assert(smem_align(sizeof(A) * N) <= kSmemBytes, "cupric.tile: scratch too small (scan)");
   A* sx = reinterpret_cast<A*>(b.smem);
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::owns(b.tid, s)) sx[Layout<N>::elem(b.tid, s)] = convert<A>(x.v[s]);
+  for (int s = 0; s < LI::kSlots; ++s)
+    if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
   __syncthreads();
   for (int row = b.tid; row < Rows; row += kThreads) {
     A* p = sx + (row / Inner) * K * Inner + row % Inner;
@@ -236,8 +299,8 @@ CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size>& out, const Tile<TI, Sh::
   }
   __syncthreads();
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s) {
-    const int e = Layout<N>::elem(b.tid, s);
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s);
     out.v[s] = convert<TO>(sx[e < N ? e : 0]);
   }
   __syncthreads();

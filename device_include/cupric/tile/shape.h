@@ -1,6 +1,7 @@
 // cupric/tile/shape.h — ops that move elements between positions of a tile: broadcast (to a
-// larger shape) and permute (transpose). On the GPU they go through shared memory, because an
-// element's new position can belong to another thread; reshape needs no code (same layout).
+// larger shape), permute (transpose) and convert_layout (same elements, other threads). On the
+// GPU they go through shared memory, because an element's new position can belong to another
+// thread; reshape needs no code (a layout maps threads to elements in C order, for any shape).
 #pragma once
 
 namespace cu::tile {
@@ -26,18 +27,18 @@ CUPRIC_TC int permute_source(int e) {
 
 #ifdef CUPRIC_TILE_DEVICE
 /// GPU: puts a tile in shared memory in element order (scratch from the block's buffer).
-template <class T, int N>
-CUPRIC_TD T* stage(const Block& b, const Tile<T, N>& x, T* buf) {
+template <class T, int N, class L>
+CUPRIC_TD T* stage(const Block& b, const Tile<T, N, L>& x, T* buf) {
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::owns(b.tid, s)) buf[Layout<N>::elem(b.tid, s)] = x.v[s];
+  for (int s = 0; s < L::kSlots; ++s)
+    if (L::owns(b.tid, s)) buf[L::elem(b.tid, s)] = x.v[s];
   __syncthreads();
   return buf;
 }
 #endif
 
-template <class Src, class Dst, class T>
-CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size>& out, const Tile<T, Src::size>& in) {
+template <class Src, class Dst, class T, class LO, class LI>
+CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size, LO>& out, const Tile<T, Src::size, LI>& in) {
 #ifndef CUPRIC_TILE_DEVICE
   (void)b;
   constexpr int C = Dst::dim(Dst::rank - 1), R = Dst::size / C;
@@ -55,17 +56,31 @@ CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size>& out, const Tile<T, 
 #else
   static_assert(smem_align(sizeof(T) * Src::size) <= kSmemBytes, "cupric.tile: scratch too small (broadcast)");
   const T* buf = stage(b, in, reinterpret_cast<T*>(b.smem));
-  CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<Dst::size>::kSlots; ++s) {
-    const int e = Layout<Dst::size>::elem(b.tid, s);
-    out.v[s] = buf[e < Dst::size ? broadcast_source<Src, Dst>(e) : 0];
+  if constexpr (rows_cols_v<LO, Dst>()) {
+    // by (row, col): a row or column vector's few distinct values are loaded once per thread
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < LO::kSlots; ++s) {
+      // rows and columns past the tile (padding fragments) read the last one: the address of a
+      // row vector's value depends on the column only
+      const int r = min(LO::row(b.tid, s), Dst::dim(0) - 1), c = min(LO::col(b.tid, s), Dst::dim(1) - 1);
+      int src = 0;
+      if constexpr (Src::rank >= 1) src += Src::dim(Src::rank - 1) != 1 ? c : 0;
+      if constexpr (Src::rank == 2) src += Src::dim(0) != 1 ? r * Src::dim(1) : 0;
+      out.v[s] = buf[src];
+    }
+  } else {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < LO::kSlots; ++s) {
+      const int e = LO::elem(b.tid, s);
+      out.v[s] = buf[e < Dst::size ? broadcast_source<Src, Dst>(e) : 0];
+    }
   }
   __syncthreads();
 #endif
 }
 
-template <class Src, class Dst, class P, class T>
-CUPRIC_TD void permute(const Block& b, Tile<T, Dst::size>& out, const Tile<T, Src::size>& in) {
+template <class Src, class Dst, class P, class T, class LO, class LI>
+CUPRIC_TD void permute(const Block& b, Tile<T, Dst::size, LO>& out, const Tile<T, Src::size, LI>& in) {
 #ifndef CUPRIC_TILE_DEVICE
   (void)b;
   constexpr int C = Dst::dim(Dst::rank - 1), R = Dst::size / C;
@@ -79,9 +94,27 @@ CUPRIC_TD void permute(const Block& b, Tile<T, Dst::size>& out, const Tile<T, Sr
   static_assert(smem_align(sizeof(T) * Src::size) <= kSmemBytes, "cupric.tile: scratch too small (permute)");
   const T* buf = stage(b, in, reinterpret_cast<T*>(b.smem));
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < Layout<Dst::size>::kSlots; ++s) {
-    const int e = Layout<Dst::size>::elem(b.tid, s);
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s);
     out.v[s] = buf[e < Dst::size ? permute_source<Src, Dst, P>(e) : 0];
+  }
+  __syncthreads();
+#endif
+}
+
+/// The same elements in another layout (GPU: through shared memory; the CPU has one layout).
+template <class T, int N, class LO, class LI>
+CUPRIC_TD void convert_layout(const Block& b, Tile<T, N, LO>& out, const Tile<T, N, LI>& in) {
+#ifndef CUPRIC_TILE_DEVICE
+  (void)b;
+  for (int i = 0; i < N; ++i) out.v[i] = in.v[i];
+#else
+  static_assert(smem_align(sizeof(T) * N) <= kSmemBytes, "cupric.tile: scratch too small (convert_layout)");
+  const T* buf = stage(b, in, reinterpret_cast<T*>(b.smem));
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < LO::kSlots; ++s) {
+    const int e = LO::elem(b.tid, s);
+    out.v[s] = buf[e < N ? e : 0];
   }
   __syncthreads();
 #endif

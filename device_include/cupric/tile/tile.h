@@ -31,6 +31,8 @@
 
 /// for (int s over the slots this thread holds of an N-element tile)
 #define CUPRIC_TILE_FOR(s, N) CUPRIC_TILE_UNROLL for (int s = 0; s < ::cu::tile::Layout<N>::kSlots; ++s)
+/// the same for a tile of layout `...` (a type)
+#define CUPRIC_TILE_FOR_L(s, ...) CUPRIC_TILE_UNROLL for (int s = 0; s < __VA_ARGS__::kSlots; ++s)
 
 #include "cupric/scalar_math.h"
 #include "cupric/tile/abi.h"

@@ -571,10 +571,11 @@ class Kernel:
     # ---- inspection ----------------------------------------------------------------------------------
 
     def inspect(self, *args, compile_cuda=False, **kwargs):
-        """Every stage for these arguments: {'ir', 'ir_canonical', 'host_source', 'cuda_source', 'cuda',
-        and with compile_cuda=True (NVRTC through cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump
-        exists), 'resources' (ptxas' report), 'registers', 'spill_stores', 'spill_loads',
-        'dynamic_shared_memory', and with a GPU 'attributes' of the loaded kernel}."""
+        """Every stage for these arguments: {'ir', 'ir_canonical', 'ir_layout' (after the GPU's layout
+        pass), 'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through
+        cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report),
+        'registers', 'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU
+        'attributes' of the loaded kernel}."""
         return self._inspect(self._bind(args, kwargs), compile_cuda)
 
     def _inspect(self, values, compile_cuda, num_threads=None):
@@ -586,6 +587,7 @@ class Kernel:
         out = {
             "ir": c.ir,
             "ir_canonical": c.ir_canonical,
+            "ir_layout": cuda["ir_layout"],
             "host_source": host["source"],
             "cuda_source": cuda["source"],
             "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},

@@ -23,6 +23,7 @@ import saxpy  # noqa: E402
 import softmax  # noqa: E402
 import stencil  # noqa: E402
 import test_memory as mem  # noqa: E402
+import test_mma  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
 import test_tile_elementwise as ew  # noqa: E402
@@ -141,7 +142,50 @@ CASES = {
         ),
     ),
     "bf16_atomic_add": lambda: (mem.float_atomics, (bf(256), bf(4), 64)),
+    **{
+        f"mma_b_transposed_{dtype}": (
+            lambda dtype=dtype, mkn=mkn, tiles=tiles: (
+                test_mma.mma_b_transposed,
+                (
+                    to_cu(random(mkn[:2], dtype)),
+                    to_cu(random((mkn[2], mkn[1]), dtype)),
+                    cu.zeros((mkn[0], mkn[2]), dtype=cu.float64 if dtype == "float64" else cu.float32),
+                    *tiles,
+                    dtype == "float32",
+                ),
+            )
+        )
+        for dtype, mkn, tiles in test_mma.B_TRANSPOSED_CASES
+    },
+    **{
+        f"mma_invariant_a_{dtype}": (
+            lambda dtype=dtype, mkn=mkn, tiles=tiles: (
+                test_mma.mma_invariant_a,
+                (
+                    to_cu(random(mkn[:2], dtype)),
+                    to_cu(random(mkn[1:], dtype)),
+                    cu.zeros((mkn[0], tiles[1]), dtype=cu.float32),
+                    *tiles,
+                    mkn[1],
+                    dtype == "float32",
+                ),
+            )
+        )
+        for dtype, mkn, tiles in test_mma.INVARIANT_A_CASES
+    },
+    **{
+        f"mma_epilogues_{dtype}": (lambda dtype=dtype, mkn=mkn, tiles=tiles: _epilogue_case(dtype, mkn, tiles))
+        for dtype, mkn, tiles in test_mma.EPILOGUE_CASES
+    },
 }
+
+
+def _epilogue_case(dtype, mkn, tiles):
+    m, k, n = mkn
+    ins = [to_cu(x) for x in test_mma.epilogue_inputs(m, k, n, dtype)]
+    out16 = "float16" if dtype == "float32" else dtype
+    outs = test_mma.epilogue_outputs(m, n, tiles, out16, lambda s, d: cu.zeros(s, dtype=cu.dtype(d)))
+    return test_mma.mma_epilogues, (*ins, *outs, *tiles, dtype == "float32")
 
 
 def _compile(src, entry):
@@ -158,6 +202,38 @@ def test_generated_cuda_compiles_for_sm90a(name):
     kernel, args = CASES[name]()
     info = kernel.inspect(*args)
     _compile(info["cuda_source"], info["cuda"]["entry"])
+
+
+@needs_nvrtc
+def test_mma_accumulator_stays_in_registers():
+    """bf16 128x128x32 at 256 threads (the benchmark's tiles): the layout pass keeps the loop-carried
+    accumulator in the mma layout with no conversion, the a and b tiles are loaded one iteration
+    ahead (pipeline_loads); the PTX has the 2 (k16 steps) x 2 x 8 (fragments
+    per warp) mma.sync of the K loop, reads fragments with ldmatrix, and moves no float32 through
+    shared memory (the accumulator is never staged); ptxas fits it in registers without spills."""
+    args = (bf(256, 256), bf(256, 256), cu.zeros((256, 256), dtype=cu.float32), 128, 128, 32, cu.float32)
+    info = test_mma.mma_blocked.inspect(*args, compile_cuda=True)
+    loop = info["ir_layout"][info["ir_layout"].index(" = for ") :].splitlines()[0]
+    assert ": f32[128, 128] mma(128x128, warps 4x2), bf16[128, 32], bf16[32, 128]" in loop  # a and b prefetched
+    assert "convert_layout" not in info["ir_layout"]
+    ptx = info["ptx"]
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 32
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 2 * 2
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 2 * 4
+    assert "st.shared.f32" not in ptx and "ld.shared.f32" not in ptx and "st.shared.v2.f32" not in ptx
+    # a and b staged into two buffers by turns: one barrier per K step, one after the loop
+    assert ptx.count("bar.sync") == 2 and "_phase ^= 1;" in info["cuda_source"]
+    assert info["registers"] <= 255 and info["spill_stores"] == 0 and info["spill_loads"] == 0
+    # attention's q @ k^T: the transpose folds into the product, k and v are loaded an iteration ahead
+    q = bf(2, 100, 128)
+    ir = attention.attention_kernel.inspect(q, q, q, q, 0.1, False, 64, 32, 128)["ir_layout"]
+    assert "b_transposed" in ir and "permute" not in ir and ir.count("load %") == 5
+    src = attention.attention_kernel.inspect(q, q, q, q, 0.1, False, 64, 32, 128)["cuda_source"]
+    assert src.count("::cu::tile::mma_stage_a<64, 128, 32, false,") == 1 and "StagedA<::cu::tile::bf16>" in src
+    # the example with its bias + relu epilogue, as benchmarked: no spills, 37 KiB of shared memory
+    m = matmul.matmul_kernel.inspect(bf(256, 256), bf(256, 256), bf(256), bf(256, 256), 128, 128, 32, compile_cuda=True)
+    assert m["cuda"]["threads"] == 256 and m["cuda"]["smem_bytes"] < 48 * 1024
+    assert m["registers"] <= 255 and m["spill_stores"] == 0 and m["spill_loads"] == 0
 
 
 @needs_nvrtc
@@ -467,15 +543,15 @@ def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
     assert rt.launches[1][3][0] == 0.5
 
     a, b, bias = FakeCudaArray((200, 64), "<f2"), FakeCudaArray((64, 300), "<f2"), FakeCudaArray((300,), "<f2")
-    matmul.matmul_kernel[(2, 3)](a, b, bias, a, 128, 128, 32)
+    matmul.matmul_kernel[(2, 3)](a, b, bias, a, 128, 128, 128)  # BK=128: a and b staged in 68 KiB
     _, config, kernel, args = rt.launches[-1]
     assert config.grid == (2, 3, 1) and config.block == (256, 1, 1)
     assert config.shared_memory > 48 * 1024 and kernel.max_dynamic_shared_memory == config.shared_memory
     data, _ = cu.cuda._pack_arguments([8] * 18, *args)
     assert np.frombuffer(data, np.int64)[5:10].tolist() == [0x7F0000001000, 64, 300, 300, 1]
     with pytest.raises(ValueError, match="y and z up to 65535"):
-        matmul.matmul_kernel[(1, 70000)](a, b, bias, a, 128, 128, 32)
-    matmul.matmul_kernel[(0, 3)](a, b, bias, a, 128, 128, 32)
+        matmul.matmul_kernel[(1, 70000)](a, b, bias, a, 128, 128, 128)
+    matmul.matmul_kernel[(0, 3)](a, b, bias, a, 128, 128, 128)
     assert len(rt.launches) == 3  # an empty grid launches nothing
 
 

@@ -21,6 +21,7 @@ import matmul  # noqa: E402
 import saxpy  # noqa: E402
 import softmax  # noqa: E402
 import stencil  # noqa: E402
+import test_mma  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not cu.cuda.is_available(), reason="no CUDA driver or GPU")
 
@@ -126,13 +127,69 @@ def test_matmul_bias_relu(lib, dtype, mkn, tiles):
     assert_close(lib.get(out).astype(np.float32), want.astype(np.float32), **MATMUL_TOL[dtype])
 
 
+@pytest.mark.parametrize(
+    "dtype,mkn,tiles,threads",
+    [
+        *((d, mkn, t, 0) for d, mkn, t in test_mma.EPILOGUE_CASES),
+        ("bfloat16", (130, 96, 200), (128, 128, 32), 256),  # the benchmark's tiles: 4 x 2 warps of 2 x 8 fragments
+        ("bfloat16", (70, 40, 50), (64, 32, 32), 256),  # attention's S tile: 4 x 2 warps of 1 x 2
+        ("float16", (33, 17, 9), (32, 16, 16), 64),  # 2 warps; K padded to 32
+        ("bfloat16", (150, 64, 90), (128, 64, 64), 512),  # 16 warps
+        ("float32", (50, 20, 30), (48, 24, 12), 128),  # TF32, K padded to 16
+    ],
+)
+def test_mma_epilogues_exact(dtype, mkn, tiles, threads):
+    """The accumulator in mma.sync's fragment layout, with the epilogues that read it by (row, column):
+    broadcasts of row and column vectors, relu, astype, stores, row / column reductions. Inputs are small
+    integers, so every result is exact: any element in the wrong place fails."""
+    lib = Lib("torch")
+    m, k, n = mkn
+    a, b, bias_r, bias_c = test_mma.epilogue_inputs(m, k, n, dtype, seed=7)
+    out16 = "float16" if dtype == "float32" else dtype
+    outs = test_mma.epilogue_outputs(m, n, tiles, out16, lib.garbage)
+    kernel = ct.kernel(test_mma.mma_epilogues.fn, num_threads=threads) if threads else test_mma.mma_epilogues
+    grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
+    kernel[grid](*(lib.put(x) for x in (a, b, bias_r, bias_c)), *outs, *tiles, dtype == "float32")
+    want = test_mma.epilogue_reference(a, b, bias_r, bias_c, tiles, dtype_of(out16))
+    for name, got, w in zip(("out", "out16", "rsum", "rmax", "csum"), outs, want):
+        np.testing.assert_array_equal(lib.get(got), w.astype(np.float32), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype,mkn,tiles", test_mma.B_TRANSPOSED_CASES)
+def test_mma_b_transposed_exact(dtype, mkn, tiles):
+    """mma(a, transpose(x)): the transpose folds into the product (x staged as its rows, ldmatrix
+    without .trans for 16-bit inputs); exact for integer-valued inputs."""
+    lib = Lib("torch")
+    m, k, n = mkn
+    rng = np.random.default_rng(3)
+    a, bt = test_mma.integer_valued((m, k), dtype, rng), test_mma.integer_valued((n, k), dtype, rng)
+    acc = "float64" if dtype == "float64" else "float32"
+    out = lib.garbage((m, n), acc)
+    grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
+    test_mma.mma_b_transposed[grid](lib.put(a), lib.put(bt), out, *tiles, dtype == "float32")
+    np.testing.assert_array_equal(lib.get(out), (a.astype(np.float64) @ bt.astype(np.float64).T).astype(acc))
+
+
+@pytest.mark.parametrize("dtype,mkn,tiles", test_mma.INVARIANT_A_CASES)
+def test_mma_invariant_a_exact(dtype, mkn, tiles):
+    """A loop-invariant a operand, staged in shared memory once before the loop (mma_stage_a)."""
+    lib = Lib("torch")
+    m, k, n = mkn
+    rng = np.random.default_rng(5)
+    a, b = test_mma.integer_valued((m, k), dtype, rng), test_mma.integer_valued((k, n), dtype, rng)
+    out = lib.garbage((m, tiles[1]), "float32")
+    test_mma.mma_invariant_a[(ct.cdiv(m, tiles[0]),)](lib.put(a), lib.put(b), out, *tiles, k, dtype == "float32")
+    np.testing.assert_array_equal(lib.get(out), test_mma.invariant_a_reference(a, b, tiles[1]))
+
+
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize(
     "dtype,shape,tiles",
     [
         ("float32", (3, 100, 32), (16, 24)),
         ("bfloat16", (3, 100, 32), (16, 24)),
-        ("bfloat16", (2, 300, 128), (64, 64)),  # > 48 KiB of dynamic shared memory
+        ("bfloat16", (2, 300, 128), (64, 64)),  # the benchmark's tiles
+        ("bfloat16", (2, 300, 128), (128, 32)),  # > 48 KiB of dynamic shared memory
     ],
 )
 def test_attention(lib, causal, dtype, shape, tiles):

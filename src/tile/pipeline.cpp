@@ -1,0 +1,221 @@
+// pipeline.cpp — GPU passes on loops of products: fold_transposes (a transposed b operand of mma is
+// staged as it is) and load pipelining (pipeline_loads): in a loop without stores, a load
+// whose tile feeds only mma operands and whose indices follow from the induction variable and
+// values outside the loop is issued one iteration ahead — for iteration i + step at the top of
+// iteration i, into a carried tile — so that its global-memory latency overlaps the mma of the
+// current iteration. The first tile is loaded before the loop (a load past the end reads padding).
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cupric/errors.hpp"
+#include "cupric/ufunc.hpp"
+#include "tile/passes.hpp"
+
+namespace cupric::tile {
+
+namespace {
+
+bool writes_memory(const Region& r) {
+  bool found = false;
+  walk(r, [&](const Op& op) {
+    found = found || op.kind == OpKind::store || op.kind == OpKind::store_offset || op.kind == OpKind::scatter ||
+            op.kind == OpKind::atomic;
+  });
+  return found;
+}
+
+bool is_scalar_pure(const Function& f, const Op& op) {
+  switch (op.kind) {
+    case OpKind::constant:
+    case OpKind::bid:
+    case OpKind::num_blocks:
+    case OpKind::array_dim:
+    case OpKind::array_stride:
+      return true;
+    case OpKind::ufunc:
+    case OpKind::cast:
+    case OpKind::where:
+      return f.type(op.result()).is_scalar();
+    default:
+      return false;
+  }
+}
+
+/// The loop index of `add` for int64 operands (the iv + step of the prefetch).
+std::int64_t int64_add_loop() {
+  const Ufunc& add = find_ufunc("add");
+  for (std::size_t i = 0; i < add.loops.size(); ++i) {
+    const UfuncLoop& l = add.loops[i];
+    if (l.types[0] == DType::int64 && l.types[1] == DType::int64 && l.types[2] == DType::int64)
+      return static_cast<std::int64_t>(i);
+  }
+  throw ValueError("internal: no int64 add loop");
+}
+
+class Pipeliner {
+ public:
+  explicit Pipeliner(Function& f) : f_(f) {}
+
+  void run(Region& r) {
+    for (std::size_t i = 0; i < r.ops.size(); ++i) {
+      for (Region& sub : r.ops[i].regions) run(sub);
+      if (r.ops[i].kind == OpKind::for_ && !writes_memory(r.ops[i].regions.at(0))) i += pipeline(r, i);
+    }
+  }
+
+ private:
+  /// Pipelines the eligible loads of the loop r.ops[at], one at a time (the load it leaves in the
+  /// body feeds the yield, so it is not eligible again); returns the ops inserted before the loop.
+  std::size_t pipeline(Region& r, std::size_t at) {
+    std::size_t inserted = 0;
+    for (;;) {
+      const Region& body = r.ops[at + inserted].regions.at(0);
+      std::unordered_map<int, std::size_t> def;  // body value -> op index
+      for (std::size_t i = 0; i < body.ops.size(); ++i)
+        for (int v : body.ops[i].results) def[v] = i;
+      std::optional<std::size_t> load;
+      for (std::size_t i = 0; i < body.ops.size() && !load; ++i)
+        if (body.ops[i].kind == OpKind::load && feeds_only_mma(body, body.ops[i].result()) &&
+            chain(body, def, body.ops[i]).has_value())
+          load = i;
+      if (!load) return inserted;
+      inserted += pipeline_one(r, at + inserted, *load);
+    }
+  }
+
+  /// Whether v is used only as an a or b operand of mma ops, directly or through reshapes.
+  bool feeds_only_mma(const Region& body, int v) const {
+    bool ok = true;
+    walk(body, [&](const Op& op) {
+      for (std::size_t i = 0; i < op.operands.size(); ++i)
+        if (op.operands[i] == v)
+          ok = ok &&
+               ((op.kind == OpKind::mma && i < 2) || (op.kind == OpKind::reshape && feeds_only_mma(body, op.result())));
+    });
+    return ok;
+  }
+
+  /// The body ops (indices, in order) the load's operands are computed by, or nullopt when one of
+  /// them is not a pure scalar op.
+  std::optional<std::vector<std::size_t>> chain(const Region& body, const std::unordered_map<int, std::size_t>& def,
+                                                const Op& load) const {
+    std::unordered_set<std::size_t> need;
+    std::vector<int> work(load.operands.begin(), load.operands.end());
+    while (!work.empty()) {
+      const int v = work.back();
+      work.pop_back();
+      // a carried value changes from one iteration to the next in a way only the body knows
+      if (std::find(body.args.begin() + 1, body.args.end(), v) != body.args.end()) return std::nullopt;
+      auto found = def.find(v);
+      if (found == def.end() || need.count(found->second)) continue;  // defined outside the loop (or seen)
+      const Op& op = body.ops[found->second];
+      if (!is_scalar_pure(f_, op)) return std::nullopt;
+      need.insert(found->second);
+      work.insert(work.end(), op.operands.begin(), op.operands.end());
+    }
+    std::vector<std::size_t> order(need.begin(), need.end());
+    std::sort(order.begin(), order.end());
+    return order;
+  }
+
+  /// Copies of `ops` (and then of `load`) with operands renamed through `rename` (iv -> its value).
+  std::vector<Op> clone(const Region& body, const std::vector<std::size_t>& ops, const Op& load,
+                        std::unordered_map<int, int> rename, int& result) {
+    std::vector<Op> out;
+    auto copy = [&](const Op& op) {
+      Op c = op;
+      for (int& v : c.operands)
+        if (auto it = rename.find(v); it != rename.end()) v = it->second;
+      for (int& v : c.results) {
+        const int nv = f_.add_value(f_.type(v));
+        rename[v] = nv;
+        v = nv;
+      }
+      out.push_back(std::move(c));
+    };
+    for (std::size_t i : ops) copy(body.ops[i]);
+    copy(load);
+    result = out.back().result();
+    return out;
+  }
+
+  std::size_t pipeline_one(Region& r, std::size_t at, std::size_t load_at) {
+    Op& loop = r.ops[at];
+    Region& body = loop.regions.at(0);
+    std::unordered_map<int, std::size_t> def;
+    for (std::size_t i = 0; i < body.ops.size(); ++i)
+      for (int v : body.ops[i].results) def[v] = i;
+    const Op load = body.ops[load_at];
+    const std::vector<std::size_t> ops = *chain(body, def, load);
+    const int iv = body.args.at(0);
+    // before the loop: the first iteration's tile
+    int first = -1;
+    std::vector<Op> prologue = clone(body, ops, load, {{iv, loop.operands.at(0)}}, first);
+    // at the top of the body: the next iteration's tile, for iv + step
+    Op next_iv;
+    next_iv.kind = OpKind::ufunc;
+    next_iv.name = "add";
+    next_iv.ints = {int64_add_loop()};
+    next_iv.operands = {iv, loop.operands.at(2)};
+    next_iv.results = {f_.add_value(Type::scalar(DType::int64))};
+    next_iv.loc = load.loc;
+    int next = -1;
+    std::vector<Op> ahead = clone(body, ops, load, {{iv, next_iv.result()}}, next);
+    ahead.insert(ahead.begin(), next_iv);
+    // the carried tile replaces the load's result in the body
+    const int carried = f_.add_value(f_.type(load.result()));
+    walk(body, [&](Op& op) {
+      for (int& v : op.operands)
+        if (v == load.result()) v = carried;
+    });
+    body.ops.erase(body.ops.begin() + static_cast<std::ptrdiff_t>(load_at));
+    body.ops.back().operands.push_back(next);  // the yield
+    body.ops.insert(body.ops.begin(), std::make_move_iterator(ahead.begin()), std::make_move_iterator(ahead.end()));
+    body.args.push_back(carried);
+    loop.operands.push_back(first);
+    loop.results.push_back(f_.add_value(f_.type(load.result())));
+    const std::size_t n = prologue.size();
+    r.ops.insert(r.ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(prologue.begin()),
+                 std::make_move_iterator(prologue.end()));
+    return n;
+  }
+
+  Function& f_;
+};
+
+}  // namespace
+
+void fold_transposes(Function& f) {
+  std::unordered_map<int, const Op*> permutes;
+  std::unordered_map<int, bool> only_b;
+  walk(f.body, [&](const Op& op) {
+    if (op.kind == OpKind::permute && op.ints == std::vector<std::int64_t>{1, 0}) permutes[op.result()] = &op;
+    for (std::size_t i = 0; i < op.operands.size(); ++i) {
+      const bool b_of_mma = op.kind == OpKind::mma && i == 1 && op.ints.empty();
+      auto [it, fresh] = only_b.emplace(op.operands[i], b_of_mma);
+      if (!fresh) it->second = it->second && b_of_mma;
+    }
+  });
+  std::unordered_map<int, int> source;
+  for (const auto& [v, op] : permutes)
+    if (only_b[v]) source[v] = op->operands.at(0);
+  walk(f.body, [&](Op& op) {
+    if (op.kind != OpKind::mma) return;
+    if (auto it = source.find(op.operands.at(1)); it != source.end()) {
+      op.operands[1] = it->second;
+      op.ints = {1};
+    }
+  });
+  canonicalize(f);  // drops the permutes
+}
+
+Function pipeline_loads(const Function& f) {
+  Function out = f;
+  Pipeliner(out).run(out.body);
+  canonicalize(out);  // merges the copies of index computations with the originals, drops the rest
+  return out;
+}
+
+}  // namespace cupric::tile
