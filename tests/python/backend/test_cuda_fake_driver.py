@@ -36,7 +36,7 @@ def fake_dir(tmp_path_factory):
 
 def run_fake(fake_dir, body, **env):
     full = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_") and k != "CUPRIC_DEVICE"}
-    full.update(env, LD_LIBRARY_PATH=f"{fake_dir}:{os.environ.get('LD_LIBRARY_PATH', '')}")
+    full.update(env, PYTHONFAULTHANDLER="1", LD_LIBRARY_PATH=f"{fake_dir}:{os.environ.get('LD_LIBRARY_PATH', '')}")
     out = subprocess.run([sys.executable, "-c", PRELUDE + body + "\nprint('ok')"], capture_output=True, text=True,
                          env=full, timeout=300)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout + out.stderr
