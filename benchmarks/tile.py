@@ -111,6 +111,11 @@ def cpu_workloads(quick):
 
 
 def cpu_section(quick):
+    with cu.device("cpu"):  # arrays made without a device would go to the GPU where there is one
+        _cpu_section(quick)
+
+
+def _cpu_section(quick):
     print(f"# CPU: cupric.tile compiled for the host vs NumPy ({os.cpu_count()} cores; NumPy {np.__version__})")
     threads = cu.get_num_threads()
     for name, tile_fn, np_fn in cpu_workloads(quick):
@@ -182,6 +187,8 @@ def compile_section(device="cpu"):
         script = Path(d) / "softmax_compile.py"
         script.write_text(_SOFTMAX)
         env = dict(os.environ, CUPRIC_CACHE_DIR=str(Path(d) / "cache"))
+        if device == "cpu":  # cupric arrays made without a device go to the GPU where there is one
+            env["CUPRIC_DEVICE"] = "cpu"
 
         def run(block):
             if not within_budget(f"compile ({device})", 15):

@@ -254,6 +254,17 @@ def _matmul(p, quick, row):
         check=status,
     )
     row("gpu", f"matmul bf16 {m}^3 torch (cuBLAS)", TFLOP_s=f"{flops / t_blas / 1e12:.0f}")
+    # the same kernel with @ct.autotune choosing the tiles (examples/tile/matmul.py's configs)
+    try:
+        matmul.matmul_bias_relu_tuned(a, b, bias, o)
+        p.sync()
+        t_tuned = _event_time(lambda: matmul.matmul_bias_relu_tuned(a, b, bias, o), p.cupric_stream, target_s=0.5,
+                              max_repeat=10)
+        best = matmul.matmul_tuned.best_config if hasattr(matmul.matmul_tuned, "best_config") else "?"
+        row("gpu", "matmul+bias+relu cupric.tile autotuned", TFLOP_s=f"{flops / t_tuned / 1e12:.0f}",
+            vs_cublas=f"{t_blas / t_tuned:.2f}", config=str(best).replace(" ", ""))
+    except Exception as err:  # noqa: BLE001 - the tuned row is extra
+        print(f"# matmul autotuned failed: {type(err).__name__}: {str(err)[:300]}")
     row("gpu", "addmm+relu torch", TFLOP_s=f"{flops / t_fused / 1e12:.0f}")
 
 
