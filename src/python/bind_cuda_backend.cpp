@@ -51,7 +51,7 @@ void bind_cuda_backend(nb::module_& m) {
   m.def(
       "_cuda_compile_kernel_source",
       [](const std::string& source, const std::string& arch, bool use_cache, bool syntax_only) {
-        runtime::ProgramOptions o = cb::kernel_options(arch);
+        runtime::ProgramOptions o = cb::kernel_options(arch, source);
         if (syntax_only) o.extra.push_back("-fdevice-syntax-only");
         runtime::Program p(source, "cupric_array_kernels.cu", o);
         nb::gil_scoped_release release;
@@ -72,7 +72,7 @@ void bind_cuda_backend(nb::module_& m) {
         for (unsigned t = 0; t < nthreads; ++t)
           workers.push_back(std::async(std::launch::async, [&] {
             for (std::size_t i; (i = next++) < sources.size();) {
-              runtime::Program p(sources[i].second, "cupric_array_kernels.cu", cb::kernel_options(arch));
+              runtime::Program p(sources[i].second, "cupric_array_kernels.cu", cb::kernel_options(arch, sources[i].second));
               p.compile(runtime::CodeKind::cubin);
             }
           }));

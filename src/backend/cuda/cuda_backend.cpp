@@ -95,17 +95,20 @@ const std::string& device_include_dir() {
   return dir;
 }
 
-runtime::ProgramOptions kernel_options(const std::string& arch) {
+runtime::ProgramOptions kernel_options(const std::string& arch, const std::string& source) {
   runtime::ProgramOptions o;
   o.arch = arch;
   o.std = "c++20";
   o.include_paths = {device_include_dir()};
-  // NVRTC's fast-compile mode at its mildest level: a first call of a new kernel compiles in about
-  // 2/3 of the time (copysign float32 0.12 -> 0.08 s, arctan2 float64 0.30 -> 0.14 s on the
-  // development VM); array kernels are memory-bound, so the lighter optimisation costs them little.
-  // NVRTC has the option from 12.8 on.
+  // Elementwise maps (no tiled transpose) compile with NVRTC's fast-compile mode at its mildest
+  // level (NVRTC 12.8+): the first call of a new elementwise kernel took 127 -> 39 ms on the H200.
+  // Not the other kernels: under it the tiled transpose lost a quarter of its bandwidth there
+  // (3.40 -> 2.51 TB/s) and reductions a few percent.
+  const bool map = source.find("_t2(") == std::string::npos &&
+                   (source.find("_vec(") != std::string::npos || source.find("_one(") != std::string::npos ||
+                    source.find("_nd(") != std::string::npos);
   const auto& api = cuda::nvrtc();
-  if (api.major > 12 || (api.major == 12 && api.minor >= 8)) o.extra = {"-Ofc=min"};
+  if (map && (api.major > 12 || (api.major == 12 && api.minor >= 8))) o.extra = {"-Ofc=min"};
   return o;
 }
 
@@ -241,7 +244,8 @@ const runtime::Kernel& CudaBackend::kernel(const std::string& key, const std::st
   auto mod = modules_.find(key);
   if (mod == modules_.end()) {
     // one program name for every array kernel, so `python -m cupric.cache warm` fills the same keys
-    runtime::Program program(render(), "cupric_array_kernels.cu", kernel_options(arch_));
+    std::string source = render();
+    runtime::Program program(source, "cupric_array_kernels.cu", kernel_options(arch_, source));
     mod = modules_.emplace(key, program.compile(runtime::CodeKind::cubin)).first;
   }
   return kernels_.emplace(std::move(full), mod->second.get_kernel(name, index_)).first->second;

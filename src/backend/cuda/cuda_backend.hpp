@@ -62,8 +62,8 @@ struct MapKeyHash {
 
 /// The include directory holding cupric/convert.h etc. for NVRTC.
 const std::string& device_include_dir();
-/// NVRTC options every array kernel is compiled with, for `arch` ("sm_90a").
-runtime::ProgramOptions kernel_options(const std::string& arch);
+/// NVRTC options an array kernel's `source` is compiled with, for `arch` ("sm_90a").
+runtime::ProgramOptions kernel_options(const std::string& arch, const std::string& source);
 /// The arch a device's kernels are compiled for ("sm_90a" on Hopper).
 std::string kernel_arch(int device);
 
