@@ -135,23 +135,6 @@ inline ArrayRef<T, ND> array_ref(const void* arg) {
 }
 #endif
 
-/// Offset of the element at `start + local index of e` along every dimension but the last (and
-/// whether those are inside the array), plus the element's index along the last dimension: the
-/// start of a run of consecutive elements of one row.
-template <class Sh, class T, int ND>
-CUPRIC_TD bool row_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, i64& off, i64& last) {
-  bool ok = true;
-  off = 0;
-  CUPRIC_TILE_UNROLL
-  for (int d = ND - 2; d >= 0; --d) {
-    const i64 g = start[d] + (e / Sh::inner(d)) % Sh::dim(d);
-    ok = ok && g >= 0 && g < a.shape[d];
-    off += g * a.stride[d];
-  }
-  last = start[ND - 1] + e % Sh::dim(ND - 1);
-  return ok;
-}
-
 /// Offset of the element at `start + local index of e` and whether it is inside the array.
 template <class Sh, class T, int ND>
 CUPRIC_TD bool element_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, i64& off) {

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from . import _cuda
-from ._kernel import Kernel, _freeze, _Specialisations, _tile, build_stamp, cache_dir, include_dir, interpreting
+from ._kernel import Kernel, Launchable, _freeze, _Specialisations, _tile, build_stamp, cache_dir, include_dir, interpreting
 
 _FORMAT = "cupric.tile autotune 1"  # bump when the stored record or the key changes meaning
 
@@ -162,7 +162,7 @@ def _benchmark(run, setup, clock, warmup_ms, rep_ms):
     return statistics.median(times)
 
 
-class Autotuner:
+class Autotuner(Launchable):
     """A @ct.autotune kernel. `tuned[grid](*args)` launches it with the fastest config for the
     arguments' key (timing every config on the first launch for a key); the configs' parameters are
     not passed. `tuned.cache` maps each key met to its Config, `tuned.timings` to
@@ -226,23 +226,6 @@ class Autotuner:
     def __repr__(self):
         return f"<cupric.tile autotuned kernel {self.fn.__qualname__}, {len(self.configs)} configs>"
 
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
-
-    def __getitem__(self, grid):
-        return functools.partial(self._launch, grid, None, False)
-
-    @property
-    def interpret(self):
-        """tuned.interpret[grid](*args): the interpreter, with the key's best config if it was
-        tuned in this process, else the first config (nothing is timed)."""
-        tuner = self
-
-        class _Interpret:
-            def __getitem__(self, grid):
-                return functools.partial(tuner._launch, grid, None, True)
-
-        return _Interpret()
 
     # ---- launching -------------------------------------------------------------------------------
 

@@ -407,7 +407,30 @@ def _grid3(grid, constants):
     return g
 
 
-class Kernel:
+class Launchable:
+    """What kernels and autotuned kernels share: `k[grid](*args)` launches (through `_launch`),
+    `k.interpret[grid](*args)` runs the interpreter, and calling `k(...)` without a grid is an error."""
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
+
+    def __getitem__(self, grid):
+        return functools.partial(self._launch, grid, None, False)
+
+    @property
+    def interpret(self):
+        """k.interpret[grid](*args): run the Python body eagerly, block by block (an autotuned
+        kernel uses the key's best config if it was tuned in this process, else the first)."""
+        launch = self._launch
+
+        class _Interpret:
+            def __getitem__(self, grid):
+                return functools.partial(launch, grid, None, True)
+
+        return _Interpret()
+
+
+class Kernel(Launchable):
     """A @ct.kernel function. Launch with kernel[grid](*args) or ct.launch(stream, grid, kernel, *args);
     kernel.interpret[grid](*args) runs it in the interpreter; kernel.inspect(*args) shows every stage."""
 
@@ -429,22 +452,6 @@ class Kernel:
     def __repr__(self):
         return f"<cupric.tile kernel {self.fn.__qualname__}>"
 
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
-
-    def __getitem__(self, grid):
-        return functools.partial(self._launch, grid, None, False)
-
-    @property
-    def interpret(self):
-        """kernel.interpret[grid](*args): run the Python body eagerly, block by block."""
-        kernel = self
-
-        class _Interpret:
-            def __getitem__(self, grid):
-                return functools.partial(kernel._launch, grid, None, True)
-
-        return _Interpret()
 
     # ---- launching -------------------------------------------------------------------------------
 
