@@ -127,6 +127,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::
         "MemoryPool.allocate", nbytes, free);
   }
   std::lock_guard lock(mutex_);
+  if (!*graph_owned && async_ && size >= kLargeBlock) ++stats_.allocations;  // (counted above otherwise)
   ++stats_.driver_allocations;
   stats_.bytes_in_use += size;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
