@@ -8,6 +8,7 @@ os.environ.setdefault("CUPRIC_DEVICE", "cpu")
 
 import cupric as cu  # noqa: E402
 import pytest  # noqa: E402
+from fake_driver import build_fake_driver  # noqa: E402
 
 HAS_GPU = cu.cuda.is_available()
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU"))]
@@ -17,3 +18,12 @@ DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not HAS_GPU, rea
 def device(request):
     """'cpu', then 'cuda' when a GPU is present."""
     return request.param
+
+
+@pytest.fixture(scope="session")
+def fake_dir(tmp_path_factory):
+    """The directory of the stand-in libcuda.so.1 (fake_driver.py), built once per session."""
+    out = build_fake_driver(tmp_path_factory.mktemp("fake_cuda"))
+    if out is None:
+        pytest.skip("no C compiler for the stand-in driver")
+    return out

@@ -3,16 +3,11 @@ host memory, kernels do not run): transfers both ways for every dtype and layout
 and every op family dispatching through render -> NVRTC -> module load -> launch without errors.
 Each check runs in a subprocess whose library path puts the fake libcuda.so.1 first."""
 
-import os
-import pathlib
-import shutil
-import subprocess
-import sys
 
 import cupric as cu
 import pytest
+from fake_driver import run_with_fake_driver
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.skipif(not cu.cuda.versions()["nvrtc"]["found"], reason="NVRTC is not installed")
 
 PRELUDE = """
@@ -23,24 +18,8 @@ rng = np.random.default_rng(0)
 """
 
 
-@pytest.fixture(scope="module")
-def fake_dir(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler for the fake driver")
-    out = tmp_path_factory.mktemp("fake_cuda")
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out / "libcuda.so.1"),
-                    str(ROOT / "tests/fake_cuda/fake_libcuda.c")], check=True)
-    return out
-
-
 def run_fake(fake_dir, body, **env):
-    full = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_") and k != "CUPRIC_DEVICE"}
-    full.update(env, PYTHONFAULTHANDLER="1", LD_LIBRARY_PATH=f"{fake_dir}:{os.environ.get('LD_LIBRARY_PATH', '')}")
-    out = subprocess.run([sys.executable, "-c", PRELUDE + body + "\nprint('ok')"], capture_output=True, text=True,
-                         env=full, timeout=300)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout + out.stderr
-    return out.stdout
+    return run_with_fake_driver(fake_dir, PRELUDE + body, env, drop=("CUPRIC_DEVICE",))
 
 
 def test_transfers_round_trip_every_dtype_and_layout(fake_dir):

@@ -3,16 +3,11 @@ memory, no kernels run), so that machines without a GPU still exercise devices, 
 the pool, buffers, launches (the packed parameters the driver receives), graphs and error paths.
 Each check runs in a subprocess whose library path puts the fake libcuda.so.1 first."""
 
-import os
-import pathlib
-import shutil
-import subprocess
-import sys
 
 import pytest
 from cuda_helpers import needs_nvrtc
+from fake_driver import run_with_fake_driver
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 PRELUDE = """
 import ctypes, os
@@ -25,24 +20,8 @@ kernel = cu.cuda.Program(src, arch="sm_90").compile("cubin").get_kernel("k")
 """
 
 
-@pytest.fixture(scope="module")
-def fake_dir(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler for the fake driver")
-    out = tmp_path_factory.mktemp("fake_cuda")
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out / "libcuda.so.1"),
-                    str(ROOT / "tests/fake_cuda/fake_libcuda.c")], check=True)
-    return out
-
-
 def run_fake(fake_dir, body, **env):
-    full = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_")}
-    full.update(env, LD_LIBRARY_PATH=f"{fake_dir}:{os.environ.get('LD_LIBRARY_PATH', '')}")
-    out = subprocess.run([sys.executable, "-c", PRELUDE + body + "\nprint('ok')"], capture_output=True, text=True,
-                         env=full, timeout=300)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout + out.stderr
-    return out.stdout
+    return run_with_fake_driver(fake_dir, PRELUDE + body, env)
 
 
 pytestmark = needs_nvrtc

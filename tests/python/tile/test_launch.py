@@ -5,11 +5,6 @@ fast path does not read, goes back to the Python path, which specialises again o
 before. The CUDA side runs against the stand-in driver (tests/fake_cuda: no kernels run, the
 packed parameters the driver receives are recorded)."""
 
-import os
-import pathlib
-import shutil
-import subprocess
-import sys
 
 import cupric as cu
 import numpy as np
@@ -18,8 +13,8 @@ from cupric import tile as ct
 from cupric.tile import _cuda
 from cupric.tile._kernel import Kernel
 from tile_helpers import assert_close, random, to_cu, to_np
+from fake_driver import run_with_fake_driver
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 def _scale(x, out, factor, BLOCK: ct.Constant[int]):
@@ -276,32 +271,14 @@ def python_path(kernel, grid, *args):
 """
 
 
-@pytest.fixture(scope="module")
-def fake_dir(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler for the stand-in driver")
-    out = tmp_path_factory.mktemp("fake_cuda")
-    subprocess.run(
-        [cc, "-shared", "-fPIC", "-O1", "-o", str(out / "libcuda.so.1"), str(ROOT / "tests/fake_cuda/fake_libcuda.c")],
-        check=True,
-    )
-    return out
-
-
 def run_fake(fake_dir, body, cache):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_")}
-    env.update(
-        LD_LIBRARY_PATH=f"{fake_dir}:{os.environ.get('LD_LIBRARY_PATH', '')}",
-        CUPRIC_CACHE_DIR=str(cache),
-        CUPRIC_DEVICE="cuda",
-        FAKE_PARAM_SIZES=",".join(["8"] * 10),  # saxpy on 1-d arrays: alpha + 3 x (pointer, extent, stride)
-    )
-    script = cache / "launch_check.py"  # a file: kernels need their source
-    script.write_text(FAKE_PRELUDE + body + "\nprint('ok')\n")
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout + out.stderr
-    return out.stdout
+    env = {
+        "CUPRIC_CACHE_DIR": str(cache),
+        "CUPRIC_DEVICE": "cuda",
+        "FAKE_PARAM_SIZES": ",".join(["8"] * 10),  # saxpy on 1-d arrays: alpha + 3 x (pointer, extent, stride)
+    }
+    # from a file: kernels need their source
+    return run_with_fake_driver(fake_dir, FAKE_PRELUDE + body, env, script=cache / "launch_check.py")
 
 
 needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
