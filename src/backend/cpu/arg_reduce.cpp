@@ -7,6 +7,7 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
+#include "kept_tiles.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
 #include "thread_pool.hpp"
@@ -106,33 +107,27 @@ class ArgEngine {
   void outer() const {
     const LoopDim& axis = L_.reduced[0];
     const LoopDim& v = L_.kept.back();
-    const int n_outer_dims = static_cast<int>(L_.kept.size()) - 1;
-    const std::int64_t n_outer = L_.kept_count() / v.size;
-    const std::int64_t ntiles = (v.size + kTile - 1) / kTile;
-    const std::int64_t task_elems = axis.size * std::min(v.size, kTile);
-    parallel_for(n_outer * ntiles, std::max<std::int64_t>(1, kGrain / task_elems), [&](std::int64_t b, std::int64_t e) {
-      const auto best = make_scratch<T>(kTile), row = make_scratch<T>(kTile);
-      const auto index = make_scratch<std::int64_t>(kTile);
-      for (std::int64_t t = b; t < e; ++t) {
-        const std::int64_t ti = t % ntiles;
-        const Odometer pos(L_.kept.data(), n_outer_dims, t / ntiles);
-        const std::int64_t tw = std::min(kTile, v.size - ti * kTile);
-        const char* base = L_.in + pos.in() + ti * kTile * v.in;
-        load_(base, v.in, reinterpret_cast<char*>(best.get()), tsz, tw);
-        std::fill(index.get(), index.get() + tw, 0);
-        const bool direct = in_is_t_ && v.in == tsz;
-        for (std::int64_t k = 1; k < axis.size; ++k) {
-          const T* r = reinterpret_cast<const T*>(base + k * axis.in);
-          if (!direct) {
-            load_(base + k * axis.in, v.in, reinterpret_cast<char*>(row.get()), tsz, tw);
-            r = row.get();
+    const bool direct = in_is_t_ && v.in == tsz;
+    struct Scratch {
+      std::unique_ptr<T[]> best, row;
+      std::unique_ptr<std::int64_t[]> index;
+    };
+    for_each_kept_tile(
+        L_, kTile,
+        [] { return Scratch{make_scratch<T>(kTile), make_scratch<T>(kTile), make_scratch<std::int64_t>(kTile)}; },
+        [&](Scratch& s, const char* base, char* dst, std::int64_t tw) {
+          load_(base, v.in, reinterpret_cast<char*>(s.best.get()), tsz, tw);
+          std::fill(s.index.get(), s.index.get() + tw, 0);
+          for (std::int64_t k = 1; k < axis.size; ++k) {
+            const T* r = reinterpret_cast<const T*>(base + k * axis.in);
+            if (!direct) {
+              load_(base + k * axis.in, v.in, reinterpret_cast<char*>(s.row.get()), tsz, tw);
+              r = s.row.get();
+            }
+            update(s.best.get(), s.index.get(), r, tw, k);
           }
-          update(best.get(), index.get(), r, tw, k);
-        }
-        char* dst = L_.out + pos.out() + ti * kTile * v.out;
-        for (std::int64_t j = 0; j < tw; ++j) *reinterpret_cast<std::int64_t*>(dst + j * v.out) = index[j];
-      }
-    });
+          for (std::int64_t j = 0; j < tw; ++j) *reinterpret_cast<std::int64_t*>(dst + j * v.out) = s.index[j];
+        });
   }
 
   static void update(T* __restrict best, std::int64_t* __restrict index, const T* __restrict row, std::int64_t n,

@@ -8,6 +8,7 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
+#include "kept_tiles.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
 #include "thread_pool.hpp"
@@ -83,30 +84,24 @@ class ScanEngine {
   void outer() const {
     const LoopDim& axis = L_.reduced[0];
     const LoopDim& v = L_.kept.back();
-    const int n_outer_dims = static_cast<int>(L_.kept.size()) - 1;
-    const std::int64_t n_outer = L_.kept_count() / v.size;
-    const std::int64_t ntiles = (v.size + kTile - 1) / kTile;
-    const std::int64_t task_elems = axis.size * std::min(v.size, kTile);
-    parallel_for(n_outer * ntiles, std::max<std::int64_t>(1, kGrain / task_elems), [&](std::int64_t b, std::int64_t e) {
-      const auto acc = make_scratch<T>(kTile), row = make_scratch<T>(kTile);
-      for (std::int64_t t = b; t < e; ++t) {
-        const std::int64_t ti = t % ntiles;
-        const Odometer pos(L_.kept.data(), n_outer_dims, t / ntiles);
-        const std::int64_t tw = std::min(kTile, v.size - ti * kTile);
-        const char* src = L_.in + pos.in() + ti * kTile * v.in;
-        char* dst = L_.out + pos.out() + ti * kTile * v.out;
-        std::fill(acc.get(), acc.get() + tw, Op::template identity<T>());
-        for (std::int64_t k = 0; k < axis.size; ++k) {
-          const T* q = reinterpret_cast<const T*>(src + k * axis.in);
-          if (!(in_is_t_ && v.in == tsz)) {
-            load_(src + k * axis.in, v.in, reinterpret_cast<char*>(row.get()), tsz, tw);
-            q = row.get();
+    const bool direct = in_is_t_ && v.in == tsz;
+    struct Scratch {
+      std::unique_ptr<T[]> acc, row;
+    };
+    for_each_kept_tile(
+        L_, kTile, [] { return Scratch{make_scratch<T>(kTile), make_scratch<T>(kTile)}; },
+        [&](Scratch& s, const char* src, char* dst, std::int64_t tw) {
+          std::fill(s.acc.get(), s.acc.get() + tw, Op::template identity<T>());
+          for (std::int64_t k = 0; k < axis.size; ++k) {
+            const T* q = reinterpret_cast<const T*>(src + k * axis.in);
+            if (!direct) {
+              load_(src + k * axis.in, v.in, reinterpret_cast<char*>(s.row.get()), tsz, tw);
+              q = s.row.get();
+            }
+            step_row(s.acc.get(), q, tw);
+            store_(reinterpret_cast<const char*>(s.acc.get()), tsz, dst + k * axis.out, v.out, tw);
           }
-          step_row(acc.get(), q, tw);
-          store_(reinterpret_cast<const char*>(acc.get()), tsz, dst + k * axis.out, v.out, tw);
-        }
-      }
-    });
+        });
   }
 
   static void step_row(T* __restrict acc, const T* __restrict row, std::int64_t n) {
