@@ -103,6 +103,11 @@ _COMPILE_TIME_CALLS = {
 }
 
 
+# Errors an op raises about the user's kernel (bad shapes, dtypes, arguments...): reported at the
+# kernel's file and line.
+_USER_ERRORS = (ValueError, TypeError, OverflowError, NotImplementedError, IndexError, KeyError, AttributeError,
+                ZeroDivisionError)
+
 class _Return(Exception):
     def __init__(self, value):
         self.value = value
@@ -269,16 +274,7 @@ class Frontend(ControlFlow):
             handler(node, scope)
         except (CompileError, _Return):
             raise
-        except (
-            ValueError,
-            TypeError,
-            OverflowError,
-            NotImplementedError,
-            IndexError,
-            KeyError,
-            AttributeError,
-            ZeroDivisionError,
-        ) as err:
+        except _USER_ERRORS as err:
             raise self._error_at(node, str(err)) from err
 
     def stmt_Expr(self, node, scope):
@@ -346,16 +342,7 @@ class Frontend(ControlFlow):
             return handler(node, scope)
         except (CompileError, _Return):
             raise
-        except (
-            ValueError,
-            TypeError,
-            OverflowError,
-            NotImplementedError,
-            IndexError,
-            KeyError,
-            AttributeError,
-            ZeroDivisionError,
-        ) as err:
+        except _USER_ERRORS as err:
             raise self._error_at(node, str(err)) from err
 
     def expr_Constant(self, node, scope):
