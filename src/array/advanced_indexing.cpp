@@ -2,7 +2,6 @@
 // indexing): index arrays are checked and turned into element offsets on the host, then the
 // device's backend gathers (a[idx]) or scatters (a[idx] = v) along one flattened dimension.
 #include <algorithm>
-#include <cstring>
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
@@ -86,9 +85,11 @@ std::vector<Array> nonzero_host(const Array& a) {
     if (a.size()) backend_for(a.device()).cast(elementwise_plan({&a, &truth}, a.shape()));
   }
   const Array h = host_copy(truth);
-  const bool* mask = static_cast<const bool*>(h.data());
+  // read as bytes: a bool byte other than 0 and 1 (memory filled by other means: DLPack, views of
+  // uint8 data) is true, counted and stepped over once, never added as its value
+  const auto* mask = static_cast<const unsigned char*>(h.data());
   const std::int64_t n = h.size();
-  const std::int64_t count = std::count(mask, mask + n, true);
+  const std::int64_t count = std::count_if(mask, mask + n, [](unsigned char b) { return b != 0; });
   const int nd = a.ndim();
   std::vector<Array> out;
   for (int k = 0; k < nd; ++k) out.push_back(Array::empty({count + 1}, DType::int64).view({count}, {1}, 0));
@@ -96,7 +97,7 @@ std::vector<Array> nonzero_host(const Array& a) {
     auto* dst = static_cast<std::int64_t*>(out[0].data());
     for (std::int64_t i = 0, j = 0; i < n; ++i) {
       dst[j] = i;
-      j += mask[i];
+      j += mask[i] != 0;
     }
     return out;
   }
@@ -104,7 +105,7 @@ std::vector<Array> nonzero_host(const Array& a) {
   for (int k = 0; k < nd; ++k) dst.push_back(static_cast<std::int64_t*>(out[k].data()));
   std::vector<std::int64_t> idx(nd, 0);
   for (std::int64_t i = 0, j = 0; i < n; ++i) {
-    if (mask[i]) {
+    if (mask[i] != 0) {
       for (int k = 0; k < nd; ++k) dst[k][j] = idx[k];
       ++j;
     }

@@ -394,3 +394,14 @@ def test_index_arrays_are_never_modified_and_errors_name_the_first_bad_index(dev
     for bad in [np.array([0, 7, -9]), np.array([1, -7]), np.array([[6]], np.int16)]:
         raises_like(lambda: n[bad], lambda: c[cu.asarray(bad, device=device)])
         raises_like(lambda: n[:, bad], lambda: c[:, bad])
+
+
+def test_boolean_index_reads_any_nonzero_bool_byte_as_true():
+    # bool memory filled by other means (a uint8 view, DLPack) may hold bytes other than 0 and 1:
+    # each is one true element (the positions were once advanced by the byte's value: a heap overflow)
+    raw = np.array([0, 2, 0, 255, 1, 0, 7], dtype=np.uint8)
+    x = cu.arange(7)
+    np.testing.assert_array_equal(np.asarray(x[cu.asarray(raw.view(np.bool_))]), [1, 3, 4, 6])
+    two = raw[:6].reshape(2, 3).view(np.bool_)
+    y = cu.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(np.asarray(y[cu.asarray(two)]), [1, 3, 4])
