@@ -97,14 +97,15 @@ class CudaBackend final : public Backend {
   void launch(const runtime::Kernel& k, const runtime::LaunchConfig& config, runtime::ArgPacker& args);
   int sm_count() const { return sm_count_; }
   int index() const { return index_; }
+  /// The kernel cached under `key` (first byte: the family, 'U' ufunc, 'C' cast, 'T' transpose,
+  /// 'R' reduction), or nullptr (then the caller compiles it and calls remember).
+  const runtime::Kernel* cached(const MapKey& key);
+  const runtime::Kernel* remember(const MapKey& key, const runtime::Kernel* k);
 
  private:
   template <class MakeSpec>
   void run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin, const DType* in_compute,
                MakeSpec&& make_spec);  // cuda_elementwise.cpp
-  /// The kernel cached under `key`, or nullptr (then the caller compiles it and calls remember).
-  const runtime::Kernel* cached(const MapKey& key);
-  const runtime::Kernel* remember(const MapKey& key, const runtime::Kernel* k);
   template <class MakeSpec>
   bool transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec);
   int index_;

@@ -73,10 +73,18 @@ void reduce_pass(CudaBackend& be, ReduceOp op, bool second, const void* in, DTyp
   if (nred > 0) nsplit = ceil_div(nred, chunk);
   const int partial = nsplit == 1 ? 0 : cols ? 2 : 1;
 
-  const std::string base = second ? cat("reduce_", reduce_name(op), "_", short_name(in_t), "_", short_name(out_t), "_partials")
-                                  : cat("reduce_", reduce_name(op), "_", short_name(in_t), "_", short_name(out_t));
-  const runtime::Kernel& k = be.kernel(base, cat(base, colsv ? "_colsv" : cols ? "_cols" : "_rows"),
-                                       [&] { return render_reduce(op, in_t, out_t, second); });
+  const char variant = colsv ? 'v' : cols ? 'c' : 'r';
+  MapKey key;
+  key.add('R').add(static_cast<unsigned>(op)).add(static_cast<unsigned>(in_t)).add(static_cast<unsigned>(out_t));
+  key.add(second ? 1u : 0u).add(static_cast<unsigned char>(variant));
+  const runtime::Kernel* kp = be.cached(key);
+  if (!kp) {  // names and source only on the first call of this kernel
+    const std::string base =
+        cat("reduce_", reduce_name(op), "_", short_name(in_t), "_", short_name(out_t), second ? "_partials" : "");
+    kp = be.remember(key, &be.kernel(base, cat(base, colsv ? "_colsv" : cols ? "_cols" : "_rows"),
+                                     [&] { return render_reduce(op, in_t, out_t, second); }));
+  }
+  const runtime::Kernel& k = *kp;
   Array partials;
   if (partial) partials = Array::empty({nout * nsplit}, acc, Device::cuda(be.index()));
   {
