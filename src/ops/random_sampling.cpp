@@ -92,6 +92,8 @@ Array Generator::choice(const Array* population, std::int64_t n, const Shape& sh
     n = population->shape()[0];
     device = population->device();
   }
+  for (std::int64_t d : shape)
+    if (d < 0) throw ValueError(cat("choice: negative dimensions are not allowed: size=", shape_str(shape)));
   const std::int64_t count = shape_size(shape);
   if (n <= 0 && count > 0) throw ValueError(cat("choice: a cannot be empty unless no samples are taken (a has ", n, " elements)"));
   if (!replace && count > n)

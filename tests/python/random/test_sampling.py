@@ -117,6 +117,8 @@ def test_bad_input_raises_and_leaves_data_alone():
         g.permutation(cu.asarray(3.0))
     with pytest.raises(ValueError, match="non-negative"):
         g.permutation(-1)
+    with pytest.raises(ValueError, match=r"negative dimensions are not allowed: size=\(2, -1\)"):
+        g.choice(3, size=(2, -1), replace=False)
     with pytest.raises(NotImplementedError, match="axis=1"):
         g.shuffle(cu.zeros((2, 2)), axis=1)
     assert g.counter == before
