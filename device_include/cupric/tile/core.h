@@ -35,7 +35,7 @@ struct Dims {
 /// that the bounds tests of tiles that fill every slot disappear from the code that stages them in
 /// shared memory (smaller kernels, faster compiles; docs/tile.md, "Compile times (NVRTC)").
 CUPRIC_TC bool in_block(int tid) {
-#ifdef CUPRIC_TILE_DEVICE
+#if defined(CUPRIC_TILE_DEVICE) && defined(__CUDA_ARCH__)  // (nvcc's host pass has no __builtin_assume)
   if (!__builtin_is_constant_evaluated()) __builtin_assume(tid >= 0 && tid < kThreads);
 #endif
   (void)tid;

@@ -43,4 +43,5 @@
 #include "cupric/tile/shape.h"
 #include "cupric/tile/reduce.h"
 #include "cupric/tile/mma.h"
+#include "cupric/tile/staged.h"
 #include "cupric/tile/debug.h"

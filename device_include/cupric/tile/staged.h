@@ -1,0 +1,251 @@
+// cupric/tile/staged.h — operands of tensor-core products that go global memory -> shared memory
+// asynchronously (GPU). A K loop whose product reads two loads (a (M, K), b (K, N) or (N, K))
+// keeps a ring of stages in shared memory: the loads of later iterations are in flight (cp.async)
+// while the product of this one runs, which reads its stage directly — wgmma on sm_90a (the
+// accumulator of each warpgroup's 64 rows in registers), ldmatrix + mma.sync elsewhere.
+//
+// A stage holds each operand as Panels: the columns cut into panels of 64 (128 bytes of 16-bit
+// values), each panel its R rows of 128 bytes one after the other, and in each row the eight
+// 16-byte chunks permuted (chunk ^ row % 8): the 128-byte swizzle of wgmma's canonical layouts
+// (K-major for a and a transposed b, MN-major for b), which also keeps the copies and ldmatrix free
+// of bank conflicts. Panels start at 1024-byte boundaries.
+#pragma once
+
+#ifdef CUPRIC_TILE_DEVICE
+namespace cu::tile {
+
+/// Byte offset of chunk c (columns 8c ... 8c + 7) of row r in the panels of an (R, C) tile.
+template <int R>
+CUPRIC_TD int panel_offset(int r, int c) {
+  return (c / 8) * (R * 128) + r * 128 + (((c % 8) ^ (r % 8)) * 16);
+}
+
+/// Bytes of an (R, C) operand's panels (C a multiple of 64 16-bit values).
+template <int R, int C>
+CUPRIC_TC int panel_bytes() {
+  return R * C * 2;
+}
+
+CUPRIC_TD void cp_async16(void* dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_address(dst)), "l"(src) : "memory");
+}
+CUPRIC_TD void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+CUPRIC_TD void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+/// Waits for the copies of all but the `Pending` most recent groups, then makes the stage they
+/// filled visible to every thread of the block and to the tensor cores' (async) proxy.
+template <int Pending>
+CUPRIC_TD void stage_ready() {
+  cp_async_wait<Pending>();
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+}
+
+/// Starts copying the (R, C) tile of the 2-D array `a` at element (start[0], start[1]) into panels
+/// at dst. Out-of-bounds elements read 0. A 16-byte chunk inside the array, contiguous and aligned,
+/// is copied by cp.async; chunks that are not (array edges, odd strides or alignment) are read
+/// element by element and stored directly.
+template <int R, int C, class T>
+CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 2>& a, const i64 (&start)[2]) {
+  static_assert(sizeof(T) == 2 && C % 64 == 0, "cupric.tile: async operands are 16-bit, 64-column panels");
+  constexpr int chunks = R * C / 8;
+  const bool unit = a.stride[1] == 1;
+  CUPRIC_TILE_UNROLL
+  for (int j = 0; j < (chunks + kThreads - 1) / kThreads; ++j) {
+    const int i = j * kThreads + b.tid;
+    if (chunks % kThreads != 0 && i >= chunks) break;
+    const int r = (i / 8) % R, c = (i / (8 * R)) * 8 + i % 8;
+    const i64 gr = start[0] + r, gc = start[1] + 8LL * c;
+    unsigned char* d = dst + panel_offset<R>(r, c);
+    const T* src = a.data + gr * a.stride[0] + gc * a.stride[1];
+    const bool row_in = gr >= 0 && gr < a.shape[0];
+    if (row_in && gc >= 0 && gc + 8 <= a.shape[1] && unit && (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
+      cp_async16(d, src);
+    } else {
+      u32 w[4] = {0, 0, 0, 0};
+      CUPRIC_TILE_UNROLL
+      for (int e = 0; e < 8; ++e)
+        if (row_in && gc + e >= 0 && gc + e < a.shape[1])
+          w[e / 2] |= static_cast<u32>(a.data[gr * a.stride[0] + (gc + e) * a.stride[1]].bits) << (16 * (e % 2));
+      *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  }
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// wgmma.mma_async m64nNk16, float32 accumulators d[0 .. N/2), operands by descriptor; TB: b is
+// MN-major (a (K, N) tile), else K-major (an (N, K) tile).
+#define CUPRIC_WGMMA_N64(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"  \
+               "}, %32, %33, p, 1, 1, 0, %35;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])  \
+               : "l"(da), "l"(db), "r"(1), "n"(TB))
+#define CUPRIC_WGMMA_N128(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"  \
+               "}, %64, %65, p, 1, 1, 0, %67;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),  \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),  \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),  \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])  \
+               : "l"(da), "l"(db), "r"(1), "n"(TB))
+#define CUPRIC_WGMMA_N192(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n192k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "  \
+               "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "  \
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"  \
+               "}, %96, %97, p, 1, 1, 0, %99;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),  \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),  \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),  \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),  \
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),  \
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),  \
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),  \
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])  \
+               : "l"(da), "l"(db), "r"(1), "n"(TB))
+#define CUPRIC_WGMMA_N256(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "  \
+               "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "  \
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "  \
+               "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "  \
+               "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"  \
+               "}, %128, %129, p, 1, 1, 0, %131;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),  \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),  \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),  \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),  \
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),  \
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),  \
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),  \
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),  \
+                 "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),  \
+                 "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),  \
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),  \
+                 "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])  \
+               : "l"(da), "l"(db), "r"(1), "n"(TB))
+
+template <int N, int TB, class TI>
+CUPRIC_TD void wgmma(float* d, u64 da, u64 db) {
+  if constexpr (N == 64) {
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_N64("bf16"); else CUPRIC_WGMMA_N64("f16");
+  } else if constexpr (N == 128) {
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_N128("bf16"); else CUPRIC_WGMMA_N128("f16");
+  } else if constexpr (N == 192) {
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_N192("bf16"); else CUPRIC_WGMMA_N192("f16");
+  } else {
+    static_assert(N == 256, "cupric.tile: wgmma widths are 64, 128, 192, 256");
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_N256("bf16"); else CUPRIC_WGMMA_N256("f16");
+  }
+}
+
+// b as (K, N) panels: the leading byte offset steps from one 64-column panel to the next (K * 128
+// bytes), the stride byte offset from one group of 8 rows to the next (1024)
+#ifndef CUPRIC_WGMMA_B_LEAD
+#define CUPRIC_WGMMA_B_LEAD (K * 128)
+#define CUPRIC_WGMMA_B_STRIDE 1024
+#endif
+
+/// A shared-memory matrix descriptor with the 128-byte swizzle: start address, the two byte
+/// strides (leading, stride dimension), all in 16-byte units.
+CUPRIC_TD u64 wgmma_desc(const void* p, u32 lead, u32 stride) {
+  return static_cast<u64>((smem_address(p) & 0x3FFFF) >> 4) | (static_cast<u64>(lead >> 4) << 16) |
+         (static_cast<u64>(stride >> 4) << 32) | (1ULL << 62);
+}
+#endif
+
+/// out = acc + a @ b with a (M, K) and b (K, N) (BT: (N, K)) already in shared memory as panels
+/// (copy_async), 16-bit inputs and float32 accumulation; the accumulator's layout gives each warp
+/// 16 whole rows (MmaLayout<M, N, warps, 1>), which is wgmma's: warpgroup g holds rows 64g ... 64g + 63.
+template <int M, int K, int N, bool BT, class TI, class L>
+CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsigned char* sa, const unsigned char* sb,
+                          const Tile<float, M * N, L>& acc) {
+  static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kM == M && L::kN == N && M == 16 * L::kWM,
+                "cupric.tile: a staged product keeps 16 rows of its accumulator per warp");
+  static_assert(K % 16 == 0 && N % 64 == 0 && (BT || K % 64 == 0 || true), "cupric.tile: staged product shape");
+  if (&out != &acc) {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < L::kSlots; ++s) out.v[s] = acc.v[s];
+  }
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(M % 64 == 0 && N <= 256, "cupric.tile: wgmma takes 64-row warpgroups and at most 256 columns");
+  const int wg = b.tid / 128;
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  CUPRIC_TILE_UNROLL
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    // a: K-major panels of M rows; this warpgroup's 64 rows, 32 bytes per k16 step inside a panel
+    const u64 da = wgmma_desc(sa + (k0 / 64) * (M * 128) + wg * 64 * 128 + (k0 % 64) * 2, 16, 1024);
+    u64 db;
+    if constexpr (BT) {  // (N, K): K-major panels of N rows
+      db = wgmma_desc(sb + (k0 / 64) * (N * 128) + (k0 % 64) * 2, 16, 1024);
+    } else {  // (K, N): MN-major panels of K rows; 8-row groups 1024 bytes apart, panels K * 128
+      db = wgmma_desc(sb + k0 * 128, CUPRIC_WGMMA_B_LEAD, CUPRIC_WGMMA_B_STRIDE);
+    }
+    wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#else
+  constexpr int TN = L::TN;
+  const int warp = b.tid / 32, lane = b.tid % 32, m0 = warp * 16;
+  CUPRIC_TILE_UNROLL
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    u32 af[4], bf[TN][2];
+    ldmatrix_x4(af, reinterpret_cast<const u16*>(sa + panel_offset<M>(m0 + lane % 16, k0 / 8 + lane / 16)));
+    CUPRIC_TILE_UNROLL
+    for (int tn = 0; tn < TN; tn += 2) {
+      if constexpr (BT) {  // lane l: row 8 tn + l % 8 (+ 8 for l >= 16), chunk k0 / 8 (+ 1 for l % 16 >= 8)
+        u32 r[4];
+        ldmatrix_x4(r, reinterpret_cast<const u16*>(
+                           sb + panel_offset<N>(tn * 8 + (lane / 16) * 8 + lane % 8, k0 / 8 + (lane / 8) % 2)));
+        bf[tn][0] = r[0];
+        bf[tn][1] = r[1];
+        bf[tn + 1][0] = r[2];
+        bf[tn + 1][1] = r[3];
+      } else {  // lane l: row k0 + l % 16, chunk tn (+ 1 for l >= 16)
+        ldmatrix_x4_trans(bf[tn][0], bf[tn][1], bf[tn + 1][0], bf[tn + 1][1],
+                          reinterpret_cast<const u16*>(sb + panel_offset<K>(k0 + lane % 16, tn + lane / 16)));
+      }
+    }
+    CUPRIC_TILE_UNROLL
+    for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + tn * 4, af, bf[tn]);
+  }
+#endif
+}
+
+}  // namespace cu::tile
+#endif
