@@ -17,7 +17,7 @@ from cupric import tile as ct
 # prefetched; 64x64 fits in 252 registers without spills (64x32: 198, 128x32: 237, 128x64 spills)
 # and halves the barriers per key against 64x32 (each runs one block of 8 warps per SM).
 SAXPY_BLOCK = 8192
-MATMUL_TILES = (128, 128, 32)
+MATMUL_TILES = (128, 128, 64)
 ATTENTION_TILES = (64, 64)
 
 

@@ -40,6 +40,9 @@ matmul_tuned = ct.autotune(
         {"BM": 32, "BN": 64, "BK": 32},
         ct.Config({"BM": 128, "BN": 64, "BK": 32}, num_threads=256),
         ct.Config({"BM": 128, "BN": 128, "BK": 32}, num_threads=256),
+        # K steps of 64: the GPU keeps a ring of stages and uses wgmma (docs/tile.md)
+        ct.Config({"BM": 128, "BN": 128, "BK": 64}, num_threads=256),
+        ct.Config({"BM": 128, "BN": 256, "BK": 64}, num_threads=256),
     ],
     key=["a", "b"],
 )(matmul_kernel)

@@ -31,6 +31,12 @@ Launch choose_launch(const Function& f, const EmitOptions& o) {
   });
   Launch l;
   l.threads = o.threads > 0 ? o.threads : (largest >= 8192 ? 256 : 128);
+  if (o.threads <= 0)  // a product that can read staged operands: one warp per 16 rows of its accumulator
+    walk(f.body, [&](const Op& op) {
+      if (op.kind != OpKind::mma) return;
+      const int t = static_cast<int>(f.type(op.result()).shape.at(0) / 16 * 32);
+      if (t > 0 && t <= 1024 && staged_shape(f, op, t).stages > 0) l.threads = t;
+    });
   if (l.threads % 32 != 0 || l.threads > 1024)
     throw ValueError(cat("cupric.tile: threads per block must be a multiple of 32 up to 1024, got ", l.threads));
   l.vec = std::clamp(16 / narrowest, 1, 8);
@@ -93,6 +99,7 @@ EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
   const Launch l = choose_launch(unlaid, o);
   Function folded = unlaid;
   fold_transposes(folded);
+  stage_products(folded, l.threads);
   const Function f = assign_layouts(pipeline_loads(folded), l.threads);
   Emitter e(f, o, l.threads, l.vec);
   const std::string body = e.body();
@@ -130,7 +137,8 @@ EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
     }
   }
   r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) +
-             cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads, ") ", f.name, "(", params, ") {\n",
+             cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
+                 e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
                  "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",
                  "  const ::cu::tile::Block blk{{static_cast<long long>(blockIdx.x), static_cast<long long>(blockIdx.y), "
                  "static_cast<long long>(blockIdx.z)},\n",

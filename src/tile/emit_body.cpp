@@ -2,10 +2,12 @@
 // their user's loop), literals, scalar and fused elementwise code, and structured control flow.
 // Memory, reduction, shape and debugging ops are in emit_ops.cpp.
 #include <cstring>
+#include <set>
 
 #include "cupric/errors.hpp"
 #include "cupric/ufunc.hpp"
 #include "tile/emitter.hpp"
+#include "tile/passes.hpp"
 
 namespace cupric::tile {
 
@@ -373,7 +375,86 @@ void Emitter::stage_invariant_operands(const Region& body) {
   }
 }
 
+void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
+  std::set<std::size_t> chain;  // the index ops of both loads, each once, in body order
+  long long a_bytes = 0;
+  for (const Op& load : body.ops) {
+    if (load.kind != OpKind::load || load.ints.empty()) continue;
+    const std::vector<std::size_t> c = index_chain(f_, body, load).value();
+    chain.insert(c.begin(), c.end());
+    if (load.ints[0] == 1) a_bytes = 2 * f_.type(load.result()).size();
+  }
+  for (std::size_t i : chain) emit_op(body.ops[i]);
+  for (const Op& load : body.ops) {
+    if (load.kind != OpKind::load || load.ints.empty()) continue;
+    const Shape& shape = f_.type(load.result()).shape;
+    line() << "{";
+    line() << "  const ::cu::tile::i64 st[2] = {" << name(load.operands.at(1)) << " * " << shape[0] << ", "
+           << name(load.operands.at(2)) << " * " << shape[1] << "};";
+    line() << "  ::cu::tile::copy_async<" << shape[0] << ", " << shape[1] << ">(blk, " << to << " + "
+           << (load.ints[0] == 1 ? 0 : a_bytes) << ", " << name(load.operands.at(0)) << ", st);";
+    line() << "}";
+  }
+  line() << "::cu::tile::cp_async_commit();";
+}
+
+void Emitter::emit_staged_for(const Op& op) {
+  const Region& body = op.regions.at(0);
+  const int iv = body.args.at(0);
+  const int stages = static_cast<int>(op.ints.at(0)), in_flight = static_cast<int>(op.ints.at(1));
+  const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the product reads
+  min_blocks_ = std::max(min_blocks_, static_cast<int>(op.ints.at(2)));
+  long long a_bytes = 0, stage = 0;
+  const Op* product = nullptr;
+  for (const Op& o : body.ops) {
+    if (o.kind == OpKind::load && !o.ints.empty()) {
+      stage += 2 * f_.type(o.result()).size();
+      if (o.ints[0] == 1) a_bytes = 2 * f_.type(o.result()).size();
+    }
+    if (o.kind == OpKind::mma) product = &o;
+  }
+  const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
+  resident_ += stages * stage + 1024;  // the ring starts at a 1024-byte boundary (the swizzle's period)
+  rings_[product] = Ring{ring, slot, stage, a_bytes, in_flight};
+  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + (::cu::tile::kSmemBytes - "
+         << resident_ << "));  // " << stages << " stages of a and b";
+  line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
+  ++indent_;
+  line() << "const ::cu::tile::i64 " << it << " = " << name(op.operands.at(0)) << " + " << slot << " * " << step << ";";
+  emit_stage_copies(body, cat(ring, " + ", slot, " * ", stage));
+  --indent_;
+  line() << "}";
+  line() << "int " << slot << " = 0;";
+  for (std::size_t i = 1; i < body.args.size(); ++i)
+    line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
+  // stage_products marks loops of a positive constant step
+  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << name(op.operands[1])
+         << "; " << it << " += " << step << ") {";
+  ++indent_;
+  line() << "::cu::tile::stage_ready<" << ahead - 1 << ">();";
+  line() << "{";
+  ++indent_;
+  line() << "const ::cu::tile::i64 " << it << "_ahead = " << it << " + " << ahead << " * " << step << ";";
+  line() << "const int " << slot << "_to = (" << slot << " + " << ahead << ") % " << stages << ";";
+  line() << "const ::cu::tile::i64 " << it << " = " << it << "_ahead;";
+  emit_stage_copies(body, cat(ring, " + ", slot, "_to * ", stage));
+  --indent_;
+  line() << "}";
+  emit_region(body);
+  line() << slot << " = " << slot << " + 1 == " << stages << " ? 0 : " << slot << " + 1;";
+  emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
+  --indent_;
+  line() << "}";
+  line() << "::cu::tile::staged_loop_end();";
+  for (std::size_t i = 0; i < op.results.size(); ++i)
+    line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
+}
+
 void Emitter::emit_for(const Op& op) {
+  if (op.ints.size() == 3) {
+    emit_staged_for(op);
+    return;
+  }
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
   stage_invariant_operands(body);

@@ -113,6 +113,16 @@ void Emitter::emit_mma(const Op& op) {
   const Type& tc = f_.type(c);
   const bool bt = !op.ints.empty() && op.ints[0] == 1;  // b given as (N, K) (fold_transposes)
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
+  if (auto ring = rings_.find(&op); ring != rings_.end()) {  // operands in the loop's ring of stages
+    const Ring& r = ring->second;
+    const std::string at = cat(r.at, " + ", r.slot, " * ", r.stage_bytes);
+    const std::string out = begin_result(v);
+    line() << "::cu::tile::mma_staged<" << M << ", " << K << ", " << N << ", " << (bt ? "true" : "false") << ", "
+           << r.in_flight << ", " << ctype(ta.dtype) << ">(blk, " << out << ", " << at << ", " << at << " + " << r.b_offset
+           << ", " << name(c) << ");";
+    end_result(v);
+    return;
+  }
   const TileLayout& l = f_.type(v).layout;
   const bool tf32 = op.flag && ta.dtype == DType::float32;
   auto phase = mma_phase_.find(&op);
@@ -156,6 +166,10 @@ void Emitter::emit_convert_layout(const Op& op) {
 }
 
 void Emitter::emit_memory(const Op& op) {
+  if (op.kind == OpKind::load && !op.ints.empty()) {  // stage_products: copied ahead into the ring
+    line() << "// " << name(op.result()) << ": in the ring of stages";
+    return;
+  }
   const bool is_load = op.kind == OpKind::load || op.kind == OpKind::load_offset;
   const bool offsets = op.kind == OpKind::load_offset || op.kind == OpKind::store_offset;
   const int array = op.operands.at(0);

@@ -5,6 +5,7 @@
 // iteration i, into a carried tile — so that its global-memory latency overlaps the mma of the
 // current iteration. The first tile is loaded before the loop (a load past the end reads padding).
 #include <algorithm>
+#include <complex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -54,6 +55,33 @@ std::int64_t int64_add_loop() {
   throw ValueError("internal: no int64 add loop");
 }
 
+}  // namespace
+
+std::optional<std::vector<std::size_t>> index_chain(const Function& f, const Region& body, const Op& load) {
+  std::unordered_map<int, std::size_t> def;
+  for (std::size_t i = 0; i < body.ops.size(); ++i)
+    for (int v : body.ops[i].results) def[v] = i;
+  std::unordered_set<std::size_t> need;
+  std::vector<int> work(load.operands.begin(), load.operands.end());
+  while (!work.empty()) {
+    const int v = work.back();
+    work.pop_back();
+    // a carried value changes from one iteration to the next in a way only the body knows
+    if (std::find(body.args.begin() + 1, body.args.end(), v) != body.args.end()) return std::nullopt;
+    auto found = def.find(v);
+    if (found == def.end() || need.count(found->second)) continue;  // defined outside the loop (or seen)
+    const Op& op = body.ops[found->second];
+    if (!is_scalar_pure(f, op)) return std::nullopt;
+    need.insert(found->second);
+    work.insert(work.end(), op.operands.begin(), op.operands.end());
+  }
+  std::vector<std::size_t> order(need.begin(), need.end());
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+namespace {
+
 class Pipeliner {
  public:
   explicit Pipeliner(Function& f) : f_(f) {}
@@ -72,13 +100,10 @@ class Pipeliner {
     std::size_t inserted = 0;
     for (;;) {
       const Region& body = r.ops[at + inserted].regions.at(0);
-      std::unordered_map<int, std::size_t> def;  // body value -> op index
-      for (std::size_t i = 0; i < body.ops.size(); ++i)
-        for (int v : body.ops[i].results) def[v] = i;
       std::optional<std::size_t> load;
       for (std::size_t i = 0; i < body.ops.size() && !load; ++i)
-        if (body.ops[i].kind == OpKind::load && feeds_only_mma(body, body.ops[i].result()) &&
-            chain(body, def, body.ops[i]).has_value())
+        if (body.ops[i].kind == OpKind::load && body.ops[i].ints.empty() && feeds_only_mma(body, body.ops[i].result()) &&
+            index_chain(f_, body, body.ops[i]).has_value())
           load = i;
       if (!load) return inserted;
       inserted += pipeline_one(r, at + inserted, *load);
@@ -95,29 +120,6 @@ class Pipeliner {
                ((op.kind == OpKind::mma && i < 2) || (op.kind == OpKind::reshape && feeds_only_mma(body, op.result())));
     });
     return ok;
-  }
-
-  /// The body ops (indices, in order) the load's operands are computed by, or nullopt when one of
-  /// them is not a pure scalar op.
-  std::optional<std::vector<std::size_t>> chain(const Region& body, const std::unordered_map<int, std::size_t>& def,
-                                                const Op& load) const {
-    std::unordered_set<std::size_t> need;
-    std::vector<int> work(load.operands.begin(), load.operands.end());
-    while (!work.empty()) {
-      const int v = work.back();
-      work.pop_back();
-      // a carried value changes from one iteration to the next in a way only the body knows
-      if (std::find(body.args.begin() + 1, body.args.end(), v) != body.args.end()) return std::nullopt;
-      auto found = def.find(v);
-      if (found == def.end() || need.count(found->second)) continue;  // defined outside the loop (or seen)
-      const Op& op = body.ops[found->second];
-      if (!is_scalar_pure(f_, op)) return std::nullopt;
-      need.insert(found->second);
-      work.insert(work.end(), op.operands.begin(), op.operands.end());
-    }
-    std::vector<std::size_t> order(need.begin(), need.end());
-    std::sort(order.begin(), order.end());
-    return order;
   }
 
   /// Copies of `ops` (and then of `load`) with operands renamed through `rename` (iv -> its value).
@@ -144,11 +146,8 @@ class Pipeliner {
   std::size_t pipeline_one(Region& r, std::size_t at, std::size_t load_at) {
     Op& loop = r.ops[at];
     Region& body = loop.regions.at(0);
-    std::unordered_map<int, std::size_t> def;
-    for (std::size_t i = 0; i < body.ops.size(); ++i)
-      for (int v : body.ops[i].results) def[v] = i;
     const Op load = body.ops[load_at];
-    const std::vector<std::size_t> ops = *chain(body, def, load);
+    const std::vector<std::size_t> ops = *index_chain(f_, body, load);
     const int iv = body.args.at(0);
     // before the loop: the first iteration's tile
     int first = -1;
@@ -209,6 +208,94 @@ void fold_transposes(Function& f) {
     }
   });
   canonicalize(f);  // drops the permutes
+}
+
+namespace {
+
+bool is_zero(const Scalar& v) {
+  switch (v.kind) {
+    case WeakKind::floating: return v.f == 0.0;
+    case WeakKind::boolean: return !v.b;
+    case WeakKind::complex: return v.c == std::complex<double>{};
+    default: return !v.big_unsigned && v.i == 0;
+  }
+}
+
+/// Marks the loops of r (and nested ones) whose product can read staged operands; `constants`:
+/// the constant ops of the function by result.
+void stage_region(Function& f, Region& r, int threads, const std::unordered_map<int, const Op*>& constants) {
+  for (Op& loop : r.ops) {
+    for (Region& sub : loop.regions) stage_region(f, sub, threads, constants);
+    if (loop.kind != OpKind::for_ || !loop.ints.empty()) continue;
+    auto step = constants.find(loop.operands.at(2));  // a positive constant step (the emitter's loop test)
+    if (step == constants.end() || step->second->value.kind != WeakKind::integer || step->second->value.i <= 0) continue;
+    Region& body = loop.regions.at(0);
+    if (writes_memory(body)) continue;
+    std::unordered_map<int, Op*> def;
+    std::unordered_map<int, int> uses;
+    Op* product = nullptr;
+    int products = 0;
+    walk(body, [&](Op& op) {
+      for (int v : op.results) def[v] = &op;
+      for (int v : op.operands) ++uses[v];
+      if (op.kind == OpKind::mma) ++products;
+    });
+    for (Op& op : body.ops)
+      if (op.kind == OpKind::mma) product = &op;
+    if (products != 1 || product == nullptr) continue;
+    const StagedShape shape = staged_shape(f, *product, threads);
+    if (shape.stages == 0) continue;
+    Op* operand[2] = {nullptr, nullptr};
+    bool ok = true;
+    for (int i = 0; i < 2 && ok; ++i) {
+      const int v = product->operands.at(static_cast<std::size_t>(i));
+      auto d = def.find(v);
+      ok = d != def.end() && d->second->kind == OpKind::load && uses[v] == 1 && f.type(d->second->operands.at(0)).ndim == 2 &&
+           is_zero(d->second->value) && index_chain(f, body, *d->second).has_value();
+      if (ok) operand[i] = d->second;
+    }
+    if (!ok || operand[0] == operand[1]) continue;
+    operand[0]->ints = {1};
+    operand[1]->ints = {2};
+    loop.ints = {shape.stages, shape.in_flight, shape.min_blocks};
+  }
+}
+
+}  // namespace
+
+StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
+  const Type& ta = f.type(mma.operands.at(0));
+  const Type& tb = f.type(mma.operands.at(1));
+  const Type& tc = f.type(mma.result());
+  const bool bt = !mma.ints.empty() && mma.ints[0] == 1;
+  if (ta.dtype != tb.dtype || (ta.dtype != DType::float16 && ta.dtype != DType::bfloat16) || tc.dtype != DType::float32 ||
+      ta.shape.size() != 2 || tc.shape.size() != 2)
+    return {};
+  const std::int64_t m = ta.shape[0], k = ta.shape[1], n = tc.shape[1], warps = threads / 32;
+  // each warp 16 whole rows (wgmma: warpgroups of 64); panels of 64 columns; wgmma widths <= 256
+  if (warps % 4 != 0 || m != 16 * warps || k % 64 != 0 || n % 64 != 0 || n > 256) return {};
+  (void)bt;
+  // a ring of stages in shared memory: 2 blocks per SM where their accumulators fit the registers
+  // (64 float32 per thread), else deeper rings for one block; one product left in flight
+  constexpr std::int64_t kBudget = 227 * 1024 - 1024;
+  const std::int64_t stage = 2 * (m * k + k * n);
+  StagedShape s;
+  if (n <= 128 && 3 * stage * 2 + 2048 <= kBudget + 1024) {
+    s = {3, 1, 2};
+  } else {
+    const std::int64_t fit = std::min<std::int64_t>(4, kBudget / stage);
+    if (fit < 2) return {};
+    s = {static_cast<int>(fit), fit >= 3 ? 1 : 0, 1};
+  }
+  return s;
+}
+
+void stage_products(Function& f, int threads) {
+  std::unordered_map<int, const Op*> constants;
+  walk(f.body, [&](const Op& op) {
+    if (op.kind == OpKind::constant) constants[op.result()] = &op;
+  });
+  stage_region(f, f.body, threads, constants);
 }
 
 Function pipeline_loads(const Function& f) {

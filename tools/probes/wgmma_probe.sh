@@ -6,14 +6,19 @@ build() {  # name, nvcc flags...
   local name=$1; shift
   nvcc -std=c++20 -O3 -I device_include "$@" tools/probes/wgmma_staged.cu -o "/tmp/$name" -Xptxas -v >"$OUT/$name.build.log" 2>&1 &
 }
-build p90 -gencode=arch=compute_90a,code=sm_90a
-build p90swap -gencode=arch=compute_90a,code=sm_90a -DCUPRIC_WGMMA_B_LEAD=1024 "-DCUPRIC_WGMMA_B_STRIDE=(K*128)"
-build p90s4 -gencode=arch=compute_90a,code=sm_90a -DSTAGES=4
-build p90s2 -gencode=arch=compute_90a,code=sm_90a -DSTAGES=2
-build p80 -gencode=arch=compute_80,code=compute_80
+V="p80 s2 s3m2 s4d1 s3d1m2 n256s3 n256s4d1 n256s3d1"
+build p80 -gencode=arch=compute_80,code=compute_80 -DSTAGES=3 -DMINB=2
+H=-gencode=arch=compute_90a,code=sm_90a
+build s2 $H -DSTAGES=2 -DMINB=2
+build s3m2 $H -DSTAGES=3 -DMINB=2
+build s4d1 $H -DSTAGES=4 -DDEPTH=1
+build s3d1m2 $H -DSTAGES=3 -DDEPTH=1 -DMINB=2
+build n256s3 $H -DBN=256 -DSTAGES=3
+build n256s4d1 $H -DBN=256 -DSTAGES=4 -DDEPTH=1
+build n256s3d1 $H -DBN=256 -DSTAGES=3 -DDEPTH=1
 wait
-for p in p90 p90swap p90s4 p90s2 p80; do
-  echo "== $p ($(grep -o 'Used [0-9]* registers' "$OUT/$p.build.log" | head -1))"
+for p in $V; do
+  echo "== $p ($(grep -o 'Used [0-9]* registers' "$OUT/$p.build.log" | head -1); $(grep -o '[0-9]* bytes spill stores' "$OUT/$p.build.log" | head -1); $(grep -c 'C75' "$OUT/$p.build.log") C75xx warnings)"
   [ -x "/tmp/$p" ] && timeout 120 "/tmp/$p" || tail -5 "$OUT/$p.build.log"
 done
 python3 - <<'PY'

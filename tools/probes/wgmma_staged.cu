@@ -7,8 +7,16 @@
 #ifndef STAGES
 #define STAGES 3
 #endif
+#ifndef DEPTH
+#define DEPTH 0  // products left in flight by each iteration (0 or 1)
+#endif
+#ifndef MINB
+#define MINB 1
+#endif
 #define BM 128
+#ifndef BN
 #define BN 128
+#endif
 #define BK 64
 #define CUPRIC_TILE_SMEM (STAGES * (BM * BK + BK * BN) * 2 + 1024)
 #include <cstdio>
@@ -19,17 +27,20 @@
 
 using namespace cu::tile;
 using L = MmaLayout<BM, BN, 8, 1>;
+static_assert(DEPTH == 0 || STAGES >= 3);
 
-extern "C" __global__ void __launch_bounds__(256) gemm(const bf16* A, const bf16* B, bf16* C, long long m, long long n, long long k) {
+extern "C" __global__ void __launch_bounds__(256, MINB) gemm(const bf16* A, const bf16* B, bf16* C, long long m, long long n, long long k) {
   extern __shared__ __align__(16) unsigned char smem[];
   const Block blk{{blockIdx.x, blockIdx.y, 0}, {gridDim.x, gridDim.y, 1}, static_cast<int>(threadIdx.x), smem, nullptr};
   const ArrayRef<bf16, 2> a{const_cast<bf16*>(A), {m, k}, {k, 1}}, b{const_cast<bf16*>(B), {k, n}, {n, 1}};
   unsigned char* stages = reinterpret_cast<unsigned char*>((reinterpret_cast<unsigned long long>(smem) + 1023) & ~1023ULL);
   constexpr int SA = panel_bytes<BM, BK>(), SB = panel_bytes<BK, BN>(), SS = SA + SB;
   Tile<float, BM * BN, L> acc;
+  CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) acc.v[s] = 0.f;
   const long long nk = (k + BK - 1) / BK;
-  for (int s = 0; s < STAGES - 1; ++s) {
+  constexpr int AHEAD = STAGES - 1 - DEPTH;  // tiles in flight ahead of the one computed
+  for (int s = 0; s < AHEAD; ++s) {
     const i64 sa[2] = {blk.bid[0] * BM, s * BK}, sb[2] = {s * BK, blk.bid[1] * BN};
     copy_async<BM, BK>(blk, stages + s * SS, a, sa);
     copy_async<BK, BN>(blk, stages + s * SS + SA, b, sb);
@@ -37,18 +48,22 @@ extern "C" __global__ void __launch_bounds__(256) gemm(const bf16* A, const bf16
   }
   int stage = 0;
   for (long long kk = 0; kk < nk; ++kk) {
-    stage_ready<STAGES - 2>();
+    stage_ready<AHEAD - 1>();
     {
-      const long long ahead = kk + STAGES - 1;
-      const int st = (stage + STAGES - 1) % STAGES;
+      const long long ahead = kk + AHEAD;
+      const int st = (stage + AHEAD) % STAGES;
       const i64 sa[2] = {blk.bid[0] * BM, ahead * BK}, sb[2] = {ahead * BK, blk.bid[1] * BN};
       copy_async<BM, BK>(blk, stages + st * SS, a, sa);
       copy_async<BK, BN>(blk, stages + st * SS + SA, b, sb);
       cp_async_commit();
     }
-    mma_staged<BM, BK, BN, false, bf16>(blk, acc, stages + stage * SS, stages + stage * SS + SA, acc);
+    mma_staged<BM, BK, BN, false, DEPTH, bf16>(blk, acc, stages + stage * SS, stages + stage * SS + SA, acc);
     stage = stage + 1 == STAGES ? 0 : stage + 1;
   }
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  wgmma_wait<0>();
+#endif
+  CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) {
     const int r = L::row(blk.tid, s), cc = L::col(blk.tid, s);
     const long long gr = blk.bid[0] * BM + r, gc = blk.bid[1] * BN + cc;

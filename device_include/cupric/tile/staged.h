@@ -26,6 +26,12 @@ CUPRIC_TC int panel_bytes() {
   return R * C * 2;
 }
 
+/// p rounded up to a multiple of N bytes (shared memory).
+template <int N>
+CUPRIC_TD unsigned char* align_smem(unsigned char* p) {
+  return p + ((N - (smem_address(p) % N)) % N);
+}
+
 CUPRIC_TD void cp_async16(void* dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_address(dst)), "l"(src) : "memory");
 }
@@ -40,7 +46,9 @@ CUPRIC_TD void cp_async_wait() {
 template <int Pending>
 CUPRIC_TD void stage_ready() {
   cp_async_wait<Pending>();
+#if __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
   __syncthreads();
 }
 
@@ -51,10 +59,23 @@ CUPRIC_TD void stage_ready() {
 template <int R, int C, class T>
 CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 2>& a, const i64 (&start)[2]) {
   static_assert(sizeof(T) == 2 && C % 64 == 0, "cupric.tile: async operands are 16-bit, 64-column panels");
-  constexpr int chunks = R * C / 8;
-  const bool unit = a.stride[1] == 1;
+  constexpr int chunks = R * C / 8, per_thread = (chunks + kThreads - 1) / kThreads;
+  // the common case, tested once: the whole tile inside the array, rows contiguous and 16-byte aligned
+  const bool whole = start[0] >= 0 && start[0] + R <= a.shape[0] && start[1] >= 0 && start[1] + C <= a.shape[1] &&
+                     a.stride[1] == 1 && a.stride[0] % 8 == 0 && (reinterpret_cast<unsigned long long>(a.data) & 15) == 0;
+  if (whole) {
+    const T* base = a.data + start[0] * a.stride[0] + start[1];
+    CUPRIC_TILE_UNROLL
+    for (int j = 0; j < per_thread; ++j) {
+      const int i = j * kThreads + b.tid;
+      if (chunks % kThreads != 0 && i >= chunks) break;
+      const int r = (i / 8) % R, c = (i / (8 * R)) * 8 + i % 8;
+      cp_async16(dst + panel_offset<R>(r, c), base + r * a.stride[0] + 8 * c);
+    }
+    return;
+  }
   CUPRIC_TILE_UNROLL
-  for (int j = 0; j < (chunks + kThreads - 1) / kThreads; ++j) {
+  for (int j = 0; j < per_thread; ++j) {
     const int i = j * kThreads + b.tid;
     if (chunks % kThreads != 0 && i >= chunks) break;
     const int r = (i / 8) % R, c = (i / (8 * R)) * 8 + i % 8;
@@ -62,7 +83,7 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
     unsigned char* d = dst + panel_offset<R>(r, c);
     const T* src = a.data + gr * a.stride[0] + gc * a.stride[1];
     const bool row_in = gr >= 0 && gr < a.shape[0];
-    if (row_in && gc >= 0 && gc + 8 <= a.shape[1] && unit && (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
+    if (row_in && gc >= 0 && gc + 8 <= a.shape[1] && a.stride[1] == 1 && (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
       cp_async16(d, src);
     } else {
       u32 w[4] = {0, 0, 0, 0};
@@ -180,6 +201,12 @@ CUPRIC_TD void wgmma(float* d, u64 da, u64 db) {
 #define CUPRIC_WGMMA_B_STRIDE 1024
 #endif
 
+/// Waits until at most N groups of this warpgroup's wgmmas are in flight.
+template <int N>
+CUPRIC_TD void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
 /// A shared-memory matrix descriptor with the 128-byte swizzle: start address, the two byte
 /// strides (leading, stride dimension), all in 16-byte units.
 CUPRIC_TD u64 wgmma_desc(const void* p, u32 lead, u32 stride) {
@@ -189,9 +216,11 @@ CUPRIC_TD u64 wgmma_desc(const void* p, u32 lead, u32 stride) {
 #endif
 
 /// out = acc + a @ b with a (M, K) and b (K, N) (BT: (N, K)) already in shared memory as panels
-/// (copy_async), 16-bit inputs and float32 accumulation; the accumulator's layout gives each warp
+/// (copy_async), 16-bit inputs and float32 accumulation. InFlight (wgmma): how many products may
+/// still run when it returns (1: the previous call's are done, this one's may not be — the loop
+/// refills a stage two iterations old and waits for all after the loop); the accumulator's layout gives each warp
 /// 16 whole rows (MmaLayout<M, N, warps, 1>), which is wgmma's: warpgroup g holds rows 64g ... 64g + 63.
-template <int M, int K, int N, bool BT, class TI, class L>
+template <int M, int K, int N, bool BT, int InFlight, class TI, class L>
 CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsigned char* sa, const unsigned char* sb,
                           const Tile<float, M * N, L>& acc) {
   static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kM == M && L::kN == N && M == 16 * L::kWM,
@@ -218,7 +247,7 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsi
     wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  wgmma_wait<InFlight>();
 #else
   constexpr int TN = L::TN;
   const int warp = b.tid / 32, lane = b.tid % 32, m0 = warp * 16;
@@ -244,6 +273,14 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsi
     CUPRIC_TILE_UNROLL
     for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + tn * 4, af, bf[tn]);
   }
+#endif
+}
+
+/// After a staged loop: no copy and (wgmma) no product is left running.
+CUPRIC_TD void staged_loop_end() {
+  cp_async_wait<0>();
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  wgmma_wait<0>();
 #endif
 }
 

@@ -177,15 +177,20 @@ CASES = {
         f"mma_epilogues_{dtype}": (lambda dtype=dtype, mkn=mkn, tiles=tiles: _epilogue_case(dtype, mkn, tiles))
         for dtype, mkn, tiles in test_mma.EPILOGUE_CASES
     },
+    **{  # the ring of stages and wgmma (cupric/tile/staged.h)
+        f"mma_staged_{i}": (lambda dtype=dtype, mkn=mkn, tiles=tiles, t=t: _epilogue_case(dtype, mkn, tiles, t))
+        for i, (dtype, mkn, tiles, t) in enumerate(test_mma.STAGED_CASES)
+    },
 }
 
 
-def _epilogue_case(dtype, mkn, tiles):
+def _epilogue_case(dtype, mkn, tiles, threads=0):
     m, k, n = mkn
     ins = [to_cu(x) for x in test_mma.epilogue_inputs(m, k, n, dtype)]
     out16 = "float16" if dtype == "float32" else dtype
     outs = test_mma.epilogue_outputs(m, n, tiles, out16, lambda s, d: cu.zeros(s, dtype=cu.dtype(d)))
-    return test_mma.mma_epilogues, (*ins, *outs, *tiles, dtype == "float32")
+    kernel = ct.kernel(test_mma.mma_epilogues.fn, num_threads=threads) if threads else test_mma.mma_epilogues
+    return kernel, (*ins, *outs, *tiles, dtype == "float32")
 
 
 def _compile(src, entry):

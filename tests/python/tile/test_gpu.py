@@ -155,7 +155,31 @@ def test_mma_epilogues_exact(dtype, mkn, tiles, threads):
         np.testing.assert_array_equal(lib.get(got), w.astype(np.float32), err_msg=name)
 
 
-@pytest.mark.parametrize("dtype,mkn,tiles", test_mma.B_TRANSPOSED_CASES)
+@pytest.mark.parametrize("view", [False, True])
+@pytest.mark.parametrize("dtype,mkn,tiles,threads", test_mma.STAGED_CASES)
+def test_mma_staged_exact(dtype, mkn, tiles, threads, view):
+    """K loops whose operands go through the ring of cp.async stages into wgmma (staged.h), with the
+    epilogues of test_mma_epilogues_exact; `view`: a and b are column slices of wider arrays (rows
+    not 16-byte aligned: the copies fall back to elements at every chunk that is not)."""
+    lib = Lib("torch")
+    m, k, n = mkn
+    a, b, bias_r, bias_c = test_mma.epilogue_inputs(m, k, n, dtype, seed=11)
+    outs = test_mma.epilogue_outputs(m, n, tiles, dtype, lib.garbage)
+    kernel = ct.kernel(test_mma.mma_epilogues.fn, num_threads=threads) if threads else test_mma.mma_epilogues
+    if view:
+        wide_a, wide_b = lib.put(np.pad(a, ((0, 0), (3, 2)))), lib.put(np.pad(b, ((0, 0), (1, 4))))
+        da, db = wide_a[:, 3 : 3 + k], wide_b[:, 1 : 1 + n]
+    else:
+        da, db = lib.put(a), lib.put(b)
+    assert "mma_staged" in kernel.inspect(da, db, lib.put(bias_r), lib.put(bias_c), *outs, *tiles, False)["cuda_source"]
+    grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
+    kernel[grid](da, db, lib.put(bias_r), lib.put(bias_c), *outs, *tiles, False)
+    want = test_mma.epilogue_reference(a, b, bias_r, bias_c, tiles, dtype_of(dtype))
+    for name, got, w in zip(("out", "out16", "rsum", "rmax", "csum"), outs, want):
+        np.testing.assert_array_equal(lib.get(got), w.astype(np.float32), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype,mkn,tiles", test_mma.B_TRANSPOSED_CASES + [("bfloat16", (200, 192, 136), (128, 128, 64))])
 def test_mma_b_transposed_exact(dtype, mkn, tiles):
     """mma(a, transpose(x)): the transpose folds into the product (x staged as its rows, ldmatrix
     without .trans for 16-bit inputs); exact for integer-valued inputs."""
@@ -166,7 +190,8 @@ def test_mma_b_transposed_exact(dtype, mkn, tiles):
     acc = "float64" if dtype == "float64" else "float32"
     out = lib.garbage((m, n), acc)
     grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
-    test_mma.mma_b_transposed[grid](lib.put(a), lib.put(bt), out, *tiles, dtype == "float32")
+    kernel = ct.kernel(test_mma.mma_b_transposed.fn, num_threads=256) if tiles[2] == 64 else test_mma.mma_b_transposed
+    kernel[grid](lib.put(a), lib.put(bt), out, *tiles, dtype == "float32")
     np.testing.assert_array_equal(lib.get(out), (a.astype(np.float64) @ bt.astype(np.float64).T).astype(acc))
 
 

@@ -205,3 +205,41 @@ def test_mma_invariant_a_exact(dtype, mkn, tiles, mode):
     out = cu.zeros((m, tiles[1]), dtype=cu.float32)
     run(mma_invariant_a, mode, (-(-m // tiles[0]),), to_cu(a), to_cu(b), out, *tiles, k, dtype == "float32")
     np.testing.assert_array_equal(to_np(out), invariant_a_reference(a, b, tiles[1]))
+
+
+# Shapes the GPU stages (cupric/tile/staged.h): a ring of cp.async stages read by wgmma. Ragged
+# sizes exercise the edge copies (element by element, zero-padded); K = 130 gives rows that are not
+# 16-byte aligned. dtype, (M, K, N), (BM, BN, BK), threads (0: chosen by the compiler).
+STAGED_CASES = [
+    ("bfloat16", (300, 200, 260), (128, 128, 64), 0),
+    ("float16", (130, 256, 200), (64, 128, 64), 0),
+    ("bfloat16", (256, 192, 512), (128, 256, 64), 256),  # 256-wide products, one block per SM
+    ("bfloat16", (140, 130, 70), (128, 64, 128), 256),  # two panels per stage; unaligned rows
+]
+
+
+@pytest.mark.parametrize("dtype,mkn,tiles,threads", STAGED_CASES)
+def test_mma_staged_exact(dtype, mkn, tiles, threads, mode):
+    m, k, n = mkn
+    a, b, bias_r, bias_c = epilogue_inputs(m, k, n, dtype)
+    outs = epilogue_outputs(m, n, tiles, dtype, lambda s, d: cu.zeros(s, dtype=cu.dtype(d)))
+    kernel = ct.kernel(mma_epilogues.fn, num_threads=threads) if threads else mma_epilogues
+    run(kernel, mode, (-(-m // tiles[0]), -(-n // tiles[1])), *(to_cu(x) for x in (a, b, bias_r, bias_c)), *outs, *tiles, False)
+    for got, want in zip(outs, epilogue_reference(a, b, bias_r, bias_c, tiles, np_dtype(dtype))):
+        np.testing.assert_array_equal(to_np(got), want)
+
+
+def test_staged_products_are_emitted():
+    """The GPU source of a K loop of two 16-bit loads and a product keeps a ring of stages and
+    calls mma_staged; tiles the ring cannot take (BK 32) keep the register-staged product."""
+    a, bias = cu.zeros((256, 256), dtype=cu.bfloat16), cu.zeros(256, dtype=cu.bfloat16)
+    outs = epilogue_outputs(256, 256, (128, 128, 64), "bfloat16", lambda s, d: cu.zeros(s, dtype=cu.dtype(d)))
+    src = mma_epilogues.inspect(a, a, bias, bias, *outs, 128, 128, 64, False)
+    assert "::cu::tile::mma_staged<128, 64, 128, false" in src["cuda_source"]
+    assert "copy_async<128, 64>" in src["cuda_source"] and "copy_async<64, 128>" in src["cuda_source"]
+    assert src["cuda"]["threads"] == 256 and src["cuda"]["smem_bytes"] >= 3 * 32768
+    assert "mma(128x128, warps 8x1)" in src["ir_layout"]
+    src = mma_epilogues.inspect(a, a, bias, bias, *outs, 128, 128, 32, False)
+    assert "mma_staged" not in src["cuda_source"] and "copy_async" not in src["cuda_source"]
+    bt = mma_b_transposed.inspect(a, a, cu.zeros((256, 256), dtype=cu.float32), 128, 128, 64, False)
+    assert "::cu::tile::mma_staged<128, 64, 128, true" in bt["cuda_source"]
