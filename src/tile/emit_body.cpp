@@ -414,10 +414,13 @@ void Emitter::emit_staged_for(const Op& op) {
     if (o.kind == OpKind::mma) product = &o;
   }
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
-  resident_ += stages * stage + 1024;  // the ring starts at a 1024-byte boundary (the swizzle's period)
+  // the ring is the loop's shared scratch (stage_products: nothing else in the body uses it), from a
+  // 1024-byte boundary (the swizzle's period); scratch users before and after wait at barriers
+  need_smem(stages * stage + 1024);
   rings_[product] = Ring{ring, slot, stage, a_bytes, in_flight};
-  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + (::cu::tile::kSmemBytes - "
-         << resident_ << "));  // " << stages << " stages of a and b";
+  line() << "__syncthreads();  // earlier users of the scratch are done with it";
+  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem);  // " << stages
+         << " stages of a and b";
   line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
   ++indent_;
   line() << "const ::cu::tile::i64 " << it << " = " << name(op.operands.at(0)) << " + " << slot << " * " << step << ";";

@@ -243,6 +243,20 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
     for (Op& op : body.ops)
       if (op.kind == OpKind::mma) product = &op;
     if (products != 1 || product == nullptr) continue;
+    // the ring takes the shared scratch for the loop: nothing else in the body may use it
+    bool scratch = false;
+    walk(body, [&](const Op& op) {
+      switch (op.kind) {
+        case OpKind::broadcast:
+        case OpKind::permute:
+        case OpKind::reduce:
+        case OpKind::argreduce:
+        case OpKind::scan:
+        case OpKind::convert_layout: scratch = true; break;
+        default: break;
+      }
+    });
+    if (scratch) continue;
     const StagedShape shape = staged_shape(f, *product, threads);
     if (shape.stages == 0) continue;
     Op* operand[2] = {nullptr, nullptr};

@@ -276,12 +276,14 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsi
 #endif
 }
 
-/// After a staged loop: no copy and (wgmma) no product is left running.
+/// After a staged loop: no copy and (wgmma) no product is left running, and the ring (the shared
+/// scratch) is free for the ops that follow.
 CUPRIC_TD void staged_loop_end() {
   cp_async_wait<0>();
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   wgmma_wait<0>();
 #endif
+  __syncthreads();
 }
 
 }  // namespace cu::tile
