@@ -18,7 +18,7 @@ from cupric import tile as ct
 # and halves the barriers per key against 64x32 (each runs one block of 8 warps per SM).
 SAXPY_BLOCK = 8192
 MATMUL_TILES = (128, 128, 64)
-ATTENTION_TILES = (64, 64)
+ATTENTION_TILES = (128, 64)
 
 
 def _event_time(fn, stream, target_s=0.3, max_repeat=50):

@@ -136,7 +136,7 @@ EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
       r.param_types.push_back(ctype(t.dtype));
     }
   }
-  r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) +
+  r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() +
              cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
                  e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
                  "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",

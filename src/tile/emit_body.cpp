@@ -375,26 +375,32 @@ void Emitter::stage_invariant_operands(const Region& body) {
   }
 }
 
+std::string Emitter::panel_copy(const Op& load, const std::string& to) {
+  const int nd = f_.type(load.operands.at(0)).ndim;
+  const Shape& shape = f_.type(load.result()).shape;
+  std::string start;
+  for (int d = 0; d < nd; ++d)
+    start += cat(d ? ", " : "", name(load.operands.at(static_cast<std::size_t>(d) + 1)), " * ", shape[static_cast<std::size_t>(d)]);
+  return cat("{\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "const ::cu::tile::i64 st[", nd, "] = {", start,
+             "};\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "::cu::tile::copy_async<",
+             shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ", name(load.operands.at(0)), ", st);\n",
+             std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
+}
+
 void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
-  std::set<std::size_t> chain;  // the index ops of both loads, each once, in body order
-  long long a_bytes = 0;
-  for (const Op& load : body.ops) {
-    if (load.kind != OpKind::load || load.ints.empty()) continue;
-    const std::vector<std::size_t> c = index_chain(f_, body, load).value();
-    chain.insert(c.begin(), c.end());
-    if (load.ints[0] == 1) a_bytes = 2 * f_.type(load.result()).size();
-  }
+  std::set<std::size_t> chain;  // the index ops of the ring's loads, each once, in body order
+  for (const Op& load : body.ops)
+    if (load.kind == OpKind::load && load.ints == std::vector<std::int64_t>{1}) {
+      const std::vector<std::size_t> c = index_chain(f_, body, load).value();
+      chain.insert(c.begin(), c.end());
+    }
   for (std::size_t i : chain) emit_op(body.ops[i]);
-  for (const Op& load : body.ops) {
-    if (load.kind != OpKind::load || load.ints.empty()) continue;
-    const Shape& shape = f_.type(load.result()).shape;
-    line() << "{";
-    line() << "  const ::cu::tile::i64 st[2] = {" << name(load.operands.at(1)) << " * " << shape[0] << ", "
-           << name(load.operands.at(2)) << " * " << shape[1] << "};";
-    line() << "  ::cu::tile::copy_async<" << shape[0] << ", " << shape[1] << ">(blk, " << to << " + "
-           << (load.ints[0] == 1 ? 0 : a_bytes) << ", " << name(load.operands.at(0)) << ", st);";
-    line() << "}";
-  }
+  long long offset = 0;
+  for (const Op& load : body.ops)
+    if (load.kind == OpKind::load && load.ints == std::vector<std::int64_t>{1}) {
+      line() << panel_copy(load, cat(to, " + ", offset));
+      offset += 2 * f_.type(load.result()).size();
+    }
   line() << "::cu::tile::cp_async_commit();";
 }
 
@@ -402,25 +408,29 @@ void Emitter::emit_staged_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
   const int stages = static_cast<int>(op.ints.at(0)), in_flight = static_cast<int>(op.ints.at(1));
-  const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the product reads
+  const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the products read
   min_blocks_ = std::max(min_blocks_, static_cast<int>(op.ints.at(2)));
-  long long a_bytes = 0, stage = 0;
-  const Op* product = nullptr;
-  for (const Op& o : body.ops) {
-    if (o.kind == OpKind::load && !o.ints.empty()) {
-      stage += 2 * f_.type(o.result()).size();
-      if (o.ints[0] == 1) a_bytes = 2 * f_.type(o.result()).size();
-    }
-    if (o.kind == OpKind::mma) product = &o;
-  }
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
-  // the ring is the loop's shared scratch (stage_products: nothing else in the body uses it), from a
-  // 1024-byte boundary (the swizzle's period); scratch users before and after wait at barriers
-  need_smem(stages * stage + 1024);
-  rings_[product] = Ring{ring, slot, stage, a_bytes, in_flight};
+  long long stage = 0;
+  for (const Op& o : body.ops) {
+    if (o.kind == OpKind::load && o.ints == std::vector<std::int64_t>{1}) {
+      panels_[o.result()] = cat(ring, " + ", slot, " * @ + ", stage);
+      stage += 2 * f_.type(o.result()).size();
+    }
+    if (o.kind == OpKind::mma) rings_[&o] = in_flight;
+  }
+  for (const Op& o : body.ops)  // the stage size, known now
+    if (o.kind == OpKind::load && o.ints == std::vector<std::int64_t>{1}) {
+      std::string& e = panels_[o.result()];
+      e.replace(e.find('@'), 1, std::to_string(stage));
+    }
+  // the ring starts at a 1024-byte boundary (the swizzle's period) past the shared scratch the
+  // body's other ops use (known once the body is emitted: a macro in the header); before and after
+  // the loop it is scratch for the ops there
+  const std::string offset = cat("CUPRIC_TILE_RING_", it);
   line() << "__syncthreads();  // earlier users of the scratch are done with it";
-  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem);  // " << stages
-         << " stages of a and b";
+  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
+         << stages << " stages of the products' operands";
   line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
   ++indent_;
   line() << "const ::cu::tile::i64 " << it << " = " << name(op.operands.at(0)) << " + " << slot << " * " << step << ";";
@@ -443,7 +453,12 @@ void Emitter::emit_staged_for(const Op& op) {
   emit_stage_copies(body, cat(ring, " + ", slot, "_to * ", stage));
   --indent_;
   line() << "}";
+  const int outer = smem_;
+  smem_ = 0;
   emit_region(body);
+  const long long body_scratch = (smem_ + 15) / 16 * 16;
+  defines_ += cat("#define ", offset, " ", body_scratch, "\n");
+  smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024));
   line() << slot << " = " << slot << " + 1 == " << stages << " ? 0 : " << slot << " + 1;";
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;

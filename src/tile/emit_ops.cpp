@@ -55,6 +55,10 @@ void Emitter::emit_shape_op(const Op& op) {
   const Type& tv = f_.type(v);
   const Type& tx = f_.type(x);
   if (op.kind == OpKind::reshape) {
+    if (auto p = panels_.find(x); p != panels_.end()) {  // the same panels
+      panels_[v] = p->second;
+      return;
+    }
     if (tx.is_scalar()) {
       line() << tile_decl(v) << " " << name(v) << ";";
       line() << name(v) << ".v[0] = " << name(x) << ";";
@@ -88,7 +92,14 @@ void Emitter::emit_reduction(const Op& op) {
     const bool sum_like = op.name == "sum" || op.name == "prod";
     const DType acc = sum_like ? compute_of(tv.dtype) : extremum_acc(tx.dtype);
     const long long sa = itemsize(acc);
-    need_smem(align16(sa * n) + align16(sa * no) + align16(sa * threads_));
+    const TileLayout& l = tx.layout;
+    if (l.is_mma() && tx.shape.size() == 2 && tx.shape[0] == l.rows && tx.shape[1] == l.cols) {
+      // reduce.h mma_reduce: a partial result per warp sharing a row (column)
+      const long long axis_i = op.ints.at(0);
+      need_smem(align16(sa * (axis_i == 1 ? l.warps_n : l.warps_m) * (axis_i == 1 ? l.rows : l.cols)));
+    } else {
+      need_smem(align16(sa * n) + align16(sa * no) + align16(sa * threads_));
+    }
     const char* cls = op.name == "sum" ? "ReduceSum" : op.name == "prod" ? "ReduceProd" : op.name == "max" ? "ReduceMax" : "ReduceMin";
     line() << "::cu::tile::reduce<::cu::tile::" << cls << ", " << in << ", " << axis << ", " << ctype(acc) << ">(blk, " << out
            << ", " << name(x) << ");";
@@ -113,13 +124,13 @@ void Emitter::emit_mma(const Op& op) {
   const Type& tc = f_.type(c);
   const bool bt = !op.ints.empty() && op.ints[0] == 1;  // b given as (N, K) (fold_transposes)
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
-  if (auto ring = rings_.find(&op); ring != rings_.end()) {  // operands in the loop's ring of stages
-    const Ring& r = ring->second;
-    const std::string at = cat(r.at, " + ", r.slot, " * ", r.stage_bytes);
+  if (auto ring = rings_.find(&op); ring != rings_.end()) {  // operands in shared-memory panels (a: or registers)
+    const auto pa = panels_.find(a), pb = panels_.find(b);
+    if (pb == panels_.end()) throw ValueError("internal: a staged product's b is not in shared memory");
     const std::string out = begin_result(v);
     line() << "::cu::tile::mma_staged<" << M << ", " << K << ", " << N << ", " << (bt ? "true" : "false") << ", "
-           << r.in_flight << ", " << ctype(ta.dtype) << ">(blk, " << out << ", " << at << ", " << at << " + " << r.b_offset
-           << ", " << name(c) << ");";
+           << ring->second << ", " << ctype(ta.dtype) << ">(blk, " << out << ", "
+           << (pa != panels_.end() ? pa->second : name(a)) << ", " << pb->second << ", " << name(c) << ");";
     end_result(v);
     return;
   }
@@ -166,8 +177,19 @@ void Emitter::emit_convert_layout(const Op& op) {
 }
 
 void Emitter::emit_memory(const Op& op) {
-  if (op.kind == OpKind::load && !op.ints.empty()) {  // stage_products: copied ahead into the ring
+  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{1}) {  // stage_products: copied ahead
     line() << "// " << name(op.result()) << ": in the ring of stages";
+    return;
+  }
+  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{2}) {  // stage_products: a loop-invariant a
+    const Type& t = f_.type(op.result());
+    resident_ += 2 * t.size() + 1024;
+    const std::string at = name(op.result()) + "_panels";
+    line() << "unsigned char* const " << at << " = ::cu::tile::align_smem<1024>(blk.smem + (::cu::tile::kSmemBytes - "
+           << resident_ << "));  // a loop-invariant product operand";
+    line() << panel_copy(op, at);
+    line() << "::cu::tile::cp_async_commit();  // waited for with the loop's first stage";
+    panels_[op.result()] = at;
     return;
   }
   const bool is_load = op.kind == OpKind::load || op.kind == OpKind::load_offset;

@@ -21,6 +21,8 @@ class Emitter {
   int smem_bytes() const { return smem_ + static_cast<int>(resident_); }
   /// Blocks per SM the CUDA kernel is built for (__launch_bounds__' second argument).
   int min_blocks() const { return min_blocks_; }
+  /// Macros the body uses (the offsets of staged loops' rings), for the source's header.
+  const std::string& defines() const { return defines_; }
   /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
   long long tile_bytes() const;
   std::string name(int v) const { return "v" + std::to_string(v); }
@@ -53,8 +55,10 @@ class Emitter {
   void emit_for(const Op& op);
   /// A K loop marked by stage_products: the ring of stages, the copies ahead, the staged product.
   void emit_staged_for(const Op& op);
-  /// The copies of the staged loads of `body` (their index ops first) into the stage at `to`.
+  /// The copies of the ring's loads of `body` (their index ops first) into the stage at `to`.
   void emit_stage_copies(const Region& body, const std::string& to);
+  /// The statement that starts copying a load's tile into panels at `to` (staged.h copy_async).
+  std::string panel_copy(const Op& load, const std::string& to);
   /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it
   /// stages into two buffers by turns and skips its closing barrier.
   const Op* double_buffered_mma(const Region& body) const;
@@ -85,14 +89,10 @@ class Emitter {
   std::unordered_set<int> emitted_in_loop_;
   std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
   std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged
-  /// A staged product -> its ring of stages: the pointer, the slot variable, bytes per stage, b's offset
-  struct Ring {
-    std::string at, slot;
-    long long stage_bytes, b_offset;
-    int in_flight;
-  };
-  std::unordered_map<const Op*, Ring> rings_;
+  std::unordered_map<const Op*, int> rings_;        ///< a product of a staged loop -> products left in flight
+  std::unordered_map<int, std::string> panels_;     ///< a tile in shared-memory panels -> their address
   int min_blocks_ = 1;
+  std::string defines_;
   long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
   /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
   void stage_invariant_operands(const Region& body);

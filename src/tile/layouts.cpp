@@ -67,7 +67,9 @@ class LayoutPass {
   void index(Region& r) {
     for (Op& op : r.ops) {
       order_.push_back(&op);
-      if (op.kind == OpKind::load && !op.ints.empty()) staged_.insert(op.result());  // stage_products
+      if (op.kind == OpKind::for_ && op.ints.size() == 3)  // stage_products
+        for (const Op& o : op.regions.at(0).ops)
+          if (o.kind == OpKind::mma) staged_.insert(&o);
       for (std::size_t i = 0; i < op.operands.size(); ++i) uses_[op.operands[i]].push_back({&op, i});
       for (Region& sub : op.regions) {
         if (!sub.ops.empty()) yield_parent_[&sub.ops.back()] = &op;
@@ -113,7 +115,7 @@ class LayoutPass {
     if (op.kind == OpKind::mma) {
       const Type& t = f_.type(op.result());
       // a product of staged operands gives each warp 16 whole rows (wgmma's layout, staged.h)
-      const bool staged = staged_.count(op.operands.at(0)) && staged_.count(op.operands.at(1));
+      const bool staged = staged_.count(&op) != 0;
       if (tensor_core(op) && t.size() > 1)
         info_[static_cast<std::size_t>(op.result())] = {
             State::mma, staged ? TileLayout{warps_, 1, t.shape[0], t.shape[1]} : choose(t.shape[0], t.shape[1])};
@@ -315,7 +317,7 @@ class LayoutPass {
   std::vector<Info> info_;
   std::vector<Op*> order_;  ///< every op, parents before their regions' ops
   std::unordered_map<int, std::vector<std::pair<Op*, std::size_t>>> uses_;
-  std::unordered_set<int> staged_;  ///< results of loads marked by stage_products
+  std::unordered_set<const Op*> staged_;  ///< the products of loops marked by stage_products
   std::unordered_map<const Op*, const Op*> yield_parent_;  ///< a region's closing yield -> the for / if
   std::unordered_map<Region*, std::vector<std::pair<int, Op>>> inserts_;
 };

@@ -221,56 +221,124 @@ bool is_zero(const Scalar& v) {
   }
 }
 
-/// Marks the loops of r (and nested ones) whose product can read staged operands; `constants`:
-/// the constant ops of the function by result.
-void stage_region(Function& f, Region& r, int threads, const std::unordered_map<int, const Op*>& constants) {
+/// What stage_products knows of the whole function: constants, every op by result, every use.
+struct FunctionIndex {
+  std::unordered_map<int, Op*> def;
+  std::unordered_map<int, std::vector<std::pair<const Op*, std::size_t>>> uses;  // user, operand index
+};
+
+/// v, or the value it is a reshape of (repeatedly).
+int through_reshapes(const FunctionIndex& ix, int v) {
+  for (;;) {
+    auto d = ix.def.find(v);
+    if (d == ix.def.end() || d->second->kind != OpKind::reshape) return v;
+    v = d->second->operands.at(0);
+  }
+}
+
+/// Whether every use of v (through reshapes) is as operand `operand` (0: a, 1: b, -1: either) of an mma.
+bool only_mma_operand(const FunctionIndex& ix, int v, int operand) {
+  auto u = ix.uses.find(v);
+  if (u == ix.uses.end()) return false;
+  for (const auto& [op, i] : u->second) {
+    if (op->kind == OpKind::reshape) {
+      if (!only_mma_operand(ix, op->result(), operand)) return false;
+    } else if (op->kind != OpKind::mma || i > 1 || (operand >= 0 && static_cast<int>(i) != operand)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A load whose tile (through reshapes) can go through shared memory panels: 16-bit, an array of
+/// 2 or more dimensions, the tile 1 x ... x 1 x R x C, padding 0.
+bool panel_load(const Function& f, const Op& op) {
+  if (op.kind != OpKind::load || !op.ints.empty() || !is_zero(op.value)) return false;
+  const Type& t = f.type(op.result());
+  if (f.type(op.operands.at(0)).ndim < 2 || t.shape.size() < 2) return false;
+  for (std::size_t d = 0; d + 2 < t.shape.size(); ++d)
+    if (t.shape[d] != 1) return false;
+  return true;
+}
+
+/// Whether v (a value of the loop body) is computed elementwise from the result of one of
+/// `products` of the same shape: it then has that accumulator's layout (assign_layouts), the one
+/// a register operand of a staged product takes.
+bool from_product(const Function& f, const FunctionIndex& ix, int v, const std::vector<Op*>& products) {
+  const Shape& shape = f.type(v).shape;
+  for (int depth = 0; depth < 64; ++depth) {
+    auto d = ix.def.find(v);
+    if (d == ix.def.end()) return false;
+    const Op& op = *d->second;
+    if (std::find(products.begin(), products.end(), &op) != products.end()) return true;
+    if (op.kind != OpKind::ufunc && op.kind != OpKind::cast && op.kind != OpKind::where) return false;
+    int next = -1;
+    for (int x : op.operands)
+      if (f.type(x).shape == shape && from_product(f, ix, x, products)) next = x;
+    return next >= 0;
+  }
+  return false;
+}
+
+/// Marks the loops of r (and nested ones) whose products can read staged operands.
+void stage_region(Function& f, Region& r, int threads, const std::unordered_map<int, const Op*>& constants,
+                  const FunctionIndex& ix) {
   for (Op& loop : r.ops) {
-    for (Region& sub : loop.regions) stage_region(f, sub, threads, constants);
+    for (Region& sub : loop.regions) stage_region(f, sub, threads, constants, ix);
     if (loop.kind != OpKind::for_ || !loop.ints.empty()) continue;
     auto step = constants.find(loop.operands.at(2));  // a positive constant step (the emitter's loop test)
     if (step == constants.end() || step->second->value.kind != WeakKind::integer || step->second->value.i <= 0) continue;
     Region& body = loop.regions.at(0);
     if (writes_memory(body)) continue;
-    std::unordered_map<int, Op*> def;
-    std::unordered_map<int, int> uses;
-    Op* product = nullptr;
-    int products = 0;
-    walk(body, [&](Op& op) {
-      for (int v : op.results) def[v] = &op;
-      for (int v : op.operands) ++uses[v];
-      if (op.kind == OpKind::mma) ++products;
-    });
+    std::unordered_set<const Op*> in_body;
+    int nested_products = 0;
+    walk(body, [&](const Op& op) { in_body.insert(&op); });
+    for (const Op& op : body.ops)
+      for (const Region& sub : op.regions) walk(sub, [&](const Op& o) { nested_products += o.kind == OpKind::mma; });
+    std::vector<Op*> products;
     for (Op& op : body.ops)
-      if (op.kind == OpKind::mma) product = &op;
-    if (products != 1 || product == nullptr) continue;
-    // the ring takes the shared scratch for the loop: nothing else in the body may use it
-    bool scratch = false;
-    walk(body, [&](const Op& op) {
-      switch (op.kind) {
-        case OpKind::broadcast:
-        case OpKind::permute:
-        case OpKind::reduce:
-        case OpKind::argreduce:
-        case OpKind::scan:
-        case OpKind::convert_layout: scratch = true; break;
-        default: break;
-      }
-    });
-    if (scratch) continue;
-    const StagedShape shape = staged_shape(f, *product, threads);
-    if (shape.stages == 0) continue;
-    Op* operand[2] = {nullptr, nullptr};
+      if (op.kind == OpKind::mma) products.push_back(&op);
+    if (products.empty() || nested_products > 0) continue;
+    std::vector<Op*> ring, resident;  // loads copied ahead into the ring; loop-invariant a loads
+    std::int64_t ring_bytes = 0, resident_bytes = 0;
     bool ok = true;
-    for (int i = 0; i < 2 && ok; ++i) {
-      const int v = product->operands.at(static_cast<std::size_t>(i));
-      auto d = def.find(v);
-      ok = d != def.end() && d->second->kind == OpKind::load && uses[v] == 1 && f.type(d->second->operands.at(0)).ndim == 2 &&
-           is_zero(d->second->value) && index_chain(f, body, *d->second).has_value();
-      if (ok) operand[i] = d->second;
+    StagedShape shape;
+    for (Op* product : products) {
+      shape = staged_shape(f, *product, threads);
+      ok = ok && shape.stages > 0;
+      for (int i = 0; i < 2 && ok; ++i) {
+        const int v = through_reshapes(ix, product->operands.at(static_cast<std::size_t>(i)));
+        auto d = ix.def.find(v);
+        Op* load = d != ix.def.end() && panel_load(f, *d->second) ? d->second : nullptr;
+        const std::int64_t bytes = 2 * f.type(v).size();
+        if (load && in_body.count(load) && only_mma_operand(ix, v, -1) && index_chain(f, body, *load).has_value()) {
+          if (std::find(ring.begin(), ring.end(), load) == ring.end()) {
+            ring.push_back(load);
+            ring_bytes += bytes;
+          }
+        } else if (i == 0 && load && !in_body.count(load) && only_mma_operand(ix, v, 0)) {
+          if (std::find(resident.begin(), resident.end(), load) == resident.end()) {
+            resident.push_back(load);
+            resident_bytes += bytes;
+          }
+        } else if (!(i == 0 && in_body.count(d != ix.def.end() ? d->second : nullptr) &&
+                     from_product(f, ix, product->operands.at(0), products))) {
+          ok = false;  // b not a load of the loop, or a neither a load nor computed from a product
+        }
+      }
     }
-    if (!ok || operand[0] == operand[1]) continue;
-    operand[0]->ints = {1};
-    operand[1]->ints = {2};
+    if (!ok || ring.empty()) continue;
+    if (products.size() > 1 || !resident.empty() || ring.size() != 2) {
+      // several products, or operands that are not both in the ring: each product is waited for
+      // (its result is used in the iteration), one block per SM, as many stages as fit beside the
+      // resident operands and a reserve for the loop's other scratch
+      const std::int64_t room = 227 * 1024 - 2048 - resident_bytes - 32 * 1024;
+      const std::int64_t fit = std::min<std::int64_t>(4, room / ring_bytes);
+      if (fit < 2) continue;
+      shape = {static_cast<int>(fit), 0, 1};
+    }
+    for (Op* load : ring) load->ints = {1};
+    for (Op* load : resident) load->ints = {2};
     loop.ints = {shape.stages, shape.in_flight, shape.min_blocks};
   }
 }
@@ -306,10 +374,13 @@ StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
 
 void stage_products(Function& f, int threads) {
   std::unordered_map<int, const Op*> constants;
-  walk(f.body, [&](const Op& op) {
+  FunctionIndex ix;
+  walk(f.body, [&](Op& op) {
     if (op.kind == OpKind::constant) constants[op.result()] = &op;
+    for (int v : op.results) ix.def[v] = &op;
+    for (std::size_t i = 0; i < op.operands.size(); ++i) ix.uses[op.operands[i]].push_back({&op, i});
   });
-  stage_region(f, f.body, threads, constants);
+  stage_region(f, f.body, threads, constants, ix);
 }
 
 Function pipeline_loads(const Function& f) {

@@ -57,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(256, MINB) gemm(const bf16* A, cons
       copy_async<BK, BN>(blk, stages + st * SS + SA, b, sb);
       cp_async_commit();
     }
-    mma_staged<BM, BK, BN, false, DEPTH, bf16>(blk, acc, stages + stage * SS, stages + stage * SS + SA, acc);
+    mma_staged<BM, BK, BN, false, DEPTH, bf16>(blk, acc, static_cast<const unsigned char*>(stages + stage * SS), stages + stage * SS + SA, acc);
     stage = stage + 1 == STAGES ? 0 : stage + 1;
   }
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

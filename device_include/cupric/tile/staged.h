@@ -52,25 +52,33 @@ CUPRIC_TD void stage_ready() {
   __syncthreads();
 }
 
-/// Starts copying the (R, C) tile of the 2-D array `a` at element (start[0], start[1]) into panels
-/// at dst. Out-of-bounds elements read 0. A 16-byte chunk inside the array, contiguous and aligned,
-/// is copied by cp.async; chunks that are not (array edges, odd strides or alignment) are read
-/// element by element and stored directly.
-template <int R, int C, class T>
-CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 2>& a, const i64 (&start)[2]) {
-  static_assert(sizeof(T) == 2 && C % 64 == 0, "cupric.tile: async operands are 16-bit, 64-column panels");
-  constexpr int chunks = R * C / 8, per_thread = (chunks + kThreads - 1) / kThreads;
+/// Starts copying the (R, C) tile of the last two dimensions of array `a`, at element `start`
+/// (the leading dimensions pick one matrix), into panels at dst. Out-of-bounds elements read 0.
+/// A 16-byte chunk inside the array, contiguous and aligned, is copied by cp.async; the others (array
+/// edges, odd strides or alignment) are read element by element and stored directly.
+template <int R, int C, class T, int ND>
+CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
+  static_assert(sizeof(T) == 2 && C % 64 == 0 && ND >= 2, "cupric.tile: async operands are 16-bit, 64-column panels");
+  constexpr int chunks = R * C / 8, per_thread = (chunks + kThreads - 1) / kThreads, DR = ND - 2, DC = ND - 1;
+  bool lead_in = true;  // the leading indices inside the array
+  i64 lead = 0;
+  CUPRIC_TILE_UNROLL
+  for (int d = 0; d < DR; ++d) {
+    lead_in = lead_in && start[d] >= 0 && start[d] < a.shape[d];
+    lead += start[d] * a.stride[d];
+  }
   // the common case, tested once: the whole tile inside the array, rows contiguous and 16-byte aligned
-  const bool whole = start[0] >= 0 && start[0] + R <= a.shape[0] && start[1] >= 0 && start[1] + C <= a.shape[1] &&
-                     a.stride[1] == 1 && a.stride[0] % 8 == 0 && (reinterpret_cast<unsigned long long>(a.data) & 15) == 0;
+  const bool whole = lead_in && start[DR] >= 0 && start[DR] + R <= a.shape[DR] && start[DC] >= 0 &&
+                     start[DC] + C <= a.shape[DC] && a.stride[DC] == 1 && a.stride[DR] % 8 == 0 && lead % 8 == 0 &&
+                     (reinterpret_cast<unsigned long long>(a.data) & 15) == 0;
   if (whole) {
-    const T* base = a.data + start[0] * a.stride[0] + start[1];
+    const T* base = a.data + lead + start[DR] * a.stride[DR] + start[DC];
     CUPRIC_TILE_UNROLL
     for (int j = 0; j < per_thread; ++j) {
       const int i = j * kThreads + b.tid;
       if (chunks % kThreads != 0 && i >= chunks) break;
       const int r = (i / 8) % R, c = (i / (8 * R)) * 8 + i % 8;
-      cp_async16(dst + panel_offset<R>(r, c), base + r * a.stride[0] + 8 * c);
+      cp_async16(dst + panel_offset<R>(r, c), base + r * a.stride[DR] + 8 * c);
     }
     return;
   }
@@ -79,18 +87,18 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
     const int i = j * kThreads + b.tid;
     if (chunks % kThreads != 0 && i >= chunks) break;
     const int r = (i / 8) % R, c = (i / (8 * R)) * 8 + i % 8;
-    const i64 gr = start[0] + r, gc = start[1] + 8LL * c;
+    const i64 gr = start[DR] + r, gc = start[DC] + 8LL * c;
     unsigned char* d = dst + panel_offset<R>(r, c);
-    const T* src = a.data + gr * a.stride[0] + gc * a.stride[1];
-    const bool row_in = gr >= 0 && gr < a.shape[0];
-    if (row_in && gc >= 0 && gc + 8 <= a.shape[1] && a.stride[1] == 1 && (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
+    const T* src = a.data + lead + gr * a.stride[DR] + gc * a.stride[DC];
+    const bool row_in = lead_in && gr >= 0 && gr < a.shape[DR];
+    if (row_in && gc >= 0 && gc + 8 <= a.shape[DC] && a.stride[DC] == 1 && (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
       cp_async16(d, src);
     } else {
       u32 w[4] = {0, 0, 0, 0};
       CUPRIC_TILE_UNROLL
       for (int e = 0; e < 8; ++e)
-        if (row_in && gc + e >= 0 && gc + e < a.shape[1])
-          w[e / 2] |= static_cast<u32>(a.data[gr * a.stride[0] + (gc + e) * a.stride[1]].bits) << (16 * (e % 2));
+        if (row_in && gc + e >= 0 && gc + e < a.shape[DC])
+          w[e / 2] |= static_cast<u32>(a.data[lead + gr * a.stride[DR] + (gc + e) * a.stride[DC]].bits) << (16 * (e % 2));
       *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
     }
   }
@@ -180,6 +188,102 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
                  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])  \
                : "l"(da), "l"(db), "r"(1), "n"(TB))
 
+#define CUPRIC_WGMMA_RS_N64(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"  \
+               "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])  \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TB))
+#define CUPRIC_WGMMA_RS_N128(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"  \
+               "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),  \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),  \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),  \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])  \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TB))
+#define CUPRIC_WGMMA_RS_N192(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n192k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "  \
+               "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "  \
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"  \
+               "}, {%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),  \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),  \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),  \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),  \
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),  \
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),  \
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),  \
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])  \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TB))
+#define CUPRIC_WGMMA_RS_N256(T)                                                     \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                        \
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32." T "." T " {"          \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "  \
+               "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "  \
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "  \
+               "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "  \
+               "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"  \
+               "}, {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"  \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),  \
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),  \
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),  \
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),  \
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),  \
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),  \
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),  \
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),  \
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),  \
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),  \
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),  \
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),  \
+                 "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),  \
+                 "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),  \
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),  \
+                 "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])  \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TB))
+
+/// wgmma with a from registers: a[0..3] the m16k16 fragment of this warp's 16 rows (mma.sync's).
+template <int N, int TB, class TI>
+CUPRIC_TD void wgmma_rs(float* d, const u32 (&a)[4], u64 db) {
+  if constexpr (N == 64) {
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_RS_N64("bf16"); else CUPRIC_WGMMA_RS_N64("f16");
+  } else if constexpr (N == 128) {
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_RS_N128("bf16"); else CUPRIC_WGMMA_RS_N128("f16");
+  } else if constexpr (N == 192) {
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_RS_N192("bf16"); else CUPRIC_WGMMA_RS_N192("f16");
+  } else {
+    static_assert(N == 256, "cupric.tile: wgmma widths are 64, 128, 192, 256");
+    if constexpr (same_v<TI, bf16>) CUPRIC_WGMMA_RS_N256("bf16"); else CUPRIC_WGMMA_RS_N256("f16");
+  }
+}
+
 template <int N, int TB, class TI>
 CUPRIC_TD void wgmma(float* d, u64 da, u64 db) {
   if constexpr (N == 64) {
@@ -215,17 +319,37 @@ CUPRIC_TD u64 wgmma_desc(const void* p, u32 lead, u32 stride) {
 }
 #endif
 
-/// out = acc + a @ b with a (M, K) and b (K, N) (BT: (N, K)) already in shared memory as panels
-/// (copy_async), 16-bit inputs and float32 accumulation. InFlight (wgmma): how many products may
-/// still run when it returns (1: the previous call's are done, this one's may not be — the loop
-/// refills a stage two iterations old and waits for all after the loop); the accumulator's layout gives each warp
-/// 16 whole rows (MmaLayout<M, N, warps, 1>), which is wgmma's: warpgroup g holds rows 64g ... 64g + 63.
-template <int M, int K, int N, bool BT, int InFlight, class TI, class L>
-CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsigned char* sa, const unsigned char* sb,
+/// The m16k16 fragment (mma.sync's a registers) of columns k0 ... k0 + 15 of this warp's 16 rows of
+/// a 16-bit tile in the layout MmaLayout<M, K, warps, 1> (an accumulator's, cast).
+template <class TI, int S, class L>
+CUPRIC_TD void a_fragment(u32 (&af)[4], const Tile<TI, S, L>& a, int k0) {
+  const int c = k0 / 8;  // the fragment's first 8-column block: slots 4c ... 4c + 7
+  CUPRIC_TILE_UNROLL
+  for (int i = 0; i < 4; ++i) af[i] = static_cast<u32>(a.v[4 * c + 2 * i].bits) | (static_cast<u32>(a.v[4 * c + 2 * i + 1].bits) << 16);
+}
+
+template <class X>
+inline constexpr bool is_panels_v = same_v<X, const unsigned char*> || same_v<X, unsigned char*>;
+
+/// out = acc + a @ b with b (K, N) (BT: (N, K)) in shared memory as panels (copy_async), a either
+/// panels too (a pointer) or registers (a 16-bit tile in the layout MmaLayout<M, K, warps, 1>, e.g.
+/// attention's probabilities); 16-bit inputs, float32 accumulation. The accumulator's layout gives
+/// each warp 16 whole rows (MmaLayout<M, N, warps, 1>), which is wgmma's: warpgroup g holds rows
+/// 64g ... 64g + 63. InFlight (wgmma): how many products may still run when it returns (1: the
+/// previous call's are done, this one's may not be — the loop refills a stage two iterations old
+/// and waits for all after the loop); ldmatrix + mma.sync where wgmma is not available.
+template <int M, int K, int N, bool BT, int InFlight, class TI, class L, class AOp>
+CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp& a, const unsigned char* sb,
                           const Tile<float, M * N, L>& acc) {
   static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kM == M && L::kN == N && M == 16 * L::kWM,
                 "cupric.tile: a staged product keeps 16 rows of its accumulator per warp");
-  static_assert(K % 16 == 0 && N % 64 == 0 && (BT || K % 64 == 0 || true), "cupric.tile: staged product shape");
+  static_assert(K % 16 == 0 && N % 64 == 0, "cupric.tile: staged product shape");
+  constexpr bool APanels = is_panels_v<AOp>;
+  if constexpr (!APanels) {
+    using LA = typename AOp::layout;
+    static_assert(is_mma_layout_v<LA> && LA::kWN == 1 && LA::TM == 1 && LA::kM == M && LA::kN == K,
+                  "cupric.tile: a register operand of a staged product is in the layout of an accumulator of its rows");
+  }
   if (&out != &acc) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < L::kSlots; ++s) out.v[s] = acc.v[s];
@@ -236,15 +360,21 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsi
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   CUPRIC_TILE_UNROLL
   for (int k0 = 0; k0 < K; k0 += 16) {
-    // a: K-major panels of M rows; this warpgroup's 64 rows, 32 bytes per k16 step inside a panel
-    const u64 da = wgmma_desc(sa + (k0 / 64) * (M * 128) + wg * 64 * 128 + (k0 % 64) * 2, 16, 1024);
     u64 db;
     if constexpr (BT) {  // (N, K): K-major panels of N rows
       db = wgmma_desc(sb + (k0 / 64) * (N * 128) + (k0 % 64) * 2, 16, 1024);
     } else {  // (K, N): MN-major panels of K rows; 8-row groups 1024 bytes apart, panels K * 128
       db = wgmma_desc(sb + k0 * 128, CUPRIC_WGMMA_B_LEAD, CUPRIC_WGMMA_B_STRIDE);
     }
-    wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
+    if constexpr (APanels) {
+      // a: K-major panels of M rows; this warpgroup's 64 rows, 32 bytes per k16 step inside a panel
+      const u64 da = wgmma_desc(a + (k0 / 64) * (M * 128) + wg * 64 * 128 + (k0 % 64) * 2, 16, 1024);
+      wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
+    } else {
+      u32 af[4];
+      a_fragment(af, a, k0);
+      wgmma_rs<N, BT ? 0 : 1, TI>(out.v, af, db);
+    }
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
   wgmma_wait<InFlight>();
@@ -254,7 +384,8 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const unsi
   CUPRIC_TILE_UNROLL
   for (int k0 = 0; k0 < K; k0 += 16) {
     u32 af[4], bf[TN][2];
-    ldmatrix_x4(af, reinterpret_cast<const u16*>(sa + panel_offset<M>(m0 + lane % 16, k0 / 8 + lane / 16)));
+    if constexpr (APanels) ldmatrix_x4(af, reinterpret_cast<const u16*>(a + panel_offset<M>(m0 + lane % 16, k0 / 8 + lane / 16)));
+    else a_fragment(af, a, k0);
     CUPRIC_TILE_UNROLL
     for (int tn = 0; tn < TN; tn += 2) {
       if constexpr (BT) {  // lane l: row 8 tn + l % 8 (+ 8 for l >= 16), chunk k0 / 8 (+ 1 for l % 16 >= 8)

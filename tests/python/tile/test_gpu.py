@@ -215,6 +215,8 @@ def test_mma_invariant_a_exact(dtype, mkn, tiles):
         ("bfloat16", (3, 100, 32), (16, 24)),
         ("bfloat16", (2, 300, 128), (64, 64)),  # the benchmark's tiles
         ("bfloat16", (2, 300, 128), (128, 32)),  # > 48 KiB of dynamic shared memory
+        ("bfloat16", (2, 300, 128), (128, 64)),  # k and v through the ring of stages, wgmma (staged.h)
+        ("float16", (3, 260, 64), (128, 64)),
     ],
 )
 def test_attention(lib, causal, dtype, shape, tiles):

@@ -185,7 +185,8 @@ def mma_invariant_a(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], K: ct
 
 INVARIANT_A_CASES = [  # dtype, (M, K, N), (BM, BN)
     ("bfloat16", (37, 40, 70), (32, 24)),
-    ("float16", (64, 64, 128), (64, 64)),
+    ("float16", (64, 64, 128), (64, 64)),  # GPU: a in panels once, b through the ring (staged.h)
+    ("bfloat16", (200, 128, 300), (128, 128)),  # the same, two panels of K, ragged
     ("float32", (20, 12, 50), (16, 16)),
 ]
 
