@@ -96,7 +96,10 @@ std::string Emitter::layout_type(int v) const {
   const Type& t = f_.type(v);
   const TileLayout& l = t.layout;
   if (!l.is_mma()) return cat("::cu::tile::Layout<", t.size(), ">");
-  return cat("::cu::tile::MmaLayout<", l.rows, ", ", l.cols, ", ", l.warps_m, ", ", l.warps_n, ">");
+  return cat(l.slice == TileLayout::rows_of   ? "::cu::tile::MmaRows<"
+             : l.slice == TileLayout::cols_of ? "::cu::tile::MmaCols<"
+                                               : "::cu::tile::MmaLayout<", l.rows, ", ", l.cols, ", ", l.warps_m, ", ",
+             l.warps_n, ">");
 }
 
 std::string Emitter::slot_loop(int v) const {

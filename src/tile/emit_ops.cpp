@@ -93,7 +93,7 @@ void Emitter::emit_reduction(const Op& op) {
     const DType acc = sum_like ? compute_of(tv.dtype) : extremum_acc(tx.dtype);
     const long long sa = itemsize(acc);
     const TileLayout& l = tx.layout;
-    if (l.is_mma() && tx.shape.size() == 2 && tx.shape[0] == l.rows && tx.shape[1] == l.cols) {
+    if (l.is_accumulator() && tx.shape.size() == 2 && tx.shape[0] == l.rows && tx.shape[1] == l.cols) {
       // reduce.h mma_reduce: a partial result per warp sharing a row (column)
       const long long axis_i = op.ints.at(0);
       need_smem(align16(sa * (axis_i == 1 ? l.warps_n : l.warps_m) * (axis_i == 1 ? l.rows : l.cols)));

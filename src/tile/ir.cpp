@@ -40,6 +40,8 @@ std::string Type::str() const {
 
 std::string TileLayout::str() const {
   if (!is_mma()) return "";
+  if (slice == rows_of) return cat("rows of mma(", rows, "x_, warps ", warps_m, "x", warps_n, ")");
+  if (slice == cols_of) return cat("columns of mma(_x", cols, ", warps ", warps_m, "x", warps_n, ")");
   return cat("mma(", rows, "x", cols, ", warps ", warps_m, "x", warps_n, ")");
 }
 

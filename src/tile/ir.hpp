@@ -21,9 +21,16 @@ enum class Kind : std::uint8_t { tile, array };
 struct TileLayout {
   int warps_m = 0, warps_n = 0;   ///< 0: blocked
   std::int64_t rows = 0, cols = 0;
-  bool is_mma() const { return warps_m > 0; }
+  /// 0: the accumulator. Rows / cols: a vector of one value per row ((rows,) or (rows, 1)) / per
+  /// column ((cols,) or (1, cols)) of that accumulator: each thread holds the rows (columns) its
+  /// fragments cover (MmaRows / MmaCols in core.h) — row reductions, masks and their broadcasts
+  /// back stay in registers.
+  enum Slice : std::uint8_t { whole, rows_of, cols_of };
+  Slice slice = whole;
+  bool is_mma() const { return warps_m > 0; }  ///< an mma-derived layout (an accumulator's or a slice of it)
+  bool is_accumulator() const { return warps_m > 0 && slice == whole; }
   bool operator==(const TileLayout& o) const {
-    return warps_m == o.warps_m && warps_n == o.warps_n && rows == o.rows && cols == o.cols;
+    return warps_m == o.warps_m && warps_n == o.warps_n && rows == o.rows && cols == o.cols && slice == o.slice;
   }
   bool operator!=(const TileLayout& o) const { return !(*this == o); }
   /// "" (blocked) or "mma(128x128, warps 4x2)"

@@ -119,6 +119,17 @@ class LayoutPass {
       if (tensor_core(op) && t.size() > 1)
         info_[static_cast<std::size_t>(op.result())] = {
             State::mma, staged ? TileLayout{warps_, 1, t.shape[0], t.shape[1]} : choose(t.shape[0], t.shape[1])};
+    } else if (op.kind == OpKind::reduce && op.ints.at(0) == 1) {
+      // a row reduction of an accumulator: one value per row, held by the threads of that row
+      const Info& in = info_[static_cast<std::size_t>(op.operands.at(0))];
+      const Type& tx = f_.type(op.operands.at(0));
+      if (in.state == State::mma && in.layout.is_accumulator() && tx.shape.size() == 2 && tx.shape[0] == in.layout.rows &&
+          tx.shape[1] == in.layout.cols) {
+        TileLayout rows = in.layout;
+        rows.slice = TileLayout::rows_of;
+        rows.cols = 0;  // the same rows in every accumulator of this height and warp grid
+        info_[static_cast<std::size_t>(op.result())] = {State::mma, rows};
+      }
     } else if (is_flexible_source(f_, op)) {
       info_[static_cast<std::size_t>(op.result())].state = State::flexible;
     } else if (is_follower(f_, op)) {
@@ -198,6 +209,28 @@ class LayoutPass {
         const Op* parent = found->second;
         if (parent->kind == OpKind::for_) return final_layout(parent->regions.at(0).args.at(idx + 1));
         return final_layout(parent->results.at(idx));
+      }
+      case OpKind::broadcast: {
+        // a row (column) vector broadcast over an accumulator: held by the threads of its rows (columns)
+        // (only for sources that can be made in that layout or are in it: a loaded vector is
+        // broadcast from where it is, at the cost a conversion would have)
+        const Info& from = info_[static_cast<std::size_t>(v)];
+        if (from.state != State::flexible && !(from.state == State::mma && from.layout.slice != TileLayout::whole))
+          return std::nullopt;
+        const TileLayout out = final_layout(user.result());
+        const Shape& src = t.shape;
+        if (!out.is_accumulator() || f_.type(user.result()).shape.size() != 2) return std::nullopt;
+        TileLayout want = out;
+        if (src.size() == 2 && src[1] == 1 && src[0] == out.rows) {
+          want.slice = TileLayout::rows_of;
+          want.cols = 0;  // (as the rows of a reduction)
+        } else if ((src.size() == 2 && src[0] == 1 && src[1] == out.cols) || (src.size() == 1 && src[0] == out.cols)) {
+          want.slice = TileLayout::cols_of;
+          want.rows = 0;
+        } else {
+          return std::nullopt;
+        }
+        return want;
       }
       case OpKind::gather:
       case OpKind::scatter:

@@ -89,6 +89,62 @@ inline constexpr bool is_mma_layout_v = false;
 template <int M, int N, int WM, int WN>
 inline constexpr bool is_mma_layout_v<MmaLayout<M, N, WM, WN>> = true;
 
+/// One value per row of an (M, N) accumulator in MmaLayout<M, N, WM, WN>, for a tile of M elements
+/// ((M,) or (M, 1)): each thread holds the rows its fragments cover, slot 2 tm + h the row of
+/// fragment row tm, half h (lane / 4, + 8) — where the accumulator's slot s has its row at slot
+/// 2 (s / (4 TN)) + (s / 2) % 2. The 4 lanes of a quad (and WN warps) hold copies; one owns each row.
+template <int M, int N, int WM, int WN>
+struct MmaRows {
+  using Acc = MmaLayout<M, N, WM, WN>;
+  static constexpr int kM = M, kWM = WM, kWN = WN, TM = Acc::TM;
+  static constexpr int kSlots = TM * 2;
+  static constexpr int kRun = 1;
+  static CUPRIC_TC int row(int tid, int s) { return ((tid / 32) / WN * TM + s / 2) * 16 + (tid % 32) / 4 + 8 * (s % 2); }
+  static CUPRIC_TC int elem(int tid, int s) { return row(tid, s) < M ? row(tid, s) : M; }
+  static CUPRIC_TC bool valid(int tid, int s) { return elem(tid, s) < M; }
+  static CUPRIC_TC bool owns(int tid, int s) { return valid(tid, s) && tid % 4 == 0 && (tid / 32) % WN == 0; }
+};
+
+/// One value per column of an (M, N) accumulator in MmaLayout<M, N, WM, WN>, for a tile of N
+/// elements ((N,) or (1, N)): slot 2 tn + h the column of fragment column tn, half h (2 (lane % 4)
+/// + h) — where the accumulator's slot s has its column at slot 2 ((s / 4) % TN) + s % 2.
+template <int M, int N, int WM, int WN>
+struct MmaCols {
+  using Acc = MmaLayout<M, N, WM, WN>;
+  static constexpr int kN = N, kWM = WM, kWN = WN, TN = Acc::TN;
+  static constexpr int kSlots = TN * 2;
+  static constexpr int kRun = 1;
+  static CUPRIC_TC int col(int tid, int s) { return ((tid / 32) % WN * TN + s / 2) * 8 + 2 * (tid % 4) + s % 2; }
+  static CUPRIC_TC int elem(int tid, int s) { return col(tid, s) < N ? col(tid, s) : N; }
+  static CUPRIC_TC bool valid(int tid, int s) { return elem(tid, s) < N; }
+  static CUPRIC_TC bool owns(int tid, int s) { return valid(tid, s) && (tid % 32) / 4 == 0 && (tid / 32) / WN == 0; }
+};
+
+template <class L>
+inline constexpr bool is_mma_cols_v = false;
+template <int M, int N, int WM, int WN>
+inline constexpr bool is_mma_cols_v<MmaCols<M, N, WM, WN>> = true;
+
+/// Whether LC (MmaCols) holds, in each thread, the columns of the accumulator layout LA's fragments.
+template <class LC, class LA>
+CUPRIC_TC bool cols_of_v() {
+  if constexpr (is_mma_cols_v<LC> && is_mma_layout_v<LA>) return LC::kN == LA::kN && LC::kWM == LA::kWM && LC::kWN == LA::kWN;
+  else return false;
+}
+
+template <class L>
+inline constexpr bool is_mma_rows_v = false;
+template <int M, int N, int WM, int WN>
+inline constexpr bool is_mma_rows_v<MmaRows<M, N, WM, WN>> = true;
+
+/// Whether LR (MmaRows) holds, in each thread, the rows of the accumulator layout LA's fragments:
+/// the same rows and warp grid (the columns may differ).
+template <class LR, class LA>
+CUPRIC_TC bool rows_of_v() {
+  if constexpr (is_mma_rows_v<LR> && is_mma_layout_v<LA>) return LR::kM == LA::kM && LR::kWM == LA::kWM && LR::kWN == LA::kWN;
+  else return false;
+}
+
 /// Whether tiles of shape Sh in layout L can be addressed by (row, col) = (L::row, L::col): the
 /// shape is the (M, N) the mma layout was made for (not a reshape of it).
 template <class L, class Sh>

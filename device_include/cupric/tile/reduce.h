@@ -206,6 +206,12 @@ CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, 
         part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 16));
       }
     }
+  if constexpr (Axis == 1 && L::kWN == 1 && rows_of_v<LO, L>()) {
+    // one warp per row: the quad holds the result, in the rows layout (no shared memory)
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < LO::kSlots; ++s) out.v[s] = convert<TO>(part[s / 2][s % 2]);
+    return;
+  }
   A* sp = reinterpret_cast<A*>(b.smem);  // [W][E]
   const int warp = b.tid / 32, lane = b.tid % 32;
   const int w = Axis == 1 ? warp % L::kWN : warp / L::kWN;

@@ -54,6 +54,22 @@ CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size, LO>& out, const Tile
     }
   }
 #else
+  if constexpr (rows_of_v<LI, LO>()) {
+    if constexpr (Src::rank == 2 && Src::dim(1) == 1 && Src::dim(0) == LI::kM && Dst::rank == 2 && Dst::dim(0) == LO::kM) {
+      // a column of one value per row: the values are already in the threads of their rows
+      CUPRIC_TILE_UNROLL
+      for (int s = 0; s < LO::kSlots; ++s) out.v[s] = in.v[2 * (s / (4 * LO::TN)) + (s / 2) % 2];
+      return;
+    }
+  }
+  if constexpr (cols_of_v<LI, LO>()) {
+    if constexpr (Src::size == LI::kN && Src::dim(Src::rank - 1) == LI::kN && Dst::rank == 2 && Dst::dim(1) == LO::kN) {
+      // a row of one value per column: the values are already in the threads of their columns
+      CUPRIC_TILE_UNROLL
+      for (int s = 0; s < LO::kSlots; ++s) out.v[s] = in.v[2 * ((s / 4) % LO::TN) + s % 2];
+      return;
+    }
+  }
   static_assert(smem_align(sizeof(T) * Src::size) <= kSmemBytes, "cupric.tile: scratch too small (broadcast)");
   const T* buf = stage(b, in, reinterpret_cast<T*>(b.smem));
   if constexpr (rows_cols_v<LO, Dst>()) {

@@ -617,3 +617,18 @@ def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, monkeypatc
         f.write("\n// changed\n")
     second = digest(str(inc))
     assert second != first and second == content_hash()
+
+
+def test_attention_keeps_its_row_statistics_in_registers():
+    """At tiles the GPU stages (k and v through the ring, wgmma), attention's running max and sum
+    are slices of the accumulator layout: the row reductions, the masks and the broadcasts back
+    need no shared memory, so the loop has one barrier (the ring's)."""
+    q = cu.zeros((2, 256, 128), dtype=cu.bfloat16)
+    info = attention.attention_kernel.inspect(q, q, q, q, 0.1, False, 128, 64, 128)
+    src, ir = info["cuda_source"], info["ir_layout"]
+    assert "convert_layout" not in ir
+    assert "reduce max" in ir and "f32[128] rows of mma(128x_, warps 8x1)" in ir
+    assert "b1[1, 64] columns of mma(_x64, warps 8x1)" in ir
+    assert src.count("mma_staged<") == 2 and "_panels" in src
+    loop = src[src.index("for (::cu::tile::i64"):]
+    assert loop.count("stage_ready") == 1 and loop[: loop.index("staged_loop_end")].count("__syncthreads") == 0
