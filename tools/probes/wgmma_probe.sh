@@ -2,11 +2,12 @@
 # Runs tools/probes/wgmma_staged.cu in its variants on the GPU machine (see that file).
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-.out}"; mkdir -p "$OUT"
-build() {  # name, nvcc flags...
+build() {  # name, nvcc flags... (only the variants named in $V)
   local name=$1; shift
+  case " $V " in *" $name "*) ;; *) return ;; esac
   nvcc -std=c++20 -O3 -I device_include "$@" tools/probes/wgmma_staged.cu -o "/tmp/$name" -Xptxas -v >"$OUT/$name.build.log" 2>&1 &
 }
-V="p80 s2 s3m2 s4d1 s3d1m2 n256s3 n256s4d1 n256s3d1"
+V="${PROBES:-p80 s2 s3m2 s4d1 s3d1m2 n256s3 n256s4d1 n256s3d1}"
 build p80 -gencode=arch=compute_80,code=compute_80 -DSTAGES=3 -DMINB=2
 H=-gencode=arch=compute_90a,code=sm_90a
 build s2 $H -DSTAGES=2 -DMINB=2
