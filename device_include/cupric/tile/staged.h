@@ -48,9 +48,9 @@ CUPRIC_TD void fence_proxy_async() {
 }
 
 // The ring's barriers (mbarriers in shared memory, after the stages): full[s] completes a phase
-// when every thread's copies into stage s have landed (an arrival per thread when its cp.async
-// copies complete, and one per warp after its direct stores), empty[s] when every warp is done
-// reading stage s. Threads wait only for the stages they need, so the warpgroups of a block
+// when every thread's copies into stage s have landed (two arrivals per thread: one when its
+// cp.async copies complete, one ordinary, after its direct stores), empty[s] when every thread is
+// done reading stage s. Threads wait only for the stages they need, so the warpgroups of a block
 // need not run in step (one can multiply while another computes its softmax).
 
 /// Bytes of the barriers of an S-stage ring.
@@ -65,9 +65,8 @@ CUPRIC_TD void ring_init(const Block& b, unsigned long long* bars) {
   if (b.tid == 0) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < S; ++s) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bars + s)), "r"(kThreads + kThreads / 32)
-                   : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bars + S + s)), "r"(kThreads / 32) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bars + s)), "r"(2 * kThreads) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bars + S + s)), "r"(kThreads) : "memory");
     }
   }
 }
@@ -76,13 +75,11 @@ CUPRIC_TD void ring_arrive(unsigned long long* bar) {
   asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(smem_address(bar)) : "memory");
 }
 
-/// After this thread's copies into a stage: its arrival when they land, its warp's after the
-/// warp's direct stores.
+/// After this thread's copies into a stage: its arrivals on the stage's full barrier.
 CUPRIC_TD void ring_filled(unsigned long long* full) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_address(full)) : "memory");
   fence_proxy_async();  // its direct stores, for the tensor cores
-  __syncwarp();
-  if (threadIdx.x % 32 == 0) ring_arrive(full);
+  ring_arrive(full);
 }
 
 /// Waits until the barrier has completed the phase of parity `parity`.
@@ -112,11 +109,10 @@ CUPRIC_TD void ring_reuse(unsigned long long* bars, int slot, int n) {
   if (n > 0) ring_wait(bars + S + slot, (n - 1) & 1);
 }
 
-/// This warp is done reading stage `slot`.
+/// This thread is done reading stage `slot`.
 template <int S>
 CUPRIC_TD void ring_release(unsigned long long* bars, int slot) {
-  __syncwarp();
-  if (threadIdx.x % 32 == 0) ring_arrive(bars + S + slot);
+  ring_arrive(bars + S + slot);
 }
 
 /// Starts copying the (R, C) tile of the last two dimensions of array `a`, at element `start`
