@@ -404,18 +404,16 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
       line() << panel_copy(load, cat(to, " + ", offset));
       offset += 2 * f_.type(load.result()).size();
     }
+  line() << "::cu::tile::cp_async_commit();";
 }
 
 void Emitter::emit_staged_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
   const int stages = static_cast<int>(op.ints.at(0)), in_flight = static_cast<int>(op.ints.at(1));
-  // tiles copied ahead of the one the products read: a stage is refilled once everyone is done
-  // with the tile two before (or one, in a ring of two), so warpgroups may drift that far apart
-  const int ahead = std::max(1, stages - 2);
+  const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the products read
   min_blocks_ = std::max(min_blocks_, static_cast<int>(op.ints.at(2)));
-  const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", n = it + "_n", bars = it + "_bars",
-                    step = name(op.operands.at(2));
+  const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
   long long stage = 0;
   for (const Op& o : body.ops) {
     if (o.kind == OpKind::load && o.ints == std::vector<std::int64_t>{1}) {
@@ -430,60 +428,45 @@ void Emitter::emit_staged_for(const Op& op) {
       e.replace(e.find('@'), 1, std::to_string(stage));
     }
   // the ring starts at a 1024-byte boundary (the swizzle's period) past the shared scratch the
-  // body's other ops use (known once the body is emitted: a macro in the header), its barriers
-  // after the stages; before and after the loop it is scratch for the ops there
+  // body's other ops use (known once the body is emitted: a macro in the header); before and after
+  // the loop it is scratch for the ops there
   const std::string offset = cat("CUPRIC_TILE_RING_", it);
   line() << "__syncthreads();  // earlier users of the scratch are done with it";
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
          << stages << " stages of the products' operands";
-  line() << "unsigned long long* const " << bars << " = reinterpret_cast<unsigned long long*>(" << ring << " + "
-         << stages * stage << ");";
-  line() << "::cu::tile::ring_init<" << stages << ">(blk, " << bars << ");";
-  line() << "__syncthreads();";
   line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
   ++indent_;
   line() << "const ::cu::tile::i64 " << it << " = " << name(op.operands.at(0)) << " + " << slot << " * " << step << ";";
   emit_stage_copies(body, cat(ring, " + ", slot, " * ", stage));
-  line() << "::cu::tile::ring_filled(" << bars << " + " << slot << ");";
   --indent_;
   line() << "}";
-  line() << "int " << slot << " = 0, " << n << " = 0;  // the stage read now, the tiles read before";
+  line() << "int " << slot << " = 0;";
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
   // stage_products marks loops of a positive constant step
   line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << name(op.operands[1])
          << "; " << it << " += " << step << ") {";
   ++indent_;
-  line() << "{  // tile n + " << ahead << " into its stage, once everyone is done with the tile there";
+  line() << "::cu::tile::stage_ready<" << ahead - 1 << ">();";
+  line() << "{";
   ++indent_;
   line() << "const ::cu::tile::i64 " << it << "_ahead = " << it << " + " << ahead << " * " << step << ";";
   line() << "const int " << slot << "_to = (" << slot << " + " << ahead << ") % " << stages << ";";
-  line() << "::cu::tile::ring_reuse<" << stages << ">(" << bars << ", " << slot << "_to, (" << n << " + " << ahead << ") / "
-         << stages << ");";
   line() << "const ::cu::tile::i64 " << it << " = " << it << "_ahead;";
   emit_stage_copies(body, cat(ring, " + ", slot, "_to * ", stage));
-  line() << "::cu::tile::ring_filled(" << bars << " + " << slot << "_to);";
   --indent_;
   line() << "}";
-  line() << "::cu::tile::ring_acquire(" << bars << ", " << slot << ", " << n << " / " << stages << ");";
   const int outer = smem_;
   smem_ = 0;
   emit_region(body);
   const long long body_scratch = (smem_ + 15) / 16 * 16;
   defines_ += cat("#define ", offset, " ", body_scratch, "\n");
-  smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024 + 16 * stages));
-  if (in_flight == 0) {
-    line() << "::cu::tile::ring_release<" << stages << ">(" << bars << ", " << slot << ");";
-  } else {  // the products of the previous tile are done (mma_staged waited for them)
-    line() << "if (" << n << " > 0) ::cu::tile::ring_release<" << stages << ">(" << bars << ", (" << slot << " + "
-           << stages - 1 << ") % " << stages << ");";
-  }
+  smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024));
   line() << slot << " = " << slot << " + 1 == " << stages << " ? 0 : " << slot << " + 1;";
-  line() << "++" << n << ";";
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
-  line() << "::cu::tile::staged_loop_end<" << stages << ">(blk, " << bars << ");";
+  line() << "::cu::tile::staged_loop_end();";
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

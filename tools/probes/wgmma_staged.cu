@@ -18,7 +18,7 @@
 #define BN 128
 #endif
 #define BK 64
-#define CUPRIC_TILE_SMEM (STAGES * (BM * BK + BK * BN) * 2 + 1024 + 16 * STAGES)
+#define CUPRIC_TILE_SMEM (STAGES * (BM * BK + BK * BN) * 2 + 1024)
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -39,35 +39,30 @@ extern "C" __global__ void __launch_bounds__(256, MINB) gemm(const bf16* A, cons
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) acc.v[s] = 0.f;
   const long long nk = (k + BK - 1) / BK;
-  constexpr int AHEAD = STAGES > 2 ? STAGES - 2 : 1;  // tiles in flight ahead of the one computed
-  unsigned long long* bars = reinterpret_cast<unsigned long long*>(stages + STAGES * SS);
-  ring_init<STAGES>(blk, bars);
-  __syncthreads();
+  constexpr int AHEAD = STAGES - 1 - DEPTH;  // tiles in flight ahead of the one computed
   for (int s = 0; s < AHEAD; ++s) {
     const i64 sa[2] = {blk.bid[0] * BM, s * BK}, sb[2] = {s * BK, blk.bid[1] * BN};
     copy_async<BM, BK>(blk, stages + s * SS, a, sa);
     copy_async<BK, BN>(blk, stages + s * SS + SA, b, sb);
-    ring_filled(bars + s);
+    cp_async_commit();
   }
   int stage = 0;
   for (long long kk = 0; kk < nk; ++kk) {
+    stage_ready<AHEAD - 1>();
     {
       const long long ahead = kk + AHEAD;
       const int st = (stage + AHEAD) % STAGES;
-      ring_reuse<STAGES>(bars, st, static_cast<int>(ahead / STAGES));
       const i64 sa[2] = {blk.bid[0] * BM, ahead * BK}, sb[2] = {ahead * BK, blk.bid[1] * BN};
       copy_async<BM, BK>(blk, stages + st * SS, a, sa);
       copy_async<BK, BN>(blk, stages + st * SS + SA, b, sb);
-      ring_filled(bars + st);
+      cp_async_commit();
     }
-    ring_acquire(bars, stage, static_cast<int>(kk / STAGES));
-    mma_staged<BM, BK, BN, false, DEPTH, bf16>(blk, acc, static_cast<const unsigned char*>(stages + stage * SS),
-                                               stages + stage * SS + SA, acc);
-    if (DEPTH == 0) ring_release<STAGES>(bars, stage);
-    else if (kk > 0) ring_release<STAGES>(bars, (stage + STAGES - 1) % STAGES);
+    mma_staged<BM, BK, BN, false, DEPTH, bf16>(blk, acc, static_cast<const unsigned char*>(stages + stage * SS), stages + stage * SS + SA, acc);
     stage = stage + 1 == STAGES ? 0 : stage + 1;
   }
-  staged_loop_end<STAGES>(blk, bars);
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  wgmma_wait<0>();
+#endif
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) {
     const int r = L::row(blk.tid, s), cc = L::col(blk.tid, s);

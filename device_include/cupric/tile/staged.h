@@ -41,78 +41,15 @@ CUPRIC_TD void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
-CUPRIC_TD void fence_proxy_async() {
+/// Waits for the copies of all but the `Pending` most recent groups, then makes the stage they
+/// filled visible to every thread of the block and to the tensor cores' (async) proxy.
+template <int Pending>
+CUPRIC_TD void stage_ready() {
+  cp_async_wait<Pending>();
 #if __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
-}
-
-// The ring's barriers (mbarriers in shared memory, after the stages): full[s] completes a phase
-// when every thread's copies into stage s have landed (two arrivals per thread: one when its
-// cp.async copies complete, one ordinary, after its direct stores), empty[s] when every thread is
-// done reading stage s. Threads wait only for the stages they need, so the warpgroups of a block
-// need not run in step (one can multiply while another computes its softmax).
-
-/// Bytes of the barriers of an S-stage ring.
-template <int S>
-CUPRIC_TC int ring_bar_bytes() {
-  return 16 * S;
-}
-
-/// One thread makes the barriers; the caller's barrier publishes them.
-template <int S>
-CUPRIC_TD void ring_init(const Block& b, unsigned long long* bars) {
-  if (b.tid == 0) {
-    CUPRIC_TILE_UNROLL
-    for (int s = 0; s < S; ++s) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bars + s)), "r"(2 * kThreads) : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bars + S + s)), "r"(kThreads) : "memory");
-    }
-  }
-}
-
-CUPRIC_TD void ring_arrive(unsigned long long* bar) {
-  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(smem_address(bar)) : "memory");
-}
-
-/// After this thread's copies into a stage: its arrivals on the stage's full barrier.
-CUPRIC_TD void ring_filled(unsigned long long* full) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_address(full)) : "memory");
-  fence_proxy_async();  // its direct stores, for the tensor cores
-  ring_arrive(full);
-}
-
-/// Waits until the barrier has completed the phase of parity `parity`.
-CUPRIC_TD void ring_wait(unsigned long long* bar, int parity) {
-  const u32 at = smem_address(bar);
-  u32 done = 0;
-  while (!done) {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done) : "r"(at), "r"(parity) : "memory");
-#else
-    asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done) : "r"(at), "r"(parity) : "memory");
-#endif
-  }
-}
-
-/// Before reading stage `slot` for the n-th time (n = 0, 1, ...): its copies have landed.
-CUPRIC_TD void ring_acquire(unsigned long long* bars, int slot, int n) {
-  ring_wait(bars + slot, n & 1);
-  fence_proxy_async();
-}
-
-/// Before refilling stage `slot` for the n-th time (n >= 1): everyone has read it n times.
-template <int S>
-CUPRIC_TD void ring_reuse(unsigned long long* bars, int slot, int n) {
-  if (n > 0) ring_wait(bars + S + slot, (n - 1) & 1);
-}
-
-/// This thread is done reading stage `slot`.
-template <int S>
-CUPRIC_TD void ring_release(unsigned long long* bars, int slot) {
-  ring_arrive(bars + S + slot);
+  __syncthreads();
 }
 
 /// Starts copying the (R, C) tile of the last two dimensions of array `a`, at element `start`
@@ -470,19 +407,13 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
 #endif
 }
 
-/// After a staged loop: no copy and (wgmma) no product is left running, the barriers are retired
-/// and the ring (the shared scratch) is free for the ops that follow.
-template <int S>
-CUPRIC_TD void staged_loop_end(const Block& b, unsigned long long* bars) {
-  asm volatile("cp.async.wait_all;" ::: "memory");
+/// After a staged loop: no copy and (wgmma) no product is left running, and the ring (the shared
+/// scratch) is free for the ops that follow.
+CUPRIC_TD void staged_loop_end() {
+  cp_async_wait<0>();
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   wgmma_wait<0>();
 #endif
-  __syncthreads();
-  if (b.tid == 0) {
-    CUPRIC_TILE_UNROLL
-    for (int s = 0; s < 2 * S; ++s) asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(smem_address(bars + s)) : "memory");
-  }
   __syncthreads();
 }
 
