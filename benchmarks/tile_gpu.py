@@ -254,6 +254,13 @@ def _matmul(p, quick, row):
         check=status,
     )
     row("gpu", f"matmul bf16 {m}^3 torch (cuBLAS)", TFLOP_s=f"{flops / t_blas / 1e12:.0f}")
+    # the same tiles in plain launch order (no grouping of tile rows): what the grouping buys
+    t_plain = _event_time(
+        lambda: matmul.matmul_kernel[(ct.cdiv(m, bm), ct.cdiv(m, bn))](a, b, bias, o, bm, bn, bk, 1 << 30),
+        p.cupric_stream, target_s=0.5, max_repeat=10,
+    )
+    row("gpu", "matmul+bias+relu cupric.tile, launch order", TFLOP_s=f"{flops / t_plain / 1e12:.0f}",
+        vs_cublas=f"{t_blas / t_plain:.2f}")
     # the same kernel with @ct.autotune choosing the tiles (examples/tile/matmul.py's configs)
     try:
         matmul.matmul_bias_relu_tuned(a, b, bias, o)
@@ -279,8 +286,7 @@ def _attention(p, quick, row, within_budget):
     q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
     out = torch.empty_like(q)
     q3, k3, v3, o3 = (t.view(B * H, S, D) for t in (q, k, v, out))
-    bm, bn = ATTENTION_TILES
-    for causal in (False, True):
+    for (bm, bn), causal in ((ATTENTION_TILES, False), (ATTENTION_TILES, True), ((128, 128), False)):
         if not within_budget(f"attention causal={causal}", 8):
             return
 
@@ -296,7 +302,7 @@ def _attention(p, quick, row, within_budget):
         flops = 4 * B * H * S * S * D * (0.5 if causal else 1)
         t_tile = _event_time(run, p.cupric_stream, target_s=0.5, max_repeat=10)
         t_sdpa = _event_time(sdpa, p.torch_stream, target_s=0.5, max_repeat=20)
-        name = f"attention{' causal' if causal else ''} B{B} H{H} S{S} D{D} bf16"
+        name = f"attention{' causal' if causal else ''} B{B} H{H} S{S} D{D} bf16 tiles {bm}x{bn}"
         row(
             "gpu",
             f"{name} cupric.tile",

@@ -12,9 +12,17 @@ from cupric import tile as ct
 
 
 @ct.kernel
-def matmul_kernel(a, b, bias, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
-    pid_m = ct.bid(0)
-    pid_n = ct.bid(1)
+def matmul_kernel(
+    a, b, bias, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int], GROUP_M: ct.Constant[int] = 8
+):
+    # The blocks, in launch order, take their tiles in groups of GROUP_M tile rows: blocks running
+    # at the same time share rows of a and columns of b, which then stay in the L2 cache.
+    grid_m, grid_n = ct.num_blocks(0), ct.num_blocks(1)
+    pid = ct.bid(0) + ct.bid(1) * grid_m
+    first_m = pid // (GROUP_M * grid_n) * GROUP_M
+    rows = ct.minimum(grid_m - first_m, GROUP_M)
+    pid_m = first_m + pid % (GROUP_M * grid_n) % rows
+    pid_n = pid % (GROUP_M * grid_n) // rows
     acc = ct.zeros((BM, BN), dtype=ct.float32)
     for k in range(ct.cdiv(a.shape[1], BK)):
         ta = ct.load(a, index=(pid_m, k), shape=(BM, BK))
