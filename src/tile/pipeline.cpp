@@ -264,19 +264,14 @@ bool panel_load(const Function& f, const Op& op) {
 /// Whether v (a value of the loop body) is computed elementwise from the result of one of
 /// `products` of the same shape: it then has that accumulator's layout (assign_layouts), the one
 /// a register operand of a staged product takes.
-bool from_product(const Function& f, const FunctionIndex& ix, int v, const std::vector<Op*>& products) {
-  const Shape& shape = f.type(v).shape;
-  for (int depth = 0; depth < 64; ++depth) {
-    auto d = ix.def.find(v);
-    if (d == ix.def.end()) return false;
-    const Op& op = *d->second;
-    if (std::find(products.begin(), products.end(), &op) != products.end()) return true;
-    if (op.kind != OpKind::ufunc && op.kind != OpKind::cast && op.kind != OpKind::where) return false;
-    int next = -1;
-    for (int x : op.operands)
-      if (f.type(x).shape == shape && from_product(f, ix, x, products)) next = x;
-    return next >= 0;
-  }
+bool from_product(const Function& f, const FunctionIndex& ix, int v, const std::vector<Op*>& products, int depth = 0) {
+  auto d = ix.def.find(v);
+  if (d == ix.def.end() || depth > 64) return false;
+  const Op& op = *d->second;
+  if (std::find(products.begin(), products.end(), &op) != products.end()) return true;
+  if (op.kind != OpKind::ufunc && op.kind != OpKind::cast && op.kind != OpKind::where) return false;
+  for (int x : op.operands)
+    if (f.type(x).shape == f.type(v).shape && from_product(f, ix, x, products, depth + 1)) return true;
   return false;
 }
 
@@ -349,27 +344,20 @@ StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
   const Type& ta = f.type(mma.operands.at(0));
   const Type& tb = f.type(mma.operands.at(1));
   const Type& tc = f.type(mma.result());
-  const bool bt = !mma.ints.empty() && mma.ints[0] == 1;
   if (ta.dtype != tb.dtype || (ta.dtype != DType::float16 && ta.dtype != DType::bfloat16) || tc.dtype != DType::float32 ||
       ta.shape.size() != 2 || tc.shape.size() != 2)
     return {};
   const std::int64_t m = ta.shape[0], k = ta.shape[1], n = tc.shape[1], warps = threads / 32;
   // each warp 16 whole rows (wgmma: warpgroups of 64); panels of 64 columns; wgmma widths <= 256
   if (warps % 4 != 0 || m != 16 * warps || k % 64 != 0 || n % 64 != 0 || n > 256) return {};
-  (void)bt;
-  // a ring of stages in shared memory: 2 blocks per SM where their accumulators fit the registers
-  // (64 float32 per thread), else deeper rings for one block; one product left in flight
-  constexpr std::int64_t kBudget = 227 * 1024 - 1024;
-  const std::int64_t stage = 2 * (m * k + k * n);
-  StagedShape s;
-  if (n <= 128 && 3 * stage * 2 + 2048 <= kBudget + 1024) {
-    s = {3, 1, 2};
-  } else {
-    const std::int64_t fit = std::min<std::int64_t>(4, kBudget / stage);
-    if (fit < 2) return {};
-    s = {static_cast<int>(fit), fit >= 3 ? 1 : 0, 1};
-  }
-  return s;
+  // a ring of stages in shared memory: 2 blocks per SM (228 KiB) where their accumulators fit the
+  // registers (64 float32 a thread), else as many stages (up to 4) as one block can have (227 KiB);
+  // one product left in flight where there are 3 stages or more
+  const std::int64_t stage = 2 * (m * k + k * n), ring = 1024;  // + the ring's alignment
+  if (n <= 128 && 2 * (3 * stage + ring + 1024) <= 228 * 1024) return {3, 1, 2};
+  const std::int64_t fit = std::min<std::int64_t>(4, (227 * 1024 - ring) / stage);
+  if (fit < 2) return {};
+  return {static_cast<int>(fit), fit >= 3 ? 1 : 0, 1};
 }
 
 void stage_products(Function& f, int threads) {
