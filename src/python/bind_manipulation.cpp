@@ -154,10 +154,22 @@ void bind_functions(nb::module_& m) {
         return nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y)));
       },
       nb::arg("condition"), nb::arg("x") = nb::none(), nb::arg("y") = nb::none());
+  m.def("nonzero", [](nb::handle a) { return tuple_of_arrays(nonzero(as_array(a))); }, nb::arg("a"));
+  m.def("flatnonzero", [](nb::handle a) { return nonzero(ravel(as_array(a))).at(0); }, nb::arg("a"));
+  m.def(
+      "argwhere",
+      [](nb::handle a) {
+        const Array x = as_array(a);
+        // NumPy: a 0-d array is one element of no dimensions, so (1, 0) or (0, 0)
+        if (x.ndim() == 0) return Array::empty({nonzero(reshape(x, {1})).at(0).size(), 0}, DType::int64, x.device());
+        return stack(nonzero(x), 1);  // one row of indices per nonzero element
+      },
+      nb::arg("a"));
 }
 
 void bind_methods() {
   nb::handle cls = ndarray_type();
+  def_method(cls, "nonzero", [](const Array& a) { return tuple_of_arrays(nonzero(a)); });
   def_method(cls, "reshape", [](const Array& a, nb::args shape, nb::kwargs kwargs) {
     if (kwargs.size() == 0) return reshape_py(a, shape_from_args(shape), nb::none(), nb::none());  // a.reshape(2, 3)
     nb::handle order = kwargs.contains("order") ? nb::handle(kwargs["order"]) : nb::none();

@@ -313,6 +313,33 @@ def test_where_broadcasts_and_selects(device):
     check_on(device, cu.where(cu.asarray(u, device=device), 1.5, -1), np.where(u, 1.5, -1))
 
 
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 5), (0, 3), (1,)])
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.bool_, np.complex64])
+def test_nonzero_flatnonzero_argwhere(shape, dtype, device):
+    n = (RNG.random(shape) > 0.5) * RNG.integers(-3, 4, size=shape)
+    n = n.astype(dtype)
+    c = cu.asarray(n, device=device)
+    for got, want in zip(cu.nonzero(c), np.nonzero(n)):
+        check_on(device, got, want)
+    for got, want in zip(c.nonzero(), n.nonzero()):
+        check_on(device, got, want)
+    for got, want in zip(cu.where(c), np.where(n)):
+        check_on(device, got, want)
+    check_on(device, cu.flatnonzero(c), np.flatnonzero(n))
+    check_on(device, cu.argwhere(c), np.argwhere(n))
+    # a strided view, and NaN (true)
+    f = np.array([[0.0, np.nan, -0.0], [2.0, 0.0, 1e-300]])
+    cf = cu.asarray(f, device=device)
+    check_on(device, cu.argwhere(cf[:, ::-1]), np.argwhere(f[:, ::-1]))
+
+
+@pytest.mark.parametrize("value", [0, 3])
+def test_nonzero_of_0d_arrays(value, device):
+    raises_like(lambda: np.nonzero(np.asarray(value)), lambda: cu.nonzero(cu.asarray(value, device=device)))
+    check_on(device, cu.argwhere(cu.asarray(value, device=device)), np.argwhere(np.asarray(value)))
+    check_on(device, cu.flatnonzero(cu.asarray(value, device=device)), np.flatnonzero(np.asarray(value)))
+
+
 def test_where_promotes_x_and_y_with_nep50(device):
     cond = np.array([True, False, True])
     ccond = cu.asarray(cond, device=device)
