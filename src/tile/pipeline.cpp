@@ -236,14 +236,16 @@ int through_reshapes(const FunctionIndex& ix, int v) {
   }
 }
 
-/// Whether every use of v (through reshapes) is as operand `operand` (0: a, 1: b, -1: either) of an mma.
-bool only_mma_operand(const FunctionIndex& ix, int v, int operand) {
+/// Whether every use of v (through reshapes) is as operand `operand` (0: a, 1: b, -1: either) of
+/// one of `products`.
+bool only_operand_of(const FunctionIndex& ix, int v, int operand, const std::vector<Op*>& products) {
   auto u = ix.uses.find(v);
   if (u == ix.uses.end()) return false;
   for (const auto& [op, i] : u->second) {
     if (op->kind == OpKind::reshape) {
-      if (!only_mma_operand(ix, op->result(), operand)) return false;
-    } else if (op->kind != OpKind::mma || i > 1 || (operand >= 0 && static_cast<int>(i) != operand)) {
+      if (!only_operand_of(ix, op->result(), operand, products)) return false;
+    } else if (std::find(products.begin(), products.end(), op) == products.end() || i > 1 ||
+               (operand >= 0 && static_cast<int>(i) != operand)) {
       return false;
     }
   }
@@ -285,9 +287,11 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
     if (step == constants.end() || step->second->value.kind != WeakKind::integer || step->second->value.i <= 0) continue;
     Region& body = loop.regions.at(0);
     if (writes_memory(body)) continue;
-    std::unordered_set<const Op*> in_body;
+    std::unordered_set<const Op*> in_body, top, beside;  // ops of the body, its top level, the loop's region
     int nested_products = 0;
     walk(body, [&](const Op& op) { in_body.insert(&op); });
+    for (const Op& op : body.ops) top.insert(&op);
+    for (const Op& op : r.ops) beside.insert(&op);
     for (const Op& op : body.ops)
       for (const Region& sub : op.regions) walk(sub, [&](const Op& o) { nested_products += o.kind == OpKind::mma; });
     std::vector<Op*> products;
@@ -306,12 +310,12 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
         auto d = ix.def.find(v);
         Op* load = d != ix.def.end() && panel_load(f, *d->second) ? d->second : nullptr;
         const std::int64_t bytes = 2 * f.type(v).size();
-        if (load && in_body.count(load) && only_mma_operand(ix, v, -1) && index_chain(f, body, *load).has_value()) {
+        if (load && top.count(load) && only_operand_of(ix, v, -1, products) && index_chain(f, body, *load).has_value()) {
           if (std::find(ring.begin(), ring.end(), load) == ring.end()) {
             ring.push_back(load);
             ring_bytes += bytes;
           }
-        } else if (i == 0 && load && !in_body.count(load) && only_mma_operand(ix, v, 0)) {
+        } else if (i == 0 && load && beside.count(load) && only_operand_of(ix, v, 0, products)) {
           if (std::find(resident.begin(), resident.end(), load) == resident.end()) {
             resident.push_back(load);
             resident_bytes += bytes;

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from cupric import tile as ct
 from cupric.tile import _cuda, _kernel
-from tile_helpers import random, to_cu
+from tile_helpers import random, to_cu, to_np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
 
@@ -632,3 +632,30 @@ def test_attention_keeps_its_row_statistics_in_registers():
     assert src.count("mma_staged<") == 2 and "_panels" in src
     loop = src[src.index("for (::cu::tile::i64"):]
     assert loop.count("stage_ready") == 1 and loop[: loop.index("staged_loop_end")].count("__syncthreads") == 0
+
+
+@ct.kernel
+def _a_in_two_loops(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    ta = ct.load(a, index=(ct.bid(0), 0), shape=(BM, BK))
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for j in range(ct.cdiv(b.shape[1], BN)):
+        acc = ct.mma(ta, ct.load(b, index=(0, j), shape=(BK, BN)), acc)
+    for j in range(2):
+        acc = ct.mma(ta, ct.load(b, index=(1, j), shape=(BK, BN)), acc)
+    ct.store(out, index=(ct.bid(0), 0), tile=acc)
+
+
+@needs_nvrtc
+def test_an_operand_shared_by_two_loops_is_not_staged():
+    """A loop-invariant a that products of two loops read stays a register tile (staging it into
+    panels for one loop would leave the other without it); the kernel compiles and runs on the CPU."""
+    an, bn = (random((128, 256), "bfloat16", np.random.default_rng(i)) for i in range(2))
+    a, b = to_cu(an), to_cu(bn)
+    out = cu.zeros((128, 64), dtype=cu.float32)
+    info = _a_in_two_loops.inspect(a, b, out, 128, 64, 64)
+    assert "mma_staged" not in info["cuda_source"]
+    _compile(info["cuda_source"], "_a_in_two_loops")
+    _a_in_two_loops[(1,)](a, b, out, 128, 64, 64)
+    an, bn = an.astype(np.float32), bn.astype(np.float32)
+    want = an[:, :64] @ (sum(bn[:64, 64 * j : 64 * j + 64] for j in range(4)) + bn[64:128, :64] + bn[64:128, 64:128])
+    np.testing.assert_allclose(to_np(out), want, rtol=1e-4, atol=1e-3)
