@@ -1,8 +1,10 @@
 // cupric/tile/staged.h — operands of tensor-core products that go global memory -> shared memory
-// asynchronously (GPU). A K loop whose product reads two loads (a (M, K), b (K, N) or (N, K))
-// keeps a ring of stages in shared memory: the loads of later iterations are in flight (cp.async)
-// while the product of this one runs, which reads its stage directly — wgmma on sm_90a (the
-// accumulator of each warpgroup's 64 rows in registers), ldmatrix + mma.sync elsewhere.
+// asynchronously (GPU). A K loop whose products read loads of the loop (a (M, K), b (K, N) or
+// (N, K)) keeps a ring of stages in shared memory: the loads of later iterations are in flight
+// (cp.async) while the products of this one run, which read their stage directly — wgmma on sm_90a
+// (the accumulator of each warpgroup's 64 rows in registers; a from shared memory, or from
+// registers when it was computed from an earlier product), ldmatrix + mma.sync elsewhere. The
+// emitter (src/tile/emit_body.cpp, emit_staged_for) writes the loop; stage_products marks it.
 //
 // A stage holds each operand as Panels: the columns cut into panels of 64 (128 bytes of 16-bit
 // values), each panel its R rows of 128 bytes one after the other, and in each row the eight
