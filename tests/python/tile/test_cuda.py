@@ -659,3 +659,21 @@ def test_an_operand_shared_by_two_loops_is_not_staged():
     an, bn = an.astype(np.float32), bn.astype(np.float32)
     want = an[:, :64] @ (sum(bn[:64, 64 * j : 64 * j + 64] for j in range(4)) + bn[64:128, :64] + bn[64:128, 64:128])
     np.testing.assert_allclose(to_np(out), want, rtol=1e-4, atol=1e-3)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_staged_products_compile_for_every_arch(arch):
+    """The generated CUDA is arch-neutral: staged products compile to wgmma on sm_90a and to the
+    ldmatrix + mma.sync fallback (from the same panels) elsewhere."""
+    q = cu.zeros((2, 256, 128), dtype=cu.bfloat16)
+    kernels = [(attention.attention_kernel, (q, q, q, q, 0.1, True, 128, 64, 128))]
+    for dtype, mkn, tiles, threads in test_mma.STAGED_CASES[:2]:
+        kernels.append(_epilogue_case(dtype, mkn, tiles, threads))
+    for kernel, args in kernels:
+        src = kernel.inspect(*args)["cuda_source"]
+        assert "mma_staged" in src
+        r = _cuda.compile_source(src, _kernel.include_dir(), arch=arch, outputs=("cubin", "ptx"))
+        assert r["cubin"][:4] == b"\x7fELF"
+        assert ("wgmma.mma_async" in r["ptx"]) == (arch == "sm_90a")
+        assert ("mma.sync.aligned.m16n8k16" in r["ptx"]) == (arch != "sm_90a")
