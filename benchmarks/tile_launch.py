@@ -30,15 +30,10 @@ import time
 import numpy as np
 
 import cupric as cu
-from cupric import tile as ct
 
-
-@ct.kernel
-def saxpy(alpha, x, y, out, BLOCK: ct.Constant[int]):
-    i = ct.bid(0)
-    a = ct.load(x, index=(i,), shape=(BLOCK,))
-    b = ct.load(y, index=(i,), shape=(BLOCK,))
-    ct.store(out, index=(i,), tile=alpha * a + b)
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "tile")
+sys.path.insert(0, EXAMPLES)
+from saxpy import saxpy_kernel as saxpy  # noqa: E402
 
 
 N, BLOCK = 1024, 1024
@@ -93,12 +88,8 @@ _NEW_PROCESS = textwrap.dedent("""
     from cupric import tile as ct
     t_import = time.perf_counter() - t_import
     device = sys.argv[1]
-    @ct.kernel
-    def saxpy(alpha, x, y, out, BLOCK: ct.Constant[int]):
-        i = ct.bid(0)
-        a = ct.load(x, index=(i,), shape=(BLOCK,))
-        b = ct.load(y, index=(i,), shape=(BLOCK,))
-        ct.store(out, index=(i,), tile=alpha * a + b)
+    sys.path.insert(0, sys.argv[2])
+    from saxpy import saxpy_kernel as saxpy
     x = cu.ones(1024, dtype=cu.float32, device=device)
     o = cu.empty(1024, dtype=cu.float32, device=device)
     if device != "cpu":
@@ -120,7 +111,7 @@ def new_process(device, repeat=5):
         env = dict(os.environ, CUPRIC_CACHE_DIR=os.path.join(d, "cache"))
         runs = []
         for _ in range(repeat + 1):  # the first run compiles
-            out = subprocess.run([sys.executable, script, device], env=env, capture_output=True, text=True)
+            out = subprocess.run([sys.executable, script, device, EXAMPLES], env=env, capture_output=True, text=True)
             if out.returncode:
                 print(out.stderr[-2000:])
                 return None

@@ -6,6 +6,8 @@ before. The CUDA side runs against the stand-in driver (tests/fake_cuda: no kern
 packed parameters the driver receives are recorded)."""
 
 
+from pathlib import Path
+
 import cupric as cu
 import numpy as np
 import pytest
@@ -242,6 +244,8 @@ def test_autotuned_launches_take_plans_keyed_on_the_key(tmp_path, monkeypatch):
 FAKE_PRELUDE = """
 import ctypes, sys, types
 import numpy as np
+from pathlib import Path
+
 import cupric as cu
 from cupric import tile as ct
 from cupric.tile._kernel import Kernel
@@ -255,12 +259,8 @@ def last_args(n):
 def f64_bits(v):
     return int(np.float64(v).view(np.int64))
 
-@ct.kernel
-def saxpy(alpha, x, y, out, BLOCK: ct.Constant[int]):
-    i = ct.bid(0)
-    a = ct.load(x, index=(i,), shape=(BLOCK,))
-    b = ct.load(y, index=(i,), shape=(BLOCK,))
-    ct.store(out, index=(i,), tile=alpha * a + b)
+sys.path.insert(0, EXAMPLES)
+from saxpy import saxpy_kernel as saxpy
 
 def python_path(kernel, grid, *args):
     '''The arguments as the Python path packs them (no plan): the driver's record.'''
@@ -278,7 +278,8 @@ def run_fake(fake_dir, body, cache):
         "FAKE_PARAM_SIZES": ",".join(["8"] * 10),  # saxpy on 1-d arrays: alpha + 3 x (pointer, extent, stride)
     }
     # from a file: kernels need their source
-    return run_with_fake_driver(fake_dir, FAKE_PRELUDE + body, env, script=cache / "launch_check.py")
+    prelude = FAKE_PRELUDE.replace("EXAMPLES", repr(str(Path(__file__).resolve().parents[3] / "examples" / "tile")))
+    return run_with_fake_driver(fake_dir, prelude + body, env, script=cache / "launch_check.py")
 
 
 needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
