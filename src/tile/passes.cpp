@@ -75,29 +75,6 @@ int fold_region(Function& f, Region& r, std::unordered_map<int, const Scalar*>& 
   return changed;
 }
 
-bool is_pure(const Op& op) {
-  switch (op.kind) {
-    case OpKind::constant:
-    case OpKind::bid:
-    case OpKind::num_blocks:
-    case OpKind::array_dim:
-    case OpKind::array_stride:
-    case OpKind::ufunc:
-    case OpKind::cast:
-    case OpKind::where:
-    case OpKind::broadcast:
-    case OpKind::reshape:
-    case OpKind::permute:
-    case OpKind::full:
-    case OpKind::arange:
-    case OpKind::reduce:
-    case OpKind::argreduce:
-    case OpKind::scan:
-    case OpKind::mma:
-    case OpKind::convert_layout: return true;
-    default: return false;  // memory reads may see stores; control flow and side effects stay
-  }
-}
 
 std::string op_key(const Function& f, const Op& op) {
   std::string k = cat(static_cast<int>(op.kind), "|", op.name, "|", op.flag, "|", f.type(op.result()).str(), "|");
@@ -151,6 +128,30 @@ int remove_dead(Region& r, const std::unordered_map<int, int>& uses) {
 }
 
 }  // namespace
+
+bool is_pure(const Op& op) {
+  switch (op.kind) {
+    case OpKind::constant:
+    case OpKind::bid:
+    case OpKind::num_blocks:
+    case OpKind::array_dim:
+    case OpKind::array_stride:
+    case OpKind::ufunc:
+    case OpKind::cast:
+    case OpKind::where:
+    case OpKind::broadcast:
+    case OpKind::reshape:
+    case OpKind::permute:
+    case OpKind::full:
+    case OpKind::arange:
+    case OpKind::reduce:
+    case OpKind::argreduce:
+    case OpKind::scan:
+    case OpKind::mma:
+    case OpKind::convert_layout: return true;
+    default: return false;  // memory reads may see stores; control flow and side effects stay
+  }
+}
 
 int canonicalize(Function& f) {
   std::unordered_map<int, const Scalar*> constants;

@@ -8,6 +8,10 @@
 
 namespace cupric::tile {
 
+/// Whether an op only computes its results from its operands (no memory reads, side effects or
+/// control flow): it may be merged, dropped when unused, or computed again.
+bool is_pure(const Op& op);
+
 /// Folds elementwise ops on constant scalars (with the array core's own ufunc loops, so that
 /// folding gives exactly what the kernel would compute), merges repeated pure ops (common
 /// subexpressions) and removes ops whose results are unused and that have no side effects.

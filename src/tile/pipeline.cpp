@@ -27,21 +27,13 @@ bool writes_memory(const Region& r) {
   return found;
 }
 
+/// A pure op on scalars (and array shapes / strides) with one scalar result: cheap to compute
+/// again, for another iteration.
 bool is_scalar_pure(const Function& f, const Op& op) {
-  switch (op.kind) {
-    case OpKind::constant:
-    case OpKind::bid:
-    case OpKind::num_blocks:
-    case OpKind::array_dim:
-    case OpKind::array_stride:
-      return true;
-    case OpKind::ufunc:
-    case OpKind::cast:
-    case OpKind::where:
-      return f.type(op.result()).is_scalar();
-    default:
-      return false;
-  }
+  if (!is_pure(op) || op.results.size() != 1 || !f.type(op.result()).is_scalar()) return false;
+  for (int v : op.operands)
+    if (f.type(v).is_tile() && !f.type(v).is_scalar()) return false;
+  return true;
 }
 
 /// The loop index of `add` for int64 operands (the iv + step of the prefetch).

@@ -248,10 +248,7 @@ CUPRIC_TD void reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, Sh::
     A* sx = reinterpret_cast<A*>(b.smem);
     A* so = reinterpret_cast<A*>(b.smem + a0);
     A* sp = reinterpret_cast<A*>(b.smem + a0 + a1);
-    CUPRIC_TILE_UNROLL
-    for (int s = 0; s < LI::kSlots; ++s)
-      if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
-    __syncthreads();
+    stage(b, x, sx);
     group_reduce<Op, A, NO, K>(b, so, sp, [&](int o, int k) { return sx[((o / Inner) * K + k) * Inner + o % Inner]; });
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < LO::kSlots; ++s) {
@@ -271,10 +268,7 @@ CUPRIC_TD void argreduce(const Block& b, Tile<int, NO, LO>& out, const Tile<TI, 
   A* sx = reinterpret_cast<A*>(b.smem);
   V* so = reinterpret_cast<V*>(b.smem + a0);
   V* sp = reinterpret_cast<V*>(b.smem + a0 + a1);
-  CUPRIC_TILE_UNROLL
-  for (int s = 0; s < LI::kSlots; ++s)
-    if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
-  __syncthreads();
+  stage(b, x, sx);
   group_reduce<ArgBest<Max>, V, NO, K>(b, so, sp, [&](int o, int k) {
     return V{sx[((o / Inner) * K + k) * Inner + o % Inner], k};
   });
@@ -290,11 +284,7 @@ template <class Op, class Sh, int Axis, class A, class TO, class TI, class LO, c
 CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size, LO>& out, const Tile<TI, Sh::size, LI>& x) {
   constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis), Rows = N / K;
   static_assert(smem_align(sizeof(A) * N) <= kSmemBytes, "cupric.tile: scratch too small (scan)");
-  A* sx = reinterpret_cast<A*>(b.smem);
-  CUPRIC_TILE_UNROLL
-  for (int s = 0; s < LI::kSlots; ++s)
-    if (LI::owns(b.tid, s)) sx[LI::elem(b.tid, s)] = convert<A>(x.v[s]);
-  __syncthreads();
+  A* sx = stage(b, x, reinterpret_cast<A*>(b.smem));
   for (int row = b.tid; row < Rows; row += kThreads) {
     A* p = sx + (row / Inner) * K * Inner + row % Inner;
     A acc = Op::template identity<A>();

@@ -26,12 +26,12 @@ CUPRIC_TC int permute_source(int e) {
 }
 
 #ifdef CUPRIC_TILE_DEVICE
-/// GPU: puts a tile in shared memory in element order (scratch from the block's buffer).
-template <class T, int N, class L>
-CUPRIC_TD T* stage(const Block& b, const Tile<T, N, L>& x, T* buf) {
+/// GPU: puts a tile in shared memory in element order, as U (scratch from the block's buffer).
+template <class U, class T, int N, class L>
+CUPRIC_TD U* stage(const Block& b, const Tile<T, N, L>& x, U* buf) {
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s)
-    if (L::owns(b.tid, s)) buf[L::elem(b.tid, s)] = x.v[s];
+    if (L::owns(b.tid, s)) buf[L::elem(b.tid, s)] = convert<U>(x.v[s]);
   __syncthreads();
   return buf;
 }
