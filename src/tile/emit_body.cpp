@@ -398,12 +398,8 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
       chain.insert(c.begin(), c.end());
     }
   for (std::size_t i : chain) emit_op(body.ops[i]);
-  long long offset = 0;
   for (const Op& load : body.ops)
-    if (load.kind == OpKind::load && load.ints == std::vector<std::int64_t>{1}) {
-      line() << panel_copy(load, cat(to, " + ", offset));
-      offset += 2 * f_.type(load.result()).size();
-    }
+    if (auto at = ring_offset_.find(&load); at != ring_offset_.end()) line() << panel_copy(load, cat(to, " + ", at->second));
   line() << "::cu::tile::cp_async_commit();";
 }
 
@@ -414,19 +410,15 @@ void Emitter::emit_staged_for(const Op& op) {
   const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the products read
   min_blocks_ = std::max(min_blocks_, static_cast<int>(op.ints.at(2)));
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
-  long long stage = 0;
+  long long stage = 0;  // a stage: the ring's loads one after another, in body order
   for (const Op& o : body.ops) {
     if (o.kind == OpKind::load && o.ints == std::vector<std::int64_t>{1}) {
-      panels_[o.result()] = cat(ring, " + ", slot, " * @ + ", stage);
+      ring_offset_[&o] = stage;
+      panels_[o.result()] = cat(it, "_at + ", stage);  // in the stage this iteration reads
       stage += 2 * f_.type(o.result()).size();
     }
     if (o.kind == OpKind::mma) rings_[&o] = in_flight;
   }
-  for (const Op& o : body.ops)  // the stage size, known now
-    if (o.kind == OpKind::load && o.ints == std::vector<std::int64_t>{1}) {
-      std::string& e = panels_[o.result()];
-      e.replace(e.find('@'), 1, std::to_string(stage));
-    }
   // the ring starts at a 1024-byte boundary (the swizzle's period) past the shared scratch the
   // body's other ops use (known once the body is emitted: a macro in the header); before and after
   // the loop it is scratch for the ops there
@@ -456,6 +448,7 @@ void Emitter::emit_staged_for(const Op& op) {
   emit_stage_copies(body, cat(ring, " + ", slot, "_to * ", stage));
   --indent_;
   line() << "}";
+  line() << "unsigned char* const " << it << "_at = " << ring << " + " << slot << " * " << stage << ";";
   const int outer = smem_;
   smem_ = 0;
   emit_region(body);

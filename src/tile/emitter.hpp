@@ -91,6 +91,7 @@ class Emitter {
   std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged
   std::unordered_map<const Op*, int> rings_;        ///< a product of a staged loop -> products left in flight
   std::unordered_map<int, std::string> panels_;     ///< a tile in shared-memory panels -> their address
+  std::unordered_map<const Op*, long long> ring_offset_;  ///< a load copied into a ring -> its offset in a stage
   int min_blocks_ = 1;
   std::string defines_;
   long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
