@@ -17,6 +17,7 @@ def matmul_kernel(
 ):
     # The blocks, in launch order, take their tiles in groups of GROUP_M tile rows: blocks running
     # at the same time share rows of a and columns of b, which then stay in the L2 cache.
+    assert GROUP_M >= 1, "GROUP_M (tile rows per group) must be at least 1"
     grid_m, grid_n = ct.num_blocks(0), ct.num_blocks(1)
     pid = ct.bid(0) + ct.bid(1) * grid_m
     first_m = pid // (GROUP_M * grid_n) * GROUP_M

@@ -154,8 +154,8 @@ void bind_functions(nb::module_& m) {
         return nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y)));
       },
       nb::arg("condition"), nb::arg("x") = nb::none(), nb::arg("y") = nb::none());
-  m.def("nonzero", [](nb::handle a) { return tuple_of_arrays(nonzero(as_array(a))); }, nb::arg("a"));
-  m.def("flatnonzero", [](nb::handle a) { return nonzero(ravel(as_array(a))).at(0); }, nb::arg("a"));
+  m.def("nonzero", [](nb::handle a) { return tuple_of_arrays(nonzero(as_array(a))); }, nb::arg("a").none());
+  m.def("flatnonzero", [](nb::handle a) { return nonzero(ravel(as_array(a))).at(0); }, nb::arg("a").none());
   m.def(
       "argwhere",
       [](nb::handle a) {
@@ -164,7 +164,7 @@ void bind_functions(nb::module_& m) {
         if (x.ndim() == 0) return Array::empty({nonzero(reshape(x, {1})).at(0).size(), 0}, DType::int64, x.device());
         return stack(nonzero(x), 1);  // one row of indices per nonzero element
       },
-      nb::arg("a"));
+      nb::arg("a").none());
 }
 
 void bind_methods() {
