@@ -11,6 +11,7 @@ from ._cupric import Device, ndarray, ufunc  # noqa: F401
 from . import _dtypes
 from ._interop import install as _install_interop
 from ._namespace import *  # noqa: F401,F403
+from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
