@@ -8,7 +8,9 @@
 from . import _cupric
 from ._cupric import *  # noqa: F401,F403  (dtypes, ufuncs, ndarray, creation functions)
 from ._cupric import Device, dtype, ndarray, ufunc  # noqa: F401
+from ._fallback import FallbackWarning, fallback_stats, get_fallback, set_fallback  # noqa: F401
 from ._interop import install as _install_interop
+from ._pickle import install as _install_pickle
 from ._namespace import *  # noqa: F401,F403
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
@@ -16,3 +18,4 @@ from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until us
 __version__ = "0.1.0"
 
 _install_interop()
+_install_pickle()
