@@ -143,7 +143,7 @@ def _by_reference(module_name, qualname):
 
 
 def _reduce_by_reference(obj):
-    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "name", None)
+    qualname = getattr(obj, "__qualname__", None)
     own = getattr(obj, "__module__", None) or ""
     if qualname and own.startswith("cupric"):
         for module_name in _FUNCTION_MODULES + (own,):
@@ -156,6 +156,19 @@ def _reduce_by_reference(obj):
                     "it is not reachable by its name from a cupric module")
 
 
+def _reduce_ufunc(self):
+    return _ufunc_by_name, (self.name,)
+
+
+def _ufunc_by_name(name):
+    """The ufunc of that table row: cupric's table, since the namespace may put a richer
+    function under a ufunc's name (cu.clip)."""
+    try:
+        return _c._ufunc_table[name]
+    except KeyError:
+        raise pickle.UnpicklingError(f"cupric ufunc pickle names an unknown ufunc {name!r}") from None
+
+
 def install():
     cls = _c.ndarray
     cls.__reduce_ex__ = _reduce_array
@@ -163,7 +176,7 @@ def install():
     cls.__copy__ = _copy
     cls.__deepcopy__ = _deepcopy
     _c.Generator.__reduce__ = _reduce_generator
-    _c.ufunc.__reduce__ = _reduce_by_reference
+    _c.ufunc.__reduce__ = _reduce_ufunc
     # nanobind's function types are shared by every nanobind extension: copyreg reaches them
     # without touching the types, and the reducer refuses what is not cupric's
     for fn_type in {type(_c.sum), type(_c.ndarray.sum)}:
