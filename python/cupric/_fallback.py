@@ -132,8 +132,11 @@ def _devices(obj, found):
 
 
 def _refuse(name, device, mode, refused):
-    if refused is not None:
+    if refused is not None and (mode == "strict" or device == "cpu"):
         return refused  # cupric's own error names the argument it cannot take
+    if refused is not None:
+        return type(refused)(f"{refused} (NumPy's {name} would take these arguments through a host round trip: "
+                             f"cu.set_fallback('warn') or {_ENV}=warn allows it)")
     if mode == "strict":
         return TypeError(f"cupric does not implement {name} (cu.set_fallback('strict') keeps NumPy from running "
                          f"it; 'raise', the default, runs NumPy on CPU arrays)")

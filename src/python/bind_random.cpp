@@ -53,8 +53,27 @@ std::vector<std::uint64_t> int_words(nb::handle seed, const nb::int_& value) {
   return words;
 }
 
-/// The entries of an integer array or sequence (flattened in C order), each one word.
-std::vector<std::uint64_t> sequence_words(nb::handle seed) {
+/// The entries of a (nested) list or tuple, each an int below 2**64, in order. Read one by one:
+/// asarray would turn [2**64 - 1, 7] into float64.
+void list_words(nb::handle seed, nb::handle obj, std::vector<std::uint64_t>& words) {
+  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
+    for (nb::handle item : obj) list_words(seed, item, words);
+    return;
+  }
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr())) bad_seed(seed);
+  nb::int_ value = nb::steal<nb::int_>(PyNumber_Index(obj.ptr()));
+  if (!value.is_valid()) {
+    PyErr_Clear();
+    bad_seed(seed);
+  }
+  if (nb::cast<bool>(value.attr("__lt__")(0))) throw ValueError(cat("seed values must be non-negative, got ", nb::cast<std::string>(nb::str(value))));
+  std::vector<std::uint64_t> parts = int_words(seed, value);
+  if (parts.size() > 1) bad_seed(seed);
+  words.push_back(parts.empty() ? 0 : parts[0]);
+}
+
+/// The entries of an integer array (flattened in C order), each one word.
+std::vector<std::uint64_t> array_words(nb::handle seed) {
   Array a;
   try {
     a = array_from_py(seed, std::nullopt, Device::cpu());
@@ -90,7 +109,12 @@ std::uint64_t seed_from_py(nb::handle seed) {
     return nb::cast<std::uint64_t>(state[0]) | (nb::cast<std::uint64_t>(state[1]) << 32);
   }
   if (PyUnicode_Check(seed.ptr()) || PyFloat_Check(seed.ptr())) bad_seed(seed);
-  return fold_words(sequence_words(seed));
+  if (PyList_Check(seed.ptr()) || PyTuple_Check(seed.ptr())) {
+    std::vector<std::uint64_t> words;
+    list_words(seed, seed, words);
+    return fold_words(words);
+  }
+  return fold_words(array_words(seed));
 }
 }  // namespace
 
