@@ -104,7 +104,7 @@ def same(result, expected, where):
         np.testing.assert_array_equal(np.asarray(result), expected, err_msg=where)
     elif type(expected) in (list, tuple):
         assert type(result) is type(expected) and len(result) == len(expected), where
-        for i, (r, e) in enumerate(zip(result, expected)):
+        for i, (r, e) in enumerate(zip(result, expected, strict=True)):
             same(r, e, f"{where}[{i}]")
     else:  # scalars and object arrays stay NumPy's
         assert type(result) is type(expected), f"{where}: {type(result).__name__}"

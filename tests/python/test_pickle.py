@@ -6,7 +6,6 @@ by reference, process pools, and GPU arrays (the stand-in driver here, a real GP
 import copy
 import multiprocessing
 import pickle
-import warnings
 
 import numpy as np
 import pytest
@@ -26,7 +25,8 @@ def sample(dtype, shape, seed=0):
     if dtype == "bool":
         return rng.random(shape) > 0.5
     if dtype == "bfloat16":
-        return np.asarray(cu.asarray(rng.standard_normal(shape).astype(np.float32)).astype("bfloat16").astype("float32"))
+        as_bf16 = cu.asarray(rng.standard_normal(shape).astype(np.float32)).astype("bfloat16")
+        return np.asarray(as_bf16.astype("float32"))
     kind = np.dtype(dtype).kind
     if kind in "iu":
         info = np.iinfo(dtype)
@@ -265,8 +265,8 @@ def test_process_pool_round_trip():
     xs[1] = xs[1].T  # Fortran-ordered
     gens = [cu.random.default_rng(i) for i in range(4)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
-        results = pool.map(_scaled_sum, list(zip(xs, gens)))
-    for x, g, (y, g_after) in zip(xs, gens, results):
+        results = pool.map(_scaled_sum, list(zip(xs, gens, strict=True)))
+    for x, g, (y, g_after) in zip(xs, gens, results, strict=True):
         expected = np.asarray(x * 2 + g.random(x.shape))  # the worker drew the same numbers
         assert isinstance(y, cu.ndarray) and y.dtype == expected.dtype
         np.testing.assert_array_equal(np.asarray(y), expected)
@@ -277,7 +277,7 @@ def test_joblib_processes():
     joblib = pytest.importorskip("joblib")
     xs = [cu.asarray(sample("float64", (20,), seed=i)) for i in range(3)]
     out = joblib.Parallel(n_jobs=2, backend="loky")(joblib.delayed(cu.sum)(x * x) for x in xs)
-    for x, s in zip(xs, out):
+    for x, s in zip(xs, out, strict=True):
         np.testing.assert_allclose(float(s), float(np.sum(np.asarray(x) ** 2)))
 
 

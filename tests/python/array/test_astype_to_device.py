@@ -78,7 +78,7 @@ def test_astype_keywords_and_errors():
         x.astype("float32", order="Q")
     with pytest.raises(TypeError):
         x.astype("float32", "C", "unsafe", True, True, "cpu")  # device= is keyword-only
-    with pytest.raises(ValueError, match="casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', got 'sloppy'"):
+    with pytest.raises(ValueError, match="casting must be one of 'no', .* or 'unsafe', got 'sloppy'"):
         x.astype("float32", casting="sloppy")
 
 
