@@ -113,8 +113,9 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     try:
         return _ufunc_in_cupric(ufunc, method, inputs, dict(kwargs))
     except _NoEquivalent:
-        call = ufunc if method == "__call__" else getattr(ufunc, method)
-        return _fallback.run_in_numpy(_ufunc_name(ufunc, method), call, inputs, kwargs)
+        pass  # outside the handler, so that the fallback's own errors do not chain to this one
+    call = ufunc if method == "__call__" else getattr(ufunc, method)
+    return _fallback.run_in_numpy(_ufunc_name(ufunc, method), call, inputs, kwargs)
 
 
 def _ufunc_in_cupric(ufunc, method, inputs, kwargs):
@@ -176,15 +177,18 @@ def _array_function(self, func, types, args, kwargs):
     if not all(issubclass(t, (_c.ndarray, _np.ndarray)) for t in types):
         return NotImplemented
     impl = _lookup(func)
-    name = f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
     if impl is None:
-        return _fallback.run_in_numpy(name, func, args, kwargs)
+        return _fallback.run_in_numpy(_function_name(func), func, args, kwargs)
     try:
         return impl(*args, **_without_numpy_defaults(kwargs))
     except (TypeError, NotImplementedError) as err:
         # arguments cupric's function refuses (None, lists of mixed objects, keywords it lacks):
         # NumPy's answer where NumPy can give it, else cupric's error
-        return _fallback.run_in_numpy(name, func, args, kwargs, refused=err)
+        return _fallback.run_in_numpy(_function_name(func), func, args, kwargs, refused=err)
+
+
+def _function_name(func):
+    return f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
 
 
 def _without_numpy_defaults(kwargs):
