@@ -181,6 +181,3 @@ def install():
     # without touching the types, and the reducer refuses what is not cupric's
     for fn_type in {type(_c.sum), type(_c.ndarray.sum)}:
         copyreg.pickle(fn_type, _reduce_by_reference)
-    dtype_cls = getattr(_c, "dtype", None)  # cupric's own dtype class, until dtypes are NumPy's
-    if isinstance(dtype_cls, type) and dtype_cls.__module__.startswith("cupric"):
-        dtype_cls.__reduce__ = lambda d: (dtype_cls, (str(d),))
