@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import cupric as cu
-from conftest import HAS_GPU
 from fake_driver import run_with_fake_driver
+
+HAS_GPU = cu.cuda.is_available()
 
 RNG = np.random.default_rng(7)
 A = RNG.standard_normal(40)

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import cupric as cu
-from conftest import HAS_GPU
 from fake_driver import run_with_fake_driver
+
+HAS_GPU = cu.cuda.is_available()
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float16", "float32", "float64", "complex64", "complex128", "bfloat16"]
