@@ -247,6 +247,8 @@ def test_environment_variable_sets_the_mode():
 
 _DEVICE_SCRIPT = """
 import warnings, numpy as np, cupric as cu
+cu.fallback_stats(reset=True)
+cu._fallback._warned.clear()  # (when run inside the test process: warnings come once per function)
 a = np.random.default_rng(1).standard_normal(40)
 x = cu.asarray(a).to_device("cuda:0")
 try:
