@@ -13,6 +13,7 @@ from ._fallback import FallbackWarning, fallback_stats, get_fallback, set_fallba
 from ._interop import install as _install_interop
 from ._pickle import install as _install_pickle
 from ._namespace import *  # noqa: F401,F403
+from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
@@ -28,8 +29,12 @@ def __getattr__(name):
         value = _dtypes.lookup(name)
         globals()[name] = value
         return value
+    if name == "tile":  # cu.tile without `import cupric.tile` (it imports NumPy and the frontend)
+        import importlib
+
+        return importlib.import_module("cupric.tile")
     raise AttributeError(f"module 'cupric' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_dtypes._NAMES))
+    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile"})
