@@ -159,7 +159,7 @@ std::string recent_launches_report() {
   if (all.empty()) return {};
   std::sort(all.begin(), all.end(), [](const LaunchInfo& a, const LaunchInfo& b) { return a.order > b.order; });
   constexpr std::size_t kShown = 6;
-  std::string out = " (the fault is in a kernel still running then; the last kernels cupric launched, newest first: ";
+  std::string out = " (the fault is in one of the kernels still running; the last ones cupric launched, newest first: ";
   for (std::size_t i = 0; i < std::min(all.size(), kShown); ++i) out += cat(i ? "; " : "", describe(all[i]));
   return out + ")";
 }

@@ -109,6 +109,7 @@ static CUresult do_launch(void* f, unsigned gx, unsigned bx, unsigned smem, void
   fake_last_nargs = n < 0 ? 0 : n;
   for (int i = 0; i < fake_last_nargs; ++i) { fake_last_args[i] = 0; memcpy(&fake_last_args[i], params[i], sizes[i] < 8 ? sizes[i] : 8); }
   if (s && ((struct stream*)s)->capturing) ((struct stream*)s)->nodes++;
+  if (trace_len < sizeof trace_buf - 320) trace_len += snprintf(trace_buf + trace_len, sizeof trace_buf - trace_len, "launch %s %p\n", ((struct function*)f)->name, s);
   launches++; return 0; }
 CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void* s, void** p, void** e) { (void)gy; (void)gz; (void)by; (void)bz; (void)p; (void)e; return do_launch(f, gx, bx, smem, s, p); }
 typedef struct { unsigned gx, gy, gz, bx, by, bz, smem; void* s; void* attrs; unsigned n; } cfg;
