@@ -76,12 +76,12 @@ void release(Dropped& d) {
   if (d.owned && d.handle) api.StreamDestroy(d.handle);
 }
 
-/// Polls the oldest dropped streams (caller holds the mutex); `wait_oldest` waits for the
-/// oldest when there are too many.
-void poll_locked(Registry& r) {
+/// Releases the dropped streams whose work is done, looking at the `limit` oldest (caller holds
+/// the mutex); past kMaxDropped the oldest is waited for.
+void poll_locked(Registry& r, std::size_t limit = kPollPerCall) {
   const DriverApi& api = driver();
   std::size_t seen = 0;
-  for (auto it = r.dropped.begin(); it != r.dropped.end() && seen < kPollPerCall; ++seen) {
+  for (auto it = r.dropped.begin(); it != r.dropped.end() && seen < limit; ++seen) {
     Dropped& d = it->second;
     if (d.tail && api.EventQuery(d.tail) == CUDA_SUCCESS) {
       release(d);
@@ -216,7 +216,7 @@ std::size_t poll_dropped_streams() {
   if (!loaded_driver()) return 0;
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  if (!r.dropped.empty()) poll_locked(r);
+  if (!r.dropped.empty()) poll_locked(r, r.dropped.size());
   return r.dropped.size();
 }
 

@@ -150,8 +150,8 @@ void wait_for_handle(cuda::CUstream consumer, int device, cuda::CUstream produce
 /// remaining work; none when that work is done.
 std::optional<cuda::CUstream> ready_stream(int device, std::uint64_t writer);
 
-/// Streams dropped while work was pending, destroyed once it completes; polled at stream
-/// creation and destruction. Returns how many are still waiting.
+/// Streams dropped while work was pending are destroyed once it completes: stream creation and
+/// destruction look at the oldest few; this looks at all. Returns how many are still waiting.
 std::size_t poll_dropped_streams();
 
 /// The last kernels launched (newest first, across streams, live or dropped) with their streams
