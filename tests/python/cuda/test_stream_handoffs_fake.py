@@ -5,6 +5,8 @@ are; a stream dropped with work pending lives until that work is done; frees on 
 wait for the writer; a fault names the kernels launched last. The same cases run on a GPU in
 test_gpu_stream_handoffs.py."""
 
+from pathlib import Path
+
 import pytest
 from cuda_helpers import needs_nvrtc
 from fake_driver import run_with_fake_driver
@@ -274,3 +276,27 @@ cu.cuda.set_launch_sites(False)
 assert not cu.cuda.launch_sites_enabled()
 """, tmp_path, FAKE_STICKY="1")
     assert "oob_write" in out
+
+
+def test_tile_kernels_wait_for_their_arrays_producers(fake_dir, tmp_path):
+    examples = Path(__file__).resolve().parents[3] / "examples" / "tile"
+    run_fake(fake_dir, f"""
+sys.path.insert(0, {str(examples)!r})
+from saxpy import saxpy_kernel as saxpy
+from cupric import tile as ct
+class Foreign:
+    '''Another library's array: only __cuda_array_interface__, ready on stream 0x4321.'''
+    def __init__(self, array):
+        self.__cuda_array_interface__ = dict(array.__cuda_array_interface__, stream=0x4321)
+        self.keep = array
+x, y, o = data(), data(), cu.empty(64, dtype=cu.float32, device="cuda")
+s, s2 = cu.cuda.Stream(), cu.cuda.Stream()
+for path in ("the Python path", "the launch plan"):
+    with s:
+        x2 = data()                 # written on s (a copy: every kernel here has saxpy's parameters)
+    t = calls(lambda: ct.launch(s2, 1, saxpy, 0.5, x2, Foreign(y), o, 64))
+    assert waited(t, s2.handle, s.handle) and waited(t, s2.handle, 0x4321), (path, t)
+    assert sum(c[0] == "launch" for c in t) == 1, t
+assert len(saxpy._plans) == 1
+assert waited(calls(lambda: o.__dlpack__(stream=0x99)), 0x99, s2.handle)  # o was written on s2
+""", tmp_path, CUPRIC_CACHE_DIR=str(tmp_path / "cache"), FAKE_PARAM_SIZES=",".join(["8"] * 10))
