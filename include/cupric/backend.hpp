@@ -23,11 +23,11 @@ template <class T>
 using OperandVector = SmallVector<T, kInlineOperands>;
 
 struct ElementwisePlan {
-  Shape shape;                                ///< collapsed iteration shape, innermost last
-  OperandVector<Strides> byte_strides;        ///< [operand][dimension]
-  OperandVector<char*> data;                  ///< [operand] address of the first element
-  OperandVector<Storage*> storages;           ///< [operand] the memory it views (backends note their writes)
-  OperandVector<DType> dtypes;                ///< [operand]
+  Shape shape;                          ///< collapsed iteration shape, innermost last
+  OperandVector<Strides> byte_strides;  ///< [operand][dimension]
+  OperandVector<char*> data;            ///< [operand] address of the first element
+  OperandVector<Storage*> storages;     ///< [operand] the memory it views (backends note their writes)
+  OperandVector<DType> dtypes;          ///< [operand]
   /// [operand] 1 when the operand lives in host memory. On a device backend only a 0-d weak
   /// Python scalar can (apply_ufunc keeps those on the host): the backend passes it by value.
   OperandVector<std::uint8_t> on_host;

@@ -45,7 +45,8 @@ namespace {
 template <std::size_t N>
 struct InlineHostBlock {
   static constexpr std::size_t kAlign = 64;
-  explicit InlineHostBlock(std::size_t nbytes) : storage(Device::cpu(), aligned(), nbytes, std::function<void(void*)>()) {}
+  explicit InlineHostBlock(std::size_t nbytes)
+      : storage(Device::cpu(), aligned(), nbytes, std::function<void(void*)>()) {}
   void* aligned() {
     const auto p = reinterpret_cast<std::uintptr_t>(bytes);
     return bytes + ((kAlign - p % kAlign) % kAlign);
@@ -79,8 +80,10 @@ std::shared_ptr<Storage> Storage::allocate(Device device, std::size_t nbytes) {
 }
 
 Storage::~Storage() {
-  if (owner_) owner_->deallocate(data_, nbytes_, last_writer());
-  else if (release_) release_(data_);
+  if (owner_)
+    owner_->deallocate(data_, nbytes_, last_writer());
+  else if (release_)
+    release_(data_);
 }
 
 std::int64_t shape_size(const Shape& shape) {

@@ -203,8 +203,7 @@ void bind_stream(nb::module_& m) {
           "`with cu.cuda.Stream.from_external(torch.cuda.current_stream()):` runs cupric's work on PyTorch's "
           "stream.")
       .def_static(
-          "wrap", [](nb::handle obj) { return stream_from_py(obj); }, nb::arg("obj"),
-          "The same as from_external.")
+          "wrap", [](nb::handle obj) { return stream_from_py(obj); }, nb::arg("obj"), "The same as from_external.")
       .def_prop_ro("handle", &Stream::handle_value)
       .def_prop_ro("device", &Stream::device)
       .def_prop_ro("priority", &Stream::priority)
@@ -318,8 +317,9 @@ runtime::Stream stream_from_py(nb::handle obj, int device) {
 
 cuda::CUstream protocol_stream(long long value, const char* what) {
   if (value == 0)
-    throw ValueError(cat(what, ": stream 0 is ambiguous (it could be the legacy or the per-thread default stream); "
-                           "pass 1 for the legacy default stream, 2 for the per-thread one, or a stream handle"));
+    throw ValueError(cat(what,
+                         ": stream 0 is ambiguous (it could be the legacy or the per-thread default stream); "
+                         "pass 1 for the legacy default stream, 2 for the per-thread one, or a stream handle"));
   if (value < 0) throw ValueError(cat(what, ": a stream must be a positive handle, 1 or 2, got ", value));
   return reinterpret_cast<cuda::CUstream>(value == 1 ? 0 : static_cast<std::uintptr_t>(value));
 }

@@ -53,8 +53,10 @@ bool cupric_array_pointer(nb::handle obj, std::uint64_t* address, Storage** stor
 }
 
 void order_before_use(const DeviceArgument& arg, runtime::StreamState& stream) {
-  if (arg.storage) runtime::wait_for_writer(stream, arg.storage->last_writer());
-  else if (arg.has_stream) runtime::wait_for_handle(stream.handle, stream.device, arg.stream);
+  if (arg.storage)
+    runtime::wait_for_writer(stream, arg.storage->last_writer());
+  else if (arg.has_stream)
+    runtime::wait_for_handle(stream.handle, stream.device, arg.stream);
 }
 
 void note_written(const DeviceArgument& arg, const runtime::StreamState& stream) {

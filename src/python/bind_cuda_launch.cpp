@@ -67,8 +67,10 @@ struct DeviceArguments {
   std::size_t count = 0;
   void add(const DeviceArgument& a) {
     if (!a.storage && !a.has_stream) return;
-    if (count < kInline) inline_args[count] = a;
-    else more.push_back(a);
+    if (count < kInline)
+      inline_args[count] = a;
+    else
+      more.push_back(a);
     ++count;
   }
   template <class F>
@@ -286,7 +288,8 @@ void bind_cuda_launch(nb::module_& m) {
   m.def(
       "launch",
       [](nb::handle stream, const LaunchConfig& config, const Kernel& kernel, nb::args args) {
-        if (Py_TYPE(stream.ptr()) == stream_type) return launch_packed(*nb::inst_ptr<Stream>(stream)->state(), config, kernel, args);
+        if (Py_TYPE(stream.ptr()) == stream_type)
+          return launch_packed(*nb::inst_ptr<Stream>(stream)->state(), config, kernel, args);
         if (stream.is_none()) return launch_packed(current_stream_state(kernel.device()), config, kernel, args);
         Stream s = stream_from_py(stream, kernel.device());
         launch_packed(*s.state(), config, kernel, args);

@@ -153,8 +153,7 @@ int producer_cuda_device(nb::handle obj) {
 nb::object request_capsule(nb::handle obj, int cuda_device, bool* ordered) {
   nb::object method = obj.attr("__dlpack__");
   nb::object stream = nb::none();
-  if (cuda_device >= 0)
-    stream = nb::int_(runtime::protocol_handle(runtime::current_stream_state(cuda_device).handle));
+  if (cuda_device >= 0) stream = nb::int_(runtime::protocol_handle(runtime::current_stream_state(cuda_device).handle));
   nb::dict newest, with_stream, bare;  // a TypeError means a producer older than a keyword: ask with fewer
   newest["max_version"] = nb::make_tuple(dlpack::kVersion.major, dlpack::kVersion.minor);
   if (cuda_device >= 0) {

@@ -176,7 +176,8 @@ bool read_cai(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   out.has_stream = stream && stream != Py_None;
   if (out.has_stream) {
     long long s;
-    if (!as_ll(stream, &s) || s <= 0) return false;  // 0 (ambiguous) and bad values: the Python path says so
+    // 0 (ambiguous) and bad values: the Python path says so
+    if (!as_ll(stream, &s) || s <= 0) return false;
     out.stream = static_cast<std::uintptr_t>(s == 1 ? 0 : s);  // 1: the legacy default stream
   }
   return true;

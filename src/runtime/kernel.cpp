@@ -28,7 +28,6 @@ std::string dims(const std::array<unsigned, 3>& d) { return cat("(", d[0], ", ",
 
 }  // namespace
 
-
 struct Kernel::State {
   CUfunction function = nullptr;
   int device = 0;

@@ -15,7 +15,6 @@
 namespace cupric::runtime {
 using namespace cupric::cuda;
 
-
 namespace {
 
 // Current stream per device for this thread (null entry: the default stream), and the stack of

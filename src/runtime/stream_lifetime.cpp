@@ -39,8 +39,12 @@ RingCopy copy_ring(const StreamState& s, bool dropped) {
   RingCopy out;
   for (unsigned i = 0; i < LaunchRing::kSize; ++i) {
     const LaunchRing::Entry& e = s.launches.entries[i];
-    out[i] = {e.kernel.load(std::memory_order_relaxed), e.site.load(std::memory_order_relaxed),
-              e.order.load(std::memory_order_relaxed), reinterpret_cast<std::uintptr_t>(s.handle), s.device, dropped};
+    out[i] = {e.kernel.load(std::memory_order_relaxed),
+              e.site.load(std::memory_order_relaxed),
+              e.order.load(std::memory_order_relaxed),
+              reinterpret_cast<std::uintptr_t>(s.handle),
+              s.device,
+              dropped};
   }
   return out;
 }
