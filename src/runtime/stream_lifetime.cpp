@@ -188,17 +188,20 @@ StreamState::~StreamState() {
     release_stream_blocks(this);  // its cached blocks are freed in its order, so before the tail below
     const DriverApi& api = driver();
     const CUresult q = owned || used.load() ? api.StreamQuery(handle) : CUDA_SUCCESS;
-    if (q != CUDA_SUCCESS) {  // work pending (or failed): keep the stream until it completes
-      Dropped d{device, handle, owned, nullptr, copy_ring(*this, true)};
-      if (q == CUDA_ERROR_NOT_READY && (api.EventCreate(&d.tail, kEventDisableTiming) != CUDA_SUCCESS ||
-                                        api.EventRecord(d.tail, handle) != CUDA_SUCCESS)) {
-        api.StreamSynchronize(handle);  // cannot track it: wait here rather than destroy it under its work
-        if (d.tail) api.EventDestroy(d.tail);
-        d.tail = nullptr;
+    if (q == CUDA_ERROR_NOT_READY) {  // work pending: keep the stream until an event after it completes
+      CUevent tail = nullptr;
+      if (api.EventCreate(&tail, kEventDisableTiming) == CUDA_SUCCESS &&
+          api.EventRecord(tail, handle) == CUDA_SUCCESS) {
+        std::lock_guard lock(r.mutex);
+        r.dropped.emplace(serial, Dropped{device, handle, owned, tail, copy_ring(*this, true)});
+        poll_locked(r);
+        return;
       }
+      if (tail) api.EventDestroy(tail);
+      api.StreamSynchronize(handle);  // cannot track it: wait here rather than destroy it under its work
+    } else if (q != CUDA_SUCCESS) {   // failed (a sticky error): kept for fault reports, never reused
       std::lock_guard lock(r.mutex);
-      r.dropped.emplace(serial, d);
-      poll_locked(r);
+      r.dropped.emplace(serial, Dropped{device, handle, false, nullptr, copy_ring(*this, true)});
       return;
     }
     if (owned) api.StreamDestroy(handle);
