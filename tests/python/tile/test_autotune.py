@@ -17,16 +17,6 @@ from tile_helpers import assert_close, random, to_cu, to_np
 
 
 @pytest.fixture
-def disk_cache(tmp_path):
-    """The compile cache's disk tier in a fresh folder for this test."""
-    cache = cu.cuda.compile_cache
-    before = cache.directory
-    cache.directory = str(tmp_path)
-    yield tmp_path
-    cache.directory = before
-
-
-@pytest.fixture
 def count_timings(monkeypatch):
     """How many configs were timed (calls of the benchmark loop)."""
     calls = []
@@ -64,7 +54,7 @@ def _matmul(a, b):
     return out
 
 
-def test_winner_is_the_fastest_config_and_is_cached(disk_cache, count_timings):
+def test_winner_is_the_fastest_config_and_is_cached(cache_dir, count_timings):
     matmul.cache.clear()
     a, b = random((70, 45), "float32"), random((45, 50), "float32", np.random.default_rng(7))
     got = _matmul(to_cu(a), to_cu(b))
@@ -78,10 +68,10 @@ def test_winner_is_the_fastest_config_and_is_cached(disk_cache, count_timings):
     got = _matmul(to_cu(a), to_cu(b))  # the same key: no timing
     assert len(count_timings) == 3
     assert_close(to_np(got), a @ b, rtol=1e-5, atol=1e-4)
-    assert list(disk_cache.glob("v1/*/*.bin"))  # the choice is on disk
+    assert list(cache_dir.glob("v2/autotune/*/*.bin"))  # the choice is on disk
 
 
-def test_key_change_tunes_again(disk_cache, count_timings):
+def test_key_change_tunes_again(cache_dir, count_timings):
     matmul.cache.clear()
     for m, n in ((40, 30), (41, 30), (40, 30)):  # the second shape is a new key; the third is known
         a, b = random((m, 20), "float32"), random((20, n), "float32")
@@ -122,7 +112,7 @@ def test_a_new_process_reuses_the_choice_without_timing(tmp_path):
     assert first[1] == second[1]  # the same winner
 
 
-def test_failing_configs_are_skipped_and_all_failing_raises(disk_cache):
+def test_failing_configs_are_skipped_and_all_failing_raises(cache_dir):
     @ct.autotune(configs=[{"B": 1 << 21}, {"B": 32}], key=["x"], warmup=0, rep=1)
     @ct.kernel
     def double(x, out, B: ct.Constant[int]):
@@ -187,7 +177,7 @@ def test_config_and_argument_errors():
         tuned[2](x, x, "two")
 
 
-def test_key_on_scalar_values_defaults_and_interpreter(disk_cache, count_timings):
+def test_key_on_scalar_values_defaults_and_interpreter(cache_dir, count_timings):
     tuned = ct.autotune(configs=[{"B": 16}, {"B": 32, "C": 2}], key=["factor"], warmup=0, rep=1)(_scale)
     x = random(64, "float32")
     for factor in (2.0, 3.0, 2.0):
@@ -203,7 +193,7 @@ def test_key_on_scalar_values_defaults_and_interpreter(disk_cache, count_timings
     assert info["config"] == ct.Config({"B": 32, "C": 2}) and "f32[32]" in info["ir"]
 
 
-def test_reset_to_zero_and_restore_value(disk_cache):
+def test_reset_to_zero_and_restore_value(cache_dir):
     @ct.autotune(configs=[{"B": 16}, {"B": 32}, {"B": 64}], key=["x"], reset_to_zero=["total"], warmup=1, rep=3)
     @ct.kernel
     def add_up(x, total, B: ct.Constant[int]):
@@ -225,7 +215,7 @@ def test_reset_to_zero_and_restore_value(disk_cache):
     assert_close(to_np(y), x * 2)  # the timed launches did not compound
 
 
-def test_ct_launch_accepts_a_tuned_kernel(disk_cache):
+def test_ct_launch_accepts_a_tuned_kernel(cache_dir):
     tuned = ct.autotune(configs=[{"B": 32}, {"B": 64}], key=["x"], warmup=0, rep=1)(_scale)
     x = random(100, "float32")
     out = np.zeros(100, np.float32)  # NumPy arrays are used in place
@@ -240,7 +230,7 @@ needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is n
 
 
 @needs_nvrtc
-def test_cuda_timing_uses_events_on_the_launch_stream(monkeypatch, disk_cache):
+def test_cuda_timing_uses_events_on_the_launch_stream(monkeypatch, cache_dir):
     from test_cuda import FakeCudaArray, StandInRuntime
 
     rt = StandInRuntime()

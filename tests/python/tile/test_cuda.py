@@ -561,16 +561,15 @@ def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
 
 
 @needs_nvrtc
-def test_new_process_launches_from_the_index(stand_in_runtime, tmp_path, monkeypatch):
+def test_new_process_launches_from_the_index(stand_in_runtime, cache_dir):
     """A specialisation compiled before is launched from the disk index: no frontend, no NVRTC."""
-    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path))
     rt = stand_in_runtime
     x = FakeCudaArray((1000,), "<f4")
     saxpy.saxpy_kernel.cache.clear()
     saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
     first = next(iter(saxpy.saxpy_kernel.cache.values()))
     assert not first.cuda_kernels[0].compiled.get("index_hit")
-    assert list((tmp_path / "tile" / "index-cuda").glob("*.json"))
+    assert list((cache_dir / "v2" / "index").rglob("*.bin"))
     saxpy.saxpy_kernel.cache.clear()  # as in a new process
     saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
     again = next(iter(saxpy.saxpy_kernel.cache.values()))
@@ -591,14 +590,13 @@ def test_nvcc_fallback_compiles():
     assert _cuda.resources_from_log(r["log"])[0]["registers"] > 0
 
 
-def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, monkeypatch):
+def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, cache_dir):
     """The device headers' hash (part of every CUDA cache key) is memoised under the cache folder
     by the headers' names, sizes and modification times: a new process lists them instead of
     hashing them, and a changed header gives a new hash."""
     import hashlib
     import shutil
 
-    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path / "cache"))
     inc = tmp_path / "include"
     shutil.copytree(_kernel.include_dir(), inc)
 
@@ -611,7 +609,7 @@ def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, monkeypatc
 
     digest = _cuda._headers_digest.__wrapped__  # without the in-process cache
     first = digest(str(inc))
-    assert first == content_hash() and len(list((tmp_path / "cache" / "tile" / "headers").iterdir())) == 1
+    assert first == content_hash() and len(list((cache_dir / "v2" / "headers").rglob("*.bin"))) == 1
     assert digest(str(inc)) == first  # from the memo
     with open(inc / "cupric" / "tile" / "tile.h", "a") as f:
         f.write("\n// changed\n")
