@@ -140,6 +140,7 @@ void bind_tile(nb::module_& m) {
     for (const auto& f : c.flags) flags += (flags.empty() ? "" : " ") + f;
     d["flags"] = flags;
     d["problem"] = c.problem;
+    d["gcc"] = c.gcc;
     return d;
   });
   t.def(
