@@ -101,7 +101,8 @@ void bind_compile_cache(nb::module_& m) {
           "Each kind of entry, with what it holds.")
       .def("clear", &Cache::clear, nb::arg("memory") = true, nb::arg("disk") = true)
       .def_prop_rw(
-          "directory", &Cache::directory, [](Cache& c, std::optional<std::string> d) { c.set_directory(d.value_or("")); },
+          "directory", &Cache::directory,
+          [](Cache& c, std::optional<std::string> d) { c.set_directory(d.value_or("")); },
           "The disk tier's folder, after its checks ('' when the disk tier is off).")
       .def_prop_rw("max_disk_bytes", &Cache::max_disk_bytes, &Cache::set_max_disk_bytes)
       .def("disk_usage", &Cache::disk_usage)
@@ -122,9 +123,13 @@ void bind_compile_cache(nb::module_& m) {
           },
           nb::arg("kind"), nb::arg("key"), nb::arg("value"))
       .def(
-          "remove", [](Cache& c, const std::string& kind, const std::string& key) { c.remove(artifact_kind_from_name(kind), key); },
+          "remove",
+          [](Cache& c, const std::string& kind, const std::string& key) {
+            c.remove(artifact_kind_from_name(kind), key);
+          },
           nb::arg("kind"), nb::arg("key"), "Deletes one entry (its reader found it unusable).")
-      .def_static("make_key", &key_from_parts, "A key: SHA-256 (hex) of the parts (str, bytes or anything str() takes).");
+      .def_static("make_key", &key_from_parts,
+                  "A key: SHA-256 (hex) of the parts (str, bytes or anything str() takes).");
   m.attr("compile_cache") = nb::cast(&CompileCache::global(), nb::rv_policy::reference);
 }
 

@@ -3,9 +3,9 @@
 // temporary folders, and whole-file reads and writes that follow no symbolic link.
 #pragma once
 
+#include <sys/stat.h>
 #include <string>
 #include <string_view>
-#include <sys/stat.h>
 
 namespace cupric::runtime {
 

@@ -45,7 +45,7 @@ static_assert(kinds_in_order());
 constexpr char kMagic[8] = {'C', 'U', 'P', 'R', 'I', 'C', 'E', '2'};
 constexpr std::uint64_t kDefaultMaxDisk = 2ull << 30;
 constexpr std::uint64_t kDefaultMaxMemory = 256ull << 20;
-constexpr std::int64_t kTouchAfterSeconds = 60;  // refresh a hit's mtime at most once a minute
+constexpr std::int64_t kTouchAfterSeconds = 60;           // refresh a hit's mtime at most once a minute
 constexpr const char* kLegacyFolders[] = {"v1", "tile"};  // layouts of earlier versions
 
 struct Header {
@@ -106,8 +106,7 @@ std::vector<DiskFile> list_files(const fs::path& root, bool entries_only = true)
   if (!fs::is_directory(fs::symlink_status(root, ec))) return out;
   for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->is_symlink(ec) || (entries_only && it->path().extension() != ".bin"))
-      continue;
+    if (!it->is_regular_file(ec) || it->is_symlink(ec) || (entries_only && it->path().extension() != ".bin")) continue;
     std::error_code e2;
     auto size = it->file_size(e2);
     auto used = it->last_write_time(e2);
@@ -283,7 +282,8 @@ CompileCache::Value CompileCache::get(ArtifactKind kind, const std::string& key)
       stats_.disk_errors += read == Read::rejected;
     }
   }
-  if (read == Read::rejected) warn(cat("deleted the compile cache entry ", path, ": ", problem, "; it will be rebuilt"));
+  if (read == Read::rejected)
+    warn(cat("deleted the compile cache entry ", path, ": ", problem, "; it will be rebuilt"));
   return read == Read::hit ? value : nullptr;
 }
 
@@ -370,7 +370,8 @@ void CompileCache::after_write(bool ok, int error, const std::string& dir, std::
       const bool denied = error == EACCES || error == EPERM || error == EROFS;
       if (denied && directory_ == dir) {  // the folder became unwritable: stop trying
         directory_.clear();
-        const std::string why = cat("the compile cache folder ", dir, " cannot be written (", std::strerror(error), ")");
+        const std::string why =
+            cat("the compile cache folder ", dir, " cannot be written (", std::strerror(error), ")");
         note_ = "memory only: " + why;
         warning = why + ": compiled code is kept in memory for this process";
       } else if (!warned_write_) {

@@ -60,7 +60,7 @@ struct CompileCacheInfo {
   std::string note;       ///< why the folder is not the one asked for ("" when it is)
   std::uint64_t max_disk_bytes = 0;
   std::array<CacheUsage, kArtifactKinds> kinds{};  ///< by ArtifactKind
-  CacheUsage legacy;  ///< files of older cache layouts (never read; `clear` removes them)
+  CacheUsage legacy;                               ///< files of older cache layouts (never read; `clear` removes them)
 };
 
 class CompileCache {

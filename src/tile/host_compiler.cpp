@@ -121,8 +121,8 @@ std::string compiler_signature(const std::string& program) {
 
 /// What every kernel is compiled with: fixed here, never read back from the cache.
 std::vector<std::string> compiler_flags(bool libmvec) {
-  std::vector<std::string> f = {"-std=c++20",          "-O3",       "-fPIC", "-shared", "-fvisibility=hidden",
-                                "-fno-math-errno", "-fno-trapping-math", "-w"};
+  std::vector<std::string> f = {
+      "-std=c++20", "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-fno-trapping-math", "-w"};
 #if defined(__x86_64__) || defined(__aarch64__)
   f.push_back("-march=native");
 #endif
@@ -266,8 +266,8 @@ const std::string& host_work_directory() {
   static const std::string dir = [] {
     std::string d = runtime::private_temp_directory("cupric-tile");
     if (d.empty())
-      throw std::runtime_error(cat("cupric.tile: cannot create a private temporary folder under $TMPDIR (",
-                                   std::strerror(errno), ")"));
+      throw std::runtime_error(
+          cat("cupric.tile: cannot create a private temporary folder under $TMPDIR (", std::strerror(errno), ")"));
     return d;
   }();
   return dir;

@@ -105,7 +105,8 @@ void HostKernel::launch(const std::int64_t grid[3], const std::vector<void*>& ar
   const long long g[3] = {grid[0], grid[1], grid[2]};
   const std::int64_t total = grid[0] * grid[1] * grid[2];
   if (total <= 0) return;
-  cpu::parallel_for(total, 1, [&](std::int64_t begin, std::int64_t end) { entry_(args.data(), g, begin, end, status); });
+  cpu::parallel_for(total, 1,
+                    [&](std::int64_t begin, std::int64_t end) { entry_(args.data(), g, begin, end, status); });
 }
 
 }  // namespace cupric::tile

@@ -95,7 +95,8 @@ TEST(CompileCache, KeysSeparateParts) {
 
 TEST(CompileCache, KeysThatCouldNameOtherFilesAreRefused) {
   CompileCache cache("", 1 << 20, 1 << 20);
-  for (const std::string& bad : std::vector<std::string>{"", "../../etc/passwd", "a/b", "a.b", "key with space", std::string(129, 'a')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", "../../etc/passwd", "a/b", "a.b", "key with space", std::string(129, 'a')}) {
     EXPECT_THROW(cache.get(kNvrtc, bad), cupric::ValueError) << bad;
     EXPECT_THROW(cache.put(kNvrtc, bad, "x"), cupric::ValueError) << bad;
   }
@@ -148,7 +149,8 @@ TEST(CompileCache, DiskTierSurvivesANewCacheInPrivateFiles) {
   EXPECT_EQ(reader.stats().disk_hits, 1u);
   reader.get(kNvrtc, key);
   EXPECT_EQ(reader.stats().memory_hits, 1u);  // promoted to memory
-  for (const fs::path& p : {dir.path / "a", dir.path / "a" / "b", fresh_dir, fresh_dir / "v2", fresh_dir / "v2" / "nvrtc"})
+  for (const fs::path& p :
+       {dir.path / "a", dir.path / "a" / "b", fresh_dir, fresh_dir / "v2", fresh_dir / "v2" / "nvrtc"})
     EXPECT_EQ(mode_of(p), 0700u) << p;
   auto files = entries(fresh_dir);
   ASSERT_EQ(files.size(), 1u);  // no temporary files left
@@ -241,7 +243,8 @@ TEST(CompileCache, UnsafeFoldersAreReplacedByAPrivateTemporaryOne) {
       {"holds a v2 folder that can be written by anyone",
        [](const fs::path& p) { fs::create_directory(p / "v2"), ::chmod((p / "v2").c_str(), 0777); }},
   };
-  if (::geteuid() == 0) cases.push_back({"belongs to uid 65534", [](const fs::path& p) { ::chown(p.c_str(), 65534, 65534); }});
+  if (::geteuid() == 0)
+    cases.push_back({"belongs to uid 65534", [](const fs::path& p) { ::chown(p.c_str(), 65534, 65534); }});
   for (const auto& [problem, make_unsafe] : cases) {
     TempDir dir;
     const fs::path unsafe = dir.path / "cache";
@@ -313,7 +316,8 @@ TEST(CompileCache, SizeBoundEvictsOnStore) {
   TempDir dir;
   CompileCache cache(dir.path.string(), 5000, 1 << 20);
   for (int i = 0; i < 20; ++i)
-    cache.put(i % 2 ? kNvrtc : ArtifactKind::cubin, CompileCache::make_key({std::to_string(i)}), std::string(1000, 'z'));
+    cache.put(i % 2 ? kNvrtc : ArtifactKind::cubin, CompileCache::make_key({std::to_string(i)}),
+              std::string(1000, 'z'));
   EXPECT_LE(cache.disk_usage(), 5000u);
   EXPECT_GT(cache.stats().disk_evictions, 0u);
 }

@@ -4,6 +4,7 @@ change tunes again, failing configs are skipped and reported, argument and confi
 grid as a function of the config, reset_to_zero / restore_value; and on CUDA through a stand-in
 runtime: CUDA events recorded on the launch stream."""
 
+import json
 import os
 import subprocess
 import sys
@@ -110,6 +111,36 @@ def test_a_new_process_reuses_the_choice_without_timing(tmp_path):
     first, second = (r.split(maxsplit=1) for r in runs)
     assert first[0] == "3" and second[0] == "0"  # timed all three, then none
     assert first[1] == second[1]  # the same winner
+
+
+def test_a_record_not_of_the_expected_form_is_deleted_and_tuned_again(cache_dir, count_timings):
+    @ct.autotune(configs=[{"B": 16}, {"B": 32}], key=["x"], warmup=0, rep=1)
+    @ct.kernel
+    def twice(x, out, B: ct.Constant[int]):
+        ct.store(out, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(B,)) * 2)
+
+    x = random(64, "float32")
+    out = cu.zeros(64, dtype=cu.float32)
+    twice[lambda m: 64 // m["B"]](to_cu(x), out)
+    (key,) = twice.cache
+    _, disk_key = twice._disk_key(key)
+    good = json.loads(cu.cuda.compile_cache.get("autotune", disk_key))
+    bad_records = [
+        b"not json",
+        json.dumps({**good, "best": 7}).encode(),
+        json.dumps({**good, "best": -1}).encode(),
+        json.dumps({**good, "configs": ["another config", "and another"]}).encode(),
+        json.dumps({k: v for k, v in good.items() if k != "milliseconds"}).encode(),
+        json.dumps({**good, "errors": [None]}).encode(),
+    ]
+    for record in bad_records:
+        cu.cuda.compile_cache.put("autotune", disk_key, record)
+        twice.cache.clear()
+        out[...] = 0
+        with pytest.warns(RuntimeWarning, match="deleted the autotune record"):
+            twice[lambda m: 64 // m["B"]](to_cu(x), out)
+        assert_close(to_np(out), x * 2)
+    assert len(count_timings) == 2 * (1 + len(bad_records))  # tuned again after each
 
 
 def test_failing_configs_are_skipped_and_all_failing_raises(cache_dir):

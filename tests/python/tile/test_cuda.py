@@ -4,6 +4,7 @@ compile cache; skipped without NVRTC); cache hits skip compilation; CUDA array a
 (__cuda_array_interface__, DLPack) and scalars are turned into the kernel's parameters. Running
 the kernels needs a GPU: test_gpu.py."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -578,6 +579,33 @@ def test_new_process_launches_from_the_index(stand_in_runtime, cache_dir):
     assert k.param_types == first.cuda_kernels[0].param_types and k.threads == first.cuda_kernels[0].threads
     assert rt.launches[-1][3] == rt.launches[-2][3]  # the same packed arguments
     assert k.kernel.obj.code == first.cuda_kernels[0].kernel.obj.code  # the same cubin
+
+
+@needs_nvrtc
+def test_index_entries_not_of_the_expected_form_are_rebuilt(stand_in_runtime, cache_dir):
+    """An index entry names its cubin by a cache key and holds exactly the launch facts: one that
+    names anything else (a path, another folder) or holds other facts is deleted with a warning,
+    and the kernel is compiled and indexed again."""
+    x = FakeCudaArray((1000,), "<f4")
+    saxpy.saxpy_kernel.cache.clear()
+    saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+    key = _cuda._index_key(next(iter(saxpy.saxpy_kernel.cache.values())), stand_in_runtime, 0)
+    good = json.loads(cu.cuda.compile_cache.get("index", key))
+    bad_entries = [
+        {**good, "cubin": "../../../../tmp/elsewhere"},
+        {**good, "path": "/tmp/elsewhere.cubin"},
+        {**good, "threads": 0},
+        {k: v for k, v in good.items() if k != "entry"},
+        {**good, "entry": "saxpy(); system(\"x\")"},
+    ]
+    for bad in bad_entries:
+        cu.cuda.compile_cache.put("index", key, json.dumps(bad).encode())
+        saxpy.saxpy_kernel.cache.clear()
+        with pytest.warns(RuntimeWarning, match="deleted the kernel index entry"):
+            saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+        k = next(iter(saxpy.saxpy_kernel.cache.values())).cuda_kernels[0]
+        assert not k.compiled.get("index_hit") and k.threads == good["threads"]
+        assert json.loads(cu.cuda.compile_cache.get("index", key)) == good  # indexed again
 
 
 @pytest.mark.skipif(_cuda.nvcc_path() is None, reason="nvcc is not installed")
