@@ -64,18 +64,35 @@ std::array<std::uint8_t, 32> entry_digest(ArtifactKind kind, std::string_view ke
   return h.digest();
 }
 
-/// Checks a disk entry's bytes against its kind, key and hash; the payload, or why it is unusable.
-std::string parse_entry(const std::string& bytes, ArtifactKind kind, const std::string& key, std::string& payload) {
+/// Up to `size` bytes of `fd` (fewer if the file shrank meanwhile).
+std::string read_up_to(int fd, std::size_t size) {
+  std::string bytes(size, '\0');
+  std::size_t at = 0;
+  while (at < size) {
+    ssize_t got = ::read(fd, bytes.data() + at, size - at);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    at += static_cast<std::size_t>(got);
+  }
+  bytes.resize(at);
+  return bytes;
+}
+
+/// Reads the entry open as `fd` (`size` bytes) and checks it against its kind, key, length and
+/// hash: "" and the payload, or why it is unusable.
+std::string read_entry(int fd, std::size_t size, ArtifactKind kind, const std::string& key, std::string& payload) {
   Header h;
-  if (bytes.size() < sizeof h) return "it is truncated";
-  std::memcpy(&h, bytes.data(), sizeof h);
+  const std::string head = read_up_to(fd, std::min(size, sizeof h + key.size()));
+  if (head.size() < sizeof h) return "it is truncated";
+  std::memcpy(&h, head.data(), sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "it is not a cupric cache entry";
   if (h.kind != static_cast<std::uint32_t>(kind) || h.key_length != key.size())
     return "it holds another entry than its name says";
-  if (bytes.size() < sizeof h + key.size()) return "it is truncated";
-  if (bytes.compare(sizeof h, key.size(), key) != 0) return "it holds another entry than its name says";
-  if (bytes.size() - sizeof h - key.size() != h.length) return "it is truncated or has bytes appended";
-  payload.assign(bytes, sizeof h + key.size());
+  if (head.size() < sizeof h + key.size()) return "it is truncated";
+  if (head.compare(sizeof h, key.size(), key) != 0) return "it holds another entry than its name says";
+  if (size - sizeof h - key.size() != h.length) return "it is truncated or has bytes appended";
+  payload = read_up_to(fd, h.length);  // read once, into the value itself: precompiled headers are 50 MB
+  if (payload.size() != h.length) return "it is truncated";
   if (std::memcmp(entry_digest(kind, key, payload).data(), h.sha256, sizeof h.sha256) != 0)
     return "its content does not match its SHA-256";
   return {};
@@ -127,20 +144,6 @@ std::uint64_t max_bytes_from_env() {
   char* end = nullptr;
   unsigned long long n = std::strtoull(v, &end, 10);
   return end && *end == '\0' ? n : kDefaultMaxDisk;
-}
-
-/// Up to `size` bytes of `fd` (fewer if the file shrank meanwhile: parse_entry then rejects it).
-std::string read_up_to(int fd, std::size_t size) {
-  std::string bytes(size, '\0');
-  std::size_t at = 0;
-  while (at < size) {
-    ssize_t got = ::read(fd, bytes.data() + at, size - at);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    at += static_cast<std::size_t>(got);
-  }
-  bytes.resize(at);
-  return bytes;
 }
 
 std::string memory_id(ArtifactKind kind, const std::string& key) { return cat(artifact_kind_name(kind), "/", key); }
@@ -300,9 +303,8 @@ CompileCache::Read CompileCache::read_disk(const std::string& path, ArtifactKind
   } else if (std::string p = ownership_problem(st); !p.empty()) {
     problem = "it " + p;
   } else {
-    const std::string bytes = read_up_to(fd, static_cast<std::size_t>(st.st_size));
     auto payload = std::make_shared<std::string>();
-    problem = parse_entry(bytes, kind, key, *payload);
+    problem = read_entry(fd, static_cast<std::size_t>(st.st_size), kind, key, *payload);
     value = std::move(payload);
     if (problem.empty() && ::time(nullptr) - st.st_mtime > kTouchAfterSeconds) ::futimens(fd, nullptr);  // LRU
   }

@@ -84,6 +84,25 @@ TEST(Sha256, KnownVectors) {
   EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+// The CPU's SHA instructions (where it has them) and the portable code agree on every length
+// around the block and padding boundaries, and in pieces of any size.
+TEST(Sha256, CpuInstructionsAgreeWithThePortableCode) {
+  std::string data(200000, '\0');
+  std::uint32_t x = 12345;
+  for (auto& c : data) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);
+  const auto hex = [](cupric::runtime::Sha256& h) { return h.hex_digest(); };
+  for (std::size_t n : {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 200000}) {
+    cupric::runtime::Sha256 fast, portable(true), pieces;
+    fast.update(std::string_view(data).substr(0, n));
+    portable.update(std::string_view(data).substr(0, n));
+    for (std::size_t at = 0, step = 1; at < n; at += step, step = step * 3 % 97 + 1)
+      pieces.update(std::string_view(data).substr(at, std::min(step, n - at)));
+    const std::string expected = hex(portable);
+    EXPECT_EQ(hex(fast), expected) << n;
+    EXPECT_EQ(hex(pieces), expected) << n;
+  }
+}
+
 TEST(CompileCache, KeysSeparateParts) {
   EXPECT_NE(CompileCache::make_key({"ab", "c"}), CompileCache::make_key({"a", "bc"}));
   EXPECT_EQ(CompileCache::make_key({"src", "-arch=sm_90", "13.0"}),
