@@ -272,31 +272,24 @@ def test_tf32_mma_compiles_for_cuda():
 
 
 @needs_nvrtc
-def test_cache_hit_skips_compilation(tmp_path):
+def test_cache_hit_skips_compilation(cache_dir):
     cache = cu.cuda.compile_cache
-    saved = cache.directory
-    cache.directory = str(tmp_path / "cache")
-    cache.clear()
-    try:
-        kernel, args = CASES["softmax_f32"]()
-        src = kernel.inspect(*args)["cuda_source"]
-        first = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
-        misses = cache.stats()["misses"]
-        second = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
-        assert not first["cache_hit"] and second["cache_hit"]
-        assert cache.stats()["misses"] == misses  # NVRTC did not run again
-        assert second["cubin"] == first["cubin"]
-        assert second["seconds"] < first["seconds"]
-        cache.clear(memory=True, disk=False)  # a new process: the disk tier answers
-        third = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
-        assert third["cache_hit"] and third["cubin"] == first["cubin"]
-        # the header library is part of the key (NVRTC's key covers the source only)
-        prog = _cuda._program(src, _kernel.include_dir(), "sm_90a")
-        assert prog.source.startswith("// cupric.tile headers ")
-        assert _cuda._headers_digest(_kernel.include_dir()) in prog.source
-    finally:
-        cache.clear(memory=True, disk=False)
-        cache.directory = saved
+    kernel, args = CASES["softmax_f32"]()
+    src = kernel.inspect(*args)["cuda_source"]
+    first = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+    misses = cache.stats()["misses"]
+    second = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+    assert not first["cache_hit"] and second["cache_hit"]
+    assert cache.stats()["misses"] == misses  # NVRTC did not run again
+    assert second["cubin"] == first["cubin"]
+    assert second["seconds"] < first["seconds"]
+    cache.clear(memory=True, disk=False)  # a new process: the disk tier answers
+    third = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+    assert third["cache_hit"] and third["cubin"] == first["cubin"]
+    # the header library is part of the key (NVRTC's key covers the source only)
+    prog = _cuda._program(src, _kernel.include_dir(), "sm_90a")
+    assert prog.source.startswith("// cupric.tile headers ")
+    assert _cuda._headers_digest(_kernel.include_dir()) in prog.source
 
 
 @needs_nvrtc
