@@ -30,8 +30,9 @@ def _print_info(cache):
     print(f"disk usage: {total} bytes ({_size(total)} of at most {_size(info['max_disk_bytes'])})")
     for name, k in info["kinds"].items():
         print(f"  {name:<19} {k['entries']:>6} entries {_size(k['bytes']):>11}  {k['description']}")
-    if info["legacy"]["entries"]:
-        print(f"  {'(older versions)':<19} {info['legacy']['entries']:>6} files   {_size(info['legacy']['bytes']):>11}  "
+    legacy = info["legacy"]
+    if legacy["entries"]:
+        print(f"  {'(older versions)':<19} {legacy['entries']:>6} files   {_size(legacy['bytes']):>11}  "
               "never read; `clear` removes them")
     print(f"stats: {cache.stats()}")
 

@@ -52,7 +52,8 @@ def run(tmp_path, env, *factors, check=True, pch=False):
     without GCC's precompiled header unless `pch` (building one costs seconds)."""
     script = tmp_path / "scale.py"
     script.write_text(SCRIPT)
-    full = {k: v for k, v in os.environ.items() if k not in ("CUPRIC_CACHE_DIR", "XDG_CACHE_HOME", "CUPRIC_TILE_NO_PCH")}
+    own = ("CUPRIC_CACHE_DIR", "XDG_CACHE_HOME", "CUPRIC_TILE_NO_PCH")
+    full = {k: v for k, v in os.environ.items() if k not in own}
     if not pch:
         full["CUPRIC_TILE_NO_PCH"] = "1"
     out = subprocess.run(
@@ -135,8 +136,8 @@ cu.cuda.Program('extern "C" __global__ void k(float* x) { x[0] = 1; }', arch="sm
 """
     (tmp_path / "fill.py").write_text(fill)
     base = {k: v for k, v in os.environ.items() if k != "CUPRIC_CACHE_DIR"}
-    subprocess.run([sys.executable, str(tmp_path / "fill.py"), "2"], env=dict(base, XDG_CACHE_HOME=str(tmp_path / "xdg")),
-                   check=True, timeout=600)
+    xdg = dict(base, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    subprocess.run([sys.executable, str(tmp_path / "fill.py"), "2"], env=xdg, check=True, timeout=600)
     assert folder.stat().st_mode & 0o777 == 0o700
     has_gcc = _kernel._tile.host_compiler()["gcc"]
     if has_gcc:

@@ -12,7 +12,7 @@ Nothing CUDA is loaded at import: the driver, NVRTC and nvJitLink are found and 
 
 from contextlib import contextmanager
 
-from .._cupric import CompileCache, compile_cache  # the cache every JIT shares (bind_compile_cache.cpp)
+from .. import _cupric as _top
 from .._cupric import _cuda as _c
 
 CUDAError = _c.CUDAError
@@ -42,6 +42,8 @@ Linker = _c.Linker
 Kernel = _c.Kernel
 LaunchConfig = _c.LaunchConfig
 launch = _c.launch
+compile_cache = _top.compile_cache  # the cache every JIT shares (bind_compile_cache.cpp)
+CompileCache = _top.CompileCache
 _library_candidates = _c._library_candidates  # for tests
 _pack_arguments = _c._pack_arguments  # for tests: packs as launch() does
 

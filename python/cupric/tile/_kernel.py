@@ -241,7 +241,8 @@ class Compiled:
                 self.host.update(info)
                 self.launcher = _tile.HostLauncher(info["key"], self.function)
                 if (key := self.index_key(("cpu", _tile.host_environment(include_dir())))) is not None:
-                    _index.save(key, {"shared_object": info["key"], "params": [list(p) for p in self.launcher.params()]})
+                    params = [list(p) for p in self.launcher.params()]
+                    _index.save(key, {"shared_object": info["key"], "params": params})
             self.host["seconds"] = time.perf_counter() - t0
         return self.launcher
 
