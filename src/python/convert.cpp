@@ -12,6 +12,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/manipulation.hpp"
 
 namespace cupric::py {
 
@@ -205,22 +206,28 @@ Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<De
   if (needed && copy.has_value() && !*copy)
     throw ValueError(cat("Unable to avoid copy while converting ", a.str(), " to ", name(t), " on ", d.str()));
   Array src = a;
-  if (!(d == a.device())) {  // move contiguous bytes across, then convert
-    Array contiguous = a;
-    if (!a.is_c_contiguous()) {
-      contiguous = Array::empty(a.shape(), a.dtype(), a.device());
-      backend_for(a.device()).cast(elementwise_plan({&a, &contiguous}, a.shape()));
+  if (!(d == a.device())) {  // move dense bytes across, then convert
+    // axes in memory order (NumPy's 'K'): a Fortran-ordered or transposed array moves as it is
+    // and keeps its layout; anything else is packed first
+    const std::vector<std::int64_t> axes = copy_axis_order(a, 'K');
+    const Array dense = permute_dims(a, axes);
+    Array packed = dense;
+    if (!dense.is_c_contiguous()) {
+      packed = Array::empty(dense.shape(), a.dtype(), a.device());
+      backend_for(a.device()).cast(elementwise_plan({&dense, &packed}, dense.shape()));
     }
-    Array moved = Array::empty(a.shape(), a.dtype(), d);
-    const auto nbytes = static_cast<std::size_t>(contiguous.nbytes());
-    if (a.device().is_cpu()) backend_for(d).copy_from_host(moved.data(), contiguous.data(), nbytes);
-    else if (d.is_cpu()) backend_for(a.device()).copy_to_host(moved.data(), contiguous.data(), nbytes);
+    Array moved = Array::empty(dense.shape(), a.dtype(), d);
+    const auto nbytes = static_cast<std::size_t>(packed.nbytes());
+    if (a.device().is_cpu()) backend_for(d).copy_from_host(moved.data(), packed.data(), nbytes);
+    else if (d.is_cpu()) backend_for(a.device()).copy_to_host(moved.data(), packed.data(), nbytes);
     else {
-      Array host = Array::empty(a.shape(), a.dtype());
-      backend_for(a.device()).copy_to_host(host.data(), contiguous.data(), nbytes);
+      Array host = Array::empty(dense.shape(), a.dtype());
+      backend_for(a.device()).copy_to_host(host.data(), packed.data(), nbytes);
       backend_for(d).copy_from_host(moved.data(), host.data(), nbytes);
     }
-    src = moved;
+    std::vector<std::int64_t> inverse(axes.size());
+    for (std::size_t i = 0; i < axes.size(); ++i) inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+    src = permute_dims(moved, inverse);
     if (t == src.dtype()) return src;
   }
   Array out = Array::empty(src.shape(), t, d);
