@@ -99,6 +99,9 @@ DType dtype_from_py(nb::handle obj) {
   if (!nb::cast<bool>(np_dtype.attr("isnative")))
     throw TypeError(cat("non-native byte order data type ", nb::cast<std::string>(nb::repr(np_dtype)),
                         " is not supported: use dtype.newbyteorder('=')"));
+  // an equal dtype that is not NumPy's canonical instance (an unpickled one, one with metadata):
+  // its scalar type is a singleton
+  if (int i = find_numpy_dtype(t, np_dtype.attr("type").ptr()); i >= 0) return static_cast<DType>(i);
   unsupported_dtype(np_dtype);
 }
 
