@@ -105,10 +105,11 @@ def check(got, want, device="cpu", rtol=1e-7, atol=0.0, dtype=True):
 
 class Case:
     """One call of a client, by name; `names` are the cupric functions it stops on while they are
-    missing (see needs)."""
+    missing (see needs), and `then` lists further (names, issue) it stops on once those land."""
 
-    def __init__(self, id, fn, *names, issue=None, via_numpy=True, **options):
-        self.id, self.fn, self.names, self.issue, self.via_numpy, self.options = id, fn, names, issue, via_numpy, options
+    def __init__(self, id, fn, *names, issue=None, via_numpy=True, then=(), **options):
+        self.id, self.fn, self.via_numpy, self.options = id, fn, via_numpy, options
+        self.stops = ([(names, issue)] if names else []) + list(then)
 
 
 def on_devices(cases, devices=("cpu", "cuda")):
@@ -118,7 +119,7 @@ def on_devices(cases, devices=("cpu", "cuda")):
     for device in devices:
         for case in cases:
             marks = [] if device == "cpu" else [pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")]
-            if case.names:
-                marks.append(needs(*case.names, issue=case.issue, device=device, via_numpy=case.via_numpy))
+            # pytest takes the first xfail whose condition holds: the first missing piece
+            marks += [needs(*names, issue=issue, device=device, via_numpy=case.via_numpy) for names, issue in case.stops]
             out.append(pytest.param(case, device, marks=marks, id=f"{case.id}-{device}"))
     return out

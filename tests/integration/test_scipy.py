@@ -1,0 +1,105 @@
+"""SciPy's special functions, statistics and signal processing on cupric arrays, with
+SCIPY_ARRAY_API=1 (set by conftest.py before scipy is imported), against the same calls on NumPy."""
+
+import os
+
+import numpy as np
+import pytest
+
+import cupric as cu
+from clients import LINALG, NUMPY_NAMES, PICKLE_BRANCH, SORTING, Case, check, on_device, on_devices
+
+scipy = pytest.importorskip("scipy")
+from scipy import signal, special, stats  # noqa: E402
+
+RNG = np.random.default_rng(3)
+POS = RNG.uniform(0.1, 3.0, 40)  # inside every function's domain
+UNIT = RNG.uniform(0.05, 0.95, 40)
+SIG = RNG.standard_normal(64)
+
+
+def test_array_api_mode_is_on():
+    assert os.environ["SCIPY_ARRAY_API"] == "1"
+    from scipy._lib._array_api import array_namespace
+
+    assert array_namespace(cu.ones(2)) is cu
+
+
+UNARY = ["gamma", "gammaln", "digamma", "erf", "erfc", "erfinv", "expit", "logit", "ndtr", "ndtri", "log_ndtr",
+         "entr", "i0", "i0e", "i1", "i1e", "j0", "j1", "y0", "sinc"]
+BINARY = ["xlogy", "xlog1py", "rel_entr", "kl_div", "huber", "pseudo_huber", "betaln", "gammainc", "gammaincc",
+          "poch", "zeta", "chdtr", "chdtrc", "stdtr", "binom"]
+ARGS = {"erfinv": UNIT, "logit": UNIT, "ndtri": UNIT}
+
+
+def uses_astype(id, fn, **options):
+    """A case that calls the namespace's astype (xp.astype)."""
+    return Case(id, fn, "astype", issue=PICKLE_BRANCH, via_numpy=False, **options)
+
+
+SPECIAL = ([Case(f"special.{n}", lambda a, n=n: getattr(special, n)(a), input=ARGS.get(n, POS)) for n in UNARY]
+           + [Case(f"special.{n}", lambda a, n=n: getattr(special, n)(a, a[::-1])) for n in BINARY]
+           + [Case("special.softmax", lambda a: special.softmax(a.reshape(5, 8), axis=1)),
+              Case("special.log_softmax", lambda a: special.log_softmax(a)),
+              uses_astype("special.logsumexp", lambda a: special.logsumexp(a.reshape(5, 8), axis=0)),
+              uses_astype("special.logsumexp-b", lambda a: special.logsumexp(a, b=a[::-1]))])
+
+STATS = [
+    Case("stats.zscore", lambda a: stats.zscore(a)),
+    Case("stats.describe", lambda a: tuple(stats.describe(a))[1:]),
+    Case("stats.skew", lambda a: stats.skew(a)),
+    Case("stats.kurtosis", lambda a: stats.kurtosis(a, fisher=False)),
+    Case("stats.moment", lambda a: stats.moment(a, order=3)),
+    Case("stats.gmean-hmean-pmean", lambda a: (stats.gmean(a), stats.hmean(a), stats.pmean(a, 2.5))),
+    Case("stats.sem", lambda a: stats.sem(a)),
+    uses_astype("stats.variation", lambda a: stats.variation(a)),
+    Case("stats.entropy", lambda a: stats.entropy(a, a[::-1])),
+    Case("stats.tmean", lambda a: stats.tmean(a, (0.5, 2.5))),
+    uses_astype("stats.tvar", lambda a: stats.tvar(a)),
+    Case("stats.ttest_1samp", lambda a: tuple(stats.ttest_1samp(a, 1.0))),
+    Case("stats.ttest_ind", lambda a: tuple(stats.ttest_ind(a[:20], a[20:] + 0.3))),
+    Case("stats.pearsonr", lambda a: tuple(stats.pearsonr(a, a * a + 0.1 * a[::-1])), "vecdot", issue=LINALG,
+         via_numpy=False),
+    Case("stats.rankdata", lambda a: stats.rankdata(a), "argsort", issue=SORTING, via_numpy=False),
+    Case("stats.trim_mean", lambda a: stats.trim_mean(a, 0.1), "sort", issue=SORTING, via_numpy=False),
+]
+
+
+def filt(a):
+    return tuple(cu.asarray(v, device=a.device) for v in ([0.2, 0.3, 0.5], [1.0, -0.4])) if isinstance(
+        a, cu.ndarray) else (np.array([0.2, 0.3, 0.5]), np.array([1.0, -0.4]))
+
+
+SIGNAL = [
+    Case("signal.convolve", lambda a: signal.convolve(a, a[:5]), input=SIG),
+    Case("signal.fftconvolve", lambda a: signal.fftconvolve(a, a[:9], mode="same"), input=SIG),
+    Case("signal.correlate", lambda a: signal.correlate(a, a[3:8], mode="valid"), input=SIG),
+    Case("signal.convolve2d", lambda a: signal.convolve2d(a.reshape(8, 8), a[:4].reshape(2, 2)), input=SIG),
+    Case("signal.detrend", lambda a: signal.detrend(a), input=SIG),
+    Case("signal.medfilt", lambda a: signal.medfilt(a, 5), "repeat", issue=NUMPY_NAMES, via_numpy=False, input=SIG),
+    Case("signal.hilbert", lambda a: signal.hilbert(a), input=SIG),
+    Case("signal.resample", lambda a: signal.resample(a, 40), input=SIG),
+    Case("signal.upfirdn", lambda a: signal.upfirdn(a[:4], a, up=2, down=3), input=SIG),
+    Case("signal.sosfilt", lambda a: signal.sosfilt(a[:6].reshape(1, 6) * 0 + np.array([[1.0, 0.5, 0, 1, -0.2, 0]]), a),
+         input=SIG),
+    Case("signal.filtfilt", lambda a: signal.filtfilt(*filt(a), a), input=SIG),
+    Case("signal.lfilter", lambda a: signal.lfilter(*filt(a), a), "atleast_1d", issue=NUMPY_NAMES, input=SIG),
+    Case("signal.welch", lambda a: signal.welch(a, nperseg=16), "pad", issue=NUMPY_NAMES, input=SIG),
+    Case("signal.savgol_filter", lambda a: signal.savgol_filter(a, 7, 2), "flip", issue=NUMPY_NAMES, via_numpy=False,
+         input=SIG),
+]
+
+
+@pytest.mark.parametrize("case, device", on_devices(SPECIAL + STATS + SIGNAL))
+def test_matches_numpy_input(case, device):
+    values = case.options.get("input", POS)
+    got = case.fn(on_device(values, device))
+    want = case.fn(values)
+    check(got, want, device, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("device", ["cpu"])
+def test_windows_in_the_cupric_namespace(device):
+    got = signal.get_window("hann", 16, xp=cu)
+    check(got, signal.get_window("hann", 16), device)
+    check(signal.windows.kaiser(12, 4.0, xp=cu), signal.windows.kaiser(12, 4.0), device)
