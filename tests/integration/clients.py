@@ -2,6 +2,7 @@
 the cupric piece a client stops on. A mark holds only while that piece is missing, so a test runs
 for real as soon as the piece lands (and fails, strictly, if it then passes while still marked)."""
 
+import copy
 import pickle
 
 import numpy as np
@@ -43,6 +44,7 @@ def _works(fn):
 
 
 CAN_PICKLE = _works(lambda: pickle.loads(pickle.dumps(cu.ones(2))))
+CAN_COPY = _works(lambda: copy.copy(cu.ones(2)))
 # CPU arrays: NumPy runs what cupric lacks on the same memory (device arrays still raise)
 CPU_FALLBACK = hasattr(cu, "set_fallback") and cu.get_fallback() != "strict"
 # an unpickled numpy.dtype is equal to, but not the same object as, NumPy's own instance
