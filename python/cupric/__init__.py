@@ -26,8 +26,12 @@ def __getattr__(name):
         value = _dtypes.lookup(name)
         globals()[name] = value
         return value
+    if name == "tile":  # cu.tile without `import cupric.tile` (it imports NumPy and the frontend)
+        import importlib
+
+        return importlib.import_module("cupric.tile")
     raise AttributeError(f"module 'cupric' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_dtypes._NAMES))
+    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile"})
