@@ -50,6 +50,9 @@ CPU_FALLBACK = hasattr(cu, "set_fallback") and cu.get_fallback() != "strict"
 # an unpickled numpy.dtype is equal to, but not the same object as, NumPy's own instance
 UNPICKLED_DTYPES = _works(lambda: cu.zeros(1, dtype=pickle.loads(pickle.dumps(np.dtype("float64")))))
 ARRAY_SEEDS = _works(lambda: cu.random.default_rng(np.arange(4, dtype=np.uint32)))
+# np.empty_like(x, dtype=<structured>) should raise TypeError, as CuPy does: Dask then keeps its
+# arg-reductions' partial results in dicts of cupric arrays; a NumPy array back makes them NumPy's
+STRUCTURED_TO_NUMPY = _works(lambda: np.empty_like(cu.ones(1), dtype=[("a", "f8")]))
 
 
 def needs(*names, issue, device="cpu", via_numpy=False):
@@ -66,8 +69,12 @@ def needs_feature(available, what):
     return pytest.mark.xfail(not available, reason=f"{PICKLE_BRANCH}: {what}", strict=True)
 
 
-def param(value, *marks, id=None):
-    return pytest.param(value, marks=[m for m in marks if m is not None], id=id)
+def structured_to_numpy(device="cpu"):
+    """xfail while the NumPy fallback answers a structured-dtype empty_like with NumPy's array."""
+    return pytest.mark.xfail(STRUCTURED_TO_NUMPY and device == "cpu", strict=True,
+                             reason=f"{PICKLE_BRANCH}: the NumPy fallback answers np.empty_like(x, dtype=<structured>) "
+                             "with a NumPy array where Dask expects a TypeError (as from CuPy), so Dask's "
+                             "arg-reductions and unique hand back NumPy arrays")
 
 
 def on_device(n, device):
@@ -82,17 +89,17 @@ def host(x):
     return np.asarray(x)
 
 
-def check(got, want, device="cpu", rtol=1e-7, atol=0.0, dtype=True):
+def check(got, want, device="cpu", rtol=1e-7, atol=0.0, dtype=True, array=False):
     """`got` (a client's result on cupric input) matches `want` (the same call on NumPy input):
-    cupric arrays on `device` where NumPy gave arrays, then shapes, dtypes and values; tuples,
-    lists and named tuples element by element."""
+    cupric arrays on `device` where NumPy gave arrays (or always, with `array`: where NumPy gave
+    a scalar too), then shapes, dtypes and values; tuples, lists and named tuples element by element."""
     if isinstance(want, (tuple, list)):
         assert type(got) is type(want) or isinstance(got, (tuple, list)), (type(got), type(want))
         assert len(got) == len(want)
         for g, w in zip(got, want):
-            check(g, w, device, rtol, atol, dtype)
+            check(g, w, device, rtol, atol, dtype, array)
         return
-    if isinstance(want, np.ndarray) and want.ndim > 0:
+    if array or (isinstance(want, np.ndarray) and want.ndim > 0):
         assert isinstance(got, cu.ndarray), f"expected a cupric array, got {type(got).__name__}"
         assert str(got.device).startswith(device), (got.device, device)
     g, w = host(got), np.asarray(want)
@@ -109,8 +116,8 @@ class Case:
     """One call of a client, by name; `names` are the cupric functions it stops on while they are
     missing (see needs), and `then` lists further (names, issue) it stops on once those land."""
 
-    def __init__(self, id, fn, *names, issue=None, via_numpy=True, then=(), **options):
-        self.id, self.fn, self.via_numpy, self.options = id, fn, via_numpy, options
+    def __init__(self, id, fn, *names, issue=None, via_numpy=True, then=(), marks=lambda device: [], **options):
+        self.id, self.fn, self.via_numpy, self.marks, self.options = id, fn, via_numpy, marks, options
         self.stops = ([(names, issue)] if names else []) + list(then)
 
 
@@ -123,5 +130,6 @@ def on_devices(cases, devices=("cpu", "cuda")):
             marks = [] if device == "cpu" else [pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")]
             # pytest takes the first xfail whose condition holds: the first missing piece
             marks += [needs(*names, issue=issue, device=device, via_numpy=case.via_numpy) for names, issue in case.stops]
+            marks += case.marks(device)
             out.append(pytest.param(case, device, marks=marks, id=f"{case.id}-{device}"))
     return out

@@ -84,7 +84,6 @@ SIGNAL = [
          input=SIG),
     Case("signal.filtfilt", lambda a: signal.filtfilt(*filt(a), a), input=SIG),
     Case("signal.lfilter", lambda a: signal.lfilter(*filt(a), a), "atleast_1d", issue=NUMPY_NAMES, input=SIG),
-    Case("signal.welch", lambda a: signal.welch(a, nperseg=16), "pad", issue=NUMPY_NAMES, input=SIG),
     Case("signal.savgol_filter", lambda a: signal.savgol_filter(a, 7, 2), "flip", issue=NUMPY_NAMES, via_numpy=False,
          input=SIG),
 ]
