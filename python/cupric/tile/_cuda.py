@@ -377,6 +377,11 @@ def _from_cai(v, cai, device):
             )
         strides = tuple(int(s) // item for s in cai["strides"])
     stream = cai.get("stream")
+    if stream is not None and int(stream) <= 0:
+        raise ValueError(
+            f"__cuda_array_interface__: stream {stream} is not allowed (0 is ambiguous; 1 is the legacy "
+            "default stream, 2 the per-thread one, larger values are stream handles)"
+        )
     stream = None if stream is None else (0 if stream == 1 else int(stream))  # 1: the legacy default stream
     return DeviceArray(int(cai["data"][0]), dtype, shape, strides, device, v, stream)
 
@@ -478,7 +483,8 @@ def flatten_arguments(runtime, param_types):
     flat, i = [], 0
     for v in runtime:
         if isinstance(v, DeviceArray):
-            flat.append(v.ptr)
+            # a cupric array goes as itself: the launch orders it after its writer and notes the write
+            flat.append(v.owner if isinstance(v.owner, _c.ndarray) else v.ptr)
             flat.extend(v.shape)
             flat.extend(v.strides)
             i += 1 + 2 * v.ndim
