@@ -22,6 +22,14 @@ def pair(device, values=VALUES, chunks=CHUNKS):
     return da.from_array(on_device(values, device), chunks=chunks), da.from_array(values, chunks=chunks)
 
 
+def numpy_made(device):
+    """Dask makes some pieces of a result with its array backend, NumPy (da.pad's borders, the mask of
+    da.triu): on a GPU they meet device chunks. Dask picks CuPy there when told
+    (array.backend = "cupy"); cupric registers no Dask array backend yet."""
+    return [pytest.mark.xfail(device != "cpu", strict=True, raises=ValueError,
+                              reason="Dask makes pieces with NumPy, its array backend: cupric has no Dask array backend")]
+
+
 OPS = [
     Case("elementwise", lambda d: (d * 2 + 1) / (abs(d) + 1) - d ** 2),
     Case("ufuncs", lambda d: np.sin(d) + np.exp(-d * d) + np.maximum(d, 0.25)),
@@ -33,7 +41,9 @@ OPS = [
     Case("std", lambda d: d.std()),
     Case("std-axis0-ddof1", lambda d: d.std(axis=0, ddof=1)),
     Case("var-axis1", lambda d: d.var(axis=1)),
-    Case("max-min-prod", lambda d: d.max(axis=1) - d.min(axis=1) + (d / 4 + 1).prod(axis=1)),
+    Case("max", lambda d: d.max(axis=1)),
+    Case("min", lambda d: d.min(axis=0)),
+    Case("prod", lambda d: (d / 4 + 1).prod(axis=1)),
     Case("any-all", lambda d: (d > 1.5).any(axis=0) & (d > -3).all(axis=0)),
     Case("count-nonzero", lambda d: da.count_nonzero(d > 0, axis=1)),
     Case("nanmean-nanstd", lambda d: da.nanmean(da.where(d > 1, np.nan, d), axis=0) + da.nanstd(d)),
@@ -62,9 +72,9 @@ OPS = [
     Case("astype", lambda d: (d * 10).astype("int32")),
     Case("clip-round", lambda d: d.clip(-0.5, 0.5).round(2)),
     Case("ones-like", lambda d: da.ones_like(d) + da.zeros_like(d) + d),
-    Case("pad", lambda d: da.pad(d, 1)),
+    Case("pad", lambda d: da.pad(d, 1), marks=numpy_made),
     Case("diff-flip-roll", lambda d: da.diff(da.flip(d, 0), axis=0) + da.roll(d, 2, axis=0)[1:]),
-    Case("triu", lambda d: da.triu(d)),
+    Case("triu", lambda d: da.triu(d), marks=numpy_made),
     # what stops on pieces cupric lacks (NumPy runs them on CPU chunks where fallbacks exist)
     Case("tensordot", lambda d: da.tensordot(d, d, axes=([1], [1])), "tensordot", issue=LINALG),
     Case("matmul", lambda d: d @ d.T, "matmul", issue=LINALG),
@@ -144,6 +154,36 @@ def test_dask_random_state_wrapping_default_rng(device):
     assert abs(values.mean() - 2) < 0.3 and abs(values.std() - 3) < 0.3
 
 
+# ---- cupric in Dask's dispatch tables (python/cupric/_dask.py) ---------------------------------
+
+
+@pytest.mark.parametrize("axis", [None, 0, 2, (0, 1), (2, 0)])  # Dask passes axes normalised
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_chunk_element_counts_are_cupric_arrays_with_dasks_values(device, axis, keepdims):
+    """mean/var/std divide by these counts: on a GPU chunk they must be GPU arrays."""
+    from dask.array.dispatch import numel_lookup
+
+    values = np.ones((2, 3, 4))
+    got = numel_lookup(on_device(values, device), axis=axis, keepdims=keepdims, dtype="float32")
+    want = numel_lookup(values, axis=axis, keepdims=keepdims, dtype="float32")
+    check(got, want, device, array=True)
+
+
+@pytest.mark.parametrize("first", ["cupric", "dask.array"])
+def test_registration_does_not_depend_on_import_order(first):
+    """cupric registers when dask.array.dispatch is imported, whichever comes first, and importing
+    cupric imports no Dask."""
+    import subprocess
+    import sys
+
+    second = "dask.array" if first == "cupric" else "cupric"
+    code = (f"import sys, {first}; dask_seen = 'dask' in sys.modules; import {second}; import cupric as cu\n"
+            "from dask.array.dispatch import numel_lookup\n"
+            "print(dask_seen, numel_lookup.dispatch(cu.ndarray).__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(first == "dask.array"), "cupric._dask"]
+
+
 # ---- distributed: worker processes (arrays and tasks cross process boundaries pickled) ----------
 
 needs_pickle = needs_feature(CAN_PICKLE, "cupric arrays pickle (Dask's distributed scheduler sends chunks)")
@@ -200,6 +240,7 @@ def test_dask_random_on_workers(cluster):
 
 @pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
 @needs_pickle
+@needs_dtypes
 def test_one_gpu_worker():
     """One worker process on the GPU: cuda chunks pickle through the host and come back on the GPU."""
     distributed = pytest.importorskip("distributed")

@@ -65,9 +65,13 @@ STATS = [
 ]
 
 
+def like(a, values):
+    """`values` as an array of a's library, on a's device."""
+    return cu.asarray(values, device=a.device) if isinstance(a, cu.ndarray) else np.asarray(values)
+
+
 def filt(a):
-    return tuple(cu.asarray(v, device=a.device) for v in ([0.2, 0.3, 0.5], [1.0, -0.4])) if isinstance(
-        a, cu.ndarray) else (np.array([0.2, 0.3, 0.5]), np.array([1.0, -0.4]))
+    return like(a, [0.2, 0.3, 0.5]), like(a, [1.0, -0.4])
 
 
 SIGNAL = [
@@ -80,8 +84,7 @@ SIGNAL = [
     Case("signal.hilbert", lambda a: signal.hilbert(a), input=SIG),
     Case("signal.resample", lambda a: signal.resample(a, 40), input=SIG),
     Case("signal.upfirdn", lambda a: signal.upfirdn(a[:4], a, up=2, down=3), input=SIG),
-    Case("signal.sosfilt", lambda a: signal.sosfilt(a[:6].reshape(1, 6) * 0 + np.array([[1.0, 0.5, 0, 1, -0.2, 0]]), a),
-         input=SIG),
+    Case("signal.sosfilt", lambda a: signal.sosfilt(like(a, [[1.0, 0.5, 0.0, 1.0, -0.2, 0.0]]), a), input=SIG),
     Case("signal.filtfilt", lambda a: signal.filtfilt(*filt(a), a), input=SIG),
     Case("signal.lfilter", lambda a: signal.lfilter(*filt(a), a), "atleast_1d", issue=NUMPY_NAMES, input=SIG),
     Case("signal.savgol_filter", lambda a: signal.savgol_filter(a, 7, 2), "flip", issue=NUMPY_NAMES, via_numpy=False,
