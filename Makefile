@@ -31,7 +31,7 @@ demo: build
 
 test: test-cpp test-python test-integration
 
-test-python: build
+test-python: build $(VENV)/.clients  # the docs' Dask examples run in tests/python/test_docs.py
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
 
 # Third-party clients (scikit-learn, SciPy, Dask, xarray, ...) on cupric arrays, against NumPy.

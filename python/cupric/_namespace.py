@@ -140,7 +140,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     if order == "C":
         strides.reverse()
     flat = None
-    for coord, dim, m, stride in zip(multi_index, dims, modes, strides):
+    for coord, dim, m, stride in zip(multi_index, dims, modes, strides, strict=True):
         c = _int_indices(coord)
         if m == "wrap":
             c = _c.remainder(c, dim)

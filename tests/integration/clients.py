@@ -5,10 +5,9 @@ for real as soon as the piece lands (and fails, strictly, if it then passes whil
 import copy
 import pickle
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 HAS_GPU = cu.cuda.is_available()
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU"))]
@@ -96,7 +95,7 @@ def check(got, want, device="cpu", rtol=1e-7, atol=0.0, dtype=True, array=False)
     if isinstance(want, (tuple, list)):
         assert type(got) is type(want) or isinstance(got, (tuple, list)), (type(got), type(want))
         assert len(got) == len(want)
-        for g, w in zip(got, want):
+        for g, w in zip(got, want, strict=True):
             check(g, w, device, rtol, atol, dtype, array)
         return
     if array or (isinstance(want, np.ndarray) and want.ndim > 0):
@@ -129,7 +128,8 @@ def on_devices(cases, devices=("cpu", "cuda")):
         for case in cases:
             marks = [] if device == "cpu" else [pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")]
             # pytest takes the first xfail whose condition holds: the first missing piece
-            marks += [needs(*names, issue=issue, device=device, via_numpy=case.via_numpy) for names, issue in case.stops]
+            marks += [needs(*names, issue=issue, device=device, via_numpy=case.via_numpy)
+                      for names, issue in case.stops]
             marks += case.marks(device)
             out.append(pytest.param(case, device, marks=marks, id=f"{case.id}-{device}"))
     return out

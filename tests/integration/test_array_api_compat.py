@@ -1,10 +1,9 @@
 """array-api-compat's helpers on cupric arrays: cupric is a namespace of its own to them (no
 wrapper), so array_namespace returns cupric itself; each answer is compared with NumPy's."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import check, needs_feature, on_device
 
 aac = pytest.importorskip("array_api_compat")

@@ -1,10 +1,9 @@
 """array-api-extra's functions on cupric arrays against the same calls on NumPy arrays: it reaches
 cupric only through the Array API namespace (x.__array_namespace__())."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import LINALG, PICKLE_BRANCH, SORTING, Case, check, on_device, on_devices
 
 xpx = pytest.importorskip("array_api_extra")

@@ -1,10 +1,9 @@
 """einops' array API functions (einops.array_api: rearrange, reduce, repeat, pack, unpack) on
 cupric arrays, against einops' own NumPy path on the same values."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import check
 
 einops = pytest.importorskip("einops")
@@ -40,7 +39,7 @@ def test_pack_and_unpack():
     want, want_shapes = einops.pack([X, X[:, :2]], "b * w")
     check(packed, want)
     assert [tuple(s) for s in shapes] == [tuple(s) for s in want_shapes]
-    for got, n in zip(ea.unpack(packed, shapes, "b * w"), (X, X[:, :2])):
+    for got, n in zip(ea.unpack(packed, shapes, "b * w"), (X, X[:, :2]), strict=True):
         check(got, n)
 
 

@@ -1,10 +1,9 @@
 """joblib's Parallel returning cupric arrays: threads share them as they are; worker processes
 (loky) get their arguments and send their results pickled."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import CAN_PICKLE, check, needs_feature
 
 joblib = pytest.importorskip("joblib")
@@ -27,7 +26,7 @@ def run(backend, n_jobs=2):
 
 
 def test_threads():
-    for got, n in zip(run("threading"), CHUNKS):
+    for got, n in zip(run("threading"), CHUNKS, strict=True):
         check(got, expected(n), rtol=1e-12)
 
 
@@ -35,7 +34,7 @@ def test_threads():
 def test_loky_processes():
     got = run("loky")
     assert len(got) == len(CHUNKS)
-    for g, n in zip(got, CHUNKS):
+    for g, n in zip(got, CHUNKS, strict=True):
         check(g, expected(n), rtol=1e-12)
 
 

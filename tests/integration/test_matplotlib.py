@@ -1,10 +1,9 @@
 """matplotlib (Agg) drawing cupric CPU arrays: the artists hold the same data, and the rendered
 pixels are identical to the same figure drawn from NumPy arrays."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import CAN_COPY, CPU_FALLBACK, needs_feature
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -40,7 +39,7 @@ def same_picture(draw):
 @needs_copy
 def test_plot():
     got, want = same_picture(lambda ax, d: ax.plot(d[0], d[1], "o-") + ax.plot(d[2]))
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g.get_xydata(), w.get_xydata())
 
 

@@ -1,10 +1,9 @@
 """pandas Series and DataFrames built from cupric CPU arrays, and the way back (cu.asarray of
 pandas objects, np.asarray round trips), against the same objects built from NumPy arrays."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import check
 
 pd = pytest.importorskip("pandas")

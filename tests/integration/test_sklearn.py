@@ -1,10 +1,9 @@
 """scikit-learn's array API estimators and metrics on cupric arrays (array_api_dispatch=True),
 against the same calls on NumPy arrays."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import LINALG, PICKLE_BRANCH, SORTING, Case, check, on_device, on_devices
 
 sklearn = pytest.importorskip("sklearn")

@@ -1,10 +1,9 @@
 """xarray DataArrays and Datasets over cupric data: the data stays a cupric array through
 arithmetic, reductions and indexing, and every result equals the same call over NumPy data."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from clients import NUMPY_NAMES, check, needs
 
 xr = pytest.importorskip("xarray")

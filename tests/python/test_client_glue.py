@@ -4,10 +4,9 @@ __array__ (pandas, xarray), with NumPy as the oracle."""
 
 import re
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(7)
 SHAPES = [(7,), (3, 4), (2, 3, 5), (4, 1, 3)]
@@ -15,7 +14,7 @@ SHAPES = [(7,), (3, 4), (2, 3, 5), (4, 1, 3)]
 
 def same_tuple(got, want):
     assert isinstance(got, tuple) and len(got) == len(want)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         assert isinstance(g, cu.ndarray)
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_array_equal(np.asarray(g), w)
