@@ -294,16 +294,25 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, nb::h
   return nb::cast(out);
 }
 
+/// The CPU kernel compiled under `key`; KeyError when the compile cache does not have it (evicted,
+/// or rejected as corrupt: the caller compiles it again).
+std::shared_ptr<tile::HostKernel> cached_host_kernel(const std::string& key) {
+  auto k = tile::HostKernel::load(key);
+  if (!k) throw nb::key_error(cat("cupric.tile: the compiled kernel ", key, " is not in the compile cache").c_str());
+  return k;
+}
+
 }  // namespace
 
 void bind_tile_launch(nb::module_& t) {
-  nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel: launch(grid, *args).")
-      .def("__init__", [](HostLauncher* self, const std::string& path,
-                          const Function& f) { new (self) HostLauncher(tile::HostKernel::load(path), f); })
+  nb::class_<HostLauncher>(t, "HostLauncher",
+                           "A loaded CPU kernel (by its compile cache key): launch(grid, *args).")
+      .def("__init__", [](HostLauncher* self, const std::string& key,
+                          const Function& f) { new (self) HostLauncher(cached_host_kernel(key), f); })
       .def("__init__",
-           [](HostLauncher* self, const std::string& path,
+           [](HostLauncher* self, const std::string& key,
               const std::vector<std::tuple<bool, std::string, int, bool>>& params) {
-             new (self) HostLauncher(tile::HostKernel::load(path), params);
+             new (self) HostLauncher(cached_host_kernel(key), params);
            })
       .def("params", &HostLauncher::params)
       .def("launch", &HostLauncher::launch);
