@@ -59,7 +59,7 @@ if [ -n "${GPU_TEST_GROUPS:-}" ]; then
     grep -E "^(FAILED|ERROR)" "$log" | head -20 | tee -a "$OUT/summary.txt"
   done
 else
-  mapfile -t paths < <(abs_paths "${GPU_TESTS:-tests/python}")
+  mapfile -t paths < <(abs_paths "${GPU_TESTS:-tests/python tests/integration}")
   run_pytest "$OUT/tests.log" "${GPU_TESTS_K:-}" "${paths[@]}"
   summary "tests: $(grep -E "(passed|failed|skipped|deselected|error).* in [0-9.]+s" "$OUT/tests.log" | tail -1)"
   grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"

@@ -425,6 +425,11 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     a = nb::cast<Array>(nb::module_::import_("cupric").attr("from_dlpack")(obj));
   } else if (nb::hasattr(obj, "__cuda_array_interface__")) {
     a = from_cuda_array_interface(obj);
+  } else if (nb::hasattr(obj, "__array__")) {
+    // pandas Series/DataFrame, xarray DataArray, ...: NumPy's view of their data, as np.asarray
+    // reads them (before the sequence protocol, which would go element by element)
+    nb::object view = nb::module_::import_("numpy").attr("asarray")(obj);
+    a = from_array_interface(view, nb::cast<nb::dict>(view.attr("__array_interface__")));
   } else if (is_sequence_like(obj)) {
     a = from_nested(obj, dtype);
     fresh = true;
