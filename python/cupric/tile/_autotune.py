@@ -16,6 +16,7 @@ from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _cuda
 from ._kernel import Kernel, Launchable, _freeze, _Specialisations, _tile, build_stamp, include_dir, interpreting
+from ._source import user_facing
 
 _FORMAT = "cupric.tile autotune 1"  # bump when the stored record or the key changes meaning
 
@@ -266,6 +267,7 @@ class Autotuner(Launchable):
         parts += [(n, _key_value(seen.get(n, bound[n]))) for n in self.key]
         return tuple(parts)
 
+    @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         if not (interpret or kwargs):  # a plan fits when the key, the specialisation and the kinds do
             config = self._plans.launch(grid, stream, args)
@@ -436,6 +438,7 @@ class Autotuner(Launchable):
 
     # ---- inspection ----------------------------------------------------------------------------------
 
+    @user_facing
     def inspect(self, *args, config=None, compile_cuda=False, **kwargs):
         """kernel.inspect for these arguments with `config` (default: the key's tuned config if it
         is known, else the first); the result's 'config' says which."""

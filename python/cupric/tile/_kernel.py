@@ -5,6 +5,7 @@ import functools
 import hashlib
 import inspect
 import os
+import sys
 import time
 import types
 import warnings
@@ -17,7 +18,7 @@ from .. import _dtypes as _dt
 from . import _cuda, _index
 from . import _interp as I
 from ._frontend import Frontend
-from ._source import CompileError, _function_lines, source_of
+from ._source import CompileError, _function_lines, source_of, user_facing
 
 _tile = _c._tile
 
@@ -95,6 +96,15 @@ def build_stamp():
 _warned_no_compiler = False
 
 
+def _user_stacklevel():
+    """warnings.warn's stacklevel that points at the first frame outside cupric (the user's launch)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _host_compiler_available():
     global _warned_no_compiler
     info = _tile.host_compiler()
@@ -103,9 +113,10 @@ def _host_compiler_available():
     if not _warned_no_compiler:
         _warned_no_compiler = True
         warnings.warn(
-            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead",
+            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead "
+            "(CUPRIC_TILE_INTERPRET=1 chooses the interpreter and silences this warning)",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=_user_stacklevel(),
         )
     return False
 
@@ -483,6 +494,7 @@ class Kernel(Launchable):
             self._fingerprint = _fingerprint(self.fn)
         return self._fingerprint
 
+    @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         # the fast path: one C++ call when the arguments fit a launch plan (positional, no kwargs)
         if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
@@ -544,6 +556,7 @@ class Kernel(Launchable):
 
     # ---- inspection ----------------------------------------------------------------------------------
 
+    @user_facing
     def inspect(self, *args, compile_cuda=False, **kwargs):
         """Every stage for these arguments: {'ir', 'ir_canonical', 'ir_layout' (after the GPU's layout
         pass), 'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through
