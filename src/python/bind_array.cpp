@@ -14,15 +14,6 @@ namespace cupric::py {
 namespace {
 nb::handle g_ndarray_type;
 
-Shape shape_from_py(nb::handle obj) {
-  if (PyLong_Check(obj.ptr()) || nb::hasattr(obj, "__index__")) {
-    if (!nb::isinstance<nb::sequence>(obj)) return {nb::cast<std::int64_t>(obj)};
-  }
-  Shape s;
-  for (nb::handle d : obj) s.push_back(nb::cast<std::int64_t>(d));
-  return s;
-}
-
 nb::tuple tuple_of(const std::vector<std::int64_t>& v) {
   nb::list l;
   for (auto x : v) l.append(x);

@@ -19,7 +19,7 @@ bool is_integer_like(nb::handle obj) {
 
 /// An int or a sequence of ints (shapes, axes).
 Shape ints_from_py(nb::handle obj, const char* what) {
-  if (is_integer_like(obj)) return {nb::cast<std::int64_t>(nb::int_(obj))};
+  if (is_integer_like(obj)) return {int64_from_py(obj)};
   if (!PySequence_Check(obj.ptr()))
     throw TypeError(cat(what, " must be an int or a sequence of ints, got ", nb::cast<std::string>(nb::repr(obj))));
   Shape out;  // up to 8 inline: no allocation for a usual shape
@@ -27,7 +27,7 @@ Shape ints_from_py(nb::handle obj, const char* what) {
     if (!is_integer_like(d))
       throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(d.type()))),
                           "' object cannot be interpreted as an integer"));
-    out.push_back(nb::cast<std::int64_t>(nb::int_(d)));
+    out.push_back(int64_from_py(d));
   }
   return out;
 }
