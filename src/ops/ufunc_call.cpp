@@ -137,11 +137,11 @@ class LoopInputs {
 
 /// NumPy refuses integers to negative integer powers (ValueError) where C would truncate to 0:
 /// the exponents the loop would read (those where= selects) are checked before anything runs.
-void check_integer_power(const Ufunc& uf, const UfuncLoop& loop, const LoopInputs& inputs, const Array* where) {
+void check_integer_power(const Ufunc& uf, const UfuncLoop& loop, const LoopInputs& inputs, const Array* where,
+                         const Shape& shape) {
   static const Ufunc* power = &find_ufunc("power");
-  if (&uf != power || !is_signed_integer(loop.types[1])) return;
+  if (&uf != power || !is_signed_integer(loop.types[1]) || shape_size(shape) == 0) return;
   const Array& exponent = inputs[1];
-  if (exponent.size() == 0) return;
   Array negative = apply_ufunc("less", {exponent, scalar_array(Scalar::from_int(0))});
   if (where) negative = apply_ufunc("logical_and", {negative, *where});
   const Array found = any(negative);
@@ -200,7 +200,7 @@ Array apply_ufunc(const Ufunc& uf, std::span<const Array* const> inputs_in, cons
     where = &options.where;
   }
   Shape shape = broadcast_inputs(inputs, uf.nin, options.where);
-  check_integer_power(uf, loop, inputs, where);
+  check_integer_power(uf, loop, inputs, where, shape);
 
   const DType out_dtype = loop.types[uf.nin];
   Array out = options.out;
