@@ -109,7 +109,7 @@ Array call_ufunc(const Ufunc& uf, nb::tuple args, PyObject* kwargs) {
   if (ninputs != nin) throw too_many(ninputs);
   Device dev = default_device();
   for (std::size_t i = 0; i < nin; ++i)
-    if (inputs[i]->weak() == WeakKind::none) {
+    if (inputs[i] && inputs[i]->weak() == WeakKind::none) {
       dev = inputs[i]->device();
       break;
     }
