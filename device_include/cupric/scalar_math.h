@@ -343,10 +343,11 @@ CUPRIC_HD T log1p(T a) {
   if constexpr (is_complex_v<T>) {
     using R = typename T::value_type;
     R x = a.real(), y = a.imag();
-    // log|1+z| = 0.5 log1p(2x + x^2 + y^2) keeps precision for small z; past sqrt(max) / 4 the
-    // squares overflow, and |1+z| = hypot(1 + x, y) (NumPy's formula) is as good there
-    const R big = std::sqrt(std::numeric_limits<R>::max()) / 4;
-    if (std::fabs(x) >= big || std::fabs(y) >= big) return T(std::log(std::hypot(1 + x, y)), std::atan2(y, 1 + x));
+    // log|1+z| = 0.5 log1p(2x + x^2 + y^2) keeps precision for small z; elsewhere it loses 1+z
+    // near -1 (-1 + 1e-300i gave -inf) and its squares overflow for huge z (1e300+1e300i gave
+    // inf), where log(hypot(1 + x, y)) (NumPy's formula everywhere) is exact enough
+    if (!(std::fabs(x) < R(0.5) && std::fabs(y) < R(0.5)))
+      return T(std::log(std::hypot(1 + x, y)), std::atan2(y, 1 + x));
     return T(R(0.5) * std::log1p(x * (2 + x) + y * y), std::atan2(y, 1 + x));
   } else {
     return std::log1p(a);

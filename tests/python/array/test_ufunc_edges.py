@@ -18,8 +18,14 @@ import cupric as cu
 # - maximum / minimum / fmax / fmin of zeros of both signs: cupric orders -0.0 below +0.0 in
 #   any operand order (scalar_math.h); NumPy's result depends on its SIMD path. The values are
 #   equal; test_signed_zero_extrema checks cupric's rule.
+# - complex64 products whose two terms both overflow (inf - inf): NumPy's SIMD loop fuses one of
+#   them (an FMA) and gets an infinity, the plain formula NaN; the exact part is finite anyway.
+# - float16 nextafter(a, b) with a == b: NumPy < 2.5 returned a (so the sign of -0.0 / 0.0 pairs
+#   differs); 2.5 returns b, as C and cupric do.
 INTEGER_ZERO_DIVISORS = {"reciprocal"}
 SIGNED_ZERO_FREE = {"maximum", "minimum", "fmax", "fmin", "clip"}
+FUSED_PRODUCTS = {"multiply", "square"}
+OLD_HALF_NEXTAFTER = np.lib.NumpyVersion(np.__version__) < "2.5.0"
 
 
 def special_values(dtype):
@@ -63,6 +69,8 @@ def assert_same_values(got, want, name, dtype, args):
     for g, w in parts:
         # NaN where NumPy has NaN, the same infinities, finite values within tolerance
         bad = (np.isnan(g) != np.isnan(w)) | (np.isinf(w) & (g != w)) | (np.isinf(g) & ~np.isinf(w))
+        if name in FUSED_PRODUCTS and want.dtype == np.complex64:
+            bad &= ~(np.isnan(g) & np.isinf(w))
         finite = np.isfinite(g) & np.isfinite(w)
         with np.errstate(all="ignore"):
             far = np.abs(g[finite].astype(np.float64) - w[finite]) > atol + rtol * np.abs(w[finite].astype(np.float64))
@@ -70,7 +78,8 @@ def assert_same_values(got, want, name, dtype, args):
         if bad.any():
             where = [a[bad][:4] for a in args]
             raise AssertionError(f"{name}({dtype}) at {where}: cupric {g[bad][:4]}, NumPy {w[bad][:4]}")
-        if name not in SIGNED_ZERO_FREE and want.dtype.kind == "f":
+        old_nextafter = name == "nextafter" and dtype == "float16" and OLD_HALF_NEXTAFTER
+        if name not in SIGNED_ZERO_FREE and want.dtype.kind == "f" and not old_nextafter:
             zeros = (w == 0) & (g == 0)
             wrong_sign = np.signbit(g[zeros]) != np.signbit(w[zeros])
             assert not wrong_sign.any(), f"{name}({dtype}): sign of zero at {[a[zeros][wrong_sign][:4] for a in args]}"
