@@ -166,7 +166,7 @@ void bind_array(nb::module_& m) {
 
   m.def("asarray", [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy) {
     std::optional<bool> c;
-    if (!copy.is_none()) c = nb::cast<bool>(copy);
+    if (!copy.is_none()) c = bool_from_py(copy, "copy");
     return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
   }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {

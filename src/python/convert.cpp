@@ -123,6 +123,39 @@ std::int64_t int64_from_py(nb::handle obj) {
   return v;
 }
 
+namespace {
+[[noreturn]] void wrong_type(nb::handle obj, const char* what, const char* expected) {
+  throw TypeError(cat(what, " must be ", expected, ", got ", nb::cast<std::string>(nb::repr(obj))));
+}
+}  // namespace
+
+bool bool_from_py(nb::handle obj, const char* what) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return p == Py_True;
+  const bool numpy_bool = nb::cast<std::string>(nb::str(nb::type_name(obj.type()))) == "bool";
+  if (numpy_bool || (PyLong_Check(p) && (PyLong_AsLong(p) == 0 || PyLong_AsLong(p) == 1))) {
+    PyErr_Clear();
+    return PyObject_IsTrue(p) == 1;
+  }
+  PyErr_Clear();
+  wrong_type(obj, what, "a bool");
+}
+
+double float_from_py(nb::handle obj, const char* what) {
+  if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) wrong_type(obj, what, "a number");
+  const double v = PyFloat_AsDouble(obj.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    wrong_type(obj, what, "a number");
+  }
+  return v;
+}
+
+std::string str_from_py(nb::handle obj, const char* what) {
+  if (!PyUnicode_Check(obj.ptr())) wrong_type(obj, what, "a string");
+  return nb::cast<std::string>(obj);
+}
+
 Shape shape_from_py(nb::handle obj) {
   auto dimension = [](nb::handle d) {
     try {

@@ -79,6 +79,11 @@ Scalar scalar_from_py(nb::handle obj, bool huge_ints = false);
 /// operator.index(obj) as an int64: Python's TypeError ("'str' object cannot be interpreted as
 /// an integer"), OverflowError naming the value when it does not fit.
 std::int64_t int64_from_py(nb::handle obj);
+/// Keyword arguments of simple types: TypeError naming the argument and the value otherwise
+/// ("copy must be a bool, got 'x'"). bool_from_py takes bools, NumPy's bool and the ints 0, 1.
+bool bool_from_py(nb::handle obj, const char* what);
+double float_from_py(nb::handle obj, const char* what);
+std::string str_from_py(nb::handle obj, const char* what);
 /// A shape: an int or a sequence of them (NumPy's ValueError "Maximum allowed dimension
 /// exceeded" past int64).
 Shape shape_from_py(nb::handle obj);

@@ -57,12 +57,13 @@ NB_MODULE(_cupric, m) {
 namespace cupric::py {
 
 namespace {
-/// Text written by the C++ standard library ("std::bad_cast", "vector::_M_range_check: ...",
-/// "stoi") names C++ internals, not the user's problem: such messages are replaced.
+/// Text written by the C++ standard library or a container ("std::bad_cast", "vector::_M_range_check:
+/// ...", "SmallVector::at", "stoi") names C++ internals, not the user's problem: such messages of
+/// standard exceptions are replaced (cupric's own errors, errors.hpp, keep theirs).
 bool is_library_text(std::string_view s) {
-  static constexpr std::string_view markers[] = {"std::", "::_M_", "basic_string", "vector::", "map::at",
-                                                 "bad_cast", "bad_alloc", "bad_any_cast", "bad_function_call",
-                                                 "bad optional access", "bad variant access", "bad_weak_ptr"};
+  static constexpr std::string_view markers[] = {"::", "basic_string", "bad_cast", "bad_alloc", "bad_any_cast",
+                                                 "bad_function_call", "bad optional access", "bad variant access",
+                                                 "bad_weak_ptr"};
   for (std::string_view m : markers)
     if (s.find(m) != std::string_view::npos) return true;
   return s.empty() || (s.size() <= 6 && s.starts_with("sto"));  // std::stoi and friends say only "stoi"
