@@ -134,10 +134,14 @@ inline T tie(T a, T b) {
   return out;
 }
 
-/// combine of two non-NaN floats: the greater (max) or smaller, tie() when equal.
+/// The greater (max) or smaller of two floats, tie() when they are equal; `take_nan` also takes
+/// v when it is NaN (min/max) or when acc is (fmin/fmax). Both candidates are computed and one
+/// is selected, so that loops over it stay branch-free (vectorised).
 template <bool IsMax, class T>
-inline T extreme_of(T acc, T v) {
-  return (IsMax ? v > acc : v < acc) ? v : (v == acc ? tie<IsMax>(acc, v) : acc);
+inline T extreme_of(T acc, T v, bool take_nan = false) {
+  const T pick = ((IsMax ? v > acc : v < acc) || take_nan) ? v : acc;
+  const T equal = tie<IsMax>(acc, v);
+  return v == acc ? equal : pick;
 }
 
 /// minimum / maximum: NaN wins (once a lane holds NaN it keeps it).
@@ -159,7 +163,7 @@ struct Extreme {
       if (is_nan(v)) return v;
       return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
     } else if constexpr (std::is_floating_point_v<T>) {
-      return v != v ? v : extreme_of<IsMax>(acc, v);  // (a NaN acc stays: v == acc is false)
+      return extreme_of<IsMax>(acc, v, v != v);  // (a NaN acc stays: every compare is false)
     } else {
       return (IsMax ? v > acc : v < acc) ? v : acc;
     }
@@ -190,7 +194,7 @@ struct FExtreme {
       if (is_nan(acc)) return v;
       return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
     } else if constexpr (std::is_floating_point_v<T>) {
-      return acc != acc ? v : extreme_of<IsMax>(acc, v);  // (a NaN v loses: every compare is false)
+      return extreme_of<IsMax>(acc, v, acc != acc);  // (a NaN v loses: every compare is false)
     } else {
       return Extreme<IsMax>::combine(acc, v);
     }
