@@ -111,7 +111,7 @@ void bind_array(nb::module_& m) {
                               nb::type_slots(ndarray_buffer_slots()));
   g_ndarray_type = cls;
   cls.def_prop_ro("shape", [](const Array& a) { return tuple_of(a.shape()); })
-      .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })
+      .def_prop_ro("dtype", [](const Array& a) { return dtype_to_py(a.dtype()); })
       .def_prop_ro("ndim", &Array::ndim)
       .def_prop_ro("size", &Array::size)
       .def_prop_ro("itemsize", &Array::itemsize)

@@ -115,7 +115,10 @@ void bind_loader(nb::module_& m) {
     return out;
   });
   m.def("_library_candidates", &cuda::library_candidates);
-  m.def("device_count", [] { return Device::count(); });
+  // 0 where there is no driver (a laptop without a GPU), as the docs promise; errors of a driver
+  // that is present still raise
+  m.def("device_count", [] { return cuda::is_available() ? Device::count() : 0; },
+        "The number of CUDA devices (0 when no driver or no GPU is present).");
 }
 
 // Every DeviceProperties field, once: bound as a Device property and listed in properties().

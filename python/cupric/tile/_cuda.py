@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 
 _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 _MAX_GRID_YZ = 65535
@@ -359,10 +360,10 @@ def _from_cai(v, cai, device):
     typestr = cai["typestr"]
     try:
         if typestr[1:] == "V2" and "bfloat16" in str(getattr(v, "dtype", "")):
-            dtype = _c.bfloat16  # PyTorch exports bfloat16 as an opaque 2-byte type
+            dtype = _dt.names.bfloat16  # PyTorch exports bfloat16 as an opaque 2-byte type
             typestr = "<u2"  # (for the item size below)
         else:
-            dtype = _c.dtype(np.dtype(typestr).name)
+            dtype = _dt.as_dtype(np.dtype(typestr).name)
     except (TypeError, ValueError) as err:
         raise TypeError(f"cupric.tile: a CUDA array of typestr {typestr!r} has no cupric dtype") from err
     shape = tuple(int(d) for d in cai["shape"])
@@ -392,7 +393,7 @@ def _from_torch(v):
         return None
     name = str(v.dtype).removeprefix("torch.")
     try:
-        dtype = _c.dtype(name)
+        dtype = _dt.as_dtype(name)
     except (TypeError, ValueError) as err:
         raise TypeError(f"cupric.tile: a PyTorch tensor of dtype {v.dtype} has no cupric dtype") from err
     return DeviceArray(int(v.data_ptr()), dtype, tuple(v.shape), tuple(v.stride()), v.get_device(), v)
@@ -464,8 +465,8 @@ def pack_scalar(value, ctype):
     """A kernel scalar as a NumPy scalar of exactly its C type's bytes (f16 / bf16 as their bits,
     converted by cupric's own casts)."""
     if ctype in ("::cu::tile::f16", "::cu::tile::bf16"):
-        dt = _c.float16 if ctype == "::cu::tile::f16" else _c.bfloat16
-        return np.uint16(_c.asarray(np.float64(value)).astype(dt)._view_as(_c.uint16).item())
+        dt = _dt.names.float16 if ctype == "::cu::tile::f16" else _dt.names.bfloat16
+        return np.uint16(_c.asarray(np.float64(value)).astype(dt)._view_as(_dt.names.uint16).item())
     t = _SCALAR_TYPES.get(ctype)
     if t is None:
         raise TypeError(f"cupric.tile: no CUDA packing for a scalar of C type {ctype}")
