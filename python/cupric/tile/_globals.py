@@ -8,7 +8,6 @@ import types
 
 import numpy as np
 
-from .. import _cupric as _c
 from ._source import CompileError
 
 
@@ -76,7 +75,7 @@ def _frozen(value):
         return (type(value).__name__, value)
     if isinstance(value, (float, complex, np.generic)):
         return (type(value).__name__, repr(value))
-    if isinstance(value, (_c.dtype, np.dtype)):
+    if isinstance(value, np.dtype):
         return ("dtype", str(value))
     if isinstance(value, types.ModuleType):
         return ("module", value.__name__)
