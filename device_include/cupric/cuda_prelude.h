@@ -148,7 +148,8 @@ template <class T> __device__ inline T abs(complex<T> a) { return hypot(a.re, a.
 template <class T> __device__ inline T arg(complex<T> a) { return atan2(a.im, a.re); }
 template <class T> __device__ inline complex<T> conj(complex<T> a) { return {a.re, -a.im}; }
 template <class T> __device__ inline complex<T> polar(T r, T t) { return {r * cos(t), r * sin(t)}; }
-template <class T> __device__ inline complex<T> exp(complex<T> a) {
+template <class T>
+__device__ inline complex<T> exp(complex<T> a) {
   const T e = exp(a.re);
   if (a.im == 0) return {e, a.im};  // exp(x + 0i) = e^x + 0i, even when e^x overflows (not inf * 0 = nan)
   return polar(e, a.im);

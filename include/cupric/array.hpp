@@ -150,7 +150,11 @@ struct Scalar {
   static Scalar from_float(double v) { Scalar s; s.kind = WeakKind::floating; s.f = v; return s; }
   static Scalar from_complex(std::complex<double> v) { Scalar s; s.kind = WeakKind::complex; s.c = v; return s; }
   static Scalar from_huge_int(double rounded) {
-    Scalar s; s.kind = WeakKind::integer; s.beyond = rounded > 0 ? 1 : -1; s.f = rounded; return s;
+    Scalar s;
+    s.kind = WeakKind::integer;
+    s.beyond = rounded > 0 ? 1 : -1;
+    s.f = rounded;
+    return s;
   }
 
   /// Writes the value as dtype `t` at `dst` (host memory). Integers that do not fit raise

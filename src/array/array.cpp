@@ -190,16 +190,19 @@ void Scalar::store(DType t, void* dst) const {
     if constexpr (std::is_same_v<T, bool>) {
       switch (kind) {
         case WeakKind::boolean: v = b; break;
-        case WeakKind::integer: v = big_unsigned || beyond || i != 0; break;
+        case WeakKind::integer:
+          v = big_unsigned || beyond || i != 0;
+          break;
         case WeakKind::floating: v = f != 0; break;
         default: v = c != std::complex<double>(0); break;
       }
     } else if constexpr (std::is_integral_v<T>) {
       if (kind == WeakKind::integer) {
-        bool fits = beyond ? false
+        bool fits = beyond         ? false
                     : big_unsigned ? (std::is_unsigned_v<T> && sizeof(T) == 8)
-                                 : (i >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-                                    (i < 0 || static_cast<std::uint64_t>(i) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
+                                   : (i >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+                                      (i < 0 || static_cast<std::uint64_t>(i) <=
+                                                    static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
         if (!fits) throw OverflowError(cat("Python integer ", str(), " out of bounds for ", name(t)));
         v = big_unsigned ? static_cast<T>(u) : static_cast<T>(i);
       } else if (kind == WeakKind::boolean) {
@@ -268,8 +271,10 @@ DType weak_storage_dtype(const Scalar& s) {
 namespace {
 /// Writes a weak scalar in weak_storage_dtype(s) (an integer past 64 bits as its double, even inf).
 void store_weak(const Scalar& s, void* dst) {
-  if (s.beyond) std::memcpy(dst, &s.f, sizeof(double));
-  else s.store(weak_storage_dtype(s), dst);
+  if (s.beyond)
+    std::memcpy(dst, &s.f, sizeof(double));
+  else
+    s.store(weak_storage_dtype(s), dst);
 }
 }  // namespace
 

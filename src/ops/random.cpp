@@ -67,8 +67,7 @@ Array Generator::exponential(double scale, const Shape& shape, DType dtype, Devi
   return draw(r, shape, dtype, device);
 }
 
-Array Generator::integers(__int128 low, __int128 high, const Shape& shape, DType dtype, Device device,
-                          bool endpoint) {
+Array Generator::integers(__int128 low, __int128 high, const Shape& shape, DType dtype, Device device, bool endpoint) {
   if (!is_integer(dtype)) throw TypeError(cat("integers: dtype must be an integer type, got ", name(dtype)));
   const __int128 top = endpoint ? high : high - 1;  // inclusive upper bound
   const IntInfo lim = iinfo(dtype);

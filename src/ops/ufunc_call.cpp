@@ -81,7 +81,8 @@ std::optional<bool> out_of_range_comparison(const Ufunc& uf, const UfuncLoop& lo
     return std::nullopt;  // (bool arrays promote Python ints to int64, where big ones overflow)
   const Scalar s = scalar_of_weak(*inputs[w]);
   if (fits(s, loop.types[w])) return std::nullopt;
-  const bool weak_above = s.beyond > 0 || s.big_unsigned || (!s.beyond && s.i > 0);       // above every value of the type, else below
+  const bool weak_above =
+      s.beyond > 0 || s.big_unsigned || (!s.beyond && s.i > 0);  // above every value of the type, else below
   const bool lhs_less = w == 1 ? weak_above : !weak_above;  // inputs[0] < inputs[1] everywhere
   switch (cmp) {
     case Comparison::equal:
@@ -146,8 +147,10 @@ void check_integer_power(const Ufunc& uf, const UfuncLoop& loop, const LoopInput
   if (where) negative = apply_ufunc("logical_and", {negative, *where});
   const Array found = any(negative);
   bool any_negative = false;
-  if (found.device().is_cpu()) any_negative = *static_cast<const bool*>(found.data());
-  else backend_for(found.device()).copy_to_host(&any_negative, found.data(), 1);
+  if (found.device().is_cpu())
+    any_negative = *static_cast<const bool*>(found.data());
+  else
+    backend_for(found.device()).copy_to_host(&any_negative, found.data(), 1);
   if (any_negative) throw ValueError("Integers to negative integer powers are not allowed.");
 }
 

@@ -1,9 +1,9 @@
 // bind_creation.cpp — arange, linspace, logspace, eye, identity, tri, tril, triu, meshgrid
 // (semantics in src/array/creation.cpp). `device=None` means the default device.
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 
 #include <limits>
-#include <nanobind/stl/string.h>
 
 #include "convert.hpp"
 #include "cupric/creation.hpp"
@@ -39,7 +39,8 @@ std::int64_t diagonal_offset(nb::handle obj) {
   if (!index.is_valid()) throw nb::python_error();
   int overflow = 0;
   const long long k = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow) return overflow > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  if (overflow)
+    return overflow > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
   return k;
 }
 
@@ -109,9 +110,11 @@ void bind_creation(nb::module_& m) {
       nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
       nb::arg("device") = nb::none());
   m.def(
-      "tril", [](nb::handle a, nb::handle k) { return tril(as_array(a), diagonal_offset(k)); }, nb::arg("m"), nb::arg("k") = 0);
+      "tril", [](nb::handle a, nb::handle k) { return tril(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
+      nb::arg("k") = 0);
   m.def(
-      "triu", [](nb::handle a, nb::handle k) { return triu(as_array(a), diagonal_offset(k)); }, nb::arg("m"), nb::arg("k") = 0);
+      "triu", [](nb::handle a, nb::handle k) { return triu(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
+      nb::arg("k") = 0);
 
   m.def(
       "meshgrid",

@@ -227,19 +227,23 @@ void bind_ufunc(nb::module_& m) {
   for (const OpName& op : binary) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
     // (any operand, None too: the operators themselves answer or return NotImplemented)
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
-               nb::arg("other").none());
-    def_method(cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, true); },
-               nb::arg("other").none());
-    def_method(cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(*uf, a, b); },
-               nb::arg("other").none());
+    def_method(
+        cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
+        nb::arg("other").none());
+    def_method(
+        cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, true); },
+        nb::arg("other").none());
+    def_method(
+        cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(*uf, a, b); },
+        nb::arg("other").none());
   }
   static const OpName compare[] = {{"lt", "less"}, {"le", "less_equal"}, {"gt", "greater"},
                                    {"ge", "greater_equal"}, {"eq", "equal"}, {"ne", "not_equal"}};
   for (const OpName& op : compare) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
-               nb::arg("other").none());
+    def_method(
+        cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
+        nb::arg("other").none());
   }
   // == is elementwise and arrays are mutable: unhashable, as NumPy's (Python does this for
   // classes that define __eq__ in their body; these methods were added afterwards)
