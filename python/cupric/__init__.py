@@ -9,7 +9,9 @@ from . import _cupric
 from ._cupric import *  # noqa: F401,F403  (ufuncs, ndarray, creation functions)
 from ._cupric import Device, ndarray, ufunc  # noqa: F401
 from . import _dtypes
+from ._fallback import FallbackWarning, fallback_stats, get_fallback, set_fallback  # noqa: F401
 from ._interop import install as _install_interop
+from ._pickle import install as _install_pickle
 from ._namespace import *  # noqa: F401,F403
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from . import random  # noqa: E402
@@ -18,6 +20,7 @@ from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until us
 __version__ = "0.1.0"
 
 _install_interop()
+_install_pickle()
 
 
 def __getattr__(name):

@@ -115,7 +115,8 @@ Array zeros(const Shape& shape, DType t, Device device) {
   const auto nbytes = static_cast<std::size_t>(shape_size(shape) * itemsize(t));
   Backend& be = backend_for(device);
   if (void* p = nbytes ? be.allocate_zeroed(nbytes) : nullptr) {
-    auto storage = std::make_shared<Storage>(device, p, nbytes, [&be, nbytes](void* q) { be.deallocate(q, nbytes); });
+    auto storage = std::make_shared<Storage>(device, p, nbytes, &be);
+    storage->set_last_writer(be.current_queue());
     return Array(storage, shape, c_strides(shape), 0, t);
   }
   Array out = Array::empty(shape, t, device);

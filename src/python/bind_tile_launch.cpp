@@ -212,16 +212,20 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
     }
   }
   runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
-  for (std::size_t i = 0; i < params_.size(); ++i) {  // __cuda_array_interface__ v3: after the producer's work
+  runtime::StreamState& state = *s.state();
+  for (std::size_t i = 0; i < params_.size(); ++i) {  // after the work that produces the arrays
     const ReadArg& a = read[i];
-    if (is_array_kind(params_[i].kind) && a.has_stream && a.stream != reinterpret_cast<std::uintptr_t>(s.handle()))
-      s.wait(runtime::Stream::wrap(a.stream, target_.device));
+    if (!is_array_kind(params_[i].kind)) continue;
+    DeviceArgument arg{a.storage, a.has_stream, reinterpret_cast<cuda::CUstream>(a.stream)};
+    order_before_use(arg, state);
   }
   runtime::LaunchConfig config;
   config.grid = {static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2])};
   config.block = {target_.threads, 1, 1};
   config.shared_memory = target_.smem;
-  runtime::launch(s.handle(), s.state().get(), config, k, packer);
+  runtime::launch(state.handle, &state, config, k, packer);
+  for (std::size_t i = 0; i < params_.size(); ++i)  // (which arrays a CUDA kernel writes is not known here)
+    if (read[i].storage) note_written(DeviceArgument{read[i].storage, false, nullptr}, state);
 }
 
 /// The globals and closure variables a kernel's body read when it was specialised (python/
@@ -343,16 +347,25 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, nb::h
   return nb::cast(out);
 }
 
+/// The CPU kernel compiled under `key`; KeyError when the compile cache does not have it (evicted,
+/// or rejected as corrupt: the caller compiles it again).
+std::shared_ptr<tile::HostKernel> cached_host_kernel(const std::string& key) {
+  auto k = tile::HostKernel::load(key);
+  if (!k) throw nb::key_error(cat("cupric.tile: the compiled kernel ", key, " is not in the compile cache").c_str());
+  return k;
+}
+
 }  // namespace
 
 void bind_tile_launch(nb::module_& t) {
-  nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel: launch(grid, *args).")
-      .def("__init__", [](HostLauncher* self, const std::string& path,
-                          const Function& f) { new (self) HostLauncher(tile::HostKernel::load(path), f); })
+  nb::class_<HostLauncher>(t, "HostLauncher",
+                           "A loaded CPU kernel (by its compile cache key): launch(grid, *args).")
+      .def("__init__", [](HostLauncher* self, const std::string& key,
+                          const Function& f) { new (self) HostLauncher(cached_host_kernel(key), f); })
       .def("__init__",
-           [](HostLauncher* self, const std::string& path,
+           [](HostLauncher* self, const std::string& key,
               const std::vector<std::tuple<bool, std::string, int, bool>>& params) {
-             new (self) HostLauncher(tile::HostKernel::load(path), params);
+             new (self) HostLauncher(cached_host_kernel(key), params);
            })
       .def("params", &HostLauncher::params)
       .def("launch", &HostLauncher::launch);

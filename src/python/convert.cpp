@@ -1,6 +1,8 @@
 // convert.cpp — Python objects to cupric dtypes, devices and arrays (asarray).
 #include "convert.hpp"
 
+#include "bind_cuda.hpp"
+
 #include "cupric/cuda/loader.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
@@ -370,14 +372,17 @@ Array from_cuda_array_interface(nb::handle obj) {
     }
   }
   const int device = runtime::Device::current().index();
-  if (iface.contains("stream") && !iface["stream"].is_none())
-    runtime::Stream::current(device).wait(runtime::Stream::wrap(nb::cast<std::uintptr_t>(iface["stream"]), device));
+  runtime::StreamState& current = runtime::current_stream_state(device);
+  if (iface.contains("stream") && !iface["stream"].is_none())  // version 3: the data is ready on that stream
+    runtime::wait_for_handle(current.handle, device,
+                             protocol_stream(nb::cast<long long>(iface["stream"]), "__cuda_array_interface__"));
   PyObject* owner = obj.ptr();
   Py_INCREF(owner);
   auto storage = std::make_shared<Storage>(Device::cuda(device), ptr, 0, [owner](void*) {
     nb::gil_scoped_acquire gil;
     Py_DECREF(owner);
   });
+  storage->set_last_writer(current.serial);  // ready on the current stream from here on
   Array a(storage, shape, strides, 0, t);
   if (nb::cast<bool>(data[1])) a.set_writeable(false);
   return a;

@@ -4,7 +4,6 @@ ct.launch), specialisation and the in-memory cache, the interpreter, and kernel.
 import functools
 import hashlib
 import inspect
-import json
 import os
 import time
 import types
@@ -15,8 +14,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from . import _cuda
-from . import _globals
+from . import _cuda, _globals, _index
 from . import _interp as I
 from ._frontend import Frontend
 from ._source import CompileError, _function_lines, source_of
@@ -88,10 +86,6 @@ def include_dir():
     raise RuntimeError(f"cupric.tile: the device header library was not found (looked in {candidates})")
 
 
-def cache_dir():
-    return os.environ.get("CUPRIC_CACHE_DIR") or str(Path.home() / ".cache" / "cupric")
-
-
 def build_stamp():
     """Which build of the extension this is: a rebuilt one may emit other code."""
     st = os.stat(_c.__file__)
@@ -103,7 +97,7 @@ _warned_no_compiler = False
 
 def _host_compiler_available():
     global _warned_no_compiler
-    info = _tile.host_compiler(cache_dir())
+    info = _tile.host_compiler()
     if info["available"]:
         return True
     if not _warned_no_compiler:
@@ -243,10 +237,12 @@ class Compiled:
             t0 = time.perf_counter()
             if not self._load_from_index():
                 self.host = self.function.emit("host", self.kernel.debug)
-                info = _tile.compile_host(self.host["source"], include_dir(), cache_dir())
+                info = _tile.compile_host(self.host["source"], include_dir())
                 self.host.update(info)
-                self.launcher = _tile.HostLauncher(info["path"], self.function)
-                self._save_to_index(info["path"])
+                self.launcher = _tile.HostLauncher(info["key"], self.function)
+                if (key := self.index_key(("cpu", _tile.host_environment(include_dir())))) is not None:
+                    params = [list(p) for p in self.launcher.params()]
+                    _index.save(key, {"shared_object": info["key"], "params": params})
             self.host["seconds"] = time.perf_counter() - t0
         return self.launcher
 
@@ -255,59 +251,28 @@ class Compiled:
             self._cuda = self.function.emit("cuda", self.kernel.debug, self.num_threads)
         return self._cuda
 
-    # The disk index maps (kernel source and what it refers to, specialisation, compiler and
-    # headers) to a compiled shared object, so that a new process skips the frontend too.
-    def _index_path(self):
+    def index_key(self, target):
+        """The key of this specialisation's entry in the kernel index (see _index) for `target`
+        (strings naming the target and what its code depends on), or None: not indexed."""
         fp = self.kernel.fingerprint()
         if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
             return None
-        h = hashlib.sha1()
-        for part in (
-            fp,
-            repr(self.key),
-            str(self.kernel.debug),
-            _c.__file__,
-            _tile.host_environment(include_dir(), cache_dir()),
-        ):
-            h.update(part.encode())
-            h.update(b"\0")
-        return Path(cache_dir()) / "tile" / "index" / (h.hexdigest() + ".json")
-
-    def cuda_index_path(self, target):
-        """The CUDA twin of the index: launch facts and the cubin's cache key, per arch and
-        compiler options (`target`), so that a new process launches without the frontend."""
-        fp = self.kernel.fingerprint()
-        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
-            return None
-        h = hashlib.sha1()
-        for part in (fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), repr(target)):
-            h.update(part.encode())
-            h.update(b"\0")
-        return Path(cache_dir()) / "tile" / "index-cuda" / (h.hexdigest() + ".json")
+        return _index.key(fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), *target)
 
     def _load_from_index(self):
-        path = self._index_path()
-        try:
-            entry = json.loads(path.read_text()) if path is not None else None
-        except (OSError, ValueError):
-            entry = None
-        if not entry or not os.path.isfile(entry["path"]):
+        key = self.index_key(("cpu", _tile.host_environment(include_dir())))
+        entry = _index.load(key, _index.HOST) if key is not None else None
+        if entry is None:
             return False
-        self.launcher = _tile.HostLauncher(entry["path"], [tuple(p) for p in entry["params"]])
-        self.host = {"path": entry["path"], "cache_hit": True, "index_hit": True, "compile_seconds": 0.0}
-        return True
-
-    def _save_to_index(self, so_path):
-        path = self._index_path()
-        if path is None:
-            return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps({"path": so_path, "params": [list(p) for p in self.launcher.params()]}))
-            os.replace(tmp, path)
-        except OSError:
-            pass  # the index is an optimisation
+            self.launcher = _tile.HostLauncher(entry["shared_object"], [tuple(p) for p in entry["params"]])
+        except KeyError:
+            return False  # the compiled kernel left the cache (trimmed, or rejected): compile it again
+        except (ValueError, TypeError) as err:
+            _index.drop(key, str(err))
+            return False
+        self.host = {"key": entry["shared_object"], "cache_hit": True, "index_hit": True, "compile_seconds": 0.0}
+        return True
 
 
 class _Specialisations(dict):
@@ -621,7 +586,7 @@ class Kernel(Launchable):
             "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},
         }
         if c.launcher is not None:
-            out["host_binary"] = c.host["path"]
+            out["host_binary"] = c.host["key"]  # its compile cache key (kind "shared_object")
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
         return out
