@@ -281,7 +281,7 @@ template <class AddStartStep>
 void launch_arange(CudaBackend& backend, const Array& out, AddStartStep add_start_step) {
   const std::int64_t n = out.size();
   if (n == 0) return;
-  note_write(out);
+  backend.note_write(out);
   const DType t = out.dtype();
   const runtime::Kernel& k =
       backend.kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
