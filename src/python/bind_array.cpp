@@ -19,15 +19,6 @@ namespace cupric::py {
 namespace {
 nb::handle g_ndarray_type;
 
-Shape shape_from_py(nb::handle obj) {
-  if (PyLong_Check(obj.ptr()) || nb::hasattr(obj, "__index__")) {
-    if (!nb::isinstance<nb::sequence>(obj)) return {nb::cast<std::int64_t>(obj)};
-  }
-  Shape s;
-  for (nb::handle d : obj) s.push_back(nb::cast<std::int64_t>(d));
-  return s;
-}
-
 nb::tuple tuple_of(const std::vector<std::int64_t>& v) {
   nb::list l;
   for (auto x : v) l.append(x);
@@ -238,7 +229,7 @@ void bind_array(nb::module_& m) {
 
   m.def("asarray", [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy) {
     std::optional<bool> c;
-    if (!copy.is_none()) c = nb::cast<bool>(copy);
+    if (!copy.is_none()) c = bool_from_py(copy, "copy");
     return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
   }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
   m.def("astype", [](nb::handle x, nb::handle dtype, bool copy, nb::handle device) {

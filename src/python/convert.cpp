@@ -7,6 +7,7 @@
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -163,7 +164,7 @@ bool is_weak_scalar(nb::handle obj) {
   return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p) || PyComplex_CheckExact(p);
 }
 
-Scalar scalar_from_py(nb::handle obj) {
+Scalar scalar_from_py(nb::handle obj, bool huge_ints) {
   PyObject* p = obj.ptr();
   if (PyBool_Check(p)) return Scalar::from_bool(p == Py_True);
   if (PyLong_Check(p)) {
@@ -175,11 +176,79 @@ Scalar scalar_from_py(nb::handle obj) {
       if (!PyErr_Occurred()) return Scalar::from_uint(u);
       PyErr_Clear();
     }
+    if (huge_ints) {
+      double rounded = PyLong_AsDouble(p);
+      if (PyErr_Occurred()) {  // past double's range
+        PyErr_Clear();
+        rounded = overflow > 0 ? HUGE_VAL : -HUGE_VAL;
+      }
+      return Scalar::from_huge_int(rounded);
+    }
     throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(obj)), " is out of bounds for int64 and uint64"));
   }
   if (PyFloat_Check(p)) return Scalar::from_float(PyFloat_AsDouble(p));
   if (PyComplex_Check(p)) return Scalar::from_complex({PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p)});
   throw TypeError(cat("not a Python scalar: ", nb::cast<std::string>(nb::repr(obj))));
+}
+
+std::int64_t int64_from_py(nb::handle obj) {
+  nb::object index = nb::steal(PyNumber_Index(obj.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow)
+    throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(index)), " out of bounds for int64"));
+  return v;
+}
+
+namespace {
+[[noreturn]] void wrong_type(nb::handle obj, const char* what, const char* expected) {
+  throw TypeError(cat(what, " must be ", expected, ", got ", nb::cast<std::string>(nb::repr(obj))));
+}
+}  // namespace
+
+bool bool_from_py(nb::handle obj, const char* what) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return p == Py_True;
+  const bool numpy_bool = nb::cast<std::string>(nb::str(nb::type_name(obj.type()))) == "bool";
+  if (numpy_bool || (PyLong_Check(p) && (PyLong_AsLong(p) == 0 || PyLong_AsLong(p) == 1))) {
+    PyErr_Clear();
+    return PyObject_IsTrue(p) == 1;
+  }
+  PyErr_Clear();
+  wrong_type(obj, what, "a bool");
+}
+
+double float_from_py(nb::handle obj, const char* what) {
+  if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) wrong_type(obj, what, "a number");
+  const double v = PyFloat_AsDouble(obj.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    wrong_type(obj, what, "a number");
+  }
+  return v;
+}
+
+std::string str_from_py(nb::handle obj, const char* what) {
+  if (!PyUnicode_Check(obj.ptr())) wrong_type(obj, what, "a string");
+  return nb::cast<std::string>(obj);
+}
+
+Shape shape_from_py(nb::handle obj) {
+  auto dimension = [](nb::handle d) {
+    try {
+      return int64_from_py(d);
+    } catch (const OverflowError&) {
+      throw ValueError("Maximum allowed dimension exceeded");
+    }
+  };
+  if (PyIndex_Check(obj.ptr())) return {dimension(obj)};
+  if (!PySequence_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()))
+    throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(obj.type()))),
+                        "' object cannot be interpreted as an integer"));
+  Shape s;
+  for (nb::handle d : obj) s.push_back(dimension(d));
+  return s;
 }
 
 Array operand_from_py(nb::handle obj) {
@@ -188,11 +257,11 @@ Array operand_from_py(nb::handle obj) {
   return array_from_py(obj);
 }
 
-Operand::Operand(nb::handle obj) {
+Operand::Operand(nb::handle obj, bool huge_ints) {
   if (nb::isinstance<Array>(obj)) {
     array_ = nb::inst_ptr<Array>(obj);
   } else if (is_weak_scalar(obj)) {
-    array_ = &scalar_.emplace(scalar_from_py(obj)).array();
+    array_ = &scalar_.emplace(scalar_from_py(obj, huge_ints)).array();
   } else {
     converted_ = array_from_py(obj);
     array_ = &converted_;
@@ -415,6 +484,9 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     Scalar s = scalar_from_py(obj);
     a = scalar_array(s, dtype ? *dtype : (s.big_unsigned ? DType::uint64 : default_dtype(s.kind)));
     fresh = true;
+  } else if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) {  // bytes has the buffer protocol
+    throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))),
+                        " to a cupric array (cupric has no string dtypes)"));
   } else if (nb::hasattr(obj, "__array_interface__")) {
     // a NumPy scalar's interface points into a temporary array that dies with the call: view a
     // 0-d array that owns its data instead

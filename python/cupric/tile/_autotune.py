@@ -188,7 +188,7 @@ class Autotuner(Launchable):
         self.restore_value = self._names(restore_value, "restore_value", params, arrays_only=True)
         self.warmup, self.rep = float(warmup), float(rep)
         self.signature = inspect.Signature([params[n] for n in params if n not in self.tuned])
-        self._plans = _tile.LaunchPlans()  # the fast path of launches for keys met before
+        self._plans = _tile.LaunchPlans(kernel._guards)  # the fast path of launches for keys met before
         self.cache = _Specialisations(self._plans.clear)
         self.timings = {}
         self.best_config = None
@@ -263,7 +263,9 @@ class Autotuner(Launchable):
             zip([p.name for p, c in zip(kernel.params, kernel.constants, strict=True) if not c], runtime, strict=True)
         )
         parts = [device]
-        parts += [k for p, k in zip(kernel.params, spec_key, strict=True) if p.name not in self.tuned]
+        n = len(kernel.params)  # then the globals the body reads, which are part of the key too
+        parts += [k for p, k in zip(kernel.params, spec_key[:n], strict=True) if p.name not in self.tuned]
+        parts += spec_key[n:]
         parts += [(n, _key_value(seen.get(n, bound[n]))) for n in self.key]
         return tuple(parts)
 

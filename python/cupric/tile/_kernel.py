@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from . import _cuda, _index
+from . import _cuda, _globals, _index
 from . import _interp as I
 from ._frontend import Frontend
 from ._source import CompileError, _function_lines, source_of, user_facing
@@ -422,7 +422,10 @@ class Kernel(Launchable):
             if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
         self.constants = [_is_constant(p.annotation) for p in self.params]
-        self._plans = _tile.LaunchPlans()  # the fast path of launches with arguments met before
+        # the globals the body read when it was last specialised; plans hold while they do
+        self._globals_key = None
+        self._guards = _tile.GlobalGuards()
+        self._plans = _tile.LaunchPlans(self._guards)  # the fast path of launches with arguments met before
         self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
         self.cache = _Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
@@ -477,7 +480,23 @@ class Kernel(Launchable):
                     f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
                     "expected an array, a number, or a ct.Constant parameter"
                 )
+        globals_key = self._read_globals()
+        if globals_key:
+            key.append(("globals", globals_key))
         return tuple(key), specs, runtime, device or "cpu"
+
+    def _read_globals(self):
+        """The key part of the globals and closure variables the body (and its helpers) read now.
+        A new value makes a new specialisation, and the plans made before it stop applying (a new
+        generation of the guards); a name rebound to an equal value only updates the guards."""
+        sites = _globals.reads(self.fn, lambda v: v.fn if isinstance(v, TileFunction) else None)
+        globals_key = _globals.snapshot(self.fn.__name__, sites)
+        changed = globals_key != self._globals_key
+        if changed and self._globals_key is not None and hasattr(self, "_fingerprint"):
+            del self._fingerprint  # it hashed the old values
+        self._guards.set(_globals.guards(sites), changed)
+        self._globals_key = globals_key
+        return globals_key
 
     def compiled(self, key, specs, num_threads=None):
         if num_threads is not None and int(num_threads) != self.num_threads:
@@ -505,7 +524,7 @@ class Kernel(Launchable):
             return self._plans
         plans = self._thread_plans.get(int(num_threads))
         if plans is None:
-            plans = self._thread_plans[int(num_threads)] = _tile.LaunchPlans()
+            plans = self._thread_plans[int(num_threads)] = _tile.LaunchPlans(self._guards)
         return plans
 
     def _forget_plans(self):

@@ -97,13 +97,20 @@ class Source:
             raise CompileError(f"{fn.__qualname__} is not a plain function definition", self.filename, start)
         self.fdef = fdef
         self.globals = fn.__globals__
-        self.closure = {}
+        self._fn = fn
+
+    @property
+    def closure(self):
+        """The closure variables' values now (the source is cached; the values may change)."""
+        out = {}
+        fn = self._fn
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
                 try:
-                    self.closure[name] = cell.cell_contents
+                    out[name] = cell.cell_contents
                 except ValueError:
                     pass
+        return out
 
     def where(self, node):
         line = getattr(node, "lineno", 1)
