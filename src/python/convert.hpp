@@ -29,6 +29,10 @@ struct PyDType {
   DType dtype;
 };
 
+/// A shape argument (an integer or a sequence of them) with NumPy's errors: TypeError for
+/// non-integers, ValueError for more than 64 dimensions or an extent beyond int64.
+Shape shape_from_py(nb::handle obj);
+
 /// Any dtype-like: cupric dtype, "float32", "f4", float, np.float32, np.dtype("f4"), ml_dtypes.bfloat16.
 DType dtype_from_py(nb::handle obj);
 std::optional<DType> optional_dtype(nb::handle obj);  ///< None -> nullopt
@@ -48,6 +52,21 @@ void set_default_device(Device d);
 /// copy, false = never (ValueError when a copy is needed), nullopt = when needed.
 Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
                     std::optional<Device> device = std::nullopt, std::optional<bool> copy = std::nullopt);
+
+/// What an __array_interface__ or __cuda_array_interface__ dict describes, read with NumPy's errors
+/// (missing fields, non-integers) and checked by check_foreign_array: the rules every importer of
+/// foreign memory shares.
+struct InterfaceLayout {
+  std::string typestr;
+  std::int64_t itemsize = 0;            ///< from the typestr ("<f8": 8)
+  Shape shape;
+  std::optional<Strides> byte_strides;  ///< nullopt: C-contiguous
+  std::uintptr_t data = 0;
+  bool readonly = false;
+};
+/// `protocol` names the dict in messages. `unaligned_ok`: strides that are not multiples of the
+/// itemsize are left to the caller (which copies through NumPy) instead of refused.
+InterfaceLayout read_interface(nb::handle iface, const char* protocol, bool unaligned_ok = false);
 
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
 /// everything else goes through array_from_py.
