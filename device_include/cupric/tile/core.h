@@ -196,7 +196,8 @@ inline ArrayRef<T, ND> array_ref(const void* arg) {
 /// Starts outside [-n, extent] move to that range's nearer end, where the window holds exactly the
 /// same elements of the array (none), so a window near +-2^63 reads padding and writes nothing,
 /// as in the interpreter, instead of wrapping onto element 0. Every later index (start + i, i < n)
-/// then fits too. scale >= 1, n >= 1, extent >= 0.
+/// then fits too. scale >= 1, n >= 1, extent >= 0; exact for extents up to 2^63 - 1 - n (a larger
+/// one is a broadcast view, and its last n elements may then be taken as inside).
 CUPRIC_TD constexpr i64 window_start(i64 index, i64 scale, i64 n, i64 extent) {
   constexpr i64 kMax = 0x7fffffffffffffffLL;
   const i64 hi = extent < kMax - n ? extent : kMax - n;
