@@ -179,7 +179,7 @@ void add_mask(ViewBuilder& vb, const Array& mask, IndexPlan& plan) {
   }
   for (int k = 0; k < mask.ndim(); ++k) {
     const std::int64_t size = vb.a.shape()[vb.axis + k];
-    if (mask.shape()[k] != size)
+    if (mask.shape()[k] != size && mask.shape()[k] != 0)  // NumPy: an empty mask axis fits any (selects nothing)
       throw IndexError(cat("boolean index did not match indexed array along axis ", vb.axis + k, "; size of axis is ",
                            size, " but size of corresponding boolean axis is ", mask.shape()[k]));
   }
@@ -247,7 +247,13 @@ IndexPlan plan_index(const Array& a, const Index& index_in) {
   const bool has_arrays = !is_basic_index(index);
   IndexPlan plan;
   ViewBuilder vb{a, {}, {}, a.offset()};
-  for (const IndexItem& it : index) add_item(vb, it, has_arrays, a.ndim() - consumed, plan);
+  bool ellipsis_after_array = false;
+  for (const IndexItem& it : index) {
+    const std::size_t arrays_before = plan.advanced.size();
+    add_item(vb, it, has_arrays, a.ndim() - consumed, plan);
+    if (ellipsis_after_array && plan.advanced.size() > arrays_before) plan.ellipsis_between = true;
+    if (it.kind == IndexItem::Kind::ellipsis && arrays_before > 0) ellipsis_after_array = true;
+  }
   while (vb.axis < a.ndim()) vb.keep();  // an implicit trailing ellipsis
   plan.view = a.view(vb.shape, vb.strides, vb.offset);
   return plan;
