@@ -6,6 +6,7 @@
 
 #include "cupric/array.hpp"
 #include "cupric/backend.hpp"
+#include "cupric/cuda/errors.hpp"
 #include "cupric/errors.hpp"
 
 namespace cupric {
@@ -155,6 +156,11 @@ std::shared_ptr<Storage> Storage::allocate_for(const Shape& shape, DType dtype, 
   } catch (const std::bad_alloc&) {
     throw MemoryError(cat("Unable to allocate ", size_text(nbytes), " for an array with shape ", shape_str(shape),
                           " and data type ", name(dtype)));
+  } catch (const cuda::OutOfMemoryError& e) {  // the same words, then the pool's (free memory, ...)
+    throw cuda::OutOfMemoryError(cat("Unable to allocate ", size_text(nbytes), " for an array with shape ",
+                                     shape_str(shape), " and data type ", name(dtype), " on ", device.str(), ": ",
+                                     e.what()),
+                                 e.operation, e.requested, e.free_bytes);
   }
 }
 
