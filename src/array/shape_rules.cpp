@@ -32,7 +32,7 @@ std::string shape_problem(const Shape& shape, std::int64_t itemsize) {
 std::uint64_t magnitude(std::int64_t v) { return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v); }
 
 /// The bytes below and above element 0 that the array's elements reach (strides in bytes); false
-/// when either does not fit int64.
+/// when their span does not fit int64.
 bool byte_reach(const Shape& shape, const Strides& byte_strides, std::uint64_t& below, std::uint64_t& above) {
   constexpr auto kMax = static_cast<std::uint64_t>(INT64_MAX);
   below = above = 0;
@@ -43,7 +43,7 @@ bool byte_reach(const Shape& shape, const Strides& byte_strides, std::uint64_t& 
     std::uint64_t& side = byte_strides[d] < 0 ? below : above;
     if (__builtin_add_overflow(side, r, &side) || side > kMax) return false;
   }
-  return true;
+  return below + above <= kMax;  // (each is at most 2^63 - 1: the sum cannot wrap)
 }
 
 std::string hex(std::uintptr_t p) {
