@@ -23,7 +23,6 @@ class AI:  # an object exposing __array_interface__ (the dict is the test's)
 class CAI:
     def __init__(self, **d):
         self.__cuda_array_interface__ = {"version": 3, "typestr": "<f4", "shape": (3,), "data": (0x10000, False), **d}
-BUF = np.arange(16.0)
 def nest(depth, leaf=1):
     x = leaf
     for _ in range(depth):
@@ -35,6 +34,37 @@ def selfref():
     return l
 X = cu.asarray(np.arange(24.0).reshape(2, 3, 4), device=cpu)
 B = lambda shape, dt=cu.float64: cu.broadcast_to(cu.zeros((), dt, device=cpu), shape)
+import ctypes
+class _Dev(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int32), ("id", ctypes.c_int32)]
+class _DType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+class _Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _Dev), ("ndim", ctypes.c_int32), ("dtype", _DType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+class _Managed(ctypes.Structure):
+    _fields_ = [("tensor", _Tensor), ("ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+ctypes.pythonapi.PyCapsule_New.restype = ctypes.py_object
+ctypes.pythonapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_libc = ctypes.CDLL(None)
+_libc.calloc.restype = ctypes.c_void_p
+def _leaked(ctype):  # never freed: the consumer may hold it until the interpreter is gone
+    return ctype.from_address(_libc.calloc(1, ctypes.sizeof(ctype)))
+def dlpack(shape=(4,), strides=(1,), data=None, ndim=None, offset=0, bits=64, shape_ptr=True):
+    # a legacy DLPack capsule (no deleter) over BUF with the fields given: a producer that lies
+    sh = _leaked(ctypes.c_int64 * max(len(shape), 1))
+    sh[:len(shape)] = shape
+    st = None
+    if strides is not None:
+        st = _leaked(ctypes.c_int64 * max(len(strides), 1))
+        st[:len(strides)] = strides
+    m = _leaked(_Managed)
+    m.tensor = _Tensor(BUF.ctypes.data if data is None else data, _Dev(1, 0), len(shape) if ndim is None else ndim,
+                       _DType(2, bits, 1), sh if shape_ptr else None, st, offset)
+    return ctypes.pythonapi.PyCapsule_New(ctypes.addressof(m), b"dltensor", None)
+BUF = np.arange(64.0)  # kept: views of it may outlive everything else
+
 @ct.kernel
 def put(x, i, BLOCK: ct.Constant[int]):
     ct.store(x, index=(i,), tile=ct.full((BLOCK,), 5, dtype=ct.float64))
@@ -195,6 +225,12 @@ def foreign_cases():
     yield "cu.from_dlpack(np.lib.stride_tricks.as_strided(np.zeros(1), (2**40,), (0,)))"
     yield "cu.from_dlpack(np.zeros([1] * 64)).ndim"
     yield "cu.from_dlpack(object())"
+    for fields in ("ndim=65", "ndim=-1", "ndim=2**31 - 1", "shape_ptr=False", "shape=(-4,)", "data=0",
+                   "shape=(2**62,)", "strides=(2**62,)", "strides=(2**59,)", "strides=(-(2**55),)", "strides=None",
+                   "shape=(2**40, 2**40), strides=(0, 0)", "offset=2**64 - 8", "bits=7", "bits=0",
+                   "shape=(1,) * 64, strides=(1,) * 64", "shape=(3, 4), strides=(4, 1)"):
+        yield f"cu.from_dlpack(dlpack({fields}))"
+        yield f"np.asarray(cu.from_dlpack(dlpack({fields}))).sum()"
 
 
 def tile_cases():
