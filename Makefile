@@ -9,7 +9,7 @@ WERROR ?= ON
 CMAKE_DEFS := --config-settings=cmake.define.CUPRIC_WERROR=$(WERROR) --config-settings=cmake.define.CUPRIC_TESTS=ON
 SOURCES := $(shell find src include device_include examples/cpp tests/cpp -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all build demo test test-python test-cpp bench soak gpu-check lint format clean
+.PHONY: all build demo test test-python test-cpp conformance install-check bench soak gpu-check lint format clean
 
 all: build
 
@@ -36,6 +36,25 @@ test-python: build
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure
+
+# The Array API conformance suite from ../shared (SHARED=...), on the CPU unless CUPRIC_DEVICE says
+# otherwise; fails below the floor in tests/conformance_floor.txt (RAISE=1 raises the floor).
+SHARED ?= ../shared
+$(VENV)/.conformance-deps: $(VENV)/.deps
+	$(PIP) install -q "hypothesis>=6.151" "ndindex>=1.8" pytest-json-report
+	touch $@
+
+conformance: build $(VENV)/.conformance-deps
+	CUPRIC_DEVICE=$${CUPRIC_DEVICE:-cpu} $(PY) tools/conformance.py --shared $(SHARED) $(if $(RAISE),--raise-floor)
+
+# The README's install line, from this clone into a fresh venv (its own build folder), then the
+# README's tour in that venv: what a user without `make` gets.
+install-check:
+	rm -rf build/install-check && $(PYTHON) -m venv build/install-check/venv
+	build/install-check/venv/bin/pip install -q . --config-settings=build-dir=build/install-check/build
+	cd build/install-check && CUPRIC_DEVICE=cpu venv/bin/python -c "import cupric, sys; print('cupric', cupric.__version__, 'from', cupric.__file__)"
+	sed -n '/^## A 30-second tour/,/^```$$/p' README.md | sed '1,3d;$$d' > build/install-check/tour.py
+	cd build/install-check && CUPRIC_DEVICE=cpu venv/bin/python tour.py
 
 bench: build
 	$(PY) benchmarks/cpu_vs_numpy.py

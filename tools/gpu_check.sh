@@ -3,7 +3,8 @@
 # cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
 # benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
 # Knobs: GPU_TESTS (test paths, space-separated) or GPU_TEST_GROUPS (';'-separated groups of
-# paths run in parallel), GPU_TESTS_K (pytest -k), RUN_DEMO=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET (seconds), GPU_BENCHES (scripts). A full
+# paths run in parallel), GPU_TESTS_K (pytest -k), RUN_DEMO=0, RUN_SANITIZER=0, DEMO_BUDGET, TESTS_BUDGET /
+# BENCH_BUDGET / SANITIZER_BUDGET (seconds), GPU_BENCHES (scripts). A full
 # run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,6 +63,18 @@ else
   run_pytest "$OUT/tests.log" "${GPU_TESTS_K:-}" "${paths[@]}"
   summary "tests: $(grep -E "(passed|failed|skipped|deselected|error).* in [0-9.]+s" "$OUT/tests.log" | tail -1)"
   grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
+fi
+
+# streams dropped with work pending, under the memory checker (where compute-sanitizer works:
+# Firecracker machines, not gVisor)
+if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  if ( cd /tmp && timeout "${SANITIZER_BUDGET:-300}" compute-sanitizer --tool memcheck --error-exitcode 1 \
+         "$PY" "$OLDPWD/tools/check_dropped_streams.py" >"$OUT/sanitizer.log" 2>&1 ); then
+    summary "memcheck, dropped streams: $(grep -E '^ok' "$OUT/sanitizer.log" | tail -1)"
+  else
+    summary "memcheck, dropped streams: FAILED (see sanitizer.log)"
+    grep -E "ERROR SUMMARY|Invalid|Error" "$OUT/sanitizer.log" | head -10 | tee -a "$OUT/summary.txt"
+  fi
 fi
 
 # the founding demo (make demo) on the GPU, beside NumPy and the installed peers

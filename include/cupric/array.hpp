@@ -6,6 +6,7 @@
 // __array_interface__, iteration plans handed to backends).
 #pragma once
 
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <functional>
@@ -68,14 +69,18 @@ struct Device {
   bool operator==(const Device&) const = default;
 };
 
+class Backend;
+
 /// A block of memory on one device, released by its owner's deleter when the last view goes.
 class Storage {
  public:
   Storage(Device device, void* data, std::size_t nbytes, std::function<void(void*)> release)
       : device_(device), data_(data), nbytes_(nbytes), release_(std::move(release)) {}
-  ~Storage() {
-    if (release_) release_(data_);
-  }
+  /// Memory from `owner`'s allocator: given back with owner->deallocate, which is told the
+  /// storage's last writer (so that a stream-ordered free comes after that writer's work).
+  Storage(Device device, void* data, std::size_t nbytes, Backend* owner)
+      : device_(device), data_(data), nbytes_(nbytes), owner_(owner) {}
+  ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
@@ -91,11 +96,21 @@ class Storage {
   std::size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
+  /// The device backend's id of the queue that last wrote this memory (CUDA: the serial of the
+  /// stream), 0 when none is known. Hand-offs to other libraries order their reads after it.
+  /// Relaxed atomics: a plain load or store, and no data race when threads share an array.
+  std::uint64_t last_writer() const { return last_writer_.load(std::memory_order_relaxed); }
+  void set_last_writer(std::uint64_t queue) {
+    if (last_writer_.load(std::memory_order_relaxed) != queue) last_writer_.store(queue, std::memory_order_relaxed);
+  }
+
  private:
   Device device_;
   void* data_;
   std::size_t nbytes_;
   std::function<void(void*)> release_;
+  Backend* owner_ = nullptr;
+  std::atomic<std::uint64_t> last_writer_{0};
 };
 
 /// An n-dimensional array: a typed, strided view of a Storage.

@@ -23,10 +23,11 @@ template <class T>
 using OperandVector = SmallVector<T, kInlineOperands>;
 
 struct ElementwisePlan {
-  Shape shape;                                ///< collapsed iteration shape, innermost last
-  OperandVector<Strides> byte_strides;        ///< [operand][dimension]
-  OperandVector<char*> data;                  ///< [operand] address of the first element
-  OperandVector<DType> dtypes;                ///< [operand]
+  Shape shape;                          ///< collapsed iteration shape, innermost last
+  OperandVector<Strides> byte_strides;  ///< [operand][dimension]
+  OperandVector<char*> data;            ///< [operand] address of the first element
+  OperandVector<Storage*> storages;     ///< [operand] the memory it views (backends note their writes)
+  OperandVector<DType> dtypes;          ///< [operand]
   /// [operand] 1 when the operand lives in host memory. On a device backend only a 0-d weak
   /// Python scalar can (apply_ufunc keeps those on the host): the backend passes it by value.
   OperandVector<std::uint8_t> on_host;
@@ -57,7 +58,12 @@ class Backend {
 
   // memory
   virtual void* allocate(std::size_t nbytes) = 0;
-  virtual void deallocate(void* ptr, std::size_t nbytes) = 0;
+  /// Gives back memory of `allocate`; `last_writer` is the storage's (see current_queue).
+  virtual void deallocate(void* ptr, std::size_t nbytes, std::uint64_t last_writer) = 0;
+  /// (optional) The id of the queue this thread's work on the device goes to now (CUDA: the
+  /// current stream's serial), which storages keep as their last writer; 0 for devices whose
+  /// work is not queued. Backends set it on every storage they write.
+  virtual std::uint64_t current_queue() { return 0; }
   /// (optional) Memory that already reads as zeros, or nullptr when the backend has no cheaper
   /// way than filling (the caller then fills).
   virtual void* allocate_zeroed(std::size_t) { return nullptr; }

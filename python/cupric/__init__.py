@@ -6,13 +6,35 @@
 """
 
 from . import _cupric
-from ._cupric import *  # noqa: F401,F403  (dtypes, ufuncs, ndarray, creation functions)
-from ._cupric import Device, dtype, ndarray, ufunc  # noqa: F401
+from ._cupric import *  # noqa: F401,F403  (ufuncs, ndarray, creation functions)
+from ._cupric import Device, ndarray, ufunc  # noqa: F401
+from . import _dtypes
+from ._fallback import FallbackWarning, fallback_stats, get_fallback, set_fallback  # noqa: F401
 from ._interop import install as _install_interop
+from ._pickle import install as _install_pickle
 from ._namespace import *  # noqa: F401,F403
+from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
 __version__ = "0.1.0"
 
 _install_interop()
+_install_pickle()
+
+
+def __getattr__(name):
+    # dtypes (cu.float32 is numpy.float32, ...) are bound at first use: import stays free of NumPy
+    if name in _dtypes._NAMES:
+        value = _dtypes.lookup(name)
+        globals()[name] = value
+        return value
+    if name == "tile":  # cu.tile without `import cupric.tile` (it imports NumPy and the frontend)
+        import importlib
+
+        return importlib.import_module("cupric.tile")
+    raise AttributeError(f"module 'cupric' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile"})

@@ -1,12 +1,13 @@
 """NumPy protocols on ndarray: __array__, __array_namespace__, __array_ufunc__ and
-__array_function__ (NumPy calls on cupric arrays run in cupric, never through a silent host copy),
-plus repr/str/tolist (see _printing.py)."""
+__array_function__ (NumPy calls on cupric arrays run in cupric; what cupric lacks runs in NumPy on
+the same memory for CPU arrays, see _fallback.py), plus repr/str/tolist (see _printing.py)."""
 
 import sys
 
 from ._lazy import numpy as _np
 
 from . import _cupric as _c
+from . import _fallback
 from ._printing import install as _install_printing
 from ._printing import to_numpy as _to_numpy
 
@@ -97,19 +98,30 @@ def _out_operand(o):
     raise TypeError(f"out= must be a cupric or NumPy array, got {type(o).__name__}")
 
 
-def _no_equivalent(ufunc, method):
-    """Only cupric and NumPy objects take part here, so NotImplemented would only end in NumPy's
-    vaguer TypeError: say what is missing instead."""
-    what = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    return TypeError(f"cupric does not implement {what}; convert with np.asarray(x) if you want NumPy to compute it")
+class _NoEquivalent(Exception):
+    """cupric has no function for this ufunc call: NumPy runs it (see _fallback)."""
+
+
+def _ufunc_name(ufunc, method):
+    return f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
 
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    outs = kwargs.pop("out", None) or ()
+    outs = kwargs.get("out") or ()
     if any(_is_foreign(x) for x in inputs + tuple(outs)):
         return NotImplemented
+    try:
+        return _ufunc_in_cupric(ufunc, method, inputs, dict(kwargs))
+    except _NoEquivalent:
+        pass  # outside the handler, so that the fallback's own errors do not chain to this one
+    call = ufunc if method == "__call__" else getattr(ufunc, method)
+    return _fallback.run_in_numpy(_ufunc_name(ufunc, method), call, inputs, kwargs)
+
+
+def _ufunc_in_cupric(ufunc, method, inputs, kwargs):
+    outs = kwargs.pop("out", None) or ()
     if len(outs) > 1:
-        raise _no_equivalent(ufunc, method)  # cupric's ufuncs have one output
+        raise _NoEquivalent  # cupric's ufuncs have one output
     cu = _cupric()
     args = [_operand(x) for x in inputs]
     if outs:
@@ -118,13 +130,13 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__":
         fn = getattr(cu, name, None)
         if not callable(fn):
-            raise _no_equivalent(ufunc, method)
+            raise _NoEquivalent
         result = fn(*args, **kwargs)
     elif method in ("reduce", "accumulate"):
         target = (_REDUCE if method == "reduce" else _ACCUMULATE).get(name)
         fn = getattr(cu, target, None) if target else None
         if fn is None or len(args) != 1:
-            raise _no_equivalent(ufunc, method)
+            raise _NoEquivalent
         axis = kwargs.pop("axis", 0)
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
         result = fn(args[0], axis=axis, **kwargs)
@@ -132,11 +144,11 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         fn = getattr(cu, name, None)
         reshape = getattr(cu, "reshape", None)
         if not callable(fn) or reshape is None or len(args) != 2:
-            raise _no_equivalent(ufunc, method)
+            raise _NoEquivalent
         a, b = (_c.asarray(x) for x in args)
         result = fn(reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
     else:  # reduceat, at: no cupric equivalent yet
-        raise _no_equivalent(ufunc, method)
+        raise _NoEquivalent
     return outs[0] if outs else result
 
 
@@ -166,13 +178,17 @@ def _array_function(self, func, types, args, kwargs):
         return NotImplemented
     impl = _lookup(func)
     if impl is None:
-        module = getattr(func, "__module__", None) or "numpy"
-        where = "" if self.device == "cpu" else f" (this array is on {self.device}: x.to_device('cpu') first)"
-        raise TypeError(
-            f"cupric does not implement {module}.{func.__name__}; "
-            f"convert with np.asarray(x) if you want NumPy to compute it{where}"
-        )
-    return impl(*args, **_without_numpy_defaults(kwargs))
+        return _fallback.run_in_numpy(_function_name(func), func, args, kwargs)
+    try:
+        return impl(*args, **_without_numpy_defaults(kwargs))
+    except (TypeError, NotImplementedError) as err:
+        # arguments cupric's function refuses (None, lists of mixed objects, keywords it lacks):
+        # NumPy's answer where NumPy can give it, else cupric's error
+        return _fallback.run_in_numpy(_function_name(func), func, args, kwargs, refused=err)
+
+
+def _function_name(func):
+    return f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
 
 
 def _without_numpy_defaults(kwargs):

@@ -4,6 +4,7 @@ semantics are composed from C++ primitives."""
 import math as _math
 
 from . import _cupric as _c
+from . import _dtypes as _dt
 
 __all__ = ["e", "pi", "inf", "nan", "newaxis", "finfo", "iinfo", "array", "isdtype", "device"]
 
@@ -75,11 +76,11 @@ _KINDS = {
 
 def isdtype(dtype, kind):
     """Array API isdtype: is `dtype` of `kind` (a dtype, a kind name, or a tuple of them)?"""
-    dtype = _c.dtype(dtype)
+    dtype = _dt.as_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, str):
         if kind not in _KINDS:
             raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}")
-        return dtype.kind in _KINDS[kind]
-    return dtype == _c.dtype(kind)
+        return _dt.kind(dtype) in _KINDS[kind]
+    return dtype == _dt.as_dtype(kind)

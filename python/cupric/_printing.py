@@ -6,6 +6,7 @@ import sys
 from ._lazy import numpy as _np
 
 from . import _cupric as _c
+from . import _dtypes as _dt
 
 # numpy.set_printoptions(legacy=...) values as NumPy numbers them internally
 _LEGACY = {"1.13": 113, "1.21": 121, "1.25": 125, "2.1": 201, "2.2": 202}
@@ -25,8 +26,8 @@ def _ml_dtypes():
 
 def to_numpy(x):
     """NumPy's zero-copy view of a CPU array (bfloat16 as ml_dtypes.bfloat16)."""
-    if x.dtype == _c.bfloat16:
-        return _np.asarray(x._view_as(_c.uint16)).view(_ml_dtypes().bfloat16)
+    if x.dtype.name == "bfloat16":
+        return _np.asarray(x._view_as(_dt.names.uint16)).view(_ml_dtypes().bfloat16)
     return _np.asarray(memoryview(x))
 
 
@@ -34,15 +35,15 @@ def _printable(x):
     """A NumPy array with x's values for printing: host copy of device arrays (printing waits
     for the device), float32 for bfloat16."""
     h = x if x.device == "cpu" else x.to_device("cpu")
-    if h.dtype == _c.bfloat16:
-        h = h.astype(_c.float32)
+    if h.dtype.name == "bfloat16":
+        h = h.astype(_dt.names.float32)
     return _np.asarray(memoryview(h))
 
 
 def _dtype_is_implied(dtype):
     """Whether NumPy's repr leaves out this dtype (float64, int64, bool, complex128; the
     answer depends on the legacy print mode, so ask NumPy)."""
-    if dtype == _c.bfloat16:
+    if dtype.name == "bfloat16":
         return False
     key = (dtype.name, _np.get_printoptions()["legacy"])
     if key not in _implied_cache:

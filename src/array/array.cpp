@@ -45,7 +45,8 @@ namespace {
 template <std::size_t N>
 struct InlineHostBlock {
   static constexpr std::size_t kAlign = 64;
-  explicit InlineHostBlock(std::size_t nbytes) : storage(Device::cpu(), aligned(), nbytes, nullptr) {}
+  explicit InlineHostBlock(std::size_t nbytes)
+      : storage(Device::cpu(), aligned(), nbytes, std::function<void(void*)>()) {}
   void* aligned() {
     const auto p = reinterpret_cast<std::uintptr_t>(bytes);
     return bytes + ((kAlign - p % kAlign) % kAlign);
@@ -73,7 +74,16 @@ std::shared_ptr<Storage> Storage::allocate(Device device, std::size_t nbytes) {
   }
   Backend& be = backend_for(device);
   void* p = be.allocate(nbytes);
-  return std::make_shared<Storage>(device, p, nbytes, [&be, nbytes](void* ptr) { be.deallocate(ptr, nbytes); });
+  auto storage = std::make_shared<Storage>(device, p, nbytes, &be);
+  storage->set_last_writer(be.current_queue());  // what writes a new storage runs on the queue it came from
+  return storage;
+}
+
+Storage::~Storage() {
+  if (owner_)
+    owner_->deallocate(data_, nbytes_, last_writer());
+  else if (release_)
+    release_(data_);
 }
 
 std::int64_t shape_size(const Shape& shape) {

@@ -41,7 +41,11 @@ ElementwisePlan elementwise_plan(std::span<const Array* const> operands, const S
   plan.data.resize(nop);
   plan.dtypes.resize(nop);
   plan.on_host.resize(nop);
-  for (int op = 0; op < nop; ++op) plan.on_host[op] = operands[op]->device().is_cpu() ? 1 : 0;
+  plan.storages.resize(nop);
+  for (int op = 0; op < nop; ++op) {
+    plan.on_host[op] = operands[op]->device().is_cpu() ? 1 : 0;
+    plan.storages[op] = operands[op]->storage().get();
+  }
 
   // fast path: every operand dense in C order with the full shape, or a single element
   const std::int64_t total = shape_size(shape);

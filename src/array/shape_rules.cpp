@@ -142,14 +142,16 @@ std::shared_ptr<Storage> Storage::allocate_for(const Shape& shape, DType dtype, 
     if (zeroed && nbytes) {
       Backend& be = backend_for(device);
       if (void* p = be.allocate_zeroed(nbytes)) {
+        std::shared_ptr<Storage> s;
         try {
-          auto s = std::make_shared<Storage>(device, p, nbytes, [&be, nbytes](void* q) { be.deallocate(q, nbytes); });
-          *zeroed = true;
-          return s;
+          s = std::make_shared<Storage>(device, p, nbytes, &be);
         } catch (...) {
-          be.deallocate(p, nbytes);
+          be.deallocate(p, nbytes, be.current_queue());
           throw;
         }
+        s->set_last_writer(be.current_queue());  // as Storage::allocate's
+        *zeroed = true;
+        return s;
       }
     }
     return allocate(device, nbytes);

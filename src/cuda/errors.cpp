@@ -48,7 +48,8 @@ void throw_driver_error(CUresult code, const char* operation, const std::string&
   bool sticky = is_sticky(code);
   std::string message = cat(operation, " failed: ", name, " (", code, ")", text ? cat(": ", text) : "", context);
   if (sticky) {
-    if (ErrorContextHook hook = error_context_hook.load(); hook && context.empty()) message += hook(code);
+    // a fault shows at a later call, often an unrelated one (even a launch): name what ran before
+    if (ErrorContextHook hook = error_context_hook.load()) message += hook(code);
     message +=
         ". This error is sticky: the CUDA context is now unusable and the process must restart to use the GPU "
         "again (run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer to find the faulting kernel)";

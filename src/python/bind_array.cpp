@@ -3,10 +3,15 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 
+#include <algorithm>
+#include <numeric>
+
+#include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "cupric/backend.hpp"
 #include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/manipulation.hpp"
 #include "backend/cpu/thread_pool.hpp"
 
 namespace cupric::py {
@@ -69,6 +74,74 @@ nb::object zero_dim_scalar(const Array& a) {
   return scalar_to_py(a);
 }
 
+/// The axes of `a` in the memory order of a copy with NumPy's `order` ('C', 'F', 'A', 'K'):
+/// 'K' orders them by decreasing stride magnitude (ties keep their order), as NumPy's copies do.
+std::vector<std::int64_t> copy_axis_order(const Array& a, char order) {
+  std::vector<std::int64_t> axes(static_cast<std::size_t>(a.ndim()));
+  std::iota(axes.begin(), axes.end(), 0);
+  if (order == 'A') order = a.is_f_contiguous() && !a.is_c_contiguous() ? 'F' : 'C';
+  if (order == 'F') std::reverse(axes.begin(), axes.end());
+  if (order == 'K') {
+    const auto& st = a.strides();
+    std::stable_sort(axes.begin(), axes.end(), [&](std::int64_t x, std::int64_t y) {
+      return std::abs(st[static_cast<std::size_t>(x)]) > std::abs(st[static_cast<std::size_t>(y)]);
+    });
+  }
+  return axes;
+}
+
+char order_from_py(nb::handle order) {
+  const std::string s = order.is_none() ? "K" : nb::cast<std::string>(order);
+  if (s.size() != 1 || std::string_view("CFAK").find(s[0]) == std::string_view::npos)
+    throw ValueError(cat("order must be one of 'C', 'F', 'A', 'K', got '", s, "'"));
+  return s[0];
+}
+
+/// ndarray.astype (NumPy's keywords plus the Array API's device=) and cu.astype. copy=False
+/// returns `self` itself when dtype, device and order already hold, as NumPy and the standard say.
+nb::object astype_py(nb::handle self, nb::handle dtype, char order, const std::string& casting, bool copy,
+                     nb::handle device) {
+  if (!nb::isinstance<Array>(self))
+    throw TypeError(cat("astype expects a cupric array, got ", nb::cast<std::string>(nb::type_name(self.type()))));
+  const Array& a = nb::cast<const Array&>(self);
+  const DType t = dtype_from_py(dtype);
+  if (!can_cast(a.dtype(), t, casting_from_name(casting)))
+    throw TypeError(cat("Cannot cast array data from dtype('", name(a.dtype()), "') to dtype('", name(t),
+                        "') according to the rule '", casting, "'"));
+  const Device d = optional_device(device).value_or(a.device());
+  const bool layout_holds = (order != 'C' || a.is_c_contiguous()) && (order != 'F' || a.is_f_contiguous());
+  if (!copy && t == a.dtype() && d == a.device() && layout_holds) return nb::borrow(self);
+  // copy the axes permuted into the wanted memory order (C-contiguous there), then permute back
+  const std::vector<std::int64_t> axes = copy_axis_order(a, order);
+  std::vector<std::int64_t> inverse(axes.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+  Array out = convert_array(permute_dims(a, axes), t, d, true);
+  return nb::cast(permute_dims(out, inverse));
+}
+
+/// x.to_device(device, stream=): a GPU copy runs on `stream`, and the device's current stream
+/// then waits for it, so that later work never reads the array before its copy is done.
+Array to_device_py(const Array& a, const Device& target, nb::handle stream) {
+  if (stream.is_none()) return convert_array(a, std::nullopt, target, std::nullopt);
+  const Device& gpu = target.is_cpu() ? a.device() : target;
+  if (gpu.is_cpu())
+    throw ValueError(cat("stream must be None for a copy between CPU arrays, got ", nb::cast<std::string>(nb::repr(stream))));
+  const runtime::Stream s = stream_from_py(stream, gpu.index);
+  if (s.device() != gpu.index) throw ValueError(cat("the stream is on cuda:", s.device(), " but this copy runs on ", gpu.str()));
+  s.enter();
+  Array out;
+  try {
+    out = convert_array(a, std::nullopt, target, std::nullopt);
+  } catch (...) {
+    runtime::Stream::exit();
+    throw;
+  }
+  runtime::Stream::exit();
+  const runtime::Stream current = runtime::Stream::current(gpu.index);
+  if (!(current == s)) current.wait(s);
+  return out;
+}
+
 nb::dict array_interface(const Array& a) {
   if (!a.device().is_cpu())
     throw nb::attribute_error(cat("__array_interface__ is only available for CPU arrays; this one is on ", a.device().str()).c_str());
@@ -111,7 +184,7 @@ void bind_array(nb::module_& m) {
                               nb::type_slots(ndarray_buffer_slots()));
   g_ndarray_type = cls;
   cls.def_prop_ro("shape", [](const Array& a) { return tuple_of(a.shape()); })
-      .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })
+      .def_prop_ro("dtype", [](const Array& a) { return dtype_to_py(a.dtype()); })
       .def_prop_ro("ndim", &Array::ndim)
       .def_prop_ro("size", &Array::size)
       .def_prop_ro("itemsize", &Array::itemsize)
@@ -155,12 +228,18 @@ void bind_array(nb::module_& m) {
         return nb::int_(scalar_to_py(a));
       })
       .def("item", [](const Array& a) { return scalar_to_py(a); })
-      .def("astype", [](const Array& a, nb::handle dtype, bool copy, nb::handle device) {
-        return convert_array(a, dtype_from_py(dtype), optional_device(device), copy ? std::optional<bool>(true) : std::nullopt);
-      }, nb::arg("dtype"), nb::arg("copy") = true, nb::arg("device") = nb::none())
+      .def("astype", [](nb::handle self, nb::handle dtype, nb::handle order, const std::string& casting, bool, bool copy,
+                        nb::handle device) { return astype_py(self, dtype, order_from_py(order), casting, copy, device); },
+           nb::arg("dtype"), nb::arg("order") = "K", nb::arg("casting") = "unsafe", nb::arg("subok") = true,
+           nb::arg("copy") = true, nb::kw_only(), nb::arg("device") = nb::none(),
+           "A copy in dtype (NumPy's keywords; copy=False returns this array when nothing changes).")
       .def("copy", [](const Array& a) { return convert_array(a, std::nullopt, std::nullopt, true); })
-      .def("to_device", [](const Array& a, nb::handle device) { return convert_array(a, std::nullopt, device_from_py(device), std::nullopt); },
-           nb::arg("device"))
+      .def("to_device", [](nb::handle self, nb::handle device, nb::handle stream) -> nb::object {
+        const Array& a = nb::cast<const Array&>(self);
+        Array out = to_device_py(a, device_from_py(device), stream);
+        return out.storage() == a.storage() ? nb::borrow(self) : nb::cast(std::move(out));
+      }, nb::arg(), nb::kw_only(), nb::arg("stream") = nb::none(),
+         "This array on `device` (itself when already there); a GPU copy runs on `stream` when given.")
       .def("_host_contiguous", &host_contiguous)
       .def("_weak_kind", [](const Array& a) { return static_cast<int>(a.weak()); });
 
@@ -169,6 +248,10 @@ void bind_array(nb::module_& m) {
     if (!copy.is_none()) c = nb::cast<bool>(copy);
     return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
   }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
+  m.def("astype", [](nb::handle x, nb::handle dtype, bool copy, nb::handle device) {
+    return astype_py(x, dtype, 'K', "unsafe", copy, device);
+  }, nb::arg(), nb::arg(), nb::kw_only(), nb::arg("copy") = true, nb::arg("device") = nb::none(),
+     "Array API astype(x, dtype, /, *, copy=True, device=None).");
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     return Array::empty(shape_from_py(shape), optional_dtype(dtype).value_or(DType::float64), device_from_py(device));
   }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());

@@ -107,7 +107,7 @@ void bind_creation(nb::module_& m) {
         for (nb::handle x : xs) arrays.push_back(as_array(x));
         nb::list out;
         for (const Array& a : meshgrid(arrays, indexing, sparse, copy)) out.append(nb::cast(a));
-        return nb::tuple(out);
+        return out;  // a list, as the Array API has it (NumPy's tuple unpacks the same way)
       },
       nb::arg("xi"), nb::arg("copy") = true, nb::arg("sparse") = false, nb::arg("indexing") = "xy");
 }

@@ -111,7 +111,10 @@ void bind_loader(nb::module_& m) {
     return out;
   });
   m.def("_library_candidates", &cuda::library_candidates);
-  m.def("device_count", [] { return Device::count(); });
+  // 0 where there is no driver (a laptop without a GPU), as the docs promise; errors of a driver
+  // that is present still raise
+  m.def("device_count", [] { return cuda::is_available() ? Device::count() : 0; },
+        "The number of CUDA devices (0 when no driver or no GPU is present).");
 }
 
 // Every DeviceProperties field, once: bound as a Device property and listed in properties().
@@ -197,8 +200,13 @@ void bind_stream(nb::module_& m) {
           [](std::uintptr_t handle, std::optional<int> device) { return Stream::wrap(handle, device_arg(device)); },
           nb::arg("handle"), nb::arg("device") = nb::none(), "Wraps a raw CUstream (not owned).")
       .def_static(
-          "wrap", [](nb::handle obj) { return stream_from_py(obj); },
-          "Wraps another library's stream: __cuda_stream__, PyTorch and CuPy streams, or an int.")
+          "from_external", [](nb::handle obj) { return stream_from_py(obj); }, nb::arg("obj"),
+          "Wraps another library's stream (not owned; its owner is kept alive): an object with "
+          "__cuda_stream__ (cuda.core), a PyTorch stream (.cuda_stream), a CuPy stream (.ptr) or an int handle. "
+          "`with cu.cuda.Stream.from_external(torch.cuda.current_stream()):` runs cupric's work on PyTorch's "
+          "stream.")
+      .def_static(
+          "wrap", [](nb::handle obj) { return stream_from_py(obj); }, nb::arg("obj"), "The same as from_external.")
       .def_prop_ro("handle", &Stream::handle_value)
       .def_prop_ro("device", &Stream::device)
       .def_prop_ro("priority", &Stream::priority)
@@ -308,6 +316,25 @@ runtime::Stream stream_from_py(nb::handle obj, int device) {
       cat("expected a stream (cupric.cuda.Stream, an object with __cuda_stream__, a PyTorch or CuPy "
           "stream, an int handle or None), got ",
           nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())))))));
+}
+
+cuda::CUstream protocol_stream(long long value, const char* what) {
+  if (value == 0)
+    throw ValueError(cat(what,
+                         ": stream 0 is ambiguous (it could be the legacy or the per-thread default stream); "
+                         "pass 1 for the legacy default stream, 2 for the per-thread one, or a stream handle"));
+  if (value < 0) throw ValueError(cat(what, ": a stream must be a positive handle, 1 or 2, got ", value));
+  return reinterpret_cast<cuda::CUstream>(value == 1 ? 0 : static_cast<std::uintptr_t>(value));
+}
+
+std::optional<runtime::Stream> dlpack_consumer_stream(nb::handle stream, int device) {
+  if (stream.is_none()) return Stream::default_stream(device);  // the Array API: None is the legacy stream
+  if (PyLong_Check(stream.ptr())) {
+    const auto value = nb::cast<long long>(stream);
+    if (value == -1) return std::nullopt;  // the consumer asks for no synchronisation
+    return Stream::wrap(reinterpret_cast<std::uintptr_t>(protocol_stream(value, "__dlpack__")), device);
+  }
+  return stream_from_py(stream, device);
 }
 
 void bind_cuda_core(nb::module_& m) {

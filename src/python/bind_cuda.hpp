@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cupric/runtime/memory.hpp"
@@ -12,15 +13,47 @@
 
 namespace nb = nanobind;
 
+namespace cupric {
+class Storage;
+}
+
 namespace cupric::py {
 
 /// None (the current stream of `device`), a cupric Stream, an int handle, or another
 /// library's stream (the __cuda_stream__ protocol, PyTorch's .cuda_stream, CuPy's .ptr).
 runtime::Stream stream_from_py(nb::handle obj, int device = -1);
 
-/// The device address of a cupric Buffer, an object with __cuda_array_interface__, or a
-/// DLPack producer on a CUDA device; false when `obj` is none of those.
-bool device_pointer_from_py(nb::handle obj, std::uint64_t* address);
+/// A stream number of the DLPack and __cuda_array_interface__ protocols as a driver handle:
+/// 1 is the legacy default stream, 2 the per-thread default stream, larger ones are handles;
+/// 0 (ambiguous in both protocols) and negative numbers raise ValueError naming `what`.
+cuda::CUstream protocol_stream(long long value, const char* what);
+
+/// The consumer's stream of `__dlpack__(stream=...)` for an array on CUDA device `device`, as the
+/// Array API numbers them: None is the legacy default stream, -1 means "do not synchronise"
+/// (nullopt), other ints as protocol_stream; objects with __cuda_stream__ and other libraries'
+/// streams are accepted too.
+std::optional<runtime::Stream> dlpack_consumer_stream(nb::handle stream, int device);
+
+/// What a kernel argument that is a device array brings besides its address: the cupric
+/// storage it writes (noted as written by the launch stream), or the stream its producer said
+/// the data is ready on (__cuda_array_interface__ v3), which the launch stream waits for.
+struct DeviceArgument {
+  Storage* storage = nullptr;
+  bool has_stream = false;
+  cuda::CUstream stream = nullptr;
+};
+
+/// The device address of a cupric Buffer or array, an object with __cuda_array_interface__, or
+/// a DLPack producer on a CUDA device (asked to order its work before `consumer`); false when
+/// `obj` is none of those.
+bool device_pointer_from_py(nb::handle obj, std::uint64_t* address, cuda::CUstream consumer = nullptr,
+                            DeviceArgument* info = nullptr);
+/// The address of a cupric array on a CUDA device and its storage; false for anything else.
+bool cupric_array_pointer(nb::handle obj, std::uint64_t* address, Storage** storage);
+/// Makes `stream` wait for what produces a device argument (its writer or its CAI stream).
+void order_before_use(const DeviceArgument& arg, runtime::StreamState& stream);
+/// Notes a cupric argument as written by work just queued on `stream`.
+void note_written(const DeviceArgument& arg, const runtime::StreamState& stream);
 
 void bind_cuda_core(nb::module_& m);     // errors, loader, Device, Stream, Event, Graph
 void bind_cuda_memory(nb::module_& m);   // pools, Buffer, DLPack

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "backend/cuda/cuda_backend.hpp"
+#include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
@@ -33,12 +34,34 @@ nb::dict cuda_array_interface(const Array& a) {
   d["strides"] = a.is_c_contiguous() ? nb::none() : nb::object(nb::tuple(strides));
   d["data"] = nb::make_tuple(a.size() ? reinterpret_cast<std::uintptr_t>(a.data()) : 0, !a.writeable());
   d["version"] = 3;
-  // the consumer orders its work after ours: our current stream (1 = the legacy default stream)
-  const auto handle = runtime::Stream::current(a.device().index).handle_value();
-  d["stream"] = handle == 0 ? std::uintptr_t{1} : handle;
+  // the consumer synchronises on the stream where the data is ready: the one that wrote it last
+  // (1 = the legacy default stream); None once that work is done
+  const std::optional<cuda::CUstream> ready =
+      runtime::ready_stream(a.device().index, a.storage() ? a.storage()->last_writer() : 0);
+  d["stream"] = ready ? nb::object(nb::int_(runtime::protocol_handle(*ready))) : nb::none();
   return d;
 }
 }  // namespace
+
+bool cupric_array_pointer(nb::handle obj, std::uint64_t* address, Storage** storage) {
+  if (!nb::isinstance<Array>(obj)) return false;
+  const Array& a = *nb::inst_ptr<Array>(obj);
+  if (a.device().is_cpu()) return false;
+  *address = reinterpret_cast<std::uint64_t>(a.data());
+  if (storage) *storage = a.storage().get();
+  return true;
+}
+
+void order_before_use(const DeviceArgument& arg, runtime::StreamState& stream) {
+  if (arg.storage)
+    runtime::wait_for_writer(stream, arg.storage->last_writer());
+  else if (arg.has_stream)
+    runtime::wait_for_handle(stream.handle, stream.device, arg.stream);
+}
+
+void note_written(const DeviceArgument& arg, const runtime::StreamState& stream) {
+  if (arg.storage) arg.storage->set_last_writer(stream.serial);
+}
 
 void bind_cuda_backend(nb::module_& m) {
   namespace cb = cuda_backend;

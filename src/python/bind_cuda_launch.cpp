@@ -5,9 +5,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
+#include <unordered_set>
+
 #include "bind_cuda.hpp"
 #include "cupric/cuda/errors.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/runtime/device.hpp"
 #include "cupric/runtime/kernel.hpp"
 
 namespace cupric::py {
@@ -54,19 +58,44 @@ bool pack_typed_scalar(ArgPacker& p, PyObject* o) {
   return true;
 }
 
-void pack_slow(ArgPacker& p, nb::handle h) {
+/// The device arrays among a launch's arguments: the launch stream waits for their producers
+/// first, and cupric arrays are noted as written by it (a kernel may write any of them).
+struct DeviceArguments {
+  static constexpr std::size_t kInline = 8;
+  DeviceArgument inline_args[kInline];
+  std::vector<DeviceArgument> more;
+  std::size_t count = 0;
+  void add(const DeviceArgument& a) {
+    if (!a.storage && !a.has_stream) return;
+    if (count < kInline)
+      inline_args[count] = a;
+    else
+      more.push_back(a);
+    ++count;
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::size_t i = 0; i < count; ++i) f(i < kInline ? inline_args[i] : more[i - kInline]);
+  }
+};
+
+void pack_slow(ArgPacker& p, nb::handle h, const StreamState* stream, DeviceArguments& arrays) {
   PyObject* o = h.ptr();
   if (pack_typed_scalar(p, o)) return;
   if (PyLong_Check(o)) return pack_int(p, o);
   if (PyFloat_Check(o)) return p.add_float(PyFloat_AsDouble(o));
   std::uint64_t address = 0;
-  if (device_pointer_from_py(h, &address)) return p.add_pointer(address, Py_TYPE(o)->tp_name);
+  DeviceArgument arg;
+  if (device_pointer_from_py(h, &address, stream ? stream->handle : nullptr, &arg)) {
+    arrays.add(arg);
+    return p.add_pointer(address, Py_TYPE(o)->tp_name);
+  }
   throw TypeError(cat("argument ", p.count(), " has type ", Py_TYPE(o)->tp_name,
                       ": kernel arguments are ints, floats, bools, NumPy scalars, cupric Buffers, or device arrays "
                       "(__cuda_array_interface__ or DLPack on CUDA)"));
 }
 
-inline void pack_one(ArgPacker& p, nb::handle h) {
+inline void pack_one(ArgPacker& p, nb::handle h, const StreamState* stream, DeviceArguments& arrays) {
   PyObject* o = h.ptr();
   PyTypeObject* t = Py_TYPE(o);
   if (t == &PyLong_Type) return pack_int(p, o);
@@ -77,13 +106,24 @@ inline void pack_one(ArgPacker& p, nb::handle h) {
     return p.add_pointer(b->ptr(), "a cupric Buffer");
   }
   if (t == &PyBool_Type) return p.add_bool(o == Py_True);
-  pack_slow(p, h);
+  pack_slow(p, h, stream, arrays);
 }
 
-void pack_all(ArgPacker& p, const nb::args& args) {
+/// `stream`: where the launch goes (DLPack producers order their work before it), or null.
+void pack_all(ArgPacker& p, const nb::args& args, const StreamState* stream, DeviceArguments& arrays) {
   PyObject* tuple = args.ptr();
   Py_ssize_t n = PyTuple_GET_SIZE(tuple);
-  for (Py_ssize_t i = 0; i < n; ++i) pack_one(p, nb::handle(PyTuple_GET_ITEM(tuple, i)));
+  for (Py_ssize_t i = 0; i < n; ++i) pack_one(p, nb::handle(PyTuple_GET_ITEM(tuple, i)), stream, arrays);
+}
+
+/// Packs and launches on `stream`, after the producers of its device arrays.
+void launch_packed(StreamState& stream, const LaunchConfig& config, const Kernel& kernel, const nb::args& args) {
+  ArgPacker packer(kernel.param_sizes_known() ? &kernel.param_sizes() : nullptr, kernel.interned_name());
+  DeviceArguments arrays;
+  pack_all(packer, args, &stream, arrays);
+  arrays.for_each([&](const DeviceArgument& a) { order_before_use(a, stream); });
+  launch(stream.handle, &stream, config, kernel, packer);
+  arrays.for_each([&](const DeviceArgument& a) { note_written(a, stream); });
 }
 
 std::array<unsigned, 3> dims_from_py(nb::handle obj, const char* what, unsigned fill) {
@@ -178,6 +218,66 @@ void bind_launch_config(nb::module_& m) {
       });
 }
 
+/// Launch sites: the first Python frame outside the cupric package, as an interned
+/// "file:line" (or null). Runs on every launch while recording is on. A launch straight from
+/// user code (an array op, cu.cuda.launch) is looked up in a direct-mapped cache by code object
+/// and instruction, so that the line table and the string are made once per call site.
+std::string cupric_package_dir;
+
+const char* intern_site(PyFrameObject* frame, const char* file) {
+  static auto* sites = new std::unordered_set<std::string>();  // never freed: read after faults
+  return sites->insert(cat(file, ":", PyFrame_GetLineNumber(frame))).first->c_str();
+}
+
+bool in_package(const char* file) {
+  return !cupric_package_dir.empty() && std::strncmp(file, cupric_package_dir.data(), cupric_package_dir.size()) == 0;
+}
+
+const char* python_launch_site() {
+  if (!Py_IsInitialized() || !PyGILState_Check()) return nullptr;
+  struct Entry {
+    PyCodeObject* code = nullptr;  // a reference, so that the address is not reused while cached
+    int lasti = -1;
+    const char* site = nullptr;
+  };
+  static Entry cache[256];
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  if (!frame) return nullptr;
+  PyCodeObject* code = PyFrame_GetCode(frame);
+#if PY_VERSION_HEX >= 0x030B0000
+  const int lasti = PyFrame_GetLasti(frame);
+#else
+  const int lasti = frame->f_lasti;
+#endif
+  Entry& e = cache[(reinterpret_cast<std::uintptr_t>(code) >> 4 ^ static_cast<std::uintptr_t>(lasti)) & 255];
+  if (e.code == code && e.lasti == lasti) {
+    Py_DECREF(code);
+    return e.site;
+  }
+  const char* file = PyUnicode_AsUTF8(code->co_filename);
+  if (file && !in_package(file)) {
+    Py_XDECREF(e.code);
+    e = {code, lasti, intern_site(frame, file)};  // keeps the reference
+    return e.site;
+  }
+  Py_DECREF(code);
+  Py_INCREF(frame);
+  const char* site = nullptr;
+  while (frame && !site) {  // launched by cupric's Python code (tile kernels): the caller's line
+    PyFrameObject* back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+    if (!frame) break;
+    PyCodeObject* outer = PyFrame_GetCode(frame);
+    const char* outer_file = PyUnicode_AsUTF8(outer->co_filename);
+    if (outer_file && !in_package(outer_file)) site = intern_site(frame, outer_file);
+    Py_DECREF(outer);
+  }
+  Py_XDECREF(frame);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return site;
+}
+
 }  // namespace
 
 void bind_cuda_launch(nb::module_& m) {
@@ -188,24 +288,33 @@ void bind_cuda_launch(nb::module_& m) {
   m.def(
       "launch",
       [](nb::handle stream, const LaunchConfig& config, const Kernel& kernel, nb::args args) {
-        ArgPacker packer(kernel.param_sizes_known() ? &kernel.param_sizes() : nullptr, kernel.interned_name());
-        pack_all(packer, args);
-        if (Py_TYPE(stream.ptr()) == stream_type) {
-          const Stream* s = nb::inst_ptr<Stream>(stream);
-          return launch(s->handle(), s->state().get(), config, kernel, packer);
-        }
+        if (Py_TYPE(stream.ptr()) == stream_type)
+          return launch_packed(*nb::inst_ptr<Stream>(stream)->state(), config, kernel, args);
+        if (stream.is_none()) return launch_packed(current_stream_state(kernel.device()), config, kernel, args);
         Stream s = stream_from_py(stream, kernel.device());
-        launch(s.handle(), s.state().get(), config, kernel, packer);
+        launch_packed(*s.state(), config, kernel, args);
       },
       nb::arg("stream").none(), nb::arg("config"), nb::arg("kernel"), nb::arg("args"),
       "launch(stream, config, kernel, *args): stream None is the current stream.");
+  m.def(
+      "set_launch_sites",
+      [](bool on, const std::string& package_dir) {
+        cupric_package_dir = package_dir;
+        set_launch_site_hook(on ? &python_launch_site : nullptr);
+      },
+      nb::arg("enabled"), nb::arg("package_dir") = "",
+      "Records the Python line of every kernel launch (for fault reports); costs a frame walk per launch.");
+  m.def("launch_sites_enabled", [] { return launch_site_hook() != nullptr; });
+  m.def("_recent_launches", &recent_launches_report, "The last launches, as a fault report lists them.");
+  m.def("_dropped_streams", &poll_dropped_streams, "Polls streams dropped with work pending; returns how many remain.");
   m.def(
       "_pack_arguments",
       [](nb::handle sizes, nb::args args) {
         std::vector<std::uint32_t> param_sizes;
         if (!sizes.is_none()) param_sizes = nb::cast<std::vector<std::uint32_t>>(sizes);
         ArgPacker packer(sizes.is_none() ? nullptr : &param_sizes, "test_kernel");
-        pack_all(packer, args);
+        DeviceArguments arrays;
+        pack_all(packer, args, nullptr, arrays);
         packer.finish();
         std::vector<std::size_t> offsets;
         for (std::size_t i = 0; i < packer.count(); ++i) offsets.push_back(packer.offset(i));

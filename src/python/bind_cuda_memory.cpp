@@ -57,13 +57,10 @@ std::pair<int, int> dlpack_device(const Buffer& b) {
   return {kDLCUDA, b.device()};
 }
 
-/// Makes work on the consumer's stream (DLPack / CAI convention: 1 = legacy, 2 = per-thread)
-/// wait for the buffer's stream.
+/// Makes the consumer's stream (the DLPack protocol's `stream`) wait for the buffer's stream.
 void order_for_consumer(const Buffer& b, nb::handle stream) {
-  if (!stream.is_none() && nb::cast<std::int64_t>(stream) == -1) return;
-  std::uintptr_t h = stream.is_none() ? 1 : nb::cast<std::uintptr_t>(stream);
-  Stream consumer = Stream::wrap(h == 1 ? 0 : h, b.device());
-  if (!(consumer == b.stream())) consumer.wait(b.stream());
+  if (std::optional<Stream> consumer = dlpack_consumer_stream(stream, b.device()))
+    wait_for_handle(consumer->handle(), b.device(), b.stream().handle());
 }
 
 nb::object dlpack_export(const std::shared_ptr<Buffer>& b, nb::handle stream) {
@@ -168,7 +165,9 @@ void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t off
                std::optional<std::size_t> nbytes) {
   Stream s = stream_from_py(stream_obj, b.device());
   std::uint64_t address = 0;
-  if (device_pointer_from_py(src, &address)) {
+  DeviceArgument arg;
+  if (device_pointer_from_py(src, &address, s.handle(), &arg)) {
+    order_before_use(arg, *s.state());
     std::size_t n = device_nbytes(src, nbytes);
     b.copy_from_device(address, checked_size(n, b, offset, "copy_from"), s, offset);
     return;
@@ -237,11 +236,19 @@ void fill(Buffer& b, nb::handle value, nb::handle stream_obj) {
   b.fill(pattern, static_cast<int>(host.view.len), s);
 }
 
-std::uint64_t dlpack_pointer(nb::handle obj) {
+/// The address of a DLPack producer's CUDA data; the producer is asked to order its work
+/// before `consumer` (the stream the address is used on).
+std::uint64_t dlpack_pointer(nb::handle obj, cuda::CUstream consumer) {
   nb::object dev = obj.attr("__dlpack_device__")();
   int type = nb::cast<int>(dev[0]);
   if (type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost) return 0;
-  nb::object capsule = obj.attr("__dlpack__")();
+  nb::object capsule;
+  try {
+    capsule = obj.attr("__dlpack__")(nb::arg("stream") = protocol_handle(consumer));
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    capsule = obj.attr("__dlpack__")();  // a producer without the stream keyword
+  }
   for (const char* name : {"dltensor", "dltensor_versioned"}) {
     if (!PyCapsule_IsValid(capsule.ptr(), name)) continue;
     void* p = PyCapsule_GetPointer(capsule.ptr(), name);
@@ -258,21 +265,28 @@ std::uint64_t dlpack_pointer(nb::handle obj) {
 
 }  // namespace
 
-bool device_pointer_from_py(nb::handle obj, std::uint64_t* address) {
+bool device_pointer_from_py(nb::handle obj, std::uint64_t* address, cuda::CUstream consumer, DeviceArgument* info) {
   if (nb::isinstance<Buffer>(obj)) {
     const Buffer& b = nb::cast<const Buffer&>(obj);
     if (b.closed()) throw ValueError("the buffer was closed");
     *address = b.ptr();
     return true;
   }
+  if (cupric_array_pointer(obj, address, info ? &info->storage : nullptr)) return true;
   PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
   if (cai) {
-    *address = read_interface(nb::steal(cai), "__cuda_array_interface__").data;
+    nb::object d = nb::steal(cai);
+    *address = read_interface(d, "__cuda_array_interface__").data;  // checked: shape, strides, NULL data
+    PyObject* stream = PyDict_GetItemString(d.ptr(), "stream");  // a dict: read_interface said so
+    if (info && stream && stream != Py_None) {
+      info->has_stream = true;  // version 3: the data is ready on that stream
+      info->stream = protocol_stream(nb::cast<long long>(nb::handle(stream)), "__cuda_array_interface__");
+    }
     return true;
   }
   PyErr_Clear();
   if (nb::hasattr(obj, "__dlpack__") && nb::hasattr(obj, "__dlpack_device__")) {
-    *address = dlpack_pointer(obj);
+    *address = dlpack_pointer(obj, consumer);
     return *address != 0;
   }
   return false;

@@ -4,9 +4,13 @@
 // bit reinterpretation that hands bfloat16 to NumPy (as ml_dtypes.bfloat16) without a copy.
 #include <nanobind/stl/tuple.h>
 
+#include <vector>
+
+#include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "cupric/dlpack.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/runtime/stream.hpp"
 
 namespace cupric::py {
 
@@ -64,36 +68,44 @@ std::optional<bool> optional_bool(nb::handle obj) {
   return nb::cast<bool>(obj);
 }
 
-void check_stream(const Array& a, nb::handle stream) {
-  if (stream.is_none()) return;
-  if (a.device().is_cpu())
-    throw ValueError(cat("stream must be None for CPU arrays, got ", nb::cast<std::string>(nb::repr(stream))));
-  // CUDA: any stream is accepted; ordering against it arrives with cupric.cuda streams.
-  (void)nb::cast<std::int64_t>(stream);
+/// The stream that last wrote a CUDA array (0 when not known: the current stream stands for it).
+std::uint64_t writer_of(const Array& a) {
+  const std::uint64_t w = a.storage() ? a.storage()->last_writer() : 0;
+  return w ? w : runtime::current_stream_state(a.device().index).serial;
+}
+
+/// The exported array: `self`, or a copy of it (copy=True, or another dl_device). A copy is
+/// queued on the current stream, after the work that writes `self`.
+Array exported_array(const Array& self, nb::handle dl_device, std::optional<bool> want_copy, std::uint64_t* flags) {
+  std::optional<Device> target;
+  if (!dl_device.is_none()) {
+    nb::sequence seq = nb::borrow<nb::sequence>(dl_device);
+    if (nb::len(seq) != 2) throw ValueError("dl_device must be a (device_type, device_id) pair");
+    target = dlpack::device_from_dlpack({nb::cast<std::int32_t>(nb::int_(seq[0])), nb::cast<std::int32_t>(seq[1])});
+    if (*target == self.device()) target.reset();
+  }
+  if (target && want_copy == false)
+    throw BufferError(
+        cat("exporting a ", self.device().str(), " array to ", target->str(), " needs a copy, but copy=False"));
+  if (!target && !want_copy.value_or(false)) return self;
+  if (!self.device().is_cpu()) {
+    const int device = self.device().index;
+    runtime::wait_for_writer(runtime::current_stream_state(device).handle, device, writer_of(self));
+  }
+  *flags |= dlpack::kFlagIsCopied;
+  return convert_array(self, std::nullopt, target, target ? std::nullopt : std::optional<bool>(true));
 }
 
 nb::object dlpack_export(const Array& self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
                          nb::handle copy) {
-  check_stream(self, stream);
-  const std::optional<bool> want_copy = optional_bool(copy);
-  Array a = self;
   std::uint64_t flags = 0;
-  if (!dl_device.is_none()) {
-    nb::sequence seq = nb::borrow<nb::sequence>(dl_device);
-    if (nb::len(seq) != 2) throw ValueError("dl_device must be a (device_type, device_id) pair");
-    const Device target =
-        dlpack::device_from_dlpack({nb::cast<std::int32_t>(nb::int_(seq[0])), nb::cast<std::int32_t>(seq[1])});
-    if (!(target == a.device())) {
-      if (want_copy == false)
-        throw BufferError(
-            cat("exporting a ", a.device().str(), " array to ", target.str(), " needs a copy, but copy=False"));
-      a = convert_array(a, std::nullopt, target, std::nullopt);
-      flags |= dlpack::kFlagIsCopied;
-    }
-  }
-  if (want_copy.value_or(false) && !flags) {
-    a = convert_array(a, std::nullopt, std::nullopt, true);
-    flags |= dlpack::kFlagIsCopied;
+  const Array a = exported_array(self, dl_device, optional_bool(copy), &flags);
+  if (a.device().is_cpu()) {
+    if (!stream.is_none())
+      throw ValueError(cat("stream must be None for CPU arrays, got ", nb::cast<std::string>(nb::repr(stream))));
+  } else if (std::optional<runtime::Stream> consumer = dlpack_consumer_stream(stream, a.device().index)) {
+    // the consumer's stream waits for the work that writes the array (an event; the host goes on)
+    runtime::wait_for_writer(consumer->handle(), a.device().index, writer_of(a));
   }
   bool versioned = false;
   if (!max_version.is_none()) {
@@ -126,24 +138,50 @@ Array import_capsule(nb::handle capsule) {
   throw TypeError(cat("not a DLPack capsule (its name is '", name ? name : "NULL", "')"));
 }
 
+/// The CUDA device an exporter says its data is on (__dlpack_device__), or -1.
+int producer_cuda_device(nb::handle obj) {
+  if (!nb::hasattr(obj, "__dlpack_device__")) return -1;
+  nb::object d = obj.attr("__dlpack_device__")();
+  const int type = nb::cast<int>(d[0]);
+  return type == dlpack::kDLCUDA || type == dlpack::kDLCUDAManaged ? nb::cast<int>(d[1]) : -1;
+}
+
+/// A capsule from `obj.__dlpack__`, asking for DLPack 1.x and, for CUDA data, passing cupric's
+/// current stream on that device so that the producer orders its work before what cupric queues
+/// next. Producers that know neither keyword are asked with fewer; *ordered says whether the
+/// stream was taken.
+nb::object request_capsule(nb::handle obj, int cuda_device, bool* ordered) {
+  nb::object method = obj.attr("__dlpack__");
+  nb::object stream = nb::none();
+  if (cuda_device >= 0) stream = nb::int_(runtime::protocol_handle(runtime::current_stream_state(cuda_device).handle));
+  nb::dict newest, with_stream, bare;  // a TypeError means a producer older than a keyword: ask with fewer
+  newest["max_version"] = nb::make_tuple(dlpack::kVersion.major, dlpack::kVersion.minor);
+  if (cuda_device >= 0) {
+    newest["stream"] = stream;
+    with_stream["stream"] = stream;
+  }
+  std::vector<nb::dict> tries = {newest, bare};
+  if (cuda_device >= 0) tries.insert(tries.begin() + 1, with_stream);
+  for (std::size_t i = 0;; ++i) {
+    try {
+      nb::object capsule = method(**tries[i]);
+      *ordered = tries[i].contains("stream");
+      return capsule;
+    } catch (nb::python_error& e) {
+      if (!e.matches(PyExc_TypeError) || i + 1 == tries.size()) throw;
+    }
+  }
+}
+
 Array from_dlpack(nb::handle obj, nb::handle device, nb::handle copy) {
   const std::optional<Device> target = optional_device(device);
   const std::optional<bool> want_copy = optional_bool(copy);
   nb::object capsule;
+  bool ordered = false;
   if (PyCapsule_CheckExact(obj.ptr())) {  // a bare capsule, as older libraries hand out
     capsule = nb::borrow(obj);
   } else if (nb::isinstance<Array>(obj) || nb::hasattr(obj, "__dlpack__")) {
-    // Stream: None (the producer orders its work before the export), right for CPU producers;
-    // CUDA consumers will pass cupric's current stream once cupric.cuda has streams.
-    nb::object method = obj.attr("__dlpack__");
-    try {
-      nb::dict kwargs;
-      kwargs["max_version"] = nb::make_tuple(dlpack::kVersion.major, dlpack::kVersion.minor);
-      capsule = method(**kwargs);
-    } catch (nb::python_error& e) {
-      if (!e.matches(PyExc_TypeError)) throw;
-      capsule = method();  // a producer from before DLPack 1.0 (no max_version keyword)
-    }
+    capsule = request_capsule(obj, producer_cuda_device(obj), &ordered);
   } else {
     throw TypeError(
         cat("from_dlpack() needs an object with __dlpack__ (a NumPy, CuPy, PyTorch, JAX... array) or a "
@@ -151,6 +189,14 @@ Array from_dlpack(nb::handle obj, nb::handle device, nb::handle copy) {
             nb::cast<std::string>(nb::str(nb::type_name(obj.type())))));
   }
   Array a = import_capsule(capsule);
+  if (!a.device().is_cpu()) {
+    const int dev = a.device().index;
+    runtime::StreamState& current = runtime::current_stream_state(dev);
+    // without a stream the producer ordered its work before the legacy default stream (the
+    // protocol's None): the current stream waits for that one
+    if (!ordered) runtime::wait_for_handle(current.handle, dev, nullptr);
+    a.storage()->set_last_writer(current.serial);  // ready on the current stream from here on
+  }
   const Device d = target.value_or(a.device());
   if (!(d == a.device()) && want_copy == false)
     throw BufferError(cat("importing a ", a.device().str(), " tensor on ", d.str(), " needs a copy, but copy=False"));

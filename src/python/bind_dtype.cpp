@@ -1,4 +1,4 @@
-// bind_dtype.cpp — cupric.dtype objects (cu.float32, ...), result_type, can_cast, finfo, iinfo.
+// bind_dtype.cpp — dtype look-ups (dtypes are NumPy's), result_type, can_cast, finfo, iinfo.
 #include <nanobind/stl/pair.h>
 
 #include "convert.hpp"
@@ -8,15 +8,6 @@
 namespace cupric::py {
 
 namespace {
-bool dtype_equal(const PyDType& self, nb::handle other) {
-  try {
-    return dtype_from_py(other) == self.dtype;
-  } catch (const std::exception&) {
-    PyErr_Clear();
-    return false;
-  }
-}
-
 /// Arrays, dtypes and Python scalars (or their types) as result_type sees them.
 TypeOperand type_operand(nb::handle obj) {
   if (nb::isinstance<Array>(obj)) {
@@ -33,41 +24,21 @@ TypeOperand type_operand(nb::handle obj) {
 }  // namespace
 
 void bind_dtype(nb::module_& m) {
-  nb::class_<PyDType>(m, "dtype", "A cupric element type (compares equal to NumPy's dtype of the same name).")
-      .def("__init__", [](PyDType* self, nb::handle obj) { new (self) PyDType{dtype_from_py(obj)}; })
-      .def_prop_ro("name", [](const PyDType& d) { return std::string(name(d.dtype)); })
-      .def_prop_ro("itemsize", [](const PyDType& d) { return itemsize(d.dtype); })
-      .def_prop_ro("kind", [](const PyDType& d) { return std::string(1, static_cast<char>(kind(d.dtype))); })
-      .def_prop_ro("char", [](const PyDType& d) { return std::string(1, dtype_code(d.dtype)); })
-      .def_prop_ro("str", [](const PyDType& d) {
-        const auto& i = info(d.dtype);
-        return std::string(i.itemsize == 1 ? "|" : "<") + i.typestr_code;
-      })
-      .def_prop_ro("numpy", [](const PyDType& d) -> nb::object {
-        nb::object np = nb::module_::import_("numpy");
-        if (d.dtype == DType::bfloat16) return np.attr("dtype")(nb::module_::import_("ml_dtypes").attr("bfloat16"));
-        return np.attr("dtype")(name(d.dtype));
-      }, "The matching numpy.dtype (bfloat16 needs ml_dtypes).")
-      .def("__eq__", &dtype_equal)
-      .def("__ne__", [](const PyDType& a, nb::handle b) { return !dtype_equal(a, b); })
-      .def("__hash__", [](const PyDType& d) { return nb::hash(nb::str(name(d.dtype))); })
-      .def("__repr__", [](const PyDType& d) { return cat("dtype('", name(d.dtype), "')"); })
-      .def("__str__", [](const PyDType& d) { return std::string(name(d.dtype)); })
-      .def("__call__", [](const PyDType& d, nb::handle value) { return array_from_py(value, d.dtype); },
-           "Makes a 0-d array of this dtype: cu.float32(1.5).");
-
-  for (int i = 0; i < kNumDTypes; ++i) {
-    const DType t = static_cast<DType>(i);
-    m.attr(t == DType::bool_ ? "bool_" : name(t)) = PyDType{t};
-  }
-  m.attr("bool") = PyDType{DType::bool_};
+  // cupric's dtypes are NumPy's (cu.float32 is numpy.float32, x.dtype is a numpy.dtype): the
+  // Python package binds the names lazily; these give the canonical objects for any dtype-like.
+  m.def("_as_dtype", [](nb::handle obj) { return dtype_to_py(dtype_from_py(obj)); },
+        "The numpy.dtype of any dtype-like cupric accepts (bfloat16 through ml_dtypes).");
+  m.def("_scalar_type", [](nb::handle obj) { return scalar_type_to_py(dtype_from_py(obj)); },
+        "The NumPy scalar type of a dtype-like: numpy.float32, ml_dtypes.bfloat16, ...");
+  m.def("_dtype_kind", [](nb::handle obj) { return std::string(1, static_cast<char>(kind(dtype_from_py(obj)))); },
+        "NumPy's kind letter of a dtype-like, with 'f' for bfloat16 (whose NumPy kind is 'V').");
 
   m.def("result_type", [](nb::args args) {
     std::vector<TypeOperand> ops;
     for (nb::handle a : args) ops.push_back(type_operand(a));
-    return PyDType{result_type(ops)};
+    return dtype_to_py(result_type(ops));
   }, "NumPy 2 result_type: arrays, dtypes and Python scalars (weak, NEP 50).");
-  m.def("promote_types", [](nb::handle a, nb::handle b) { return PyDType{promote_types(dtype_from_py(a), dtype_from_py(b))}; });
+  m.def("promote_types", [](nb::handle a, nb::handle b) { return dtype_to_py(promote_types(dtype_from_py(a), dtype_from_py(b))); });
   m.def("can_cast", [](nb::handle from, nb::handle to, const std::string& casting) {
     if (is_python_scalar(from))
       throw TypeError("can_cast() does not support Python int, float or complex; use a dtype or an array");
@@ -81,13 +52,13 @@ void bind_dtype(nb::module_& m) {
     d["bits"] = f.bits; d["eps"] = f.eps; d["max"] = f.max; d["min"] = f.min; d["tiny"] = f.tiny;
     d["smallest_normal"] = f.tiny; d["smallest_subnormal"] = f.smallest_subnormal; d["resolution"] = f.resolution;
     d["precision"] = f.precision; d["nmant"] = f.nmant; d["nexp"] = f.nexp; d["minexp"] = f.minexp;
-    d["maxexp"] = f.maxexp; d["dtype"] = PyDType{f.dtype};
+    d["maxexp"] = f.maxexp; d["dtype"] = dtype_to_py(f.dtype);
     return d;
   });
   m.def("_iinfo", [](nb::handle t) {
     const IntInfo i = iinfo(nb::isinstance<Array>(t) ? nb::cast<const Array&>(t).dtype() : dtype_from_py(t));
     nb::dict d;
-    d["bits"] = i.bits; d["min"] = i.min; d["max"] = i.max; d["dtype"] = PyDType{i.dtype};
+    d["bits"] = i.bits; d["min"] = i.min; d["max"] = i.max; d["dtype"] = dtype_to_py(i.dtype);
     return d;
   });
 }

@@ -122,7 +122,8 @@ void bind_functions(nb::module_& m) {
       "broadcast_to",
       [](nb::handle a, nb::handle shape) { return broadcast_view(as_array(a), ints_from_py(shape, "shape")); },
       nb::arg("array"), nb::arg("shape"));
-  m.def("broadcast_arrays", [](nb::args args) { return tuple_of_arrays(broadcast_arrays(arrays_from_py(args))); });
+  // a list, as the Array API has it (NumPy's tuple unpacks the same way)
+  m.def("broadcast_arrays", [](nb::args args) { return nb::list(tuple_of_arrays(broadcast_arrays(arrays_from_py(args)))); });
   m.def("broadcast_shapes", [](nb::args args) {
     std::vector<Shape> shapes;
     for (nb::handle s : args) shapes.push_back(ints_from_py(s, "shape"));

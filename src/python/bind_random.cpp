@@ -1,4 +1,5 @@
 // bind_random.cpp — cupric.random.Generator and default_rng over the C++ Generator.
+#include <cstring>
 #include <random>
 
 #include "convert.hpp"
@@ -22,24 +23,98 @@ void check_axis0(const char* what, int axis) {
 
 DType float_dtype(nb::handle dtype) { return optional_dtype(dtype).value_or(DType::float64); }
 
+[[noreturn]] void bad_seed(nb::handle seed) {
+  throw TypeError(cat("seed must be None, a non-negative int, a sequence or array of non-negative ints, a SeedSequence "
+                      "or a Generator; got ", nb::cast<std::string>(nb::repr(seed))));
+}
+
+/// SplitMix64's step and output function (Steele, Lea, Flood 2014): mixes one word into a key.
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+/// The Philox key of a seed given as 64-bit words: the first word itself (so a single word is its
+/// own key, as an int seed is), each further word mixed in with key = splitmix64(key) ^ word.
+std::uint64_t fold_words(const std::vector<std::uint64_t>& words) {
+  std::uint64_t key = words.empty() ? 0 : words[0];
+  for (std::size_t i = 1; i < words.size(); ++i) key = splitmix64(key) ^ words[i];
+  return key;
+}
+
+/// A non-negative int as 64-bit words, least significant first (none for 0).
+std::vector<std::uint64_t> int_words(nb::handle seed, const nb::int_& value) {
+  if (nb::cast<bool>(value.attr("__lt__")(0))) throw ValueError(cat("seed must be non-negative, got ", nb::cast<std::string>(nb::str(seed))));
+  std::vector<std::uint64_t> words;
+  for (nb::object v = value; nb::cast<bool>(v.attr("__ne__")(0)); v = v.attr("__rshift__")(64))
+    words.push_back(PyLong_AsUnsignedLongLongMask(v.ptr()));
+  return words;
+}
+
+/// The entries of a (nested) list or tuple, each an int below 2**64, in order. Read one by one:
+/// asarray would turn [2**64 - 1, 7] into float64.
+void list_words(nb::handle seed, nb::handle obj, std::vector<std::uint64_t>& words) {
+  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
+    for (nb::handle item : obj) list_words(seed, item, words);
+    return;
+  }
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr())) bad_seed(seed);
+  nb::int_ value = nb::steal<nb::int_>(PyNumber_Index(obj.ptr()));
+  if (!value.is_valid()) {
+    PyErr_Clear();
+    bad_seed(seed);
+  }
+  if (nb::cast<bool>(value.attr("__lt__")(0))) throw ValueError(cat("seed values must be non-negative, got ", nb::cast<std::string>(nb::str(value))));
+  std::vector<std::uint64_t> parts = int_words(seed, value);
+  if (parts.size() > 1) bad_seed(seed);
+  words.push_back(parts.empty() ? 0 : parts[0]);
+}
+
+/// The entries of an integer array (flattened in C order), each one word.
+std::vector<std::uint64_t> array_words(nb::handle seed) {
+  Array a;
+  try {
+    a = array_from_py(seed, std::nullopt, Device::cpu());
+  } catch (const std::exception&) {
+    bad_seed(seed);
+  }
+  if (a.size() == 0) return {};  // [] is float64 to asarray; NumPy takes it as no words
+  if (!is_integer(a.dtype())) bad_seed(seed);
+  const bool is_signed = is_signed_integer(a.dtype());
+  Array h = convert_array(a, is_signed ? DType::int64 : DType::uint64, Device::cpu(), true);
+  std::vector<std::uint64_t> words(static_cast<std::size_t>(h.size()));
+  if (!words.empty()) std::memcpy(words.data(), h.data(), words.size() * sizeof(std::uint64_t));
+  for (std::uint64_t w : words)
+    if (is_signed && static_cast<std::int64_t>(w) < 0)
+      throw ValueError(cat("seed values must be non-negative, got ", static_cast<std::int64_t>(w)));
+  return words;
+}
+
+/// The Philox key of a seed (see default_rng's documentation in cupric/random/__init__.py).
 std::uint64_t seed_from_py(nb::handle seed) {
   if (seed.is_none()) {
     std::random_device rd;
     return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
   }
-  if (!PyLong_Check(seed.ptr()) || PyBool_Check(seed.ptr()))
-    throw TypeError(cat("seed must be None or a non-negative int, got ", nb::cast<std::string>(nb::repr(seed))));
-  nb::int_ value = nb::borrow<nb::int_>(seed);
-  if (nb::cast<bool>(value.attr("__lt__")(0))) throw ValueError(cat("seed must be non-negative, got ", nb::cast<std::string>(nb::str(seed))));
-  // fold arbitrarily large seeds into 64 bits, 64 bits at a time
-  std::uint64_t key = 0;
-  nb::object v = value;
-  for (int part = 0; nb::cast<bool>(v.attr("__ne__")(0)); ++part) {
-    const std::uint64_t low = PyLong_AsUnsignedLongLongMask(v.ptr());
-    key = part == 0 ? low : (key * 0x9E3779B97F4A7C15ULL) ^ low;
-    v = v.attr("__rshift__")(64);
+  if (PyBool_Check(seed.ptr())) bad_seed(seed);
+  if (PyIndex_Check(seed.ptr())) {  // int, np.int64, 0-d integer arrays
+    PyObject* index = PyNumber_Index(seed.ptr());
+    if (index) return fold_words(int_words(seed, nb::steal<nb::int_>(index)));
+    PyErr_Clear();  // arrays of more than one element: their entries are the seed
   }
-  return key;
+  if (nb::hasattr(seed, "generate_state")) {  // numpy.random.SeedSequence and its kind: two 32-bit words
+    nb::object state = seed.attr("generate_state")(2);
+    return nb::cast<std::uint64_t>(state[0]) | (nb::cast<std::uint64_t>(state[1]) << 32);
+  }
+  if (PyUnicode_Check(seed.ptr()) || PyFloat_Check(seed.ptr())) bad_seed(seed);
+  if (PyList_Check(seed.ptr()) || PyTuple_Check(seed.ptr())) {
+    std::vector<std::uint64_t> words;
+    list_words(seed, seed, words);
+    return fold_words(words);
+  }
+  return fold_words(array_words(seed));
 }
 }  // namespace
 

@@ -94,7 +94,7 @@ void bind_builder(nb::module_& t) {
       })
       .def("type", [](const Builder& b, int v) {
         const tile::Type& t = b.type(v);
-        return nb::make_tuple(t.is_array() ? "array" : "tile", PyDType{t.dtype}, shape_tuple(t.shape), t.ndim,
+        return nb::make_tuple(t.is_array() ? "array" : "tile", dtype_to_py(t.dtype), shape_tuple(t.shape), t.ndim,
                               t.weak != WeakKind::none);
       }, "(kind, dtype, shape, ndim, weak) of a value")
       .def("type_str", [](const Builder& b, int v) { return b.type(v).str(); })

@@ -209,16 +209,20 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
     }
   }
   runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
-  for (std::size_t i = 0; i < params_.size(); ++i) {  // __cuda_array_interface__ v3: after the producer's work
+  runtime::StreamState& state = *s.state();
+  for (std::size_t i = 0; i < params_.size(); ++i) {  // after the work that produces the arrays
     const ReadArg& a = read[i];
-    if (is_array_kind(params_[i].kind) && a.has_stream && a.stream != reinterpret_cast<std::uintptr_t>(s.handle()))
-      s.wait(runtime::Stream::wrap(a.stream, target_.device));
+    if (!is_array_kind(params_[i].kind)) continue;
+    DeviceArgument arg{a.storage, a.has_stream, reinterpret_cast<cuda::CUstream>(a.stream)};
+    order_before_use(arg, state);
   }
   runtime::LaunchConfig config;
   config.grid = {static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2])};
   config.block = {target_.threads, 1, 1};
   config.shared_memory = target_.smem;
-  runtime::launch(s.handle(), s.state().get(), config, k, packer);
+  runtime::launch(state.handle, &state, config, k, packer);
+  for (std::size_t i = 0; i < params_.size(); ++i)  // (which arrays a CUDA kernel writes is not known here)
+    if (read[i].storage) note_written(DeviceArgument{read[i].storage, false, nullptr}, state);
 }
 
 /// The plans of one kernel (or autotuned kernel), most recently added first: launch() tries

@@ -140,14 +140,17 @@ void bind_ufunc(nb::module_& m) {
 
   // every row of the table (and alias), also where the namespace puts a richer function under
   // the same name (cu.clip, cu.where): the tile language and tools read the table from here
+  // an alias is the same object as its target (cu.abs is cu.absolute, as in NumPy), so that a
+  // ufunc pickles by its one name
   nb::dict table;
   for (const Ufunc& uf : all_ufuncs()) {
-    m.attr(uf.name.c_str()) = PyUfunc{&uf};
-    table[uf.name.c_str()] = PyUfunc{&uf};
+    nb::object obj = nb::cast(PyUfunc{&uf});
+    m.attr(uf.name.c_str()) = obj;
+    table[uf.name.c_str()] = obj;
   }
   for (const auto& [alias, target] : ufunc_aliases()) {
-    m.attr(alias.c_str()) = PyUfunc{&find_ufunc(target)};
-    table[alias.c_str()] = PyUfunc{&find_ufunc(target)};
+    m.attr(alias.c_str()) = table[target.c_str()];
+    table[alias.c_str()] = table[target.c_str()];
   }
   m.attr("_ufunc_table") = table;
 

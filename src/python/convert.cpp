@@ -1,6 +1,8 @@
 // convert.cpp — Python objects to cupric dtypes, devices and arrays (asarray).
 #include "convert.hpp"
 
+#include "bind_cuda.hpp"
+
 #include "cupric/cuda/loader.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
@@ -15,22 +17,88 @@ namespace cupric::py {
 
 // ---- dtypes ----------------------------------------------------------------------------------
 
+namespace {
+/// NumPy's dtype objects and scalar types, one per cupric DType, looked up by identity. numpy is
+/// imported at the first dtype crossing the boundary (not at `import cupric`); ml_dtypes (0.6 s
+/// to import) only when a bfloat16 does, or when the user already imported it.
+struct NumpyDTypes {
+  PyObject* dtype[kNumDTypes] = {};  ///< numpy.dtype instances (strong references, never freed)
+  PyObject* type[kNumDTypes] = {};   ///< numpy scalar types: numpy.float32, ml_dtypes.bfloat16, ...
+};
+
+NumpyDTypes& numpy_dtypes_storage() {
+  static NumpyDTypes t;
+  return t;
+}
+
+void fill_slot(NumpyDTypes& t, DType d, nb::handle scalar_type, nb::handle np_dtype) {
+  const int i = static_cast<int>(d);
+  t.type[i] = scalar_type.inc_ref().ptr();
+  t.dtype[i] = np_dtype(scalar_type).release().ptr();
+}
+
+/// Fills the bfloat16 slot from ml_dtypes (imports it): the one dtype NumPy does not have.
+void load_bfloat16(NumpyDTypes& t) {
+  nb::object ml;
+  try {
+    ml = nb::module_::import_("ml_dtypes");
+  } catch (nb::python_error&) {
+    throw TypeError("bfloat16 arrays need ml_dtypes for their NumPy dtype: pip install ml_dtypes");
+  }
+  fill_slot(t, DType::bfloat16, ml.attr("bfloat16"), nb::module_::import_("numpy").attr("dtype"));
+}
+
+NumpyDTypes& numpy_dtypes(bool need_bfloat16) {
+  NumpyDTypes& t = numpy_dtypes_storage();
+  if (!t.dtype[0]) {
+    nb::object np = nb::module_::import_("numpy");
+    nb::object np_dtype = np.attr("dtype");
+    for (int i = 0; i < kNumDTypes; ++i) {
+      const DType d = static_cast<DType>(i);
+      if (d != DType::bfloat16) fill_slot(t, d, np.attr(d == DType::bool_ ? "bool_" : name(d)), np_dtype);
+    }
+  }
+  const int bf = static_cast<int>(DType::bfloat16);
+  if (!t.dtype[bf] && (need_bfloat16 || PyDict_GetItemString(PyImport_GetModuleDict(), "ml_dtypes"))) load_bfloat16(t);
+  return t;
+}
+
+/// The DType whose NumPy dtype object or scalar type `p` is, by identity; -1 when none.
+int find_numpy_dtype(const NumpyDTypes& t, PyObject* p) {
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (p == t.dtype[i] || p == t.type[i]) return i;
+  return -1;
+}
+
+[[noreturn]] void unsupported_dtype(nb::handle obj) {
+  throw TypeError(cat("data type ", nb::cast<std::string>(nb::repr(obj)),
+                      " is not supported by cupric (bool, int8-64, uint8-64, float16, bfloat16, float32/64, "
+                      "complex64/128 are)"));
+}
+}  // namespace
+
 DType dtype_from_py(nb::handle obj) {
   if (obj.is_none()) throw TypeError("a dtype is required, got None");
-  if (nb::isinstance<PyDType>(obj)) return nb::cast<PyDType>(obj).dtype;
-  if (nb::isinstance<nb::str>(obj)) return dtype_from_name(nb::cast<std::string>(obj));
   PyObject* p = obj.ptr();
+  if (PyUnicode_Check(p)) return dtype_from_name(nb::cast<std::string>(obj));
   if (p == reinterpret_cast<PyObject*>(&PyBool_Type)) return DType::bool_;
   if (p == reinterpret_cast<PyObject*>(&PyLong_Type)) return DType::int64;
   if (p == reinterpret_cast<PyObject*>(&PyFloat_Type)) return DType::float64;
   if (p == reinterpret_cast<PyObject*>(&PyComplex_Type)) return DType::complex128;
-  // numpy dtypes and scalar types, ml_dtypes' bfloat16: ask numpy for the canonical name
+  const NumpyDTypes& t = numpy_dtypes(false);
+  if (int i = find_numpy_dtype(t, p); i >= 0) return static_cast<DType>(i);
+  // anything else NumPy reads as a dtype (its subclass instances, objects with a .dtype, ...)
+  nb::object np_dtype;
   try {
-    nb::object np_dtype = nb::module_::import_("numpy").attr("dtype")(obj);
-    return dtype_from_name(nb::cast<std::string>(np_dtype.attr("name")));
+    np_dtype = nb::module_::import_("numpy").attr("dtype")(obj);
   } catch (nb::python_error&) {
+    throw TypeError(cat("data type ", nb::cast<std::string>(nb::repr(obj)), " not understood"));
   }
-  throw TypeError(cat("data type ", nb::cast<std::string>(nb::repr(obj)), " not understood"));
+  if (int i = find_numpy_dtype(t, np_dtype.ptr()); i >= 0) return static_cast<DType>(i);
+  if (!nb::cast<bool>(np_dtype.attr("isnative")))
+    throw TypeError(cat("non-native byte order data type ", nb::cast<std::string>(nb::repr(np_dtype)),
+                        " is not supported: use dtype.newbyteorder('=')"));
+  unsupported_dtype(np_dtype);
 }
 
 std::optional<DType> optional_dtype(nb::handle obj) {
@@ -38,7 +106,13 @@ std::optional<DType> optional_dtype(nb::handle obj) {
   return dtype_from_py(obj);
 }
 
-nb::object dtype_to_py(DType t) { return nb::cast(PyDType{t}); }
+nb::object dtype_to_py(DType t) {
+  return nb::borrow(numpy_dtypes(t == DType::bfloat16).dtype[static_cast<int>(t)]);
+}
+
+nb::object scalar_type_to_py(DType t) {
+  return nb::borrow(numpy_dtypes(t == DType::bfloat16).type[static_cast<int>(t)]);
+}
 
 // ---- devices ---------------------------------------------------------------------------------
 
@@ -306,11 +380,15 @@ Array from_cuda_array_interface(nb::handle obj) {
   }
   const InterfaceLayout layout = read_interface(iface, "__cuda_array_interface__");
   const int device = runtime::Device::current().index();
+  runtime::StreamState& current = runtime::current_stream_state(device);
   PyObject* stream = PyDict_GetItemString(iface.ptr(), "stream");
-  if (stream && stream != Py_None)
-    runtime::Stream::current(device).wait(runtime::Stream::wrap(
-        interface_int<std::uintptr_t>(stream, "__cuda_array_interface__", "stream"), device));
-  return foreign_view(obj, layout, Device::cuda(device), obj.ptr());
+  if (stream && stream != Py_None)  // version 3: the data is ready on that stream
+    runtime::wait_for_handle(
+        current.handle, device,
+        protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"), "__cuda_array_interface__"));
+  Array a = foreign_view(obj, layout, Device::cuda(device), obj.ptr());
+  a.storage()->set_last_writer(current.serial);  // ready on the current stream from here on
+  return a;
 }
 
 struct Nested {

@@ -24,19 +24,18 @@ struct type_caster<cupric::SmallVector<T, N>> : list_caster<cupric::SmallVector<
 
 namespace cupric::py {
 
-/// The Python face of a dtype: `cu.float32` is a PyDType.
-struct PyDType {
-  DType dtype;
-};
-
 /// A shape argument (an integer or a sequence of them) with NumPy's errors: TypeError for
 /// non-integers, ValueError for more than 64 dimensions or an extent beyond int64.
 Shape shape_from_py(nb::handle obj);
 
-/// Any dtype-like: cupric dtype, "float32", "f4", float, np.float32, np.dtype("f4"), ml_dtypes.bfloat16.
+/// Any dtype-like NumPy accepts: "float32", "f4", float, np.float32, np.dtype("f4"),
+/// ml_dtypes.bfloat16. Dtypes cupric has no loops for (object, str, datetime) raise TypeError.
 DType dtype_from_py(nb::handle obj);
 std::optional<DType> optional_dtype(nb::handle obj);  ///< None -> nullopt
+/// The numpy.dtype of a DType (dtypes at the Python boundary are NumPy's; bfloat16 is ml_dtypes').
 nb::object dtype_to_py(DType t);
+/// The NumPy scalar type of a DType: numpy.float32, ml_dtypes.bfloat16, ...
+nb::object scalar_type_to_py(DType t);
 
 /// "cpu", "cuda:0", a Device, or None (-> the default device).
 Device device_from_py(nb::handle obj);

@@ -101,6 +101,7 @@ bool read_cupric(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   if (device < 0 ? !d.is_cpu() : (d.is_cpu() || d.index != device)) return false;
   if (a.dtype() != p.dtype || a.ndim() != p.ndim || (p.written && !a.writeable())) return false;
   out.view.data = a.data();
+  out.storage = device < 0 ? nullptr : a.storage().get();
   for (int k = 0; k < p.ndim; ++k) {
     out.view.shape[k] = a.shape()[static_cast<std::size_t>(k)];
     out.view.strides[k] = a.strides()[static_cast<std::size_t>(k)];
@@ -186,7 +187,8 @@ bool read_cai(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   out.has_stream = stream && stream != Py_None;
   if (out.has_stream) {
     long long s;
-    if (!as_ll(stream, &s)) return false;
+    // 0 (ambiguous) and bad values: the Python path says so
+    if (!as_ll(stream, &s) || s <= 0) return false;
     out.stream = static_cast<std::uintptr_t>(s == 1 ? 0 : s);  // 1: the legacy default stream
   }
   return true;
@@ -308,6 +310,7 @@ namespace {
 bool match_array(const PlanParam& p, PyObject* v, int device, ReadArg& out) {
   out.release();
   out.has_stream = false;
+  out.storage = nullptr;
   out.ndim = p.ndim;
   bool ok = false;
   switch (p.kind) {

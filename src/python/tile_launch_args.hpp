@@ -48,8 +48,9 @@ struct ReadArg {
   PyObject* value = nullptr;  // borrowed from the launch's argument tuple
   cupric_tile_array view{};
   int ndim = 0;
-  bool has_stream = false;
-  std::uintptr_t stream = 0;
+  bool has_stream = false;     // __cuda_array_interface__ v3: the data is ready on `stream`
+  std::uintptr_t stream = 0;   // (a driver handle: 0 for the legacy default stream)
+  Storage* storage = nullptr;  // a cupric array's memory (ordered after its writer, noted when written)
   Py_buffer buffer{};
   bool holds_buffer = false;
 

@@ -15,8 +15,6 @@ using namespace cupric::cuda;
 
 namespace {
 
-std::atomic<const char*> last_kernel{nullptr};
-
 const char* intern(const std::string& name) {
   static std::mutex mutex;
   static auto* names = new std::unordered_set<std::string>();  // never freed: read after faults
@@ -24,16 +22,11 @@ const char* intern(const std::string& name) {
   return names->insert(name).first->c_str();
 }
 
-std::string last_kernel_context(CUresult) {
-  const char* k = last_kernel.load();
-  return k ? cat(" (the last kernel cupric launched was '", k, "')") : std::string();
-}
+std::string last_kernels_context(CUresult) { return recent_launches_report(); }
 
 std::string dims(const std::array<unsigned, 3>& d) { return cat("(", d[0], ", ", d[1], ", ", d[2], ")"); }
 
 }  // namespace
-
-const char* last_launched_kernel() { return last_kernel.load(); }
 
 struct Kernel::State {
   CUfunction function = nullptr;
@@ -48,7 +41,7 @@ struct Kernel::State {
 Kernel::Kernel(CUfunction function, int device, std::string name, std::shared_ptr<const void> owner)
     : state_(std::make_shared<State>()) {
   static const bool hook_installed = [] {
-    set_error_context_hook(&last_kernel_context);
+    set_error_context_hook(&last_kernels_context);
     return true;
   }();
   (void)hook_installed;
@@ -166,8 +159,10 @@ void launch(CUstream stream, StreamState* state, const LaunchConfig& c, const Ke
                                      c.shared_memory, stream, args.params(), nullptr);
   if (rc != CUDA_SUCCESS) [[unlikely]]
     launch_failed(rc, op, c, k);
-  last_kernel.store(k.interned_name(), std::memory_order_relaxed);
-  if (state) state->last_kernel.store(k.interned_name(), std::memory_order_relaxed);
+  if (!state) return;
+  const LaunchSiteHook site = launch_site_hook();
+  state->launches.record(k.interned_name(), site ? site() : nullptr);  // for fault reports
+  if (!state->used.load(std::memory_order_relaxed)) state->used.store(true, std::memory_order_relaxed);
 }
 
 void launch(const Stream& stream, const LaunchConfig& config, const Kernel& kernel, ArgPacker& args) {

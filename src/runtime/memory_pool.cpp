@@ -82,11 +82,12 @@ void MemoryPool::driver_free(CUdeviceptr ptr, CUstream stream) {
     d.MemFree(ptr);
 }
 
-CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::size_t* block_size, bool* graph_owned) {
+CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned) {
   std::size_t size = round_size(nbytes);
   *block_size = size;
-  *graph_owned = stream.state()->capturing;
-  StreamState* key = stream.state().get();
+  *graph_owned = stream.capturing;
+  StreamState* key = &stream;
+  if (!stream.used.load(std::memory_order_relaxed)) stream.used.store(true, std::memory_order_relaxed);
   if (!*graph_owned && !(async_ && size >= kLargeBlock)) {
     std::lock_guard lock(mutex_);
     ++stats_.allocations;
@@ -105,7 +106,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::
     }
   }
   Device(device_).activate();
-  CUdeviceptr p = driver_allocate(size, stream.handle());
+  CUdeviceptr p = driver_allocate(size, stream.handle);
   if (!p && !*graph_owned) {  // out of memory: give the cache back, wait for frees, trim, retry once
     // (not while capturing: synchronising would invalidate the capture)
     {
@@ -113,7 +114,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::
       ++stats_.oom_retries;
     }
     free_all_blocks();
-    p = driver_allocate(size, stream.handle());
+    p = driver_allocate(size, stream.handle);
   }
   if (!p) {
     std::size_t free = 0, total = 0;
@@ -134,20 +135,20 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, const Stream& stream, std::
   return p;
 }
 
-void MemoryPool::deallocate(CUdeviceptr ptr, std::size_t block_size, const Stream& stream, bool graph_owned) {
-  if (graph_owned || stream.state()->capturing || (async_ && block_size >= kLargeBlock)) {
+void MemoryPool::deallocate(CUdeviceptr ptr, std::size_t block_size, StreamState& stream, bool graph_owned) {
+  if (graph_owned || stream.capturing || (async_ && block_size >= kLargeBlock)) {
     {
       std::lock_guard lock(mutex_);
       stats_.bytes_in_use -= block_size;
     }
     Device(device_).activate();
-    driver_free(ptr, stream.handle());
+    driver_free(ptr, stream.handle);
     return;
   }
   std::lock_guard lock(mutex_);
   stats_.bytes_in_use -= block_size;
   stats_.bytes_cached += block_size;
-  cache_[stream.state().get()].by_size[block_size].push_back(ptr);
+  cache_[&stream].by_size[block_size].push_back(ptr);
 }
 
 void MemoryPool::flush_cache_locked() {

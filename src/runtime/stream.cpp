@@ -15,12 +15,11 @@
 namespace cupric::runtime {
 using namespace cupric::cuda;
 
-void release_stream_blocks(StreamState* stream);  // memory_pool.cpp
-
 namespace {
 
 // Current stream per device for this thread (null entry: the default stream), and the stack of
-// what `with stream:` replaced.
+// what `with stream:` replaced. The last answer is cached (the ops' hot path asks every time);
+// `with` blocks drop the cache.
 struct ThreadStreams {
   std::unordered_map<int, std::shared_ptr<StreamState>> current;
   struct Saved {
@@ -29,6 +28,8 @@ struct ThreadStreams {
     std::shared_ptr<StreamState> stream;
   };
   std::vector<Saved> saved;
+  int cached_device = -1;
+  std::shared_ptr<StreamState> cached;
 };
 thread_local ThreadStreams thread_streams;
 
@@ -47,16 +48,23 @@ std::shared_ptr<StreamState> default_state(int device) {
 
 int resolve_device(int device) { return device < 0 ? Device::current().index() : device; }
 
+const std::shared_ptr<StreamState>& current_state(int device) {
+  auto& ts = thread_streams;
+  if (ts.cached_device != device) {
+    auto it = ts.current.find(device);
+    ts.cached = it != ts.current.end() && it->second ? it->second : default_state(device);
+    ts.cached_device = device;
+  }
+  return ts.cached;
+}
+
 }  // namespace
 
-StreamState::~StreamState() {
-  if (!loaded_driver()) return;
-  release_stream_blocks(this);
-  if (owned && handle) driver().StreamDestroy(handle);  // errors ignored: nothing to do in a destructor
-}
+StreamState& current_stream_state(int device) { return *current_state(device); }
 
 Stream Stream::create(int device, int priority, bool non_blocking) {
   device = resolve_device(device);
+  poll_dropped_streams();
   Device(device).activate();
   auto s = std::make_shared<StreamState>();
   s->device = device;
@@ -72,17 +80,13 @@ Stream Stream::default_stream(int device) {
   return Stream(default_state(device));
 }
 
-Stream Stream::current(int device) {
-  device = resolve_device(device);
-  auto it = thread_streams.current.find(device);
-  if (it != thread_streams.current.end() && it->second) return Stream(it->second);
-  return default_stream(device);
-}
+Stream Stream::current(int device) { return Stream(current_state(resolve_device(device))); }
 
 Stream Stream::wrap(std::uintptr_t handle, int device, std::shared_ptr<void> keepalive) {
+  if (handle == 1) handle = 0;  // CU_STREAM_LEGACY: the default stream, as handle 0 is for the driver API
   auto h = reinterpret_cast<CUstream>(handle);
   if (device < 0) {
-    if (handle == 0 || handle == 1 || handle == 2) {
+    if (handle == 0 || handle == 2) {
       device = Device::current().index();
     } else {
       const DriverApi& d = driver();
@@ -108,12 +112,7 @@ Stream Stream::wrap(std::uintptr_t handle, int device, std::shared_ptr<void> kee
 
 void Stream::synchronize() const {
   Device(device()).activate();
-  CUresult rc = driver().StreamSynchronize(handle());
-  if (rc != CUDA_SUCCESS) {
-    const char* k = state_->last_kernel.load();
-    throw_driver_error(rc, "cuStreamSynchronize",
-                       k ? cat(" (the last kernel launched on this stream was '", k, "')") : std::string());
-  }
+  check(driver().StreamSynchronize(handle()), "cuStreamSynchronize");  // a fault: the error names recent launches
 }
 
 bool Stream::query() const {
@@ -186,6 +185,7 @@ void Stream::enter() const {
   ts.saved.push_back({prev_device, device(), it == ts.current.end() ? nullptr : it->second});
   Device::set_current(device());
   ts.current[device()] = state_;
+  ts.cached_device = -1;
 }
 
 void Stream::exit() {
@@ -194,6 +194,8 @@ void Stream::exit() {
   auto saved = std::move(ts.saved.back());
   ts.saved.pop_back();
   ts.current[saved.stream_device] = std::move(saved.stream);
+  ts.cached_device = -1;
+  ts.cached.reset();
   Device::set_current(saved.device);
 }
 

@@ -13,6 +13,14 @@ static struct block* blocks;
 static void track(CUdeviceptr p, size_t n) { struct block* b = malloc(sizeof *b); b->p = p; b->n = n; b->next = blocks; blocks = b; used += n; }
 static void untrack(CUdeviceptr p) { for (struct block** b = &blocks; *b; b = &(*b)->next) if ((*b)->p == p) { struct block* d = *b; used -= d->n; *b = d->next; free(d); return; } fprintf(stderr, "FAKE: free of unknown %llx\n", p); abort(); }
 int launches = 0;
+// The stream calls the tests check (record, wait, query, destroy), one line each; fake_pending
+// makes queries answer CUDA_ERROR_NOT_READY (work still running) until it is cleared.
+static char trace_buf[1 << 16];
+static size_t trace_len = 0;
+int fake_pending = 0;
+static void trace(const char* fmt, void* a, void* b) { if (trace_len < sizeof trace_buf - 128) trace_len += snprintf(trace_buf + trace_len, sizeof trace_buf - trace_len, fmt, a, b); }
+const char* fake_trace(void) { return trace_buf; }
+void fake_trace_clear(void) { trace_len = 0; trace_buf[0] = 0; }
 // What the last launch passed: the first 8 bytes of each parameter (sizes from FAKE_PARAM_SIZES).
 unsigned long long fake_last_args[64];
 int fake_last_nargs = 0;
@@ -45,10 +53,10 @@ CUresult cuCtxGetStreamPriorityRange(int* l, int* g) { *l = 0; *g = -5; return 0
 CUresult cuMemGetInfo_v2(size_t* f, size_t* t) { *f = total - used; *t = total; return 0; }
 struct stream { unsigned flags; int prio; int capturing; int nodes; };
 CUresult cuStreamCreateWithPriority(void** s, unsigned f, int p) { if (!current_ctx) return 201; struct stream* x = calloc(1, sizeof *x); x->flags = f; x->prio = p; *s = x; return 0; }
-CUresult cuStreamDestroy_v2(void* s) { free(s); return 0; }
+CUresult cuStreamDestroy_v2(void* s) { trace("destroy %p\n", s, NULL); free(s); return 0; }
 CUresult cuStreamSynchronize(void* s) { (void)s; return getenv("FAKE_STICKY") ? 700 : 0; }
-CUresult cuStreamQuery(void* s) { (void)s; return 0; }
-CUresult cuStreamWaitEvent(void* s, void* e, unsigned f) { (void)s; (void)e; (void)f; return 0; }
+CUresult cuStreamQuery(void* s) { trace("query %p\n", s, NULL); return fake_pending ? 600 : 0; }
+CUresult cuStreamWaitEvent(void* s, void* e, unsigned f) { (void)f; trace("wait %p %p\n", s, e); return 0; }
 CUresult cuStreamGetPriority(void* s, int* p) { *p = s ? ((struct stream*)s)->prio : 0; return 0; }
 CUresult cuStreamGetFlags(void* s, unsigned* f) { *f = s ? ((struct stream*)s)->flags : 0; return 0; }
 CUresult cuStreamGetCtx(void* s, void** c) { (void)s; *c = (void*)0x1000; return 0; }
@@ -58,10 +66,10 @@ CUresult cuStreamIsCapturing(void* s, int* st) { *st = s ? ((struct stream*)s)->
 struct event { unsigned flags; double t; };
 static double now(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6; }
 CUresult cuEventCreate(void** e, unsigned f) { struct event* x = calloc(1, sizeof *x); x->flags = f; *e = x; return 0; }
-CUresult cuEventDestroy_v2(void* e) { free(e); return 0; }
-CUresult cuEventRecord(void* e, void* s) { (void)s; ((struct event*)e)->t = now(); return 0; }
+CUresult cuEventDestroy_v2(void* e) { trace("event_destroy %p\n", e, NULL); free(e); return 0; }
+CUresult cuEventRecord(void* e, void* s) { trace("record %p %p\n", e, s); ((struct event*)e)->t = now(); return 0; }
 CUresult cuEventSynchronize(void* e) { (void)e; return 0; }
-CUresult cuEventQuery(void* e) { (void)e; return 0; }
+CUresult cuEventQuery(void* e) { (void)e; return fake_pending ? 600 : 0; }
 CUresult cuEventElapsedTime_v2(float* ms, void* a, void* b) { if ((((struct event*)a)->flags | ((struct event*)b)->flags) & 2) return 400; *ms = ((struct event*)b)->t - ((struct event*)a)->t; return 0; }
 static CUresult alloc(CUdeviceptr* p, size_t n) { if (n > total - used) return 2; void* m = aligned_alloc(256, (n + 255) / 256 * 256); if (!m) return 2; *p = (CUdeviceptr)m; track(*p, n); return 0; }
 CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) { return alloc(p, n); }
@@ -101,6 +109,7 @@ static CUresult do_launch(void* f, unsigned gx, unsigned bx, unsigned smem, void
   fake_last_nargs = n < 0 ? 0 : n;
   for (int i = 0; i < fake_last_nargs; ++i) { fake_last_args[i] = 0; memcpy(&fake_last_args[i], params[i], sizes[i] < 8 ? sizes[i] : 8); }
   if (s && ((struct stream*)s)->capturing) ((struct stream*)s)->nodes++;
+  if (trace_len < sizeof trace_buf - 320) trace_len += snprintf(trace_buf + trace_len, sizeof trace_buf - trace_len, "launch %s %p\n", ((struct function*)f)->name, s);
   launches++; return 0; }
 CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void* s, void** p, void** e) { (void)gy; (void)gz; (void)by; (void)bz; (void)p; (void)e; return do_launch(f, gx, bx, smem, s, p); }
 typedef struct { unsigned gx, gy, gz, bx, by, bz, smem; void* s; void* attrs; unsigned n; } cfg;

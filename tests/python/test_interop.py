@@ -114,10 +114,19 @@ def test_numpy_ufunc_out_and_where():
         np.add(x, 1, out=ro)
 
 
-def test_numpy_ufunc_without_cupric_equivalent():
+@pytest.fixture
+def strict_fallback():
+    """cu.set_fallback('strict'): nothing runs in NumPy, so cupric's errors show (test_fallback.py
+    tests what the default runs in NumPy)."""
+    old = cu.set_fallback("strict")
+    yield
+    cu.set_fallback(old)
+
+
+def test_numpy_ufunc_without_cupric_equivalent(strict_fallback):
     # NumPy would raise TypeError after NotImplemented too; cupric says which function is missing
     x = cu.asarray([1.0, 2.0])
-    with pytest.raises(TypeError, match=r"cupric does not implement numpy\.frexp; convert with np\.asarray"):
+    with pytest.raises(TypeError, match=r"cupric does not implement numpy\.frexp \(cu\.set_fallback\('strict'\)"):
         np.frexp(x)  # two outputs: no cupric ufunc
     with pytest.raises(TypeError, match=r"numpy\.add\.at"):
         np.add.at(x, [0], 1)
@@ -194,13 +203,13 @@ def test_numpy_functions_dispatch_by_name():
     assert np.iscomplexobj(x) is False
 
 
-def test_missing_functions_raise_clear_errors():
+def test_missing_functions_raise_clear_errors(strict_fallback):
     x = cu.asarray([3.0, 1.0, 2.0])
     for func, args, name in [(np.linalg.svd, (cu.ones((2, 2)),), "numpy.linalg.svd"),
                              (np.sort, (x,), "numpy.sort"), (np.fft.fft, (x,), "numpy.fft.fft")]:
         if getattr(cu, name.split(".")[-1], None) is not None and name.count(".") == 1:
             continue  # implemented meanwhile
-        with pytest.raises(TypeError, match=f"cupric does not implement {name}; convert with np.asarray"):
+        with pytest.raises(TypeError, match=f"cupric does not implement {name} "):
             func(*args)
 
 
@@ -219,9 +228,7 @@ def test_numpy_functions_dispatch_once_cupric_has_them(name, args, kwargs):
         call_cu = lambda: getattr(np, name)(x, *args, **kwargs)  # noqa: E731
         call_np = lambda: getattr(np, name)(ref, *args, **kwargs)  # noqa: E731
     if not hasattr(cu, name):
-        with pytest.raises(TypeError, match=f"cupric does not implement numpy.{name}"):
-            call_cu()
-        pytest.skip(f"cupric.{name} does not exist in this branch yet")
+        pytest.skip(f"cupric.{name} does not exist in this branch yet (test_fallback.py: NumPy runs it)")
     result, expected = call_cu(), call_np()
     assert isinstance(result, cu.ndarray)
     assert result.dtype == expected.dtype

@@ -54,7 +54,7 @@ bool is_sticky(CUresult code);
 /// Throws CudaError for `code` (never returns). `context` is appended to the message.
 [[noreturn]] void throw_driver_error(CUresult code, const char* operation, const std::string& context = {});
 
-/// Adds context to sticky errors (the runtime reports the last kernel launched there).
+/// Adds context to sticky errors (the runtime lists the kernels launched last, with their streams).
 using ErrorContextHook = std::string (*)(CUresult code);
 void set_error_context_hook(ErrorContextHook hook);
 

@@ -110,7 +110,4 @@ void launch(const Stream& stream, const LaunchConfig& config, const Kernel& kern
 void launch(cuda::CUstream stream, StreamState* state, const LaunchConfig& config, const Kernel& kernel,
             ArgPacker& args);
 
-/// Name of the last kernel cupric launched in this process (null when none), for messages.
-const char* last_launched_kernel();
-
 }  // namespace cupric::runtime

@@ -44,9 +44,15 @@ class MemoryPool {
 
   /// A block of at least `nbytes`, ordered on `stream`. On out-of-memory frees every cached
   /// block, retries once, then throws OutOfMemoryError with the requested and free sizes.
-  cuda::CUdeviceptr allocate(std::size_t nbytes, const Stream& stream, std::size_t* block_size, bool* graph_owned);
+  cuda::CUdeviceptr allocate(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned);
+  cuda::CUdeviceptr allocate(std::size_t nbytes, const Stream& stream, std::size_t* block_size, bool* graph_owned) {
+    return allocate(nbytes, *stream.state(), block_size, graph_owned);
+  }
   /// Returns a block, ordered after the work already queued on `stream`.
-  void deallocate(cuda::CUdeviceptr ptr, std::size_t block_size, const Stream& stream, bool graph_owned);
+  void deallocate(cuda::CUdeviceptr ptr, std::size_t block_size, StreamState& stream, bool graph_owned);
+  void deallocate(cuda::CUdeviceptr ptr, std::size_t block_size, const Stream& stream, bool graph_owned) {
+    deallocate(ptr, block_size, *stream.state(), graph_owned);
+  }
   /// Gives every cached block back to the driver and trims the driver's pool (synchronises).
   void free_all_blocks();
   PoolStats stats() const;

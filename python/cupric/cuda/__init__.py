@@ -10,6 +10,7 @@ Nothing CUDA is loaded at import: the driver, NVRTC and nvJitLink are found and 
     cu.cuda.launch(None, cu.cuda.LaunchConfig(grid=1, block=32), kernel, buf)
 """
 
+import os
 from contextlib import contextmanager
 
 from .._cupric import _cuda as _c
@@ -43,8 +44,22 @@ LaunchConfig = _c.LaunchConfig
 launch = _c.launch
 compile_cache = _c.compile_cache
 CompileCache = _c.CompileCache
+launch_sites_enabled = _c.launch_sites_enabled
 _library_candidates = _c._library_candidates  # for tests
+_recent_launches = _c._recent_launches  # for tests: the launches a fault report would list
+_dropped_streams = _c._dropped_streams  # for tests: streams dropped with work pending, still tracked
 _pack_arguments = _c._pack_arguments  # for tests: packs as launch() does
+
+
+def set_launch_sites(enabled=True):
+    """Records the Python file:line of every kernel launch, so that the report of a fault inside a
+    kernel names the line that launched it. Off by default (it costs a frame walk per launch);
+    CUPRIC_LAUNCH_SITES=1 turns it on at import."""
+    _c.set_launch_sites(bool(enabled), os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
+
+
+if os.environ.get("CUPRIC_LAUNCH_SITES", "") not in ("", "0"):
+    set_launch_sites(True)
 
 
 def alloc(nbytes, stream=None, kind="device", device=None):
@@ -67,4 +82,4 @@ def capture(stream, mode="thread_local"):
         holder.graph = stream.end_capture()
 
 
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("contextmanager",)]
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("contextmanager", "os")]

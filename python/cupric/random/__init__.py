@@ -14,7 +14,21 @@ __all__ = ["Generator", "default_rng", "seed", "rand", "randn", "randint", "rand
 
 
 def default_rng(seed=None):
-    """A new Generator (Philox4x32-10) seeded with `seed` (None: from the OS)."""
+    """A new Generator (Philox4x32-10) seeded with `seed`; a Generator is returned as it is.
+
+    The seed becomes the generator's 64-bit Philox key (`Generator.seed`), the same way in every
+    process and on every machine:
+    - None: 64 bits from the OS;
+    - an int (or np.integer, or a 0-d integer array) below 2**64: the key is the int itself;
+    - a larger int, or a sequence or array of ints (nested ones flattened in C order), each entry
+      below 2**64: the words w0, w1, ... (an int's 64-bit words, least significant first) fold into
+      key = w0, then key = splitmix64(key) ^ w for each further word, splitmix64 being SplitMix64's
+      output function of (key + 0x9E3779B97F4A7C15). So default_rng([s]) is default_rng(s), and
+      [] gives key 0;
+    - an object with generate_state(n) (numpy.random.SeedSequence): its first two 32-bit words,
+      w0 | w1 << 32.
+    Negative values, floats, bools and strings raise.
+    """
     if isinstance(seed, Generator):
         return seed
     return Generator(seed)

@@ -19,6 +19,7 @@ See docs/tile.md for the language.
 import math as _math
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 from . import _ops
 from ._autotune import AutotuneError, Config, autotune
 from ._kernel import Constant, Kernel, TileFunction, function, kernel, launch
@@ -62,10 +63,10 @@ from ._ops import (  # noqa: F401
 from ._source import CompileError
 
 # dtypes and constants, as in the cupric namespace
-bool_ = _c.bool_
-int8, int16, int32, int64 = _c.int8, _c.int16, _c.int32, _c.int64
-uint8, uint16, uint32, uint64 = _c.uint8, _c.uint16, _c.uint32, _c.uint64
-float16, bfloat16, float32, float64 = _c.float16, _c.bfloat16, _c.float32, _c.float64
+bool_ = _dt.names.bool_
+int8, int16, int32, int64 = _dt.names.int8, _dt.names.int16, _dt.names.int32, _dt.names.int64
+uint8, uint16, uint32, uint64 = _dt.names.uint8, _dt.names.uint16, _dt.names.uint32, _dt.names.uint64
+float16, float32, float64 = _dt.names.float16, _dt.names.float32, _dt.names.float64
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
 
 # every elementwise function of the ufunc table, and its aliases
@@ -102,3 +103,10 @@ __all__ = [
     ],
     *_UFUNCS,
 ]
+
+
+def __getattr__(name):
+    # ct.bfloat16 is ml_dtypes.bfloat16, imported at first use (as cupric.bfloat16)
+    if name == "bfloat16":
+        return _dt.names.bfloat16
+    raise AttributeError(f"module 'cupric.tile' has no attribute {name!r}")

@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 from . import _cuda
 from ._kernel import Kernel, Launchable, _freeze, _Specialisations, _tile, build_stamp, cache_dir, include_dir, interpreting
 
@@ -84,7 +85,7 @@ def _key_value(v):
         return v.item()
     if isinstance(v, (bool, int, float, str)) or v is None:
         return v
-    if hasattr(v, "shape") and not isinstance(v, _c.dtype):
+    if hasattr(v, "shape") and not _dt.is_dtype_like(v):
         return ("shape", tuple(int(d) for d in v.shape))
     return _freeze(v)
 

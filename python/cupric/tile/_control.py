@@ -7,6 +7,7 @@ import ast
 import numpy as np
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 from . import _ops
 from ._source import SUPPORTED
 from ._values import PY_NUMBERS, Value
@@ -119,7 +120,7 @@ class ControlFlow:
                     "a value must keep its shape",
                     node,
                 )
-            new = (_c.dtype(dtype), shape)
+            new = (_dt.as_dtype(dtype), shape)
             if targets.get(n) != new:
                 targets[n] = new
                 changed = True

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 
 _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 _MAX_GRID_YZ = 65535
@@ -361,13 +362,18 @@ def _from_cai(v, cai, device):
     ptr, typestr, item, shape, byte_strides, _ = _c._read_array_interface(cai, "__cuda_array_interface__")
     try:
         if typestr[1:] == "V2" and "bfloat16" in str(getattr(v, "dtype", "")):
-            dtype = _c.bfloat16  # PyTorch exports bfloat16 as an opaque 2-byte type
+            dtype = _dt.names.bfloat16  # PyTorch exports bfloat16 as an opaque 2-byte type
         else:
-            dtype = _c.dtype(np.dtype(typestr).name)
+            dtype = _dt.as_dtype(np.dtype(typestr).name)
     except (TypeError, ValueError) as err:
         raise TypeError(f"cupric.tile: a CUDA array of typestr {typestr!r} has no cupric dtype") from err
     strides = _c_strides(shape) if byte_strides is None else tuple(s // item for s in byte_strides)
     stream = cai.get("stream")
+    if stream is not None and int(stream) <= 0:
+        raise ValueError(
+            f"__cuda_array_interface__: stream {stream} is not allowed (0 is ambiguous; 1 is the legacy "
+            "default stream, 2 the per-thread one, larger values are stream handles)"
+        )
     stream = None if stream is None else (0 if stream == 1 else int(stream))  # 1: the legacy default stream
     return DeviceArray(ptr, dtype, shape, strides, device, v, stream)
 
@@ -384,7 +390,7 @@ def _from_torch(v):
         return None
     name = str(v.dtype).removeprefix("torch.")
     try:
-        dtype = _c.dtype(name)
+        dtype = _dt.as_dtype(name)
     except (TypeError, ValueError) as err:
         raise TypeError(f"cupric.tile: a PyTorch tensor of dtype {v.dtype} has no cupric dtype") from err
     return DeviceArray(int(v.data_ptr()), dtype, tuple(v.shape), tuple(v.stride()), v.get_device(), v)
@@ -456,8 +462,8 @@ def pack_scalar(value, ctype):
     """A kernel scalar as a NumPy scalar of exactly its C type's bytes (f16 / bf16 as their bits,
     converted by cupric's own casts)."""
     if ctype in ("::cu::tile::f16", "::cu::tile::bf16"):
-        dt = _c.float16 if ctype == "::cu::tile::f16" else _c.bfloat16
-        return np.uint16(_c.asarray(np.float64(value)).astype(dt)._view_as(_c.uint16).item())
+        dt = _dt.names.float16 if ctype == "::cu::tile::f16" else _dt.names.bfloat16
+        return np.uint16(_c.asarray(np.float64(value)).astype(dt)._view_as(_dt.names.uint16).item())
     t = _SCALAR_TYPES.get(ctype)
     if t is None:
         raise TypeError(f"cupric.tile: no CUDA packing for a scalar of C type {ctype}")
@@ -469,7 +475,8 @@ def flatten_arguments(runtime, param_types):
     flat, i = [], 0
     for v in runtime:
         if isinstance(v, DeviceArray):
-            flat.append(v.ptr)
+            # a cupric array goes as itself: the launch orders it after its writer and notes the write
+            flat.append(v.owner if isinstance(v.owner, _c.ndarray) else v.ptr)
             flat.extend(v.shape)
             flat.extend(v.strides)
             i += 1 + 2 * v.ndim

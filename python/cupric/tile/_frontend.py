@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 from . import _ops
 from ._control import ControlFlow
 from ._source import SUPPORTED, CompileError, source_of
@@ -153,7 +154,7 @@ class Frontend(ControlFlow):
         if isinstance(x, PY_NUMBERS):
             return self.wrap(self.b.constant(x))
         if isinstance(x, np.generic) and x.dtype.kind in "biuf":
-            return self.wrap(self.b.constant(x.item(), _c.dtype(x.dtype.name)))
+            return self.wrap(self.b.constant(x.item(), _dt.as_dtype(x.dtype.name)))
         self.error(f"{what}: expected a tile, a scalar or a number, got {type(x).__name__} {x!r}")
 
     def val(self, x, what="value"):
@@ -213,7 +214,7 @@ class Frontend(ControlFlow):
     def dtype(self, x):
         x = self.const(x, "dtype")
         try:
-            return _c.dtype(x)
+            return _dt.as_dtype(x)
         except (TypeError, ValueError):
             self.error(f"not a dtype: {x!r}")
 
@@ -553,7 +554,7 @@ class Frontend(ControlFlow):
             return self.call(_TILE_METHODS[fn.name], [fn.value, *args], kwargs, node)
         if isinstance(fn, Kernel):
             self.error("a kernel cannot be called from a kernel; make the helper a @ct.function", node)
-        if isinstance(fn, _c.dtype):
+        if _dt.is_dtype_like(fn):
             (x,) = args
             if isinstance(x, Value):
                 return self.wrap(self.b.cast(x.id, fn))
@@ -592,7 +593,7 @@ class Frontend(ControlFlow):
             return self.ufunc("absolute", args)
         if fn in (int, float, bool) and has_value:
             (x,) = args
-            return self.wrap(self.b.cast(x.id, {int: _c.int64, float: _c.float64, bool: _c.bool_}[fn]))
+            return self.wrap(self.b.cast(x.id, {int: _dt.names.int64, float: _dt.names.float64, bool: _dt.names.bool_}[fn]))
         if fn is print:
             return _ops.LOWERINGS[_ops.print](self, {"args": tuple(args)})
         if fn in (min, max, abs, int, float, bool, isinstance, math.ceil, math.floor) and not has_value:

@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 
 _state = threading.local()
 
@@ -43,7 +44,7 @@ class Block:
         _state.block = self.previous
 
 
-HALF = (_c.float16, _c.bfloat16)
+HALF = ("float16", "bfloat16")  # dtype names (compare with x.dtype.name)
 
 
 def host_view(obj):
@@ -53,7 +54,7 @@ def host_view(obj):
     if isinstance(obj, _c.ndarray):
         return obj
     if isinstance(obj, np.ndarray) and obj.dtype.name == "bfloat16":
-        return _c.asarray(obj.view(np.uint16))._view_as(_c.bfloat16)
+        return _c.asarray(obj.view(np.uint16))._view_as(_dt.names.bfloat16)
     return _c.asarray(obj)
 
 
@@ -187,7 +188,7 @@ class Tile:
 
     # the tile methods: the ct.* functions of the same names
     def astype(self, dtype):
-        return Tile(self.array.astype(_c.dtype(dtype)))
+        return Tile(self.array.astype(_dt.as_dtype(dtype)))
 
     def reshape(self, *shape):
         from . import _ops

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 from . import _cuda
 from . import _interp as I
 from ._frontend import Frontend
@@ -161,7 +162,7 @@ def _fingerprint(fn, seen=None):
             parts.append(f"{name}=module:{v.__name__}")
         elif (
             isinstance(v, _HASHABLE)
-            or isinstance(v, _c.dtype)
+            or _dt.is_dtype_like(v)
             or (isinstance(v, tuple) and all(isinstance(x, _HASHABLE) for x in v))
         ):
             parts.append(f"{name}={type(v).__name__}:{v!r}")
@@ -182,8 +183,8 @@ def _freeze(v):
         return tuple(_freeze(x) for x in v)
     if isinstance(v, tuple):
         return tuple(_freeze(x) for x in v)
-    if isinstance(v, _c.dtype):
-        return ("dtype", v.name)
+    if _dt.is_dtype_like(v):
+        return ("dtype", _dt.as_dtype(v).name)
     return (type(v).__name__, v)
 
 
@@ -463,7 +464,7 @@ class Kernel(Launchable):
                 key.append(_freeze(v))
                 specs.append((p.name, ("constant", v)))
             elif _is_typed_scalar(v):  # before arrays: NumPy scalars have __array_interface__ too
-                dt = _c.dtype(v.dtype) if isinstance(v, _c.ndarray) else _c.dtype(I.host_view(np.asarray(v)).dtype)
+                dt = _dt.as_dtype(v.dtype) if isinstance(v, _c.ndarray) else _dt.as_dtype(I.host_view(np.asarray(v)).dtype)
                 key.append(("s", dt.name))
                 specs.append((p.name, ("scalar", dt, False)))
                 runtime.append(v.item())
@@ -485,7 +486,7 @@ class Kernel(Launchable):
                 runtime.append(a)
             elif isinstance(v, (bool, int, float)):
                 key.append(("S", type(v).__name__))
-                dt = _c.bool_ if isinstance(v, bool) else _c.int64 if isinstance(v, int) else _c.float64
+                dt = _dt.names.bool_ if isinstance(v, bool) else _dt.names.int64 if isinstance(v, int) else _dt.names.float64
                 specs.append((p.name, ("scalar", dt, True)))
                 runtime.append(v)
             else:

@@ -8,6 +8,7 @@
 import inspect as _inspect
 
 from .. import _cupric as _c
+from .. import _dtypes as _dt
 from . import _interp as I
 
 LOWERINGS = {}  # python function -> lowering(frontend, bound arguments) -> value
@@ -36,7 +37,7 @@ def _lower_bid(fe, a):
 @_lowered_by(_lower_bid)
 def bid(axis=0):
     """Index of the running block along `axis` (0, 1 or 2), int32."""
-    return I.Tile(_c.asarray(I.current_block().bid[int(axis)], dtype=_c.int32))
+    return I.Tile(_c.asarray(I.current_block().bid[int(axis)], dtype=_dt.names.int32))
 
 
 def _lower_num_blocks(fe, a):
@@ -46,7 +47,7 @@ def _lower_num_blocks(fe, a):
 @_lowered_by(_lower_num_blocks)
 def num_blocks(axis=0):
     """Number of blocks of the grid along `axis`, int32."""
-    return I.Tile(_c.asarray(I.current_block().grid[int(axis)], dtype=_c.int32))
+    return I.Tile(_c.asarray(I.current_block().grid[int(axis)], dtype=_dt.names.int32))
 
 
 # ---- loads and stores ----------------------------------------------------------------------
@@ -163,14 +164,14 @@ def gather(array, indices, mask=None, padding=0):
 def _checked_indices(array, indices, mask, *more):
     """The index tiles (int64) and `more` broadcast together, and where they are in bounds and
     the mask is true."""
-    parts = [I.array(i, _c.int64) for i in _as_tuple(indices)]
+    parts = [I.array(i, _dt.names.int64) for i in _as_tuple(indices)]
     if len(parts) != array.ndim:
         raise IndexError(f"the array has {array.ndim} dimension(s) but {len(parts)} index tiles were given")
     parts += [I.array(m) for m in more]
     if mask is not None:
-        parts.append(I.array(mask, _c.bool_))
+        parts.append(I.array(mask, _dt.names.bool_))
     parts = _c.broadcast_arrays(*parts)
-    ok = parts[-1] if mask is not None else _c.ones(tuple(parts[0].shape), dtype=_c.bool_)
+    ok = parts[-1] if mask is not None else _c.ones(tuple(parts[0].shape), dtype=_dt.names.bool_)
     for d, i in enumerate(parts[: array.ndim]):
         ok = ok & (i >= 0) & (i < array.shape[d])
     return parts[: array.ndim + len(more)], ok
@@ -196,7 +197,7 @@ def scatter(array, indices, value, mask=None):
 def _occurrence_rounds(where, shape):
     """For index arrays `where` into an array of `shape`: for each element, how many earlier
     elements name the same place (0 for the first), as an int64 array, and the largest count."""
-    linear = _c.zeros(tuple(where[0].shape), dtype=_c.int64)
+    linear = _c.zeros(tuple(where[0].shape), dtype=_dt.names.int64)
     for i, n in zip(where, shape, strict=True):
         linear = linear * n + i
     seen, rounds = {}, []
@@ -204,7 +205,7 @@ def _occurrence_rounds(where, shape):
         r = seen.get(k, 0)
         rounds.append(r)
         seen[k] = r + 1
-    return _c.asarray(rounds, dtype=_c.int64), _builtins.max(seen.values(), default=0)
+    return _c.asarray(rounds, dtype=_dt.names.int64), _builtins.max(seen.values(), default=0)
 
 
 def _atomic(kind, ufunc):
@@ -247,10 +248,10 @@ atomic_min = _atomic("min", _c.minimum)
 
 def _default_dtype(value):
     if isinstance(value, bool):
-        return _c.bool_
+        return _dt.names.bool_
     if isinstance(value, int):
-        return _c.int32
-    return _c.float32
+        return _dt.names.int32
+    return _dt.names.float32
 
 
 def _lower_full(fe, a):
@@ -269,17 +270,17 @@ def full(shape, fill_value, dtype=None):
     if dtype is None:
         v = I.value(fill_value)
         dtype = v.dtype if isinstance(v, _c.ndarray) else _default_dtype(v)
-    return I.Tile(_c.full(tuple(int(n) for n in _as_tuple(shape)), _scalar(fill_value), dtype=_c.dtype(dtype)))
+    return I.Tile(_c.full(tuple(int(n) for n in _as_tuple(shape)), _scalar(fill_value), dtype=_dt.as_dtype(dtype)))
 
 
 @_lowered_by(lambda fe, a: _lower_full(fe, {"shape": a["shape"], "fill_value": 0, "dtype": a["dtype"]}))
-def zeros(shape, dtype=_c.float32):
+def zeros(shape, dtype=_dt.names.float32):
     """A tile of zeros (float32 unless dtype says otherwise)."""
     return full(shape, 0, dtype)
 
 
 @_lowered_by(lambda fe, a: _lower_full(fe, {"shape": a["shape"], "fill_value": 1, "dtype": a["dtype"]}))
-def ones(shape, dtype=_c.float32):
+def ones(shape, dtype=_dt.names.float32):
     """A tile of ones (float32 unless dtype says otherwise)."""
     return full(shape, 1, dtype)
 
@@ -294,11 +295,11 @@ def _lower_arange(fe, a):
 
 
 @_lowered_by(_lower_arange)
-def arange(start, stop=None, dtype=_c.int32):
+def arange(start, stop=None, dtype=_dt.names.int32):
     """[start, start+1, ..., stop-1] (compile-time bounds; arange(n) is 0..n-1), int32 by default."""
     if stop is None:
         start, stop = 0, start
-    return I.Tile(_c.arange(int(start), int(stop), dtype=_c.dtype(dtype)))
+    return I.Tile(_c.arange(int(start), int(stop), dtype=_dt.as_dtype(dtype)))
 
 
 # ---- elementwise -----------------------------------------------------------------------------
@@ -313,7 +314,7 @@ def where(condition, x, y):
 @_lowered_by(lambda fe, a: fe.wrap(fe.b.cast(fe.val(a["x"]), fe.dtype(a["dtype"]))))
 def astype(x, dtype):
     """x converted to `dtype` (NumPy's casting)."""
-    return I.Tile(I.array(x).astype(_c.dtype(dtype)))
+    return I.Tile(I.array(x).astype(_dt.as_dtype(dtype)))
 
 
 def make_ufunc(name):
@@ -383,9 +384,9 @@ def _axis(axis):
 
 
 def _reduce_interp(cu_fn, x, axis, keepdims, dtype):
-    x = I.array(x, None if dtype is None else _c.dtype(dtype))
-    half = x.dtype in I.HALF  # accumulates in float32, as compiled code does
-    r = cu_fn(x.astype(_c.float32) if half else x, axis=_axis(axis), keepdims=bool(keepdims))
+    x = I.array(x, None if dtype is None else _dt.as_dtype(dtype))
+    half = x.dtype.name in I.HALF  # accumulates in float32, as compiled code does
+    r = cu_fn(x.astype(_dt.names.float32) if half else x, axis=_axis(axis), keepdims=bool(keepdims))
     return I.Tile(r.astype(x.dtype) if half else r)
 
 
@@ -428,9 +429,9 @@ def _argreduction(kind, cu_fn):
 
     def fn(x, axis=None, keepdims=False):
         x = I.array(x)
-        if x.dtype in I.HALF:
-            x = x.astype(_c.float32)
-        return I.Tile(cu_fn(x, axis=_axis(axis), keepdims=bool(keepdims)).astype(_c.int32))
+        if x.dtype.name in I.HALF:
+            x = x.astype(_dt.names.float32)
+        return I.Tile(cu_fn(x, axis=_axis(axis), keepdims=bool(keepdims)).astype(_dt.names.int32))
 
     fn.__name__ = kind
     fn.__doc__ = f"Index of the {kind[3:]}imum along `axis` (first one on ties; NaN wins), int32."
@@ -452,8 +453,8 @@ def _scan(kind, cu_fn):
 
     def fn(x, axis=None):
         x = I.array(x)
-        half = x.dtype in I.HALF  # a float32 running value, rounded at the end (as compiled code)
-        r = cu_fn(x.astype(_c.float32) if half else x, axis=_axis(axis))
+        half = x.dtype.name in I.HALF  # a float32 running value, rounded at the end (as compiled code)
+        r = cu_fn(x.astype(_dt.names.float32) if half else x, axis=_axis(axis))
         return I.Tile(r.astype(x.dtype) if half else r)
 
     fn.__name__ = kind
@@ -468,12 +469,12 @@ cumprod = _scan("cumprod", _c.cumprod)
 # ---- matrix products -------------------------------------------------------------------------------
 
 _ACC = {
-    "float16": _c.float32,
-    "bfloat16": _c.float32,
-    "float32": _c.float32,
-    "float64": _c.float64,
-    "int8": _c.int32,
-    "uint8": _c.int32,
+    "float16": _dt.names.float32,
+    "bfloat16": _dt.names.float32,
+    "float32": _dt.names.float32,
+    "float64": _dt.names.float64,
+    "int8": _dt.names.int32,
+    "uint8": _dt.names.int32,
 }
 
 

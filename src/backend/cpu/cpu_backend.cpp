@@ -14,7 +14,7 @@ namespace cpu {
 
 void* CpuBackend::allocate(std::size_t nbytes) { return host_allocate(nbytes); }
 
-void CpuBackend::deallocate(void* ptr, std::size_t nbytes) { host_deallocate(ptr, nbytes); }
+void CpuBackend::deallocate(void* ptr, std::size_t nbytes, std::uint64_t) { host_deallocate(ptr, nbytes); }
 
 void* CpuBackend::allocate_zeroed(std::size_t nbytes) { return host_allocate_zeroed(nbytes); }
 

@@ -25,7 +25,7 @@ class CpuBackend final : public Backend {
  public:
   Device device() const override { return Device::cpu(); }
   void* allocate(std::size_t nbytes) override;
-  void deallocate(void* ptr, std::size_t nbytes) override;
+  void deallocate(void* ptr, std::size_t nbytes, std::uint64_t last_writer) override;
   void* allocate_zeroed(std::size_t nbytes) override;
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;

@@ -132,7 +132,7 @@ CudaBackend::CudaBackend(int index) : index_(index), serial_(next_serial.fetch_a
 void* CudaBackend::allocate(std::size_t nbytes) {
   std::size_t block = 0;
   bool graph = false;
-  const Stream s = Stream::current(index_);
+  runtime::StreamState& s = runtime::current_stream_state(index_);
   auto p = runtime::MemoryPool::for_device(index_).allocate(std::max<std::size_t>(nbytes, 1), s, &block, &graph);
   if (graph) {
     std::lock_guard lock(mutex_);
@@ -141,9 +141,19 @@ void* CudaBackend::allocate(std::size_t nbytes) {
   return reinterpret_cast<void*>(p);
 }
 
-void CudaBackend::deallocate(void* ptr, std::size_t nbytes) {
+std::uint64_t CudaBackend::current_queue() { return runtime::current_stream_state(index_).serial; }
+
+void CudaBackend::note_write(Storage* storage) {
+  if (storage) storage->set_last_writer(runtime::current_stream_state(index_).serial);
+}
+
+void CudaBackend::deallocate(void* ptr, std::size_t nbytes, std::uint64_t last_writer) {
   if (!cuda::loaded_driver()) return;
   try {
+    runtime::StreamState& s = runtime::current_stream_state(index_);
+    // The block is reused in the order of the stream it is freed on: that stream first waits for
+    // the writer's work when another stream (perhaps dropped since) wrote it last.
+    if (last_writer != s.serial && !s.capturing) runtime::wait_for_writer(s.handle, index_, last_writer);
     bool graph = false;
     if (graph_owned_count_.load(std::memory_order_acquire) > 0) {  // no lock while no graph owns a block
       std::lock_guard lock(mutex_);
@@ -151,8 +161,7 @@ void CudaBackend::deallocate(void* ptr, std::size_t nbytes) {
       if (graph) graph_owned_count_.fetch_sub(1);
     }
     const std::size_t block = runtime::MemoryPool::round_size(std::max<std::size_t>(nbytes, 1));
-    runtime::MemoryPool::for_device(index_).deallocate(reinterpret_cast<cuda::CUdeviceptr>(ptr), block,
-                                                       Stream::current(index_), graph);
+    runtime::MemoryPool::for_device(index_).deallocate(reinterpret_cast<cuda::CUdeviceptr>(ptr), block, s, graph);
   } catch (...) {  // a destructor cannot report; a sticky error surfaces at the next call
   }
 }
@@ -252,8 +261,8 @@ const runtime::Kernel& CudaBackend::kernel(const std::string& key, const std::st
 }
 
 void CudaBackend::launch(const runtime::Kernel& k, const runtime::LaunchConfig& config, runtime::ArgPacker& args) {
-  const Stream s = Stream::current(index_);
-  runtime::launch(s, config, k, args);
+  runtime::StreamState& s = runtime::current_stream_state(index_);
+  runtime::launch(s.handle, &s, config, k, args);
 }
 
 void CudaBackend::launch_grid(const runtime::Kernel& k, std::int64_t work, runtime::ArgPacker& args) {

@@ -73,7 +73,8 @@ class CudaBackend final : public Backend {
   Device device() const override { return Device::cuda(index_); }
 
   void* allocate(std::size_t nbytes) override;
-  void deallocate(void* ptr, std::size_t nbytes) override;
+  void deallocate(void* ptr, std::size_t nbytes, std::uint64_t last_writer) override;
+  std::uint64_t current_queue() override;
   void copy_from_host(void* dst, const void* src, std::size_t nbytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t nbytes) override;
   void synchronize() override;
@@ -95,6 +96,9 @@ class CudaBackend final : public Backend {
   /// Launches a grid-stride kernel over `work` items (blocks of 256, a few waves at most).
   void launch_grid(const runtime::Kernel& k, std::int64_t work, runtime::ArgPacker& args);
   void launch(const runtime::Kernel& k, const runtime::LaunchConfig& config, runtime::ArgPacker& args);
+  /// Notes that work queued now on the current stream writes `storage` (its last writer).
+  void note_write(Storage* storage);
+  void note_write(const Array& a) { note_write(a.storage().get()); }
   int sm_count() const { return sm_count_; }
   int index() const { return index_; }
   /// The kernel cached under `key` (first byte: the family, 'U' ufunc, 'C' cast, 'T' transpose,

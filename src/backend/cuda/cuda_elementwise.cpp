@@ -137,6 +137,7 @@ void CudaBackend::run_map(MapKey key, const char* what, const ElementwisePlan& p
 }
 
 void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan_in, bool has_where) {
+  if (plan_in.storages.size() > static_cast<std::size_t>(uf.nin)) note_write(plan_in.storages[uf.nin]);
   const ElementwisePlan* plan = &plan_in;
   ElementwisePlan trimmed;
   const int w = uf.nin + 1;
@@ -175,6 +176,7 @@ void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Elem
 }
 
 void CudaBackend::cast(const ElementwisePlan& plan) {
+  if (plan.storages.size() == 2) note_write(plan.storages[1]);
   const DType from = plan.dtypes[0], to = plan.dtypes[1];
   auto make_spec = [&] {
     MapSpec s;
@@ -231,6 +233,7 @@ bool CudaBackend::transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_sp
 
 void CudaBackend::fill(const Array& dst, const void* value) {
   if (dst.size() == 0) return;
+  note_write(dst);
   const DType t = dst.dtype();
   const std::size_t isz = static_cast<std::size_t>(itemsize(t));
   if (dst.is_c_contiguous()) {  // memset when the value is one repeated 1-, 2- or 4-byte pattern
@@ -275,6 +278,7 @@ void CudaBackend::fill(const Array& dst, const void* value) {
 void CudaBackend::arange(const Array& out, double start, double step) {
   const std::int64_t n = out.size();
   if (n == 0) return;
+  note_write(out);
   const DType t = out.dtype();
   const runtime::Kernel& k =
       kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
@@ -289,6 +293,7 @@ void CudaBackend::arange(const Array& out, double start, double step) {
 void CudaBackend::random(const RandomRequest& r, const Array& out) {
   const std::int64_t n = out.size();
   if (n == 0) return;
+  note_write(out);
   if (!out.is_c_contiguous()) throw ValueError(cat("random: the output must be C-contiguous, got ", out.str()));
   const DType t = out.dtype();
   const runtime::Kernel& k =

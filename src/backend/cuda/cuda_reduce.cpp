@@ -117,6 +117,7 @@ void reduce_pass(CudaBackend& be, ReduceOp op, bool second, const void* in, DTyp
 
 void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) {
   if (out.size() == 0) return;
+  note_write(out);
   Geometry keep = other_dims(in, out, axes);
   Geometry red;
   red.strides.resize(1);
@@ -131,6 +132,7 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
 void CudaBackend::arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) {
   const std::int64_t nout = out.size();
   if (nout == 0) return;
+  note_write(out);
   const Geometry keep = other_dims(in, out, {axis});
   const std::string name = cat(op == ArgReduceOp::argmax ? "argmax_" : "argmin_", short_name(in.dtype()));
   const runtime::Kernel& k = kernel(name, name, [&] { return render_arg_reduce(op, in.dtype()); });
@@ -147,6 +149,7 @@ void CudaBackend::arg_reduce(ArgReduceOp op, const Array& in, const Array& out, 
 void CudaBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
   const std::int64_t nlines = in.size() / std::max<std::int64_t>(in.shape()[axis], 1);
   if (in.size() == 0) return;
+  note_write(out);
   const Geometry lines = other_dims(in, out, {axis});
   const std::string name =
       cat(op == ScanOp::cumsum ? "cumsum_" : "cumprod_", short_name(in.dtype()), "_", short_name(out.dtype()));
@@ -186,6 +189,7 @@ void CudaBackend::gather(const Array& src, const Array& offsets, const Array& ou
   check_offsets(offsets);
   const std::int64_t n = offsets.size(), per = src.size();
   if (n == 0 || per == 0) return;
+  note_write(out);
   const int isz = static_cast<int>(src.itemsize());
   const std::string name = cat("gather_", isz);
   const runtime::Kernel& k = kernel(cat("gather|", isz), name, [&] { return render_gather(isz); });
@@ -204,6 +208,7 @@ void CudaBackend::scatter(const Array& dst, const Array& offsets, const Array& v
   check_offsets(offsets);
   const std::int64_t n = offsets.size(), per = dst.size();
   if (n == 0 || per == 0) return;
+  note_write(dst);
   const int isz = static_cast<int>(dst.itemsize());
   const runtime::Kernel& k = kernel(cat("gather|", isz), cat("scatter_", isz), [&] { return render_gather(isz); });
   ArgPacker args = packer(k);

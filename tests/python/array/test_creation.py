@@ -193,7 +193,7 @@ def test_meshgrid(indexing, sparse, device):
     for k in range(4):
         got = cu.meshgrid(*[cu.asarray(x, device=device) for x in xs[:k]], indexing=indexing, sparse=sparse)
         want = np.meshgrid(*xs[:k], indexing=indexing, sparse=sparse)
-        assert isinstance(got, tuple) and len(got) == len(want)
+        assert isinstance(got, list) and len(got) == len(want)
         for g, w in zip(got, want):
             check(g, w, device=device)
 

@@ -71,7 +71,6 @@ def test_search_order_prefers_wheels_then_cuda_home():
     [
         lambda: cu.cuda.Device(0),
         lambda: cu.cuda.Device(),
-        lambda: cu.cuda.device_count(),
         lambda: cu.cuda.Stream(),
         lambda: cu.cuda.Event(),
         lambda: cu.cuda.alloc(16),
@@ -102,3 +101,11 @@ def test_exception_hierarchy():
     assert issubclass(cu.cuda.CompileError, cu.cuda.CUDAError)
     assert issubclass(cu.cuda.LibraryNotFoundError, cu.cuda.CUDAError)
     assert issubclass(cu.cuda.CUDAError, RuntimeError)
+
+
+@pytest.mark.skipif(cu.cuda.is_available(), reason="a driver is present")
+def test_no_driver_means_no_devices():
+    assert cu.cuda.device_count() == 0
+    assert cu.__array_namespace_info__().devices() == ["cpu"]
+    assert cu.default_device() == "cpu"
+
