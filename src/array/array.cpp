@@ -103,7 +103,11 @@ Strides c_strides(const Shape& shape) {
 }
 
 Array::Array(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset, DType dtype)
-    : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset), dtype_(dtype) {
+    : storage_(std::move(storage)),
+      shape_(std::move(shape)),
+      strides_(std::move(strides)),
+      offset_(offset),
+      dtype_(dtype) {
   check_layout(shape_, strides_, offset_, cupric::itemsize(dtype_));
 }
 

@@ -78,7 +78,8 @@ Managed* make_export(const Array& a) {
 Array wrap(const DLTensor& t, std::function<void(void*)> release) {
   const DType dtype = dtype_from_dlpack(t.dtype);
   const Device device = device_from_dlpack(t.device);
-  if (t.ndim < 0 || t.ndim > kMaxDims) throw BufferError(cat("DLPack tensor has ndim ", t.ndim, " (0 to ", kMaxDims, ")"));
+  if (t.ndim < 0 || t.ndim > kMaxDims)
+    throw BufferError(cat("DLPack tensor has ndim ", t.ndim, " (0 to ", kMaxDims, ")"));
   if (t.ndim > 0 && !t.shape) throw BufferError("DLPack tensor has no shape");
   Shape shape(t.shape, t.shape + t.ndim);
   for (auto d : shape)

@@ -239,8 +239,8 @@ IndexPlan plan_index(const Array& a, const Index& index_in) {
   const int consumed = consumed_dims(index, a.ndim());
   std::size_t added = 0;  // dimensions the index adds: None and 0-d boolean masks
   for (const IndexItem& it : index)
-    added += it.kind == IndexItem::Kind::newaxis || (it.kind == IndexItem::Kind::array && is_bool(it.array.dtype()) &&
-                                                     it.array.ndim() == 0);
+    added += it.kind == IndexItem::Kind::newaxis ||
+             (it.kind == IndexItem::Kind::array && is_bool(it.array.dtype()) && it.array.ndim() == 0);
   if (static_cast<std::size_t>(a.ndim() - consumed) + added > static_cast<std::size_t>(kMaxDims))
     throw IndexError(cat("number of dimensions must be within [0, ", kMaxDims, "], indexing result would have ",
                          static_cast<std::size_t>(a.ndim() - consumed) + added));

@@ -29,7 +29,9 @@ std::string shape_problem(const Shape& shape, std::int64_t itemsize) {
   return {};
 }
 
-std::uint64_t magnitude(std::int64_t v) { return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v); }
+std::uint64_t magnitude(std::int64_t v) {
+  return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
 
 /// The bytes below and above element 0 that the array's elements reach (strides in bytes); false
 /// when their span does not fit int64.
@@ -92,7 +94,8 @@ void check_layout(const Shape& shape, const Strides& strides, std::int64_t offse
       throw ValueError(cat("strides ", shape_str(strides), " of ", itemsize, "-byte elements are out of range"));
   std::uint64_t below, above, total;
   if (!byte_reach(shape, bytes, below, above) ||
-      __builtin_add_overflow(below + magnitude(offset_bytes), above, &total) || total > static_cast<std::uint64_t>(INT64_MAX))
+      __builtin_add_overflow(below + magnitude(offset_bytes), above, &total) ||
+      total > static_cast<std::uint64_t>(INT64_MAX))
     throw ValueError(cat("strides ", shape_str(strides), " with shape ", shape_str(shape), " and offset ", offset,
                          " reach too far: element addresses would overflow"));
 }
@@ -111,8 +114,7 @@ std::string foreign_array_problem(const char* protocol, std::uintptr_t data, con
       if (s % itemsize != 0)
         return cat(protocol, ": strides ", shape_str(*byte_strides), " are not multiples of the item size ", itemsize);
   if (shape_size(shape) == 0) return {};
-  if (data == 0)
-    return cat(protocol, ": data is NULL but the array of shape ", shape_str(shape), " contains data");
+  if (data == 0) return cat(protocol, ": data is NULL but the array of shape ", shape_str(shape), " contains data");
   const Strides strides = byte_strides ? *byte_strides : [&] {
     Strides c = c_strides(shape);
     for (auto& s : c) s *= itemsize;
@@ -122,8 +124,8 @@ std::string foreign_array_problem(const char* protocol, std::uintptr_t data, con
   const auto address = static_cast<std::uint64_t>(data);
   if (!byte_reach(shape, strides, below, above) || below > address ||
       above + static_cast<std::uint64_t>(itemsize) - 1 > UINT64_MAX - address)
-    return cat(protocol, ": strides ", shape_str(strides), " with shape ", shape_str(shape), " reach outside memory from data ",
-               hex(data));
+    return cat(protocol, ": strides ", shape_str(strides), " with shape ", shape_str(shape),
+               " reach outside memory from data ", hex(data));
   return {};
 }
 
@@ -159,10 +161,10 @@ std::shared_ptr<Storage> Storage::allocate_for(const Shape& shape, DType dtype, 
     throw MemoryError(cat("Unable to allocate ", size_text(nbytes), " for an array with shape ", shape_str(shape),
                           " and data type ", name(dtype)));
   } catch (const cuda::OutOfMemoryError& e) {  // the same words, then the pool's (free memory, ...)
-    throw cuda::OutOfMemoryError(cat("Unable to allocate ", size_text(nbytes), " for an array with shape ",
-                                     shape_str(shape), " and data type ", name(dtype), " on ", device.str(), ": ",
-                                     e.what()),
-                                 e.operation, e.requested, e.free_bytes);
+    throw cuda::OutOfMemoryError(
+        cat("Unable to allocate ", size_text(nbytes), " for an array with shape ", shape_str(shape), " and data type ",
+            name(dtype), " on ", device.str(), ": ", e.what()),
+        e.operation, e.requested, e.free_bytes);
   }
 }
 

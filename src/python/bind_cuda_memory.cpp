@@ -10,8 +10,8 @@
 #include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "cupric/cuda/errors.hpp"
-#include "cupric/dlpack.hpp"
 #include "cupric/cuda/loader.hpp"
+#include "cupric/dlpack.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 
@@ -277,7 +277,7 @@ bool device_pointer_from_py(nb::handle obj, std::uint64_t* address, cuda::CUstre
   if (cai) {
     nb::object d = nb::steal(cai);
     *address = read_interface(d, "__cuda_array_interface__").data;  // checked: shape, strides, NULL data
-    PyObject* stream = PyDict_GetItemString(d.ptr(), "stream");  // a dict: read_interface said so
+    PyObject* stream = PyDict_GetItemString(d.ptr(), "stream");     // a dict: read_interface said so
     if (info && stream && stream != Py_None) {
       info->has_stream = true;  // version 3: the data is ready on that stream
       info->stream = protocol_stream(nb::cast<long long>(nb::handle(stream)), "__cuda_array_interface__");

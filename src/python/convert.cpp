@@ -288,11 +288,14 @@ nb::handle interface_field(nb::dict iface, const char* protocol, const char* key
 }
 
 Shape interface_ints(nb::handle seq, const char* protocol, const char* field) {
-  if (!PyTuple_Check(seq.ptr())) throw TypeError(cat(protocol, ": ", field, " must be a tuple, got ", nb::cast<std::string>(nb::repr(seq))));
+  if (!PyTuple_Check(seq.ptr()))
+    throw TypeError(cat(protocol, ": ", field, " must be a tuple, got ", nb::cast<std::string>(nb::repr(seq))));
   const Py_ssize_t n = PyTuple_GET_SIZE(seq.ptr());
-  if (n > kMaxDims) throw ValueError(cat(protocol, ": number of dimensions must be within [0, ", kMaxDims, "], got ", n));
+  if (n > kMaxDims)
+    throw ValueError(cat(protocol, ": number of dimensions must be within [0, ", kMaxDims, "], got ", n));
   Shape out;
-  for (Py_ssize_t i = 0; i < n; ++i) out.push_back(interface_int<std::int64_t>(PyTuple_GET_ITEM(seq.ptr(), i), protocol, field));
+  for (Py_ssize_t i = 0; i < n; ++i)
+    out.push_back(interface_int<std::int64_t>(PyTuple_GET_ITEM(seq.ptr(), i), protocol, field));
   return out;
 }
 
@@ -310,7 +313,8 @@ std::int64_t typestr_itemsize(const std::string& typestr, const char* protocol) 
 
 InterfaceLayout read_interface(nb::handle iface_obj, const char* protocol, bool unaligned_ok) {
   if (!PyDict_Check(iface_obj.ptr()))
-    throw TypeError(cat(protocol, " must be a dict, got ", nb::cast<std::string>(nb::repr(nb::type_name(iface_obj.type())))));
+    throw TypeError(
+        cat(protocol, " must be a dict, got ", nb::cast<std::string>(nb::repr(nb::type_name(iface_obj.type())))));
   nb::dict iface = nb::borrow<nb::dict>(iface_obj);
   InterfaceLayout out;
   nb::handle typestr = interface_field(iface, protocol, "typestr");
@@ -322,7 +326,8 @@ InterfaceLayout read_interface(nb::handle iface_obj, const char* protocol, bool 
   if (strides && strides != Py_None) out.byte_strides = interface_ints(strides, protocol, "strides");
   nb::handle data = interface_field(iface, protocol, "data");
   if (!PyTuple_Check(data.ptr()) || PyTuple_GET_SIZE(data.ptr()) != 2)
-    throw TypeError(cat(protocol, ": data must be a (pointer, read_only) tuple, got ", nb::cast<std::string>(nb::repr(data))));
+    throw TypeError(
+        cat(protocol, ": data must be a (pointer, read_only) tuple, got ", nb::cast<std::string>(nb::repr(data))));
   out.data = interface_int<std::uintptr_t>(PyTuple_GET_ITEM(data.ptr(), 0), protocol, "data pointer");
   const int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data.ptr(), 1));
   if (readonly < 0) throw nb::python_error();
@@ -341,7 +346,8 @@ namespace {
 Array foreign_view(nb::handle obj, const InterfaceLayout& layout, Device device, PyObject* owner) {
   const DType dtype = dtype_from_typestr(obj, layout.typestr);
   const std::int64_t isz = itemsize(dtype);
-  if (isz != layout.itemsize) throw TypeError(cat("arrays of typestr '", layout.typestr, "' are not supported by cupric"));
+  if (isz != layout.itemsize)
+    throw TypeError(cat("arrays of typestr '", layout.typestr, "' are not supported by cupric"));
   Strides strides = c_strides(layout.shape);
   if (layout.byte_strides)
     for (std::size_t i = 0; i < strides.size(); ++i) strides[i] = (*layout.byte_strides)[i] / isz;
@@ -383,9 +389,9 @@ Array from_cuda_array_interface(nb::handle obj) {
   runtime::StreamState& current = runtime::current_stream_state(device);
   PyObject* stream = PyDict_GetItemString(iface.ptr(), "stream");
   if (stream && stream != Py_None)  // version 3: the data is ready on that stream
-    runtime::wait_for_handle(
-        current.handle, device,
-        protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"), "__cuda_array_interface__"));
+    runtime::wait_for_handle(current.handle, device,
+                             protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"),
+                                             "__cuda_array_interface__"));
   Array a = foreign_view(obj, layout, Device::cuda(device), obj.ptr());
   a.storage()->set_last_writer(current.serial);  // ready on the current stream from here on
   return a;
@@ -400,8 +406,10 @@ struct Nested {
 bool is_sequence_like(nb::handle obj) { return PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()); }
 
 [[noreturn]] void too_deep() {
-  throw ValueError(cat("setting an array element with a sequence. The requested array would exceed the maximum number "
-                       "of dimension of ", kMaxDims, "."));
+  throw ValueError(
+      cat("setting an array element with a sequence. The requested array would exceed the maximum number "
+          "of dimension of ",
+          kMaxDims, "."));
 }
 
 /// The shape read along the first elements; stops at kMaxDims levels, so that deep nesting and

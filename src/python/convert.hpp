@@ -57,7 +57,7 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
 /// foreign memory shares.
 struct InterfaceLayout {
   std::string typestr;
-  std::int64_t itemsize = 0;            ///< from the typestr ("<f8": 8)
+  std::int64_t itemsize = 0;  ///< from the typestr ("<f8": 8)
   Shape shape;
   std::optional<Strides> byte_strides;  ///< nullopt: C-contiguous
   std::uintptr_t data = 0;

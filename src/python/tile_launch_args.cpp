@@ -438,7 +438,8 @@ void check_cuda_grid(const long long g[3]) {
 void run_host_kernel(const tile::HostKernel& k, const std::int64_t grid[3], const std::vector<void*>& args) {
   const long long g[3] = {grid[0], grid[1], grid[2]};
   if (g[0] < 0 || g[1] < 0 || g[2] < 0 || grid_blocks(g) < 0)  // grid_from_py's rules, for every CPU launch
-    throw ValueError(cat("grid (", g[0], ", ", g[1], ", ", g[2], ") must have extents >= 0 and at most 2**63 - 1 blocks"));
+    throw ValueError(
+        cat("grid (", g[0], ", ", g[1], ", ", g[2], ") must have extents >= 0 and at most 2**63 - 1 blocks"));
   cupric_tile_status status{};
   {
     nb::gil_scoped_release release;

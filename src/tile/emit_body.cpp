@@ -382,9 +382,9 @@ std::string Emitter::panel_copy(const Op& load, const std::string& to) {
   const int nd = f_.type(load.operands.at(0)).ndim;
   const Shape& shape = f_.type(load.result()).shape;
   return cat("{\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "const ::cu::tile::i64 st[", nd,
-             "] = ", window_corner(load, false), ";\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "::cu::tile::copy_async<",
-             shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ", name(load.operands.at(0)), ", st);\n",
-             std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
+             "] = ", window_corner(load, false), ";\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '),
+             "::cu::tile::copy_async<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ",
+             name(load.operands.at(0)), ", st);\n", std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
 }
 
 void Emitter::emit_stage_copies(const Region& body, const std::string& to) {

@@ -217,8 +217,8 @@ std::string Emitter::window_corner(const Op& op, bool offsets) const {
   std::string corner = "{";
   for (std::size_t d = 0; d < static_cast<std::size_t>(f_.type(array).ndim); ++d) {
     const long long n = d < shape.size() ? shape[d] : 1;
-    corner += cat(d ? ", " : "", "::cu::tile::window_start(", name(op.operands.at(d + 1)), ", ", offsets ? 1 : n, ", ", n,
-                  ", ", name(array), ".shape[", d, "])");
+    corner += cat(d ? ", " : "", "::cu::tile::window_start(", name(op.operands.at(d + 1)), ", ", offsets ? 1 : n, ", ",
+                  n, ", ", name(array), ".shape[", d, "])");
   }
   return corner + "}";
 }

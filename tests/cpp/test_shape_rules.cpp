@@ -34,8 +34,9 @@ TEST(ShapeRules, SizesAndByteCountsFitInt64) {
   EXPECT_NO_THROW(check_shape({kMax}, 1));
   EXPECT_NO_THROW(check_shape({std::int64_t{1} << 31, std::int64_t{1} << 31}, 1));
   EXPECT_NO_THROW(check_shape({std::int64_t{1} << 31, std::int64_t{1} << 30}, 2));
-  for (const Shape& s : {Shape{kMax}, Shape{std::int64_t{1} << 40, std::int64_t{1} << 40}, Shape{std::int64_t{1} << 62, 2},
-                         Shape{std::int64_t{1} << 40, std::int64_t{1} << 40, 0}})  // NumPy: a zero hides no overflow
+  for (const Shape& s :
+       {Shape{kMax}, Shape{std::int64_t{1} << 40, std::int64_t{1} << 40}, Shape{std::int64_t{1} << 62, 2},
+        Shape{std::int64_t{1} << 40, std::int64_t{1} << 40, 0}})  // NumPy: a zero hides no overflow
     EXPECT_TRUE(has(message_of([&] { check_shape(s, 8); }), "array is too big")) << shape_str(s);
   EXPECT_TRUE(has(message_of([] { check_shape({3, -2}, 4); }), "negative dimensions are not allowed: (3, -2)"));
   EXPECT_THROW(Array::empty({std::int64_t{1} << 40, std::int64_t{1} << 40}, DType::float64), ValueError);
@@ -55,17 +56,19 @@ TEST(ShapeRules, SixtyFourDimensionsAtMost) {
 TEST(ShapeRules, ViewsWhoseAddressesWouldOverflowAreRefused) {
   const Array a = Array::empty({4}, DType::float64);
   EXPECT_NO_THROW(a.view({4}, {-1}, 3));
-  EXPECT_NO_THROW(a.view({std::int64_t{1} << 59}, {0}, 0));  // a broadcast view reaches nothing
+  EXPECT_NO_THROW(a.view({std::int64_t{1} << 59}, {0}, 0));           // a broadcast view reaches nothing
   EXPECT_THROW(a.view({3}, {std::int64_t{1} << 61}, 0), ValueError);  // 2 * 2^61 * 8 bytes
   EXPECT_THROW(a.view({2}, {std::int64_t{1} << 62}, 0), ValueError);  // 2^62 elements * 8 bytes
-  EXPECT_THROW(a.view({4}, {1, 1}, 0), ValueError);                    // strides of another rank
-  EXPECT_THROW(a.view({1}, {1}, std::int64_t{1} << 61), ValueError);   // offset * itemsize
-  EXPECT_NO_THROW(a.view({1, 0}, {std::int64_t{1} << 62, kMax}, 0));   // no element: strides unused
+  EXPECT_THROW(a.view({4}, {1, 1}, 0), ValueError);                   // strides of another rank
+  EXPECT_THROW(a.view({1}, {1}, std::int64_t{1} << 61), ValueError);  // offset * itemsize
+  EXPECT_NO_THROW(a.view({1, 0}, {std::int64_t{1} << 62, kMax}, 0));  // no element: strides unused
 }
 
 TEST(ShapeRules, ReshapeNeverWrapsToTheSameSize) {
   const Array empty = Array::empty({0}, DType::float32);
-  EXPECT_TRUE(has(message_of([&] { reshape(empty, {std::int64_t{1} << 32, std::int64_t{1} << 32, 0}); }),
+  EXPECT_TRUE(has(message_of([&] {
+                    reshape(empty, {std::int64_t{1} << 32, std::int64_t{1} << 32, 0});
+                  }),
                   "cannot reshape array of size 0"));
   EXPECT_THROW(reshape(empty, {std::int64_t{1} << 32, std::int64_t{1} << 32}), ValueError);
 }
@@ -77,7 +80,8 @@ TEST(ShapeRules, ForeignLayoutsAreCheckedAsNumPyChecksThem) {
   EXPECT_EQ(foreign_array_problem("AI", 0, {0}, nullptr, 8), "");  // NULL is fine when nothing is read
   EXPECT_TRUE(has(foreign_array_problem("AI", 0, {3}, nullptr, 8), "AI: data is NULL"));
   EXPECT_TRUE(has(foreign_array_problem("AI", p, {-3}, nullptr, 8), "negative dimensions"));
-  EXPECT_TRUE(has(foreign_array_problem("AI", p, Shape(65, 1), nullptr, 8), "number of dimensions must be within [0, 64]"));
+  EXPECT_TRUE(
+      has(foreign_array_problem("AI", p, Shape(65, 1), nullptr, 8), "number of dimensions must be within [0, 64]"));
   EXPECT_TRUE(has(foreign_array_problem("AI", p, {3}, &length_two, 8), "mismatch in length of strides and shape"));
   EXPECT_TRUE(has(foreign_array_problem("AI", p, {3}, &odd, 8), "not multiples of the item size 8"));
   EXPECT_TRUE(has(foreign_array_problem("AI", 8, {3}, &back, 8), "reach outside memory"));  // below address 0

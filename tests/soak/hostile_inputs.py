@@ -19,7 +19,8 @@ sys.setrecursionlimit(100000)
 cpu = "cpu"
 class AI:  # an object exposing __array_interface__ (the dict is the test's)
     def __init__(self, **d):
-        self.__array_interface__ = {"version": 3, "typestr": "<f8", "shape": (3,), "data": (BUF.ctypes.data, False), **d}
+        self.__array_interface__ = {"version": 3, "typestr": "<f8", "shape": (3,),
+                                    "data": (BUF.ctypes.data, False), **d}
 class CAI:
     def __init__(self, **d):
         self.__cuda_array_interface__ = {"version": 3, "typestr": "<f4", "shape": (3,), "data": (0x10000, False), **d}

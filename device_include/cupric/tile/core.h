@@ -201,8 +201,8 @@ inline ArrayRef<T, ND> array_ref(const void* arg) {
 CUPRIC_TD constexpr i64 window_start(i64 index, i64 scale, i64 n, i64 extent) {
   constexpr i64 kMax = 0x7fffffffffffffffLL;
   const i64 hi = extent < kMax - n ? extent : kMax - n;
-  if (index > hi / scale) return hi;      // index * scale > hi (hi >= 0: division rounds down)
-  if (index < -n / scale) return -n;      // index * scale < -n (division rounds toward zero)
+  if (index > hi / scale) return hi;  // index * scale > hi (hi >= 0: division rounds down)
+  if (index < -n / scale) return -n;  // index * scale < -n (division rounds toward zero)
   return index * scale;
 }
 

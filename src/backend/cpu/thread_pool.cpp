@@ -151,8 +151,8 @@ int max_threads() { return std::max(kThreadsPerCore * cores(), kMinMaxThreads); 
 int num_threads() { return pool().threads(); }
 void set_num_threads(std::int64_t n) {
   if (n > max_threads())
-    throw ValueError(cat("set_num_threads(", n, "): at most ", max_threads(), " threads on this machine (",
-                         cores(), " cores; the bound is ", kThreadsPerCore, " per core, at least ", kMinMaxThreads, ")"));
+    throw ValueError(cat("set_num_threads(", n, "): at most ", max_threads(), " threads on this machine (", cores(),
+                         " cores; the bound is ", kThreadsPerCore, " per core, at least ", kMinMaxThreads, ")"));
   pool().set_threads(static_cast<int>(std::max<std::int64_t>(n, 0)));
 }
 

@@ -104,7 +104,8 @@ def test_random_sets_match_numpy_and_failures_write_nothing(c, seed, scalar):
         value = values(vshape, dtype, seed + 1)
     before = n.copy()
     want = outcome(lambda: n.__setitem__(key, value))
-    got = outcome(lambda: x.__setitem__(key, cu.asarray(value, device="cpu") if isinstance(value, np.ndarray) else value))
+    cu_value = cu.asarray(value, device="cpu") if isinstance(value, np.ndarray) else value
+    got = outcome(lambda: x.__setitem__(key, cu_value))
     assert got[0] == want[0], (shape, key, got, want)
     if want[0] == "error":
         assert got[1] is want[1], (shape, key, got, want)
