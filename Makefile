@@ -9,7 +9,7 @@ WERROR ?= ON
 CMAKE_DEFS := --config-settings=cmake.define.CUPRIC_WERROR=$(WERROR) --config-settings=cmake.define.CUPRIC_TESTS=ON
 SOURCES := $(shell find src include device_include examples/cpp tests/cpp -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all build demo test test-python test-cpp conformance install-check bench soak gpu-check lint format clean
+.PHONY: all build demo test test-python test-cpp test-integration conformance install-check bench soak gpu-check lint format clean
 
 all: build
 
@@ -29,10 +29,18 @@ build: $(STAMP)
 demo: build
 	$(PY) examples/demo.py
 
-test: test-cpp test-python
+test: test-cpp test-python test-integration
 
-test-python: build
+test-python: build $(VENV)/.clients  # the docs' Dask examples run in tests/python/test_docs.py
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
+
+# Third-party clients (scikit-learn, SciPy, Dask, xarray, ...) on cupric arrays, against NumPy.
+$(VENV)/.clients: $(VENV)/.deps tests/integration/requirements.txt
+	$(PIP) install -q -r tests/integration/requirements.txt
+	touch $@
+
+test-integration: build $(VENV)/.clients
+	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure

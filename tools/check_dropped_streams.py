@@ -27,13 +27,13 @@ def run(iterations=1000, n=4096, spin_seconds=20e-6):
 
     kernel = cu.cuda.Program(SPIN_FILL).compile("cubin").get_kernel("spin_fill")
     cycles = int((cu.cuda.Device().clock_rate_khz or 2_000_000) * 1000 * spin_seconds)
-    x = cu.arange(n, dtype=cu.float32)
+    x = cu.arange(n, dtype=cu.float32, device="cuda:0")
     cu.cuda.Device().synchronize()
     results = []
     for i in range(iterations):
         s = cu.cuda.Stream()
         with s:
-            y = cu.zeros(n, dtype=cu.float32)
+            y = cu.zeros(n, dtype=cu.float32, device="cuda:0")
             cu.cuda.launch(s, cu.cuda.LaunchConfig((n + 255) // 256, 256), kernel, cycles, y, float(i), n)
             tmp = y + x  # freed below, in the stream's order, while the stream still runs
             results.append(tmp * 2)

@@ -59,22 +59,33 @@ if [ -n "${GPU_TEST_GROUPS:-}" ]; then
     grep -E "^(FAILED|ERROR)" "$log" | head -20 | tee -a "$OUT/summary.txt"
   done
 else
-  mapfile -t paths < <(abs_paths "${GPU_TESTS:-tests/python}")
+  mapfile -t paths < <(abs_paths "${GPU_TESTS:-tests/python tests/integration}")
   run_pytest "$OUT/tests.log" "${GPU_TESTS_K:-}" "${paths[@]}"
   summary "tests: $(grep -E "(passed|failed|skipped|deselected|error).* in [0-9.]+s" "$OUT/tests.log" | tail -1)"
   grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
 fi
 
-# streams dropped with work pending, under the memory checker (where compute-sanitizer works:
-# Firecracker machines, not gVisor)
-if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  if ( cd /tmp && timeout "${SANITIZER_BUDGET:-300}" compute-sanitizer --tool memcheck --error-exitcode 1 \
-         "$PY" "$OLDPWD/tools/check_dropped_streams.py" >"$OUT/sanitizer.log" 2>&1 ); then
-    summary "memcheck, dropped streams: $(grep -E '^ok' "$OUT/sanitizer.log" | tail -1)"
+# Kernels under compute-sanitizer (where it works: Firecracker machines, not gVisor). API errors
+# are not reported: the runtime counts a kernel's parameters by asking cuFuncGetParamInfo until it
+# says "invalid value". memcheck: streams dropped with work pending, then the CUDA backend's and the
+# tile language's GPU tests; racecheck: the tile kernels (shared memory). Knobs: SANITIZE_TESTS,
+# SANITIZE_RACE_TESTS (pytest paths), RUN_SANITIZER=0.
+sanitize() {  # name, tool, command...
+  local name=$1 tool=$2; shift 2
+  if ( cd /tmp && timeout "${SANITIZER_BUDGET:-300}" compute-sanitizer --tool "$tool" --report-api-errors no \
+         --error-exitcode 1 "$@" >"$OUT/sanitizer_$name.log" 2>&1 ); then
+    summary "$tool, $name: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer_$name.log" | tail -1) $(grep -E '^ok|passed' "$OUT/sanitizer_$name.log" | tail -1)"
   else
-    summary "memcheck, dropped streams: FAILED (see sanitizer.log)"
-    grep -E "ERROR SUMMARY|Invalid|Error" "$OUT/sanitizer.log" | head -10 | tee -a "$OUT/summary.txt"
+    summary "$tool, $name: FAILED (see sanitizer_$name.log)"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|Error" "$OUT/sanitizer_$name.log" | head -10 | tee -a "$OUT/summary.txt"
   fi
+}
+if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  sanitize dropped_streams memcheck "$PY" "$OLDPWD/tools/check_dropped_streams.py"
+  mapfile -t mem_paths < <(abs_paths "${SANITIZE_TESTS:-tests/python/backend/test_cuda_backend.py tests/python/tile/test_gpu.py}")
+  sanitize gpu_tests memcheck "$PY" -m pytest -q -p no:cacheprovider -x "${mem_paths[@]}"
+  mapfile -t race_paths < <(abs_paths "${SANITIZE_RACE_TESTS:-tests/python/tile/test_gpu.py}")
+  sanitize tile_race racecheck "$PY" -m pytest -q -p no:cacheprovider -x "${race_paths[@]}"
 fi
 
 # the founding demo (make demo) on the GPU, beside NumPy and the installed peers

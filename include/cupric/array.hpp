@@ -185,6 +185,10 @@ struct Scalar {
   std::int64_t i = 0;        ///< integer value when it fits int64
   std::uint64_t u = 0;       ///< integer value when it does not (big_unsigned)
   bool big_unsigned = false;
+  /// +1 / -1: an integer above uint64 / below int64 (a Python int), with f its nearest double
+  /// (inf past double's range). Comparisons take one (the answer against an integer array is
+  /// exact); storing it in an integer type raises OverflowError, in a float type where f is inf too.
+  std::int8_t beyond = 0;
   double f = 0;
   std::complex<double> c{};
 
@@ -193,6 +197,13 @@ struct Scalar {
   static Scalar from_uint(std::uint64_t v);
   static Scalar from_float(double v) { Scalar s; s.kind = WeakKind::floating; s.f = v; return s; }
   static Scalar from_complex(std::complex<double> v) { Scalar s; s.kind = WeakKind::complex; s.c = v; return s; }
+  static Scalar from_huge_int(double rounded) {
+    Scalar s;
+    s.kind = WeakKind::integer;
+    s.beyond = rounded > 0 ? 1 : -1;
+    s.f = rounded;
+    return s;
+  }
 
   /// Writes the value as dtype `t` at `dst` (host memory). Integers that do not fit raise
   /// OverflowError ("Python integer 300 out of bounds for int8"), as NumPy 2 does.
@@ -202,6 +213,9 @@ struct Scalar {
 
 /// The value of a weak 0-d scalar array (a CPU array made by scalar_array).
 Scalar scalar_of_weak(const Array& a);
+/// The dtype a weak scalar is held in: its kind's default, uint64 for integers past int64,
+/// float64 (its nearest double, marked weak integer) for integers past 64 bits.
+DType weak_storage_dtype(const Scalar& s);
 
 /// A 0-d array holding a scalar, marked weak (NEP 50) unless `dtype` is given.
 Array scalar_array(const Scalar& s, Device device = Device::cpu());
@@ -225,6 +239,7 @@ class InlineScalar {
   const Array& array() const { return array_; }
 
  private:
+  explicit InlineScalar(DType dtype);  // uninitialised bytes
   alignas(16) unsigned char bytes_[16];
   Storage storage_;
   Array array_;

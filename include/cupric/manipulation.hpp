@@ -30,6 +30,10 @@ Shape reshape_shape(std::int64_t size, const Shape& requested);
 /// instead; copy=true: always a copy). order 'C' or 'F'.
 Array reshape(const Array& a, const Shape& shape, char order = 'C', std::optional<bool> copy = std::nullopt);
 
+/// The axes of `a` in the memory order of a copy with NumPy's `order` ('C', 'F', 'A', 'K'):
+/// 'K' orders them by decreasing stride magnitude (ties keep their order), as NumPy's copies do.
+/// permute_dims(a, copy_axis_order(a, order)) is C-contiguous exactly when a's memory is in that order.
+std::vector<std::int64_t> copy_axis_order(const Array& a, char order);
 /// Views with permuted axes. permute_dims checks `axes` is a permutation of the dimensions.
 Array permute_dims(const Array& a, const std::vector<std::int64_t>& axes);
 Array transpose(const Array& a);         ///< all axes reversed (a.T)

@@ -1,13 +1,40 @@
-"""`python -m cupric.cache warm|info|clear`: the compile cache of cupric's kernels.
+"""`python -m cupric.cache warm|info|clear`: the compile cache of everything cupric compiles at run
+time (NVRTC output, tile kernels for the GPU and the CPU, GCC's precompiled header, kernel
+indexes, autotune choices, compiler probes). See docs/security.md for how it is protected.
 
 warm   compiles the common array kernels (ufuncs on bool/int32/int64/float32/float64 with array and
        scalar operands, casts, reductions, scans, random, gather) for the current GPU into the
        cache, so that a new process's first calls load them from disk instead of compiling
-info   prints the cache folder, its size on disk and this process's hit counts
-clear  empties the cache (memory and disk)"""
+info   prints the cache folder, the entries and bytes of each kind, and this process's hit counts
+clear  empties the cache, every kind (memory and disk, and what earlier versions left there)"""
 
 import sys
 import time
+
+
+def _size(n):
+    if n < 1024:
+        return f"{n} bytes"
+    for unit in ("KiB", "MiB", "GiB"):
+        n /= 1024
+        if n < 1024 or unit == "GiB":
+            return f"{n:.1f} {unit}"
+
+
+def _print_info(cache):
+    info = cache.info()
+    print(f"directory: {info['directory'] or '(memory only)'}")
+    if info["note"]:
+        print(f"note: {info['note']}")
+    total = sum(k["bytes"] for k in info["kinds"].values())
+    print(f"disk usage: {total} bytes ({_size(total)} of at most {_size(info['max_disk_bytes'])})")
+    for name, k in info["kinds"].items():
+        print(f"  {name:<19} {k['entries']:>6} entries {_size(k['bytes']):>11}  {k['description']}")
+    legacy = info["legacy"]
+    if legacy["entries"]:
+        print(f"  {'(older versions)':<19} {legacy['entries']:>6} files   {_size(legacy['bytes']):>11}  "
+              "never read; `clear` removes them")
+    print(f"stats: {cache.stats()}")
 
 
 def main(argv=None):
@@ -25,12 +52,12 @@ def main(argv=None):
         print(f"compiled or found {n} kernel sources for {cu.cuda.Device().arch} in {time.perf_counter() - t:.1f} s "
               f"(cache: {cache.directory or 'memory only'})")
     elif command == "info":
-        print(f"directory: {cache.directory or '(memory only)'}")
-        print(f"disk usage: {cache.disk_usage()} bytes")
-        print(f"stats: {cache.stats()}")
+        _print_info(cache)
     elif command == "clear":
+        before = cache.info()
         cache.clear()
-        print("cleared")
+        files = sum(k["entries"] for k in before["kinds"].values()) + before["legacy"]["entries"]
+        print(f"cleared {files} files from {before['directory'] or '(memory only)'} and the memory tier")
     else:
         print(__doc__)
         return 2

@@ -4,6 +4,7 @@
 #include "cupric/manipulation.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "cupric/backend.hpp"
@@ -246,6 +247,20 @@ std::vector<Array> broadcast_arrays(const std::vector<Array>& arrays) {
   std::vector<Array> out;
   for (const Array& a : arrays) out.push_back(a.shape() == shape ? a : broadcast_to(a, shape));
   return out;
+}
+
+std::vector<std::int64_t> copy_axis_order(const Array& a, char order) {
+  std::vector<std::int64_t> axes(static_cast<std::size_t>(a.ndim()));
+  std::iota(axes.begin(), axes.end(), 0);
+  if (order == 'A') order = a.is_f_contiguous() && !a.is_c_contiguous() ? 'F' : 'C';
+  if (order == 'F') std::reverse(axes.begin(), axes.end());
+  if (order == 'K') {
+    const auto& st = a.strides();
+    std::stable_sort(axes.begin(), axes.end(), [&](std::int64_t x, std::int64_t y) {
+      return std::abs(st[static_cast<std::size_t>(x)]) > std::abs(st[static_cast<std::size_t>(y)]);
+    });
+  }
+  return axes;
 }
 
 }  // namespace cupric

@@ -74,22 +74,6 @@ nb::object zero_dim_scalar(const Array& a) {
   return scalar_to_py(a);
 }
 
-/// The axes of `a` in the memory order of a copy with NumPy's `order` ('C', 'F', 'A', 'K'):
-/// 'K' orders them by decreasing stride magnitude (ties keep their order), as NumPy's copies do.
-std::vector<std::int64_t> copy_axis_order(const Array& a, char order) {
-  std::vector<std::int64_t> axes(static_cast<std::size_t>(a.ndim()));
-  std::iota(axes.begin(), axes.end(), 0);
-  if (order == 'A') order = a.is_f_contiguous() && !a.is_c_contiguous() ? 'F' : 'C';
-  if (order == 'F') std::reverse(axes.begin(), axes.end());
-  if (order == 'K') {
-    const auto& st = a.strides();
-    std::stable_sort(axes.begin(), axes.end(), [&](std::int64_t x, std::int64_t y) {
-      return std::abs(st[static_cast<std::size_t>(x)]) > std::abs(st[static_cast<std::size_t>(y)]);
-    });
-  }
-  return axes;
-}
-
 char order_from_py(nb::handle order) {
   const std::string s = order.is_none() ? "K" : nb::cast<std::string>(order);
   if (s.size() != 1 || std::string_view("CFAK").find(s[0]) == std::string_view::npos)
@@ -245,7 +229,7 @@ void bind_array(nb::module_& m) {
 
   m.def("asarray", [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy) {
     std::optional<bool> c;
-    if (!copy.is_none()) c = nb::cast<bool>(copy);
+    if (!copy.is_none()) c = bool_from_py(copy, "copy");
     return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
   }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
   m.def("astype", [](nb::handle x, nb::handle dtype, bool copy, nb::handle device) {

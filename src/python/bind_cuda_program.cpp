@@ -1,5 +1,5 @@
-// bind_cuda_program.cpp — cupric.cuda, part 3: Program (NVRTC), ObjectCode, Linker
-// (nvJitLink) and the shared compile cache.
+// bind_cuda_program.cpp — cupric.cuda, part 3: Program (NVRTC), ObjectCode and Linker (nvJitLink);
+// the compile cache they go through is bound in bind_compile_cache.cpp.
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -13,7 +13,6 @@
 #include "cupric/errors.hpp"
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/runtime/program.hpp"
-#include "runtime/compile_cache.hpp"
 
 namespace cupric::py {
 using namespace cupric::runtime;
@@ -149,58 +148,10 @@ void bind_program(nb::module_& m) {
           nb::arg("target") = "cubin");
 }
 
-void bind_cache(nb::module_& m) {
-  using Cache = CompileCache;
-  nb::class_<Cache>(m, "CompileCache", "The compile cache shared by every JIT in cupric (memory + disk).")
-      .def("stats",
-           [](const Cache& c) {
-             CompileCacheStats s = c.stats();
-             nb::dict d;
-             d["memory_hits"] = s.memory_hits;
-             d["disk_hits"] = s.disk_hits;
-             d["misses"] = s.misses;
-             d["stores"] = s.stores;
-             d["disk_evictions"] = s.disk_evictions;
-             d["disk_errors"] = s.disk_errors;
-             d["memory_entries"] = s.memory_entries;
-             d["memory_bytes"] = s.memory_bytes;
-             return d;
-           })
-      .def("clear", &Cache::clear, nb::arg("memory") = true, nb::arg("disk") = true)
-      .def_prop_rw(
-          "directory", &Cache::directory,
-          [](Cache& c, std::optional<std::string> d) { c.set_directory(d.value_or("")); },
-          "The disk tier's folder ('' when the disk tier is off).")
-      .def_prop_rw("max_disk_bytes", &Cache::max_disk_bytes, &Cache::set_max_disk_bytes)
-      .def("disk_usage", &Cache::disk_usage)
-      .def("trim", &Cache::trim_disk, nb::arg("target_bytes"), "Trims the disk tier, least recently used first.")
-      .def("reload_environment", &Cache::configure_from_environment,
-           "Reads CUPRIC_CACHE_DIR, CUPRIC_DISABLE_DISK_CACHE and CUPRIC_CACHE_MAX_BYTES again.")
-      .def("get",
-           [](Cache& c, const std::string& key) -> nb::object {
-             auto v = c.get(key);
-             return v ? nb::object(as_bytes(*v)) : nb::none();
-           })
-      .def("put", [](Cache& c, const std::string& key,
-                     nb::bytes value) { c.put(key, std::string_view(value.c_str(), value.size())); })
-      .def_static("make_key", [](nb::args parts) {
-        std::vector<std::string> owned;
-        for (nb::handle p : parts)
-          owned.push_back(nb::isinstance<nb::bytes>(p) ? std::string(nb::cast<nb::bytes>(p).c_str(), nb::len(p))
-                                                       : nb::cast<std::string>(nb::str(p)));
-        std::string joined;  // length-prefixed, so ("ab", "c") and ("a", "bc") differ
-        for (const auto& v : owned) joined += cat(v.size(), ":", v);
-        std::string key = CompileCache::make_key({joined});
-        return key;
-      });
-  m.attr("compile_cache") = nb::cast(&CompileCache::global(), nb::rv_policy::reference);
-}
-
 }  // namespace
 
 void bind_cuda_program(nb::module_& m) {
   bind_program(m);
-  bind_cache(m);
 }
 
 }  // namespace cupric::py

@@ -10,6 +10,7 @@ void bind_manipulation(nb::module_& m);  // bind_manipulation.cpp
 void bind_creation(nb::module_& m);      // bind_creation.cpp
 void bind_dlpack(nb::module_& m);        // bind_dlpack.cpp
 void bind_composites(nb::module_& m);    // bind_composites.cpp
+void bind_compile_cache(nb::module_& m);  // bind_compile_cache.cpp: the cache every JIT shares
 void bind_cuda(nb::module_& m);          // bind_cuda.cpp: the cupric.cuda runtime
 void bind_reduce(nb::module_& m);        // bind_reduce.cpp: reductions and scans
 void bind_tile(nb::module_& m);          // bind_tile.cpp: the cupric.tile compiler
@@ -22,6 +23,7 @@ void bind_extensions(nb::module_& m) {
   bind_creation(m);
   bind_dlpack(m);
   bind_composites(m);
+  bind_compile_cache(m);
   bind_cuda(m);
   bind_reduce(m);
   bind_tile(m);

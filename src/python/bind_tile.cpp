@@ -130,32 +130,39 @@ void bind_tile(nb::module_& m) {
         return d;
       }, nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0);
 
-  t.def("host_compiler", [](const std::string& cache_dir) {
-    const tile::HostCompiler& c = tile::host_compiler(cache_dir);
+  t.def("host_compiler", [] {
+    const tile::HostCompiler& c = tile::host_compiler();
     nb::dict d;
     d["available"] = c.available;
     d["command"] = c.command;
     d["version"] = c.version;
-    d["flags"] = c.flags;
+    std::string flags;
+    for (const auto& f : c.flags) flags += (flags.empty() ? "" : " ") + f;
+    d["flags"] = flags;
     d["problem"] = c.problem;
-    return d;
-  }, nb::arg("cache_dir") = "");
-  t.def("compile_host", [](const std::string& source, const std::string& include_dir, const std::string& cache_dir) {
-    tile::HostBinary b;
-    {
-      nb::gil_scoped_release release;
-      b = tile::compile_host(source, include_dir, cache_dir);
-    }
-    nb::dict d;
-    d["path"] = b.path;
-    d["key"] = b.key;
-    d["cache_hit"] = b.cache_hit;
-    d["compile_seconds"] = b.compile_seconds;
+    d["gcc"] = c.gcc;
     return d;
   });
+  t.def(
+      "compile_host",
+      [](const std::string& source, const std::string& include_dir) {
+        tile::HostBinary b;
+        {
+          nb::gil_scoped_release release;
+          b = tile::compile_host(source, include_dir);
+        }
+        nb::dict d;
+        d["key"] = b.key;
+        d["cache_hit"] = b.cache_hit;
+        d["compile_seconds"] = b.compile_seconds;
+        return d;
+      },
+      nb::arg("source"), nb::arg("include_dir"),
+      "Compiles (unless the compile cache has it) and loads a generated CPU kernel: {'key', 'cache_hit', "
+      "'compile_seconds'}; HostLauncher(key, ...) launches it.");
 
   bind_tile_launch(t);
-  t.def("host_environment", &tile::host_environment, nb::arg("include_dir"), nb::arg("cache_dir"),
+  t.def("host_environment", &tile::host_environment, nb::arg("include_dir"),
         "Hash of the compiler, flags, CPU and header library the CPU kernels depend on.");
 }
 

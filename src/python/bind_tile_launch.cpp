@@ -225,13 +225,60 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
     if (read[i].storage) note_written(DeviceArgument{read[i].storage, false, nullptr}, state);
 }
 
+/// The globals and closure variables a kernel's body read when it was specialised (python/
+/// cupric/tile/_globals.py): its plans apply only while each name still holds the object it held
+/// then, and only plans of the current generation (a changed value compiles a new kernel).
+class GlobalGuards {
+ public:
+  /// guards: (globals dict, name, value) or (cell, None, value) each; new_generation: the values
+  /// changed, so the plans made so far launch stale kernels.
+  void set(nb::list guards, bool new_generation) {
+    std::vector<Guard> next;
+    for (nb::handle g : guards) {
+      nb::tuple t = nb::cast<nb::tuple>(g);
+      next.push_back({nb::borrow(t[0]), nb::borrow(t[1]), nb::borrow(t[2])});
+    }
+    guards_ = std::move(next);
+    if (new_generation) ++generation_;
+  }
+  bool hold() const {
+    for (const Guard& g : guards_) {
+      PyObject* now = g.key.is_none() ? PyCell_GET(g.container.ptr())
+                                      : PyDict_GetItemWithError(g.container.ptr(), g.key.ptr());  // borrowed
+      if (now != g.value.ptr()) {
+        PyErr_Clear();
+        return false;
+      }
+    }
+    return true;
+  }
+  std::uint64_t generation() const { return generation_; }
+
+ private:
+  struct Guard {
+    nb::object container, key, value;  // holding the value keeps its identity unique
+  };
+  std::vector<Guard> guards_;
+  std::uint64_t generation_ = 0;
+};
+
 /// The plans of one kernel (or autotuned kernel), most recently added first: launch() tries
-/// them in turn and returns the tag of the one that launched, None when none fits.
+/// them in turn and returns the tag of the one that launched, None when none fits (or when the
+/// kernel's globals no longer hold what its plans were made for).
 class LaunchPlans {
  public:
+  explicit LaunchPlans(std::shared_ptr<GlobalGuards> guards = nullptr) : guards_(std::move(guards)) {}
   nb::object launch(nb::handle grid, nb::handle stream, nb::handle args) {
     PyObject* tuple = args.ptr();
     if (plans_.empty() || !PyTuple_Check(tuple) || interpreting()) return nb::none();
+    if (guards_) {
+      if (guards_->generation() != generation_) {  // made for values the kernel no longer has
+        plans_.clear();
+        generation_ = guards_->generation();
+        return nb::none();
+      }
+      if (!guards_->hold()) return nb::none();
+    }
     const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(tuple));
     // (matching may run Python code, which may change plans_: each plan is held while it is used)
     for (std::size_t i = 0; i < plans_.size(); ++i) {
@@ -246,6 +293,10 @@ class LaunchPlans {
     return nb::none();
   }
   void add(std::shared_ptr<LaunchPlan> p) {
+    if (guards_ && guards_->generation() != generation_) {
+      plans_.clear();
+      generation_ = guards_->generation();
+    }
     if (plans_.size() >= kMaxPlans) plans_.pop_back();
     plans_.insert(plans_.begin(), std::move(p));
   }
@@ -255,6 +306,8 @@ class LaunchPlans {
  private:
   static constexpr std::size_t kMaxPlans = 64;
   std::vector<std::shared_ptr<LaunchPlan>> plans_;
+  std::shared_ptr<GlobalGuards> guards_;
+  std::uint64_t generation_ = 0;  // of guards_ when plans_ were made
 };
 
 /// A plan for `values` (one per kernel parameter) when every argument is of a kind plans
@@ -291,16 +344,25 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, nb::h
   return nb::cast(out);
 }
 
+/// The CPU kernel compiled under `key`; KeyError when the compile cache does not have it (evicted,
+/// or rejected as corrupt: the caller compiles it again).
+std::shared_ptr<tile::HostKernel> cached_host_kernel(const std::string& key) {
+  auto k = tile::HostKernel::load(key);
+  if (!k) throw nb::key_error(cat("cupric.tile: the compiled kernel ", key, " is not in the compile cache").c_str());
+  return k;
+}
+
 }  // namespace
 
 void bind_tile_launch(nb::module_& t) {
-  nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel: launch(grid, *args).")
-      .def("__init__", [](HostLauncher* self, const std::string& path,
-                          const Function& f) { new (self) HostLauncher(tile::HostKernel::load(path), f); })
+  nb::class_<HostLauncher>(t, "HostLauncher",
+                           "A loaded CPU kernel (by its compile cache key): launch(grid, *args).")
+      .def("__init__", [](HostLauncher* self, const std::string& key,
+                          const Function& f) { new (self) HostLauncher(cached_host_kernel(key), f); })
       .def("__init__",
-           [](HostLauncher* self, const std::string& path,
+           [](HostLauncher* self, const std::string& key,
               const std::vector<std::tuple<bool, std::string, int, bool>>& params) {
-             new (self) HostLauncher(tile::HostKernel::load(path), params);
+             new (self) HostLauncher(cached_host_kernel(key), params);
            })
       .def("params", &HostLauncher::params)
       .def("launch", &HostLauncher::launch);
@@ -315,8 +377,14 @@ void bind_tile_launch(nb::module_& t) {
             return true;
           },
           nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"));
+  nb::class_<GlobalGuards>(t, "GlobalGuards", "The globals a kernel read: set(guards, new_generation), hold().")
+      .def(nb::init<>())
+      .def("set", &GlobalGuards::set, nb::arg("guards"), nb::arg("new_generation"))
+      .def("hold", &GlobalGuards::hold)
+      .def_prop_ro("generation", &GlobalGuards::generation);
   nb::class_<LaunchPlans>(t, "LaunchPlans", "A kernel's launch plans: launch(grid, stream, args) -> bool.")
       .def(nb::init<>())
+      .def(nb::init<std::shared_ptr<GlobalGuards>>(), nb::arg("guards"))
       .def("launch", &LaunchPlans::launch, nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"),
            "Launches through the first plan the arguments fit and returns its tag; None (nothing done) "
            "when none does.")

@@ -7,11 +7,13 @@
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/manipulation.hpp"
 
 namespace cupric::py {
 
@@ -98,6 +100,9 @@ DType dtype_from_py(nb::handle obj) {
   if (!nb::cast<bool>(np_dtype.attr("isnative")))
     throw TypeError(cat("non-native byte order data type ", nb::cast<std::string>(nb::repr(np_dtype)),
                         " is not supported: use dtype.newbyteorder('=')"));
+  // an equal dtype that is not NumPy's canonical instance (an unpickled one, one with metadata):
+  // its scalar type is a singleton
+  if (int i = find_numpy_dtype(t, np_dtype.attr("type").ptr()); i >= 0) return static_cast<DType>(i);
   unsupported_dtype(np_dtype);
 }
 
@@ -182,7 +187,7 @@ bool is_weak_scalar(nb::handle obj) {
   return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p) || PyComplex_CheckExact(p);
 }
 
-Scalar scalar_from_py(nb::handle obj) {
+Scalar scalar_from_py(nb::handle obj, bool huge_ints) {
   PyObject* p = obj.ptr();
   if (PyBool_Check(p)) return Scalar::from_bool(p == Py_True);
   if (PyLong_Check(p)) {
@@ -194,11 +199,79 @@ Scalar scalar_from_py(nb::handle obj) {
       if (!PyErr_Occurred()) return Scalar::from_uint(u);
       PyErr_Clear();
     }
+    if (huge_ints) {
+      double rounded = PyLong_AsDouble(p);
+      if (PyErr_Occurred()) {  // past double's range
+        PyErr_Clear();
+        rounded = overflow > 0 ? HUGE_VAL : -HUGE_VAL;
+      }
+      return Scalar::from_huge_int(rounded);
+    }
     throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(obj)), " is out of bounds for int64 and uint64"));
   }
   if (PyFloat_Check(p)) return Scalar::from_float(PyFloat_AsDouble(p));
   if (PyComplex_Check(p)) return Scalar::from_complex({PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p)});
   throw TypeError(cat("not a Python scalar: ", nb::cast<std::string>(nb::repr(obj))));
+}
+
+std::int64_t int64_from_py(nb::handle obj) {
+  nb::object index = nb::steal(PyNumber_Index(obj.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow)
+    throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(index)), " out of bounds for int64"));
+  return v;
+}
+
+namespace {
+[[noreturn]] void wrong_type(nb::handle obj, const char* what, const char* expected) {
+  throw TypeError(cat(what, " must be ", expected, ", got ", nb::cast<std::string>(nb::repr(obj))));
+}
+}  // namespace
+
+bool bool_from_py(nb::handle obj, const char* what) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return p == Py_True;
+  const bool numpy_bool = nb::cast<std::string>(nb::str(nb::type_name(obj.type()))) == "bool";
+  if (numpy_bool || (PyLong_Check(p) && (PyLong_AsLong(p) == 0 || PyLong_AsLong(p) == 1))) {
+    PyErr_Clear();
+    return PyObject_IsTrue(p) == 1;
+  }
+  PyErr_Clear();
+  wrong_type(obj, what, "a bool");
+}
+
+double float_from_py(nb::handle obj, const char* what) {
+  if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) wrong_type(obj, what, "a number");
+  const double v = PyFloat_AsDouble(obj.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    wrong_type(obj, what, "a number");
+  }
+  return v;
+}
+
+std::string str_from_py(nb::handle obj, const char* what) {
+  if (!PyUnicode_Check(obj.ptr())) wrong_type(obj, what, "a string");
+  return nb::cast<std::string>(obj);
+}
+
+Shape shape_from_py(nb::handle obj) {
+  auto dimension = [](nb::handle d) {
+    try {
+      return int64_from_py(d);
+    } catch (const OverflowError&) {
+      throw ValueError("Maximum allowed dimension exceeded");
+    }
+  };
+  if (PyIndex_Check(obj.ptr())) return {dimension(obj)};
+  if (!PySequence_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()))
+    throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(obj.type()))),
+                        "' object cannot be interpreted as an integer"));
+  Shape s;
+  for (nb::handle d : obj) s.push_back(dimension(d));
+  return s;
 }
 
 Array operand_from_py(nb::handle obj) {
@@ -207,11 +280,11 @@ Array operand_from_py(nb::handle obj) {
   return array_from_py(obj);
 }
 
-Operand::Operand(nb::handle obj) {
+Operand::Operand(nb::handle obj, bool huge_ints) {
   if (nb::isinstance<Array>(obj)) {
     array_ = nb::inst_ptr<Array>(obj);
   } else if (is_weak_scalar(obj)) {
-    array_ = &scalar_.emplace(scalar_from_py(obj)).array();
+    array_ = &scalar_.emplace(scalar_from_py(obj, huge_ints)).array();
   } else {
     converted_ = array_from_py(obj);
     array_ = &converted_;
@@ -228,22 +301,28 @@ Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<De
   if (needed && copy.has_value() && !*copy)
     throw ValueError(cat("Unable to avoid copy while converting ", a.str(), " to ", name(t), " on ", d.str()));
   Array src = a;
-  if (!(d == a.device())) {  // move contiguous bytes across, then convert
-    Array contiguous = a;
-    if (!a.is_c_contiguous()) {
-      contiguous = Array::empty(a.shape(), a.dtype(), a.device());
-      backend_for(a.device()).cast(elementwise_plan({&a, &contiguous}, a.shape()));
+  if (!(d == a.device())) {  // move dense bytes across, then convert
+    // axes in memory order (NumPy's 'K'): a Fortran-ordered or transposed array moves as it is
+    // and keeps its layout; anything else is packed first
+    const std::vector<std::int64_t> axes = copy_axis_order(a, 'K');
+    const Array dense = permute_dims(a, axes);
+    Array packed = dense;
+    if (!dense.is_c_contiguous()) {
+      packed = Array::empty(dense.shape(), a.dtype(), a.device());
+      backend_for(a.device()).cast(elementwise_plan({&dense, &packed}, dense.shape()));
     }
-    Array moved = Array::empty(a.shape(), a.dtype(), d);
-    const auto nbytes = static_cast<std::size_t>(contiguous.nbytes());
-    if (a.device().is_cpu()) backend_for(d).copy_from_host(moved.data(), contiguous.data(), nbytes);
-    else if (d.is_cpu()) backend_for(a.device()).copy_to_host(moved.data(), contiguous.data(), nbytes);
+    Array moved = Array::empty(dense.shape(), a.dtype(), d);
+    const auto nbytes = static_cast<std::size_t>(packed.nbytes());
+    if (a.device().is_cpu()) backend_for(d).copy_from_host(moved.data(), packed.data(), nbytes);
+    else if (d.is_cpu()) backend_for(a.device()).copy_to_host(moved.data(), packed.data(), nbytes);
     else {
-      Array host = Array::empty(a.shape(), a.dtype());
-      backend_for(a.device()).copy_to_host(host.data(), contiguous.data(), nbytes);
+      Array host = Array::empty(dense.shape(), a.dtype());
+      backend_for(a.device()).copy_to_host(host.data(), packed.data(), nbytes);
       backend_for(d).copy_from_host(moved.data(), host.data(), nbytes);
     }
-    src = moved;
+    std::vector<std::int64_t> inverse(axes.size());
+    for (std::size_t i = 0; i < axes.size(); ++i) inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+    src = permute_dims(moved, inverse);
     if (t == src.dtype()) return src;
   }
   Array out = Array::empty(src.shape(), t, d);
@@ -494,6 +573,9 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     Scalar s = scalar_from_py(obj);
     a = scalar_array(s, dtype ? *dtype : (s.big_unsigned ? DType::uint64 : default_dtype(s.kind)));
     fresh = true;
+  } else if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) {  // bytes has the buffer protocol
+    throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))),
+                        " to a cupric array (cupric has no string dtypes)"));
   } else if (nb::hasattr(obj, "__array_interface__")) {
     // a NumPy scalar's interface points into a temporary array that dies with the call: view a
     // 0-d array that owns its data instead
@@ -504,6 +586,11 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     a = nb::cast<Array>(nb::module_::import_("cupric").attr("from_dlpack")(obj));
   } else if (nb::hasattr(obj, "__cuda_array_interface__")) {
     a = from_cuda_array_interface(obj);
+  } else if (nb::hasattr(obj, "__array__")) {
+    // pandas Series/DataFrame, xarray DataArray, ...: NumPy's view of their data, as np.asarray
+    // reads them (before the sequence protocol, which would go element by element)
+    nb::object view = nb::module_::import_("numpy").attr("asarray")(obj);
+    a = from_array_interface(view, nb::cast<nb::dict>(view.attr("__array_interface__")));
   } else if (is_sequence_like(obj)) {
     a = from_nested(obj, dtype);
     fresh = true;

@@ -1,6 +1,7 @@
-// compile_cache.cpp — the two tiers of the compile cache. Disk entries are single files
-// <dir>/v1/<key[:2]>/<key>.bin holding a header (magic, length, checksum) and the payload; the
-// file's mtime is its last use, which drives least-recently-used trimming.
+// compile_cache.cpp — the two tiers of the compile cache. A disk entry is one file
+// <dir>/v2/<kind>/<key[:2]>/<key>.bin: a header (magic, kind, lengths, SHA-256 of kind, key and
+// payload), the key, the payload. It is used only if it is a regular file of this user's that no
+// one else may write and its hash matches; the file's mtime is its last use (LRU trimming).
 #include "runtime/compile_cache.hpp"
 
 #include <fcntl.h>
@@ -9,83 +10,104 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <vector>
 
+#include "cupric/errors.hpp"
+#include "runtime/cache_files.hpp"
 #include "runtime/sha256.hpp"
 
 namespace cupric::runtime {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr char kMagic[8] = {'C', 'U', 'P', 'R', 'I', 'C', 'K', '1'};
+constexpr std::array<ArtifactKindInfo, kArtifactKinds> kKinds = {{
+    {ArtifactKind::nvrtc, "nvrtc", true, "NVRTC output of cupric.cuda.Program (array kernels, your programs)"},
+    {ArtifactKind::cubin, "cubin", true, "tile kernels compiled for the GPU"},
+    {ArtifactKind::shared_object, "shared_object", true, "tile kernels compiled for the CPU"},
+    {ArtifactKind::precompiled_header, "precompiled_header", false, "GCC's precompiled tile.h"},
+    {ArtifactKind::index, "index", true, "tile kernels' launch facts (a new process skips the frontend)"},
+    {ArtifactKind::autotune, "autotune", true, "@ct.autotune's choices"},
+    {ArtifactKind::compiler, "compiler", true, "what probing the host C++ compiler found"},
+    {ArtifactKind::headers, "headers", true, "hashes of the device header library"},
+}};
+constexpr bool kinds_in_order() {
+  for (std::size_t i = 0; i < kKinds.size(); ++i)
+    if (static_cast<std::size_t>(kKinds[i].kind) != i) return false;
+  return true;
+}
+static_assert(kinds_in_order());
+
+constexpr char kMagic[8] = {'C', 'U', 'P', 'R', 'I', 'C', 'E', '2'};
 constexpr std::uint64_t kDefaultMaxDisk = 2ull << 30;
 constexpr std::uint64_t kDefaultMaxMemory = 256ull << 20;
-constexpr std::int64_t kTouchAfterSeconds = 60;  // refresh a hit's mtime at most once a minute
+constexpr std::int64_t kTouchAfterSeconds = 60;           // refresh a hit's mtime at most once a minute
+constexpr const char* kLegacyFolders[] = {"v1", "tile"};  // layouts of earlier versions
 
 struct Header {
   char magic[8];
+  std::uint32_t kind;
+  std::uint32_t key_length;
   std::uint64_t length;
-  std::uint64_t checksum;
+  std::uint8_t sha256[32];
 };
 
-std::uint64_t fnv1a(std::string_view data) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : data) h = (h ^ c) * 1099511628211ull;
-  return h;
+std::array<std::uint8_t, 32> entry_digest(ArtifactKind kind, std::string_view key, std::string_view payload) {
+  Sha256 h;
+  h.update_part(artifact_kind_name(kind));
+  h.update_part(key);
+  h.update_part(payload);
+  return h.digest();
 }
 
-std::string env_or(const char* name, const char* fallback, bool* set = nullptr) {
-  const char* v = std::getenv(name);
-  if (set) *set = v != nullptr;
-  return v ? v : fallback;
-}
-
-std::string default_directory() {
-  bool set = false;
-  std::string dir = env_or("CUPRIC_CACHE_DIR", "", &set);
-  if (set) return dir;  // explicitly empty: no disk cache
-  std::string xdg = env_or("XDG_CACHE_HOME", "");
-  if (!xdg.empty()) return xdg + "/cupric";
-  std::string home = env_or("HOME", "");
-  return home.empty() ? std::string() : home + "/.cache/cupric";
-}
-
-bool disk_disabled_by_env() {
-  std::string v = env_or("CUPRIC_DISABLE_DISK_CACHE", "");
-  return !v.empty() && v != "0";
-}
-
-std::uint64_t max_bytes_from_env() {
-  std::string v = env_or("CUPRIC_CACHE_MAX_BYTES", "");
-  if (v.empty()) return kDefaultMaxDisk;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  return end && *end == '\0' ? n : kDefaultMaxDisk;
-}
-
-bool write_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w, n -= static_cast<std::size_t>(w);
+/// Up to `size` bytes of `fd` (fewer if the file shrank meanwhile).
+std::string read_up_to(int fd, std::size_t size) {
+  std::string bytes(size, '\0');
+  std::size_t at = 0;
+  while (at < size) {
+    ssize_t got = ::read(fd, bytes.data() + at, size - at);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    at += static_cast<std::size_t>(got);
   }
-  return true;
+  bytes.resize(at);
+  return bytes;
 }
 
-bool read_all(int fd, char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t r = ::read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r, n -= static_cast<std::size_t>(r);
-  }
-  return true;
+/// Reads the entry open as `fd` (`size` bytes) and checks it against its kind, key, length and
+/// hash: "" and the payload, or why it is unusable.
+std::string read_entry(int fd, std::size_t size, ArtifactKind kind, const std::string& key, std::string& payload) {
+  Header h;
+  const std::string head = read_up_to(fd, std::min(size, sizeof h + key.size()));
+  if (head.size() < sizeof h) return "it is truncated";
+  std::memcpy(&h, head.data(), sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "it is not a cupric cache entry";
+  if (h.kind != static_cast<std::uint32_t>(kind) || h.key_length != key.size())
+    return "it holds another entry than its name says";
+  if (head.size() < sizeof h + key.size()) return "it is truncated";
+  if (head.compare(sizeof h, key.size(), key) != 0) return "it holds another entry than its name says";
+  if (size - sizeof h - key.size() != h.length) return "it is truncated or has bytes appended";
+  payload = read_up_to(fd, h.length);  // read once, into the value itself: precompiled headers are 50 MB
+  if (payload.size() != h.length) return "it is truncated";
+  if (std::memcmp(entry_digest(kind, key, payload).data(), h.sha256, sizeof h.sha256) != 0)
+    return "its content does not match its SHA-256";
+  return {};
+}
+
+std::string encode_entry(ArtifactKind kind, const std::string& key, std::string_view payload) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.kind = static_cast<std::uint32_t>(kind);
+  h.key_length = static_cast<std::uint32_t>(key.size());
+  h.length = payload.size();
+  auto digest = entry_digest(kind, key, payload);
+  std::memcpy(h.sha256, digest.data(), digest.size());
+  std::string out(reinterpret_cast<const char*>(&h), sizeof h);
+  return out.append(key).append(payload);
 }
 
 struct DiskFile {
@@ -94,14 +116,14 @@ struct DiskFile {
   fs::file_time_type used;
 };
 
-std::vector<DiskFile> list_entries(const std::string& directory) {
+/// The files under `root` (entries only: *.bin), without following symbolic links.
+std::vector<DiskFile> list_files(const fs::path& root, bool entries_only = true) {
   std::vector<DiskFile> out;
   std::error_code ec;
-  fs::path root = fs::path(directory) / "v1";
-  if (!fs::exists(root, ec)) return out;
+  if (!fs::is_directory(fs::symlink_status(root, ec))) return out;
   for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->path().extension() != ".bin") continue;
+    if (!it->is_regular_file(ec) || it->is_symlink(ec) || (entries_only && it->path().extension() != ".bin")) continue;
     std::error_code e2;
     auto size = it->file_size(e2);
     auto used = it->last_write_time(e2);
@@ -110,10 +132,42 @@ std::vector<DiskFile> list_entries(const std::string& directory) {
   return out;
 }
 
+CacheUsage usage_of(const std::vector<DiskFile>& files) {
+  CacheUsage u;
+  for (const auto& f : files) ++u.entries, u.bytes += f.size;
+  return u;
+}
+
+std::uint64_t max_bytes_from_env() {
+  const char* v = std::getenv("CUPRIC_CACHE_MAX_BYTES");
+  if (v == nullptr || *v == '\0') return kDefaultMaxDisk;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  return end && *end == '\0' ? n : kDefaultMaxDisk;
+}
+
+std::string memory_id(ArtifactKind kind, const std::string& key) { return cat(artifact_kind_name(kind), "/", key); }
+
+std::mutex g_handler_mutex;
+CompileCache::WarningHandler* g_handler = nullptr;  // null: stderr
+
 }  // namespace
 
+const std::array<ArtifactKindInfo, kArtifactKinds>& artifact_kinds() { return kKinds; }
+
+const char* artifact_kind_name(ArtifactKind kind) { return kKinds[static_cast<std::size_t>(kind)].name; }
+
+ArtifactKind artifact_kind_from_name(std::string_view name) {
+  std::string names;
+  for (const auto& k : kKinds) {
+    if (name == k.name) return k.kind;
+    names += cat(names.empty() ? "" : ", ", "'", k.name, "'");
+  }
+  throw ValueError(cat("unknown compile cache kind '", name, "': expected one of ", names));
+}
+
 CompileCache::CompileCache(std::string directory, std::uint64_t max_disk_bytes, std::uint64_t max_memory_bytes)
-    : directory_(std::move(directory)), max_disk_bytes_(max_disk_bytes), max_memory_bytes_(max_memory_bytes) {}
+    : requested_(std::move(directory)), max_disk_bytes_(max_disk_bytes), max_memory_bytes_(max_memory_bytes) {}
 
 CompileCache& CompileCache::global() {
   // Never destroyed: kernels may be compiled from other static destructors at exit.
@@ -127,9 +181,9 @@ CompileCache& CompileCache::global() {
 
 void CompileCache::configure_from_environment() {
   std::lock_guard lock(mutex_);
-  directory_ = disk_disabled_by_env() ? std::string() : default_directory();
+  requested_ = cache_directory_from_environment();
   max_disk_bytes_ = max_bytes_from_env();
-  disk_scanned_ = false;
+  checked_ = disk_scanned_ = warned_write_ = false;
 }
 
 std::string CompileCache::make_key(std::initializer_list<std::string_view> parts) {
@@ -138,21 +192,62 @@ std::string CompileCache::make_key(std::initializer_list<std::string_view> parts
   return h.hex_digest();
 }
 
-std::string CompileCache::path_for(const std::string& key) const {
-  return directory_ + "/v1/" + key.substr(0, 2) + "/" + key + ".bin";
+void CompileCache::check_key(std::string_view key) {
+  const bool ok = !key.empty() && key.size() <= 128 && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '-';
+  });
+  if (!ok)
+    throw ValueError(cat("a compile cache key is 1 to 128 characters of 0-9, a-z, A-Z, '_' and '-' (it names a ",
+                         "file); got '", key.substr(0, 200), "'"));
 }
 
-void CompileCache::remember(const std::string& key, Value value) {
+void CompileCache::set_warning_handler(WarningHandler handler) {
+  std::lock_guard lock(g_handler_mutex);
+  delete g_handler;
+  g_handler = handler ? new WarningHandler(std::move(handler)) : nullptr;
+}
+
+void CompileCache::warn(const std::string& message) {
+  WarningHandler handler;
+  {
+    std::lock_guard lock(g_handler_mutex);
+    if (g_handler) handler = *g_handler;
+  }
+  if (handler) return handler(message);
+  std::fprintf(stderr, "cupric: warning: %s\n", message.c_str());
+}
+
+std::string CompileCache::disk_directory() {
+  std::string warning, dir;
+  {
+    std::lock_guard lock(mutex_);
+    if (!checked_) {
+      CacheDirectory d = secure_cache_directory(requested_);
+      directory_ = d.path, note_ = d.note, warning = d.warning;
+      checked_ = true;
+      disk_scanned_ = false;
+    }
+    dir = directory_;
+  }
+  if (!warning.empty()) warn(warning);
+  return dir;
+}
+
+std::string CompileCache::path_for(const std::string& dir, ArtifactKind kind, const std::string& key) const {
+  return cat(dir, "/v2/", artifact_kind_name(kind), "/", key.substr(0, 2), "/", key, ".bin");
+}
+
+void CompileCache::remember(const std::string& id, Value value) {
   // caller holds mutex_
   if (value->size() > max_memory_bytes_) return;
-  auto it = memory_.find(key);
+  auto it = memory_.find(id);
   if (it != memory_.end()) {
     stats_.memory_bytes -= it->second.value->size();
     lru_.erase(it->second.position);
     memory_.erase(it);
   }
-  lru_.push_front(key);
-  memory_.emplace(key, Entry{value, lru_.begin()});
+  lru_.push_front(id);
+  memory_.emplace(id, Entry{value, lru_.begin()});
   stats_.memory_bytes += value->size();
   while (stats_.memory_bytes > max_memory_bytes_ && !lru_.empty()) {
     auto victim = memory_.find(lru_.back());
@@ -163,116 +258,150 @@ void CompileCache::remember(const std::string& key, Value value) {
   stats_.memory_entries = memory_.size();
 }
 
-CompileCache::Value CompileCache::get(const std::string& key) {
+CompileCache::Value CompileCache::get(ArtifactKind kind, const std::string& key) {
+  check_key(key);
+  const std::string id = memory_id(kind, key);
   {
     std::lock_guard lock(mutex_);
-    auto it = memory_.find(key);
+    auto it = memory_.find(id);
     if (it != memory_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second.position);
       ++stats_.memory_hits;
       return it->second.value;
     }
   }
-  Value value = read_disk(key);
-  std::lock_guard lock(mutex_);
-  if (!value) {
-    ++stats_.misses;
-    return nullptr;
-  }
-  ++stats_.disk_hits;
-  remember(key, value);
-  return value;
-}
-
-CompileCache::Value CompileCache::read_disk(const std::string& key) {
-  std::string path;
+  const std::string dir = disk_directory();
+  const std::string path = dir.empty() ? std::string() : path_for(dir, kind, key);
+  Value value;
+  std::string problem;
+  const Read read = dir.empty() ? Read::missing : read_disk(path, kind, key, value, problem);
   {
     std::lock_guard lock(mutex_);
-    if (directory_.empty()) return nullptr;
-    path = path_for(key);
+    if (read == Read::hit) {
+      ++stats_.disk_hits;
+      if (artifact_kinds()[static_cast<std::size_t>(kind)].in_memory) remember(id, value);
+    } else {
+      ++stats_.misses;
+      stats_.disk_errors += read == Read::rejected;
+    }
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  Header header;
-  struct stat st;
-  bool ok = ::fstat(fd, &st) == 0 && read_all(fd, reinterpret_cast<char*>(&header), sizeof header) &&
-            std::memcmp(header.magic, kMagic, sizeof kMagic) == 0 &&
-            header.length == static_cast<std::uint64_t>(st.st_size) - sizeof header;
-  auto value = std::make_shared<std::string>();
-  if (ok) {
-    value->resize(header.length);
-    ok = read_all(fd, value->data(), header.length) && fnv1a(*value) == header.checksum;
-  }
-  if (ok && ::time(nullptr) - st.st_mtime > kTouchAfterSeconds) ::futimens(fd, nullptr);  // LRU: mark as used
-  ::close(fd);
-  if (!ok) {  // truncated or corrupt (a crashed writer cannot leave one: writes are renamed in)
-    ::unlink(path.c_str());
-    std::lock_guard lock(mutex_);
-    ++stats_.disk_errors;
-    return nullptr;
-  }
-  return value;
+  if (read == Read::rejected)
+    warn(cat("deleted the compile cache entry ", path, ": ", problem, "; it will be rebuilt"));
+  return read == Read::hit ? value : nullptr;
 }
 
-void CompileCache::put(const std::string& key, std::string_view value) {
+CompileCache::Read CompileCache::read_disk(const std::string& path, ArtifactKind kind, const std::string& key,
+                                           Value& value, std::string& problem) {
+  // O_NOFOLLOW: not through a link; O_NONBLOCK: a FIFO in its place cannot hang the open
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) return Read::missing;
+  struct stat st;
+  if (fd < 0) {
+    problem = errno == ELOOP ? "it is a symbolic link" : cat("it cannot be opened (", std::strerror(errno), ")");
+  } else if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    problem = "it is not a regular file";
+  } else if (std::string p = ownership_problem(st); !p.empty()) {
+    problem = "it " + p;
+  } else {
+    auto payload = std::make_shared<std::string>();
+    problem = read_entry(fd, static_cast<std::size_t>(st.st_size), kind, key, *payload);
+    value = std::move(payload);
+    if (problem.empty() && ::time(nullptr) - st.st_mtime > kTouchAfterSeconds) ::futimens(fd, nullptr);  // LRU
+  }
+  if (fd >= 0) ::close(fd);
+  if (problem.empty()) return Read::hit;
+  value = nullptr;
+  ::unlink(path.c_str());
+  return Read::rejected;
+}
+
+void CompileCache::put(ArtifactKind kind, const std::string& key, std::string_view value) {
+  check_key(key);
   auto stored = std::make_shared<const std::string>(value);
   {
     std::lock_guard lock(mutex_);
     ++stats_.stores;
-    remember(key, stored);
+    if (artifact_kinds()[static_cast<std::size_t>(kind)].in_memory) remember(memory_id(kind, key), stored);
   }
-  write_disk(key, value);
+  write_disk(kind, key, value);
 }
 
-void CompileCache::write_disk(const std::string& key, std::string_view value) {
-  static std::atomic<std::uint64_t> counter{0};
-  std::string path;
+void CompileCache::remove(ArtifactKind kind, const std::string& key) {
+  check_key(key);
+  const std::string id = memory_id(kind, key);
   {
     std::lock_guard lock(mutex_);
-    if (directory_.empty()) return;
-    path = path_for(key);
+    auto it = memory_.find(id);
+    if (it != memory_.end()) {
+      stats_.memory_bytes -= it->second.value->size();
+      lru_.erase(it->second.position);
+      memory_.erase(it);
+      stats_.memory_entries = memory_.size();
+    }
   }
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  Header header;
-  std::memcpy(header.magic, kMagic, sizeof kMagic);
-  header.length = value.size();
-  header.checksum = fnv1a(value);
-  bool ok = fd >= 0 && write_all(fd, reinterpret_cast<const char*>(&header), sizeof header) &&
-            write_all(fd, value.data(), value.size());
-  if (fd >= 0) ok = (::close(fd) == 0) && ok;
-  ok = ok && ::rename(tmp.c_str(), path.c_str()) == 0;  // atomic: readers see the old file or the new one
-  if (!ok) ::unlink(tmp.c_str());
+  if (const std::string dir = disk_directory(); !dir.empty()) ::unlink(path_for(dir, kind, key).c_str());
+}
+
+void CompileCache::write_disk(ArtifactKind kind, const std::string& key, std::string_view value) {
+  static std::atomic<std::uint64_t> counter{0};
+  const std::string dir = disk_directory();
+  if (dir.empty()) return;
+  const std::string kind_dir = cat(dir, "/v2/", artifact_kind_name(kind));
+  int error = make_private_directory(dir + "/v2", artifact_kind_name(kind));
+  if (!error) error = make_private_directory(kind_dir, key.substr(0, 2));
+  const std::string path = path_for(dir, kind, key);
+  const std::string tmp = cat(path, ".tmp.", ::getpid(), ".", counter++);
+  const std::string bytes = encode_entry(kind, key, value);
+  if (!error) error = write_new_file(tmp, bytes);
+  // atomic: readers see the old file or the new one, never a part
+  if (!error && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = errno;
+    ::unlink(tmp.c_str());
+  }
+  after_write(error == 0, error, dir, bytes.size());
+}
+
+void CompileCache::after_write(bool ok, int error, const std::string& dir, std::uint64_t bytes) {
+  std::string warning;
   bool trim = false;
   std::uint64_t target = 0;
   {
     std::lock_guard lock(mutex_);
     if (!ok) {
       ++stats_.disk_errors;
-      return;
-    }
-    if (!disk_scanned_) {
-      disk_scanned_ = true;
-      disk_bytes_estimate_ = 0;
-      for (const auto& f : list_entries(directory_)) disk_bytes_estimate_ += f.size;
+      const bool denied = error == EACCES || error == EPERM || error == EROFS;
+      if (denied && directory_ == dir) {  // the folder became unwritable: stop trying
+        directory_.clear();
+        const std::string why =
+            cat("the compile cache folder ", dir, " cannot be written (", std::strerror(error), ")");
+        note_ = "memory only: " + why;
+        warning = why + ": compiled code is kept in memory for this process";
+      } else if (!warned_write_) {
+        warned_write_ = true;
+        warning = cat("cannot write to the compile cache folder ", dir, " (", std::strerror(error),
+                      "): what is compiled now is kept in memory only");
+      }
     } else {
-      disk_bytes_estimate_ += value.size() + sizeof(Header);
+      if (!disk_scanned_) {
+        disk_scanned_ = true;
+        disk_bytes_estimate_ = usage_of(list_files(fs::path(dir) / "v2")).bytes;
+      } else {
+        disk_bytes_estimate_ += bytes;
+      }
+      trim = disk_bytes_estimate_ > max_disk_bytes_;
+      target = max_disk_bytes_ / 10 * 8;
     }
-    trim = disk_bytes_estimate_ > max_disk_bytes_;
-    target = max_disk_bytes_ / 10 * 8;
   }
+  if (!warning.empty()) warn(warning);
   if (trim) trim_disk(target);
 }
 
 std::uint64_t CompileCache::trim_disk(std::uint64_t target) {
-  std::string dir = directory();
+  const std::string dir = disk_directory();
   if (dir.empty()) return 0;
-  auto files = list_entries(dir);
+  auto files = list_files(fs::path(dir) / "v2");
   std::sort(files.begin(), files.end(), [](const DiskFile& a, const DiskFile& b) { return a.used < b.used; });
-  std::uint64_t total = 0, removed = 0;
-  for (const auto& f : files) total += f.size;
+  std::uint64_t total = usage_of(files).bytes, removed = 0;
   for (const auto& f : files) {
     if (total <= target) break;
     std::error_code ec;
@@ -286,10 +415,27 @@ std::uint64_t CompileCache::trim_disk(std::uint64_t target) {
   return removed;
 }
 
-std::uint64_t CompileCache::disk_usage() const {
-  std::uint64_t total = 0;
-  for (const auto& f : list_entries(directory())) total += f.size;
-  return total;
+std::uint64_t CompileCache::disk_usage() {
+  const std::string dir = disk_directory();
+  return dir.empty() ? 0 : usage_of(list_files(fs::path(dir) / "v2")).bytes;
+}
+
+CompileCacheInfo CompileCache::info() {
+  CompileCacheInfo out;
+  out.directory = disk_directory();
+  {
+    std::lock_guard lock(mutex_);
+    out.note = note_;
+    out.max_disk_bytes = max_disk_bytes_;
+  }
+  if (out.directory.empty()) return out;
+  for (const auto& k : artifact_kinds())
+    out.kinds[static_cast<std::size_t>(k.kind)] = usage_of(list_files(fs::path(out.directory) / "v2" / k.name));
+  for (const char* legacy : kLegacyFolders) {
+    CacheUsage u = usage_of(list_files(fs::path(out.directory) / legacy, false));
+    out.legacy.entries += u.entries, out.legacy.bytes += u.bytes;
+  }
+  return out;
 }
 
 CompileCacheStats CompileCache::stats() const {
@@ -298,7 +444,6 @@ CompileCacheStats CompileCache::stats() const {
 }
 
 void CompileCache::clear(bool memory, bool disk) {
-  std::string dir;
   {
     std::lock_guard lock(mutex_);
     if (memory) {
@@ -306,24 +451,25 @@ void CompileCache::clear(bool memory, bool disk) {
       lru_.clear();
       stats_.memory_bytes = stats_.memory_entries = 0;
     }
-    dir = directory_;
     if (disk) disk_bytes_estimate_ = 0;
   }
-  if (disk && !dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(fs::path(dir) / "v1", ec);
-  }
+  const std::string dir = disk ? disk_directory() : std::string();
+  if (dir.empty()) return;
+  std::error_code ec;
+  fs::remove_all(fs::path(dir) / "v2", ec);
+  for (const char* legacy : kLegacyFolders) fs::remove_all(fs::path(dir) / legacy, ec);
+  make_private_directory(dir, "v2");
 }
 
-std::string CompileCache::directory() const {
-  std::lock_guard lock(mutex_);
-  return directory_;
-}
+std::string CompileCache::directory() { return disk_directory(); }
 
 void CompileCache::set_directory(std::string directory) {
-  std::lock_guard lock(mutex_);
-  directory_ = std::move(directory);
-  disk_scanned_ = false;
+  {
+    std::lock_guard lock(mutex_);
+    requested_ = std::move(directory);
+    checked_ = disk_scanned_ = warned_write_ = false;
+  }
+  disk_directory();  // check it now: its warning belongs to this call
 }
 
 std::uint64_t CompileCache::max_disk_bytes() const {

@@ -182,7 +182,7 @@ ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& nam
   CompileCache& cache = CompileCache::global();
   if (use_cache) {
     key = cache_key(target, name_expressions, cat(api.major, ".", api.minor));
-    if (auto hit = cache.get(key)) {
+    if (auto hit = cache.get(ArtifactKind::nvrtc, key)) {
       std::map<std::string, std::string> lowered;
       std::string log, code;
       if (deserialize(*hit, lowered, log, code)) return ObjectCode(target, std::move(code), name_, lowered, log);
@@ -212,7 +212,7 @@ ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& nam
     lowered[n] = mangled;
   }
   std::string code = output(api, h.prog, target);
-  if (use_cache) cache.put(key, serialize(lowered, log, code));
+  if (use_cache) cache.put(ArtifactKind::nvrtc, key, serialize(lowered, log, code));
   return ObjectCode(target, std::move(code), name_, std::move(lowered), std::move(log));
 }
 

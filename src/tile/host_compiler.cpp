@@ -1,16 +1,19 @@
-// host_compiler.cpp — finds the system C++ compiler, compiles generated kernels into shared
-// objects cached on disk (key: source, compiler version, flags, CPU, header library), loads them
-// with dlopen and runs their blocks on the CPU thread pool.
+// host_compiler.cpp — finds the system C++ compiler and compiles generated kernels into shared
+// objects kept in the compile cache (key: source, compiler version, flags, CPU, header library).
+// The compiler runs through posix_spawn with an argument vector: no text from the environment or
+// the cache ever reaches a shell.
 #include "tile/host_compiler.hpp"
 
-#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -18,49 +21,72 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "backend/cpu/thread_pool.hpp"
 #include "cupric/errors.hpp"
+#include "runtime/cache_files.hpp"
+#include "runtime/compile_cache.hpp"
+
+extern char** environ;
 
 namespace cupric::tile {
 
 namespace fs = std::filesystem;
+using runtime::ArtifactKind;
+using runtime::CompileCache;
 
 namespace {
 
-/// Runs a shell command; returns its exit status and combined output.
-int run_command(const std::string& cmd, std::string& output) {
+/// Runs argv[0] (searched on PATH) with exactly these arguments, stdin from /dev/null; returns
+/// its exit status (-1 when it could not run or was killed) and its stdout and stderr together.
+int run_program(const std::vector<std::string>& argv, std::string& output) {
   output.clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    output = cat("cannot run ", argv[0], ": ", std::strerror(errno));
+    return -1;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    output = cat("cannot run ", argv[0], ": ", std::strerror(rc));
+    return -1;
+  }
   char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) output.append(buf, n);
-  const int status = pclose(p);
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    output.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string quote(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
 }
 
-/// 128-bit FNV-1a (two 64-bit lanes with different offsets) as 32 hex digits.
-struct Hash {
-  std::uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  void add(const std::string& s) {
-    for (unsigned char c : s) {
-      a = (a ^ c) * 0x100000001b3ull;
-      b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-    }
-    a = (a ^ 0xff) * 0x100000001b3ull;  // separator
-  }
-  std::string hex() const {
-    char buf[40];
-    std::snprintf(buf, sizeof(buf), "%016llx%016llx", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
-    return buf;
-  }
-};
+std::string joined(const std::vector<std::string>& words, char separator = ' ') {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : std::string(1, separator)) + w;
+  return out;
+}
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -70,18 +96,17 @@ std::string cpu_model() {
   return "unknown cpu";
 }
 
-/// The compiler executable's resolved path, size and mtime (empty if not a plain command on PATH):
-/// a probe saved under this signature stays valid until the compiler changes.
-std::string compiler_signature(const std::string& command) {
-  if (command.find_first_of(" \t'\"") != std::string::npos) return {};
+/// The compiler executable's resolved path, size and mtime (empty if not found on PATH): a probe
+/// kept under this signature stays valid until the compiler changes.
+std::string compiler_signature(const std::string& program) {
   std::vector<std::string> candidates;
-  if (command.find('/') != std::string::npos) {
-    candidates.push_back(command);
+  if (program.find('/') != std::string::npos) {
+    candidates.push_back(program);
   } else if (const char* path = std::getenv("PATH")) {
     std::stringstream ss(path);
     std::string dir;
     while (std::getline(ss, dir, ':'))
-      if (!dir.empty()) candidates.push_back(dir + "/" + command);
+      if (!dir.empty()) candidates.push_back(dir + "/" + program);
   }
   for (const auto& c : candidates) {
     std::error_code ec;
@@ -94,62 +119,82 @@ std::string compiler_signature(const std::string& command) {
   return {};
 }
 
-HostCompiler probe_compiler(const std::string& command) {
-  HostCompiler c;
-  c.command = command;
+/// What every kernel is compiled with: fixed here, never read back from the cache.
+std::vector<std::string> compiler_flags(bool libmvec) {
+  std::vector<std::string> f = {
+      "-std=c++20", "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-fno-trapping-math", "-w"};
+#if defined(__x86_64__) || defined(__aarch64__)
+  f.push_back("-march=native");
+#endif
+#if defined(__x86_64__)
+  f.push_back("-mprefer-vector-width=512");
+#endif
+  if (libmvec) f.push_back("-DCUPRIC_TILE_LIBMVEC");
+  return f;
+}
+
+void probe_compiler(HostCompiler& c) {
   std::string out;
-  if (run_command(c.command + " --version", out) != 0 || out.empty()) {
+  std::vector<std::string> argv = c.argv;
+  argv.push_back("--version");
+  if (run_program(argv, out) != 0 || out.empty()) {
     c.problem = cat("no C++ compiler: `", c.command, " --version` failed (set CXX to a C++20 compiler)");
-    return c;
+    return;
   }
   c.version = out.substr(0, out.find('\n'));
   c.gcc = out.find("Free Software Foundation") != std::string::npos || c.version.find("g++") != std::string::npos ||
           c.version.find("GCC") != std::string::npos;
-  c.flags = "-std=c++20 -O3 -fPIC -shared -fvisibility=hidden -fno-math-errno -fno-trapping-math -w";
-#if defined(__x86_64__) || defined(__aarch64__)
-  c.flags += " -march=native";
-#endif
 #if defined(__x86_64__)
-  c.flags += " -mprefer-vector-width=512";
-#endif
-#if defined(__x86_64__)
-  if (run_command(c.command + " -print-file-name=libmvec.so", out) == 0 && out.find('/') != std::string::npos)
-    c.flags += " -DCUPRIC_TILE_LIBMVEC";
+  argv.back() = "-print-file-name=libmvec.so";
+  c.libmvec = run_program(argv, out) == 0 && out.find('/') != std::string::npos;
 #endif
   c.available = true;
-  return c;
 }
 
-/// The probe, read from `<cache_dir>/tile/compiler-<signature hash>` when an earlier process
-/// saved it (saves two compiler runs per process), else run and saved.
-HostCompiler find_compiler(const std::string& cache_dir) {
+/// The probe's record in the compile cache: version, gcc and libmvec, one a line.
+std::string probe_record(const HostCompiler& c) {
+  return cat(c.version, "\n", c.gcc ? "1" : "0", "\n", c.libmvec ? "1" : "0", "\n");
+}
+
+bool parse_probe_record(const std::string& record, HostCompiler& c) {
+  std::vector<std::string> lines;
+  std::istringstream in(record);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const auto is_flag = [](const std::string& s) { return s == "0" || s == "1"; };
+  const bool printable = std::none_of(record.begin(), record.end(),
+                                      [](char ch) { return static_cast<unsigned char>(ch) < 0x20 && ch != '\n'; });
+  if (lines.size() != 3 || lines[0].empty() || !printable || !is_flag(lines[1]) || !is_flag(lines[2])) return false;
+  c.version = lines[0], c.gcc = lines[1] == "1", c.libmvec = lines[2] == "1", c.available = true;
+  return true;
+}
+
+/// The probe, from the compile cache when an earlier process kept it (saves two compiler runs per
+/// process), else run and kept.
+HostCompiler find_compiler() {
+  HostCompiler c;
   const char* env = std::getenv("CXX");
-  const std::string command = env && *env ? env : "c++";
-  const std::string sig = compiler_signature(command);
-  fs::path saved;
-  if (!sig.empty() && !cache_dir.empty()) {
-    Hash h;
-    h.add(command);
-    h.add(sig);
-    saved = fs::path(cache_dir) / "tile" / ("compiler-" + h.hex());
-    std::ifstream in(saved);
-    HostCompiler c;
-    std::string gcc;
-    if (in && std::getline(in, c.version) && std::getline(in, c.flags) && std::getline(in, gcc)) {
-      c.command = command;
-      c.gcc = gcc == "1";
-      c.available = true;
-      return c;
+  c.command = env && *env ? env : "c++";
+  c.argv = split_words(c.command);
+  if (c.argv.empty()) {
+    c.problem = "no C++ compiler: CXX is blank (set CXX to a C++20 compiler)";
+    return c;
+  }
+  const std::string sig = compiler_signature(c.argv[0]);
+  const std::string key = sig.empty() ? "" : CompileCache::make_key({"tile-compiler-2", joined(c.argv, '\0'), sig});
+  CompileCache& cache = CompileCache::global();
+  if (!key.empty())
+    if (auto record = cache.get(ArtifactKind::compiler, key)) {
+      if (parse_probe_record(*record, c)) {
+        c.flags = compiler_flags(c.libmvec);
+        return c;
+      }
+      cache.remove(ArtifactKind::compiler, key);
+      CompileCache::warn(cat("the compile cache's record of the C++ compiler ", c.command,
+                             " is not in the expected form; it was deleted and the compiler is probed again"));
     }
-  }
-  HostCompiler c = probe_compiler(command);
-  if (c.available && !saved.empty()) {
-    std::error_code ec;
-    fs::create_directories(saved.parent_path(), ec);
-    const std::string tmp = cat(saved.string(), ".tmp", getpid());
-    std::ofstream(tmp) << c.version << "\n" << c.flags << "\n" << (c.gcc ? "1" : "0") << "\n";
-    fs::rename(tmp, saved, ec);
-  }
+  probe_compiler(c);
+  c.flags = compiler_flags(c.libmvec);
+  if (c.available && !key.empty()) cache.put(ArtifactKind::compiler, key, probe_record(c));
   return c;
 }
 
@@ -163,140 +208,111 @@ std::string headers_hash(const std::string& include_dir) {
   if (it != cache.end()) return it->second;
   std::vector<std::string> entries;
   std::error_code ec;
-  for (auto i = fs::recursive_directory_iterator(fs::path(include_dir) / "cupric", ec); !ec && i != fs::end(i); i.increment(ec)) {
+  for (auto i = fs::recursive_directory_iterator(fs::path(include_dir) / "cupric", ec); !ec && i != fs::end(i);
+       i.increment(ec)) {
     if (!i->is_regular_file(ec)) continue;
-    entries.push_back(cat(i->path().string(), "|", i->file_size(ec), "|", i->last_write_time(ec).time_since_epoch().count()));
+    entries.push_back(
+        cat(i->path().string(), "|", i->file_size(ec), "|", i->last_write_time(ec).time_since_epoch().count()));
   }
   std::sort(entries.begin(), entries.end());
-  Hash h;
-  for (const auto& e : entries) h.add(e);
-  return cache[include_dir] = h.hex();
+  return cache[include_dir] = CompileCache::make_key({joined(entries, '\0')});
 }
 
 std::mutex g_compile_mutex;
 
+/// GCC only: tile.h precompiled once per compiler, flags and header library, so that each kernel
+/// compiles without re-parsing <cmath> and the library (about 0.6 s -> 0.2 s). It is kept in the
+/// compile cache; the compiler reads a verified copy in this process's private folder. Returns
+/// the include folder holding cupric/tile/tile.h.gch, or "" when there is none. Called with
+/// g_compile_mutex held.
+std::string precompiled_header(const HostCompiler& cc, const std::string& include_dir, const std::string& env) {
+  if (!cc.gcc || std::getenv("CUPRIC_TILE_NO_PCH")) return {};
+  static std::unordered_map<std::string, std::string> ready;  // env -> include folder ("" = none)
+  if (auto it = ready.find(env); it != ready.end()) return it->second;
+  std::string& root = ready[env];
+  const std::string dir = cat(host_work_directory(), "/pch-", env.substr(0, 16));
+  if (runtime::make_private_directory(host_work_directory(), "pch-" + env.substr(0, 16)) ||
+      runtime::make_private_directory(dir, "cupric") || runtime::make_private_directory(dir + "/cupric", "tile"))
+    return root;
+  const std::string gch = dir + "/cupric/tile/tile.h.gch";
+  CompileCache& cache = CompileCache::global();
+  if (auto bytes = cache.get(ArtifactKind::precompiled_header, env)) {
+    if (runtime::write_new_file(gch, *bytes) == 0) root = dir;
+    return root;
+  }
+  std::vector<std::string> argv = cc.argv;
+  for (const auto& f : cc.flags)
+    if (f != "-shared") argv.push_back(f);
+  for (const char* a : {"-DCUPRIC_TILE_THREADS=1", "-DCUPRIC_TILE_VEC=1", "-DCUPRIC_TILE_SMEM=0", "-x", "c++-header"})
+    argv.push_back(a);
+  argv.insert(argv.end(), {"-I" + include_dir, include_dir + "/cupric/tile/tile.h", "-o", gch});
+  std::string out, bytes;
+  if (run_program(argv, out) != 0 || !runtime::read_whole_file(gch, bytes)) {
+    ::unlink(gch.c_str());
+    return root;  // no precompiled header: kernels compile without it
+  }
+  cache.put(ArtifactKind::precompiled_header, env, bytes);
+  return root = dir;
+}
+
 }  // namespace
 
-const HostCompiler& host_compiler(const std::string& cache_dir) {
-  static const HostCompiler c = find_compiler(cache_dir);
+const HostCompiler& host_compiler() {
+  static const HostCompiler c = find_compiler();
   return c;
 }
 
-namespace {
-
-/// GCC only: tile.h precompiled once per compiler, flags and header library, so that each
-/// kernel compiles without re-parsing <cmath> and the library (about 0.6 s -> 0.2 s). Returns
-/// the include directory holding cupric/tile/tile.h.gch, or "" when there is none.
-std::string precompiled_header(const HostCompiler& cc, const std::string& include_dir, const fs::path& dir,
-                               const std::string& key) {
-  if (!cc.gcc || std::getenv("CUPRIC_TILE_NO_PCH")) return {};
-  const fs::path root = dir / ("pch-" + key);
-  const fs::path gch = root / "cupric" / "tile" / "tile.h.gch";
-  if (fs::exists(gch)) return root.string();
-  std::error_code ec;
-  fs::create_directories(gch.parent_path(), ec);
-  const std::string tmp = cat(gch.string(), ".tmp", getpid());
-  std::string flags = cc.flags;
-  if (const auto at = flags.find(" -shared"); at != std::string::npos) flags.erase(at, 8);
-  const std::string cmd = cat(cc.command, " ", flags,
-                              " -DCUPRIC_TILE_THREADS=1 -DCUPRIC_TILE_VEC=1 -DCUPRIC_TILE_SMEM=0 -x c++-header -I",
-                              quote(include_dir), " ", quote(include_dir + "/cupric/tile/tile.h"), " -o ", quote(tmp));
-  std::string out;
-  if (run_command(cmd, out) != 0) {
-    std::remove(tmp.c_str());
-    return {};  // no PCH: compile without it
-  }
-  fs::rename(tmp, gch, ec);
-  if (ec) return {};
-  // older precompiled headers (other flags or header versions) are ~50 MB each: drop them; a
-  // compile that still names one falls back to the plain headers
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().filename().string().rfind("pch-", 0) == 0 && entry.path() != root) fs::remove_all(entry.path(), ec);
-  return root.string();
+const std::string& host_work_directory() {
+  static const std::string dir = [] {
+    std::string d = runtime::private_temp_directory("cupric-tile");
+    if (d.empty())
+      throw std::runtime_error(
+          cat("cupric.tile: cannot create a private temporary folder under $TMPDIR (", std::strerror(errno), ")"));
+    return d;
+  }();
+  return dir;
 }
 
-}  // namespace
-
-std::string host_environment(const std::string& include_dir, const std::string& cache_dir) {
+std::string host_environment(const std::string& include_dir) {
   static const std::string cpu = cpu_model();
-  const HostCompiler& cc = host_compiler(cache_dir);
-  Hash env;
-  env.add(cc.version);
-  env.add(cc.flags);
-  env.add(cpu);
-  env.add(headers_hash(include_dir));
-  return env.hex();
+  const HostCompiler& cc = host_compiler();
+  return CompileCache::make_key({"tile-host-env-2", cc.version, joined(cc.flags), cpu, headers_hash(include_dir)});
 }
 
-HostBinary compile_host(const std::string& source, const std::string& include_dir, const std::string& cache_dir) {
-  const HostCompiler& cc = host_compiler(cache_dir);
+HostBinary compile_host(const std::string& source, const std::string& include_dir) {
+  const HostCompiler& cc = host_compiler();
   if (!cc.available) throw NotImplementedError(cc.problem);
-  const bool mvec = cc.flags.find("CUPRIC_TILE_LIBMVEC") != std::string::npos;
-  const std::string env = host_environment(include_dir, cache_dir);
-  Hash h;
-  h.add(env);
-  h.add(source);
+  const std::string env = host_environment(include_dir);
   HostBinary bin;
-  bin.key = h.hex();
-  const fs::path dir = fs::path(cache_dir) / "tile";
-  bin.path = (dir / (bin.key + ".so")).string();
-  if (fs::exists(bin.path)) {
-    bin.cache_hit = true;
-    return bin;
-  }
-  std::lock_guard<std::mutex> lock(g_compile_mutex);
-  if (fs::exists(bin.path)) {
+  bin.key = CompileCache::make_key({"tile-host-so-2", env, source});
+  std::lock_guard<std::mutex> lock(g_compile_mutex);  // one compile at a time; a second caller finds the first's
+  if (HostKernel::load(bin.key)) {
     bin.cache_hit = true;
     return bin;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  fs::create_directories(dir);
-  const std::string pch = precompiled_header(cc, include_dir, dir, env);
-  const fs::path src = dir / (bin.key + ".cpp");
-  std::ofstream(src) << source;
-  const std::string tmp = cat(bin.path, ".tmp", getpid());
-  const std::string cmd = cat(cc.command, " ", cc.flags, pch.empty() ? "" : " -I" + quote(pch), " -I", quote(include_dir),
-                              " -o ", quote(tmp), " ", quote(src.string()), mvec ? " -lmvec" : "");
-  std::string out;
-  if (run_command(cmd, out) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(cat("cupric.tile: the C++ compiler failed on the generated kernel ", src.string(), "\n$ ", cmd,
-                                 "\n", out));
-  }
-  fs::rename(tmp, bin.path);
+  const std::string pch = precompiled_header(cc, include_dir, env);
+  const std::string src = cat(host_work_directory(), "/", bin.key, ".cpp");
+  const std::string out = cat(host_work_directory(), "/", bin.key, ".build.so");
+  ::unlink(src.c_str());
+  ::unlink(out.c_str());
+  if (int e = runtime::write_new_file(src, source))
+    throw std::runtime_error(cat("cupric.tile: cannot write ", src, ": ", std::strerror(e)));
+  std::vector<std::string> argv = cc.argv;
+  argv.insert(argv.end(), cc.flags.begin(), cc.flags.end());
+  if (!pch.empty()) argv.push_back("-I" + pch);
+  argv.insert(argv.end(), {"-I" + include_dir, "-o", out, src});
+  if (cc.libmvec) argv.push_back("-lmvec");
+  std::string log, bytes;
+  if (run_program(argv, log) != 0 || !runtime::read_whole_file(out, bytes))
+    throw std::runtime_error(
+        cat("cupric.tile: the C++ compiler failed on the generated kernel ", src, "\n$ ", joined(argv), "\n", log));
+  ::unlink(src.c_str());
+  ::unlink(out.c_str());
+  CompileCache::global().put(ArtifactKind::shared_object, bin.key, bytes);
+  HostKernel::load(bin.key, bytes);
   bin.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return bin;
-}
-
-std::shared_ptr<HostKernel> HostKernel::load(const std::string& path) {
-  static std::mutex m;
-  static auto* loaded = new std::unordered_map<std::string, std::shared_ptr<HostKernel>>();  // never unloaded
-  std::lock_guard<std::mutex> lock(m);
-  auto it = loaded->find(path);
-  if (it != loaded->end()) return it->second;
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) throw std::runtime_error(cat("cupric.tile: cannot load ", path, ": ", dlerror()));
-  void* sym = dlsym(handle, "cupric_tile_entry");
-  if (!sym) {
-    dlclose(handle);
-    throw std::runtime_error(cat("cupric.tile: ", path, " has no cupric_tile_entry"));
-  }
-  std::shared_ptr<HostKernel> k(new HostKernel());
-  k->handle_ = handle;
-  k->entry_ = reinterpret_cast<cupric_tile_entry_fn>(sym);
-  (*loaded)[path] = k;
-  return k;
-}
-
-HostKernel::~HostKernel() {
-  if (handle_) dlclose(handle_);
-}
-
-void HostKernel::launch(const std::int64_t grid[3], const std::vector<void*>& args, cupric_tile_status* status) const {
-  const long long g[3] = {grid[0], grid[1], grid[2]};
-  const std::int64_t total = grid[0] * grid[1] * grid[2];
-  if (total <= 0) return;
-  cpu::parallel_for(total, 1, [&](std::int64_t begin, std::int64_t end) { entry_(args.data(), g, begin, end, status); });
 }
 
 }  // namespace cupric::tile

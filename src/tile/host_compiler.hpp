@@ -1,6 +1,7 @@
 // host_compiler.hpp — the CPU target's compiler and loader: generated C++ is compiled by the
-// system compiler (CXX, else c++) into a shared object cached on disk, loaded with dlopen, and
-// its blocks are spread over the CPU thread pool.
+// system compiler (CXX, else c++; run with an argument vector, never through a shell) into a
+// shared object kept in the compile cache, loaded from a verified copy, and its blocks are spread
+// over the CPU thread pool.
 #pragma once
 
 #include <cstdint>
@@ -15,37 +16,44 @@ namespace cupric::tile {
 /// The system C++ compiler as found once per process.
 struct HostCompiler {
   bool available = false;
-  std::string command;  ///< e.g. "c++" or $CXX
-  std::string version;  ///< first line of `--version`
-  std::string flags;    ///< what every kernel is compiled with
-  std::string problem;  ///< why it is not available
-  bool gcc = false;     ///< GCC (precompiled headers are used)
+  std::string command;             ///< $CXX as given, else "c++"
+  std::vector<std::string> argv;   ///< `command` split at whitespace (no shell: quotes and $(...) are plain text)
+  std::string version;             ///< first line of `--version`
+  std::vector<std::string> flags;  ///< what every kernel is compiled with
+  std::string problem;             ///< why it is not available
+  bool gcc = false;                ///< GCC (precompiled headers are used)
+  bool libmvec = false;            ///< glibc's vector math library can be linked
 };
-/// Found once per process; the probe is saved under `cache_dir` for later processes.
-const HostCompiler& host_compiler(const std::string& cache_dir = "");
+/// Found once per process; what the probe found is kept in the compile cache for later processes.
+const HostCompiler& host_compiler();
 
 /// Hash of everything besides the source that a compiled kernel depends on: the compiler, its
 /// flags, the CPU and the header library.
-std::string host_environment(const std::string& include_dir, const std::string& cache_dir);
+std::string host_environment(const std::string& include_dir);
 
-/// Result of compile_host: where the shared object is and what producing it cost.
+/// Result of compile_host: the kernel's compile cache key and what producing it cost.
 struct HostBinary {
-  std::string path;
-  std::string key;          ///< hash of source, compiler, flags and header library
-  bool cache_hit = false;   ///< found on disk (no compiler run)
+  std::string key;         ///< hash of source, compiler, flags and header library
+  bool cache_hit = false;  ///< found compiled (no compiler run)
   double compile_seconds = 0;
 };
 
-/// Compiles `source` into `<cache_dir>/tile/<key>.so` unless it is already there. The source
-/// includes headers from `include_dir` (device_include). Throws RuntimeError-like
-/// std::runtime_error with the compiler's output on failure.
-HostBinary compile_host(const std::string& source, const std::string& include_dir, const std::string& cache_dir);
+/// Compiles `source` (which includes headers from `include_dir`, the device_include folder) unless
+/// the compile cache has it, and loads it: HostKernel::load(key) then finds it. Throws
+/// std::runtime_error with the compiler's command and output on failure.
+HostBinary compile_host(const std::string& source, const std::string& include_dir);
+
+/// This process's private folder (mode 0700, removed at exit) for the compiler's inputs and outputs.
+const std::string& host_work_directory();
 
 /// A loaded kernel: its entry and how to run a grid of blocks with it.
 class HostKernel {
  public:
-  /// Loads (once per process and path) the shared object at `path`.
-  static std::shared_ptr<HostKernel> load(const std::string& path);
+  /// The kernel compiled under `key`, loaded once per process from a verified copy of its compile
+  /// cache entry; null when the cache does not have it (or it does not load: then it is deleted).
+  static std::shared_ptr<HostKernel> load(const std::string& key);
+  /// Loads the shared object `bytes` (just compiled) as the kernel of `key`.
+  static std::shared_ptr<HostKernel> load(const std::string& key, const std::string& bytes);
   ~HostKernel();
   HostKernel(const HostKernel&) = delete;
   HostKernel& operator=(const HostKernel&) = delete;

@@ -1,10 +1,18 @@
 """Fixtures shared by every test: the suite picks devices explicitly, so the default device is the
 CPU here even on a GPU machine (CUPRIC_DEVICE); `device` runs a test on the CPU and, when a GPU is
-present, again on CUDA, with the CPU backend (and NumPy) as the oracle."""
+present, again on CUDA, with the CPU backend (and NumPy) as the oracle. The run is hermetic: the
+compile cache of the whole session (subprocesses included, through CUPRIC_CACHE_DIR) is a fresh
+folder, set before cupric is imported, so a run never reads or writes the user's cache;
+`cache_dir` gives one test an empty one."""
 
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("CUPRIC_DEVICE", "cpu")
+_SAVED_CACHE_DIR = os.environ.get("CUPRIC_CACHE_DIR")
+SESSION_CACHE = tempfile.mkdtemp(prefix="cupric-test-cache-")
+os.environ["CUPRIC_CACHE_DIR"] = SESSION_CACHE
 
 import cupric as cu  # noqa: E402
 import pytest  # noqa: E402
@@ -12,6 +20,30 @@ from fake_driver import build_fake_driver  # noqa: E402
 
 HAS_GPU = cu.cuda.is_available()
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU"))]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache():
+    """The session's compile cache folder; removed, and the environment restored, at the end."""
+    cu.cuda.compile_cache.reload_environment()
+    yield SESSION_CACHE
+    if _SAVED_CACHE_DIR is None:
+        os.environ.pop("CUPRIC_CACHE_DIR", None)
+    else:
+        os.environ["CUPRIC_CACHE_DIR"] = _SAVED_CACHE_DIR
+    shutil.rmtree(SESSION_CACHE, ignore_errors=True)
+
+
+@pytest.fixture
+def cache_dir(tmp_path):
+    """Points the process-wide compile cache at an empty folder for one test, then back."""
+    cache = cu.cuda.compile_cache
+    saved = cache.directory
+    cache.directory = str(tmp_path / "cache")
+    cache.clear()
+    yield tmp_path / "cache"
+    cache.clear(memory=True, disk=False)
+    cache.directory = saved
 
 
 @pytest.fixture(params=DEVICES)

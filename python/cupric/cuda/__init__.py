@@ -13,6 +13,7 @@ Nothing CUDA is loaded at import: the driver, NVRTC and nvJitLink are found and 
 import os
 from contextlib import contextmanager
 
+from .. import _cupric as _top
 from .._cupric import _cuda as _c
 
 CUDAError = _c.CUDAError
@@ -42,8 +43,8 @@ Linker = _c.Linker
 Kernel = _c.Kernel
 LaunchConfig = _c.LaunchConfig
 launch = _c.launch
-compile_cache = _c.compile_cache
-CompileCache = _c.CompileCache
+compile_cache = _top.compile_cache  # the cache every JIT shares (bind_compile_cache.cpp)
+CompileCache = _top.CompileCache
 launch_sites_enabled = _c.launch_sites_enabled
 _library_candidates = _c._library_candidates  # for tests
 _recent_launches = _c._recent_launches  # for tests: the launches a fault report would list

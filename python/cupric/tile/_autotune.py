@@ -8,13 +8,15 @@ import json
 import os
 import statistics
 import time
+import warnings
 
 import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _cuda
-from ._kernel import Kernel, Launchable, _freeze, _Specialisations, _tile, build_stamp, cache_dir, include_dir, interpreting
+from ._kernel import Kernel, Launchable, _freeze, _Specialisations, _tile, build_stamp, include_dir, interpreting
+from ._source import user_facing
 
 _FORMAT = "cupric.tile autotune 1"  # bump when the stored record or the key changes meaning
 
@@ -105,12 +107,10 @@ def _writable_view(v, name):
 
 
 def _compile_cache():
-    try:
-        from .. import cuda
-    except ImportError:  # pragma: no cover - every build has the runtime
-        return None
-    cache = getattr(cuda, "compile_cache", None)
-    return cache if cache is not None and cache.directory else None
+    """The compile cache when it keeps entries on disk (choices kept only in memory are already in
+    `tuned.cache`), else None."""
+    cache = _c.compile_cache
+    return cache if cache.directory else None
 
 
 class _Clock:
@@ -188,7 +188,7 @@ class Autotuner(Launchable):
         self.restore_value = self._names(restore_value, "restore_value", params, arrays_only=True)
         self.warmup, self.rep = float(warmup), float(rep)
         self.signature = inspect.Signature([params[n] for n in params if n not in self.tuned])
-        self._plans = _tile.LaunchPlans()  # the fast path of launches for keys met before
+        self._plans = _tile.LaunchPlans(kernel._guards)  # the fast path of launches for keys met before
         self.cache = _Specialisations(self._plans.clear)
         self.timings = {}
         self.best_config = None
@@ -263,10 +263,13 @@ class Autotuner(Launchable):
             zip([p.name for p, c in zip(kernel.params, kernel.constants, strict=True) if not c], runtime, strict=True)
         )
         parts = [device]
-        parts += [k for p, k in zip(kernel.params, spec_key, strict=True) if p.name not in self.tuned]
+        n = len(kernel.params)  # then the globals the body reads, which are part of the key too
+        parts += [k for p, k in zip(kernel.params, spec_key[:n], strict=True) if p.name not in self.tuned]
+        parts += spec_key[n:]
         parts += [(n, _key_value(seen.get(n, bound[n]))) for n in self.key]
         return tuple(parts)
 
+    @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         if not (interpret or kwargs):  # a plan fits when the key, the specialisation and the kinds do
             config = self._plans.launch(grid, stream, args)
@@ -362,7 +365,7 @@ class Autotuner(Launchable):
             return None, None
         device = key[0]
         if device == "cpu":
-            target = f"{_tile.host_environment(include_dir(), cache_dir())} threads={_c.get_num_threads()}"
+            target = f"{_tile.host_environment(include_dir())} threads={_c.get_num_threads()}"
         else:
             mod = _cuda._cuda_module()
             d = mod.Device(int(device.split(":")[1]))
@@ -390,29 +393,54 @@ class Autotuner(Launchable):
             "milliseconds": [None if isinstance(t, Exception) else t for t in timings.values()],
             "errors": [f"{type(t).__name__}: {t}" if isinstance(t, Exception) else None for t in timings.values()],
         }
-        cache.put(dkey, json.dumps(record).encode())
+        cache.put("autotune", dkey, json.dumps(record).encode())
 
     def _from_disk(self, key):
         cache, dkey = self._disk_key(key)
         if cache is None:
             return None
-        raw = cache.get(dkey)
-        try:
-            record = json.loads(bytes(raw).decode()) if raw is not None else None
-            best = self.configs[record["best"]] if record else None
-        except (ValueError, KeyError, IndexError, TypeError):
+        raw = cache.get("autotune", dkey)
+        if raw is None:
             return None
-        if best is None or record["configs"][record["best"]] != repr(best):
+        record = self._parse_record(raw)
+        if record is None:
+            cache.remove("autotune", dkey)
+            warnings.warn(
+                f"cupric.tile: deleted the autotune record {dkey} of {self.fn.__qualname__} from the compile cache: "
+                "it is not of the form autotune writes; the configs are timed again",
+                RuntimeWarning,
+                stacklevel=4,
+            )
             return None
+        best = self.configs[record["best"]]
         self.cache[key] = best
         self.timings[key] = {
             c: (ms if ms is not None else RuntimeError(err))
-            for c, ms, err in zip(self.configs, record["milliseconds"], record["errors"], strict=False)
+            for c, ms, err in zip(self.configs, record["milliseconds"], record["errors"], strict=True)
         }
         return best
 
+    def _parse_record(self, raw):
+        """A record as _to_disk writes it for these configs, or None."""
+        try:
+            record = json.loads(bytes(raw).decode())
+            n = len(self.configs)
+            ok = (
+                isinstance(record["best"], int)
+                and 0 <= record["best"] < n
+                and record["configs"] == [repr(c) for c in self.configs]
+                and len(record["milliseconds"]) == n
+                and len(record["errors"]) == n
+                and all(ms is None or isinstance(ms, (int, float)) for ms in record["milliseconds"])
+                and all(e is None or isinstance(e, str) for e in record["errors"])
+            )
+        except (ValueError, KeyError, IndexError, TypeError):
+            return None
+        return record if ok else None
+
     # ---- inspection ----------------------------------------------------------------------------------
 
+    @user_facing
     def inspect(self, *args, config=None, compile_cuda=False, **kwargs):
         """kernel.inspect for these arguments with `config` (default: the key's tuned config if it
         is known, else the first); the result's 'config' says which."""

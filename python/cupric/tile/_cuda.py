@@ -19,7 +19,6 @@ PyTorch, Numba) and DLPack producers on kDLCUDA (bfloat16 PyTorch tensors come t
 
 import functools
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -27,12 +26,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from . import _index
 
 _DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 _MAX_GRID_YZ = 65535
@@ -79,35 +80,22 @@ def _headers_digest(include_dir):
     """Hash of the device header library: NVRTC's cache key covers the source, not what it
     includes, so the generated source carries this line and a header change compiles again.
     Reading and hashing every header costs ~1 ms at a new process' first launch; a memo in the
-    cache folder maps the headers' names, sizes and modification times to the hash, so that a
-    new process only lists them (~0.1 ms)."""
+    compile cache (kind "headers") maps the headers' names, sizes and modification times to the
+    hash, so that a new process only lists them (~0.1 ms)."""
     files = _header_files(include_dir)
     listing = hashlib.sha256(include_dir.encode())
     for rel, size, mtime in files:
         listing.update(f"\0{rel}\0{size}\0{mtime}".encode())
-    from ._kernel import cache_dir
-
-    memo = os.path.join(cache_dir(), "tile", "headers", listing.hexdigest()[:32])
-    try:
-        with open(memo) as f:
-            digest = f.read()
-        if len(digest) == 32:
-            return digest
-    except OSError:
-        pass
+    memo = listing.hexdigest()
+    digest = (_c.compile_cache.get("headers", memo) or b"").decode(errors="replace")
+    if re.fullmatch(r"[0-9a-f]{32}", digest):
+        return digest
     h = hashlib.sha256()
     for rel, _, _ in files:
         with open(os.path.join(include_dir, rel), "rb") as f:
             h.update(rel.encode() + b"\0" + f.read() + b"\0")
     digest = h.hexdigest()[:32]
-    try:
-        os.makedirs(os.path.dirname(memo), exist_ok=True)
-        tmp = f"{memo}.tmp{os.getpid()}"
-        with open(tmp, "w") as f:
-            f.write(digest)
-        os.replace(tmp, memo)
-    except OSError:
-        pass  # the memo is an optimisation
+    _c.compile_cache.put("headers", memo, digest.encode())
     return digest
 
 
@@ -164,24 +152,36 @@ def _program(source, include_dir, arch, name="tile_kernel.cu"):
 # A kernel's cubin and log are also kept under a key that does not need NVRTC (Program's key holds
 # NVRTC's version, so a hit there loads libnvrtc first: ~10 ms in a new process). A hit here loads
 # nothing but the cubin; a new NVRTC recompiles only kernels that are not cached yet.
-def _cubin_key(mod, source, include_dir, arch):
-    return mod.CompileCache.make_key("cupric.tile cubin 1", arch, " ".join(_EXTRA), _stamped(source, include_dir))
+def _cubin_key(source, include_dir, arch):
+    return _c.CompileCache.make_key("cupric.tile cubin 1", arch, " ".join(_EXTRA), _stamped(source, include_dir))
 
 
 def _cached_cubin(mod, source, include_dir, arch):
-    hit = mod.compile_cache.get(_cubin_key(mod, source, include_dir, arch))
-    if hit is None or len(hit) < 4:
+    return _read_cubin(mod, _cubin_key(source, include_dir, arch))
+
+
+def _read_cubin(mod, key):
+    """The cubin and log kept under `key` (kind "cubin"), or None; an entry not of the form
+    _store_cubin writes is deleted (with a warning) and compiled again."""
+    hit = _c.compile_cache.get("cubin", key)
+    if hit is None:
         return None
-    n = int.from_bytes(hit[:4], "little")
+    n = int.from_bytes(hit[:4], "little") if len(hit) >= 4 else len(hit)
     log, cubin = hit[4 : 4 + n].decode(errors="replace"), hit[4 + n :]
     if cubin[:4] != b"\x7fELF":
+        _c.compile_cache.remove("cubin", key)
+        warnings.warn(
+            f"cupric.tile: deleted the compile cache entry {key} (kind cubin): it holds no cubin; it is compiled again",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return None
     return {"compiler": "nvrtc", "object": mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), "cubin": cubin, "log": log}
 
 
 def _store_cubin(mod, source, include_dir, arch, cubin, log):
     data = log.encode()
-    mod.compile_cache.put(_cubin_key(mod, source, include_dir, arch), len(data).to_bytes(4, "little") + data + cubin)
+    _c.compile_cache.put("cubin", _cubin_key(source, include_dir, arch), len(data).to_bytes(4, "little") + data + cubin)
 
 
 def compile_source(source, include_dir, arch=None, outputs=("cubin",)):
@@ -501,8 +501,8 @@ class CudaKernel:
         with mod.Device(device_index):
             if cached is None:
                 self.compiled = compile_source(emitted["source"], include_dir)
-                key = _cubin_key(mod, emitted["source"], include_dir, default_arch())
-                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"cubin_key": key}
+                key = _cubin_key(emitted["source"], include_dir, default_arch())
+                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"cubin": key}
             else:
                 self.compiled, self.index_entry = cached, emitted
             obj = self.compiled.get("object") or mod.ObjectCode(self.compiled["cubin"], "cubin")  # nvcc's
@@ -554,40 +554,23 @@ class CudaKernel:
         mod.launch(stream, self.config(grid), self.kernel, *args)
 
 
-def _index_path(compiled, mod, device_index):
-    """Where the launch facts of this specialisation on this arch are kept (None: not indexed)."""
+def _index_key(compiled, mod, device_index):
+    """The key of this specialisation's launch facts on this arch in the kernel index (None: not
+    indexed)."""
     from ._kernel import include_dir
 
     with mod.Device(device_index):
         arch = default_arch()
-    return compiled.cuda_index_path((arch, " ".join(_EXTRA), _headers_digest(include_dir())))
+    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _headers_digest(include_dir())))
 
 
-def _load_indexed(compiled, mod, device_index, path):
-    try:
-        entry = json.loads(path.read_text())
-        hit = mod.compile_cache.get(entry["cubin_key"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if hit is None or len(hit) < 4:
-        return None
-    n = int.from_bytes(hit[:4], "little")
-    cubin = hit[4 + n :]
-    if cubin[:4] != b"\x7fELF":
-        return None
-    cached = {"compiler": "nvrtc", "object": mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), "cubin": cubin}
-    cached.update(log=hit[4 : 4 + n].decode(errors="replace"), seconds=0.0, cache_hit=True, index_hit=True)
+def _load_indexed(mod, device_index, index_key):
+    entry = _index.load(index_key, _index.CUDA)
+    cached = _read_cubin(mod, entry["cubin"]) if entry is not None else None
+    if cached is None:
+        return None  # not indexed, or the cubin left the cache: compile it again
+    cached.update(seconds=0.0, cache_hit=True, index_hit=True)
     return CudaKernel(entry, None, device_index, cached)
-
-
-def _save_index(path, entry):
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(entry))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # the index is an optimisation
 
 
 def load(compiled, device):
@@ -601,12 +584,12 @@ def load(compiled, device):
     if k is None:
         from ._kernel import include_dir
 
-        path = _index_path(compiled, mod, index)
-        k = _load_indexed(compiled, mod, index, path) if path is not None else None
+        index_key = _index_key(compiled, mod, index)
+        k = _load_indexed(mod, index, index_key) if index_key is not None else None
         if k is None:
             k = CudaKernel(compiled.cuda(), include_dir(), index)
-            if path is not None and k.compiled["compiler"] == "nvrtc":
-                _save_index(path, k.index_entry)
+            if index_key is not None and k.compiled["compiler"] == "nvrtc":
+                _index.save(index_key, k.index_entry)
         compiled.cuda_kernels[index] = k
     return k
 

@@ -4,8 +4,8 @@ ct.launch), specialisation and the in-memory cache, the interpreter, and kernel.
 import functools
 import hashlib
 import inspect
-import json
 import os
+import sys
 import time
 import types
 import warnings
@@ -15,10 +15,10 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from . import _cuda
+from . import _cuda, _globals, _index
 from . import _interp as I
 from ._frontend import Frontend
-from ._source import CompileError, _function_lines, source_of
+from ._source import CompileError, _function_lines, source_of, user_facing
 
 _tile = _c._tile
 
@@ -87,10 +87,6 @@ def include_dir():
     raise RuntimeError(f"cupric.tile: the device header library was not found (looked in {candidates})")
 
 
-def cache_dir():
-    return os.environ.get("CUPRIC_CACHE_DIR") or str(Path.home() / ".cache" / "cupric")
-
-
 def build_stamp():
     """Which build of the extension this is: a rebuilt one may emit other code."""
     st = os.stat(_c.__file__)
@@ -100,17 +96,27 @@ def build_stamp():
 _warned_no_compiler = False
 
 
+def _user_stacklevel():
+    """warnings.warn's stacklevel that points at the first frame outside cupric (the user's launch)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _host_compiler_available():
     global _warned_no_compiler
-    info = _tile.host_compiler(cache_dir())
+    info = _tile.host_compiler()
     if info["available"]:
         return True
     if not _warned_no_compiler:
         _warned_no_compiler = True
         warnings.warn(
-            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead",
+            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead "
+            "(CUPRIC_TILE_INTERPRET=1 chooses the interpreter and silences this warning)",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=_user_stacklevel(),
         )
     return False
 
@@ -242,10 +248,12 @@ class Compiled:
             t0 = time.perf_counter()
             if not self._load_from_index():
                 self.host = self.function.emit("host", self.kernel.debug)
-                info = _tile.compile_host(self.host["source"], include_dir(), cache_dir())
+                info = _tile.compile_host(self.host["source"], include_dir())
                 self.host.update(info)
-                self.launcher = _tile.HostLauncher(info["path"], self.function)
-                self._save_to_index(info["path"])
+                self.launcher = _tile.HostLauncher(info["key"], self.function)
+                if (key := self.index_key(("cpu", _tile.host_environment(include_dir())))) is not None:
+                    params = [list(p) for p in self.launcher.params()]
+                    _index.save(key, {"shared_object": info["key"], "params": params})
             self.host["seconds"] = time.perf_counter() - t0
         return self.launcher
 
@@ -254,59 +262,28 @@ class Compiled:
             self._cuda = self.function.emit("cuda", self.kernel.debug, self.num_threads)
         return self._cuda
 
-    # The disk index maps (kernel source and what it refers to, specialisation, compiler and
-    # headers) to a compiled shared object, so that a new process skips the frontend too.
-    def _index_path(self):
+    def index_key(self, target):
+        """The key of this specialisation's entry in the kernel index (see _index) for `target`
+        (strings naming the target and what its code depends on), or None: not indexed."""
         fp = self.kernel.fingerprint()
         if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
             return None
-        h = hashlib.sha1()
-        for part in (
-            fp,
-            repr(self.key),
-            str(self.kernel.debug),
-            _c.__file__,
-            _tile.host_environment(include_dir(), cache_dir()),
-        ):
-            h.update(part.encode())
-            h.update(b"\0")
-        return Path(cache_dir()) / "tile" / "index" / (h.hexdigest() + ".json")
-
-    def cuda_index_path(self, target):
-        """The CUDA twin of the index: launch facts and the cubin's cache key, per arch and
-        compiler options (`target`), so that a new process launches without the frontend."""
-        fp = self.kernel.fingerprint()
-        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
-            return None
-        h = hashlib.sha1()
-        for part in (fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), repr(target)):
-            h.update(part.encode())
-            h.update(b"\0")
-        return Path(cache_dir()) / "tile" / "index-cuda" / (h.hexdigest() + ".json")
+        return _index.key(fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), *target)
 
     def _load_from_index(self):
-        path = self._index_path()
-        try:
-            entry = json.loads(path.read_text()) if path is not None else None
-        except (OSError, ValueError):
-            entry = None
-        if not entry or not os.path.isfile(entry["path"]):
+        key = self.index_key(("cpu", _tile.host_environment(include_dir())))
+        entry = _index.load(key, _index.HOST) if key is not None else None
+        if entry is None:
             return False
-        self.launcher = _tile.HostLauncher(entry["path"], [tuple(p) for p in entry["params"]])
-        self.host = {"path": entry["path"], "cache_hit": True, "index_hit": True, "compile_seconds": 0.0}
-        return True
-
-    def _save_to_index(self, so_path):
-        path = self._index_path()
-        if path is None:
-            return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps({"path": so_path, "params": [list(p) for p in self.launcher.params()]}))
-            os.replace(tmp, path)
-        except OSError:
-            pass  # the index is an optimisation
+            self.launcher = _tile.HostLauncher(entry["shared_object"], [tuple(p) for p in entry["params"]])
+        except KeyError:
+            return False  # the compiled kernel left the cache (trimmed, or rejected): compile it again
+        except (ValueError, TypeError) as err:
+            _index.drop(key, str(err))
+            return False
+        self.host = {"key": entry["shared_object"], "cache_hit": True, "index_hit": True, "compile_seconds": 0.0}
+        return True
 
 
 class _Specialisations(dict):
@@ -439,7 +416,10 @@ class Kernel(Launchable):
             if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
         self.constants = [_is_constant(p.annotation) for p in self.params]
-        self._plans = _tile.LaunchPlans()  # the fast path of launches with arguments met before
+        # the globals the body read when it was last specialised; plans hold while they do
+        self._globals_key = None
+        self._guards = _tile.GlobalGuards()
+        self._plans = _tile.LaunchPlans(self._guards)  # the fast path of launches with arguments met before
         self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
         self.cache = _Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
@@ -494,7 +474,23 @@ class Kernel(Launchable):
                     f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
                     "expected an array, a number, or a ct.Constant parameter"
                 )
+        globals_key = self._read_globals()
+        if globals_key:
+            key.append(("globals", globals_key))
         return tuple(key), specs, runtime, device or "cpu"
+
+    def _read_globals(self):
+        """The key part of the globals and closure variables the body (and its helpers) read now.
+        A new value makes a new specialisation, and the plans made before it stop applying (a new
+        generation of the guards); a name rebound to an equal value only updates the guards."""
+        sites = _globals.reads(self.fn, lambda v: v.fn if isinstance(v, TileFunction) else None)
+        globals_key = _globals.snapshot(self.fn.__name__, sites)
+        changed = globals_key != self._globals_key
+        if changed and self._globals_key is not None and hasattr(self, "_fingerprint"):
+            del self._fingerprint  # it hashed the old values
+        self._guards.set(_globals.guards(sites), changed)
+        self._globals_key = globals_key
+        return globals_key
 
     def compiled(self, key, specs, num_threads=None):
         if num_threads is not None and int(num_threads) != self.num_threads:
@@ -511,6 +507,7 @@ class Kernel(Launchable):
             self._fingerprint = _fingerprint(self.fn)
         return self._fingerprint
 
+    @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         # the fast path: one C++ call when the arguments fit a launch plan (positional, no kwargs)
         if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
@@ -521,7 +518,7 @@ class Kernel(Launchable):
             return self._plans
         plans = self._thread_plans.get(int(num_threads))
         if plans is None:
-            plans = self._thread_plans[int(num_threads)] = _tile.LaunchPlans()
+            plans = self._thread_plans[int(num_threads)] = _tile.LaunchPlans(self._guards)
         return plans
 
     def _forget_plans(self):
@@ -572,6 +569,7 @@ class Kernel(Launchable):
 
     # ---- inspection ----------------------------------------------------------------------------------
 
+    @user_facing
     def inspect(self, *args, compile_cuda=False, **kwargs):
         """Every stage for these arguments: {'ir', 'ir_canonical', 'ir_layout' (after the GPU's layout
         pass), 'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through
@@ -595,7 +593,7 @@ class Kernel(Launchable):
             "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},
         }
         if c.launcher is not None:
-            out["host_binary"] = c.host["path"]
+            out["host_binary"] = c.host["key"]  # its compile cache key (kind "shared_object")
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
         return out

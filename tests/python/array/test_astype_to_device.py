@@ -127,6 +127,15 @@ try:
 except TypeError as e:
     assert "expected a stream" in str(e), str(e)
 assert cu.cuda.current_stream() == cu.cuda.default_stream()  # the stream was current for the copy only
+# moves keep the memory order of dense arrays (Fortran order, permuted axes), as NumPy's 'K' copies do
+for view in (ref.T, np.asfortranarray(ref), ref.reshape(3, 10, 100).transpose(2, 0, 1)):
+    g = cu.asarray(view).to_device("cuda:0")
+    assert g.strides == view.strides, (g.strides, view.strides)
+    h = g.to_device("cpu")
+    assert h.strides == view.strides
+    np.testing.assert_array_equal(np.asarray(h), view)
+g = cu.asarray(ref[:, ::2]).to_device("cuda:0")  # not dense: packed in C order
+assert g.strides == (200, 4)
 """
 
 

@@ -32,8 +32,7 @@ DOMAINS = {
     "log1p": [(-0.9, 60)], "arccosh": [(1, 60)], "acosh": [(1, 60)], "arcsin": [(-1, 1)], "asin": [(-1, 1)],
     "arccos": [(-1, 1)], "acos": [(-1, 1)], "arctanh": [(-0.99, 0.99)], "atanh": [(-0.99, 0.99)],
     "exp": [(-6, 6)], "exp2": [(-8, 8)], "expm1": [(-6, 6)], "sinh": [(-6, 6)], "cosh": [(-6, 6)],
-    # NumPy raises ValueError for integers to negative integer powers; cupric's kernels cannot
-    # raise, so negative exponents are tested separately (test_integer_power_negative_exponent)
+    # integers to negative integer powers raise (test_integer_power_negative_exponent)
     "power": [(-5, 5), (0, 4)], "pow": [(-5, 5), (0, 4)],
     "left_shift": [(-30, 30), (0, "bits")], "bitwise_left_shift": [(-30, 30), (0, "bits")],
     "right_shift": [(-100, 100), (0, "bits")], "bitwise_right_shift": [(-100, 100), (0, "bits")],
@@ -355,13 +354,33 @@ def test_out_overlapping_input():
 
 
 def test_integer_power_negative_exponent():
-    # NumPy raises "Integers to negative integer powers are not allowed"; cupric's kernels cannot
-    # raise, so they return the exact integer result: 1 for base 1, +-1 for base -1, else 0
+    # NumPy raises "Integers to negative integer powers are not allowed" (C would truncate to 0);
+    # cupric checks the exponents the loop would read before it writes anything
     base = cu.asarray(np.array([1, -1, -1, 2, -3, 0], dtype=np.int32))
     exp = cu.asarray(np.array([-3, -2, -3, -1, -2, -1], dtype=np.int32))
-    assert cu.power(base, exp).tolist() == [1, 1, -1, 0, 0, 0]
+    for args in [(base, exp), (base, -1), (2, exp), (cu.asarray([True, False]), -1),
+                 (cu.asarray([2], dtype=cu.int8), cu.asarray([1, -1]))]:
+        with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+            np.power(*[np.asarray(a) if isinstance(a, cu.ndarray) else a for a in args])
+        with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+            cu.power(*args)
+    out = cu.asarray(np.full(6, 7, dtype=np.int32))
     with pytest.raises(ValueError):
-        np.power(np.asarray(base), np.asarray(exp))
+        cu.power(base, exp, out=out)
+    with pytest.raises(ValueError):
+        out **= -2
+    assert out.tolist() == [7] * 6  # nothing written
+    # where= leaves the masked exponents unread, as NumPy's loop does
+    mask = [False, False, False, True, False, False]
+    exp3 = cu.asarray(np.array([-3, -2, -3, 3, -2, -1], dtype=np.int32))
+    np_out = np.full(6, 7, np.int32)
+    np.power(np.asarray(base), np.asarray(exp3), out=np_out, where=mask)
+    cu.power(base, exp3, out=out, where=cu.asarray(mask))
+    assert out.tolist() == np_out.tolist() == [7, 7, 7, 8, 7, 7]
+    # float loops and unsigned exponents are not integer powers of negative exponents
+    assert cu.power(cu.asarray([2]), cu.asarray([-1.0])).tolist() == [0.5]
+    assert cu.power(base, cu.asarray([0, 1, 2, 3, 1, 0])).tolist() == [1, -1, 1, 8, -3, 1]
+    assert cu.power(cu.asarray([], dtype=cu.int64), -1).shape == (0,)
 
 
 # ---- operators with Python scalars (NEP 50) ------------------------------------------------------------
@@ -399,8 +418,6 @@ def test_operators_with_python_scalars(op, dtype):
     ref = make(dtype, (6,), np.random.default_rng(5), 1, 5)
     x = cu.asarray(ref)
     for s in SCALARS:
-        if op is operator.pow and isinstance(s, int) and s < 0:
-            continue  # see test_integer_power_negative_exponent
         same_behaviour(lambda v, s=s: op(v, s), ref, x, f"{op.__name__}({dtype}, {s!r})")
         same_behaviour(lambda v, s=s: op(s, v), ref, x, f"{op.__name__}({s!r}, {dtype})")  # reflected
     same_behaviour(lambda v: op(v, v), ref, x, f"{op.__name__}({dtype}, {dtype})")

@@ -1,5 +1,5 @@
-"""Fixtures of the cupric.tile tests (helpers live in tile_helpers.py: a module named
-conftest would clash with tests/python/cuda/conftest.py when the whole suite runs)."""
+"""Fixtures of the cupric.tile tests (helpers live in tile_helpers.py: test modules cannot import
+a module named conftest when several folders have one)."""
 
 import pytest
 from tile_helpers import MODES

@@ -4,6 +4,7 @@ change tunes again, failing configs are skipped and reported, argument and confi
 grid as a function of the config, reset_to_zero / restore_value; and on CUDA through a stand-in
 runtime: CUDA events recorded on the launch stream."""
 
+import json
 import os
 import subprocess
 import sys
@@ -14,16 +15,6 @@ import pytest
 from cupric import tile as ct
 from cupric.tile import _autotune, _cuda
 from tile_helpers import assert_close, random, to_cu, to_np
-
-
-@pytest.fixture
-def disk_cache(tmp_path):
-    """The compile cache's disk tier in a fresh folder for this test."""
-    cache = cu.cuda.compile_cache
-    before = cache.directory
-    cache.directory = str(tmp_path)
-    yield tmp_path
-    cache.directory = before
 
 
 @pytest.fixture
@@ -64,7 +55,7 @@ def _matmul(a, b):
     return out
 
 
-def test_winner_is_the_fastest_config_and_is_cached(disk_cache, count_timings):
+def test_winner_is_the_fastest_config_and_is_cached(cache_dir, count_timings):
     matmul.cache.clear()
     a, b = random((70, 45), "float32"), random((45, 50), "float32", np.random.default_rng(7))
     got = _matmul(to_cu(a), to_cu(b))
@@ -78,10 +69,10 @@ def test_winner_is_the_fastest_config_and_is_cached(disk_cache, count_timings):
     got = _matmul(to_cu(a), to_cu(b))  # the same key: no timing
     assert len(count_timings) == 3
     assert_close(to_np(got), a @ b, rtol=1e-5, atol=1e-4)
-    assert list(disk_cache.glob("v1/*/*.bin"))  # the choice is on disk
+    assert list(cache_dir.glob("v2/autotune/*/*.bin"))  # the choice is on disk
 
 
-def test_key_change_tunes_again(disk_cache, count_timings):
+def test_key_change_tunes_again(cache_dir, count_timings):
     matmul.cache.clear()
     for m, n in ((40, 30), (41, 30), (40, 30)):  # the second shape is a new key; the third is known
         a, b = random((m, 20), "float32"), random((20, n), "float32")
@@ -122,7 +113,37 @@ def test_a_new_process_reuses_the_choice_without_timing(tmp_path):
     assert first[1] == second[1]  # the same winner
 
 
-def test_failing_configs_are_skipped_and_all_failing_raises(disk_cache):
+def test_a_record_not_of_the_expected_form_is_deleted_and_tuned_again(cache_dir, count_timings):
+    @ct.autotune(configs=[{"B": 16}, {"B": 32}], key=["x"], warmup=0, rep=1)
+    @ct.kernel
+    def twice(x, out, B: ct.Constant[int]):
+        ct.store(out, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(B,)) * 2)
+
+    x = random(64, "float32")
+    out = cu.zeros(64, dtype=cu.float32)
+    twice[lambda m: 64 // m["B"]](to_cu(x), out)
+    (key,) = twice.cache
+    _, disk_key = twice._disk_key(key)
+    good = json.loads(cu.cuda.compile_cache.get("autotune", disk_key))
+    bad_records = [
+        b"not json",
+        json.dumps({**good, "best": 7}).encode(),
+        json.dumps({**good, "best": -1}).encode(),
+        json.dumps({**good, "configs": ["another config", "and another"]}).encode(),
+        json.dumps({k: v for k, v in good.items() if k != "milliseconds"}).encode(),
+        json.dumps({**good, "errors": [None]}).encode(),
+    ]
+    for record in bad_records:
+        cu.cuda.compile_cache.put("autotune", disk_key, record)
+        twice.cache.clear()
+        out[...] = 0
+        with pytest.warns(RuntimeWarning, match="deleted the autotune record"):
+            twice[lambda m: 64 // m["B"]](to_cu(x), out)
+        assert_close(to_np(out), x * 2)
+    assert len(count_timings) == 2 * (1 + len(bad_records))  # tuned again after each
+
+
+def test_failing_configs_are_skipped_and_all_failing_raises(cache_dir):
     @ct.autotune(configs=[{"B": 1 << 21}, {"B": 32}], key=["x"], warmup=0, rep=1)
     @ct.kernel
     def double(x, out, B: ct.Constant[int]):
@@ -187,7 +208,7 @@ def test_config_and_argument_errors():
         tuned[2](x, x, "two")
 
 
-def test_key_on_scalar_values_defaults_and_interpreter(disk_cache, count_timings):
+def test_key_on_scalar_values_defaults_and_interpreter(cache_dir, count_timings):
     tuned = ct.autotune(configs=[{"B": 16}, {"B": 32, "C": 2}], key=["factor"], warmup=0, rep=1)(_scale)
     x = random(64, "float32")
     for factor in (2.0, 3.0, 2.0):
@@ -203,7 +224,7 @@ def test_key_on_scalar_values_defaults_and_interpreter(disk_cache, count_timings
     assert info["config"] == ct.Config({"B": 32, "C": 2}) and "f32[32]" in info["ir"]
 
 
-def test_reset_to_zero_and_restore_value(disk_cache):
+def test_reset_to_zero_and_restore_value(cache_dir):
     @ct.autotune(configs=[{"B": 16}, {"B": 32}, {"B": 64}], key=["x"], reset_to_zero=["total"], warmup=1, rep=3)
     @ct.kernel
     def add_up(x, total, B: ct.Constant[int]):
@@ -225,7 +246,7 @@ def test_reset_to_zero_and_restore_value(disk_cache):
     assert_close(to_np(y), x * 2)  # the timed launches did not compound
 
 
-def test_ct_launch_accepts_a_tuned_kernel(disk_cache):
+def test_ct_launch_accepts_a_tuned_kernel(cache_dir):
     tuned = ct.autotune(configs=[{"B": 32}, {"B": 64}], key=["x"], warmup=0, rep=1)(_scale)
     x = random(100, "float32")
     out = np.zeros(100, np.float32)  # NumPy arrays are used in place
@@ -240,7 +261,7 @@ needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is n
 
 
 @needs_nvrtc
-def test_cuda_timing_uses_events_on_the_launch_stream(monkeypatch, disk_cache):
+def test_cuda_timing_uses_events_on_the_launch_stream(monkeypatch, cache_dir):
     from test_cuda import FakeCudaArray, StandInRuntime
 
     rt = StandInRuntime()

@@ -4,6 +4,7 @@ compile cache; skipped without NVRTC); cache hits skip compilation; CUDA array a
 (__cuda_array_interface__, DLPack) and scalars are turned into the kernel's parameters. Running
 the kernels needs a GPU: test_gpu.py."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -271,31 +272,24 @@ def test_tf32_mma_compiles_for_cuda():
 
 
 @needs_nvrtc
-def test_cache_hit_skips_compilation(tmp_path):
+def test_cache_hit_skips_compilation(cache_dir):
     cache = cu.cuda.compile_cache
-    saved = cache.directory
-    cache.directory = str(tmp_path / "cache")
-    cache.clear()
-    try:
-        kernel, args = CASES["softmax_f32"]()
-        src = kernel.inspect(*args)["cuda_source"]
-        first = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
-        misses = cache.stats()["misses"]
-        second = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
-        assert not first["cache_hit"] and second["cache_hit"]
-        assert cache.stats()["misses"] == misses  # NVRTC did not run again
-        assert second["cubin"] == first["cubin"]
-        assert second["seconds"] < first["seconds"]
-        cache.clear(memory=True, disk=False)  # a new process: the disk tier answers
-        third = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
-        assert third["cache_hit"] and third["cubin"] == first["cubin"]
-        # the header library is part of the key (NVRTC's key covers the source only)
-        prog = _cuda._program(src, _kernel.include_dir(), "sm_90a")
-        assert prog.source.startswith("// cupric.tile headers ")
-        assert _cuda._headers_digest(_kernel.include_dir()) in prog.source
-    finally:
-        cache.clear(memory=True, disk=False)
-        cache.directory = saved
+    kernel, args = CASES["softmax_f32"]()
+    src = kernel.inspect(*args)["cuda_source"]
+    first = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+    misses = cache.stats()["misses"]
+    second = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+    assert not first["cache_hit"] and second["cache_hit"]
+    assert cache.stats()["misses"] == misses  # NVRTC did not run again
+    assert second["cubin"] == first["cubin"]
+    assert second["seconds"] < first["seconds"]
+    cache.clear(memory=True, disk=False)  # a new process: the disk tier answers
+    third = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a")
+    assert third["cache_hit"] and third["cubin"] == first["cubin"]
+    # the header library is part of the key (NVRTC's key covers the source only)
+    prog = _cuda._program(src, _kernel.include_dir(), "sm_90a")
+    assert prog.source.startswith("// cupric.tile headers ")
+    assert _cuda._headers_digest(_kernel.include_dir()) in prog.source
 
 
 @needs_nvrtc
@@ -561,16 +555,15 @@ def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
 
 
 @needs_nvrtc
-def test_new_process_launches_from_the_index(stand_in_runtime, tmp_path, monkeypatch):
+def test_new_process_launches_from_the_index(stand_in_runtime, cache_dir):
     """A specialisation compiled before is launched from the disk index: no frontend, no NVRTC."""
-    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path))
     rt = stand_in_runtime
     x = FakeCudaArray((1000,), "<f4")
     saxpy.saxpy_kernel.cache.clear()
     saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
     first = next(iter(saxpy.saxpy_kernel.cache.values()))
     assert not first.cuda_kernels[0].compiled.get("index_hit")
-    assert list((tmp_path / "tile" / "index-cuda").glob("*.json"))
+    assert list((cache_dir / "v2" / "index").rglob("*.bin"))
     saxpy.saxpy_kernel.cache.clear()  # as in a new process
     saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
     again = next(iter(saxpy.saxpy_kernel.cache.values()))
@@ -579,6 +572,33 @@ def test_new_process_launches_from_the_index(stand_in_runtime, tmp_path, monkeyp
     assert k.param_types == first.cuda_kernels[0].param_types and k.threads == first.cuda_kernels[0].threads
     assert rt.launches[-1][3] == rt.launches[-2][3]  # the same packed arguments
     assert k.kernel.obj.code == first.cuda_kernels[0].kernel.obj.code  # the same cubin
+
+
+@needs_nvrtc
+def test_index_entries_not_of_the_expected_form_are_rebuilt(stand_in_runtime, cache_dir):
+    """An index entry names its cubin by a cache key and holds exactly the launch facts: one that
+    names anything else (a path, another folder) or holds other facts is deleted with a warning,
+    and the kernel is compiled and indexed again."""
+    x = FakeCudaArray((1000,), "<f4")
+    saxpy.saxpy_kernel.cache.clear()
+    saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+    key = _cuda._index_key(next(iter(saxpy.saxpy_kernel.cache.values())), stand_in_runtime, 0)
+    good = json.loads(cu.cuda.compile_cache.get("index", key))
+    bad_entries = [
+        {**good, "cubin": "../../../../tmp/elsewhere"},
+        {**good, "path": "/tmp/elsewhere.cubin"},
+        {**good, "threads": 0},
+        {k: v for k, v in good.items() if k != "entry"},
+        {**good, "entry": "saxpy(); system(\"x\")"},
+    ]
+    for bad in bad_entries:
+        cu.cuda.compile_cache.put("index", key, json.dumps(bad).encode())
+        saxpy.saxpy_kernel.cache.clear()
+        with pytest.warns(RuntimeWarning, match="deleted the kernel index entry"):
+            saxpy.saxpy_kernel[(1,)](0.25, x, x, x, 512)
+        k = next(iter(saxpy.saxpy_kernel.cache.values())).cuda_kernels[0]
+        assert not k.compiled.get("index_hit") and k.threads == good["threads"]
+        assert json.loads(cu.cuda.compile_cache.get("index", key)) == good  # indexed again
 
 
 @pytest.mark.skipif(_cuda.nvcc_path() is None, reason="nvcc is not installed")
@@ -591,14 +611,13 @@ def test_nvcc_fallback_compiles():
     assert _cuda.resources_from_log(r["log"])[0]["registers"] > 0
 
 
-def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, monkeypatch):
+def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, cache_dir):
     """The device headers' hash (part of every CUDA cache key) is memoised under the cache folder
     by the headers' names, sizes and modification times: a new process lists them instead of
     hashing them, and a changed header gives a new hash."""
     import hashlib
     import shutil
 
-    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path / "cache"))
     inc = tmp_path / "include"
     shutil.copytree(_kernel.include_dir(), inc)
 
@@ -611,7 +630,7 @@ def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, monkeypatc
 
     digest = _cuda._headers_digest.__wrapped__  # without the in-process cache
     first = digest(str(inc))
-    assert first == content_hash() and len(list((tmp_path / "cache" / "tile" / "headers").iterdir())) == 1
+    assert first == content_hash() and len(list((cache_dir / "v2" / "headers").rglob("*.bin"))) == 1
     assert digest(str(inc)) == first  # from the memo
     with open(inc / "cupric" / "tile" / "tile.h", "a") as f:
         f.write("\n// changed\n")

@@ -157,10 +157,9 @@ def test_zero_blocks_and_empty_arrays():
     scale[(0,)](x, x, 1.0, 32)  # nothing to do, nothing fails
 
 
-def test_cache_hits_skip_compilation(tmp_path, monkeypatch):
+def test_cache_hits_skip_compilation(tmp_path):
     """A new process with a warm disk cache loads the shared object without compiling, and finds
     it through the kernel index without running the frontend."""
-    monkeypatch.setenv("CUPRIC_CACHE_DIR", str(tmp_path))
     src = tmp_path / "k.py"
     src.write_text(
         "import numpy as np, cupric as cu\nfrom cupric import tile as ct\n"
@@ -188,7 +187,7 @@ def test_cache_hits_skip_compilation(tmp_path, monkeypatch):
     assert warm[0] == "True" and float(warm[1]) == 0.0
     assert cold[3] == "False" and warm[3] == "True"  # the second process skipped the frontend too
     assert float(warm[2]) < float(cold[2]) / 10
-    assert len(list((tmp_path / "tile").glob("*.so"))) == 1
+    assert len(list((tmp_path / "v2" / "shared_object").rglob("*.bin"))) == 1
 
 
 def test_without_a_compiler_kernels_run_in_the_interpreter(tmp_path):

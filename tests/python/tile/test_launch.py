@@ -205,13 +205,11 @@ def test_arguments_plans_do_not_read_launch_through_the_python_path():
     assert len(k._plans) == 0 and len(k.cache) == 1
 
 
-def test_autotuned_launches_take_plans_keyed_on_the_key(tmp_path, monkeypatch):
+def test_autotuned_launches_take_plans_keyed_on_the_key(cache_dir, monkeypatch):
     """@ct.autotune's plans fix the tuned parameters to the key's config and also check the key's
     shapes (arrays) and values (scalars): another key tunes (or looks up) again."""
     from cupric.tile import _autotune
 
-    cache = cu.cuda.compile_cache
-    monkeypatch.setattr(cache, "directory", str(tmp_path))  # the choices' disk tier, fresh
     tuned = ct.autotune(configs=[{"BLOCK": 16}, {"BLOCK": 32}], key=["x", "factor"], warmup=0, rep=1)(fresh())
     keys = []
     real_key = _autotune.Autotuner._key

@@ -1,0 +1,82 @@
+"""The tile kernels' index, kept in the compile cache (kind "index"): for a specialisation met
+before (the kernel's fingerprint, its specialisation key, the target), the launch facts and the
+cache key of its compiled code, so that a new process launches it without the frontend. An entry
+names code only by its cache key, never by a path; one that is not exactly what this module writes
+is deleted, with a warning, and the kernel is compiled again."""
+
+import json
+import re
+import warnings
+
+from .. import _cupric as _c
+
+_FORMAT = "cupric.tile index 2"
+_KEY = re.compile(r"[0-9a-f]{64}")
+
+
+def _is_key(v):
+    return isinstance(v, str) and _KEY.fullmatch(v) is not None
+
+
+def _is_int(v, low, high):
+    return isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _is_host_param(p):
+    return (
+        isinstance(p, list)
+        and len(p) == 4
+        and isinstance(p[0], bool)
+        and isinstance(p[1], str)
+        and _is_int(p[2], 0, 64)
+        and isinstance(p[3], bool)
+    )
+
+
+# What each target's entry holds: field -> check.
+HOST = {
+    "shared_object": _is_key,
+    "params": lambda v: isinstance(v, list) and all(_is_host_param(p) for p in v),
+}
+CUDA = {
+    "cubin": _is_key,
+    "entry": lambda v: isinstance(v, str) and v.isidentifier(),
+    "threads": lambda v: _is_int(v, 1, 1024),
+    "smem_bytes": lambda v: _is_int(v, 0, 1 << 30),
+    "param_types": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+}
+
+
+def key(*parts):
+    """The index key of a specialisation on a target, from the strings that identify it."""
+    return _c.CompileCache.make_key(_FORMAT, *parts)
+
+
+def load(index_key, fields):
+    """The entry under `index_key` once it passes `fields` (HOST or CUDA), else None."""
+    raw = _c.compile_cache.get("index", index_key)
+    if raw is None:
+        return None
+    try:
+        entry = json.loads(raw.decode())
+    except ValueError:  # UnicodeDecodeError is one
+        entry = None
+    if not isinstance(entry, dict) or set(entry) != set(fields) or not all(ok(entry[f]) for f, ok in fields.items()):
+        drop(index_key, f"it is not an index entry of the form {sorted(fields)}")
+        return None
+    return entry
+
+
+def drop(index_key, why):
+    """Deletes an unusable entry (the kernel is then compiled and indexed again)."""
+    _c.compile_cache.remove("index", index_key)
+    warnings.warn(
+        f"cupric.tile: deleted the kernel index entry {index_key} from the compile cache: {why}; "
+        "the kernel is compiled again",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+def save(index_key, entry):
+    _c.compile_cache.put("index", index_key, json.dumps(entry).encode())
