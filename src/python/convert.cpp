@@ -153,29 +153,6 @@ std::optional<Device> optional_device(nb::handle obj) {
   return device_from_py(obj);
 }
 
-// ---- shapes ----------------------------------------------------------------------------------
-
-std::int64_t dimension_from_py(nb::handle obj) {
-  nb::object index = nb::steal(PyNumber_Index(obj.ptr()));  // "'float' object cannot be interpreted as an integer"
-  if (!index.is_valid()) throw nb::python_error();
-  int overflow = 0;
-  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow) throw ValueError(cat("Maximum allowed dimension exceeded: ", nb::cast<std::string>(nb::str(index))));
-  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-  return v;
-}
-
-Shape shape_from_py(nb::handle obj) {
-  if (PyIndex_Check(obj.ptr()) && !PySequence_Check(obj.ptr())) return {dimension_from_py(obj)};
-  nb::object seq = nb::steal(PySequence_Fast(obj.ptr(), "expected a sequence of integers"));
-  if (!seq.is_valid()) throw nb::python_error();
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
-  check_ndim(static_cast<std::size_t>(n));  // before reading a million entries
-  Shape s;
-  for (Py_ssize_t i = 0; i < n; ++i) s.push_back(dimension_from_py(PySequence_Fast_GET_ITEM(seq.ptr(), i)));
-  return s;
-}
-
 // ---- scalars ---------------------------------------------------------------------------------
 
 bool is_python_scalar(nb::handle obj) {
@@ -269,8 +246,12 @@ Shape shape_from_py(nb::handle obj) {
   if (!PySequence_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()))
     throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(obj.type()))),
                         "' object cannot be interpreted as an integer"));
+  nb::object seq = nb::steal(PySequence_Fast(obj.ptr(), "a shape is an int or a sequence of ints"));
+  if (!seq.is_valid()) throw nb::python_error();
+  check_ndim(static_cast<std::size_t>(PySequence_Fast_GET_SIZE(seq.ptr())));  // before reading a million entries
   Shape s;
-  for (nb::handle d : obj) s.push_back(dimension(d));
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.ptr()); ++i)
+    s.push_back(dimension(PySequence_Fast_GET_ITEM(seq.ptr(), i)));
   return s;
 }
 

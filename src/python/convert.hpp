@@ -24,10 +24,6 @@ struct type_caster<cupric::SmallVector<T, N>> : list_caster<cupric::SmallVector<
 
 namespace cupric::py {
 
-/// A shape argument (an integer or a sequence of them) with NumPy's errors: TypeError for
-/// non-integers, ValueError for more than 64 dimensions or an extent beyond int64.
-Shape shape_from_py(nb::handle obj);
-
 /// Any dtype-like NumPy accepts: "float32", "f4", float, np.float32, np.dtype("f4"),
 /// ml_dtypes.bfloat16. Dtypes cupric has no loops for (object, str, datetime) raise TypeError.
 DType dtype_from_py(nb::handle obj);
@@ -103,7 +99,7 @@ bool bool_from_py(nb::handle obj, const char* what);
 double float_from_py(nb::handle obj, const char* what);
 std::string str_from_py(nb::handle obj, const char* what);
 /// A shape: an int or a sequence of them (NumPy's ValueError "Maximum allowed dimension
-/// exceeded" past int64).
+/// exceeded" past int64, and "maximum supported dimension ..." past 64 entries, before reading them).
 Shape shape_from_py(nb::handle obj);
 
 /// Converts to dtype/device, copying only when needed (or always with copy=true).
