@@ -366,7 +366,7 @@ std::int64_t typestr_itemsize(const std::string& typestr, const char* protocol) 
   const bool ok = typestr.size() >= 3 && typestr.size() <= 6 && std::strchr("<>|=", typestr[0]) &&
                   typestr.find_first_not_of("0123456789", 2) == std::string::npos;
   const std::int64_t n = ok ? std::stoll(typestr.substr(2)) : 0;
-  if (n < 1) throw ValueError(cat(protocol, ": typestr '", typestr, "' is not understood"));
+  if (n < 1) throw TypeError(cat(protocol, ": arrays of typestr '", typestr, "' are not supported by cupric"));
   return n;
 }
 }  // namespace
