@@ -12,22 +12,9 @@
 namespace cupric::tile {
 
 std::string ctype(DType t) {
-  switch (t) {
-    case DType::bool_: return "bool";
-    case DType::int8: return "::cu::tile::i8";
-    case DType::uint8: return "::cu::tile::u8";
-    case DType::int16: return "::cu::tile::i16";
-    case DType::uint16: return "::cu::tile::u16";
-    case DType::int32: return "::cu::tile::i32";
-    case DType::uint32: return "::cu::tile::u32";
-    case DType::int64: return "::cu::tile::i64";
-    case DType::uint64: return "::cu::tile::u64";
-    case DType::float16: return "::cu::tile::f16";
-    case DType::bfloat16: return "::cu::tile::bf16";
-    case DType::float32: return "float";
-    case DType::float64: return "double";
-    default: throw NotImplementedError(cat("cupric.tile: no tile type for ", name(t)));
-  }
+  const char* type = info(t).tile_type;
+  if (type == nullptr) throw NotImplementedError(cat("cupric.tile: no tile type for ", name(t)));
+  return type;
 }
 
 Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int vec)

@@ -60,9 +60,6 @@ struct Type {
   std::string str() const;
 };
 
-/// Short dtype names used in IR text and messages: f32, bf16, i64, u8, b1.
-const char* short_name(DType t);
-
 /// Where an op came from in the kernel's Python source.
 struct Location {
   std::string file;
