@@ -94,10 +94,13 @@ std::string attrs_str(const Op& op) {
       return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0), op.flag ? " keepdims" : "");
     case OpKind::scan: return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0));
     case OpKind::mma:
-      return cat(" ", values_str(op.operands), op.flag ? " tf32" : "", !op.ints.empty() && op.ints[0] == 1 ? " b_transposed" : "");
+      return cat(" ", values_str(op.operands), op.flag ? " tf32" : "", op.b_transposed ? " b_transposed" : "");
     case OpKind::load:
     case OpKind::load_offset:
-      return cat(" %", op.operands.at(0), "[", values_str(op.operands, 1), "] pad ", op.value.str());
+      return cat(" %", op.operands.at(0), "[", values_str(op.operands, 1), "] pad ", op.value.str(),
+                 op.staging == LoadStaging::ring       ? " staged(ring)"
+                 : op.staging == LoadStaging::resident ? " staged(resident)"
+                                                       : "");
     case OpKind::store:
     case OpKind::store_offset:
       return cat(" %", op.operands.at(0), "[", values_str({op.operands.begin() + 1, op.operands.end() - 1}), "] = %",
@@ -107,6 +110,10 @@ std::string attrs_str(const Op& op) {
     case OpKind::atomic: return cat(" ", op.name, " ", values_str(op.operands), op.flag ? " masked" : "");
     case OpKind::print:
     case OpKind::assert_: return cat(" \"", op.name, "\" ", values_str(op.operands));
+    case OpKind::for_:
+      if (op.staged.stages == 0) return cat(" ", values_str(op.operands));
+      return cat(" ", values_str(op.operands), " staged(", op.staged.stages, " stages, ", op.staged.in_flight,
+                 " in flight, ", op.staged.min_blocks, " blocks per SM)");
     default: return op.operands.empty() ? std::string() : cat(" ", values_str(op.operands));
   }
 }

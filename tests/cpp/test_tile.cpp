@@ -291,3 +291,42 @@ TEST(TileHeaders, HalfConversionsMatchTheCore) {
   }
   EXPECT_TRUE(std::isnan(cu::tile::to_float(cu::tile::to_bf16(NAN))));
 }
+
+TEST(TileStaging, PassesMarkProductsLoadsAndLoopsForTheEmitter) {
+  // for k: acc = mma(load a[bid, k], permute(load b[bid, k]), acc) at 256 threads: 128 x 64 x 128 bf16
+  Builder b("mm");
+  const int a = b.param_array("a", DType::bfloat16, 2), bm = b.param_array("b", DType::bfloat16, 2);
+  const int out = b.param_array("out", DType::float32, 2);
+  const int zero = b.constant(Scalar::from_int(0));
+  auto ids = b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)),
+                         {b.full({128, 128}, zero, DType::float32)});
+  const int ta = b.load(a, {b.bid(0), ids[0]}, {128, 64}, Scalar::from_int(0), false);
+  const int tb = b.load(bm, {b.bid(1), ids[0]}, {128, 64}, Scalar::from_int(0), false);
+  const int acc = b.end_for({b.mma(ta, b.permute(tb, {1, 0}), ids[1], false)}).at(0);
+  b.store(out, {b.bid(0), b.bid(1)}, acc, false);
+  tile::Function f = b.finish();
+  tile::canonicalize(f);
+  tile::fold_transposes(f);
+  tile::stage_products(f, 256);
+  const tile::Op* loop = nullptr;
+  for (const tile::Op& op : f.body.ops)
+    if (op.kind == tile::OpKind::for_) loop = &op;
+  ASSERT_NE(loop, nullptr);
+  EXPECT_GT(loop->staged.stages, 1);
+  int ring = 0;
+  for (const tile::Op& op : loop->regions.at(0).ops) {
+    if (op.kind == tile::OpKind::mma) EXPECT_TRUE(op.b_transposed);
+    if (op.kind == tile::OpKind::load) ring += op.staging == tile::LoadStaging::ring;
+    EXPECT_NE(op.kind, tile::OpKind::permute);  // folded into the product
+  }
+  EXPECT_EQ(ring, 2);
+  const std::string text = tile::to_text(f);
+  EXPECT_NE(text.find(" b_transposed"), std::string::npos);
+  EXPECT_NE(text.find(" staged(ring)"), std::string::npos);
+  EXPECT_NE(text.find(cat(" staged(", loop->staged.stages, " stages, ")), std::string::npos);
+  // pipeline_loads leaves the staged loads in the loop; the emitter reads the ring
+  const tile::Function g = tile::pipeline_loads(f);
+  EXPECT_EQ(tile::to_text(g), text);
+  const std::string src = tile::emit(f, {tile::Target::cuda, 256}).source;
+  EXPECT_NE(src.find("::cu::tile::mma_staged<128, 64, 128, true, "), std::string::npos);
+}
