@@ -10,8 +10,9 @@
 namespace cupric {
 
 namespace {
-// clang-format off: one row per dtype, one column per fact
+// One row per dtype, one column per fact:
 // dtype, name, itemsize, kind, typestr, DLPack code, IR name, CUDA kernel suffix, C++ type, tile type
+// clang-format off
 constexpr DTypeInfo kInfo[kNumDTypes] = {
     {DType::bool_,      "bool",       1,  DTypeKind::boolean,      "b1",  6, "b1",   "b1",  "bool",                 "bool"},
     {DType::int8,       "int8",       1,  DTypeKind::signed_int,   "i1",  0, "i8",   "i1",  "std::int8_t",          "::cu::tile::i8"},

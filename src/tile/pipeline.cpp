@@ -95,8 +95,7 @@ class Pipeliner {
       std::optional<std::size_t> load;
       for (std::size_t i = 0; i < body.ops.size() && !load; ++i)
         if (body.ops[i].kind == OpKind::load && body.ops[i].staging == LoadStaging::registers &&
-            feeds_only_mma(body, body.ops[i].result()) &&
-            index_chain(f_, body, body.ops[i]).has_value())
+            feeds_only_mma(body, body.ops[i].result()) && index_chain(f_, body, body.ops[i]).has_value())
           load = i;
       if (!load) return inserted;
       inserted += pipeline_one(r, at + inserted, *load);

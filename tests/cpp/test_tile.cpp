@@ -298,8 +298,8 @@ TEST(TileStaging, PassesMarkProductsLoadsAndLoopsForTheEmitter) {
   const int a = b.param_array("a", DType::bfloat16, 2), bm = b.param_array("b", DType::bfloat16, 2);
   const int out = b.param_array("out", DType::float32, 2);
   const int zero = b.constant(Scalar::from_int(0));
-  auto ids = b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)),
-                         {b.full({128, 128}, zero, DType::float32)});
+  auto ids =
+      b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)), {b.full({128, 128}, zero, DType::float32)});
   const int ta = b.load(a, {b.bid(0), ids[0]}, {128, 64}, Scalar::from_int(0), false);
   const int tb = b.load(bm, {b.bid(1), ids[0]}, {128, 64}, Scalar::from_int(0), false);
   const int acc = b.end_for({b.mma(ta, b.permute(tb, {1, 0}), ids[1], false)}).at(0);
