@@ -1,4 +1,5 @@
-// passes.hpp — IR-to-IR passes run between the frontend and the emitters.
+// passes.hpp — IR-to-IR passes run between the frontend and the emitters; emit.cpp lists them as
+// the tile compiler's named stages.
 #pragma once
 
 #include <optional>
@@ -12,9 +13,19 @@ namespace cupric::tile {
 /// control flow): it may be merged, dropped when unused, or computed again.
 bool is_pure(const Op& op);
 
-/// Folds elementwise ops on constant scalars (with the array core's own ufunc loops, so that
-/// folding gives exactly what the kernel would compute), merges repeated pure ops (common
-/// subexpressions) and removes ops whose results are unused and that have no side effects.
+/// Folds elementwise ops on constant scalars into constants, with the array core's own ufunc loops
+/// (so that folding gives exactly what the kernel would compute). Returns the ops folded.
+int fold_constants(Function& f);
+
+/// Replaces each pure op equal to one before it (in its region or an enclosing one) by that one
+/// (common subexpressions). Returns the ops replaced (they stay until remove_dead_code).
+int merge_common_subexpressions(Function& f);
+
+/// Removes the ops whose results are unused and that have no side effects. Returns the ops removed.
+int remove_dead_code(Function& f);
+
+/// The canonical stages in order (fold_constants, merge_common_subexpressions, remove_dead_code):
+/// every target's first stages, which the GPU passes also run to clean up after themselves.
 /// Returns the number of ops changed or removed.
 int canonicalize(Function& f);
 
