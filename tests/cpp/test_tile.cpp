@@ -342,6 +342,7 @@ TEST(TileHeaders, WindowStartsNeverWrapAndKeepWhatIsInside) {
         }
         EXPECT_LE(static_cast<__int128>(s) + n, static_cast<__int128>(INT64_MAX));  // start + i never overflows
       }
+}
 
 TEST(TileStaging, PassesMarkProductsLoadsAndLoopsForTheEmitter) {
   // for k: acc = mma(load a[bid, k], permute(load b[bid, k]), acc) at 256 threads: 128 x 64 x 128 bf16
