@@ -122,7 +122,7 @@ void Emitter::emit_mma(const Op& op) {
   const int v = op.result(), a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
   const Type& ta = f_.type(a);
   const Type& tc = f_.type(c);
-  const bool bt = !op.ints.empty() && op.ints[0] == 1;  // b given as (N, K) (fold_transposes)
+  const bool bt = op.b_transposed;  // b given as (N, K) (fold_transposes)
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
   if (auto ring = rings_.find(&op); ring != rings_.end()) {  // operands in shared-memory panels (a: or registers)
     const auto pa = panels_.find(a), pb = panels_.find(b);
@@ -177,11 +177,11 @@ void Emitter::emit_convert_layout(const Op& op) {
 }
 
 void Emitter::emit_memory(const Op& op) {
-  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{1}) {  // stage_products: copied ahead
+  if (op.staging == LoadStaging::ring) {  // stage_products: copied ahead
     line() << "// " << name(op.result()) << ": in the ring of stages";
     return;
   }
-  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{2}) {  // stage_products: a loop-invariant a
+  if (op.staging == LoadStaging::resident) {  // stage_products: a loop-invariant a
     const Type& t = f_.type(op.result());
     resident_ += 2 * t.size() + 1024;
     const std::string at = name(op.result()) + "_panels";

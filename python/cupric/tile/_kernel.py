@@ -236,10 +236,7 @@ class Compiled:
             t0 = time.perf_counter()
             b = _tile.Builder(self.kernel.fn.__name__)
             f = Frontend(b, self.kernel.debug).compile_kernel(self.kernel.fn, self.specs)
-            self.ir = f.text()
-            f.canonicalize()
-            self.ir_canonical = f.text()
-            self._function = f
+            self._function = f  # as built: each target runs its stages on a copy (emit)
             self.frontend_seconds = time.perf_counter() - t0
         return self._function
 
@@ -266,7 +263,8 @@ class Compiled:
         """The key of this specialisation's entry in the kernel index (see _index) for `target`
         (strings naming the target and what its code depends on), or None: not indexed."""
         fp = self.kernel.fingerprint()
-        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
+        # CUPRIC_TILE_DUMP: a kernel found in the index would skip the stages it asks to see
+        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX") or os.environ.get("CUPRIC_TILE_DUMP"):
             return None
         return _index.key(fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), *target)
 
@@ -571,23 +569,26 @@ class Kernel(Launchable):
 
     @user_facing
     def inspect(self, *args, compile_cuda=False, **kwargs):
-        """Every stage for these arguments: {'ir', 'ir_canonical', 'ir_layout' (after the GPU's layout
-        pass), 'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through
-        cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report),
-        'registers', 'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU
-        'attributes' of the loaded kernel}."""
+        """Every stage for these arguments: {'stages' (stage name -> the IR after it, in the order
+        the compiler runs them: 'frontend', the canonical stages, then the GPU's), 'ir', 'ir_canonical',
+        'ir_layout' (aliases of the IR after 'frontend', 'remove_dead_code' and 'assign_layouts'),
+        'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through cupric.cuda,
+        else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report), 'registers',
+        'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU 'attributes' of the
+        loaded kernel}."""
         return self._inspect(self._bind(args, kwargs), compile_cuda)
 
     def _inspect(self, values, compile_cuda, num_threads=None):
         key, specs, _, _ = self._specialise(values)
         c = self.compiled(key, specs, num_threads)
-        host = c.function.emit("host", self.debug)
-        cuda = c.cuda()
-        c.function  # noqa: B018  (builds the IR if the kernel came from the index)
+        host = c.function.emit("host", self.debug, record_stages=True)
+        cuda = c.function.emit("cuda", self.debug, c.num_threads, record_stages=True)
+        stages = dict(host["stages"])
+        for name, ir in cuda["stages"]:
+            stages.setdefault(name, ir)  # the stages both targets run give the same IR
         out = {
-            "ir": c.ir,
-            "ir_canonical": c.ir_canonical,
-            "ir_layout": cuda["ir_layout"],
+            "stages": stages,
+            **{alias: stages[name] for alias, name in _STAGE_ALIASES.items()},
             "host_source": host["source"],
             "cuda_source": cuda["source"],
             "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},
@@ -597,6 +598,10 @@ class Kernel(Launchable):
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
         return out
+
+
+# inspect()'s keys from before the stages had names, kept for the code and docs that read them
+_STAGE_ALIASES = {"ir": "frontend", "ir_canonical": "remove_dead_code", "ir_layout": "assign_layouts"}
 
 
 def kernel(fn=None, *, debug=False, num_threads=0):
