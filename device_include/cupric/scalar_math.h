@@ -65,7 +65,6 @@ CUPRIC_FORWARD1(acos, acos)
 CUPRIC_FORWARD1(atan, atan)
 CUPRIC_FORWARD1(sinh, sinh)
 CUPRIC_FORWARD1(cosh, cosh)
-CUPRIC_FORWARD1(tanh, tanh)
 CUPRIC_FORWARD1(asinh, asinh)
 CUPRIC_FORWARD1(acosh, acosh)
 CUPRIC_FORWARD1(atanh, atanh)
@@ -323,6 +322,18 @@ CUPRIC_ROUNDING(trunc, trunc)
 CUPRIC_ROUNDING(rint, nearbyint)
 #undef CUPRIC_ROUNDING
 
+// tanh: complex infinities take the Array API's zero, whose sign is the imaginary part's
+// (C99's ctanh, which NumPy follows, signs it by sin(2y))
+template <class T>
+CUPRIC_HD auto tanh(T a) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    R x = a.real(), y = a.imag();
+    if (std::isinf(x) && std::isfinite(y)) return T(std::copysign(R(1), x), std::copysign(R(0), y));
+  }
+  return std::tanh(a);
+}
+
 // ---- exponentials and logarithms with complex forms ----------------------------------------
 template <class T>
 CUPRIC_HD T exp2(T a) {
@@ -336,6 +347,7 @@ CUPRIC_HD T expm1(T a) {
     using R = typename T::value_type;
     R x = a.real(), y = a.imag();
     // the Array API's special cases (C99's cexp, minus one), where the formula makes inf * 0
+    if (y == 0 && x == 0) return T(R(0), y);  // +0 real part for either zero (expm1(-0 + 0j) too)
     if (y == 0 && !std::isinf(x)) return T(std::expm1(x), y);  // real input (NaN + 0j too): exact
     if (std::isinf(x)) {
       if (x < 0) return T(R(-1), std::isfinite(y) ? std::copysign(R(0), std::sin(y)) : R(0));
