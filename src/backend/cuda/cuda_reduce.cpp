@@ -4,6 +4,7 @@
 
 #include "cuda_backend.hpp"
 #include "cupric/errors.hpp"
+#include "ops/reduction_table.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::ArgPacker;
@@ -126,6 +127,12 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
     red.strides[0].push_back(in.strides()[a] * in.itemsize());
   }
   red.simplify();
+  if (red.size() == 0) {  // an empty reduction: its identity (the kernels start from -0.0 for sums)
+    alignas(16) unsigned char value[16];
+    empty_value(reduction_row(op)).store(out.dtype(), value);
+    fill(out, value);
+    return;
+  }
   reduce_pass(*this, op, false, in.data(), in.dtype(), out.data(), out.dtype(), keep, red);
 }
 
@@ -151,8 +158,7 @@ void CudaBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
   if (in.size() == 0) return;
   note_write(out);
   const Geometry lines = other_dims(in, out, {axis});
-  const std::string name =
-      cat(op == ScanOp::cumsum ? "cumsum_" : "cumprod_", short_name(in.dtype()), "_", short_name(out.dtype()));
+  const std::string name = cat(scan_row(op).name, "_", short_name(in.dtype()), "_", short_name(out.dtype()));
   const runtime::Kernel& k = kernel(name, name, [&] { return render_scan(op, in.dtype(), out.dtype()); });
   ArgPacker args = packer(k);
   args.add_pointer(reinterpret_cast<std::uint64_t>(in.data()));

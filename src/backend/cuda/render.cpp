@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "cupric/errors.hpp"
+#include "ops/reduction_table.hpp"
 
 namespace cupric::cuda_backend {
 
@@ -53,6 +54,7 @@ std::string short_name(DType t) {
 namespace {
 
 const char* kPrelude = R"(#include "cupric/convert.h"
+#include "cupric/reduction.h"
 typedef long long i64;
 template <class T, int V> struct alignas(sizeof(T) * V) Vec { T v[V]; };
 template <int N> struct Geo { i64 nd; i64 shape[16]; i64 st[N][16]; };
@@ -305,38 +307,9 @@ std::string render_random(DType t) {
              integer ? "  (void)dist; (void)a; (void)b_;\n" : "  (void)low; (void)range;\n", body, "}\n");
 }
 
-const char* reduce_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum:
-      return "sum";
-    case ReduceOp::prod:
-      return "prod";
-    case ReduceOp::min:
-      return "min";
-    case ReduceOp::max:
-      return "max";
-    case ReduceOp::fmin:
-      return "fmin";
-    case ReduceOp::fmax:
-      return "fmax";
-    case ReduceOp::any:
-      return "any";
-    case ReduceOp::all:
-      return "all";
-  }
-  return "?";
-}
+const char* reduce_name(ReduceOp op) { return reduction_row(op).name; }
 
-DType reduce_acc(ReduceOp op, DType out) {
-  const bool half = out == DType::float16 || out == DType::bfloat16;
-  if (op == ReduceOp::any || op == ReduceOp::all) return DType::bool_;
-  if (op == ReduceOp::sum || op == ReduceOp::prod) {
-    if (half || out == DType::float32) return DType::float64;  // better than pairwise float32
-    if (out == DType::complex64) return DType::complex128;
-    return out;
-  }
-  return half ? DType::float32 : out;
-}
+DType reduce_acc(ReduceOp op, DType out) { return gpu_accumulator(reduction_row(op), out); }
 
 namespace {
 // Shared by the reduction kernels. Every thread's accumulator starts valid: from the identity, or
@@ -396,47 +369,14 @@ __device__ __forceinline__ void acc_contiguous(A& acc, const S* p, i64 len, int 
 }  // namespace
 
 std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
+  const ReductionRow& row = reduction_row(op);
   const DType acc = reduce_acc(op, out);
-  const bool boolean = op == ReduceOp::any || op == ReduceOp::all;
+  const bool boolean = row.acc == AccRule::boolean;
   // Partials (second pass) arrive in the acc type and are read as they are.
   const std::string load = partials ? "x" : boolean ? "cu::convert<bool>(x)" : "cu::convert<A>(cu::convert<O>(x))";
-  std::string combine, identity;
-  bool idempotent = false;  // no identity: seeded from the segment's first element
-  switch (op) {
-    case ReduceOp::sum:
-      combine = "static_cast<A>(x + y)";
-      identity = "cu::convert<A>(0)";
-      break;
-    case ReduceOp::prod:
-      combine = "static_cast<A>(cu::multiply(x, y))";
-      identity = "cu::convert<A>(1)";
-      break;
-    case ReduceOp::min:
-      combine = "cu::minimum(x, y)";
-      idempotent = true;
-      break;
-    case ReduceOp::max:
-      combine = "cu::maximum(x, y)";
-      idempotent = true;
-      break;
-    case ReduceOp::fmin:
-      combine = "cu::fmin(x, y)";
-      idempotent = true;
-      break;
-    case ReduceOp::fmax:
-      combine = "cu::fmax(x, y)";
-      idempotent = true;
-      break;
-    case ReduceOp::any:
-      combine = "x || y";
-      identity = "false";
-      break;
-    case ReduceOp::all:
-      combine = "x && y";
-      identity = "true";
-      break;
-  }
-  if (idempotent) identity = "cu::convert<A>(0)";  // written only for an empty reduction, which the caller rejects
+  // seeded from data: partial results start from their segment's first element (the identity
+  // is then only a placeholder for the threads past the outputs)
+  const bool seeded = row.seed == ReductionSeed::data;
   const std::string name =
       cat("reduce_", reduce_name(op), "_", short_name(in), "_", short_name(out), partials ? "_partials" : "");
   const std::string params =
@@ -444,9 +384,9 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
       "keep, const Geo<1> red)";
   return cat(kPrelude, "typedef ", device_type(in), " S; typedef ", device_type(out), " O; typedef ", device_type(acc),
              " A;\n", "__device__ __forceinline__ A load(const S& x) { return ", load, "; }\n",
-             "__device__ __forceinline__ A combine(A x, A y) { return ", combine, "; }\n",
-             "__device__ __forceinline__ A identity() { return ", identity, "; }\n",
-             "constexpr bool kSeedFromData = ", idempotent ? "true" : "false", ";\n", kReduceCommon,
+             "__device__ __forceinline__ A combine(A a, A b) { return static_cast<A>(", combine_expression(row), "); }\n",
+             "__device__ __forceinline__ A identity() { return ", start_expression(row, "A"), "; }\n",
+             "constexpr bool kSeedFromData = ", seeded ? "true" : "false", ";\n", kReduceCommon,
              // rows: a block per (output, split) (grid-stride over outputs), 256 threads along the
              // reduced elements; vector loads when they are contiguous
              "extern \"C\" __global__ void __launch_bounds__(256) ", name, "_rows", params, R"( {
@@ -596,17 +536,16 @@ extern "C" __global__ void __launch_bounds__(256) )",
 
 std::string render_scan(ScanOp op, DType in, DType out) {
   const bool half = out == DType::float16 || out == DType::bfloat16;
-  const bool sum = op == ScanOp::cumsum;
-  const std::string raw_step = sum ? "x + y" : "cu::multiply(x, y)";
+  const ReductionRow& row = reduction_row(scan_row(op).reduction);
+  const std::string raw_step = cat("static_cast<A>(", combine_expression(row), ")");
   // float16/bfloat16: float32 running value rounded after every step, sequentially (as NumPy)
-  const std::string step = half ? cat("cu::convert<A>(cu::convert<O>(static_cast<A>(", raw_step, ")))")
-                                : cat("static_cast<A>(", raw_step, ")");
-  const std::string name = cat(sum ? "cumsum_" : "cumprod_", short_name(in), "_", short_name(out));
+  const std::string step = half ? cat("cu::convert<A>(cu::convert<O>(", raw_step, "))") : raw_step;
+  const std::string name = cat(scan_row(op).name, "_", short_name(in), "_", short_name(out));
   return cat(kPrelude, "typedef ", device_type(in), " S; typedef ", device_type(out), " O; typedef ",
              half ? "float" : device_type(out), " A;\n",
              "__device__ __forceinline__ A load(const S& x) { return cu::convert<A>(cu::convert<O>(x)); }\n",
-             "__device__ __forceinline__ A step(A x, A y) { return ", step, "; }\n",
-             "__device__ __forceinline__ A identity() { return cu::convert<A>(", sum ? 0 : 1, "); }\n",
+             "__device__ __forceinline__ A step(A a, A b) { return ", step, "; }\n",
+             "__device__ __forceinline__ A identity() { return ", start_expression(row, "A"), "; }\n",
              "extern \"C\" __global__ void __launch_bounds__(256) ", name,
              R"((const S* in, O* out, i64 nlines, i64 len, i64 in_step, i64 out_step, const Geo<2> lines) {
   __shared__ alignas(16) unsigned char raw[256 * sizeof(A)];
@@ -774,18 +713,17 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
     const DTypeKind kind = cupric::kind(t);
     if (t == DType::float32 || t == DType::float64 || kind == DTypeKind::signed_int || kind == DTypeKind::unsigned_int)
       out.emplace_back(cat("random ", short_name(t)), render_random(t));
-    for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max, ReduceOp::fmin, ReduceOp::fmax,
-                        ReduceOp::any, ReduceOp::all}) {
-      const bool boolean = op == ReduceOp::any || op == ReduceOp::all;
-      const DType o = boolean ? DType::bool_ : t;
+    for (const ReductionRow& row : kReductionRows) {
+      const ReduceOp op = row.op;
+      const DType o = row.acc == AccRule::boolean ? DType::bool_ : t;
       out.emplace_back(cat("reduce ", reduce_name(op), " ", short_name(t)), render_reduce(op, t, o, false));
       out.emplace_back(cat("reduce pass 2 ", reduce_name(op), " ", short_name(t)),
                        render_reduce(op, reduce_acc(op, o), o, true));
     }
     for (ArgReduceOp op : {ArgReduceOp::argmin, ArgReduceOp::argmax})
       out.emplace_back(cat(op == ArgReduceOp::argmax ? "argmax " : "argmin ", short_name(t)), render_arg_reduce(op, t));
-    for (ScanOp op : {ScanOp::cumsum, ScanOp::cumprod})
-      out.emplace_back(cat(op == ScanOp::cumsum ? "cumsum " : "cumprod ", short_name(t)), render_scan(op, t, t));
+    for (const ScanRow& scan : kScanRows)
+      out.emplace_back(cat(scan.name, " ", short_name(t)), render_scan(scan.op, t, t));
   }
   for (int isz : {1, 2, 4, 8, 16}) out.emplace_back(cat("gather ", isz), render_gather(isz));
   return out;
