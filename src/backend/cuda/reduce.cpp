@@ -1,47 +1,46 @@
-// cuda_reduce.cpp — reductions (one or two passes: per-split partials in the accumulation type,
-// then a pass over them), arg-reductions, scans, and gather/scatter on the GPU.
+// reduce.cpp — reductions on the GPU: the renderer (an operator struct from the row of the
+// reduction table: types, load, the combining ufunc's expression, identity; the kernel bodies
+// are kernels/reduce.cuh) and reduce_pass, the launcher that picks the row, column or vector-
+// column kernel and splits long reductions over blocks, with a further pass over the partials.
 #include <algorithm>
 
 #include "cuda_backend.hpp"
 #include "cupric/errors.hpp"
+#include "launch_args.hpp"
 #include "ops/reduction_table.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::ArgPacker;
 
-namespace {
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+const char* reduce_name(ReduceOp op) { return reduction_row(op).name; }
 
-ArgPacker packer(const runtime::Kernel& k) {
-  return ArgPacker(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
-}
-void add_geo(ArgPacker& args, const std::vector<std::int64_t>& g) {
-  args.add_bytes(g.data(), g.size() * sizeof(std::int64_t), 8, "geometry");
-}
-void add_i32(ArgPacker& args, std::int32_t v) { args.add_bytes(&v, 4, 4, "int"); }
+DType reduce_acc(ReduceOp op, DType out) { return gpu_accumulator(reduction_row(op), out); }
 
-/// Dimensions of `a` other than `skip` (sorted), with a's byte strides and b's.
-Geometry other_dims(const Array& a, const Array& b, const std::vector<int>& skip) {
-  Geometry g;
-  g.strides.resize(2);
-  for (int d = 0; d < a.ndim(); ++d) {
-    if (std::find(skip.begin(), skip.end(), d) != skip.end()) continue;
-    g.shape.push_back(a.shape()[d]);
-    g.strides[0].push_back(a.strides()[d] * a.itemsize());
-    g.strides[1].push_back(b.strides()[d] * b.itemsize());
-  }
-  g.simplify();
-  return g;
+std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
+  const ReductionRow& row = reduction_row(op);
+  const DType acc = reduce_acc(op, out);
+  // Partials (second pass) arrive in the acc type and are read as they are.
+  const char* load = partials                          ? "x"
+                     : row.acc == AccRule::boolean ? "cu::convert<bool>(x)"
+                                                      : "cu::convert<A>(cu::convert<O>(x))";
+  // seeded from data: partial results start from their segment's first element (the identity
+  // is then only a placeholder for the threads past the outputs)
+  const bool seeded = row.seed == ReductionSeed::data;
+  const std::string name =
+      cat("reduce_", reduce_name(op), "_", short_name(in), "_", short_name(out), partials ? "_partials" : "");
+  std::string entries;
+  for (const char* kernel : {"rows", "cols", "colsv"})
+    entries += cat("extern \"C\" __global__ void __launch_bounds__(256) ", name, "_", kernel,
+                   "(CUPRIC_REDUCE_PARAMS(Reduce)) {\n  cupric::kernels::reduce_", kernel,
+                   "<Reduce>(CUPRIC_REDUCE_ARGS);\n}\n");
+  return cat(include_family("reduce"), "struct Reduce {  // reduction_table.def's ", row.name, "\n  typedef ",
+             device_type(in), " S;\n  typedef ", device_type(out), " O;\n  typedef ", device_type(acc), " A;\n",
+             "  static constexpr bool kSeedFromData = ", seeded ? "true" : "false", ";\n",
+             "  static __device__ __forceinline__ A load(const S& x) { return ", load, "; }\n",
+             "  static __device__ __forceinline__ A combine(A a, A b) { return static_cast<A>(", combine_expression(row),
+             "); }\n", "  static __device__ __forceinline__ A identity() { return ", start_expression(row, "A"),
+             "; }\n};\n", entries);
 }
-
-void launch_2d(CudaBackend& be, const runtime::Kernel& k, std::int64_t gx, std::int64_t gy, unsigned bx, unsigned by,
-               ArgPacker& args) {
-  runtime::LaunchConfig c;
-  c.grid = {static_cast<unsigned>(std::clamp<std::int64_t>(gx, 1, 1 << 30)), static_cast<unsigned>(gy), 1};
-  c.block = {bx, by, 1};
-  be.launch(k, c, args);
-}
-}  // namespace
 
 namespace {
 /// One pass of a reduction: `in` (dtype in_t; `second`: partials already in the acc type) over
@@ -134,98 +133,6 @@ void CudaBackend::reduce(ReduceOp op, const Array& in, const Array& out, const s
     return;
   }
   reduce_pass(*this, op, false, in.data(), in.dtype(), out.data(), out.dtype(), keep, red);
-}
-
-void CudaBackend::arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) {
-  const std::int64_t nout = out.size();
-  if (nout == 0) return;
-  note_write(out);
-  const Geometry keep = other_dims(in, out, {axis});
-  const std::string name = cat(op == ArgReduceOp::argmax ? "argmax_" : "argmin_", short_name(in.dtype()));
-  const runtime::Kernel& k = kernel(name, name, [&] { return render_arg_reduce(op, in.dtype()); });
-  ArgPacker args = packer(k);
-  args.add_pointer(reinterpret_cast<std::uint64_t>(in.data()));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
-  args.add_int(nout);
-  args.add_int(in.shape()[axis]);
-  args.add_int(in.strides()[axis] * in.itemsize());
-  add_geo(args, keep.pack("arg_reduce"));
-  launch_2d(*this, k, std::min<std::int64_t>(nout, 1 << 30), 1, 256, 1, args);
-}
-
-void CudaBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
-  const std::int64_t nlines = in.size() / std::max<std::int64_t>(in.shape()[axis], 1);
-  if (in.size() == 0) return;
-  note_write(out);
-  const Geometry lines = other_dims(in, out, {axis});
-  const std::string name = cat(scan_row(op).name, "_", short_name(in.dtype()), "_", short_name(out.dtype()));
-  const runtime::Kernel& k = kernel(name, name, [&] { return render_scan(op, in.dtype(), out.dtype()); });
-  ArgPacker args = packer(k);
-  args.add_pointer(reinterpret_cast<std::uint64_t>(in.data()));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
-  args.add_int(nlines);
-  args.add_int(in.shape()[axis]);
-  args.add_int(in.strides()[axis] * in.itemsize());
-  args.add_int(out.strides()[axis] * out.itemsize());
-  add_geo(args, lines.pack("scan"));
-  launch_2d(*this, k, std::min<std::int64_t>(nlines, 1 << 30), 1, 256, 1, args);
-}
-
-namespace {
-void check_offsets(const Array& offsets) {
-  if (offsets.dtype() != DType::int64 || offsets.ndim() != 1 || (offsets.size() > 1 && offsets.strides()[0] != 1))
-    throw ValueError(cat("gather/scatter offsets must be a contiguous 1-d int64 array, got ", offsets.str()));
-}
-
-/// Row geometry: `rows` is [n] + shape of `flat`; operand 0 walks flat, operand 1 a row.
-Geometry row_geometry(const Array& flat, const Array& rows) {
-  Geometry g;
-  g.strides.resize(2);
-  for (int d = 0; d < flat.ndim(); ++d) {
-    g.shape.push_back(flat.shape()[d]);
-    g.strides[0].push_back(flat.strides()[d] * flat.itemsize());
-    g.strides[1].push_back(rows.strides()[d + 1] * rows.itemsize());
-  }
-  g.simplify();
-  return g;
-}
-}  // namespace
-
-void CudaBackend::gather(const Array& src, const Array& offsets, const Array& out) {
-  check_offsets(offsets);
-  const std::int64_t n = offsets.size(), per = src.size();
-  if (n == 0 || per == 0) return;
-  note_write(out);
-  const int isz = static_cast<int>(src.itemsize());
-  const std::string name = cat("gather_", isz);
-  const runtime::Kernel& k = kernel(cat("gather|", isz), name, [&] { return render_gather(isz); });
-  ArgPacker args = packer(k);
-  args.add_pointer(reinterpret_cast<std::uint64_t>(src.data()));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(offsets.data()));
-  args.add_int(n);
-  args.add_int(per);
-  args.add_int(out.strides()[0] * out.itemsize());
-  add_geo(args, row_geometry(src, out).pack("gather"));
-  launch_grid(k, n * per, args);
-}
-
-void CudaBackend::scatter(const Array& dst, const Array& offsets, const Array& values) {
-  check_offsets(offsets);
-  const std::int64_t n = offsets.size(), per = dst.size();
-  if (n == 0 || per == 0) return;
-  note_write(dst);
-  const int isz = static_cast<int>(dst.itemsize());
-  const runtime::Kernel& k = kernel(cat("gather|", isz), cat("scatter_", isz), [&] { return render_gather(isz); });
-  ArgPacker args = packer(k);
-  args.add_pointer(reinterpret_cast<std::uint64_t>(dst.data()));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(values.data()));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(offsets.data()));
-  args.add_int(n);
-  args.add_int(per);
-  args.add_int(values.strides()[0] * values.itemsize());
-  add_geo(args, row_geometry(dst, values).pack("scatter"));
-  launch_grid(k, per, args);
 }
 
 }  // namespace cupric::cuda_backend
