@@ -146,6 +146,9 @@ CUPRIC_HD T floor_divide(T a, T b) {
     return a && b;
   } else {
     if (b == 0) return a / b;
+    // infinite operands: the Array API's special cases (inf // 2 = inf, 1 // -inf = -0), where
+    // NumPy's fmod-based answer is NaN or -1
+    if (std::isinf(a) || std::isinf(b)) return a / b;
     T mod = std::fmod(a, b);
     T div = (a - mod) / b;
     if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
@@ -372,6 +375,14 @@ CUPRIC_HD T expm1(T a) {
     // exp(x+iy) - 1 = expm1(x) cos y - 2 sin^2(y/2)  +  i exp(x) sin y   (accurate near 0)
     using R = typename T::value_type;
     R x = a.real(), y = a.imag();
+    // the Array API's special cases (C99's cexp, minus one), where the formula makes inf * 0
+    if (y == 0 && !std::isinf(x)) return T(std::expm1(x), y);  // real input (NaN + 0j too): exact
+    if (std::isinf(x)) {
+      if (x < 0) return T(R(-1), std::isfinite(y) ? std::copysign(R(0), std::sin(y)) : R(0));
+      if (y == 0) return T(x, y);
+      if (std::isfinite(y)) return T(x * std::cos(y), x * std::sin(y));
+      return T(x, y - y);  // +inf + NaN j for an infinite or NaN imaginary part
+    }
     R s = std::sin(y / 2);
     return T(std::expm1(x) * std::cos(y) - 2 * s * s, std::exp(x) * std::sin(y));
   } else {
