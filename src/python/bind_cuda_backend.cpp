@@ -73,6 +73,13 @@ void bind_cuda_backend(nb::module_& m) {
         "The kernel sources packed many to a translation unit (for compile tests).");
   m.def("_cuda_device_include", &cb::device_include_dir);
   m.def(
+      "_cuda_kernel_cache_key",
+      [](const std::string& source, const std::string& arch) {
+        return cb::kernel_program(source, arch).cache_key(runtime::CodeKind::cubin, {}, "any");
+      },
+      nb::arg("source"), nb::arg("arch") = "sm_90a",
+      "The compile cache key of an array kernel's source (it covers the device headers' contents).");
+  m.def(
       "_cuda_compile_kernel_source",
       [](const std::string& source, const std::string& arch, bool use_cache, bool syntax_only) {
         const runtime::Program p =
