@@ -25,14 +25,19 @@ struct MapArray {
   __device__ __forceinline__ C value_at(const i64* o) const { return cu::convert<C>(at<S>(p, o[K])); }
 };
 
-/// An input that is one value: a Python scalar passed by value, or a 0-d device operand read
-/// once per thread (MapValue<C>{cu::convert<C>(*p)}).
-template <class C>
-struct MapValue {
-  C s;
+/// What an operand that reads no memory per element does on the vector path: nothing.
+struct Unread {
   __device__ __forceinline__ void first(i64) {}
   __device__ __forceinline__ void next(i64) {}
   __device__ __forceinline__ void shift() {}
+};
+
+/// An input that is one value: a Python scalar passed by value, or a 0-d device operand read
+/// once per thread (MapValue<C>(cu::convert<C>(*p))).
+template <class C>
+struct MapValue : Unread {
+  __device__ __forceinline__ explicit MapValue(C v) : s(v) {}
+  C s;
   __device__ __forceinline__ C lane(int) const { return s; }
   __device__ __forceinline__ C value(i64) const { return s; }
   __device__ __forceinline__ C value_at(const i64*) const { return s; }
@@ -52,11 +57,8 @@ struct MapMask {
   __device__ __forceinline__ bool on(i64 i) const { return p[i]; }
   __device__ __forceinline__ bool on_at(const i64* o) const { return at<bool>(p, o[K]); }
 };
-struct NoMask {
+struct NoMask : Unread {
   static constexpr bool kOn = false;
-  __device__ __forceinline__ void first(i64) {}
-  __device__ __forceinline__ void next(i64) {}
-  __device__ __forceinline__ void shift() {}
   __device__ __forceinline__ bool lane(int) const { return true; }
   __device__ __forceinline__ bool on(i64) const { return true; }
   __device__ __forceinline__ bool on_at(const i64*) const { return true; }

@@ -16,6 +16,19 @@
 
 namespace cupric::kernels {
 
+/// Calls body(src, dst) with the first bytes of each line of this block (grid-stride over lines).
+template <class R, class Body>
+__device__ __forceinline__ void for_each_line(CUPRIC_SCAN_PARAMS(R), Body body) {
+  (void)len;
+  (void)in_step;
+  (void)out_step;
+  for (i64 line = blockIdx.x; line < nlines; line += gridDim.x) {
+    i64 lo[2];
+    offsets_of(lines, line, lo);
+    body(reinterpret_cast<const char*>(in) + lo[0], reinterpret_cast<char*>(out) + lo[1]);
+  }
+}
+
 template <class R>
 __device__ __forceinline__ void scan_lines(CUPRIC_SCAN_PARAMS(R)) {
   typedef typename R::S S;
@@ -24,11 +37,7 @@ __device__ __forceinline__ void scan_lines(CUPRIC_SCAN_PARAMS(R)) {
   __shared__ alignas(16) unsigned char raw[256 * sizeof(A)];
   A* sv = reinterpret_cast<A*>(raw);
   const int t = threadIdx.x;
-  for (i64 line = blockIdx.x; line < nlines; line += gridDim.x) {
-    i64 lo[2];
-    offsets_of(lines, line, lo);
-    const char* src = reinterpret_cast<const char*>(in) + lo[0];
-    char* dst = reinterpret_cast<char*>(out) + lo[1];
+  for_each_line<R>(CUPRIC_SCAN_ARGS, [&](const char* src, char* dst) {
     A carry = R::identity();
     for (i64 base = 0; base < len; base += 256) {
       const i64 j = base + t;
@@ -44,7 +53,7 @@ __device__ __forceinline__ void scan_lines(CUPRIC_SCAN_PARAMS(R)) {
       carry = base == 0 ? sv[255] : R::step(carry, sv[255]);
       __syncthreads();
     }
-  }
+  });
 }
 
 template <class R>
@@ -53,11 +62,7 @@ __device__ __forceinline__ void scan_in_order(CUPRIC_SCAN_PARAMS(R)) {
   typedef typename R::O O;
   typedef typename R::A A;
   const int t = threadIdx.x;
-  for (i64 line = blockIdx.x; line < nlines; line += gridDim.x) {
-    i64 lo[2];
-    offsets_of(lines, line, lo);
-    const char* src = reinterpret_cast<const char*>(in) + lo[0];
-    char* dst = reinterpret_cast<char*>(out) + lo[1];
+  for_each_line<R>(CUPRIC_SCAN_ARGS, [&](const char* src, char* dst) {
     if (t == 0) {
       A run = R::identity();
       for (i64 j = 0; j < len; ++j) {
@@ -67,7 +72,7 @@ __device__ __forceinline__ void scan_in_order(CUPRIC_SCAN_PARAMS(R)) {
       }
     }
     __syncthreads();
-  }
+  });
 }
 
 }  // namespace cupric::kernels

@@ -61,9 +61,9 @@ std::string operands(const MapSpec& s, int width) {
     if (s.in_mode[k] == InputMode::array)
       out += cat(", MapArray<S", k, ", C", k, ", ", width, ", ", k, ">(p", k, ")");
     else if (s.in_mode[k] == InputMode::broadcast)  // a 0-d device operand, read once per thread
-      out += cat(", MapValue<C", k, ">{cu::convert<C", k, ">(*p", k, ")}");
+      out += cat(", MapValue<C", k, ">(cu::convert<C", k, ">(*p", k, "))");
     else
-      out += cat(", MapValue<C", k, ">{s", k, "}");
+      out += cat(", MapValue<C", k, ">(s", k, ")");
   }
   return out;
 }

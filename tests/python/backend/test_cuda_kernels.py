@@ -59,7 +59,7 @@ def test_map_sources_have_three_paths():
     for kernel in ("add_vec(", "add_one(", "add_nd("):
         assert kernel in src
     assert "map_vec<Map, 4>" in src and "MapArray<S0, C0, 4, 0>(p0)" in src  # 16-byte loads of float32
-    assert "C1 s1" in src and "MapValue<C1>{s1}" in src  # the scalar operand is passed by value
+    assert "C1 s1" in src and "MapValue<C1>(s1)" in src  # the scalar operand is passed by value
 
 
 @pytest.mark.parametrize("batch", range(len(_c._cuda_kernel_batches(False, 400))))
