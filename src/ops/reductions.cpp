@@ -1,6 +1,7 @@
 // reductions.cpp — the reductions of the reduction table (sum, prod, min, max, any, all, ...),
 // count_nonzero, argmin, argmax: axes, NumPy's accumulation dtypes, out=, where= and initial=,
-// and the shared helpers of reduction_internal.hpp. The backend does the arithmetic; every check happens before it runs.
+// and the shared helpers of reduction_internal.hpp. The backend does the arithmetic; every check happens before it
+// runs.
 #include <algorithm>
 
 #include "cupric/errors.hpp"

@@ -82,9 +82,8 @@ void bind_cuda_backend(nb::module_& m) {
   m.def(
       "_cuda_compile_kernel_source",
       [](const std::string& source, const std::string& arch, bool use_cache, bool syntax_only) {
-        const runtime::Program p =
-            cb::kernel_program(source, arch, syntax_only ? std::vector<std::string>{"-fdevice-syntax-only"}
-                                                         : std::vector<std::string>{});
+        const runtime::Program p = cb::kernel_program(
+            source, arch, syntax_only ? std::vector<std::string>{"-fdevice-syntax-only"} : std::vector<std::string>{});
         nb::gil_scoped_release release;
         return p.compile(syntax_only ? runtime::CodeKind::ptx : runtime::CodeKind::cubin, {}, use_cache).code().size();
       },

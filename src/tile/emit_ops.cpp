@@ -99,10 +99,11 @@ void Emitter::emit_shape_op(const Op& op) {
 std::string Emitter::reduction_op(const ReductionRow& row) {
   const std::string name = cat("cupric_reduce_", row.name);
   if (!reductions_.insert(row.name).second) return name;
-  preamble_ += cat("// reduction_table.def's ", row.name, ": starts from its identity, combines with ", row.ufunc, "\n",
-                   "struct ", name, " {\n  template <class A>\n  static CUPRIC_TD A identity() { return ",
-                   start_expression(row, "A"), "; }\n  template <class A>\n  static CUPRIC_TD A combine(A a, A b) { return ",
-                   "static_cast<A>(", combine_expression(row), "); }\n};\n");
+  preamble_ +=
+      cat("// reduction_table.def's ", row.name, ": starts from its identity, combines with ", row.ufunc, "\n",
+          "struct ", name, " {\n  template <class A>\n  static CUPRIC_TD A identity() { return ",
+          start_expression(row, "A"), "; }\n  template <class A>\n  static CUPRIC_TD A combine(A a, A b) { return ",
+          "static_cast<A>(", combine_expression(row), "); }\n};\n");
   return name;
 }
 
@@ -125,8 +126,8 @@ void Emitter::emit_reduction(const Op& op) {
     } else {
       need_smem(align16(sa * n) + align16(sa * no) + align16(sa * threads_));
     }
-    line() << "::cu::tile::reduce<" << reduction_op(row) << ", " << in << ", " << axis << ", " << ctype(acc) << ">(blk, "
-           << out << ", " << name(x) << ");";
+    line() << "::cu::tile::reduce<" << reduction_op(row) << ", " << in << ", " << axis << ", " << ctype(acc)
+           << ">(blk, " << out << ", " << name(x) << ");";
   } else if (op.kind == OpKind::argreduce) {
     const DType acc = extremum_acc(tx.dtype);
     const long long sp = itemsize(acc) == 8 ? 16 : 8;  // sizeof(ArgAcc<acc>)

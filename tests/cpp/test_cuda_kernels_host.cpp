@@ -53,7 +53,8 @@ TEST(CudaKernelsOnHost, MapPathsAgree) {
   const std::int64_t n = 1003;  // vectors of 4 and a tail of 3
   alignas(16) std::vector<float> x = iota(n, 0.5f), y = iota(n, -1.5f);
   std::vector<float> vec(n), one(n), nd(n);
-  map_vec<AddF4, 4>(vec.data(), n, NoMask(), MapArray<float, float, 4, 0>(x.data()), MapArray<float, float, 4, 1>(y.data()));
+  map_vec<AddF4, 4>(vec.data(), n, NoMask(), MapArray<float, float, 4, 0>(x.data()),
+                    MapArray<float, float, 4, 1>(y.data()));
   map_one<AddF4>(one.data(), n, NoMask(), MapArray<float, float, 1, 0>(x.data()), MapValue<float>(2.5f));
   Geo<3> g{};  // x read backwards, y forwards, the output forwards: byte strides
   g.nd = 1;
@@ -61,7 +62,8 @@ TEST(CudaKernelsOnHost, MapPathsAgree) {
   g.st[0][0] = -4;
   g.st[1][0] = 4;
   g.st[2][0] = 4;
-  map_nd<AddF4>(nd.data(), n, g, NoMask(), MapArray<float, float, 1, 0>(x.data() + n - 1), MapArray<float, float, 1, 1>(y.data()));
+  map_nd<AddF4>(nd.data(), n, g, NoMask(), MapArray<float, float, 1, 0>(x.data() + n - 1),
+                MapArray<float, float, 1, 1>(y.data()));
   for (std::int64_t i = 0; i < n; ++i) {
     ASSERT_EQ(vec[i], x[i] + y[i]) << i;
     ASSERT_EQ(one[i], x[i] + 2.5f) << i;
@@ -78,7 +80,8 @@ TEST(CudaKernelsOnHost, MaskKeepsTheOutputAndBroadcastIsReadOnce) {
   const float zero_d = 10.0f;  // a 0-d device operand: read once, as a value
   map_vec<AddF4, 4>(out.data(), n, MapMask<4, 2>(mask), MapArray<float, float, 4, 0>(x.data()),
                     MapValue<float>(cu::convert<float>(zero_d)));
-  map_one<AddF4>(out_one.data(), n, MapMask<1, 2>(mask), MapArray<float, float, 1, 0>(x.data()), MapValue<float>(zero_d));
+  map_one<AddF4>(out_one.data(), n, MapMask<1, 2>(mask), MapArray<float, float, 1, 0>(x.data()),
+                 MapValue<float>(zero_d));
   for (std::int64_t i = 0; i < n; ++i) {
     const float want = mask_bytes[i] ? x[i] + 10.0f : -100.0f;
     ASSERT_EQ(out[i], want) << i;

@@ -8,9 +8,9 @@
 #include "cupric/kernels/common.cuh"
 #include "cupric/philox.h"
 
-#define CUPRIC_RANDOM_PARAMS(T)                                                                        \
-  T *__restrict__ out, i64 n, unsigned long long key, unsigned long long counter, int dist, double a, \
-      double b_, long long low, unsigned long long range
+#define CUPRIC_RANDOM_PARAMS(T)                                                                                  \
+  T *__restrict__ out, i64 n, unsigned long long key, unsigned long long counter, int dist, double a, double b_, \
+      long long low, unsigned long long range
 #define CUPRIC_RANDOM_ARGS out, n, key, counter, dist, a, b_, low, range
 
 namespace cupric::kernels {

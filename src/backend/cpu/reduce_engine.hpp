@@ -296,7 +296,8 @@ void reduce_row(const ReduceLayout& layout, const Array& in, const Array& out, D
   visit_dtype(compute, [&]<class T>() {
     constexpr bool logical = reduction_row(Op).acc == AccRule::boolean;
     if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || (logical && !std::is_same_v<T, bool>))
-      throw NotImplementedError(cat("reduce: no CPU kernel for ", reduction_row(Op).name, " accumulating in ", name(compute)));
+      throw NotImplementedError(
+          cat("reduce: no CPU kernel for ", reduction_row(Op).name, " accumulating in ", name(compute)));
     else
       reduce_engine::Engine<reduce_ops::Reduction<Op>, T>(layout, in.dtype(), out.dtype()).run();
   });
@@ -316,7 +317,8 @@ bool reduce_part(ReduceOp op, const ReduceLayout& layout, const Array& in, const
       return false;
     };
     return (one.template operator()<I>() || ...);
-  }(std::make_index_sequence<std::size(kReductionRows)>());
+  }
+  (std::make_index_sequence<std::size(kReductionRows)>());
 }
 
 }  // namespace cupric::cpu

@@ -98,8 +98,7 @@ struct LaneType {
   using type = T;
 };
 template <ReduceOp Op, class R>  // sums add componentwise: over the interleaved parts
-  requires(Reduction<Op>::pairwise)
-struct LaneType<Reduction<Op>, std::complex<R>> {
+requires(Reduction<Op>::pairwise) struct LaneType<Reduction<Op>, std::complex<R>> {
   using type = R;
 };
 
@@ -159,13 +158,11 @@ struct Partial {
   using type = T;
 };
 template <ReduceOp Op>
-  requires(Reduction<Op>::pairwise)
-struct Partial<Reduction<Op>, float> {
+requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, float> {
   using type = double;
 };
 template <ReduceOp Op>
-  requires(Reduction<Op>::pairwise)
-struct Partial<Reduction<Op>, std::complex<float>> {
+requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, std::complex<float>> {
   using type = std::complex<double>;
 };
 template <class Op, class T>

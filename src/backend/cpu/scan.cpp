@@ -138,7 +138,8 @@ void CpuBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ((op == static_cast<ScanOp>(I) ? (scan_with<Reduction<kScanRows[I].reduction>>(layout, in, out), true) : false) ||
      ...);
-  }(std::make_index_sequence<std::size(kScanRows)>());
+  }
+  (std::make_index_sequence<std::size(kScanRows)>());
 }
 
 }  // namespace cupric::cpu

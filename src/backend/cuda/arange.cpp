@@ -13,7 +13,8 @@ std::string render_arange(DType t) {
   const char* params = integer ? "unsigned long long start, unsigned long long step" : "double start, double step";
   return cat(include_family("arange"), "typedef ", device_type(t), " T;\n",
              "extern \"C\" __global__ void __launch_bounds__(256) ", name, "(T* __restrict__ out, ", params,
-             ", i64 n) {\n  cupric::kernels::arange_", integer ? "integer" : "floating", "<T>(out, start, step, n);\n}\n");
+             ", i64 n) {\n  cupric::kernels::arange_", integer ? "integer" : "floating",
+             "<T>(out, start, step, n);\n}\n");
 }
 
 namespace {

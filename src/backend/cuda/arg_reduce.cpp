@@ -18,9 +18,9 @@ std::string arg_reduce_name(ArgReduceOp op, DType in) {
 
 std::string render_arg_reduce(ArgReduceOp op, DType in) {
   const bool half = in == DType::float16 || in == DType::bfloat16;
-  return cat(include_family("arg_reduce"), "typedef ", device_type(in), " S; typedef ", half ? "float" : device_type(in),
-             " C;\n", "extern \"C\" __global__ void __launch_bounds__(256) ", arg_reduce_name(op, in),
-             "(CUPRIC_ARG_REDUCE_PARAMS(S)) {\n  cupric::kernels::arg_reduce<",
+  return cat(include_family("arg_reduce"), "typedef ", device_type(in), " S; typedef ",
+             half ? "float" : device_type(in), " C;\n", "extern \"C\" __global__ void __launch_bounds__(256) ",
+             arg_reduce_name(op, in), "(CUPRIC_ARG_REDUCE_PARAMS(S)) {\n  cupric::kernels::arg_reduce<",
              op == ArgReduceOp::argmax ? "true" : "false", ", S, C>(CUPRIC_ARG_REDUCE_ARGS);\n}\n");
 }
 

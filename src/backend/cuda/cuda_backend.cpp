@@ -18,10 +18,10 @@
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
-#include "runtime/compile_cache.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/memory.hpp"
 #include "cupric/runtime/stream.hpp"
+#include "runtime/compile_cache.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::Stream;

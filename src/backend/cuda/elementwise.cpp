@@ -82,7 +82,8 @@ std::string render_map(const MapSpec& s) {
   const std::size_t nop = s.in_store.size() + 1 + (s.where ? 1 : 0);
   std::string out = cat(include_family("map"), "using namespace cupric::kernels;\n", typedefs(s), apply_struct(s));
   if (on('v'))
-    out += entry(s, "_vec", params, cat("map_vec<Map, ", s.vector_width(), ">(po, n, ", operands(s, s.vector_width()), ")"));
+    out += entry(s, "_vec", params,
+                 cat("map_vec<Map, ", s.vector_width(), ">(po, n, ", operands(s, s.vector_width()), ")"));
   if (on('o')) out += entry(s, "_one", params, cat("map_one<Map>(po, n, ", operands(s, 1), ")"));
   if (on('n'))
     out += entry(s, "_nd", cat(params, ", const Geo<", nop, "> g"), cat("map_nd<Map>(po, n, g, ", operands(s, 1), ")"));

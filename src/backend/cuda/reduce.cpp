@@ -20,9 +20,9 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
   const ReductionRow& row = reduction_row(op);
   const DType acc = reduce_acc(op, out);
   // Partials (second pass) arrive in the acc type and are read as they are.
-  const char* load = partials                          ? "x"
+  const char* load = partials                      ? "x"
                      : row.acc == AccRule::boolean ? "cu::convert<bool>(x)"
-                                                      : "cu::convert<A>(cu::convert<O>(x))";
+                                                   : "cu::convert<A>(cu::convert<O>(x))";
   // seeded from data: partial results start from their segment's first element (the identity
   // is then only a placeholder for the threads past the outputs)
   const bool seeded = row.seed == ReductionSeed::data;
@@ -37,9 +37,9 @@ std::string render_reduce(ReduceOp op, DType in, DType out, bool partials) {
              device_type(in), " S;\n  typedef ", device_type(out), " O;\n  typedef ", device_type(acc), " A;\n",
              "  static constexpr bool kSeedFromData = ", seeded ? "true" : "false", ";\n",
              "  static __device__ __forceinline__ A load(const S& x) { return ", load, "; }\n",
-             "  static __device__ __forceinline__ A combine(A a, A b) { return static_cast<A>(", combine_expression(row),
-             "); }\n", "  static __device__ __forceinline__ A identity() { return ", start_expression(row, "A"),
-             "; }\n};\n", entries);
+             "  static __device__ __forceinline__ A combine(A a, A b) { return static_cast<A>(",
+             combine_expression(row), "); }\n", "  static __device__ __forceinline__ A identity() { return ",
+             start_expression(row, "A"), "; }\n};\n", entries);
 }
 
 namespace {
@@ -67,8 +67,8 @@ void reduce_pass(CudaBackend& be, ReduceOp op, bool second, const void* in, DTyp
   // block keeping at least 64 rows (cols) or 4096 elements (rows); a second pass splits only when long
   std::int64_t nsplit = 1;
   if (gx < 4 * wave && nred > 0 && (!second || nred > (1 << 16)))
-    nsplit = std::clamp<std::int64_t>(std::min(std::max<std::int64_t>(4 * wave / gx, 1), ceil_div(nred, cols ? 64 : 4096)),
-                                      1, 65535);
+    nsplit = std::clamp<std::int64_t>(
+        std::min(std::max<std::int64_t>(4 * wave / gx, 1), ceil_div(nred, cols ? 64 : 4096)), 1, 65535);
   const std::int64_t chunk = nred > 0 ? ceil_div(nred, nsplit) : 0;
   if (nred > 0) nsplit = ceil_div(nred, chunk);
   const int partial = nsplit == 1 ? 0 : cols ? 2 : 1;
@@ -81,7 +81,10 @@ void reduce_pass(CudaBackend& be, ReduceOp op, bool second, const void* in, DTyp
   if (!kp) {  // names and source only on the first call of this kernel
     const std::string base =
         cat("reduce_", reduce_name(op), "_", short_name(in_t), "_", short_name(out_t), second ? "_partials" : "");
-    kp = be.remember(key, &be.kernel(base, cat(base, colsv ? "_colsv" : cols ? "_cols" : "_rows"),
+    kp = be.remember(key, &be.kernel(base,
+                                     cat(base, colsv  ? "_colsv"
+                                               : cols ? "_cols"
+                                                      : "_rows"),
                                      [&] { return render_reduce(op, in_t, out_t, second); }));
   }
   const runtime::Kernel& k = *kp;

@@ -25,7 +25,8 @@ std::string render_scan(ScanOp op, DType in, DType out) {
   const std::string step = half ? cat("cu::convert<A>(cu::convert<O>(", raw_step, "))") : raw_step;
   return cat(include_family("scan"), "struct Scan {  // reduction_table.def's ", scan_row(op).name, "\n  typedef ",
              device_type(in), " S;\n  typedef ", device_type(out), " O;\n  typedef ", half ? "float" : device_type(out),
-             " A;\n", "  static __device__ __forceinline__ A load(const S& x) { return cu::convert<A>(cu::convert<O>(x)); }\n",
+             " A;\n",
+             "  static __device__ __forceinline__ A load(const S& x) { return cu::convert<A>(cu::convert<O>(x)); }\n",
              "  static __device__ __forceinline__ A step(A a, A b) { return ", step, "; }\n",
              "  static __device__ __forceinline__ A identity() { return ", start_expression(row, "A"), "; }\n};\n",
              "extern \"C\" __global__ void __launch_bounds__(256) ", scan_name(op, in, out),
