@@ -4,11 +4,10 @@ the CPU backend against NumPy's reduce of the row's ufunc, the CUDA backend agai
 exists) against the CPU backend. Adding a row to the table adds its cases here; the scans of the
 table are checked the same way."""
 
-import numpy as np
-import pytest
-
 import cupric as cu
 import cupric.tile as ct
+import numpy as np
+import pytest
 from cupric import _cupric as _c
 from cupric.tile import _ops as tile_ops
 
@@ -157,7 +156,7 @@ def tile_case(name, dtype, device, interpret):
     outs = [cu.zeros(w.shape, dtype=w.dtype, device=device) for w in want]
     launch = KERNELS[name].interpret if interpret else KERNELS[name]
     launch[(1,)](x.to_device(device), *outs, R, C)
-    for got, w in zip(outs, want):
+    for got, w in zip(outs, want, strict=True):
         assert_matches(row, got.to_device("cpu"), w)
 
 
