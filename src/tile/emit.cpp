@@ -86,7 +86,8 @@ EmitResult emit_host(const Function& f, const EmitOptions& o, const Launch& l) {
   EmitResult r;
   r.entry = "cupric_tile_entry";
   r.source = header(f, "host C++", l, 0) +
-             cat("\nnamespace {\n\nvoid cupric_tile_block(const ::cu::tile::Block& blk", decl.empty() ? "" : ", ", decl,
+             cat("\nnamespace {\n\n", e.preamble(), e.preamble().empty() ? "" : "\n",
+                 "void cupric_tile_block(const ::cu::tile::Block& blk", decl.empty() ? "" : ", ", decl,
                  ") {", body, "\n}\n\n}  // namespace\n\n",
                  "extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry(\n",
                  "    void* const* args, const long long* grid, long long begin, long long end, cupric_tile_status* status) {",
@@ -133,7 +134,7 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
       r.param_types.push_back(ctype(t.dtype));
     }
   }
-  r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() +
+  r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
              cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
                  e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
                  "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",

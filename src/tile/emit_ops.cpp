@@ -3,6 +3,7 @@
 // print/assert. Each also records the shared scratch the op needs on the GPU; the formulas
 // match the static_asserts in device_include/cupric/tile.
 #include "cupric/errors.hpp"
+#include "ops/reduction_table.hpp"
 #include "tile/emitter.hpp"
 
 namespace cupric::tile {
@@ -18,7 +19,21 @@ DType extremum_acc(DType t) {
   if (is_bool(t) || ((is_integer(t)) && itemsize(t) < 4)) return DType::int32;
   return t;
 }
-DType compute_of(DType t) { return (t == DType::float16 || t == DType::bfloat16) ? DType::float32 : t; }
+
+/// The accumulator of a reduction row in a tile: sums and products in the result's compute type,
+/// extremes as extremum_acc, logical reductions in bool.
+DType tile_accumulator(const ReductionRow& row, DType in, DType out) {
+  switch (row.acc) {
+    case AccRule::sum:
+    case AccRule::product:
+      return compute_dtype(out);
+    case AccRule::same:
+      return extremum_acc(in);
+    case AccRule::boolean:
+      return DType::bool_;
+  }
+  return out;
+}
 
 std::string c_string(const std::string& s) {
   std::string r = "\"";
@@ -81,6 +96,17 @@ void Emitter::emit_shape_op(const Op& op) {
   end_result(v);
 }
 
+std::string Emitter::reduction_op(const ReductionRow& row) {
+  const std::string name = cat("cupric_reduce_", row.name);
+  if (!reductions_.insert(row.name).second) return name;
+  preamble_ +=
+      cat("// reduction_table.def's ", row.name, ": starts from its identity, combines with ", row.ufunc, "\n",
+          "struct ", name, " {\n  template <class A>\n  static CUPRIC_TD A identity() { return ",
+          start_expression(row, "A"), "; }\n  template <class A>\n  static CUPRIC_TD A combine(A a, A b) { return ",
+          "static_cast<A>(", combine_expression(row), "); }\n};\n");
+  return name;
+}
+
 void Emitter::emit_reduction(const Op& op) {
   const int v = op.result(), x = op.operands.at(0);
   const Type& tx = f_.type(x);
@@ -89,8 +115,8 @@ void Emitter::emit_reduction(const Op& op) {
   const std::string in = dims(tx.shape), axis = std::to_string(op.ints.at(0));
   const std::string out = begin_result(v);
   if (op.kind == OpKind::reduce) {
-    const bool sum_like = op.name == "sum" || op.name == "prod";
-    const DType acc = sum_like ? compute_of(tv.dtype) : extremum_acc(tx.dtype);
+    const ReductionRow& row = *find_reduction(op.name);
+    const DType acc = tile_accumulator(row, tx.dtype, tv.dtype);
     const long long sa = itemsize(acc);
     const TileLayout& l = tx.layout;
     if (l.is_accumulator() && tx.shape.size() == 2 && tx.shape[0] == l.rows && tx.shape[1] == l.cols) {
@@ -100,9 +126,8 @@ void Emitter::emit_reduction(const Op& op) {
     } else {
       need_smem(align16(sa * n) + align16(sa * no) + align16(sa * threads_));
     }
-    const char* cls = op.name == "sum" ? "ReduceSum" : op.name == "prod" ? "ReduceProd" : op.name == "max" ? "ReduceMax" : "ReduceMin";
-    line() << "::cu::tile::reduce<::cu::tile::" << cls << ", " << in << ", " << axis << ", " << ctype(acc) << ">(blk, " << out
-           << ", " << name(x) << ");";
+    line() << "::cu::tile::reduce<" << reduction_op(row) << ", " << in << ", " << axis << ", " << ctype(acc)
+           << ">(blk, " << out << ", " << name(x) << ");";
   } else if (op.kind == OpKind::argreduce) {
     const DType acc = extremum_acc(tx.dtype);
     const long long sp = itemsize(acc) == 8 ? 16 : 8;  // sizeof(ArgAcc<acc>)
@@ -110,10 +135,11 @@ void Emitter::emit_reduction(const Op& op) {
     line() << "::cu::tile::argreduce<" << (op.name == "argmax" ? "true" : "false") << ", " << in << ", " << axis << ", "
            << ctype(acc) << ">(blk, " << out << ", " << name(x) << ");";
   } else {
-    const DType acc = compute_of(tv.dtype);
+    const ReductionRow& row = reduction_row(find_scan(op.name)->reduction);
+    const DType acc = compute_dtype(tv.dtype);
     need_smem(align16(itemsize(acc) * n));
-    line() << "::cu::tile::scan<::cu::tile::" << (op.name == "cumsum" ? "ReduceSum" : "ReduceProd") << ", " << in << ", "
-           << axis << ", " << ctype(acc) << ">(blk, " << out << ", " << name(x) << ");";
+    line() << "::cu::tile::scan<" << reduction_op(row) << ", " << in << ", " << axis << ", " << ctype(acc) << ">(blk, "
+           << out << ", " << name(x) << ");";
   }
   end_result(v);
 }

@@ -10,6 +10,10 @@
 
 #include "tile/emit.hpp"
 
+namespace cupric {
+struct ReductionRow;
+}
+
 namespace cupric::tile {
 
 class Emitter {
@@ -23,6 +27,8 @@ class Emitter {
   int min_blocks() const { return min_blocks_; }
   /// Macros the body uses (the offsets of staged loops' rings), for the source's header.
   const std::string& defines() const { return defines_; }
+  /// Types the body uses (the reductions' operators), for namespace scope before the kernel.
+  const std::string& preamble() const { return preamble_; }
   /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
   long long tile_bytes() const;
   std::string name(int v) const { return "v" + std::to_string(v); }
@@ -69,6 +75,8 @@ class Emitter {
   void emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield);
   void emit_shape_op(const Op& op);
   void emit_reduction(const Op& op);
+  /// The operator struct of a reduction table row (added to the preamble on first use).
+  std::string reduction_op(const ReductionRow& row);
   void emit_mma(const Op& op);
   void emit_convert_layout(const Op& op);
   void emit_memory(const Op& op);
@@ -97,6 +105,8 @@ class Emitter {
   std::unordered_map<const Op*, long long> ring_offset_;  ///< a load copied into a ring -> its offset in a stage
   int min_blocks_ = 1;
   std::string defines_;
+  std::string preamble_;
+  std::unordered_set<std::string> reductions_;  ///< rows whose operator struct is in the preamble
   long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
   /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
   void stage_invariant_operands(const Region& body);

@@ -284,6 +284,20 @@ TEST(TileHeaders, LoadPadsAndStoreDrops) {
   EXPECT_EQ(data[4 * 7 + 4], 32.0f);  // outside the window: untouched
 }
 
+namespace {
+/// The operator the emitter renders for reduction_table.def's `sum` (Emitter::reduction_op).
+struct TableSum {
+  template <class A>
+  static A identity() {
+    return cu::reduction_start<A, cu::Identity::zero, cu::NanRule::none>();
+  }
+  template <class A>
+  static A combine(A a, A b) {
+    return static_cast<A>(a + b);
+  }
+};
+}  // namespace
+
 TEST(TileHeaders, ReduceAndMmaMatchLoops) {
   cu::tile::Block blk{{0, 0, 0}, {1, 1, 1}, 0, nullptr, nullptr};
   constexpr int M = 7, K = 19, N = 37;
@@ -301,7 +315,7 @@ TEST(TileHeaders, ReduceAndMmaMatchLoops) {
       EXPECT_FLOAT_EQ(out.v[m * N + n], s);
     }
   cu::tile::Tile<float, N> col;
-  cu::tile::reduce<cu::tile::ReduceSum, cu::tile::Dims<M, N>, 0, float>(blk, col, out);
+  cu::tile::reduce<TableSum, cu::tile::Dims<M, N>, 0, float>(blk, col, out);
   for (int n = 0; n < N; ++n) {
     float s = 0;
     for (int m = 0; m < M; ++m) s += out.v[m * N + n];

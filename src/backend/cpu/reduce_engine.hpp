@@ -11,8 +11,11 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 #include "cpu_backend.hpp"
+#include "cupric/errors.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
 #include "thread_pool.hpp"
@@ -279,4 +282,43 @@ class Engine {
 };
 
 }  // namespace reduce_engine
+
+// ---- the table's rows -------------------------------------------------------------------------
+
+/// Translation units the rows are compiled in (reduce_part<K>.cpp: the rows whose index modulo
+/// kReduceParts is K), so that builds stay parallel: a row costs tens of seconds of compiling.
+inline constexpr int kReduceParts = 4;
+
+/// Runs row Op with accumulator type T, the compute type of the output dtype (float16/bfloat16
+/// outputs accumulate in float32).
+template <ReduceOp Op>
+void reduce_row(const ReduceLayout& layout, const Array& in, const Array& out, DType compute) {
+  visit_dtype(compute, [&]<class T>() {
+    constexpr bool logical = reduction_row(Op).acc == AccRule::boolean;
+    if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || (logical && !std::is_same_v<T, bool>))
+      throw NotImplementedError(
+          cat("reduce: no CPU kernel for ", reduction_row(Op).name, " accumulating in ", name(compute)));
+    else
+      reduce_engine::Engine<reduce_ops::Reduction<Op>, T>(layout, in.dtype(), out.dtype()).run();
+  });
+}
+
+/// Runs `op` if its row belongs to part K; false otherwise.
+template <int K>
+bool reduce_part(ReduceOp op, const ReduceLayout& layout, const Array& in, const Array& out, DType compute) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto one = [&]<std::size_t Row>() {
+      if constexpr (Row % kReduceParts == static_cast<std::size_t>(K)) {
+        if (op == static_cast<ReduceOp>(Row)) {
+          reduce_row<static_cast<ReduceOp>(Row)>(layout, in, out, compute);
+          return true;
+        }
+      }
+      return false;
+    };
+    return (one.template operator()<I>() || ...);
+  }
+  (std::make_index_sequence<std::size(kReductionRows)>());
+}
+
 }  // namespace cupric::cpu
