@@ -8,46 +8,10 @@
 
 namespace cupric::cuda_backend {
 
-const char* device_type(DType t) {
-  switch (t) {
-    case DType::bool_:
-      return "bool";
-    case DType::int8:
-      return "std::int8_t";
-    case DType::uint8:
-      return "std::uint8_t";
-    case DType::int16:
-      return "std::int16_t";
-    case DType::uint16:
-      return "std::uint16_t";
-    case DType::int32:
-      return "std::int32_t";
-    case DType::uint32:
-      return "std::uint32_t";
-    case DType::int64:
-      return "std::int64_t";
-    case DType::uint64:
-      return "std::uint64_t";
-    case DType::float16:
-      return "cupric::float16";
-    case DType::bfloat16:
-      return "cupric::bfloat16";
-    case DType::float32:
-      return "float";
-    case DType::float64:
-      return "double";
-    case DType::complex64:
-      return "std::complex<float>";
-    case DType::complex128:
-      return "std::complex<double>";
-  }
-  return "void";
-}
+// both names are columns of the dtype table (src/array/dtype.cpp)
+const char* device_type(DType t) { return info(t).cpp_type; }
 
-std::string short_name(DType t) {
-  // kind + size names every dtype but one: bfloat16 shares float16's ("f2")
-  return t == DType::bfloat16 ? std::string("bf2") : cat(static_cast<char>(kind(t)), itemsize(t));
-}
+std::string short_name(DType t) { return info(t).kernel_suffix; }
 
 std::string include_family(const char* family) { return cat("#include \"cupric/kernels/", family, ".cuh\"\n"); }
 
