@@ -9,7 +9,7 @@ WERROR ?= ON
 CMAKE_DEFS := --config-settings=cmake.define.CUPRIC_WERROR=$(WERROR) --config-settings=cmake.define.CUPRIC_TESTS=ON
 SOURCES := $(shell find src include device_include examples/cpp tests/cpp -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all build demo test test-python test-cpp test-integration conformance install-check bench gpu-check lint format clean
+.PHONY: all build demo test test-python test-cpp test-integration conformance install-check bench soak gpu-check lint format clean
 
 all: build
 
@@ -66,6 +66,12 @@ install-check:
 
 bench: build
 	$(PY) benchmarks/cpu_vs_numpy.py
+
+# Not in CI (minutes): a million mixed ops on every device with host RSS and GPU pools checked flat,
+# then hostile inputs (huge shapes, deep lists, bad buffers and grids), each in its own process.
+soak: build
+	$(PY) tests/soak/soak.py
+	$(PY) tests/soak/hostile_inputs.py
 
 # One command for the GPU machine: build, GPU tests, benchmarks, short table last (logs in $$OUT).
 gpu-check:

@@ -104,16 +104,16 @@ Strides c_strides(const Shape& shape) {
 }
 
 Array::Array(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset, DType dtype)
-    : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset), dtype_(dtype) {}
+    : storage_(std::move(storage)),
+      shape_(std::move(shape)),
+      strides_(std::move(strides)),
+      offset_(offset),
+      dtype_(dtype) {
+  check_layout(shape_, strides_, offset_, cupric::itemsize(dtype_));
+}
 
 Array Array::empty(const Shape& shape, DType dtype, Device device) {
-  for (auto d : shape)
-    if (d < 0) throw ValueError(cat("negative dimensions are not allowed: ", shape_str(shape)));
-  const std::int64_t n = shape_size(shape);
-  if (n > std::numeric_limits<std::int64_t>::max() / 16)
-    throw ValueError(cat("array is too big: shape ", shape_str(shape)));
-  std::size_t nbytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(cupric::itemsize(dtype));
-  return Array(Storage::allocate(device, nbytes), shape, c_strides(shape), 0, dtype);
+  return Array(Storage::allocate_for(shape, dtype, device), shape, c_strides(shape), 0, dtype);
 }
 
 std::int64_t Array::size() const { return shape_size(shape_); }

@@ -110,18 +110,10 @@ Array weak_int(std::int64_t v) { return scalar_array(Scalar::from_int(v)); }
 }  // namespace
 
 Array zeros(const Shape& shape, DType t, Device device) {
-  for (auto d : shape)
-    if (d < 0) throw ValueError(cat("negative dimensions are not allowed: ", shape_str(shape)));
-  const auto nbytes = static_cast<std::size_t>(shape_size(shape) * itemsize(t));
-  Backend& be = backend_for(device);
-  if (void* p = nbytes ? be.allocate_zeroed(nbytes) : nullptr) {
-    auto storage = std::make_shared<Storage>(device, p, nbytes, &be);
-    storage->set_last_writer(be.current_queue());
-    return Array(storage, shape, c_strides(shape), 0, t);
-  }
-  Array out = Array::empty(shape, t, device);
+  bool zeroed = false;
+  Array out(Storage::allocate_for(shape, t, device, &zeroed), shape, c_strides(shape), 0, t);
   alignas(16) unsigned char zero[16] = {};
-  if (out.size()) be.fill(out, zero);
+  if (!zeroed && out.size()) backend_for(device).fill(out, zero);
   return out;
 }
 
@@ -198,6 +190,9 @@ Array linspace(const Array& start_in, const Array& stop_in, std::int64_t num, bo
   if (num < 0) throw ValueError(cat("Number of samples, ", num, ", must be non-negative."));
   const std::int64_t div = endpoint ? num - 1 : num;
   const DType dt = linspace_dtype(start, stop);
+  Shape result{num};  // checked before any work (moving the samples' axis changes no size)
+  for (auto d : broadcast_shapes(start.shape(), stop.shape())) result.push_back(d);
+  check_shape(result, std::max(itemsize(dt), itemsize(dtype.value_or(dt))));
   UfuncOptions in_dt;
   in_dt.dtype = dt;
   const Array delta = on_device(apply_ufunc("subtract", {stop, start}, in_dt), device);
@@ -276,12 +271,15 @@ std::int64_t clamp_diagonal(std::int64_t k, std::int64_t n, std::int64_t m) { re
 
 Array tri(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k_in, DType dtype, Device device) {
   const std::int64_t m = m_in.value_or(n);
-  if (n < 0 || m < 0) throw ValueError(cat("negative dimensions are not allowed: (", n, ", ", m, ")"));
+  // the result first: its size is checked (negative extents too) and its memory had before any work
+  UfuncOptions into_result;
+  into_result.out = Array::empty({n, m}, dtype, device);
+  if (into_result.out.size() == 0) return into_result.out;
   const std::int64_t k = clamp_diagonal(k_in, n, m);
   // NumPy: greater_equal.outer(arange(N), arange(-k, M - k))
   const Array rows = reshape(arange(Scalar::from_int(n), std::nullopt, std::nullopt, DType::int64, device), {n, 1});
   const Array cols = arange(Scalar::from_int(-k), Scalar::from_int(m - k), std::nullopt, DType::int64, device);
-  return cast_to(apply_ufunc("greater_equal", {rows, cols}), dtype);
+  return apply_ufunc("greater_equal", {rows, cols}, into_result);
 }
 
 namespace {

@@ -58,12 +58,9 @@ class HostLauncher {
   void launch(nb::handle grid, nb::args args) const {
     if (args.size() != params_.size())
       throw TypeError(cat("kernel takes ", params_.size(), " run-time arguments, got ", args.size()));
-    std::int64_t g[3] = {1, 1, 1};
-    std::size_t gi = 0;
-    for (nb::handle d : grid) {
-      if (gi == 3) throw ValueError("a grid has at most 3 dimensions");
-      g[gi++] = nb::cast<std::int64_t>(d);
-    }
+    long long grid3[3];
+    grid_from_py(grid, grid3);
+    const std::int64_t g[3] = {grid3[0], grid3[1], grid3[2]};
     std::vector<cupric_tile_array> arrays(params_.size());
     std::vector<std::uint64_t> scalars(params_.size(), 0);
     std::vector<void*> ptrs(params_.size());
@@ -394,6 +391,14 @@ void bind_tile_launch(nb::module_& t) {
       .def("add", &LaunchPlans::add)
       .def("clear", &LaunchPlans::clear)
       .def("__len__", &LaunchPlans::size);
+  t.def(
+      "grid3",
+      [](nb::handle grid) {
+        long long g[3];
+        grid_from_py(grid, g);
+        return nb::make_tuple(g[0], g[1], g[2]);
+      },
+      nb::arg("grid"), "A launch grid as 3 extents (the checks every launch makes: integers, >= 0, < 2**63 blocks).");
   t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
         nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
 }

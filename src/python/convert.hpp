@@ -48,6 +48,21 @@ void set_default_device(Device d);
 Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
                     std::optional<Device> device = std::nullopt, std::optional<bool> copy = std::nullopt);
 
+/// What an __array_interface__ or __cuda_array_interface__ dict describes, read with NumPy's errors
+/// (missing fields, non-integers) and checked by check_foreign_array: the rules every importer of
+/// foreign memory shares.
+struct InterfaceLayout {
+  std::string typestr;
+  std::int64_t itemsize = 0;  ///< from the typestr ("<f8": 8)
+  Shape shape;
+  std::optional<Strides> byte_strides;  ///< nullopt: C-contiguous
+  std::uintptr_t data = 0;
+  bool readonly = false;
+};
+/// `protocol` names the dict in messages. `unaligned_ok`: strides that are not multiples of the
+/// itemsize are left to the caller (which copies through NumPy) instead of refused.
+InterfaceLayout read_interface(nb::handle iface, const char* protocol, bool unaligned_ok = false);
+
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
 /// everything else goes through array_from_py.
 Array operand_from_py(nb::handle obj);
@@ -84,7 +99,7 @@ bool bool_from_py(nb::handle obj, const char* what);
 double float_from_py(nb::handle obj, const char* what);
 std::string str_from_py(nb::handle obj, const char* what);
 /// A shape: an int or a sequence of them (NumPy's ValueError "Maximum allowed dimension
-/// exceeded" past int64).
+/// exceeded" past int64, and "maximum supported dimension ..." past 64 entries, before reading them).
 Shape shape_from_py(nb::handle obj);
 
 /// Converts to dtype/device, copying only when needed (or always with copy=true).

@@ -127,6 +127,8 @@ void translate_cupric_error(const std::exception_ptr& p) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const BufferError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const MemoryError& e) {
+    PyErr_SetString(PyExc_MemoryError, e.what());
   }
 }
 

@@ -381,13 +381,10 @@ void Emitter::stage_invariant_operands(const Region& body) {
 std::string Emitter::panel_copy(const Op& load, const std::string& to) {
   const int nd = f_.type(load.operands.at(0)).ndim;
   const Shape& shape = f_.type(load.result()).shape;
-  std::string start;
-  for (int d = 0; d < nd; ++d)
-    start += cat(d ? ", " : "", name(load.operands.at(static_cast<std::size_t>(d) + 1)), " * ", shape[static_cast<std::size_t>(d)]);
-  return cat("{\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "const ::cu::tile::i64 st[", nd, "] = {", start,
-             "};\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "::cu::tile::copy_async<",
-             shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ", name(load.operands.at(0)), ", st);\n",
-             std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
+  return cat("{\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "const ::cu::tile::i64 st[", nd,
+             "] = ", window_corner(load, false), ";\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '),
+             "::cu::tile::copy_async<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ",
+             name(load.operands.at(0)), ", st);\n", std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
 }
 
 void Emitter::emit_stage_copies(const Region& body, const std::string& to) {

@@ -198,15 +198,9 @@ void Emitter::emit_memory(const Op& op) {
   const int nd = f_.type(array).ndim;
   const int tile = is_load ? op.result() : op.operands.back();
   const Shape& shape = f_.type(tile).shape;
-  std::string start = "{";
-  for (int d = 0; d < nd; ++d) {
-    const std::string idx = name(op.operands.at(static_cast<std::size_t>(d) + 1));
-    start += cat(d ? ", " : "", offsets ? idx : cat(idx, " * ", shape[static_cast<std::size_t>(d)]));
-  }
-  start += "}";
   if (is_load) line() << tile_decl(tile) << " " << name(tile) << ";";
   line() << "{";
-  line() << "  const ::cu::tile::i64 st[" << nd << "] = " << start << ";";
+  line() << "  const ::cu::tile::i64 st[" << nd << "] = " << window_corner(op, offsets) << ";";
   if (is_load) {
     line() << "  ::cu::tile::load<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st, "
            << literal(op.value, f_.type(tile).dtype) << ");";
@@ -214,6 +208,19 @@ void Emitter::emit_memory(const Op& op) {
     line() << "  ::cu::tile::store<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st);";
   }
   line() << "}";
+}
+
+std::string Emitter::window_corner(const Op& op, bool offsets) const {
+  const bool is_load = op.kind == OpKind::load || op.kind == OpKind::load_offset;
+  const int array = op.operands.at(0);
+  const Shape& shape = f_.type(is_load ? op.result() : op.operands.back()).shape;
+  std::string corner = "{";
+  for (std::size_t d = 0; d < static_cast<std::size_t>(f_.type(array).ndim); ++d) {
+    const long long n = d < shape.size() ? shape[d] : 1;
+    corner += cat(d ? ", " : "", "::cu::tile::window_start(", name(op.operands.at(d + 1)), ", ", offsets ? 1 : n, ", ",
+                  n, ", ", name(array), ".shape[", d, "])");
+  }
+  return corner + "}";
 }
 
 void Emitter::emit_indexed(const Op& op) {

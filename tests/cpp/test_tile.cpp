@@ -291,3 +291,23 @@ TEST(TileHeaders, HalfConversionsMatchTheCore) {
   }
   EXPECT_TRUE(std::isnan(cu::tile::to_float(cu::tile::to_bf16(NAN))));
 }
+
+TEST(TileHeaders, WindowStartsNeverWrapAndKeepWhatIsInside) {
+  // the window [start, start + n) holds the same elements of [0, extent) as the exact product does
+  const std::int64_t big = std::int64_t{1} << 62, top = INT64_MAX;
+  for (std::int64_t extent : {std::int64_t{0}, std::int64_t{16}, big, top - 3})
+    for (std::int64_t scale : {1, 8, 100})
+      for (std::int64_t index : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{2}, big / 4, -big / 4,
+                                 big, -big, top, INT64_MIN, extent / scale, extent / scale + 1, -1 - 8 / scale}) {
+        const std::int64_t n = 8;
+        const std::int64_t s = ::cu::tile::window_start(index, scale, n, extent);
+        const __int128 exact = static_cast<__int128>(index) * scale;
+        for (std::int64_t i = 0; i < n && extent <= top - n; ++i) {  // (exact for extents up to 2^63 - 1 - n)
+          const bool inside = exact + i >= 0 && exact + i < extent;
+          EXPECT_EQ(static_cast<__int128>(s) + i >= 0 && static_cast<__int128>(s) + i < extent, inside)
+              << "index " << index << " scale " << scale << " extent " << extent << " element " << i;
+          if (inside) EXPECT_EQ(static_cast<__int128>(s), exact);
+        }
+        EXPECT_LE(static_cast<__int128>(s) + n, static_cast<__int128>(INT64_MAX));  // start + i never overflows
+      }
+}

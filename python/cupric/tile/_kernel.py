@@ -278,13 +278,7 @@ def _interpreter_argument(v):
 def _grid3(grid, constants):
     if callable(grid):
         grid = grid(constants)
-    g = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
-    if not 1 <= len(g) <= 3:
-        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
-    g = tuple(int(x) for x in g) + (1,) * (3 - len(g))
-    if any(x < 0 for x in g):
-        raise ValueError(f"grid extents must be >= 0, got {grid!r}")
-    return g
+    return _tile.grid3(grid)  # integers only, >= 0, fewer than 2**63 blocks (TypeError / ValueError)
 
 
 class Kernel(Launchable):
