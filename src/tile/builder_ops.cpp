@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "cupric/errors.hpp"
-#include "tile/builder.hpp"
+#include "cupric/tile_compiler/builder.hpp"
 
 namespace cupric::tile {
 

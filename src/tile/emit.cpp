@@ -1,13 +1,13 @@
 // emit.cpp — the two targets' wrappers around the shared body: the host shared object's
 // exported entry (runs a range of blocks) and the CUDA __global__ kernel; and the choice of
 // threads per block and vector width on the GPU.
-#include "tile/emit.hpp"
+#include "cupric/tile_compiler/emit.hpp"
 
 #include <algorithm>
 
 #include "cupric/errors.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "tile/emitter.hpp"
-#include "tile/passes.hpp"
 
 namespace cupric::tile {
 

@@ -13,9 +13,9 @@
 #include <algorithm>
 
 #include "cpu_backend.hpp"
+#include "cupric/thread_pool.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric::cpu {
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cupric/backend.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"  // device_include_dir, kernel_options, kernel_arch
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/runtime/program.hpp"
 #include "cupric/runtime/stream.hpp"
@@ -59,13 +60,6 @@ struct MapKeyHash {
     return static_cast<std::size_t>(h ^ (h >> 31) ^ static_cast<std::uint64_t>(k.length));
   }
 };
-
-/// The include directory holding cupric/convert.h etc. for NVRTC.
-const std::string& device_include_dir();
-/// NVRTC options an array kernel's `source` is compiled with, for `arch` ("sm_90a").
-runtime::ProgramOptions kernel_options(const std::string& arch, const std::string& source);
-/// The arch a device's kernels are compiled for ("sm_90a" on Hopper).
-std::string kernel_arch(int device);
 
 class CudaBackend final : public Backend {
  public:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cupric/backend.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"  // all_sources, batched_sources
 
 namespace cupric::cuda_backend {
 
@@ -57,11 +58,7 @@ std::string render_gather(int itemsize);
 
 const char* reduce_name(ReduceOp op);
 
-/// Every family for every dtype (the NVRTC test and `python -m cupric.cache warm`): (label, source).
-std::vector<std::pair<std::string, std::string>> all_sources(bool common_only);
 /// The text every source starts with.
 const std::string& prelude();
-/// all_sources() packed `per_batch` to a translation unit (each in a namespace of its own).
-std::vector<std::string> batched_sources(bool common_only, std::size_t per_batch);
 
 }  // namespace cupric::cuda_backend

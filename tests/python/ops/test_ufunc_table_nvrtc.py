@@ -19,7 +19,7 @@ CTYPES = {
 
 
 def table_rows():
-    text = (ROOT / "src" / "ops" / "ufunc_table.def").read_text()
+    text = (ROOT / "include" / "cupric" / "ufunc_table.def").read_text()
     sets = dict(re.findall(r'#define (\w+)\s+"([^"]*)"', text))
     rows = []
     for m in re.finditer(r"^CUPRIC_UFUNC\((\w+),\s*(\d),\s*([^,]+),\s*\w+,\s*\w+,\s*(.*)\)\s*$", text, re.M):
