@@ -91,7 +91,7 @@ def _broken_rule(includer, target):
 def main(root):
     bad, stale = findings(root)
     for includer, target, rule in bad:
-        print(f'{includer}: #include of {target}: {rule}')
+        print(f"{includer}: #include of {target}: {rule}")
     for includer, target in stale:
         print(f"note: {includer} no longer includes {target}; remove that exception from ALLOWED in {__file__}")
     if bad:
