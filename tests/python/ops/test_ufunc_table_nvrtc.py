@@ -35,6 +35,7 @@ def test_table_is_parsed_whole():
     assert parsed == registered
 
 
+@pytest.mark.nvrtc
 def test_every_row_and_dtype_compiles_with_nvrtc():
     try:
         cu.cuda.versions()
