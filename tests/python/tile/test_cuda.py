@@ -27,7 +27,7 @@ import test_memory as mem  # noqa: E402
 import test_mma  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
-import test_tile_elementwise as ew  # noqa: E402
+import test_elementwise as ew  # noqa: E402
 
 
 def f32(*s):
