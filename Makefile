@@ -31,16 +31,23 @@ demo: build
 
 test: test-cpp test-python test-integration
 
+# Hermetic: pytest runs with HOME an empty folder (XDG_CACHE_HOME unset) and fails the target if a
+# test left anything of cupric's there (~/.cache/cupric); tests/python must leave it empty. The
+# suite's compile cache is a folder of the session (tests/python/conftest.py).
+HERMETIC = home=$$(mktemp -d) && env -u XDG_CACHE_HOME HOME=$$home $(PY) -m pytest $(1) $(PYTEST_ARGS); rc=$$?; \
+	left=$$(cd $$home && find . -mindepth 1 $(2) | head -5); rm -rf $$home; \
+	if [ -n "$$left" ]; then echo "pytest $(1) wrote into HOME: $$left"; exit 1; fi; exit $$rc
+
 test-python: build $(VENV)/.clients  # the docs' Dask examples run in tests/python/test_docs.py
-	$(PY) -m pytest tests/python $(PYTEST_ARGS)
+	@$(call HERMETIC,tests/python,)
 
 # Third-party clients (scikit-learn, SciPy, Dask, xarray, ...) on cupric arrays, against NumPy.
 $(VENV)/.clients: $(VENV)/.deps tests/integration/requirements.txt
 	$(PIP) install -q -r tests/integration/requirements.txt
 	touch $@
 
-test-integration: build $(VENV)/.clients
-	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
+test-integration: build $(VENV)/.clients  # (matplotlib keeps its font cache in HOME: only cupric's is checked)
+	@$(call HERMETIC,tests/integration,-path ./.cache/cupric)
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure

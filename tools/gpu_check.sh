@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # make gpu-check: one command for the GPU machine (no package index there). Builds and installs
-# cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
-# benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
-# Knobs: GPU_TESTS (test paths, space-separated) or GPU_TEST_GROUPS (';'-separated groups of
-# paths run in parallel), GPU_TESTS_K (pytest -k), RUN_DEMO=0, RUN_SANITIZER=0, DEMO_BUDGET, TESTS_BUDGET /
-# BENCH_BUDGET / SANITIZER_BUDGET (seconds), GPU_BENCHES (scripts). A full
-# run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
+# cupric with the machine's python3, runs the tests marked gpu or nvrtc (pyproject.toml's markers:
+# the CPU-only tests run in CI), then the benchmarks, and prints a short table last. Logs go to
+# $OUT (or ./.out) for fetching.
+# Knobs: GPU_TESTS_M (the marker expression, default "gpu or nvrtc"; "" runs every test),
+# GPU_TESTS (test paths, space-separated; default tests/python tests/integration) or
+# GPU_TEST_GROUPS (';'-separated groups of paths run in parallel), GPU_TESTS_K (pytest -k),
+# RUN_DEMO=0, RUN_SANITIZER=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET / SANITIZER_BUDGET
+# (seconds), GPU_BENCHES (scripts). Narrow GPU_TESTS_M or GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/.out}"
@@ -49,9 +51,9 @@ run_sanitizers() {
   sanitize dropped_streams memcheck "$PY" "$ROOT/tools/check_dropped_streams.py"
   mapfile -t mem_paths < <(abs_paths "${SANITIZE_TESTS:-tests/python/backend/test_cuda_backend.py tests/python/tile/test_gpu.py}")
   # -k "not fault": the tests that fault on purpose (to check the report that names the kernel)
-  sanitize gpu_tests memcheck "$PY" -m pytest -q -p no:cacheprovider -x -k "not fault" "${mem_paths[@]}"
+  sanitize gpu_tests memcheck "$PY" -m pytest -q -p no:cacheprovider -x -m gpu -k "not fault" "${mem_paths[@]}"
   mapfile -t race_paths < <(abs_paths "${SANITIZE_RACE_TESTS:-tests/python/tile/test_gpu.py}")
-  sanitize tile_race racecheck "$PY" -m pytest -q -p no:cacheprovider -x "${race_paths[@]}"
+  sanitize tile_race racecheck "$PY" -m pytest -q -p no:cacheprovider -x -m gpu "${race_paths[@]}"
 }
 SANITIZE=0
 if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then SANITIZE=1; fi
@@ -62,10 +64,11 @@ if [ $SANITIZE = 1 ] && [ "${PARALLEL_SANITIZER:-0}" = 1 ]; then run_sanitizers 
 # a per-test time limit where pytest-timeout exists, and a bound on the whole run
 TIMEOUT_ARG=""
 "$PY" -c "import pytest_timeout" 2>/dev/null && TIMEOUT_ARG="--timeout=${TEST_TIMEOUT:-90}"
-run_pytest() {  # log, -k expression, paths...
+MARKS="${GPU_TESTS_M-gpu or nvrtc}"
+run_pytest() {  # log, -k expression, paths... (the tests of $MARKS among them)
   local log=$1 k=$2; shift 2
   ( cd /tmp && timeout "${TESTS_BUDGET:-400}" "$PY" -m pytest -rfE --durations=5 -p no:cacheprovider $TIMEOUT_ARG \
-      ${k:+-k "$k"} "$@" >"$log" 2>&1 )
+      ${MARKS:+-m "$MARKS"} ${k:+-k "$k"} "$@" >"$log" 2>&1 )
 }
 if [ -n "${GPU_TEST_GROUPS:-}" ]; then
   # groups (';'-separated lists of paths) run at the same time, each in its own process (NVRTC

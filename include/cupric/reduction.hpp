@@ -35,7 +35,7 @@ DType sum_dtype(DType t);
 
 enum class ReduceOp : std::uint8_t;  // backend.hpp
 
-/// The reduction of a row of the reduction table (src/ops/reduction_table.def): its ufunc
+/// The reduction of a row of the reduction table (include/cupric/reduction_table.def): its ufunc
 /// combines, its identity fills where= and empty reductions (rows without one need `initial`
 /// there), its accumulation rule picks the dtype. sum(a) is reduce(ReduceOp::sum, a), and so on.
 Array reduce(ReduceOp op, const Array& a, const ReduceOptions& options = {});

@@ -1,5 +1,5 @@
 // reduction_table.cpp — look-ups and dtype rules of the reduction table (reduction_table.hpp).
-#include "ops/reduction_table.hpp"
+#include "cupric/reduction_table.hpp"
 
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"

@@ -7,7 +7,7 @@
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"
-#include "ops/reduction_table.hpp"
+#include "cupric/reduction_table.hpp"
 #include "reduction_internal.hpp"
 
 namespace cupric {

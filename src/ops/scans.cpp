@@ -2,7 +2,7 @@
 // axis handling, accumulation dtypes, include_initial and out=; the backend runs the scan.
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
-#include "ops/reduction_table.hpp"
+#include "cupric/reduction_table.hpp"
 #include "reduction_internal.hpp"
 
 namespace cupric {

@@ -12,7 +12,7 @@
 #include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/manipulation.hpp"
-#include "backend/cpu/thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 
 namespace cupric::py {
 

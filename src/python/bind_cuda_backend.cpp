@@ -9,10 +9,9 @@
 #include <future>
 #include <thread>
 
-#include "backend/cuda/catalogue.hpp"
-#include "backend/cuda/cuda_backend.hpp"
 #include "bind_cuda.hpp"
 #include "convert.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 

@@ -6,7 +6,7 @@
 #include "convert.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
-#include "ops/reduction_table.hpp"
+#include "cupric/reduction_table.hpp"
 
 namespace cupric::py {
 
@@ -264,7 +264,7 @@ void bind_arg_and_scans(nb::module_& m) {
   }
 }
 
-/// The reduction table (src/ops/reduction_table.def) for tests and the tile frontend: its rows,
+/// The reduction table (include/cupric/reduction_table.def) for tests and the tile frontend: its rows,
 /// and any row run by name (cu.sum(x) is _reduce("sum", x)).
 void bind_table(nb::module_& m) {
   m.def(

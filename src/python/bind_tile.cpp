@@ -8,9 +8,10 @@
 
 #include "convert.hpp"
 #include "cupric/errors.hpp"
-#include "tile/builder.hpp"
-#include "tile/emit.hpp"
-#include "tile/host_compiler.hpp"
+#include "cupric/tile_compiler/builder.hpp"
+#include "cupric/tile_compiler/emit.hpp"
+#include "cupric/tile_compiler/host_compiler.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 
 namespace cupric::py {
 

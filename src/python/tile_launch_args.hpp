@@ -11,7 +11,7 @@
 #include "cupric/array.hpp"
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/tile/abi.h"
-#include "tile/host_compiler.hpp"
+#include "cupric/tile_compiler/host_compiler.hpp"
 
 namespace nb = nanobind;
 

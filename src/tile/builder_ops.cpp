@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "cupric/errors.hpp"
-#include "ops/reduction_table.hpp"
-#include "tile/builder.hpp"
+#include "cupric/reduction_table.hpp"
+#include "cupric/tile_compiler/builder.hpp"
 
 namespace cupric::tile {
 

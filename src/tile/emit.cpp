@@ -2,7 +2,7 @@
 // (the canonical ones, then what the target adds), CUPRIC_TILE_DUMP and the stage record of
 // kernel.inspect; the two targets' wrappers around the shared body (the host shared object's entry,
 // the CUDA __global__ kernel); and the choice of threads per block and vector width on the GPU.
-#include "tile/emit.hpp"
+#include "cupric/tile_compiler/emit.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,8 +10,8 @@
 #include <set>
 
 #include "cupric/errors.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "tile/emitter.hpp"
-#include "tile/passes.hpp"
 
 namespace cupric::tile {
 

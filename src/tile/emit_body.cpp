@@ -5,9 +5,9 @@
 #include <set>
 
 #include "cupric/errors.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "cupric/ufunc.hpp"
 #include "tile/emitter.hpp"
-#include "tile/passes.hpp"
 
 namespace cupric::tile {
 

@@ -3,7 +3,7 @@
 // print/assert. Each also records the shared scratch the op needs on the GPU; the formulas
 // match the static_asserts in device_include/cupric/tile.
 #include "cupric/errors.hpp"
-#include "ops/reduction_table.hpp"
+#include "cupric/reduction_table.hpp"
 #include "tile/emitter.hpp"
 
 namespace cupric::tile {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tile/emit.hpp"
+#include "cupric/tile_compiler/emit.hpp"
 
 namespace cupric {
 struct ReductionRow;

@@ -2,7 +2,7 @@
 // objects kept in the compile cache (key: source, compiler version, flags, CPU, header library).
 // The compiler runs through posix_spawn with an argument vector: no text from the environment or
 // the cache ever reaches a shell.
-#include "tile/host_compiler.hpp"
+#include "cupric/tile_compiler/host_compiler.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -22,8 +22,8 @@
 #include <unordered_map>
 
 #include "cupric/errors.hpp"
-#include "runtime/cache_files.hpp"
-#include "runtime/compile_cache.hpp"
+#include "cupric/runtime/cache_files.hpp"
+#include "cupric/runtime/compile_cache.hpp"
 
 extern char** environ;
 

@@ -1,5 +1,5 @@
 // ir.cpp — names and the text form of the tile IR (what `kernel.inspect()["ir"]` shows).
-#include "tile/ir.hpp"
+#include "cupric/tile_compiler/ir.hpp"
 
 #include <sstream>
 

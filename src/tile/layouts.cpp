@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "cupric/errors.hpp"
-#include "tile/passes.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 
 namespace cupric::tile {
 

@@ -1,5 +1,5 @@
 // passes.cpp — canonicalisation of the tile IR: constant folding, common subexpressions, dead code.
-#include "tile/passes.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 
 #include <cstring>
 #include <unordered_map>

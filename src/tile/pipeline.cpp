@@ -11,8 +11,8 @@
 #include <unordered_set>
 
 #include "cupric/errors.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "cupric/ufunc.hpp"
-#include "tile/passes.hpp"
 
 namespace cupric::tile {
 

@@ -8,9 +8,9 @@
 
 #include "cupric/cupric.hpp"
 #include "cupric/tile/tile.h"
-#include "tile/builder.hpp"
-#include "tile/emit.hpp"
-#include "tile/passes.hpp"
+#include "cupric/tile_compiler/builder.hpp"
+#include "cupric/tile_compiler/emit.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 
 using namespace cupric;
 using tile::Builder;

@@ -9,7 +9,6 @@ import sys
 import time
 import types
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -17,81 +16,15 @@ from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _cuda, _globals, _index
 from . import _interp as I
+from ._callables import Constant, Launchable, Specialisations, TileFunction, freeze, function, is_constant
 from ._frontend import Frontend
-from ._source import CompileError, _function_lines, source_of, user_facing
+from ._paths import build_stamp, include_dir
+from ._source import CompileError, _function_lines, user_facing
 
 _tile = _c._tile
 
 
-# ---- annotations and helpers -----------------------------------------------------------------
-
-
-class _ConstantAnnotation:
-    def __init__(self, of):
-        self.of = of
-
-    def __repr__(self):
-        return f"ct.Constant[{getattr(self.of, '__name__', self.of)}]"
-
-
-class Constant:
-    """Annotation of a compile-time parameter: `BLOCK: ct.Constant[int]`. Each distinct value
-    compiles its own specialisation (tile shapes must be constants)."""
-
-    def __class_getitem__(cls, of):
-        return _ConstantAnnotation(of)
-
-
-def _is_constant(annotation):
-    if annotation is Constant or isinstance(annotation, _ConstantAnnotation):
-        return True
-    return isinstance(annotation, str) and "Constant" in annotation
-
-
-class TileFunction:
-    """A helper callable from kernels (@ct.function): inlined where it is called."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        functools.update_wrapper(self, fn)
-
-    def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)  # interpreter mode: plain Python
-
-    def source(self):
-        return source_of(self.fn)
-
-
-def function(fn):
-    """Marks a helper for use inside kernels; calls to it are inlined."""
-    return TileFunction(fn)
-
-
-# ---- paths ---------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1)
-def include_dir():
-    """device_include: the source tree's when running from a checkout, else the installed copy."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    ext = os.path.dirname(os.path.abspath(_c.__file__))
-    candidates = [os.path.normpath(os.path.join(here, "..", "..", "..", "device_include")), os.path.join(ext, "device_include")]
-    for c in candidates:
-        if os.path.isfile(os.path.join(c, "cupric", "tile", "tile.h")):
-            return c
-    # (the paths as given: resolving symlinks first costs ~0.2 ms at a new process' first launch)
-    candidates = [str(Path(here).resolve().parents[2] / "device_include"), str(Path(ext).resolve() / "device_include")]
-    for c in candidates:
-        if os.path.isfile(os.path.join(c, "cupric", "tile", "tile.h")):
-            return c
-    raise RuntimeError(f"cupric.tile: the device header library was not found (looked in {candidates})")
-
-
-def build_stamp():
-    """Which build of the extension this is: a rebuilt one may emit other code."""
-    st = os.stat(_c.__file__)
-    return f"{_c.__file__}:{st.st_size}:{st.st_mtime_ns}"
-
+# ---- helpers -----------------------------------------------------------------------------------
 
 _warned_no_compiler = False
 
@@ -184,16 +117,6 @@ def _fingerprint(fn, seen=None):
 # ---- specialisations -------------------------------------------------------------------------------
 
 
-def _freeze(v):
-    if isinstance(v, list):
-        return tuple(_freeze(x) for x in v)
-    if isinstance(v, tuple):
-        return tuple(_freeze(x) for x in v)
-    if _dt.is_dtype_like(v):
-        return ("dtype", _dt.as_dtype(v).name)
-    return (type(v).__name__, v)
-
-
 def _is_array_like(v):
     return (
         isinstance(v, (_c.ndarray, np.ndarray))
@@ -284,27 +207,6 @@ class Compiled:
         return True
 
 
-class _Specialisations(dict):
-    """kernel.cache: specialisation key -> Compiled. Removing entries also forgets the launch
-    plans (which hold compiled kernels), so that the next launch specialises again."""
-
-    def __init__(self, forget):
-        super().__init__()
-        self._forget = forget
-
-    def clear(self):
-        super().clear()
-        self._forget()
-
-    def __delitem__(self, key):
-        super().__delitem__(key)
-        self._forget()
-
-    def pop(self, *args):
-        self._forget()
-        return super().pop(*args)
-
-
 def interpreting():
     """True when CUPRIC_TILE_INTERPRET asks every launch to run in the interpreter."""
     return os.environ.get("CUPRIC_TILE_INTERPRET", "0") not in ("", "0")
@@ -377,29 +279,6 @@ def _grid3(grid, constants):
     return _tile.grid3(grid)  # integers only, >= 0, fewer than 2**63 blocks (TypeError / ValueError)
 
 
-class Launchable:
-    """What kernels and autotuned kernels share: `k[grid](*args)` launches (through `_launch`),
-    `k.interpret[grid](*args)` runs the interpreter, and calling `k(...)` without a grid is an error."""
-
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
-
-    def __getitem__(self, grid):
-        return functools.partial(self._launch, grid, None, False)
-
-    @property
-    def interpret(self):
-        """k.interpret[grid](*args): run the Python body eagerly, block by block (an autotuned
-        kernel uses the key's best config if it was tuned in this process, else the first)."""
-        launch = self._launch
-
-        class _Interpret:
-            def __getitem__(self, grid):
-                return functools.partial(launch, grid, None, True)
-
-        return _Interpret()
-
-
 class Kernel(Launchable):
     """A @ct.kernel function. Launch with kernel[grid](*args) or ct.launch(stream, grid, kernel, *args);
     kernel.interpret[grid](*args) runs it in the interpreter; kernel.inspect(*args) shows every stage."""
@@ -413,13 +292,13 @@ class Kernel(Launchable):
         for p in self.params:
             if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
-        self.constants = [_is_constant(p.annotation) for p in self.params]
+        self.constants = [is_constant(p.annotation) for p in self.params]
         # the globals the body read when it was last specialised; plans hold while they do
         self._globals_key = None
         self._guards = _tile.GlobalGuards()
         self._plans = _tile.LaunchPlans(self._guards)  # the fast path of launches with arguments met before
         self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
-        self.cache = _Specialisations(self._forget_plans)
+        self.cache = Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
 
     def __repr__(self):
@@ -439,7 +318,7 @@ class Kernel(Launchable):
         key, specs, runtime, device = [], [], [], None
         for p, is_const, v in zip(self.params, self.constants, values, strict=True):
             if is_const:
-                key.append(_freeze(v))
+                key.append(freeze(v))
                 specs.append((p.name, ("constant", v)))
             elif _is_typed_scalar(v):  # before arrays: NumPy scalars have __array_interface__ too
                 dt = _dt.as_dtype(v.dtype) if isinstance(v, _c.ndarray) else _dt.as_dtype(I.host_view(np.asarray(v)).dtype)

@@ -391,7 +391,7 @@ def _reduce_interp(kind, x, axis, keepdims, dtype):
 
 
 def _reduction(row):
-    """The tile function of a row of the reduction table (src/ops/reduction_table.def)."""
+    """The tile function of a row of the reduction table (include/cupric/reduction_table.def)."""
     kind, with_dtype = row["name"], row["acc"] in ("sum", "product")
 
     def lower(fe, a):
@@ -549,3 +549,25 @@ builtins_print = _builtins.print
 def static_range(*args):
     """range() unrolled at compile time (bounds must be compile-time constants)."""
     return range(*args)
+
+
+# ---- the interpreter's tile methods --------------------------------------------------------------
+# t.sum(...), t.reshape(...), a @ b in interpreted kernels are the ct.* functions above, attached to
+# the interpreter's Tile here: the interpreter sits below this module and does not import it.
+
+
+def _tile_method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
+
+
+for _name in ("permute", "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "expand_dims"):
+    setattr(I.Tile, _name, _tile_method(globals()[_name]))
+del _name
+I.Tile.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape)
+I.Tile.transpose = lambda self, *axes: transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+I.Tile.__matmul__ = lambda self, other: matmul(self, other)
+I.Tile.__rmatmul__ = lambda self, other: matmul(other, self)

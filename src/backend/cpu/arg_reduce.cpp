@@ -7,10 +7,10 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/thread_pool.hpp"
 #include "kept_tiles.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric::cpu {
 

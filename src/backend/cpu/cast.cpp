@@ -9,7 +9,7 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/convert.h"
-#include "thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 
 namespace cupric::cpu {
 

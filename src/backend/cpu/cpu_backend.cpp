@@ -6,8 +6,8 @@
 #include <new>
 
 #include "cupric/errors.hpp"
+#include "cupric/thread_pool.hpp"
 #include "host_allocator.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric {
 namespace cpu {

@@ -7,7 +7,7 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
-#include "thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 #include "ufunc_kernels.hpp"
 
 namespace cupric::cpu {

@@ -16,9 +16,9 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/thread_pool.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric::cpu {
 

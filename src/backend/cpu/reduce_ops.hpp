@@ -11,8 +11,8 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/reduction.h"
-#include "ops/reduction_table.hpp"
-#include "ops/ufunc_expressions.hpp"
+#include "cupric/reduction_table.hpp"
+#include "cupric/ufunc_expressions.hpp"
 
 namespace cupric::cpu::reduce_ops {
 
@@ -23,7 +23,7 @@ inline bool is_nan(T v) {
   return cu::isnan(v);
 }
 
-/// The reduction of row Op of the reduction table (src/ops/reduction_table.def): identity() is
+/// The reduction of row Op of the reduction table (include/cupric/reduction_table.def): identity() is
 /// what every lane starts from (cupric/reduction.h), combine(acc, v) folds one value in with the
 /// row's ufunc, whose expression (scalar_math.h) is written branch-free so that loops over it
 /// vectorise; pairwise says whether partial results are summed in a tree.
@@ -32,7 +32,7 @@ struct Combining;
 #define CUPRIC_REDUCTION(NAME, UFUNC, IDENTITY, SEED, ACC, NAN) \
   template <>                                                   \
   struct Combining<ReduceOp::NAME> : ufunc_expr::UFUNC {};
-#include "ops/reduction_table.def"
+#include "cupric/reduction_table.def"
 
 template <ReduceOp Op>
 struct Reduction {

@@ -28,7 +28,7 @@ namespace cupric::cpu::kernels {
       return EXPR;                                                                             \
     }                                                                                          \
   };
-#include "ops/ufunc_table.def"
+#include "cupric/ufunc_table.def"
 #undef CUPRIC_UFUNC
 
 template <class... Ts>
@@ -36,7 +36,7 @@ struct TypeList {};
 struct EndOfList {};
 #define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR) op_##NAME,
 using AllOps = TypeList<
-#include "ops/ufunc_table.def"
+#include "cupric/ufunc_table.def"
     EndOfList>;
 #undef CUPRIC_UFUNC
 

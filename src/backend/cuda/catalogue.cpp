@@ -1,6 +1,6 @@
 // catalogue.cpp — the list of kernel sources of the CUDA backend (catalogue.hpp): every family
 // for every dtype, as the NVRTC tests compile them and cache warming renders them.
-#include "catalogue.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -8,7 +8,7 @@
 
 #include "cupric/errors.hpp"
 #include "cupric/ufunc.hpp"
-#include "ops/reduction_table.hpp"
+#include "cupric/reduction_table.hpp"
 #include "render.hpp"
 
 namespace cupric::cuda_backend {

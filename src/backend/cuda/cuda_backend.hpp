@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cupric/backend.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"  // device_include_dir, kernel_options, kernel_arch
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/runtime/program.hpp"
 #include "cupric/runtime/stream.hpp"
@@ -74,19 +75,6 @@ class MapSpecFn {
   const void* object_;
   MapSpec (*call_)(const void*);
 };
-
-/// The include directory holding cupric/convert.h etc. for NVRTC.
-const std::string& device_include_dir();
-/// NVRTC options an array kernel's `source` is compiled with, for `arch` ("sm_90a").
-runtime::ProgramOptions kernel_options(const std::string& arch, const std::string& source);
-/// The NVRTC program of an array kernel: the source (stamped with the hash of the device headers
-/// it includes, so that the compile cache never serves a kernel built from other headers) and
-/// kernel_options (plus `extra`). Launches, `python -m cupric.cache warm` and the tests all
-/// compile through it.
-runtime::Program kernel_program(const std::string& source, const std::string& arch,
-                                const std::vector<std::string>& extra = {});
-/// The arch a device's kernels are compiled for ("sm_90a" on Hopper).
-std::string kernel_arch(int device);
 
 class CudaBackend final : public Backend {
  public:

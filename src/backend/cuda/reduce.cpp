@@ -7,7 +7,7 @@
 #include "cuda_backend.hpp"
 #include "cupric/errors.hpp"
 #include "launch_args.hpp"
-#include "ops/reduction_table.hpp"
+#include "cupric/reduction_table.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::ArgPacker;

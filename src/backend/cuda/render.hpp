@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cupric/backend.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"  // all_sources, batched_sources
 
 namespace cupric::cuda_backend {
 

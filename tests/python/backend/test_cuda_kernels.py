@@ -12,8 +12,7 @@ import cupric as cu
 import pytest
 from cupric import _cupric as _c
 
-HAS_NVRTC = cu.cuda.versions()["nvrtc"]["found"]
-pytestmark = pytest.mark.skipif(not HAS_NVRTC, reason="NVRTC is not installed")
+pytestmark = pytest.mark.nvrtc
 
 SOURCES = dict(_c._cuda_kernel_sources(False))
 SHORT = {"bool": "b1", "int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",

@@ -14,9 +14,9 @@ from pathlib import Path
 import cupric as cu
 import numpy as np
 import pytest
-from cuda_helpers import cycles_for, load_kernels, needs_gpu
+from cuda_helpers import cycles_for, load_kernels
 
-pytestmark = needs_gpu
+pytestmark = pytest.mark.gpu
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX would take most of the memory
 
 N = 1 << 20

@@ -1,4 +1,4 @@
-"""The reduction table (src/ops/reduction_table.def) on every path, one parametrised check per row:
+"""The reduction table (include/cupric/reduction_table.def) on every path, one parametrised check per row:
 the CPU backend against NumPy's reduce of the row's ufunc, the CUDA backend against the CPU backend
 (where a GPU exists), and cupric.tile (compiled for the CPU, interpreted, and on the GPU where one
 exists) against the CPU backend. Adding a row to the table adds its cases here; the scans of the

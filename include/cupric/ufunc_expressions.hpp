@@ -15,7 +15,7 @@ namespace cupric::ufunc_expr {
       return EXPR;                                                                              \
     }                                                                                           \
   };
-#include "ops/ufunc_table.def"
+#include "cupric/ufunc_table.def"
 #undef CUPRIC_UFUNC
 // clang-format on
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "tile/ir.hpp"
+#include "cupric/tile_compiler/ir.hpp"
 
 namespace cupric::tile {
 

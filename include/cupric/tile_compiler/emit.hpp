@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tile/ir.hpp"
+#include "cupric/tile_compiler/ir.hpp"
 
 namespace cupric::tile {
 

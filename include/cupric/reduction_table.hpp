@@ -40,11 +40,11 @@ struct ScanRow {
   ReductionRow{ReduceOp::NAME, #NAME, #UFUNC, cu::Identity::IDENTITY, #IDENTITY, ReductionSeed::SEED, AccRule::ACC, \
                cu::NanRule::NAN, #NAN},
 inline constexpr ReductionRow kReductionRows[] = {
-#include "ops/reduction_table.def"
+#include "cupric/reduction_table.def"
 };
 #define CUPRIC_SCAN(NAME, REDUCTION) ScanRow{ScanOp::NAME, #NAME, ReduceOp::REDUCTION},
 inline constexpr ScanRow kScanRows[] = {
-#include "ops/reduction_table.def"
+#include "cupric/reduction_table.def"
 };
 // clang-format on
 
