@@ -14,6 +14,7 @@ from ._interop import install as _install_interop
 from ._pickle import install as _install_pickle
 from ._namespace import *  # noqa: F401,F403
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
+from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
@@ -21,6 +22,7 @@ __version__ = "0.1.0"
 
 _install_interop()
 _install_pickle()
+_cupric._cpu_dispatch()  # picks the CPU kernels' variant now: a bad CUPRIC_CPU_TARGETS fails the import
 
 
 def __getattr__(name):

@@ -1,56 +1,23 @@
-// cast.cpp — dtype conversion loops for every pair of dtypes (astype, copies, and the
-// buffering that feeds ufunc loops inputs of another type).
+// cast.cpp — dtype conversions on the host (astype, copies, and the buffering that feeds ufunc
+// loops inputs of another type): the loop of each pair of dtypes, and the copy engine.
 #include <algorithm>
-#include <complex>
+#include <array>
 #include <cstring>
-#include <limits>
-#include <type_traits>
-#include <utility>
 
 #include "cpu_backend.hpp"
-#include "cupric/convert.h"
+#include "cpu_dispatch.hpp"
 #include "thread_pool.hpp"
 
 namespace cupric::cpu {
 
-namespace {
-using cu::convert;
-
-template <class From, class To>
-void cast_loop(const char* src, std::int64_t ss, char* dst, std::int64_t ds, std::int64_t n) {
-  if (ss == sizeof(From) && ds == sizeof(To)) {
-    const From* s = reinterpret_cast<const From*>(src);
-    To* d = reinterpret_cast<To*>(dst);
-    for (std::int64_t i = 0; i < n; ++i) d[i] = convert<To>(s[i]);
-  } else {
-    for (std::int64_t i = 0; i < n; ++i, src += ss, dst += ds) {
-      From v;
-      std::memcpy(&v, src, sizeof(From));
-      To r = convert<To>(v);
-      std::memcpy(dst, &r, sizeof(To));
-    }
-  }
-}
-
-struct CastTable {
-  CastFn fn[kNumDTypes][kNumDTypes];
-  CastTable() {
-    fill(std::make_index_sequence<kNumDTypes>{});
-  }
-  template <std::size_t... F>
-  void fill(std::index_sequence<F...>) {
-    (fill_row<F>(std::make_index_sequence<kNumDTypes>{}), ...);
-  }
-  template <std::size_t F, std::size_t... T>
-  void fill_row(std::index_sequence<T...>) {
-    ((fn[F][T] = &cast_loop<ctype<static_cast<DType>(F)>, ctype<static_cast<DType>(T)>>), ...);
-  }
-};
-}  // namespace
-
+/// The conversion loops of the instruction-set variant in use (cast_loops.cpp, cpu_dispatch.hpp).
 CastFn cast_kernel(DType from, DType to) {
-  static const CastTable table;
-  return table.fn[static_cast<int>(from)][static_cast<int>(to)];
+  static const auto table = [] {
+    std::array<std::array<CastFn, kNumDTypes>, kNumDTypes> t{};
+    cpu_variant().fill_cast_loops(reinterpret_cast<CastLoopRow*>(t.data()));
+    return t;
+  }();
+  return table[static_cast<int>(from)][static_cast<int>(to)];
 }
 
 namespace {

@@ -1,10 +1,12 @@
 // reduce.cpp — CpuBackend::reduce: builds the loop nest, picks the accumulator type from the
 // output dtype (float16/bfloat16 accumulate in float32) and runs the engine of
 // reduce_engine.hpp for the operator.
+#include <array>
 #include <cstring>
 #include <vector>
 
 #include "cpu_backend.hpp"
+#include "cpu_dispatch.hpp"
 #include "cupric/errors.hpp"
 #include "reduce_engine.hpp"
 #include "reduce_layout.hpp"
@@ -43,6 +45,15 @@ void reduce_with(const ReduceLayout& layout, const Array& in, const Array& out, 
   });
 }
 }  // namespace
+
+const ReduceLoops& reduce_loops(ReduceOp op, DType t) {
+  static const auto table = [] {
+    std::array<std::array<ReduceLoops, kNumDTypes>, kNumReduceOps> rows{};
+    cpu_variant().fill_reduce_loops(reinterpret_cast<ReduceLoopRow*>(rows.data()));
+    return rows;
+  }();
+  return table[static_cast<int>(op)][static_cast<int>(t)];
+}
 
 void CpuBackend::reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) {
   if (out.size() == 0) return;

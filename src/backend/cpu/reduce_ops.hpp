@@ -12,9 +12,13 @@
 #include <memory>
 #include <type_traits>
 
+#include "cpu_variant.hpp"
 #include "cupric/backend.hpp"
 
-namespace cupric::cpu::reduce_ops {
+// In namespace cupric::cpu::<variant>: the reduction loops are compiled per instruction set
+// (reduce_loops.cpp); reduce_ops:: names this unit's variant.
+CUPRIC_CPU_VARIANT_BEGIN
+namespace reduce_ops {
 
 template <class T>
 inline constexpr bool is_complex_v = false;
@@ -455,4 +459,6 @@ inline void accumulate_rows4(T* __restrict acc, const T* __restrict r0, const T*
     acc[j] = Op::combine(acc[j], Op::combine(Op::combine(r0[j], r1[j]), Op::combine(r2[j], r3[j])));
 }
 
-}  // namespace cupric::cpu::reduce_ops
+}  // namespace reduce_ops
+CUPRIC_CPU_VARIANT_END
+CUPRIC_CPU_VARIANT_ALIAS(reduce_ops)

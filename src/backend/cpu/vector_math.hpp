@@ -9,7 +9,10 @@
 #include <cstdint>
 #include <limits>
 
-namespace cupric::cpu::vm {
+#include "cpu_variant.hpp"
+
+CUPRIC_CPU_VARIANT_BEGIN
+namespace vm {
 
 // ---- exp ---------------------------------------------------------------------------------
 // e^x = 2^n e^r with n = round(x / ln2), r = x - n ln2 (two-part ln2), |r| <= ln2/2, e^r by
@@ -206,4 +209,6 @@ inline T cos(T x) {
   return ((q + 1) & 2) ? -v : v;
 }
 
-}  // namespace cupric::cpu::vm
+}  // namespace vm
+CUPRIC_CPU_VARIANT_END
+CUPRIC_CPU_VARIANT_ALIAS(vm)
