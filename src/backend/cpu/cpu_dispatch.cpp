@@ -41,30 +41,29 @@ namespace {
 }
 [[maybe_unused]] bool has_x86_64_v4() {
   return has_x86_64_v3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vl");
+         __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 }
 #endif
 bool always() { return true; }
 
-#define CUPRIC_CPU_VARIANT_ROW(NS, MARCH, SUPPORTED)                                                       \
-  CpuVariant {                                                                                             \
-    #NS, MARCH, SUPPORTED,                                                                                 \
-        {NS::fill_ufunc_loops_part0, NS::fill_ufunc_loops_part1, NS::fill_ufunc_loops_part2,               \
-         NS::fill_ufunc_loops_part3},                                                                      \
-        NS::fill_cast_loops, NS::fill_reduce_loops                                                         \
+#define CUPRIC_CPU_VARIANT_ROW(NS, MARCH, SUPPORTED)                                         \
+  CpuVariant {                                                                               \
+#NS, MARCH, SUPPORTED,                                                                   \
+        {NS::fill_ufunc_loops_part0, NS::fill_ufunc_loops_part1, NS::fill_ufunc_loops_part2, \
+         NS::fill_ufunc_loops_part3 },                                                       \
+         NS::fill_cast_loops, NS::fill_reduce_loops, NS::fill_transpose_loops                \
   }
 
 /// The compiled variants, best first.
 const std::vector<CpuVariant>& compiled_variants() {
   static const std::vector<CpuVariant> variants = {
 #if defined(CUPRIC_CPU_HAVE_AVX512)
-      CUPRIC_CPU_VARIANT_ROW(avx512, "x86-64-v4", has_x86_64_v4),
+    CUPRIC_CPU_VARIANT_ROW(avx512, "x86-64-v4", has_x86_64_v4),
 #endif
 #if defined(CUPRIC_CPU_HAVE_AVX2)
-      CUPRIC_CPU_VARIANT_ROW(avx2, "x86-64-v3", has_x86_64_v3),
+    CUPRIC_CPU_VARIANT_ROW(avx2, "x86-64-v3", has_x86_64_v3),
 #endif
-      CUPRIC_CPU_VARIANT_ROW(baseline, CUPRIC_CPU_BASELINE_MARCH, always),
+    CUPRIC_CPU_VARIANT_ROW(baseline, CUPRIC_CPU_BASELINE_MARCH, always),
   };
   return variants;
 }

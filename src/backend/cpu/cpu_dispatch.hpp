@@ -22,6 +22,10 @@ struct ReduceLoops {
   using Erased = void (*)();
   Erased contiguous = nullptr, row = nullptr, rows4_first = nullptr, rows4 = nullptr;
 };
+/// Copies a rows x cols block whose source is dense along rows and destination dense along
+/// columns: element (r, c) from src + r * size + c * src_stride to dst + r * dst_stride + c * size.
+using TransposeFn = void (*)(const char* src, std::int64_t src_stride, char* dst, std::int64_t dst_stride,
+                             std::int64_t rows, std::int64_t cols);
 inline constexpr int kNumReduceOps = 8;  ///< ReduceOp's values
 using UfuncLoopRow = LoopFn[kNumDTypes];
 using CastLoopRow = CastFn[kNumDTypes];
@@ -29,13 +33,14 @@ using ReduceLoopRow = ReduceLoops[kNumDTypes];
 
 // What each variant's translation units define in namespace cupric::cpu::<variant> (declared
 // there by each unit, and for every variant by cpu_dispatch.cpp).
-#define CUPRIC_CPU_VARIANT_ENTRY_POINTS                       \
-  void fill_ufunc_loops_part0(UfuncLoopRow* table);           \
-  void fill_ufunc_loops_part1(UfuncLoopRow* table);           \
-  void fill_ufunc_loops_part2(UfuncLoopRow* table);           \
-  void fill_ufunc_loops_part3(UfuncLoopRow* table);           \
-  void fill_cast_loops(CastLoopRow* table);                   \
-  void fill_reduce_loops(ReduceLoopRow* table);
+#define CUPRIC_CPU_VARIANT_ENTRY_POINTS             \
+  void fill_ufunc_loops_part0(UfuncLoopRow* table); \
+  void fill_ufunc_loops_part1(UfuncLoopRow* table); \
+  void fill_ufunc_loops_part2(UfuncLoopRow* table); \
+  void fill_ufunc_loops_part3(UfuncLoopRow* table); \
+  void fill_cast_loops(CastLoopRow* table);         \
+  void fill_reduce_loops(ReduceLoopRow* table);     \
+  void fill_transpose_loops(TransposeFn* by_log2_size);
 
 /// One compiled variant and the functions that fill the kernel tables with its loops.
 struct CpuVariant {
@@ -45,6 +50,7 @@ struct CpuVariant {
   void (*fill_ufunc_loops[4])(UfuncLoopRow*);
   void (*fill_cast_loops)(CastLoopRow*);
   void (*fill_reduce_loops)(ReduceLoopRow*);
+  void (*fill_transpose_loops)(TransposeFn*);  ///< element sizes 1, 2, 4, 8 bytes
 };
 
 /// The variant in use: the best compiled one that this CPU supports and CUPRIC_CPU_TARGETS

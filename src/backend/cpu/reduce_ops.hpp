@@ -343,10 +343,14 @@ inline void widening_sum(const float* p, std::int64_t n, double* re, double* im)
   double sums[2] = {-0.0, -0.0};
   for (std::int64_t b = 0; b < n; b += kWideningBlock) {
     fold_lanes<Sum, float, L>(p + b, std::min(kWideningBlock, n - b), lanes);
-    double block[2] = {-0.0, -0.0};
-    for (int j = 0; j < L; ++j) block[j & 1] += static_cast<double>(lanes[j]);
-    sums[0] += block[0];
-    sums[1] += block[1];
+    // the lanes added in float64 by halves (vector adds; a running sum would be a chain of L
+    // dependent adds, which dominated short row sums); halves of even width keep the parity
+    alignas(64) double wide[L];
+    for (int j = 0; j < L; ++j) wide[j] = static_cast<double>(lanes[j]);
+    for (int w = L / 2; w >= 2; w /= 2)
+      for (int j = 0; j < w; ++j) wide[j] += wide[j + w];
+    sums[0] += wide[0];
+    sums[1] += wide[1];
   }
   if (im) {
     *re = sums[0];
