@@ -8,7 +8,7 @@
 // object can never carry AVX instructions into baseline code. Without a define (every other
 // translation unit, and builds that are not x86-64) the variant is `baseline`: no pragma.
 // (The pragma does not define __AVX2__ and the like: code that needs the vector width reads
-// CUPRIC_CPU_VECTOR_BYTES.)
+// CUPRIC_CPU_VECTOR_BYTES and CUPRIC_CPU_HAS_FMA.)
 #pragma once
 
 // clang-format off
@@ -16,13 +16,16 @@
 #define CUPRIC_CPU_VARIANT avx512
 #define CUPRIC_CPU_TARGET_FEATURES "avx2,fma,bmi,bmi2,lzcnt,movbe,f16c,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
 #define CUPRIC_CPU_VECTOR_BYTES 64
+#define CUPRIC_CPU_HAS_FMA 1
 #elif defined(CUPRIC_CPU_VARIANT_AVX2)
 #define CUPRIC_CPU_VARIANT avx2
 #define CUPRIC_CPU_TARGET_FEATURES "avx2,fma,bmi,bmi2,lzcnt,movbe,f16c,popcnt"
 #define CUPRIC_CPU_VECTOR_BYTES 32
+#define CUPRIC_CPU_HAS_FMA 1
 #else
 #define CUPRIC_CPU_VARIANT baseline
 #define CUPRIC_CPU_VECTOR_BYTES 16  // SSE2 / NEON
+#define CUPRIC_CPU_HAS_FMA 0
 #endif
 // clang-format on
 
