@@ -9,7 +9,7 @@ WERROR ?= ON
 CMAKE_DEFS := --config-settings=cmake.define.CUPRIC_WERROR=$(WERROR) --config-settings=cmake.define.CUPRIC_TESTS=ON
 SOURCES := $(shell find src include device_include examples/cpp tests/cpp -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all build demo test test-python test-cpp conformance install-check bench gpu-check lint format clean
+.PHONY: all build demo test test-python test-cpp test-baseline conformance install-check bench gpu-check lint format clean
 
 all: build
 
@@ -29,10 +29,15 @@ build: $(STAMP)
 demo: build
 	$(PY) examples/demo.py
 
-test: test-cpp test-python
+test: test-cpp test-python test-baseline
 
 test-python: build
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
+
+# The CPU kernels once more with the portable baseline variant forced (the machine would pick
+# AVX2 or AVX-512): the array tests, which sweep every ufunc, cast and reduction against NumPy.
+test-baseline: build
+	CUPRIC_CPU_TARGETS=baseline $(PY) -m pytest tests/python/array tests/python/random -q $(PYTEST_ARGS)
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure

@@ -57,8 +57,7 @@ void tiled_transpose(const ElementwisePlan& plan, CastFn fn) {
   const std::int64_t rows = plan.shape[0], cols = plan.shape[1];
   const auto& ss = plan.byte_strides[0];
   const auto& ds = plan.byte_strides[1];
-  const TransposeFn same_type =
-      plan.dtypes[0] == plan.dtypes[1] ? transpose_kernel(itemsize(plan.dtypes[0])) : nullptr;
+  const TransposeFn same_type = plan.dtypes[0] == plan.dtypes[1] ? transpose_kernel(itemsize(plan.dtypes[0])) : nullptr;
   const std::int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
   parallel_for(row_tiles * col_tiles, 16, [&](std::int64_t t0, std::int64_t t1) {
     for (std::int64_t t = t0; t < t1; ++t) {

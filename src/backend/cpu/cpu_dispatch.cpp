@@ -54,8 +54,9 @@ bool always() { return true; }
          NS::fill_cast_loops, NS::fill_reduce_loops, NS::fill_transpose_loops                \
   }
 
-/// The compiled variants, best first.
-const std::vector<CpuVariant>& compiled_variants() {
+}  // namespace
+
+const std::vector<CpuVariant>& compiled_cpu_variants() {
   static const std::vector<CpuVariant> variants = {
 #if defined(CUPRIC_CPU_HAVE_AVX512)
     CUPRIC_CPU_VARIANT_ROW(avx512, "x86-64-v4", has_x86_64_v4),
@@ -67,6 +68,8 @@ const std::vector<CpuVariant>& compiled_variants() {
   };
   return variants;
 }
+
+namespace {
 
 constexpr std::string_view kTargetNames[] = {"baseline", "avx2", "avx512"};  // lowest first
 
@@ -87,7 +90,7 @@ const CpuVariant& choose() {
   if (cap < 0)
     throw ValueError(cat("CUPRIC_CPU_TARGETS='", req, "' is not a CPU target: use baseline, avx2 or avx512 ",
                          "(the highest instruction set the CPU kernels may use), or leave it unset"));
-  const auto& variants = compiled_variants();
+  const auto& variants = compiled_cpu_variants();
   for (const auto& v : variants)
     if (target_rank(v.name) <= cap && v.supported()) return v;
   return variants.back();
@@ -125,7 +128,7 @@ CpuDispatchReport cpu_dispatch_report() {
   r.requested = requested_target();
   const std::string march = CUPRIC_CPU_BASELINE_MARCH;
   r.build_flags = march.empty() ? "(compiler default)" : "-march=" + march;
-  for (const auto& v : compiled_variants()) {
+  for (const auto& v : compiled_cpu_variants()) {
     r.compiled.push_back(v.name);
     if (v.supported()) r.supported.push_back(v.name);
   }

@@ -53,6 +53,9 @@ struct CpuVariant {
   void (*fill_transpose_loops)(TransposeFn*);  ///< element sizes 1, 2, 4, 8 bytes
 };
 
+/// Every variant compiled into this build, best first (the last is baseline).
+const std::vector<CpuVariant>& compiled_cpu_variants();
+
 /// The variant in use: the best compiled one that this CPU supports and CUPRIC_CPU_TARGETS
 /// allows, chosen once per process. Throws ValueError when CUPRIC_CPU_TARGETS names no variant.
 const CpuVariant& cpu_variant();

@@ -16,8 +16,8 @@ namespace cupric::cpu {
 
 namespace {
 constexpr std::size_t kCached = std::size_t{64} << 10;   // blocks from this size are cached
-constexpr std::size_t kLarge = std::size_t{1} << 20;      // from this size: huge-page rounding, calloc'd zeros
-constexpr std::size_t kHugePage = std::size_t{2} << 20;   // rounding and alignment of large blocks
+constexpr std::size_t kLarge = std::size_t{1} << 20;     // from this size: huge-page rounding, calloc'd zeros
+constexpr std::size_t kHugePage = std::size_t{2} << 20;  // rounding and alignment of large blocks
 
 std::size_t default_limit() {
   if (const char* env = std::getenv("CUPRIC_HOST_CACHE_MB")) return static_cast<std::size_t>(std::atoll(env)) << 20;
