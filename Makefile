@@ -9,7 +9,7 @@ WERROR ?= ON
 CMAKE_DEFS := --config-settings=cmake.define.CUPRIC_WERROR=$(WERROR) --config-settings=cmake.define.CUPRIC_TESTS=ON
 SOURCES := $(shell find src include device_include examples/cpp tests/cpp -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all build demo test test-python test-cpp test-baseline conformance install-check bench gpu-check lint format clean
+.PHONY: all build demo test test-python test-cpp test-integration test-baseline conformance install-check bench soak gpu-check lint format clean
 
 all: build
 
@@ -29,15 +29,23 @@ build: $(STAMP)
 demo: build
 	$(PY) examples/demo.py
 
-test: test-cpp test-python test-baseline
+test: test-cpp test-python test-baseline test-integration
 
-test-python: build
+test-python: build $(VENV)/.clients  # the docs' Dask examples run in tests/python/test_docs.py
 	$(PY) -m pytest tests/python $(PYTEST_ARGS)
 
 # The CPU kernels once more with the portable baseline variant forced (the machine would pick
 # AVX2 or AVX-512): the array tests, which sweep every ufunc, cast and reduction against NumPy.
 test-baseline: build
 	CUPRIC_CPU_TARGETS=baseline $(PY) -m pytest tests/python/array tests/python/random -q $(PYTEST_ARGS)
+
+# Third-party clients (scikit-learn, SciPy, Dask, xarray, ...) on cupric arrays, against NumPy.
+$(VENV)/.clients: $(VENV)/.deps tests/integration/requirements.txt
+	$(PIP) install -q -r tests/integration/requirements.txt
+	touch $@
+
+test-integration: build $(VENV)/.clients
+	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure
@@ -63,6 +71,12 @@ install-check:
 
 bench: build
 	$(PY) benchmarks/cpu_vs_numpy.py
+
+# Not in CI (minutes): a million mixed ops on every device with host RSS and GPU pools checked flat,
+# then hostile inputs (huge shapes, deep lists, bad buffers and grids), each in its own process.
+soak: build
+	$(PY) tests/soak/soak.py
+	$(PY) tests/soak/hostile_inputs.py
 
 # One command for the GPU machine: build, GPU tests, benchmarks, short table last (logs in $$OUT).
 gpu-check:

@@ -148,14 +148,24 @@ template <class T> __device__ inline T abs(complex<T> a) { return hypot(a.re, a.
 template <class T> __device__ inline T arg(complex<T> a) { return atan2(a.im, a.re); }
 template <class T> __device__ inline complex<T> conj(complex<T> a) { return {a.re, -a.im}; }
 template <class T> __device__ inline complex<T> polar(T r, T t) { return {r * cos(t), r * sin(t)}; }
-template <class T> __device__ inline complex<T> exp(complex<T> a) { return polar(exp(a.re), a.im); }
+template <class T>
+__device__ inline complex<T> exp(complex<T> a) {
+  const T e = exp(a.re);
+  if (a.im == 0) return {e, a.im};  // exp(x + 0i) = e^x + 0i, even when e^x overflows (not inf * 0 = nan)
+  return polar(e, a.im);
+}
 template <class T> __device__ inline complex<T> log(complex<T> a) { return {log(abs(a)), arg(a)}; }
 template <class T> __device__ inline complex<T> log10(complex<T> a) { return log(a) * T(0.43429448190325182765); }
 template <class T> __device__ inline complex<T> sqrt(complex<T> a) {
   if (a.re == 0 && a.im == 0) return {T(0), a.im};
+  if (isinf(a.im)) return {numeric_limits<T>::infinity(), a.im};  // C99: even beside a nan
+  // past max / 4, |re| + |a| overflows: sqrt(a) = 2 sqrt(a / 4)
+  const T big = numeric_limits<T>::max() / 4;
+  const T scale = fabs(a.re) > big || fabs(a.im) > big ? T(2) : T(1);
+  if (scale != 1) a = {a.re * T(0.25), a.im * T(0.25)};
   T m = sqrt((fabs(a.re) + abs(a)) * T(0.5));
-  if (a.re >= 0) return {m, a.im / (2 * m)};
-  return {fabs(a.im) / (2 * m), copysign(m, a.im)};
+  if (a.re >= 0) return {m * scale, a.im / (2 * m) * scale};
+  return {fabs(a.im) / (2 * m) * scale, copysign(m * scale, a.im)};
 }
 template <class T> __device__ inline complex<T> pow(complex<T> a, complex<T> b) { return exp(b * log(a)); }
 template <class T> __device__ inline complex<T> sinh(complex<T> a) { return {sinh(a.re) * cos(a.im), cosh(a.re) * sin(a.im)}; }

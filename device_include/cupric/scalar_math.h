@@ -137,6 +137,9 @@ CUPRIC_HD T floor_divide(T a, T b) {
     return a && b;
   } else {
     if (b == 0) return a / b;
+    // infinite operands: the Array API's special cases (inf // 2 = inf, 1 // -inf = -0), where
+    // NumPy's fmod-based answer is NaN or -1
+    if (std::isinf(a) || std::isinf(b)) return a / b;
     T mod = std::fmod(a, b);
     T div = (a - mod) / b;
     if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
@@ -239,15 +242,22 @@ CUPRIC_HD T reciprocal(T a) {
   }
 }
 
+// maximum / minimum order -0.0 below +0.0 (IEEE 754-2019's maximum / minimum): the result does
+// not depend on the order of the operands, so a reduction gives one answer however it is split
+// over lanes, threads or blocks (the CPU reductions' tie() in reduce_ops.hpp is the same rule).
+// NumPy has no one rule here: its float16 loops keep the first zero, its SIMD float32/float64
+// loops one that depends on the vector width.
 template <class T>
 CUPRIC_HD T maximum(T a, T b) {
-  if constexpr (is_float_v<T>) return (a != a) ? a : ((b != b) ? b : (a >= b ? a : b));
+  if constexpr (is_float_v<T>)
+    return (a != a) ? a : ((b != b) ? b : (a > b || (a == b && !std::signbit(a)) ? a : b));
   else if constexpr (is_complex_v<T>) return isnan(a) ? a : (isnan(b) ? b : (less(b, a) || a == b ? a : b));
   else return a >= b ? a : b;
 }
 template <class T>
 CUPRIC_HD T minimum(T a, T b) {
-  if constexpr (is_float_v<T>) return (a != a) ? a : ((b != b) ? b : (a <= b ? a : b));
+  if constexpr (is_float_v<T>)
+    return (a != a) ? a : ((b != b) ? b : (a < b || (a == b && std::signbit(a)) ? a : b));
   else if constexpr (is_complex_v<T>) return isnan(a) ? a : (isnan(b) ? b : (less_equal(a, b) ? a : b));
   else return a <= b ? a : b;
 }
@@ -325,6 +335,14 @@ CUPRIC_HD T expm1(T a) {
     // exp(x+iy) - 1 = expm1(x) cos y - 2 sin^2(y/2)  +  i exp(x) sin y   (accurate near 0)
     using R = typename T::value_type;
     R x = a.real(), y = a.imag();
+    // the Array API's special cases (C99's cexp, minus one), where the formula makes inf * 0
+    if (y == 0 && !std::isinf(x)) return T(std::expm1(x), y);  // real input (NaN + 0j too): exact
+    if (std::isinf(x)) {
+      if (x < 0) return T(R(-1), std::isfinite(y) ? std::copysign(R(0), std::sin(y)) : R(0));
+      if (y == 0) return T(x, y);
+      if (std::isfinite(y)) return T(x * std::cos(y), x * std::sin(y));
+      return T(x, y - y);  // +inf + NaN j for an infinite or NaN imaginary part
+    }
     R s = std::sin(y / 2);
     return T(std::expm1(x) * std::cos(y) - 2 * s * s, std::exp(x) * std::sin(y));
   } else {
@@ -336,7 +354,11 @@ CUPRIC_HD T log1p(T a) {
   if constexpr (is_complex_v<T>) {
     using R = typename T::value_type;
     R x = a.real(), y = a.imag();
-    // log|1+z| = 0.5 log1p(2x + x^2 + y^2) keeps precision for small z
+    // log|1+z| = 0.5 log1p(2x + x^2 + y^2) keeps precision for small z; elsewhere it loses 1+z
+    // near -1 (-1 + 1e-300i gave -inf) and its squares overflow for huge z (1e300+1e300i gave
+    // inf), where log(hypot(1 + x, y)) (NumPy's formula everywhere) is exact enough
+    if (!(std::fabs(x) < R(0.5) && std::fabs(y) < R(0.5)))
+      return T(std::log(std::hypot(1 + x, y)), std::atan2(y, 1 + x));
     return T(R(0.5) * std::log1p(x * (2 + x) + y * y), std::atan2(y, 1 + x));
   } else {
     return std::log1p(a);

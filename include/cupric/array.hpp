@@ -27,6 +27,33 @@ using Strides = SmallVector<std::int64_t, kInlineDims>;
 
 std::string shape_str(const Shape& s);  ///< "(3, 4)", "(5,)", "()"
 
+// ---- the shape rules every array obeys, checked once here ---------------------------------------
+// The Array constructor checks its layout, so no new array or view escapes them; functions that
+// do work before they make their result call check_shape on the result's shape first.
+
+/// NumPy's limit on the number of dimensions (NPY_MAXDIMS).
+inline constexpr int kMaxDims = 64;
+
+/// ValueError "maximum supported dimension for an ndarray is currently 64, found 65" above kMaxDims.
+void check_ndim(std::size_t ndim);
+/// NumPy's rules for an array of `shape` and `itemsize`: at most kMaxDims dimensions, none negative,
+/// and the product of the nonzero extents times the itemsize fits int64 (ValueError "array is too
+/// big; ..." otherwise). Shapes that pass have exact size(), nbytes() and C strides.
+void check_shape(const Shape& shape, std::int64_t itemsize);
+/// check_shape, plus strides of the shape's length whose reach (offset plus |stride| * (extent - 1)
+/// over the dimensions, in bytes) fits int64, so that no element address computation overflows.
+void check_layout(const Shape& shape, const Strides& strides, std::int64_t offset, std::int64_t itemsize);
+/// An array another library describes (__array_interface__, __cuda_array_interface__, DLPack), checked
+/// as NumPy checks it before cupric views its memory: the shape rules, strides (in bytes; nullptr for
+/// C-contiguous) of the shape's length and multiples of the itemsize, data not NULL unless the array is
+/// empty, and no element address outside [1, 2^64). `protocol` names the source in the message.
+/// The problem as a message, empty when there is none (for callers that must not raise) ...
+std::string foreign_array_problem(const char* protocol, std::uintptr_t data, const Shape& shape,
+                                  const Strides* byte_strides, std::int64_t itemsize);
+/// ... and as a ValueError.
+void check_foreign_array(const char* protocol, std::uintptr_t data, const Shape& shape, const Strides* byte_strides,
+                         std::int64_t itemsize);
+
 /// Where an array lives: "cpu" or "cuda:N".
 struct Device {
   enum class Type : std::uint8_t { cpu, cuda };
@@ -60,6 +87,10 @@ class Storage {
   /// New uninitialised storage from the device's backend allocator. Small host blocks (up to
   /// kInlineHostBytes) live inside the Storage's own allocation instead: one malloc, 64-byte aligned.
   static std::shared_ptr<Storage> allocate(Device device, std::size_t nbytes);
+  /// Storage for a new C-contiguous array: check_shape first, then allocate; MemoryError "Unable to
+  /// allocate 8.00 GiB for an array with shape (...) and data type float64" when the host has no memory.
+  /// `zeroed`: ask the backend for memory the OS zeroes lazily; *zeroed says whether it gave some.
+  static std::shared_ptr<Storage> allocate_for(const Shape& shape, DType dtype, Device device, bool* zeroed = nullptr);
 
   void* data() const { return data_; }
   std::size_t nbytes() const { return nbytes_; }
@@ -86,9 +117,10 @@ class Storage {
 class Array {
  public:
   Array() = default;  ///< a null array (no storage); `defined()` is false
+  /// A view of `storage`; its layout is checked (check_layout: ValueError when it breaks the rules).
   Array(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset, DType dtype);
 
-  /// A new C-contiguous array with uninitialised contents.
+  /// A new C-contiguous array with uninitialised contents (Storage::allocate_for's checks and errors).
   static Array empty(const Shape& shape, DType dtype, Device device = Device::cpu());
 
   bool defined() const { return storage_ != nullptr; }
@@ -137,6 +169,7 @@ class Array {
 
 /// C-order (row-major) strides in elements for a shape.
 Strides c_strides(const Shape& shape);
+/// The product of the extents (exact for shapes that passed check_shape, as every array's did).
 std::int64_t shape_size(const Shape& shape);
 
 /// NumPy broadcasting of shapes; throws ValueError "cannot broadcast shapes (3, 4) and (5,)".
@@ -152,6 +185,10 @@ struct Scalar {
   std::int64_t i = 0;        ///< integer value when it fits int64
   std::uint64_t u = 0;       ///< integer value when it does not (big_unsigned)
   bool big_unsigned = false;
+  /// +1 / -1: an integer above uint64 / below int64 (a Python int), with f its nearest double
+  /// (inf past double's range). Comparisons take one (the answer against an integer array is
+  /// exact); storing it in an integer type raises OverflowError, in a float type where f is inf too.
+  std::int8_t beyond = 0;
   double f = 0;
   std::complex<double> c{};
 
@@ -160,6 +197,13 @@ struct Scalar {
   static Scalar from_uint(std::uint64_t v);
   static Scalar from_float(double v) { Scalar s; s.kind = WeakKind::floating; s.f = v; return s; }
   static Scalar from_complex(std::complex<double> v) { Scalar s; s.kind = WeakKind::complex; s.c = v; return s; }
+  static Scalar from_huge_int(double rounded) {
+    Scalar s;
+    s.kind = WeakKind::integer;
+    s.beyond = rounded > 0 ? 1 : -1;
+    s.f = rounded;
+    return s;
+  }
 
   /// Writes the value as dtype `t` at `dst` (host memory). Integers that do not fit raise
   /// OverflowError ("Python integer 300 out of bounds for int8"), as NumPy 2 does.
@@ -169,6 +213,9 @@ struct Scalar {
 
 /// The value of a weak 0-d scalar array (a CPU array made by scalar_array).
 Scalar scalar_of_weak(const Array& a);
+/// The dtype a weak scalar is held in: its kind's default, uint64 for integers past int64,
+/// float64 (its nearest double, marked weak integer) for integers past 64 bits.
+DType weak_storage_dtype(const Scalar& s);
 
 /// A 0-d array holding a scalar, marked weak (NEP 50) unless `dtype` is given.
 Array scalar_array(const Scalar& s, Device device = Device::cpu());
@@ -192,6 +239,7 @@ class InlineScalar {
   const Array& array() const { return array_; }
 
  private:
+  explicit InlineScalar(DType dtype);  // uninitialised bytes
   alignas(16) unsigned char bytes_[16];
   Storage storage_;
   Array array_;

@@ -95,8 +95,12 @@ class Backend {
   /// and the running value is kept in out's dtype (float16/bfloat16: computed in float32 and
   /// rounded after every step, as NumPy does).
   virtual void scan(ScanOp op, const Array& in, const Array& out, int axis) = 0;
-  /// out[i] = start + i * step, computed in double then converted (out is contiguous 1-d).
+  /// out[i] = start + i * step, computed in double then converted (out is contiguous 1-d,
+  /// floating or bool).
   virtual void arange(const Array& out, double start, double step) = 0;
+  /// out[i] = start + i * step for an integer `out` (contiguous 1-d): computed modulo 2^64 and
+  /// truncated to the type, exact wherever the values fit it (NumPy's integer fill).
+  virtual void arange_integer(const Array& out, std::uint64_t start, std::uint64_t step) = 0;
   /// Fills a C-contiguous `out` (float32/float64, or an integer type for integers) with the
   /// draw described by `request` (random.hpp), bit-for-bit the same stream on every backend.
   virtual void random(const RandomRequest& request, const Array& out) = 0;

@@ -37,6 +37,10 @@ struct ZeroDivisionError : std::domain_error {
 struct BufferError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+/// Memory for an array could not be had (Python's MemoryError; the message names the size, shape and dtype).
+struct MemoryError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 /// Raised when a reduction meets an empty array and has no identity (NumPy raises ValueError).
 struct ZeroSizeError : ValueError {
   using ValueError::ValueError;

@@ -41,7 +41,9 @@ class Generator {
   Array normal(double loc, double scale, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
   Array exponential(double scale, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
   /// Integers in [low, high) (or [low, high] with endpoint).
-  Array integers(std::int64_t low, std::int64_t high, const Shape& shape, DType dtype = DType::int64,
+  /// Integers in [low, high) ([low, high] with endpoint). The bounds are exact to the ends of
+  /// int64 and uint64 (a Python int's range for these dtypes), hence 128-bit.
+  Array integers(__int128 low, __int128 high, const Shape& shape, DType dtype = DType::int64,
                  Device device = Device::cpu(), bool endpoint = false);
 
   // Orderings and samples (random_sampling.cpp). The positions are drawn on the host from the

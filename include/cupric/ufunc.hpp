@@ -44,6 +44,8 @@ struct Ufunc {
 };
 
 const std::vector<Ufunc>& all_ufuncs();
+/// True for the six comparisons (equal, not_equal, less, less_equal, greater, greater_equal).
+bool is_comparison(const Ufunc& uf);
 /// Looks a ufunc up by name or alias ("abs" -> absolute); throws ValueError when unknown.
 const Ufunc& find_ufunc(std::string_view name);
 /// Aliases in the namespace: {"abs", "absolute"}, {"acos", "arccos"}, ...

@@ -71,7 +71,8 @@ class _Crossing:
     stands for which cupric one (so that an argument NumPy hands back is the caller's object),
     and the host copies of device arrays."""
 
-    def __init__(self, device):
+    def __init__(self, name, device):
+        self.name = name  # the NumPy function, for errors
         self.device = device  # where results go: "cpu" or the first device array's device
         self.standing_for = {}  # id(NumPy array) -> (NumPy array, cupric array)
         self.outs = []  # (host copy, device out= array), copied back after the call
@@ -103,8 +104,13 @@ class _Crossing:
                 return obj  # subclasses (masked arrays, matrix) stay NumPy's
             try:
                 out = _c.asarray(obj, device="cpu")  # zero copy
-            except (TypeError, ValueError):
-                return obj  # object, string, datetime, structured: no cupric dtype
+            except TypeError as err:  # object, string, datetime, structured: no cupric dtype
+                if obj.dtype.kind != "V":
+                    return obj  # NumPy's own objects (broadcast_arrays(x, None) makes object arrays)
+                # a structured result is refused, as CuPy refuses it: Dask's arg-reductions then keep
+                # their partial results as cupric arrays instead of mixing in NumPy's without knowing
+                raise TypeError(f"NumPy's {self.name} made an array of dtype {obj.dtype}, which cupric arrays "
+                                f"cannot hold ({err})") from None
             if self.device != "cpu":
                 out = out.to_device(self.device)
                 self.bytes += out.nbytes
@@ -159,7 +165,7 @@ def run_in_numpy(name, call, args, kwargs, refused=None):
         warnings.warn(f"cupric does not implement {name}: its {device} arguments are copied to the host, NumPy "
                       f"runs it, and the results go back (cu.set_fallback('raise') forbids this; this warning "
                       f"shows once per function)", FallbackWarning, stacklevel=3)
-    crossing = _Crossing(device)
+    crossing = _Crossing(name, device)
     np_args = crossing.to_numpy(args)
     np_kwargs = {k: crossing.to_numpy(v, writable=(k == "out")) for k, v in kwargs.items()}
     try:

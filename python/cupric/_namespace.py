@@ -6,7 +6,8 @@ import math as _math
 from . import _cupric as _c
 from . import _dtypes as _dt
 
-__all__ = ["e", "pi", "inf", "nan", "newaxis", "finfo", "iinfo", "array", "isdtype", "device"]
+__all__ = ["e", "pi", "inf", "nan", "newaxis", "finfo", "iinfo", "array", "isdtype", "device", "unravel_index",
+           "ravel_multi_index"]
 
 e = _math.e
 pi = _math.pi
@@ -84,3 +85,68 @@ def isdtype(dtype, kind):
             raise ValueError(f"unknown dtype kind {kind!r}; expected one of {sorted(_KINDS)}")
         return _dt.kind(dtype) in _KINDS[kind]
     return dtype == _dt.as_dtype(kind)
+
+
+def _int_indices(obj):
+    """`obj` as an int64 cupric array (on its own device); NumPy's TypeError for anything else."""
+    a = _c.asarray(obj)
+    if _dt.kind(a.dtype) not in "iu":
+        raise TypeError("only int indices permitted")
+    return a.astype("int64", copy=False)
+
+
+def _check_order(order):
+    if order not in ("C", "F"):
+        raise ValueError(f"only 'C' or 'F' order is permitted, got {order!r}")
+
+
+def unravel_index(indices, shape, order="C"):
+    """numpy.unravel_index: the coordinates, in an array of `shape`, of flat `indices` (a tuple of
+    int64 arrays on the indices' device; Dask's argmax over whole arrays calls it on chunks)."""
+    _check_order(order)
+    shape = (shape,) if isinstance(shape, int) else tuple(int(n) for n in shape)
+    flat = _int_indices(indices)
+    size = _math.prod(shape)
+    bad = _c.logical_or(flat < 0, flat >= size)
+    if flat.size and bool(_c.any(bad)):
+        first = int(flat.ravel()[_c.nonzero(bad.ravel())[0][0]])
+        raise ValueError(f"index {first} is out of bounds for array with size {size}")
+    coords = []
+    for dim in reversed(shape) if order == "C" else shape:
+        coords.append(_c.remainder(flat, dim))
+        flat = _c.floor_divide(flat, dim)
+    return tuple(reversed(coords)) if order == "C" else tuple(coords)
+
+
+_CLIP_MODES = ("clip", "raise", "wrap")
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """numpy.ravel_multi_index: flat indices (int64, on the coordinates' device) of coordinate
+    arrays in an array of shape `dims`; out-of-range coordinates raise, wrap or clip by `mode`
+    (one mode, or one per dimension)."""
+    _check_order(order)
+    dims = (dims,) if isinstance(dims, int) else tuple(int(n) for n in dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    for m in modes:
+        if m not in _CLIP_MODES:
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+    strides, step = [], 1
+    for dim in reversed(dims) if order == "C" else dims:
+        strides.append(step)
+        step *= dim
+    if order == "C":
+        strides.reverse()
+    flat = None
+    for coord, dim, m, stride in zip(multi_index, dims, modes, strides, strict=True):
+        c = _int_indices(coord)
+        if m == "wrap":
+            c = _c.remainder(c, dim)
+        elif m == "clip":
+            c = _c.clip(c, 0, dim - 1)
+        elif c.size and bool(_c.any(_c.logical_or(c < 0, c >= dim))):
+            raise ValueError("invalid entry in coordinates array")
+        flat = c * stride if flat is None else flat + c * stride
+    return flat

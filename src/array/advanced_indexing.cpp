@@ -154,10 +154,13 @@ Array offsets_for(const IndexPlan& plan, Shape& rows_shape) {
     }
   }
   std::vector<Array> positions;
-  for (const AdvancedIndex& adv : plan.advanced)
-    positions.push_back(adv.checked ? adv.positions
-                                    : checked_positions(adv.positions, view.shape()[adv.dim], adv.axis));
+  for (const AdvancedIndex& adv : plan.advanced) positions.push_back(adv.positions);
   rows_shape = broadcast_index_shapes(positions);
+  if (shape_size(rows_shape) == 0) return Array::empty({0}, DType::int64);  // NumPy: unused indices are not checked
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    const AdvancedIndex& adv = plan.advanced[k];
+    if (!adv.checked) positions[k] = checked_positions(adv.positions, view.shape()[adv.dim], adv.axis);
+  }
   const std::int64_t n = shape_size(rows_shape);
   if (positions.size() == 1) {
     // scale in place: the positions are this plan's own (fresh from checked_positions, or from
@@ -200,7 +203,7 @@ GatherPlan gather_plan(const IndexPlan& plan) {
   g.rest = view.view(rest_shape, rest_strides, view.offset());
   g.offsets = to_device(offsets, view.device());
   // NumPy: index arrays next to each other put their dims in place; separated ones put them first
-  g.rows_at = dims_adjacent(plan.advanced) ? plan.advanced.front().dim : 0;
+  g.rows_at = dims_adjacent(plan.advanced) && !plan.ellipsis_between ? plan.advanced.front().dim : 0;
   g.rows_ndim = static_cast<int>(rows_shape.size());
   g.result_shape = rest_shape;
   g.result_shape.insert(g.result_shape.begin() + g.rows_at, rows_shape.begin(), rows_shape.end());

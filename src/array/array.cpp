@@ -2,6 +2,7 @@
 #include "cupric/array.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -103,16 +104,16 @@ Strides c_strides(const Shape& shape) {
 }
 
 Array::Array(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset, DType dtype)
-    : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset), dtype_(dtype) {}
+    : storage_(std::move(storage)),
+      shape_(std::move(shape)),
+      strides_(std::move(strides)),
+      offset_(offset),
+      dtype_(dtype) {
+  check_layout(shape_, strides_, offset_, cupric::itemsize(dtype_));
+}
 
 Array Array::empty(const Shape& shape, DType dtype, Device device) {
-  for (auto d : shape)
-    if (d < 0) throw ValueError(cat("negative dimensions are not allowed: ", shape_str(shape)));
-  const std::int64_t n = shape_size(shape);
-  if (n > std::numeric_limits<std::int64_t>::max() / 16)
-    throw ValueError(cat("array is too big: shape ", shape_str(shape)));
-  std::size_t nbytes = static_cast<std::size_t>(n) * static_cast<std::size_t>(cupric::itemsize(dtype));
-  return Array(Storage::allocate(device, nbytes), shape, c_strides(shape), 0, dtype);
+  return Array(Storage::allocate_for(shape, dtype, device), shape, c_strides(shape), 0, dtype);
 }
 
 std::int64_t Array::size() const { return shape_size(shape_); }
@@ -178,7 +179,14 @@ Scalar Scalar::from_uint(std::uint64_t v) {
 std::string Scalar::str() const {
   switch (kind) {
     case WeakKind::boolean: return b ? "True" : "False";
-    case WeakKind::integer: return big_unsigned ? std::to_string(u) : std::to_string(i);
+    case WeakKind::integer:
+      if (beyond) {  // only its nearest double is kept
+        if (std::isinf(f)) return beyond > 0 ? "(an integer above 1.8e308)" : "(an integer below -1.8e308)";
+        char digits[400];
+        std::snprintf(digits, sizeof(digits), "%.0f", f);
+        return cat("~", digits);
+      }
+      return big_unsigned ? std::to_string(u) : std::to_string(i);
     case WeakKind::floating: return cat(f);
     case WeakKind::complex: return cat("(", c.real(), "+", c.imag(), "j)");
     case WeakKind::none: break;
@@ -192,15 +200,19 @@ void Scalar::store(DType t, void* dst) const {
     if constexpr (std::is_same_v<T, bool>) {
       switch (kind) {
         case WeakKind::boolean: v = b; break;
-        case WeakKind::integer: v = big_unsigned || i != 0; break;
+        case WeakKind::integer:
+          v = big_unsigned || beyond || i != 0;
+          break;
         case WeakKind::floating: v = f != 0; break;
         default: v = c != std::complex<double>(0); break;
       }
     } else if constexpr (std::is_integral_v<T>) {
       if (kind == WeakKind::integer) {
-        bool fits = big_unsigned ? (std::is_unsigned_v<T> && sizeof(T) == 8)
-                                 : (i >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-                                    (i < 0 || static_cast<std::uint64_t>(i) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
+        bool fits = beyond         ? false
+                    : big_unsigned ? (std::is_unsigned_v<T> && sizeof(T) == 8)
+                                   : (i >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+                                      (i < 0 || static_cast<std::uint64_t>(i) <=
+                                                    static_cast<std::uint64_t>(std::numeric_limits<T>::max())));
         if (!fits) throw OverflowError(cat("Python integer ", str(), " out of bounds for ", name(t)));
         v = big_unsigned ? static_cast<T>(u) : static_cast<T>(i);
       } else if (kind == WeakKind::boolean) {
@@ -219,7 +231,10 @@ void Scalar::store(DType t, void* dst) const {
       std::complex<double> z;
       switch (kind) {
         case WeakKind::boolean: z = b ? 1.0 : 0.0; break;
-        case WeakKind::integer: z = big_unsigned ? static_cast<double>(u) : static_cast<double>(i); break;
+        case WeakKind::integer:
+          if (beyond && std::isinf(f)) throw OverflowError("int too large to convert to float");
+          z = beyond ? f : big_unsigned ? static_cast<double>(u) : static_cast<double>(i);
+          break;
         case WeakKind::floating: z = f; break;
         default: z = c; break;
       }
@@ -241,7 +256,9 @@ Scalar scalar_of_weak(const Array& a) {
     case DType::bool_: return Scalar::from_bool(*static_cast<const bool*>(p));
     case DType::int64: return Scalar::from_int(*static_cast<const std::int64_t*>(p));
     case DType::uint64: return Scalar::from_uint(*static_cast<const std::uint64_t*>(p));
-    case DType::float64: return Scalar::from_float(*static_cast<const double*>(p));
+    case DType::float64:  // an integer past 64 bits is held as its nearest double (weak_storage_dtype)
+      if (a.weak() == WeakKind::integer) return Scalar::from_huge_int(*static_cast<const double*>(p));
+      return Scalar::from_float(*static_cast<const double*>(p));
     case DType::complex128: return Scalar::from_complex(*static_cast<const std::complex<double>*>(p));
     default: break;
   }
@@ -257,22 +274,41 @@ Array scalar_array(const Scalar& s, DType dtype, Device device) {
   return out;
 }
 
-InlineScalar::InlineScalar(const Scalar& s, DType dtype)
-    : storage_(Device::cpu(), bytes_, sizeof(bytes_), nullptr),
-      // aliasing an empty owner: no control block, nothing counted or freed
-      array_(std::shared_ptr<Storage>(std::shared_ptr<Storage>(), &storage_), Shape{}, Strides{}, 0, dtype) {
-  s.store(dtype, bytes_);
+DType weak_storage_dtype(const Scalar& s) {
+  return s.beyond ? DType::float64 : s.big_unsigned ? DType::uint64 : default_dtype(s.kind);
 }
 
-InlineScalar::InlineScalar(const Scalar& s) : InlineScalar(s, s.big_unsigned ? DType::uint64 : default_dtype(s.kind)) {
+namespace {
+/// Writes a weak scalar in weak_storage_dtype(s) (an integer past 64 bits as its double, even inf).
+void store_weak(const Scalar& s, void* dst) {
+  if (s.beyond)
+    std::memcpy(dst, &s.f, sizeof(double));
+  else
+    s.store(weak_storage_dtype(s), dst);
+}
+}  // namespace
+
+InlineScalar::InlineScalar(DType dtype)
+    : storage_(Device::cpu(), bytes_, sizeof(bytes_), nullptr),
+      // aliasing an empty owner: no control block, nothing counted or freed
+      array_(std::shared_ptr<Storage>(std::shared_ptr<Storage>(), &storage_), Shape{}, Strides{}, 0, dtype) {}
+
+InlineScalar::InlineScalar(const Scalar& s, DType dtype) : InlineScalar(dtype) { s.store(dtype, bytes_); }
+
+InlineScalar::InlineScalar(const Scalar& s) : InlineScalar(weak_storage_dtype(s)) {
+  store_weak(s, bytes_);
   array_.set_weak(s.kind);
 }
 
 Array scalar_array(const Scalar& s, Device device) {
-  DType t = s.big_unsigned ? DType::uint64 : default_dtype(s.kind);
-  Array a = scalar_array(s, t, device);
-  a.set_weak(s.kind);
-  return a;
+  Array host = Array::empty({}, weak_storage_dtype(s), Device::cpu());
+  store_weak(s, host.data());
+  host.set_weak(s.kind);
+  if (device.is_cpu()) return host;
+  Array out = Array::empty({}, host.dtype(), device);
+  backend_for(device).copy_from_host(out.data(), host.data(), static_cast<std::size_t>(host.itemsize()));
+  out.set_weak(s.kind);
+  return out;
 }
 
 }  // namespace cupric

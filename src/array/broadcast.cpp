@@ -6,6 +6,7 @@ namespace cupric {
 
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   const std::size_t n = std::max(a.size(), b.size());
+  check_ndim(n);
   Shape out(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];

@@ -3,6 +3,7 @@
 // that results match it bit for bit where NumPy's own arithmetic allows.
 #include "cupric/creation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -23,7 +24,7 @@ double as_double(const Scalar& s) {
     case WeakKind::boolean:
       return s.b ? 1.0 : 0.0;
     case WeakKind::integer:
-      return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
+      return s.beyond ? s.f : s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
     case WeakKind::floating:
       return s.f;
     default:
@@ -31,7 +32,22 @@ double as_double(const Scalar& s) {
   }
 }
 
-std::int64_t as_int(const Scalar& s) { return s.kind == WeakKind::boolean ? (s.b ? 1 : 0) : s.i; }
+/// An integer or boolean scalar's exact value (Python ints in [-2^63, 2^64); past those, only
+/// a stop can be, and its nearest double is as exact as NumPy's own length computation).
+__int128 as_int128(const Scalar& s) {
+  if (s.kind == WeakKind::boolean) return s.b ? 1 : 0;
+  if (s.beyond) return static_cast<__int128>(std::clamp(s.f, -0x1p100, 0x1p100));
+  return s.big_unsigned ? static_cast<__int128>(s.u) : static_cast<__int128>(s.i);
+}
+
+/// The scalar of an exact integer: int64, else uint64, else (past both) the nearest double.
+Scalar scalar_of_int128(__int128 v) {
+  if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
+    return Scalar::from_int(static_cast<std::int64_t>(v));
+  if (v > 0 && v <= static_cast<__int128>(std::numeric_limits<std::uint64_t>::max()))
+    return Scalar::from_uint(static_cast<std::uint64_t>(v));
+  return Scalar::from_float(static_cast<double>(v));
+}
 
 /// The value a scalar takes once stored as dtype t, read back as a double.
 double stored_as(const Scalar& s, DType t) {
@@ -49,12 +65,30 @@ double stored_as(const Scalar& s, DType t) {
   });
 }
 
+/// The value a scalar takes once stored as the integer dtype t (OverflowError when it does not
+/// fit, as NumPy), as 64 bits (sign-extended): arange's integer arithmetic is modulo 2^64.
+std::uint64_t stored_bits(const Scalar& s, DType t) {
+  alignas(16) unsigned char buf[16];
+  s.store(t, buf);
+  return visit_dtype(t, [&]<class T>() -> std::uint64_t {
+    if constexpr (std::is_integral_v<T>) {
+      T v;
+      std::memcpy(&v, buf, sizeof(T));
+      return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    } else {
+      throw TypeError(cat("arange: ", name(t), " is not an integer dtype"));
+    }
+  });
+}
+
 std::int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar& step) {
-  if (is_integral(start) && is_integral(stop) && is_integral(step) && !start.big_unsigned && !stop.big_unsigned &&
-      !step.big_unsigned) {
-    const __int128 span = static_cast<__int128>(as_int(stop)) - as_int(start), st = as_int(step);
+  if (is_integral(start) && is_integral(stop) && is_integral(step)) {  // exact over int64 and uint64
+    const __int128 span = as_int128(stop) - as_int128(start), st = as_int128(step);
     __int128 n = span / st;
     if (n * st != span && ((span > 0) == (st > 0))) ++n;  // ceil
+    if (n > std::numeric_limits<std::int64_t>::max() / 16)
+      throw ValueError(
+          cat("Maximum allowed size exceeded: arange(", start.str(), ", ", stop.str(), ", ", step.str(), ")"));
     return n > 0 ? static_cast<std::int64_t>(n) : 0;
   }
   const double n = std::ceil((as_double(stop) - as_double(start)) / as_double(step));
@@ -64,7 +98,6 @@ std::int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar
         cat("Maximum allowed size exceeded: arange(", start.str(), ", ", stop.str(), ", ", step.str(), ")"));
   return n > 0 ? static_cast<std::int64_t>(n) : 0;
 }
-
 
 Array cast_to(const Array& a, DType t) {
   if (a.dtype() == t) return a;
@@ -77,18 +110,10 @@ Array weak_int(std::int64_t v) { return scalar_array(Scalar::from_int(v)); }
 }  // namespace
 
 Array zeros(const Shape& shape, DType t, Device device) {
-  for (auto d : shape)
-    if (d < 0) throw ValueError(cat("negative dimensions are not allowed: ", shape_str(shape)));
-  const auto nbytes = static_cast<std::size_t>(shape_size(shape) * itemsize(t));
-  Backend& be = backend_for(device);
-  if (void* p = nbytes ? be.allocate_zeroed(nbytes) : nullptr) {
-    auto storage = std::make_shared<Storage>(device, p, nbytes, &be);
-    storage->set_last_writer(be.current_queue());
-    return Array(storage, shape, c_strides(shape), 0, t);
-  }
-  Array out = Array::empty(shape, t, device);
+  bool zeroed = false;
+  Array out(Storage::allocate_for(shape, t, device, &zeroed), shape, c_strides(shape), 0, t);
   alignas(16) unsigned char zero[16] = {};
-  if (out.size()) be.fill(out, zero);
+  if (!zeroed && out.size()) backend_for(device).fill(out, zero);
   return out;
 }
 
@@ -101,19 +126,29 @@ Array arange(const Scalar& start_in, const std::optional<Scalar>& stop_in, const
     if (s->kind == WeakKind::complex) throw NotImplementedError("arange with complex arguments is not supported");
   if (as_double(step) == 0) throw ZeroDivisionError("division by zero: arange's step is 0");
   const bool all_int = is_integral(start) && is_integral(stop) && is_integral(step);
-  const DType t = dtype.value_or(all_int ? DType::int64 : DType::float64);
+  // NumPy: int64 promoted with each argument's own dtype; a Python int past int64 is uint64,
+  // and int64 with uint64 is float64
+  bool any_big = false;
+  for (const Scalar* s : {&start, &stop, &step}) any_big = any_big || s->big_unsigned || s->beyond;
+  const DType t = dtype.value_or(all_int && !any_big ? DType::int64 : DType::float64);
   const std::int64_t n = arange_length(start, stop, step);
   if (t == DType::bool_ && n > 2)
     throw TypeError("arange() is only supported for booleans when the result has at most length 2.");
+  // NumPy stores the first two values in the result dtype (OverflowError when they do not fit)
+  // and continues with their difference; start + step is exact for integer arguments
+  const Scalar second = all_int ? scalar_of_int128(as_int128(start) + as_int128(step))
+                                : Scalar::from_float(as_double(start) + as_double(step));
   Array out = Array::empty({n}, t, device);
   if (n == 0) return out;
-  // NumPy computes the first two values in the result dtype and continues with their difference
-  const Scalar second = all_int && !start.big_unsigned && !step.big_unsigned
-                            ? Scalar::from_int(as_int(start) + as_int(step))
-                            : Scalar::from_float(as_double(start) + as_double(step));
-  const double first = stored_as(start, t);
-  const double delta = n > 1 ? stored_as(second, t) - first : 0.0;
-  backend_for(device).arange(out, first, delta);
+  if (is_integer(t)) {
+    const std::uint64_t first = stored_bits(start, t);
+    const std::uint64_t delta = n > 1 ? stored_bits(second, t) - first : 0;
+    backend_for(device).arange_integer(out, first, delta);
+  } else {
+    const double first = stored_as(start, t);
+    const double delta = n > 1 ? stored_as(second, t) - first : 0.0;
+    backend_for(device).arange(out, first, delta);
+  }
   return out;
 }
 
@@ -155,6 +190,9 @@ Array linspace(const Array& start_in, const Array& stop_in, std::int64_t num, bo
   if (num < 0) throw ValueError(cat("Number of samples, ", num, ", must be non-negative."));
   const std::int64_t div = endpoint ? num - 1 : num;
   const DType dt = linspace_dtype(start, stop);
+  Shape result{num};  // checked before any work (moving the samples' axis changes no size)
+  for (auto d : broadcast_shapes(start.shape(), stop.shape())) result.push_back(d);
+  check_shape(result, std::max(itemsize(dt), itemsize(dtype.value_or(dt))));
   UfuncOptions in_dt;
   in_dt.dtype = dt;
   const Array delta = on_device(apply_ufunc("subtract", {stop, start}, in_dt), device);
@@ -225,31 +263,42 @@ Array eye(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k, DTyp
   return out;
 }
 
-Array tri(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k, DType dtype, Device device) {
+namespace {
+/// A diagonal offset k of an n x m matrix moved into [-n, m]: past either end the diagonal
+/// misses every element just the same, and -k, m - k and k - 1 cannot overflow any more.
+std::int64_t clamp_diagonal(std::int64_t k, std::int64_t n, std::int64_t m) { return std::clamp(k, -n, m); }
+}  // namespace
+
+Array tri(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k_in, DType dtype, Device device) {
   const std::int64_t m = m_in.value_or(n);
-  if (n < 0 || m < 0) throw ValueError(cat("negative dimensions are not allowed: (", n, ", ", m, ")"));
+  // the result first: its size is checked (negative extents too) and its memory had before any work
+  UfuncOptions into_result;
+  into_result.out = Array::empty({n, m}, dtype, device);
+  if (into_result.out.size() == 0) return into_result.out;
+  const std::int64_t k = clamp_diagonal(k_in, n, m);
   // NumPy: greater_equal.outer(arange(N), arange(-k, M - k))
   const Array rows = reshape(arange(Scalar::from_int(n), std::nullopt, std::nullopt, DType::int64, device), {n, 1});
   const Array cols = arange(Scalar::from_int(-k), Scalar::from_int(m - k), std::nullopt, DType::int64, device);
-  return cast_to(apply_ufunc("greater_equal", {rows, cols}), dtype);
+  return apply_ufunc("greater_equal", {rows, cols}, into_result);
 }
 
 namespace {
-/// tri of the matrix shape of `a` (its last two axes; a 1-d array counts as square).
-Array tri_mask(const Array& a, std::int64_t k, const char* what) {
+/// tri of the matrix shape of `a` (its last two axes; a 1-d array counts as square) at diagonal
+/// k + shift, k clamped first so that the shift cannot overflow.
+Array tri_mask(const Array& a, std::int64_t k, int shift, const char* what) {
   if (a.ndim() == 0) throw ValueError(cat(what, ": input must be at least 1-d, got a 0-d array"));
   const std::int64_t cols = a.shape().back();
   const std::int64_t rows = a.ndim() >= 2 ? a.shape()[a.ndim() - 2] : cols;
-  return tri(rows, cols, k, DType::bool_, a.device());
+  return tri(rows, cols, clamp_diagonal(k, rows, cols) + shift, DType::bool_, a.device());
 }
 }  // namespace
 
 Array tril(const Array& a, std::int64_t k) {
-  return where(tri_mask(a, k, "tril"), a, scalar_array(Scalar::from_int(0), a.dtype(), a.device()));
+  return where(tri_mask(a, k, 0, "tril"), a, scalar_array(Scalar::from_int(0), a.dtype(), a.device()));
 }
 
 Array triu(const Array& a, std::int64_t k) {
-  return where(tri_mask(a, k - 1, "triu"), scalar_array(Scalar::from_int(0), a.dtype(), a.device()), a);
+  return where(tri_mask(a, k, -1, "triu"), scalar_array(Scalar::from_int(0), a.dtype(), a.device()), a);
 }
 
 std::vector<Array> meshgrid(const std::vector<Array>& xs, std::string_view indexing, bool sparse, bool copy) {

@@ -73,15 +73,28 @@ Managed* make_export(const Array& a) {
   return &e->managed;
 }
 
+/// Every check comes before the Storage that takes ownership exists: a tensor refused here is
+/// still its producer's (the capsule keeps its name and frees it).
 Array wrap(const DLTensor& t, std::function<void(void*)> release) {
   const DType dtype = dtype_from_dlpack(t.dtype);
   const Device device = device_from_dlpack(t.device);
-  if (t.ndim < 0) throw BufferError(cat("DLPack tensor has ndim ", t.ndim));
+  if (t.ndim < 0 || t.ndim > kMaxDims)
+    throw BufferError(cat("DLPack tensor has ndim ", t.ndim, " (0 to ", kMaxDims, ")"));
+  if (t.ndim > 0 && !t.shape) throw BufferError("DLPack tensor has no shape");
   Shape shape(t.shape, t.shape + t.ndim);
   for (auto d : shape)
     if (d < 0) throw BufferError(cat("DLPack tensor has a negative dimension: ", shape_str(shape)));
   Strides strides = t.strides ? Strides(t.strides, t.strides + t.ndim) : c_strides(shape);
+  const std::int64_t isz = itemsize(dtype);
+  Strides bytes(strides.size());
+  for (std::size_t d = 0; d < strides.size(); ++d)
+    if (__builtin_mul_overflow(strides[d], isz, &bytes[d]))
+      throw BufferError(cat("DLPack tensor strides ", shape_str(strides), " are out of range"));
   void* data = static_cast<char*>(t.data) + t.byte_offset;
+  const std::string problem =
+      foreign_array_problem("DLPack tensor", reinterpret_cast<std::uintptr_t>(data), shape, &bytes, isz);
+  if (!problem.empty()) throw BufferError(problem);
+  check_layout(shape, strides, 0, isz);  // what the Array constructor checks, so that it cannot throw below
   auto storage = std::make_shared<Storage>(device, data, static_cast<std::size_t>(shape_size(shape) * itemsize(dtype)),
                                            std::move(release));
   return Array(std::move(storage), std::move(shape), std::move(strides), 0, dtype);

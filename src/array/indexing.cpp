@@ -179,7 +179,7 @@ void add_mask(ViewBuilder& vb, const Array& mask, IndexPlan& plan) {
   }
   for (int k = 0; k < mask.ndim(); ++k) {
     const std::int64_t size = vb.a.shape()[vb.axis + k];
-    if (mask.shape()[k] != size)
+    if (mask.shape()[k] != size && mask.shape()[k] != 0)  // NumPy: an empty mask axis fits any (selects nothing)
       throw IndexError(cat("boolean index did not match indexed array along axis ", vb.axis + k, "; size of axis is ",
                            size, " but size of corresponding boolean axis is ", mask.shape()[k]));
   }
@@ -237,10 +237,23 @@ void add_item(ViewBuilder& vb, const IndexItem& it, bool has_arrays, int ellipsi
 IndexPlan plan_index(const Array& a, const Index& index_in) {
   const Index index = normalized(index_in);
   const int consumed = consumed_dims(index, a.ndim());
+  std::size_t added = 0;  // dimensions the index adds: None and 0-d boolean masks
+  for (const IndexItem& it : index)
+    added += it.kind == IndexItem::Kind::newaxis ||
+             (it.kind == IndexItem::Kind::array && is_bool(it.array.dtype()) && it.array.ndim() == 0);
+  if (static_cast<std::size_t>(a.ndim() - consumed) + added > static_cast<std::size_t>(kMaxDims))
+    throw IndexError(cat("number of dimensions must be within [0, ", kMaxDims, "], indexing result would have ",
+                         static_cast<std::size_t>(a.ndim() - consumed) + added));
   const bool has_arrays = !is_basic_index(index);
   IndexPlan plan;
   ViewBuilder vb{a, {}, {}, a.offset()};
-  for (const IndexItem& it : index) add_item(vb, it, has_arrays, a.ndim() - consumed, plan);
+  bool ellipsis_after_array = false;
+  for (const IndexItem& it : index) {
+    const std::size_t arrays_before = plan.advanced.size();
+    add_item(vb, it, has_arrays, a.ndim() - consumed, plan);
+    if (ellipsis_after_array && plan.advanced.size() > arrays_before) plan.ellipsis_between = true;
+    if (it.kind == IndexItem::Kind::ellipsis && arrays_before > 0) ellipsis_after_array = true;
+  }
   while (vb.axis < a.ndim()) vb.keep();  // an implicit trailing ellipsis
   plan.view = a.view(vb.shape, vb.strides, vb.offset);
   return plan;

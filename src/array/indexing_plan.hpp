@@ -20,6 +20,9 @@ struct AdvancedIndex {
 struct IndexPlan {
   Array view;  ///< the array after integers, slices, ellipsis and newaxis; indexed dims kept whole
   std::vector<AdvancedIndex> advanced;  ///< empty for a basic index
+  /// An ellipsis stands between two index arrays (NumPy then puts the index dims first, even when
+  /// the ellipsis covers no dimension).
+  bool ellipsis_between = false;
 };
 
 /// nonzero() with the results left on the host (C-contiguous int64).

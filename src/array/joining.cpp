@@ -48,7 +48,8 @@ Shape joined_shape(const std::vector<Array>& arrays, int axis) {
                 d, ", the array at index 0 has size ", first.shape()[d], " and the array at index ", i, " has size ",
                 a.shape()[d]));
     }
-    shape[axis] += a.shape()[axis];
+    if (__builtin_add_overflow(shape[axis], a.shape()[axis], &shape[axis]))
+      throw ValueError(cat("array is too big: the joined arrays' extents along axis ", axis, " add up past 2**63 - 1"));
   }
   return shape;
 }

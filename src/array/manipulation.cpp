@@ -74,20 +74,21 @@ std::optional<Strides> reshape_strides(const Array& a, const Shape& shape) {
 }
 
 Shape reshape_shape(std::int64_t size, const Shape& requested) {
+  check_ndim(requested.size());
   Shape shape = requested;
   int unknown = -1;
   std::int64_t known = 1;
+  auto fail = [&] {
+    return ValueError(cat("cannot reshape array of size ", size, " into shape ", shape_str(requested)));
+  };
   for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
     if (shape[d] < 0) {
       if (unknown >= 0) throw ValueError("can only specify one unknown dimension");
       unknown = d;
-    } else {
-      known *= shape[d];
+    } else if (__builtin_mul_overflow(known, shape[d], &known)) {  // no array has that many elements
+      throw fail();
     }
   }
-  auto fail = [&] {
-    return ValueError(cat("cannot reshape array of size ", size, " into shape ", shape_str(requested)));
-  };
   if (unknown >= 0) {
     if (known == 0 || size % known != 0) throw fail();
     shape[unknown] = size / known;
@@ -199,6 +200,7 @@ Array squeeze(const Array& a, const std::optional<std::vector<std::int64_t>>& ax
 }
 
 Array expand_dims(const Array& a, const std::vector<std::int64_t>& axes) {
+  check_ndim(static_cast<std::size_t>(a.ndim()) + axes.size());
   const int nd = a.ndim() + static_cast<int>(axes.size());
   const std::vector<int> at = normalize_axes(axes, nd);
   Shape shape(nd);

@@ -154,7 +154,8 @@ Array nan_to_num(const Array& x_in, bool copy, double nan, std::optional<double>
     // all three masks first, so that a replacement value is not replaced again
     const Array masks[3] = {call("isnan", {d}), call("equal", {d, weak_float(inf)}),
                             call("equal", {d, weak_float(-inf)})};
-    for (int i = 0; i < 3; ++i) call("positive", {scalar_array(Scalar::from_float(values[i]), d.dtype())}, d, masks[i]);
+    for (int i = 0; i < 3; ++i)
+      call("positive", {scalar_array(Scalar::from_float(values[i]), d.dtype(), d.device())}, d, masks[i]);
   }
   return x;
 }

@@ -67,18 +67,19 @@ Array Generator::exponential(double scale, const Shape& shape, DType dtype, Devi
   return draw(r, shape, dtype, device);
 }
 
-Array Generator::integers(std::int64_t low, std::int64_t high, const Shape& shape, DType dtype, Device device,
-                          bool endpoint) {
+Array Generator::integers(__int128 low, __int128 high, const Shape& shape, DType dtype, Device device, bool endpoint) {
   if (!is_integer(dtype)) throw TypeError(cat("integers: dtype must be an integer type, got ", name(dtype)));
-  const std::int64_t top = endpoint ? high : high - 1;  // inclusive upper bound
-  if (top < low) throw ValueError(cat("integers: low >= high (low=", low, ", high=", high, ")"));
+  const __int128 top = endpoint ? high : high - 1;  // inclusive upper bound
   const IntInfo lim = iinfo(dtype);
-  if (low < lim.min || (top >= 0 && static_cast<std::uint64_t>(top) > lim.max))
-    throw ValueError(cat("integers: bounds [", low, ", ", top, "] are out of range for ", name(dtype)));
+  // NumPy's messages, in NumPy's order
+  if (low < lim.min) throw ValueError(cat("low is out of bounds for ", name(dtype)));
+  if (top > static_cast<__int128>(lim.max)) throw ValueError(cat("high is out of bounds for ", name(dtype)));
+  if (top < low) throw ValueError(endpoint ? "low > high" : "low >= high");
   RandomRequest r;
   r.dist = RandomDistribution::integers;
-  r.low = low;
-  r.range = static_cast<std::uint64_t>(top) - static_cast<std::uint64_t>(low) + 1;  // 0 means 2^64
+  // both modulo 2^64: the kernels add the offset to low in 64-bit unsigned arithmetic
+  r.low = static_cast<std::int64_t>(static_cast<std::uint64_t>(low));
+  r.range = static_cast<std::uint64_t>(top - low + 1);  // 0 means 2^64
   return draw(r, shape, dtype, device);
 }
 

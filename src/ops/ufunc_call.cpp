@@ -8,6 +8,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"
 
 namespace cupric {
@@ -40,6 +41,7 @@ bool partial_overlap(const Array& a, const Array& b) {
 
 bool fits(const Scalar& s, DType t) {
   const IntInfo lim = iinfo(t);
+  if (s.beyond) return false;
   if (s.big_unsigned) return s.u <= lim.max;
   return s.i >= lim.min && (s.i < 0 || static_cast<std::uint64_t>(s.i) <= lim.max);
 }
@@ -60,8 +62,14 @@ Comparison comparison_of(const Ufunc& uf) {
   return by_id[static_cast<std::size_t>(uf.id)];
 }
 
-/// NumPy 2 compares integer arrays with Python ints outside their range without OverflowError:
-/// every element then gets the same answer. Returns it when this call is such a comparison.
+}  // namespace
+
+bool is_comparison(const Ufunc& uf) { return comparison_of(uf) != Comparison::none; }
+
+namespace {
+/// NumPy 2 compares integer arrays with Python ints outside their range (of any size) without
+/// OverflowError: every element then gets the same answer. Returns it when this call is such a
+/// comparison.
 std::optional<bool> out_of_range_comparison(const Ufunc& uf, const UfuncLoop& loop,
                                             std::span<const Array* const> inputs) {
   if (uf.nin != 2) return std::nullopt;
@@ -73,7 +81,8 @@ std::optional<bool> out_of_range_comparison(const Ufunc& uf, const UfuncLoop& lo
     return std::nullopt;  // (bool arrays promote Python ints to int64, where big ones overflow)
   const Scalar s = scalar_of_weak(*inputs[w]);
   if (fits(s, loop.types[w])) return std::nullopt;
-  const bool weak_above = s.big_unsigned || s.i > 0;       // above every value of the type, else below
+  const bool weak_above =
+      s.beyond > 0 || s.big_unsigned || (!s.beyond && s.i > 0);  // above every value of the type, else below
   const bool lhs_less = w == 1 ? weak_above : !weak_above;  // inputs[0] < inputs[1] everywhere
   switch (cmp) {
     case Comparison::equal:
@@ -127,6 +136,24 @@ class LoopInputs {
   std::array<Array, kMaxUfuncArgs> copies_;
 };
 
+/// NumPy refuses integers to negative integer powers (ValueError) where C would truncate to 0:
+/// the exponents the loop would read (those where= selects) are checked before anything runs.
+void check_integer_power(const Ufunc& uf, const UfuncLoop& loop, const LoopInputs& inputs, const Array* where,
+                         const Shape& shape) {
+  static const Ufunc* power = &find_ufunc("power");
+  if (&uf != power || !is_signed_integer(loop.types[1]) || shape_size(shape) == 0) return;
+  const Array& exponent = inputs[1];
+  Array negative = apply_ufunc("less", {exponent, scalar_array(Scalar::from_int(0))});
+  if (where) negative = apply_ufunc("logical_and", {negative, *where});
+  const Array found = any(negative);
+  bool any_negative = false;
+  if (found.device().is_cpu())
+    any_negative = *static_cast<const bool*>(found.data());
+  else
+    backend_for(found.device()).copy_to_host(&any_negative, found.data(), 1);
+  if (any_negative) throw ValueError("Integers to negative integer powers are not allowed.");
+}
+
 /// The broadcast shape of the inputs and where= (ValueError naming the shapes when they do not
 /// broadcast; the same pairwise order, so the same message, as broadcast_shapes of all of them).
 Shape broadcast_inputs(const LoopInputs& inputs, int nin, const Array& where) {
@@ -176,6 +203,7 @@ Array apply_ufunc(const Ufunc& uf, std::span<const Array* const> inputs_in, cons
     where = &options.where;
   }
   Shape shape = broadcast_inputs(inputs, uf.nin, options.where);
+  check_integer_power(uf, loop, inputs, where, shape);
 
   const DType out_dtype = loop.types[uf.nin];
   Array out = options.out;

@@ -20,15 +20,6 @@ namespace cupric::py {
 namespace {
 nb::handle g_ndarray_type;
 
-Shape shape_from_py(nb::handle obj) {
-  if (PyLong_Check(obj.ptr()) || nb::hasattr(obj, "__index__")) {
-    if (!nb::isinstance<nb::sequence>(obj)) return {nb::cast<std::int64_t>(obj)};
-  }
-  Shape s;
-  for (nb::handle d : obj) s.push_back(nb::cast<std::int64_t>(d));
-  return s;
-}
-
 nb::tuple tuple_of(const std::vector<std::int64_t>& v) {
   nb::list l;
   for (auto x : v) l.append(x);
@@ -239,7 +230,7 @@ void bind_array(nb::module_& m) {
 
   m.def("asarray", [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy) {
     std::optional<bool> c;
-    if (!copy.is_none()) c = nb::cast<bool>(copy);
+    if (!copy.is_none()) c = bool_from_py(copy, "copy");
     return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
   }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
   m.def("astype", [](nb::handle x, nb::handle dtype, bool copy, nb::handle device) {
@@ -284,7 +275,19 @@ void bind_array(nb::module_& m) {
      nb::arg("shape") = nb::none());
 
   m.def("get_num_threads", &cpu::num_threads, "Threads the CPU backend uses (CUPRIC_NUM_THREADS sets the start value).");
-  m.def("set_num_threads", &cpu::set_num_threads, nb::arg("n"), "Sets the CPU backend's thread count (< 1: all cores).");
+  m.def("set_num_threads", &cpu::set_num_threads, nb::arg("n"),
+        "Sets the CPU backend's thread count (< 1: all cores; at most 4 per core, or 64 on small machines: "
+        "ValueError above). Fewer threads than before end the workers no longer needed.");
+  m.def(
+      "_read_array_interface",
+      [](nb::handle iface, const std::string& protocol) {
+        const InterfaceLayout l = read_interface(iface, protocol.c_str());
+        nb::object strides = l.byte_strides ? nb::object(tuple_of(*l.byte_strides)) : nb::none();
+        return nb::make_tuple(l.data, l.typestr, l.itemsize, tuple_of(l.shape), strides, l.readonly);
+      },
+      nb::arg("iface"), nb::arg("protocol"),
+      "(data, typestr, itemsize, shape, byte strides or None, read_only) of an array interface dict, checked as "
+      "every importer of foreign memory checks it (ValueError / TypeError naming the problem).");
   m.def("_cpu_dispatch", [] {  // for cupric.show_config(); raises on a bad CUPRIC_CPU_TARGETS
     const cpu::CpuDispatchReport r = cpu::cpu_dispatch_report();
     nb::dict d;

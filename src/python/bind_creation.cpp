@@ -3,6 +3,8 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
+#include <limits>
+
 #include "convert.hpp"
 #include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
@@ -14,7 +16,7 @@ Array as_array(nb::handle obj) { return nb::isinstance<Array>(obj) ? nb::cast<Ar
 
 /// A number argument: Python scalars, NumPy scalars and 0-d arrays (through .item()).
 Scalar number_from_py(nb::handle obj, const char* what) {
-  if (is_python_scalar(obj)) return scalar_from_py(obj);
+  if (is_python_scalar(obj)) return scalar_from_py(obj, /*huge_ints=*/true);  // stored values still must fit
   if (nb::hasattr(obj, "item")) return number_from_py(obj.attr("item")(), what);
   if (PyIndex_Check(obj.ptr())) return scalar_from_py(nb::int_(obj));
   throw TypeError(cat(what, " must be a number, got ", nb::cast<std::string>(nb::repr(obj))));
@@ -27,7 +29,19 @@ std::optional<Scalar> optional_number(nb::handle obj, const char* what) {
 
 std::optional<std::int64_t> optional_int(nb::handle obj) {
   if (obj.is_none()) return std::nullopt;
-  return nb::cast<std::int64_t>(nb::int_(obj));
+  return int64_from_py(obj);
+}
+
+/// A diagonal offset: any Python integer, saturated to int64 (past the matrix, every offset
+/// means the same, so saturating changes no result).
+std::int64_t diagonal_offset(nb::handle obj) {
+  nb::object index = nb::steal(PyNumber_Index(obj.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long k = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow)
+    return overflow > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  return k;
 }
 
 /// Explicit device, else the device of the first array argument, else the default device.
@@ -77,8 +91,8 @@ void bind_creation(nb::module_& m) {
 
   m.def(
       "eye",
-      [](std::int64_t n, nb::handle m_, std::int64_t k, nb::handle dtype, nb::handle device) {
-        return eye(n, optional_int(m_), k, dtype_or(dtype, DType::float64), device_from_py(device));
+      [](std::int64_t n, nb::handle m_, nb::handle k, nb::handle dtype, nb::handle device) {
+        return eye(n, optional_int(m_), diagonal_offset(k), dtype_or(dtype, DType::float64), device_from_py(device));
       },
       nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
       nb::arg("device") = nb::none());
@@ -90,15 +104,17 @@ void bind_creation(nb::module_& m) {
       nb::arg("n"), nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("device") = nb::none());
   m.def(
       "tri",
-      [](std::int64_t n, nb::handle m_, std::int64_t k, nb::handle dtype, nb::handle device) {
-        return tri(n, optional_int(m_), k, dtype_or(dtype, DType::float64), device_from_py(device));
+      [](std::int64_t n, nb::handle m_, nb::handle k, nb::handle dtype, nb::handle device) {
+        return tri(n, optional_int(m_), diagonal_offset(k), dtype_or(dtype, DType::float64), device_from_py(device));
       },
       nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
       nb::arg("device") = nb::none());
   m.def(
-      "tril", [](nb::handle a, std::int64_t k) { return tril(as_array(a), k); }, nb::arg("m"), nb::arg("k") = 0);
+      "tril", [](nb::handle a, nb::handle k) { return tril(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
+      nb::arg("k") = 0);
   m.def(
-      "triu", [](nb::handle a, std::int64_t k) { return triu(as_array(a), k); }, nb::arg("m"), nb::arg("k") = 0);
+      "triu", [](nb::handle a, nb::handle k) { return triu(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
+      nb::arg("k") = 0);
 
   m.def(
       "meshgrid",

@@ -37,7 +37,9 @@ void raise_cuda(PyObject* type, const cuda::CudaError& e, void (*extra)(nb::obje
   PyErr_SetObject(type, inst.ptr());
 }
 
-void translate(const std::exception_ptr& p, void*) {
+}  // namespace
+
+void translate_cuda_error(const std::exception_ptr& p) {
   try {
     std::rethrow_exception(p);
   } catch (const cuda::OutOfMemoryError& e) {
@@ -59,6 +61,8 @@ void translate(const std::exception_ptr& p, void*) {
   }
 }
 
+namespace {
+
 PyObject* new_exception(nb::module_& m, const char* name, PyObject* bases, const char* doc) {
   std::string qualified = std::string("cupric.cuda.") + name;
   PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
@@ -78,7 +82,7 @@ void bind_errors(nb::module_& m) {
                                      "NVRTC or nvJitLink rejected the code. Attribute: log (the full log).");
   not_found_error_type = new_exception(m, "LibraryNotFoundError", cuda_error_type,
                                        "A CUDA library (the driver, NVRTC, nvJitLink) is missing. Attribute: library.");
-  nb::register_exception_translator(&translate);
+  // (raised through the module's one translator, translate_cpp_error, which calls translate_cuda_error)
 }
 
 void bind_loader(nb::module_& m) {

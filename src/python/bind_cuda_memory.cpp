@@ -8,9 +8,10 @@
 #include <optional>
 
 #include "bind_cuda.hpp"
+#include "convert.hpp"
 #include "cupric/cuda/errors.hpp"
-#include "cupric/dlpack.hpp"
 #include "cupric/cuda/loader.hpp"
+#include "cupric/dlpack.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 
@@ -147,13 +148,15 @@ std::size_t device_nbytes(nb::handle src, std::optional<std::size_t> nbytes) {
   if (nbytes) return *nbytes;
   if (nb::isinstance<Buffer>(src)) return nb::cast<const Buffer&>(src).size();
   if (nb::hasattr(src, "__cuda_array_interface__")) {
-    nb::dict cai = nb::cast<nb::dict>(src.attr("__cuda_array_interface__"));
-    if (cai.contains("strides") && !cai["strides"].is_none())
-      throw ValueError("Buffer.copy_from: the source array is not contiguous");
-    std::string typestr = nb::cast<std::string>(cai["typestr"]);
-    std::size_t n = static_cast<std::size_t>(std::stoul(typestr.substr(2)));
-    for (nb::handle d : cai["shape"]) n *= nb::cast<std::size_t>(d);
-    return n;
+    const InterfaceLayout cai = read_interface(src.attr("__cuda_array_interface__"), "__cuda_array_interface__");
+    if (cai.byte_strides) {
+      Strides c = c_strides(cai.shape);
+      for (auto& st : c) st *= cai.itemsize;
+      for (std::size_t d = 0; d < c.size(); ++d)
+        if (cai.shape[d] > 1 && c[d] != (*cai.byte_strides)[d])
+          throw ValueError("Buffer.copy_from: the source array is not contiguous");
+    }
+    return static_cast<std::size_t>(shape_size(cai.shape) * cai.itemsize);  // fits: read_interface checked it
   }
   throw ValueError("Buffer.copy_from: pass nbytes= for a DLPack source");
 }
@@ -272,11 +275,12 @@ bool device_pointer_from_py(nb::handle obj, std::uint64_t* address, cuda::CUstre
   if (cupric_array_pointer(obj, address, info ? &info->storage : nullptr)) return true;
   PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
   if (cai) {
-    nb::dict d = nb::cast<nb::dict>(nb::steal(cai));
-    *address = nb::cast<std::uint64_t>(d["data"][0]);
-    if (info && d.contains("stream") && !d["stream"].is_none()) {
+    nb::object d = nb::steal(cai);
+    *address = read_interface(d, "__cuda_array_interface__").data;  // checked: shape, strides, NULL data
+    PyObject* stream = PyDict_GetItemString(d.ptr(), "stream");     // a dict: read_interface said so
+    if (info && stream && stream != Py_None) {
       info->has_stream = true;  // version 3: the data is ready on that stream
-      info->stream = protocol_stream(nb::cast<long long>(d["stream"]), "__cuda_array_interface__");
+      info->stream = protocol_stream(nb::cast<long long>(nb::handle(stream)), "__cuda_array_interface__");
     }
     return true;
   }

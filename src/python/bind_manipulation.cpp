@@ -19,15 +19,15 @@ bool is_integer_like(nb::handle obj) {
 
 /// An int or a sequence of ints (shapes, axes).
 Shape ints_from_py(nb::handle obj, const char* what) {
-  if (is_integer_like(obj)) return {nb::cast<std::int64_t>(nb::int_(obj))};
-  if (!PySequence_Check(obj.ptr()))
+  if (is_integer_like(obj)) return {int64_from_py(obj)};
+  if (!PySequence_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()))
     throw TypeError(cat(what, " must be an int or a sequence of ints, got ", nb::cast<std::string>(nb::repr(obj))));
   Shape out;  // up to 8 inline: no allocation for a usual shape
   for (nb::handle d : obj) {
     if (!is_integer_like(d))
       throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(d.type()))),
                           "' object cannot be interpreted as an integer"));
-    out.push_back(nb::cast<std::int64_t>(nb::int_(d)));
+    out.push_back(int64_from_py(d));
   }
   return out;
 }
@@ -39,22 +39,27 @@ std::optional<std::vector<std::int64_t>> optional_ints(nb::handle obj, const cha
 
 char order_from_py(nb::handle obj) {
   if (obj.is_none()) return 'C';
-  const std::string s = nb::cast<std::string>(obj);
+  const std::string s = str_from_py(obj, "order");
   if (s.size() != 1 || (s[0] != 'C' && s[0] != 'F' && s[0] != 'A'))
     throw ValueError(cat("order must be one of 'C', 'F', 'A', got '", s, "'"));
   return s[0];
 }
 
-std::optional<bool> optional_bool(nb::handle obj) {
+std::optional<bool> optional_bool(nb::handle obj, const char* what) {
   if (obj.is_none()) return std::nullopt;
-  return nb::cast<bool>(obj);
+  return bool_from_py(obj, what);
 }
 
 /// a.reshape(2, 3), a.reshape((2, 3)) and a.reshape(shape=(2, 3)).
 Shape shape_from_args(nb::args args) {
   if (nb::len(args) == 1) return ints_from_py(args[0], "shape");
   Shape s;
-  for (nb::handle d : args) s.push_back(ints_from_py(d, "shape").at(0));
+  for (nb::handle d : args) {
+    if (!is_integer_like(d))
+      throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(d.type()))),
+                          "' object cannot be interpreted as an integer"));
+    s.push_back(int64_from_py(d));
+  }
   return s;
 }
 
@@ -78,7 +83,7 @@ nb::tuple tuple_of_arrays(const std::vector<Array>& arrays) {
 }
 
 Array reshape_py(const Array& a, const Shape& shape, nb::handle order, nb::handle copy) {
-  return reshape(a, shape, order_from_py(order), optional_bool(copy));
+  return reshape(a, shape, order_from_py(order), optional_bool(copy, "copy"));
 }
 
 void bind_functions(nb::module_& m) {
@@ -133,7 +138,7 @@ void bind_functions(nb::module_& m) {
   });
   auto concat = [](nb::handle arrays, nb::handle axis, nb::handle dtype, const std::string& casting) {
     std::optional<std::int64_t> ax;
-    if (!axis.is_none()) ax = nb::cast<std::int64_t>(nb::int_(axis));
+    if (!axis.is_none()) ax = int64_from_py(axis);
     return concatenate(arrays_from_py(arrays), ax, optional_dtype(dtype), casting_from_name(casting));
   };
   m.def("concatenate", concat, nb::arg("arrays"), nb::arg("axis").none() = 0, nb::kw_only(),

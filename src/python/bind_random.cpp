@@ -1,5 +1,6 @@
 // bind_random.cpp — cupric.random.Generator and default_rng over the C++ Generator.
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "convert.hpp"
@@ -9,12 +10,23 @@
 namespace cupric::py {
 
 namespace {
-Shape size_from_py(nb::handle size) {
-  if (size.is_none()) return {};
-  if (PyLong_Check(size.ptr())) return {nb::cast<std::int64_t>(size)};
-  Shape s;
-  for (nb::handle d : size) s.push_back(nb::cast<std::int64_t>(d));
-  return s;
+Shape size_from_py(nb::handle size) { return size.is_none() ? Shape{} : shape_from_py(size); }
+
+/// A bound of integers(): int(obj), as NumPy takes it, exact from -2^63 to 2^64 and a little
+/// past (an exclusive high of 2^64 is the top of uint64); further out it is out of bounds for
+/// every dtype, and integers() says so with NumPy's message.
+__int128 bound_from_py(nb::handle obj) {
+  nb::int_ value(obj);
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (!overflow) return v;
+  if (overflow < 0) return -(static_cast<__int128>(1) << 100);
+  const __int128 base = 2 * static_cast<__int128>(std::numeric_limits<std::int64_t>::max());  // 2^64 - 2
+  nb::object past = value - nb::int_(std::numeric_limits<std::int64_t>::max()) -
+                    nb::int_(std::numeric_limits<std::int64_t>::max());
+  const long long d = PyLong_AsLongLongAndOverflow(past.ptr(), &overflow);
+  if (overflow) return static_cast<__int128>(1) << 100;
+  return base + d;
 }
 
 void check_axis0(const char* what, int axis) {
@@ -140,21 +152,21 @@ void bind_random(nb::module_& m) {
       .def("exponential", [](Generator& g, double scale, nb::handle size, nb::handle dtype, nb::handle device) {
         return g.exponential(scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
       }, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
-      .def("integers", [](Generator& g, std::int64_t low, nb::handle high, nb::handle size, nb::handle dtype, bool endpoint,
+      .def("integers", [](Generator& g, nb::handle low, nb::handle high, nb::handle size, nb::handle dtype, bool endpoint,
                           nb::handle device) {
-        std::int64_t lo = low, hi;
-        if (high.is_none()) {
-          lo = 0;
-          hi = low;
-        } else {
-          hi = nb::cast<std::int64_t>(high);
+        const DType t = optional_dtype(dtype).value_or(DType::int64);
+        __int128 lo = 0, hi = 0;
+        if (high.is_none()) hi = bound_from_py(low);
+        else {
+          lo = bound_from_py(low);
+          hi = bound_from_py(high);
         }
-        return g.integers(lo, hi, size_from_py(size), optional_dtype(dtype).value_or(DType::int64), device_from_py(device), endpoint);
+        return g.integers(lo, hi, size_from_py(size), t, device_from_py(device), endpoint);
       }, nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
          nb::arg("endpoint") = false, nb::arg("device") = nb::none())
       .def("permutation", [](Generator& g, nb::handle x, int axis, nb::handle device) {
         check_axis0("permutation", axis);
-        if (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr())) return g.permutation(nb::cast<std::int64_t>(x), device_from_py(device));
+        if (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr())) return g.permutation(int64_from_py(x), device_from_py(device));
         return g.permutation(array_from_py(x));
       }, nb::arg("x"), nb::arg("axis") = 0, nb::arg("device") = nb::none(),
          "A random ordering of range(x) (x an int), or a copy of x reordered along axis 0.")
@@ -167,7 +179,7 @@ void bind_random(nb::module_& m) {
         std::optional<Array> pa, population;
         if (!p.is_none()) pa = array_from_py(p);
         std::int64_t n = 0;
-        if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) n = nb::cast<std::int64_t>(a);
+        if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) n = int64_from_py(a);
         else population = array_from_py(a);
         return g.choice(population ? &*population : nullptr, n, size_from_py(size), replace, pa ? &*pa : nullptr,
                         device_from_py(device));

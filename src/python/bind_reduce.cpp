@@ -89,11 +89,11 @@ nb::object result_to_py(const Array& r, nb::handle out) {
 
 double ddof_from_py(nb::handle ddof, nb::handle correction) {
   if (!correction.is_none()) {
-    if (!ddof.is_none() && nb::cast<double>(ddof) != 0)
+    if (!ddof.is_none() && float_from_py(ddof, "ddof") != 0)
       throw ValueError("ddof and correction can't be provided simultaneously.");
-    return nb::cast<double>(correction);
+    return float_from_py(correction, "correction");
   }
-  return ddof.is_none() ? 0.0 : nb::cast<double>(ddof);
+  return ddof.is_none() ? 0.0 : float_from_py(ddof, "ddof");
 }
 
 using WithDtype = Array (*)(const Array&, const ReduceOptions&);

@@ -58,12 +58,9 @@ class HostLauncher {
   void launch(nb::handle grid, nb::args args) const {
     if (args.size() != params_.size())
       throw TypeError(cat("kernel takes ", params_.size(), " run-time arguments, got ", args.size()));
-    std::int64_t g[3] = {1, 1, 1};
-    std::size_t gi = 0;
-    for (nb::handle d : grid) {
-      if (gi == 3) throw ValueError("a grid has at most 3 dimensions");
-      g[gi++] = nb::cast<std::int64_t>(d);
-    }
+    long long grid3[3];
+    grid_from_py(grid, grid3);
+    const std::int64_t g[3] = {grid3[0], grid3[1], grid3[2]};
     std::vector<cupric_tile_array> arrays(params_.size());
     std::vector<std::uint64_t> scalars(params_.size(), 0);
     std::vector<void*> ptrs(params_.size());
@@ -228,13 +225,60 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
     if (read[i].storage) note_written(DeviceArgument{read[i].storage, false, nullptr}, state);
 }
 
+/// The globals and closure variables a kernel's body read when it was specialised (python/
+/// cupric/tile/_globals.py): its plans apply only while each name still holds the object it held
+/// then, and only plans of the current generation (a changed value compiles a new kernel).
+class GlobalGuards {
+ public:
+  /// guards: (globals dict, name, value) or (cell, None, value) each; new_generation: the values
+  /// changed, so the plans made so far launch stale kernels.
+  void set(nb::list guards, bool new_generation) {
+    std::vector<Guard> next;
+    for (nb::handle g : guards) {
+      nb::tuple t = nb::cast<nb::tuple>(g);
+      next.push_back({nb::borrow(t[0]), nb::borrow(t[1]), nb::borrow(t[2])});
+    }
+    guards_ = std::move(next);
+    if (new_generation) ++generation_;
+  }
+  bool hold() const {
+    for (const Guard& g : guards_) {
+      PyObject* now = g.key.is_none() ? PyCell_GET(g.container.ptr())
+                                      : PyDict_GetItemWithError(g.container.ptr(), g.key.ptr());  // borrowed
+      if (now != g.value.ptr()) {
+        PyErr_Clear();
+        return false;
+      }
+    }
+    return true;
+  }
+  std::uint64_t generation() const { return generation_; }
+
+ private:
+  struct Guard {
+    nb::object container, key, value;  // holding the value keeps its identity unique
+  };
+  std::vector<Guard> guards_;
+  std::uint64_t generation_ = 0;
+};
+
 /// The plans of one kernel (or autotuned kernel), most recently added first: launch() tries
-/// them in turn and returns the tag of the one that launched, None when none fits.
+/// them in turn and returns the tag of the one that launched, None when none fits (or when the
+/// kernel's globals no longer hold what its plans were made for).
 class LaunchPlans {
  public:
+  explicit LaunchPlans(std::shared_ptr<GlobalGuards> guards = nullptr) : guards_(std::move(guards)) {}
   nb::object launch(nb::handle grid, nb::handle stream, nb::handle args) {
     PyObject* tuple = args.ptr();
     if (plans_.empty() || !PyTuple_Check(tuple) || interpreting()) return nb::none();
+    if (guards_) {
+      if (guards_->generation() != generation_) {  // made for values the kernel no longer has
+        plans_.clear();
+        generation_ = guards_->generation();
+        return nb::none();
+      }
+      if (!guards_->hold()) return nb::none();
+    }
     const auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(tuple));
     // (matching may run Python code, which may change plans_: each plan is held while it is used)
     for (std::size_t i = 0; i < plans_.size(); ++i) {
@@ -249,6 +293,10 @@ class LaunchPlans {
     return nb::none();
   }
   void add(std::shared_ptr<LaunchPlan> p) {
+    if (guards_ && guards_->generation() != generation_) {
+      plans_.clear();
+      generation_ = guards_->generation();
+    }
     if (plans_.size() >= kMaxPlans) plans_.pop_back();
     plans_.insert(plans_.begin(), std::move(p));
   }
@@ -258,6 +306,8 @@ class LaunchPlans {
  private:
   static constexpr std::size_t kMaxPlans = 64;
   std::vector<std::shared_ptr<LaunchPlan>> plans_;
+  std::shared_ptr<GlobalGuards> guards_;
+  std::uint64_t generation_ = 0;  // of guards_ when plans_ were made
 };
 
 /// A plan for `values` (one per kernel parameter) when every argument is of a kind plans
@@ -327,14 +377,28 @@ void bind_tile_launch(nb::module_& t) {
             return true;
           },
           nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"));
+  nb::class_<GlobalGuards>(t, "GlobalGuards", "The globals a kernel read: set(guards, new_generation), hold().")
+      .def(nb::init<>())
+      .def("set", &GlobalGuards::set, nb::arg("guards"), nb::arg("new_generation"))
+      .def("hold", &GlobalGuards::hold)
+      .def_prop_ro("generation", &GlobalGuards::generation);
   nb::class_<LaunchPlans>(t, "LaunchPlans", "A kernel's launch plans: launch(grid, stream, args) -> bool.")
       .def(nb::init<>())
+      .def(nb::init<std::shared_ptr<GlobalGuards>>(), nb::arg("guards"))
       .def("launch", &LaunchPlans::launch, nb::arg("grid"), nb::arg("stream").none(), nb::arg("args"),
            "Launches through the first plan the arguments fit and returns its tag; None (nothing done) "
            "when none does.")
       .def("add", &LaunchPlans::add)
       .def("clear", &LaunchPlans::clear)
       .def("__len__", &LaunchPlans::size);
+  t.def(
+      "grid3",
+      [](nb::handle grid) {
+        long long g[3];
+        grid_from_py(grid, g);
+        return nb::make_tuple(g[0], g[1], g[2]);
+      },
+      nb::arg("grid"), "A launch grid as 3 extents (the checks every launch makes: integers, >= 0, < 2**63 blocks).");
   t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
         nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
 }

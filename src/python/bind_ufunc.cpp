@@ -29,6 +29,40 @@ Array where_from_py(nb::handle where, Device device) {
   return array_from_py(where, std::nullopt, device);
 }
 
+bool is_equality(const Ufunc& uf) { return uf.name == "equal" || uf.name == "not_equal"; }
+
+/// The shape NumPy gives an operand that has no cupric dtype (None, an object, a string, lists
+/// holding them): lists and tuples by their lengths (first items inward), anything else 0-d.
+Shape opaque_shape(nb::handle obj) {
+  Shape shape;
+  nb::object item = nb::borrow(obj);
+  while (PyList_Check(item.ptr()) || PyTuple_Check(item.ptr())) {
+    const auto n = static_cast<std::int64_t>(nb::len(item));
+    shape.push_back(n);
+    if (n == 0 || shape.size() > 64) break;
+    item = nb::borrow<nb::sequence>(item)[0];
+  }
+  return shape;
+}
+
+/// == or != where one side has no cupric dtype: NumPy finds no element equal to it, so the
+/// answer is False (==) or True (!=) over the broadcast shape (out= and where= as usual).
+Array compare_opaque(const Ufunc& uf, const Array& x, nb::handle opaque, const UfuncOptions& options = {}) {
+  const bool not_equal = uf.name == "not_equal";
+  const Array filler =
+      broadcast_to(scalar_array(Scalar::from_bool(not_equal), DType::bool_, x.device()), opaque_shape(opaque));
+  const Array* inputs[2] = {&x, &filler};
+  return apply_ufunc(find_ufunc(not_equal ? "logical_or" : "logical_and"), std::span<const Array* const>(inputs, 2),
+                     options);
+}
+
+/// For np.equal / np.not_equal NumPy compares None and other objects as 0-d object arrays
+/// (nothing is equal to them); strings and sequences it cannot convert have no loop (TypeError).
+bool opaque_to_equality(nb::handle obj) {
+  PyObject* p = obj.ptr();
+  return !(PyUnicode_Check(p) || PyBytes_Check(p) || PyList_Check(p) || PyTuple_Check(p));
+}
+
 /// A ufunc call: `args` a tuple, `kwargs` a dict or null (CPython's tp_call passes null when
 /// there are no keywords, so a plain call builds no dict).
 Array call_ufunc(const Ufunc& uf, nb::tuple args, PyObject* kwargs) {
@@ -44,7 +78,16 @@ Array call_ufunc(const Ufunc& uf, nb::tuple args, PyObject* kwargs) {
   }
   std::optional<Operand> operands[kMaxUfuncArgs + 1];
   const Array* inputs[kMaxUfuncArgs + 1] = {};
-  for (std::size_t i = 0; i < nargs; ++i) inputs[i] = &operands[i].emplace(args[i]).array();
+  const bool comparison = is_comparison(uf);
+  int opaque = -1;  // an input equal / not_equal compares as an object (None, ...)
+  for (std::size_t i = 0; i < nargs; ++i) {
+    try {
+      inputs[i] = &operands[i].emplace(args[i], comparison).array();
+    } catch (const TypeError&) {
+      if (i >= nin || opaque >= 0 || !is_equality(uf) || !opaque_to_equality(args[i])) throw;
+      opaque = static_cast<int>(i);
+    }
+  }
   std::size_t ninputs = nargs;
   UfuncOptions opt;
   nb::handle where;
@@ -66,11 +109,15 @@ Array call_ufunc(const Ufunc& uf, nb::tuple args, PyObject* kwargs) {
   if (ninputs != nin) throw too_many(ninputs);
   Device dev = default_device();
   for (std::size_t i = 0; i < nin; ++i)
-    if (inputs[i]->weak() == WeakKind::none) {
+    if (inputs[i] && inputs[i]->weak() == WeakKind::none) {
       dev = inputs[i]->device();
       break;
     }
   opt.where = where_from_py(where, dev);
+  if (opaque >= 0) {
+    if (nin != 2 || !inputs[1 - opaque]) throw TypeError(cat(uf.name, ": no operand has a cupric dtype"));
+    return compare_opaque(uf, *inputs[1 - opaque], args[static_cast<std::size_t>(opaque)], opt);
+  }
   return apply_ufunc(uf, std::span<const Array* const>(inputs, nin), opt);
 }
 
@@ -103,13 +150,29 @@ PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexce
 
 PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_call)}, {0, nullptr}};
 
+/// NumPy's binary operators step aside (NotImplemented) for operands that opt out of ufuncs.
+bool defers_to(nb::handle other) {
+  PyObject* attr = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(other.ptr())), "__array_ufunc__");
+  if (!attr) {
+    PyErr_Clear();
+    return false;
+  }
+  const bool defer = attr == Py_None;
+  Py_DECREF(attr);
+  return defer;
+}
+
 nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected) {
   std::optional<Operand> x, y;
+  const bool comparison = is_comparison(uf);
   try {
     x.emplace(a);
-    y.emplace(b);
+    y.emplace(b, comparison);
   } catch (const TypeError&) {
-    return nb::borrow(Py_NotImplemented);
+    // == and != answer elementwise for anything (NumPy 2); the others let Python try the
+    // reflected operation, which raises TypeError when there is none
+    if (!x || !is_equality(uf) || defers_to(b)) return nb::borrow(Py_NotImplemented);
+    return nb::cast(compare_opaque(uf, x->array(), b));
   }
   const Array* inputs[2] = {&x->array(), &y->array()};
   if (reflected) std::swap(inputs[0], inputs[1]);
@@ -166,16 +229,28 @@ void bind_ufunc(nb::module_& m) {
   };
   for (const OpName& op : binary) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); });
-    def_method(cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, true); });
-    def_method(cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(*uf, a, b); });
+    // (any operand, None too: the operators themselves answer or return NotImplemented)
+    def_method(
+        cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
+        nb::arg("other").none());
+    def_method(
+        cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, true); },
+        nb::arg("other").none());
+    def_method(
+        cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(*uf, a, b); },
+        nb::arg("other").none());
   }
   static const OpName compare[] = {{"lt", "less"}, {"le", "less_equal"}, {"gt", "greater"},
                                    {"ge", "greater_equal"}, {"eq", "equal"}, {"ne", "not_equal"}};
   for (const OpName& op : compare) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
-    def_method(cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); });
+    def_method(
+        cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
+        nb::arg("other").none());
   }
+  // == is elementwise and arrays are mutable: unhashable, as NumPy's (Python does this for
+  // classes that define __eq__ in their body; these methods were added afterwards)
+  nb::setattr(cls, "__hash__", nb::none());
   static const OpName unary[] = {{"neg", "negative"}, {"pos", "positive"}, {"abs", "absolute"}, {"invert", "invert"}};
   for (const OpName& op : unary) {
     const Ufunc* uf = &find_ufunc(op.ufunc);

@@ -7,6 +7,7 @@
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -99,6 +100,9 @@ DType dtype_from_py(nb::handle obj) {
   if (!nb::cast<bool>(np_dtype.attr("isnative")))
     throw TypeError(cat("non-native byte order data type ", nb::cast<std::string>(nb::repr(np_dtype)),
                         " is not supported: use dtype.newbyteorder('=')"));
+  // an equal dtype that is not NumPy's canonical instance (an unpickled one, one with metadata):
+  // its scalar type is a singleton
+  if (int i = find_numpy_dtype(t, np_dtype.attr("type").ptr()); i >= 0) return static_cast<DType>(i);
   unsupported_dtype(np_dtype);
 }
 
@@ -160,7 +164,7 @@ bool is_weak_scalar(nb::handle obj) {
   return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p) || PyComplex_CheckExact(p);
 }
 
-Scalar scalar_from_py(nb::handle obj) {
+Scalar scalar_from_py(nb::handle obj, bool huge_ints) {
   PyObject* p = obj.ptr();
   if (PyBool_Check(p)) return Scalar::from_bool(p == Py_True);
   if (PyLong_Check(p)) {
@@ -172,11 +176,83 @@ Scalar scalar_from_py(nb::handle obj) {
       if (!PyErr_Occurred()) return Scalar::from_uint(u);
       PyErr_Clear();
     }
+    if (huge_ints) {
+      double rounded = PyLong_AsDouble(p);
+      if (PyErr_Occurred()) {  // past double's range
+        PyErr_Clear();
+        rounded = overflow > 0 ? HUGE_VAL : -HUGE_VAL;
+      }
+      return Scalar::from_huge_int(rounded);
+    }
     throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(obj)), " is out of bounds for int64 and uint64"));
   }
   if (PyFloat_Check(p)) return Scalar::from_float(PyFloat_AsDouble(p));
   if (PyComplex_Check(p)) return Scalar::from_complex({PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p)});
   throw TypeError(cat("not a Python scalar: ", nb::cast<std::string>(nb::repr(obj))));
+}
+
+std::int64_t int64_from_py(nb::handle obj) {
+  nb::object index = nb::steal(PyNumber_Index(obj.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow)
+    throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(index)), " out of bounds for int64"));
+  return v;
+}
+
+namespace {
+[[noreturn]] void wrong_type(nb::handle obj, const char* what, const char* expected) {
+  throw TypeError(cat(what, " must be ", expected, ", got ", nb::cast<std::string>(nb::repr(obj))));
+}
+}  // namespace
+
+bool bool_from_py(nb::handle obj, const char* what) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return p == Py_True;
+  const bool numpy_bool = nb::cast<std::string>(nb::str(nb::type_name(obj.type()))) == "bool";
+  if (numpy_bool || (PyLong_Check(p) && (PyLong_AsLong(p) == 0 || PyLong_AsLong(p) == 1))) {
+    PyErr_Clear();
+    return PyObject_IsTrue(p) == 1;
+  }
+  PyErr_Clear();
+  wrong_type(obj, what, "a bool");
+}
+
+double float_from_py(nb::handle obj, const char* what) {
+  if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) wrong_type(obj, what, "a number");
+  const double v = PyFloat_AsDouble(obj.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    wrong_type(obj, what, "a number");
+  }
+  return v;
+}
+
+std::string str_from_py(nb::handle obj, const char* what) {
+  if (!PyUnicode_Check(obj.ptr())) wrong_type(obj, what, "a string");
+  return nb::cast<std::string>(obj);
+}
+
+Shape shape_from_py(nb::handle obj) {
+  auto dimension = [](nb::handle d) {
+    try {
+      return int64_from_py(d);
+    } catch (const OverflowError&) {
+      throw ValueError("Maximum allowed dimension exceeded");
+    }
+  };
+  if (PyIndex_Check(obj.ptr())) return {dimension(obj)};
+  if (!PySequence_Check(obj.ptr()) || PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr()))
+    throw TypeError(cat("'", nb::cast<std::string>(nb::str(nb::type_name(obj.type()))),
+                        "' object cannot be interpreted as an integer"));
+  nb::object seq = nb::steal(PySequence_Fast(obj.ptr(), "a shape is an int or a sequence of ints"));
+  if (!seq.is_valid()) throw nb::python_error();
+  check_ndim(static_cast<std::size_t>(PySequence_Fast_GET_SIZE(seq.ptr())));  // before reading a million entries
+  Shape s;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq.ptr()); ++i)
+    s.push_back(dimension(PySequence_Fast_GET_ITEM(seq.ptr(), i)));
+  return s;
 }
 
 Array operand_from_py(nb::handle obj) {
@@ -185,11 +261,11 @@ Array operand_from_py(nb::handle obj) {
   return array_from_py(obj);
 }
 
-Operand::Operand(nb::handle obj) {
+Operand::Operand(nb::handle obj, bool huge_ints) {
   if (nb::isinstance<Array>(obj)) {
     array_ = nb::inst_ptr<Array>(obj);
   } else if (is_weak_scalar(obj)) {
-    array_ = &scalar_.emplace(scalar_from_py(obj)).array();
+    array_ = &scalar_.emplace(scalar_from_py(obj, huge_ints)).array();
   } else {
     converted_ = array_from_py(obj);
     array_ = &converted_;
@@ -253,97 +329,163 @@ DType dtype_from_typestr(nb::handle obj, const std::string& typestr) {
   throw TypeError(cat("arrays of typestr '", typestr, "' are not supported by cupric"));
 }
 
-/// Zero-copy view of an object exposing __array_interface__ (NumPy arrays and scalars).
-Array from_array_interface(nb::handle obj, nb::dict iface) {
-  const DType t = dtype_from_typestr(obj, nb::cast<std::string>(iface["typestr"]));
-  const std::int64_t isz = itemsize(t);
-  Shape shape;
-  for (nb::handle d : nb::cast<nb::tuple>(iface["shape"])) shape.push_back(nb::cast<std::int64_t>(d));
-  nb::tuple data = nb::cast<nb::tuple>(iface["data"]);
-  auto ptr = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
-  const bool readonly = nb::cast<bool>(data[1]);
-  Strides strides = c_strides(shape);
-  if (iface.contains("strides") && !iface["strides"].is_none()) {
-    std::size_t i = 0;
-    for (nb::handle s : nb::cast<nb::tuple>(iface["strides"])) {
-      const auto bytes = nb::cast<std::int64_t>(s);
-      if (bytes % isz != 0) {  // not element-aligned: take a contiguous copy through numpy
-        nb::object c = nb::module_::import_("numpy").attr("ascontiguousarray")(obj);
-        return from_array_interface(c, nb::cast<nb::dict>(c.attr("__array_interface__")));
-      }
-      strides[i++] = bytes / isz;
-    }
-  }
-  // NumPy scalars expose a temporary array kept alive only by the interface's "__ref" entry
-  PyObject* owner = iface.contains("__ref") ? iface["__ref"].ptr() : obj.ptr();
+/// An integer field of an array interface (shape and strides entries, pointers), with NumPy's
+/// TypeError for non-integers and a ValueError naming the field when it does not fit.
+template <class Int>
+Int interface_int(nb::handle v, const char* protocol, const char* field) {
+  nb::object index = nb::steal(PyNumber_Index(v.ptr()));  // "'float' object cannot be interpreted as an integer"
+  if (!index.is_valid()) throw nb::python_error();
+  Int out{};
+  if (!nb::try_cast(index, out))
+    throw ValueError(cat(protocol, ": ", field, " ", nb::cast<std::string>(nb::str(index)), " is out of range"));
+  return out;
+}
+
+nb::handle interface_field(nb::dict iface, const char* protocol, const char* key) {
+  PyObject* v = PyDict_GetItemString(iface.ptr(), key);
+  if (!v) throw ValueError(cat("Missing ", protocol, " ", key));
+  return v;
+}
+
+Shape interface_ints(nb::handle seq, const char* protocol, const char* field) {
+  if (!PyTuple_Check(seq.ptr()))
+    throw TypeError(cat(protocol, ": ", field, " must be a tuple, got ", nb::cast<std::string>(nb::repr(seq))));
+  const Py_ssize_t n = PyTuple_GET_SIZE(seq.ptr());
+  if (n > kMaxDims)
+    throw ValueError(cat(protocol, ": number of dimensions must be within [0, ", kMaxDims, "], got ", n));
+  Shape out;
+  for (Py_ssize_t i = 0; i < n; ++i)
+    out.push_back(interface_int<std::int64_t>(PyTuple_GET_ITEM(seq.ptr(), i), protocol, field));
+  return out;
+}
+
+/// `unaligned_ok`: strides that are not multiples of the itemsize are left for the caller (which
+/// copies through NumPy) instead of refused.
+/// The item size a typestr ("<f8", "|b1", "<V2") gives.
+std::int64_t typestr_itemsize(const std::string& typestr, const char* protocol) {
+  const bool ok = typestr.size() >= 3 && typestr.size() <= 6 && std::strchr("<>|=", typestr[0]) &&
+                  typestr.find_first_not_of("0123456789", 2) == std::string::npos;
+  const std::int64_t n = ok ? std::stoll(typestr.substr(2)) : 0;
+  if (n < 1) throw TypeError(cat(protocol, ": arrays of typestr '", typestr, "' are not supported by cupric"));
+  return n;
+}
+}  // namespace
+
+InterfaceLayout read_interface(nb::handle iface_obj, const char* protocol, bool unaligned_ok) {
+  if (!PyDict_Check(iface_obj.ptr()))
+    throw TypeError(
+        cat(protocol, " must be a dict, got ", nb::cast<std::string>(nb::repr(nb::type_name(iface_obj.type())))));
+  nb::dict iface = nb::borrow<nb::dict>(iface_obj);
+  InterfaceLayout out;
+  nb::handle typestr = interface_field(iface, protocol, "typestr");
+  if (!PyUnicode_Check(typestr.ptr())) throw TypeError(cat(protocol, ": typestr must be a str"));
+  out.typestr = nb::cast<std::string>(typestr);
+  out.itemsize = typestr_itemsize(out.typestr, protocol);
+  out.shape = interface_ints(interface_field(iface, protocol, "shape"), protocol, "shape");
+  PyObject* strides = PyDict_GetItemString(iface.ptr(), "strides");
+  if (strides && strides != Py_None) out.byte_strides = interface_ints(strides, protocol, "strides");
+  nb::handle data = interface_field(iface, protocol, "data");
+  if (!PyTuple_Check(data.ptr()) || PyTuple_GET_SIZE(data.ptr()) != 2)
+    throw TypeError(
+        cat(protocol, ": data must be a (pointer, read_only) tuple, got ", nb::cast<std::string>(nb::repr(data))));
+  out.data = interface_int<std::uintptr_t>(PyTuple_GET_ITEM(data.ptr(), 0), protocol, "data pointer");
+  const int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data.ptr(), 1));
+  if (readonly < 0) throw nb::python_error();
+  out.readonly = readonly != 0;
+  const std::int64_t isz = out.itemsize;
+  bool unaligned = false;
+  if (out.byte_strides)
+    for (auto st : *out.byte_strides) unaligned = unaligned || st % isz != 0;
+  if (!(unaligned && unaligned_ok && out.byte_strides->size() == out.shape.size()))
+    check_foreign_array(protocol, out.data, out.shape, out.byte_strides ? &*out.byte_strides : nullptr, isz);
+  return out;
+}
+
+namespace {
+/// A view of foreign memory described by `layout` on `device`, holding `owner` alive.
+Array foreign_view(nb::handle obj, const InterfaceLayout& layout, Device device, PyObject* owner) {
+  const DType dtype = dtype_from_typestr(obj, layout.typestr);
+  const std::int64_t isz = itemsize(dtype);
+  if (isz != layout.itemsize)
+    throw TypeError(cat("arrays of typestr '", layout.typestr, "' are not supported by cupric"));
+  Strides strides = c_strides(layout.shape);
+  if (layout.byte_strides)
+    for (std::size_t i = 0; i < strides.size(); ++i) strides[i] = (*layout.byte_strides)[i] / isz;
   Py_INCREF(owner);
-  auto storage = std::make_shared<Storage>(Device::cpu(), ptr, 0, [owner](void*) {
+  auto storage = std::make_shared<Storage>(device, reinterpret_cast<void*>(layout.data), 0, [owner](void*) {
     nb::gil_scoped_acquire gil;
     Py_DECREF(owner);
   });
-  Array a(storage, shape, strides, 0, t);
-  if (readonly) a.set_writeable(false);
+  Array a(storage, layout.shape, strides, 0, dtype);
+  if (layout.readonly) a.set_writeable(false);
   return a;
+}
+
+/// Zero-copy view of an object exposing __array_interface__ (NumPy arrays and scalars).
+Array from_array_interface(nb::handle obj, nb::handle iface) {
+  const InterfaceLayout layout = read_interface(iface, "__array_interface__", true);
+  if (layout.byte_strides)
+    for (auto st : *layout.byte_strides)
+      if (st % layout.itemsize != 0) {  // not element-aligned: take a contiguous copy through numpy
+        nb::object c = nb::module_::import_("numpy").attr("ascontiguousarray")(obj);
+        return from_array_interface(c, c.attr("__array_interface__"));
+      }
+  // NumPy scalars expose a temporary array kept alive only by the interface's "__ref" entry
+  PyObject* ref = PyDict_GetItemString(iface.ptr(), "__ref");
+  return foreign_view(obj, layout, Device::cpu(), ref ? ref : obj.ptr());
 }
 
 /// A zero-copy view of an object exposing __cuda_array_interface__ (versions 2 and 3), taken to
 /// live on the current CUDA device. Our current stream waits for the producer's ("stream"), as
 /// the protocol asks of consumers.
 Array from_cuda_array_interface(nb::handle obj) {
-  nb::dict iface = nb::cast<nb::dict>(obj.attr("__cuda_array_interface__"));
-  if (iface.contains("mask") && !iface["mask"].is_none())
-    throw ValueError("__cuda_array_interface__ with a mask is not supported");
-  const DType t = dtype_from_typestr(obj, nb::cast<std::string>(iface["typestr"]));
-  const std::int64_t isz = itemsize(t);
-  Shape shape;
-  for (nb::handle d : nb::cast<nb::tuple>(iface["shape"])) shape.push_back(nb::cast<std::int64_t>(d));
-  nb::tuple data = nb::cast<nb::tuple>(iface["data"]);
-  auto ptr = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
-  Strides strides = c_strides(shape);
-  if (iface.contains("strides") && !iface["strides"].is_none()) {
-    std::size_t i = 0;
-    for (nb::handle s : nb::cast<nb::tuple>(iface["strides"])) {
-      const auto bytes = nb::cast<std::int64_t>(s);
-      if (bytes % isz != 0)
-        throw ValueError(cat("__cuda_array_interface__ strides must be multiples of the itemsize ", isz, ", got ", bytes));
-      strides[i++] = bytes / isz;
-    }
+  nb::object iface = obj.attr("__cuda_array_interface__");
+  if (PyDict_Check(iface.ptr())) {
+    PyObject* mask = PyDict_GetItemString(iface.ptr(), "mask");
+    if (mask && mask != Py_None) throw ValueError("__cuda_array_interface__ with a mask is not supported");
   }
+  const InterfaceLayout layout = read_interface(iface, "__cuda_array_interface__");
   const int device = runtime::Device::current().index();
   runtime::StreamState& current = runtime::current_stream_state(device);
-  if (iface.contains("stream") && !iface["stream"].is_none())  // version 3: the data is ready on that stream
+  PyObject* stream = PyDict_GetItemString(iface.ptr(), "stream");
+  if (stream && stream != Py_None)  // version 3: the data is ready on that stream
     runtime::wait_for_handle(current.handle, device,
-                             protocol_stream(nb::cast<long long>(iface["stream"]), "__cuda_array_interface__"));
-  PyObject* owner = obj.ptr();
-  Py_INCREF(owner);
-  auto storage = std::make_shared<Storage>(Device::cuda(device), ptr, 0, [owner](void*) {
-    nb::gil_scoped_acquire gil;
-    Py_DECREF(owner);
-  });
-  storage->set_last_writer(current.serial);  // ready on the current stream from here on
-  Array a(storage, shape, strides, 0, t);
-  if (nb::cast<bool>(data[1])) a.set_writeable(false);
+                             protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"),
+                                             "__cuda_array_interface__"));
+  Array a = foreign_view(obj, layout, Device::cuda(device), obj.ptr());
+  a.storage()->set_last_writer(current.serial);  // ready on the current stream from here on
   return a;
 }
 
 struct Nested {
   Shape shape;
-  std::vector<nb::handle> leaves;
+  std::vector<nb::object> leaves;  // owned: a leaf's conversion may run Python code that changes the lists
   std::vector<Array> leaf_arrays;  // converted non-scalar leaves (same order as leaves)
 };
 
 bool is_sequence_like(nb::handle obj) { return PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()); }
 
+[[noreturn]] void too_deep() {
+  throw ValueError(
+      cat("setting an array element with a sequence. The requested array would exceed the maximum number "
+          "of dimension of ",
+          kMaxDims, "."));
+}
+
+/// The shape read along the first elements; stops at kMaxDims levels, so that deep nesting and
+/// self-referential lists (l = [l]) end with an error instead of a crash or a hang.
 void nested_shape(nb::handle obj, Shape& shape) {
-  while (is_sequence_like(obj)) {
-    nb::sequence seq = nb::borrow<nb::sequence>(obj);
-    const auto n = static_cast<std::int64_t>(nb::len(seq));
+  nb::object item = nb::borrow(obj);
+  while (is_sequence_like(item)) {
+    if (shape.size() == static_cast<std::size_t>(kMaxDims)) too_deep();
+    const auto n = static_cast<std::int64_t>(PySequence_Fast_GET_SIZE(item.ptr()));
     shape.push_back(n);
     if (n == 0) return;
-    obj = seq[0];
+    item = nb::borrow(PySequence_Fast_GET_ITEM(item.ptr(), 0));
   }
-  if (!is_python_scalar(obj)) {
-    Array leaf = array_from_py(obj);
+  if (!is_python_scalar(item)) {
+    Array leaf = array_from_py(item);
+    if (shape.size() + leaf.shape().size() > static_cast<std::size_t>(kMaxDims)) too_deep();
     for (auto d : leaf.shape()) shape.push_back(d);
   }
 }
@@ -361,14 +503,14 @@ void nested_collect(nb::handle obj, const Shape& shape, std::size_t depth, Neste
   if (is_python_scalar(obj)) {
     if (depth != shape.size())
       throw ValueError(cat("setting an array element with a sequence: inhomogeneous shape after ", depth, " dimensions"));
-    out.leaves.push_back(obj);
+    out.leaves.push_back(nb::borrow(obj));
     out.leaf_arrays.emplace_back();
     return;
   }
   Array leaf = array_from_py(obj);
   if (Shape(shape.begin() + static_cast<std::ptrdiff_t>(depth), shape.end()) != leaf.shape())
     throw ValueError(cat("setting an array element with a sequence: inhomogeneous shape after ", depth, " dimensions"));
-  out.leaves.push_back(obj);
+  out.leaves.push_back(nb::borrow(obj));
   out.leaf_arrays.push_back(leaf);
 }
 
@@ -412,23 +554,31 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     Scalar s = scalar_from_py(obj);
     a = scalar_array(s, dtype ? *dtype : (s.big_unsigned ? DType::uint64 : default_dtype(s.kind)));
     fresh = true;
+  } else if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) {  // bytes has the buffer protocol
+    throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))),
+                        " to a cupric array (cupric has no string dtypes)"));
   } else if (nb::hasattr(obj, "__array_interface__")) {
     // a NumPy scalar's interface points into a temporary array that dies with the call: view a
     // 0-d array that owns its data instead
     nb::object np = nb::module_::import_("numpy");
     nb::object owner = nb::isinstance(obj, np.attr("generic")) ? np.attr("asarray")(obj) : nb::borrow(obj);
-    a = from_array_interface(owner, nb::cast<nb::dict>(owner.attr("__array_interface__")));
+    a = from_array_interface(owner, owner.attr("__array_interface__"));
   } else if (nb::hasattr(obj, "__dlpack__")) {
     a = nb::cast<Array>(nb::module_::import_("cupric").attr("from_dlpack")(obj));
   } else if (nb::hasattr(obj, "__cuda_array_interface__")) {
     a = from_cuda_array_interface(obj);
+  } else if (nb::hasattr(obj, "__array__")) {
+    // pandas Series/DataFrame, xarray DataArray, ...: NumPy's view of their data, as np.asarray
+    // reads them (before the sequence protocol, which would go element by element)
+    nb::object view = nb::module_::import_("numpy").attr("asarray")(obj);
+    a = from_array_interface(view, nb::cast<nb::dict>(view.attr("__array_interface__")));
   } else if (is_sequence_like(obj)) {
     a = from_nested(obj, dtype);
     fresh = true;
   } else if (PyObject_CheckBuffer(obj.ptr())) {
     nb::object np = nb::module_::import_("numpy");
     nb::object view = np.attr("asarray")(nb::module_::import_("builtins").attr("memoryview")(obj));
-    a = from_array_interface(view, nb::cast<nb::dict>(view.attr("__array_interface__")));
+    a = from_array_interface(view, view.attr("__array_interface__"));
   } else {
     throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
   }

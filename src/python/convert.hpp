@@ -48,6 +48,21 @@ void set_default_device(Device d);
 Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
                     std::optional<Device> device = std::nullopt, std::optional<bool> copy = std::nullopt);
 
+/// What an __array_interface__ or __cuda_array_interface__ dict describes, read with NumPy's errors
+/// (missing fields, non-integers) and checked by check_foreign_array: the rules every importer of
+/// foreign memory shares.
+struct InterfaceLayout {
+  std::string typestr;
+  std::int64_t itemsize = 0;  ///< from the typestr ("<f8": 8)
+  Shape shape;
+  std::optional<Strides> byte_strides;  ///< nullopt: C-contiguous
+  std::uintptr_t data = 0;
+  bool readonly = false;
+};
+/// `protocol` names the dict in messages. `unaligned_ok`: strides that are not multiples of the
+/// itemsize are left to the caller (which copies through NumPy) instead of refused.
+InterfaceLayout read_interface(nb::handle iface, const char* protocol, bool unaligned_ok = false);
+
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
 /// everything else goes through array_from_py.
 Array operand_from_py(nb::handle obj);
@@ -57,7 +72,9 @@ Array operand_from_py(nb::handle obj);
 /// scalar is held inline (InlineScalar). array() is valid while this object lives.
 class Operand {
  public:
-  explicit Operand(nb::handle obj);
+  /// huge_ints: a Python int past 64 bits is taken (Scalar::beyond) rather than refused with
+  /// OverflowError; comparisons answer it exactly, as NumPy 2 does.
+  explicit Operand(nb::handle obj, bool huge_ints = false);
   Operand(const Operand&) = delete;
   Operand& operator=(const Operand&) = delete;
   const Array& array() const { return *array_; }
@@ -71,7 +88,19 @@ bool is_python_scalar(nb::handle obj);  ///< bool, int, float, complex or a subc
 /// Exactly a Python bool/int/float/complex: weak under NEP 50. NumPy scalars (np.float64 is a
 /// float subclass) and other subclasses are strong, as in NumPy 2.
 bool is_weak_scalar(nb::handle obj);
-Scalar scalar_from_py(nb::handle obj);
+Scalar scalar_from_py(nb::handle obj, bool huge_ints = false);
+
+/// operator.index(obj) as an int64: Python's TypeError ("'str' object cannot be interpreted as
+/// an integer"), OverflowError naming the value when it does not fit.
+std::int64_t int64_from_py(nb::handle obj);
+/// Keyword arguments of simple types: TypeError naming the argument and the value otherwise
+/// ("copy must be a bool, got 'x'"). bool_from_py takes bools, NumPy's bool and the ints 0, 1.
+bool bool_from_py(nb::handle obj, const char* what);
+double float_from_py(nb::handle obj, const char* what);
+std::string str_from_py(nb::handle obj, const char* what);
+/// A shape: an int or a sequence of them (NumPy's ValueError "Maximum allowed dimension
+/// exceeded" past int64, and "maximum supported dimension ..." past 64 entries, before reading them).
+Shape shape_from_py(nb::handle obj);
 
 /// Converts to dtype/device, copying only when needed (or always with copy=true).
 Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy);
@@ -93,11 +122,15 @@ void def_property(nb::handle cls, const char* name, F&& getter) {
 /// The bound ndarray class (for other translation units adding methods).
 nb::handle ndarray_type();
 
-/// Sets the Python error for a cupric exception (ValueError, AxisError, ...) and rethrows any
-/// other: the module's exception translator (module.cpp).
-void translate_cupric_error(const std::exception_ptr& p);
-/// Sets the Python error for any C++ exception as nanobind's dispatch would, for raw CPython
-/// slots that nanobind does not wrap (a ufunc's tp_call). Call it from a catch (...) block.
+/// Sets the Python error for a CUDA exception (cupric.cuda.CUDAError and its subclasses) and
+/// rethrows any other (bind_cuda.cpp).
+void translate_cuda_error(const std::exception_ptr& p);
+/// Sets the Python error for any C++ exception: the module's one exception translator
+/// (module.cpp). cupric's and CUDA's errors become their Python classes; the standard library's
+/// become the matching Python exception with a message of ours, never C++ text ("std::bad_cast").
+void translate_cpp_error(const std::exception_ptr& p) noexcept;
+/// The same, for raw CPython slots that nanobind does not wrap (a ufunc's tp_call). Call it
+/// from a catch (...) block.
 void set_python_error(const std::exception_ptr& p) noexcept;
 
 }  // namespace cupric::py

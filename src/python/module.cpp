@@ -1,4 +1,7 @@
 // module.cpp — the one NB_MODULE: maps C++ exceptions to Python's, then binds each area.
+#include <string_view>
+#include <system_error>
+
 #include "convert.hpp"
 #include "cupric/errors.hpp"
 
@@ -44,7 +47,7 @@ NB_MODULE(_cupric, m) {
   nb::set_leak_warnings(false);
   g_axis_error = make_axis_error();
   m.attr("AxisError") = nb::handle(g_axis_error);
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) { py::translate_cupric_error(p); });
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) { py::translate_cpp_error(p); });
   py::bind_dtype(m);
   py::bind_array(m);
   py::bind_ufunc(m);
@@ -53,6 +56,56 @@ NB_MODULE(_cupric, m) {
 
 namespace cupric::py {
 
+namespace {
+/// Text written by the C++ standard library or a container ("std::bad_cast", "vector::_M_range_check:
+/// ...", "SmallVector::at", "stoi") names C++ internals, not the user's problem: such messages of
+/// standard exceptions are replaced (cupric's own errors, errors.hpp, keep theirs).
+bool is_library_text(std::string_view s) {
+  static constexpr std::string_view markers[] = {"::", "basic_string", "bad_cast", "bad_alloc", "bad_any_cast",
+                                                 "bad_function_call", "bad optional access", "bad variant access",
+                                                 "bad_weak_ptr"};
+  for (std::string_view m : markers)
+    if (s.find(m) != std::string_view::npos) return true;
+  return s.empty() || (s.size() <= 6 && s.starts_with("sto"));  // std::stoi and friends say only "stoi"
+}
+
+void raise(PyObject* type, const std::exception& e, const char* instead) {
+  PyErr_SetString(type, is_library_text(e.what()) ? instead : e.what());
+}
+
+/// The standard library's exceptions, as NumPy would name the same failure.
+void translate_std_error(const std::exception_ptr& p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const std::bad_alloc&) {  // (bad_array_new_length too)
+    PyErr_SetString(PyExc_MemoryError, "out of host memory");
+  } catch (const std::bad_cast&) {  // nanobind's cast_error: a Python object of the wrong type
+    PyErr_SetString(PyExc_TypeError, "an argument has the wrong type for this function");
+  } catch (const std::length_error& e) {
+    raise(PyExc_ValueError, e, "array is too big: a requested size exceeds what can be allocated");
+  } catch (const std::out_of_range& e) {
+    raise(PyExc_IndexError, e, "index out of range");
+  } catch (const std::overflow_error& e) {
+    raise(PyExc_OverflowError, e, "a value is out of range");
+  } catch (const std::underflow_error& e) {
+    raise(PyExc_OverflowError, e, "a value is out of range");
+  } catch (const std::invalid_argument& e) {
+    raise(PyExc_ValueError, e, "invalid value");
+  } catch (const std::domain_error& e) {
+    raise(PyExc_ValueError, e, "a value is outside the function's domain");
+  } catch (const std::range_error& e) {
+    raise(PyExc_ValueError, e, "a result is out of range");
+  } catch (const std::system_error& e) {
+    nb::object args = nb::make_tuple(e.code().value(), e.code().message());
+    PyErr_SetObject(PyExc_OSError, args.ptr());
+  } catch (const std::exception& e) {
+    raise(PyExc_RuntimeError, e, "internal error in cupric (a C++ library exception); please report it");
+  } catch (...) {
+    PyErr_SetString(PyExc_SystemError, "internal error in cupric (an unknown C++ exception); please report it");
+  }
+}
+
+/// cupric's own exceptions (errors.hpp); rethrows any other.
 void translate_cupric_error(const std::exception_ptr& p) {
   try {
     std::rethrow_exception(p);
@@ -74,12 +127,15 @@ void translate_cupric_error(const std::exception_ptr& p) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const BufferError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const MemoryError& e) {
+    PyErr_SetString(PyExc_MemoryError, e.what());
   }
 }
 
-void set_python_error(const std::exception_ptr& p) noexcept {
+/// nanobind's own exceptions (a Python error in flight, or a builtin it names); rethrows any other.
+void translate_nanobind_error(const std::exception_ptr& p) {
   try {
-    translate_cupric_error(p);
+    std::rethrow_exception(p);
   } catch (nb::python_error& e) {
     e.restore();
   } catch (const nb::builtin_exception& e) {
@@ -94,15 +150,26 @@ void set_python_error(const std::exception_ptr& p) noexcept {
                      : e.type() == K::attribute_error ? PyExc_AttributeError
                                                       : PyExc_RuntimeError;
     PyErr_SetString(type, e.what());
-  } catch (const std::bad_alloc&) {
-    PyErr_NoMemory();
-  } catch (const std::out_of_range& e) {
-    PyErr_SetString(PyExc_IndexError, e.what());
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  } catch (...) {
-    PyErr_SetString(PyExc_SystemError, "cupric: an unknown C++ exception");
   }
 }
+}  // namespace
+
+void translate_cpp_error(const std::exception_ptr& p) noexcept {
+  // each stage sets the error for its own kinds and rethrows the rest to the next
+  using Stage = void (*)(const std::exception_ptr&);
+  static constexpr Stage stages[] = {&translate_nanobind_error, &translate_cuda_error, &translate_cupric_error};
+  std::exception_ptr current = p;
+  for (Stage stage : stages) {
+    try {
+      stage(current);
+      return;
+    } catch (...) {
+      current = std::current_exception();
+    }
+  }
+  translate_std_error(current);
+}
+
+void set_python_error(const std::exception_ptr& p) noexcept { translate_cpp_error(p); }
 
 }  // namespace cupric::py

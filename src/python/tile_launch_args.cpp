@@ -134,6 +134,15 @@ bool read_torch(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   return true;
 }
 
+/// check_foreign_array's rules for a layout read from __cuda_array_interface__ (strides in elements).
+bool valid_foreign(const PlanParam& p, std::uintptr_t data, const cupric_tile_array& view, bool strided) {
+  const std::int64_t item = itemsize(p.dtype);
+  Shape shape(view.shape, view.shape + p.ndim);
+  Strides bytes(view.strides, view.strides + p.ndim);
+  for (auto& s : bytes) s *= item;  // exact: read_ints divided them by the item size
+  return foreign_array_problem("__cuda_array_interface__", data, shape, strided ? &bytes : nullptr, item).empty();
+}
+
 bool cai_device_is(const PlanParam& p, PyObject* o, int device) {
   if (!p.dlpack_device) return runtime::Device::current().index() == device;
   Ref d(PyObject_CallMethodNoArgs(o, names().dlpack_device));
@@ -172,6 +181,8 @@ bool read_cai(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
   long long address;
   if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1 || !as_ll(PyTuple_GET_ITEM(data, 0), &address))
     return false;
+  if (!valid_foreign(p, static_cast<std::uintptr_t>(address), out.view, strides && strides != Py_None))
+    return false;  // the Python path reports the problem
   out.view.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
   out.has_stream = stream && stream != Py_None;
   if (out.has_stream) {
@@ -370,6 +381,16 @@ void pack_array(runtime::ArgPacker& packer, const ReadArg& a) {
   for (int k = 0; k < a.ndim; ++k) packer.add_int(a.view.strides[k]);
 }
 
+namespace {
+/// The number of blocks, or -1 when it passes 2^63 - 1 (extents >= 0).
+long long grid_blocks(const long long g[3]) {
+  long long n = 1;
+  for (int i = 0; i < 3; ++i)
+    if (__builtin_mul_overflow(n, g[i], &n)) return -1;
+  return n;
+}
+}  // namespace
+
 bool grid_from_ints(PyObject* grid, long long g[3]) {
   g[0] = g[1] = g[2] = 1;
   if (PyLong_CheckExact(grid)) return as_ll(grid, &g[0]) && g[0] >= 0;
@@ -380,7 +401,31 @@ bool grid_from_ints(PyObject* grid, long long g[3]) {
     PyObject* d = PyTuple_GET_ITEM(grid, i);
     if (!PyLong_CheckExact(d) || !as_ll(d, &g[i]) || g[i] < 0) return false;
   }
-  return true;
+  return grid_blocks(g) >= 0;
+}
+
+void grid_from_py(nb::handle grid, long long g[3]) {
+  g[0] = g[1] = g[2] = 1;
+  const std::string given = nb::cast<std::string>(nb::repr(grid));
+  nb::object dims = PyIndex_Check(grid.ptr()) ? nb::make_tuple(grid) : nb::borrow(grid);
+  nb::object seq = nb::steal(PySequence_Fast(dims.ptr(), ""));
+  if (!seq.is_valid()) {
+    PyErr_Clear();
+    throw TypeError(cat("a grid is an int or a tuple of 1 to 3 ints, got ", given));
+  }
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  if (n < 1 || n > 3) throw ValueError(cat("a grid has 1 to 3 dimensions, got ", given));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* d = PySequence_Fast_GET_ITEM(seq.ptr(), i);
+    if (!PyIndex_Check(d)) throw TypeError(cat("grid extents must be integers, got ", given));
+    nb::object v = nb::steal(PyNumber_Index(d));
+    if (!v.is_valid()) throw nb::python_error();
+    int overflow = 0;
+    g[i] = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow > 0) throw ValueError(cat("grid ", given, " has more than 2**63 - 1 blocks"));
+    if (overflow < 0 || g[i] < 0) throw ValueError(cat("grid extents must be >= 0, got ", given));
+  }
+  if (grid_blocks(g) < 0) throw ValueError(cat("grid ", given, " has more than 2**63 - 1 blocks"));
 }
 
 void check_cuda_grid(const long long g[3]) {
@@ -391,6 +436,10 @@ void check_cuda_grid(const long long g[3]) {
 }
 
 void run_host_kernel(const tile::HostKernel& k, const std::int64_t grid[3], const std::vector<void*>& args) {
+  const long long g[3] = {grid[0], grid[1], grid[2]};
+  if (g[0] < 0 || g[1] < 0 || g[2] < 0 || grid_blocks(g) < 0)  // grid_from_py's rules, for every CPU launch
+    throw ValueError(
+        cat("grid (", g[0], ", ", g[1], ", ", g[2], ") must have extents >= 0 and at most 2**63 - 1 blocks"));
   cupric_tile_status status{};
   {
     nb::gil_scoped_release release;

@@ -80,8 +80,13 @@ void store_scalar(const PlanParam& p, PyObject* value, void* dst);
 /// An array as a CUDA kernel's (pointer, shape..., strides...) parameters.
 void pack_array(runtime::ArgPacker& packer, const ReadArg& a);
 
-/// An int or a tuple of 1 to 3 ints (>= 0) as 3 extents; false for anything else.
+/// An int or a tuple of 1 to 3 ints (>= 0, at most 2^63 - 1 blocks) as 3 extents; false for
+/// anything else (the fast path of launch plans; grid_from_py says what is wrong).
 bool grid_from_ints(PyObject* grid, long long g[3]);
+/// A grid as Python gives it (an integer or a sequence of 1 to 3 integers: ints, NumPy integers)
+/// as 3 extents: TypeError for anything else (floats), ValueError for negative extents or more
+/// than 2^63 - 1 blocks. Every launch's grid passes here or through grid_from_ints.
+void grid_from_py(nb::handle grid, long long g[3]);
 /// CUDA's limits on the grid (ValueError naming the grid).
 void check_cuda_grid(const long long g[3]);
 

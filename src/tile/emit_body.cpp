@@ -12,22 +12,9 @@
 namespace cupric::tile {
 
 std::string ctype(DType t) {
-  switch (t) {
-    case DType::bool_: return "bool";
-    case DType::int8: return "::cu::tile::i8";
-    case DType::uint8: return "::cu::tile::u8";
-    case DType::int16: return "::cu::tile::i16";
-    case DType::uint16: return "::cu::tile::u16";
-    case DType::int32: return "::cu::tile::i32";
-    case DType::uint32: return "::cu::tile::u32";
-    case DType::int64: return "::cu::tile::i64";
-    case DType::uint64: return "::cu::tile::u64";
-    case DType::float16: return "::cu::tile::f16";
-    case DType::bfloat16: return "::cu::tile::bf16";
-    case DType::float32: return "float";
-    case DType::float64: return "double";
-    default: throw NotImplementedError(cat("cupric.tile: no tile type for ", name(t)));
-  }
+  const char* type = info(t).tile_type;
+  if (type == nullptr) throw NotImplementedError(cat("cupric.tile: no tile type for ", name(t)));
+  return type;
 }
 
 Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int vec)
@@ -383,19 +370,16 @@ void Emitter::stage_invariant_operands(const Region& body) {
 std::string Emitter::panel_copy(const Op& load, const std::string& to) {
   const int nd = f_.type(load.operands.at(0)).ndim;
   const Shape& shape = f_.type(load.result()).shape;
-  std::string start;
-  for (int d = 0; d < nd; ++d)
-    start += cat(d ? ", " : "", name(load.operands.at(static_cast<std::size_t>(d) + 1)), " * ", shape[static_cast<std::size_t>(d)]);
-  return cat("{\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "const ::cu::tile::i64 st[", nd, "] = {", start,
-             "};\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "::cu::tile::copy_async<",
-             shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ", name(load.operands.at(0)), ", st);\n",
-             std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
+  return cat("{\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "const ::cu::tile::i64 st[", nd,
+             "] = ", window_corner(load, false), ";\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '),
+             "::cu::tile::copy_async<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ",
+             name(load.operands.at(0)), ", st);\n", std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
 }
 
 void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
   std::set<std::size_t> chain;  // the index ops of the ring's loads, each once, in body order
   for (const Op& load : body.ops)
-    if (load.kind == OpKind::load && load.ints == std::vector<std::int64_t>{1}) {
+    if (load.kind == OpKind::load && load.staging == LoadStaging::ring) {
       const std::vector<std::size_t> c = index_chain(f_, body, load).value();
       chain.insert(c.begin(), c.end());
     }
@@ -408,13 +392,13 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
 void Emitter::emit_staged_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
-  const int stages = static_cast<int>(op.ints.at(0)), in_flight = static_cast<int>(op.ints.at(1));
+  const int stages = op.staged.stages, in_flight = op.staged.in_flight;
   const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the products read
-  min_blocks_ = std::max(min_blocks_, static_cast<int>(op.ints.at(2)));
+  min_blocks_ = std::max(min_blocks_, op.staged.min_blocks);
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
   long long stage = 0;  // a stage: the ring's loads one after another, in body order
   for (const Op& o : body.ops) {
-    if (o.kind == OpKind::load && o.ints == std::vector<std::int64_t>{1}) {
+    if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
       ring_offset_[&o] = stage;
       panels_[o.result()] = cat(it, "_at + ", stage);  // in the stage this iteration reads
       stage += 2 * f_.type(o.result()).size();
@@ -467,7 +451,7 @@ void Emitter::emit_staged_for(const Op& op) {
 }
 
 void Emitter::emit_for(const Op& op) {
-  if (op.ints.size() == 3) {
+  if (op.staged.stages > 0) {
     emit_staged_for(op);
     return;
   }

@@ -135,7 +135,7 @@ void Emitter::emit_mma(const Op& op) {
   const int v = op.result(), a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
   const Type& ta = f_.type(a);
   const Type& tc = f_.type(c);
-  const bool bt = !op.ints.empty() && op.ints[0] == 1;  // b given as (N, K) (fold_transposes)
+  const bool bt = op.b_transposed;  // b given as (N, K) (fold_transposes)
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
   if (auto ring = rings_.find(&op); ring != rings_.end()) {  // operands in shared-memory panels (a: or registers)
     const auto pa = panels_.find(a), pb = panels_.find(b);
@@ -195,11 +195,11 @@ void Emitter::emit_convert_layout(const Op& op) {
 }
 
 void Emitter::emit_memory(const Op& op) {
-  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{1}) {  // stage_products: copied ahead
+  if (op.staging == LoadStaging::ring) {  // stage_products: copied ahead
     line() << "// " << name(op.result()) << ": in the ring of stages";
     return;
   }
-  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{2}) {  // stage_products: a loop-invariant a
+  if (op.staging == LoadStaging::resident) {  // stage_products: a loop-invariant a
     const Type& t = f_.type(op.result());
     resident_ += 2 * t.size() + 1024;
     const std::string at = name(op.result()) + "_panels";
@@ -216,15 +216,9 @@ void Emitter::emit_memory(const Op& op) {
   const int nd = f_.type(array).ndim;
   const int tile = is_load ? op.result() : op.operands.back();
   const Shape& shape = f_.type(tile).shape;
-  std::string start = "{";
-  for (int d = 0; d < nd; ++d) {
-    const std::string idx = name(op.operands.at(static_cast<std::size_t>(d) + 1));
-    start += cat(d ? ", " : "", offsets ? idx : cat(idx, " * ", shape[static_cast<std::size_t>(d)]));
-  }
-  start += "}";
   if (is_load) line() << tile_decl(tile) << " " << name(tile) << ";";
   line() << "{";
-  line() << "  const ::cu::tile::i64 st[" << nd << "] = " << start << ";";
+  line() << "  const ::cu::tile::i64 st[" << nd << "] = " << window_corner(op, offsets) << ";";
   if (is_load) {
     line() << "  ::cu::tile::load<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st, "
            << literal(op.value, f_.type(tile).dtype) << ");";
@@ -232,6 +226,19 @@ void Emitter::emit_memory(const Op& op) {
     line() << "  ::cu::tile::store<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st);";
   }
   line() << "}";
+}
+
+std::string Emitter::window_corner(const Op& op, bool offsets) const {
+  const bool is_load = op.kind == OpKind::load || op.kind == OpKind::load_offset;
+  const int array = op.operands.at(0);
+  const Shape& shape = f_.type(is_load ? op.result() : op.operands.back()).shape;
+  std::string corner = "{";
+  for (std::size_t d = 0; d < static_cast<std::size_t>(f_.type(array).ndim); ++d) {
+    const long long n = d < shape.size() ? shape[d] : 1;
+    corner += cat(d ? ", " : "", "::cu::tile::window_start(", name(op.operands.at(d + 1)), ", ", offsets ? 1 : n, ", ",
+                  n, ", ", name(array), ".shape[", d, "])");
+  }
+  return corner + "}";
 }
 
 void Emitter::emit_indexed(const Op& op) {

@@ -60,6 +60,9 @@ class Emitter {
   void emit_staged_for(const Op& op);
   /// The copies of the ring's loads of `body` (their index ops first) into the stage at `to`.
   void emit_stage_copies(const Region& body, const std::string& to);
+  /// The "{...}" corner of a load's or store's window (element offsets, or tile indices times the
+  /// tile's extents) through core.h's window_start, so that no index near +-2^63 wraps around.
+  std::string window_corner(const Op& op, bool offsets) const;
   /// The statement that starts copying a load's tile into panels at `to` (staged.h copy_async).
   std::string panel_copy(const Op& load, const std::string& to);
   /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it

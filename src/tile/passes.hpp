@@ -1,4 +1,5 @@
-// passes.hpp — IR-to-IR passes run between the frontend and the emitters.
+// passes.hpp — IR-to-IR passes run between the frontend and the emitters; emit.cpp lists them as
+// the tile compiler's named stages.
 #pragma once
 
 #include <optional>
@@ -12,9 +13,19 @@ namespace cupric::tile {
 /// control flow): it may be merged, dropped when unused, or computed again.
 bool is_pure(const Op& op);
 
-/// Folds elementwise ops on constant scalars (with the array core's own ufunc loops, so that
-/// folding gives exactly what the kernel would compute), merges repeated pure ops (common
-/// subexpressions) and removes ops whose results are unused and that have no side effects.
+/// Folds elementwise ops on constant scalars into constants, with the array core's own ufunc loops
+/// (so that folding gives exactly what the kernel would compute). Returns the ops folded.
+int fold_constants(Function& f);
+
+/// Replaces each pure op equal to one before it (in its region or an enclosing one) by that one
+/// (common subexpressions). Returns the ops replaced (they stay until remove_dead_code).
+int merge_common_subexpressions(Function& f);
+
+/// Removes the ops whose results are unused and that have no side effects. Returns the ops removed.
+int remove_dead_code(Function& f);
+
+/// The canonical stages in order (fold_constants, merge_common_subexpressions, remove_dead_code):
+/// every target's first stages, which the GPU passes also run to clean up after themselves.
 /// Returns the number of ops changed or removed.
 int canonicalize(Function& f);
 
@@ -34,28 +45,22 @@ Function pipeline_loads(const Function& f);
 /// body), or nullopt when one of them is not a pure scalar op or reads a carried value.
 std::optional<std::vector<std::size_t>> index_chain(const Function& f, const Region& body, const Op& load);
 
-/// How a staged product's K loop keeps its operands: `stages` buffers of a and b in shared memory
-/// (0: the product cannot be staged), `in_flight` products left running by each iteration (wgmma),
-/// `min_blocks` blocks per SM the kernel is built for.
-struct StagedShape {
-  int stages = 0, in_flight = 0, min_blocks = 1;
-};
-
-/// The staging of a tensor-core mma for blocks of `threads` threads: 16-bit a (M, K) and b (K, N)
-/// (or (N, K)), float32 accumulator, M = 16 rows per warp in warpgroups of 4, K and N multiples of 64,
-/// N <= 256.
+/// The staging of a tensor-core mma for blocks of `threads` threads (stages 0: it cannot be staged):
+/// 16-bit a (M, K) and b (K, N) (or (N, K)), float32 accumulator, M = 16 rows per warp in warpgroups
+/// of 4, K and N multiples of 64, N <= 256.
 StagedShape staged_shape(const Function& f, const Op& mma, int threads);
 
-/// GPU: marks the K loops whose only product reads two loads made in the loop from their indices
-/// (loads of 2-D arrays, padding 0, used by nothing else) and can be staged (staged_shape): the loop
-/// gets ints {stages, in_flight, min_blocks}, the loads ints {1} (a) and {2} (b). The emitter keeps
-/// a ring of stages in shared memory filled by asynchronous copies `stages - 1 - in_flight`
-/// iterations ahead (cupric/tile/staged.h); pipeline_loads leaves marked loads alone.
+/// GPU: marks the K loops whose products read loads made in the loop from their indices (loads of
+/// arrays of 2 or more dimensions, padding 0, used by nothing else) and can be staged (staged_shape):
+/// the loop's `staged` gets its shape, the loads copied ahead each iteration `staging = ring`, the
+/// loop-invariant a loads beside the loop `staging = resident`. The emitter keeps a ring of stages
+/// in shared memory filled by asynchronous copies `stages - 1 - in_flight` iterations ahead
+/// (cupric/tile/staged.h); pipeline_loads leaves staged loads alone.
 void stage_products(Function& f, int threads);
 
-/// GPU: mma(a, permute(x, [1, 0]), acc) becomes mma(a, x, acc) with b given transposed (ints {1})
-/// where the permute feeds only mma b operands, so that x's rows are staged as they are (attention's
-/// q @ k^T) and the permute's round trip through shared memory goes away.
+/// GPU: mma(a, permute(x, [1, 0]), acc) becomes mma(a, x, acc) with `b_transposed` where the permute
+/// feeds only mma b operands, so that x's rows are staged as they are (attention's q @ k^T) and the
+/// permute's round trip through shared memory goes away.
 void fold_transposes(Function& f);
 
 }  // namespace cupric::tile

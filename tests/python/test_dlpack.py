@@ -390,3 +390,24 @@ def test_from_dlpack_bad_input():
         cu.from_dlpack([1, 2, 3])
     with pytest.raises(BufferError, match="copy=False"):
         cu.from_dlpack(np.arange(3.0), device="cuda:0", copy=False)
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda t, p: setattr(t, "ndim", 65), "ndim 65"),
+    (lambda t, p: setattr(t, "ndim", -1), "ndim -1"),
+    (lambda t, p: setattr(t, "shape", None), "no shape"),
+    (lambda t, p: p.shape.__setitem__(0, -4), "negative dimension"),
+    (lambda t, p: setattr(t, "data", None), "data is NULL"),
+    (lambda t, p: p.shape.__setitem__(0, 2**62), "array is too big"),
+    (lambda t, p: p.strides.__setitem__(0, 2**62), "out of range"),
+    (lambda t, p: p.strides.__setitem__(0, 2**59), "reach outside memory"),
+    (lambda t, p: p.strides.__setitem__(0, -(2**55)), "reach outside memory"),  # below address 0
+])
+def test_malformed_tensors_are_refused_and_stay_the_producers(edit, match):
+    producer = FakeProducer(np.zeros(4, np.float64), device=(1, 0))
+    edit(producer.managed.dl_tensor, producer)
+    cap = producer.__dlpack__()
+    with pytest.raises(BufferError, match=match):
+        cu.from_dlpack(cap)
+    assert capsule_name(cap) == "dltensor_versioned"  # not taken: freeing it stays the producer's job
+    assert producer.deleted == 0

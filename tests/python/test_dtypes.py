@@ -109,3 +109,14 @@ def test_import_loads_neither_numpy_nor_ml_dtypes():
         "assert 'ml_dtypes' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, env={"CUPRIC_DEVICE": "cpu", "PATH": ""})
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_dtypes_that_are_not_numpys_canonical_instances(name):
+    import pickle
+
+    want = np_dtype(name)
+    for other in (pickle.loads(pickle.dumps(want)), np.dtype(want, metadata={"units": "m"})):
+        assert other == want  # (NumPy hands back new instances for its own dtypes)
+        assert cu.zeros(2, dtype=other).dtype is want
+        assert cu.result_type(other) is want

@@ -318,3 +318,11 @@ def test_device_arrays_on_a_gpu(mode):
         if isinstance(host, (tuple, list)):
             host = type(host)(r.to_device("cpu") if isinstance(r, cu.ndarray) else r for r in host)
         same(host, func(*args, **kwargs), label, hasattr(cu, label.split("-")[0]))
+
+
+def test_results_cupric_cannot_hold_are_refused():
+    x = cu.ones(3)
+    with pytest.raises(TypeError, match="cannot hold"):  # structured: refused, as CuPy does
+        np.empty_like(x, dtype=[("a", "f8"), ("i", "i8")])
+    assert isinstance(np.empty_like(x, dtype=object), np.ndarray)  # NumPy's own objects stay NumPy's
+    np.testing.assert_array_equal(np.asarray(x), np.ones(3))  # the input is untouched

@@ -191,6 +191,21 @@ inline ArrayRef<T, ND> array_ref(const void* arg) {
 }
 #endif
 
+/// Where a window of n elements along one dimension starts: index * scale (a tile index times
+/// the tile's extent, or an element offset with scale 1), in 64-bit arithmetic that cannot wrap.
+/// Starts outside [-n, extent] move to that range's nearer end, where the window holds exactly the
+/// same elements of the array (none), so a window near +-2^63 reads padding and writes nothing,
+/// as in the interpreter, instead of wrapping onto element 0. Every later index (start + i, i < n)
+/// then fits too. scale >= 1, n >= 1, extent >= 0; exact for extents up to 2^63 - 1 - n (a larger
+/// one is a broadcast view, and its last n elements may then be taken as inside).
+CUPRIC_TD constexpr i64 window_start(i64 index, i64 scale, i64 n, i64 extent) {
+  constexpr i64 kMax = 0x7fffffffffffffffLL;
+  const i64 hi = extent < kMax - n ? extent : kMax - n;
+  if (index > hi / scale) return hi;  // index * scale > hi (hi >= 0: division rounds down)
+  if (index < -n / scale) return -n;  // index * scale < -n (division rounds toward zero)
+  return index * scale;
+}
+
 /// Offset of the element at `start + local index of e` and whether it is inside the array.
 template <class Sh, class T, int ND>
 CUPRIC_TD bool element_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, i64& off) {

@@ -16,6 +16,7 @@ from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _cuda
 from ._kernel import Kernel, Launchable, _freeze, _Specialisations, _tile, build_stamp, include_dir, interpreting
+from ._source import user_facing
 
 _FORMAT = "cupric.tile autotune 1"  # bump when the stored record or the key changes meaning
 
@@ -187,7 +188,7 @@ class Autotuner(Launchable):
         self.restore_value = self._names(restore_value, "restore_value", params, arrays_only=True)
         self.warmup, self.rep = float(warmup), float(rep)
         self.signature = inspect.Signature([params[n] for n in params if n not in self.tuned])
-        self._plans = _tile.LaunchPlans()  # the fast path of launches for keys met before
+        self._plans = _tile.LaunchPlans(kernel._guards)  # the fast path of launches for keys met before
         self.cache = _Specialisations(self._plans.clear)
         self.timings = {}
         self.best_config = None
@@ -262,10 +263,13 @@ class Autotuner(Launchable):
             zip([p.name for p, c in zip(kernel.params, kernel.constants, strict=True) if not c], runtime, strict=True)
         )
         parts = [device]
-        parts += [k for p, k in zip(kernel.params, spec_key, strict=True) if p.name not in self.tuned]
+        n = len(kernel.params)  # then the globals the body reads, which are part of the key too
+        parts += [k for p, k in zip(kernel.params, spec_key[:n], strict=True) if p.name not in self.tuned]
+        parts += spec_key[n:]
         parts += [(n, _key_value(seen.get(n, bound[n]))) for n in self.key]
         return tuple(parts)
 
+    @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         if not (interpret or kwargs):  # a plan fits when the key, the specialisation and the kinds do
             config = self._plans.launch(grid, stream, args)
@@ -436,6 +440,7 @@ class Autotuner(Launchable):
 
     # ---- inspection ----------------------------------------------------------------------------------
 
+    @user_facing
     def inspect(self, *args, config=None, compile_cuda=False, **kwargs):
         """kernel.inspect for these arguments with `config` (default: the key's tuned config if it
         is known, else the first); the result's 'config' says which."""

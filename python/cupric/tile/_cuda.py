@@ -357,25 +357,17 @@ def _from_cupric(a, owner):
 
 
 def _from_cai(v, cai, device):
-    typestr = cai["typestr"]
+    # read and checked as every importer of foreign memory does (NULL data, negative or
+    # overflowing shapes, strides that do not fit the shape or the item size: ValueError)
+    ptr, typestr, item, shape, byte_strides, _ = _c._read_array_interface(cai, "__cuda_array_interface__")
     try:
         if typestr[1:] == "V2" and "bfloat16" in str(getattr(v, "dtype", "")):
             dtype = _dt.names.bfloat16  # PyTorch exports bfloat16 as an opaque 2-byte type
-            typestr = "<u2"  # (for the item size below)
         else:
             dtype = _dt.as_dtype(np.dtype(typestr).name)
     except (TypeError, ValueError) as err:
         raise TypeError(f"cupric.tile: a CUDA array of typestr {typestr!r} has no cupric dtype") from err
-    shape = tuple(int(d) for d in cai["shape"])
-    if cai.get("strides") is None:
-        strides = _c_strides(shape)
-    else:
-        item = np.dtype(typestr).itemsize
-        if any(s % item for s in cai["strides"]):
-            raise ValueError(
-                f"cupric.tile: byte strides {tuple(cai['strides'])} are not multiples of the item size {item}"
-            )
-        strides = tuple(int(s) // item for s in cai["strides"])
+    strides = _c_strides(shape) if byte_strides is None else tuple(s // item for s in byte_strides)
     stream = cai.get("stream")
     if stream is not None and int(stream) <= 0:
         raise ValueError(
@@ -383,7 +375,7 @@ def _from_cai(v, cai, device):
             "default stream, 2 the per-thread one, larger values are stream handles)"
         )
     stream = None if stream is None else (0 if stream == 1 else int(stream))  # 1: the legacy default stream
-    return DeviceArray(int(cai["data"][0]), dtype, shape, strides, device, v, stream)
+    return DeviceArray(ptr, dtype, shape, strides, device, v, stream)
 
 
 def _is_torch_tensor(v):

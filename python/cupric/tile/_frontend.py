@@ -355,8 +355,9 @@ class Frontend(ControlFlow):
     def load_name(self, name, node, scope):
         if name in scope:
             return scope[name]
-        if name in self.src.closure:
-            return self.src.closure[name]
+        closure = self.src.closure
+        if name in closure:
+            return closure[name]
         if name in self.src.globals:
             return self.src.globals[name]
         if hasattr(builtins, name):

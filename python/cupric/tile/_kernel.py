@@ -5,6 +5,7 @@ import functools
 import hashlib
 import inspect
 import os
+import sys
 import time
 import types
 import warnings
@@ -14,10 +15,10 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from . import _cuda, _index
+from . import _cuda, _globals, _index
 from . import _interp as I
 from ._frontend import Frontend
-from ._source import CompileError, _function_lines, source_of
+from ._source import CompileError, _function_lines, source_of, user_facing
 
 _tile = _c._tile
 
@@ -95,6 +96,15 @@ def build_stamp():
 _warned_no_compiler = False
 
 
+def _user_stacklevel():
+    """warnings.warn's stacklevel that points at the first frame outside cupric (the user's launch)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _host_compiler_available():
     global _warned_no_compiler
     info = _tile.host_compiler()
@@ -103,9 +113,10 @@ def _host_compiler_available():
     if not _warned_no_compiler:
         _warned_no_compiler = True
         warnings.warn(
-            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead",
+            f"cupric.tile: {info['problem']}; CPU kernels run in the (slow) interpreter instead "
+            "(CUPRIC_TILE_INTERPRET=1 chooses the interpreter and silences this warning)",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=_user_stacklevel(),
         )
     return False
 
@@ -225,10 +236,7 @@ class Compiled:
             t0 = time.perf_counter()
             b = _tile.Builder(self.kernel.fn.__name__)
             f = Frontend(b, self.kernel.debug).compile_kernel(self.kernel.fn, self.specs)
-            self.ir = f.text()
-            f.canonicalize()
-            self.ir_canonical = f.text()
-            self._function = f
+            self._function = f  # as built: each target runs its stages on a copy (emit)
             self.frontend_seconds = time.perf_counter() - t0
         return self._function
 
@@ -255,7 +263,8 @@ class Compiled:
         """The key of this specialisation's entry in the kernel index (see _index) for `target`
         (strings naming the target and what its code depends on), or None: not indexed."""
         fp = self.kernel.fingerprint()
-        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
+        # CUPRIC_TILE_DUMP: a kernel found in the index would skip the stages it asks to see
+        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX") or os.environ.get("CUPRIC_TILE_DUMP"):
             return None
         return _index.key(fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), *target)
 
@@ -365,13 +374,7 @@ def _interpreter_argument(v):
 def _grid3(grid, constants):
     if callable(grid):
         grid = grid(constants)
-    g = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
-    if not 1 <= len(g) <= 3:
-        raise ValueError(f"a grid has 1 to 3 dimensions, got {grid!r}")
-    g = tuple(int(x) for x in g) + (1,) * (3 - len(g))
-    if any(x < 0 for x in g):
-        raise ValueError(f"grid extents must be >= 0, got {grid!r}")
-    return g
+    return _tile.grid3(grid)  # integers only, >= 0, fewer than 2**63 blocks (TypeError / ValueError)
 
 
 class Launchable:
@@ -411,7 +414,10 @@ class Kernel(Launchable):
             if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
         self.constants = [_is_constant(p.annotation) for p in self.params]
-        self._plans = _tile.LaunchPlans()  # the fast path of launches with arguments met before
+        # the globals the body read when it was last specialised; plans hold while they do
+        self._globals_key = None
+        self._guards = _tile.GlobalGuards()
+        self._plans = _tile.LaunchPlans(self._guards)  # the fast path of launches with arguments met before
         self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
         self.cache = _Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
@@ -466,7 +472,23 @@ class Kernel(Launchable):
                     f"kernel {self.fn.__name__}: argument '{p.name}' is {type(v).__name__}; "
                     "expected an array, a number, or a ct.Constant parameter"
                 )
+        globals_key = self._read_globals()
+        if globals_key:
+            key.append(("globals", globals_key))
         return tuple(key), specs, runtime, device or "cpu"
+
+    def _read_globals(self):
+        """The key part of the globals and closure variables the body (and its helpers) read now.
+        A new value makes a new specialisation, and the plans made before it stop applying (a new
+        generation of the guards); a name rebound to an equal value only updates the guards."""
+        sites = _globals.reads(self.fn, lambda v: v.fn if isinstance(v, TileFunction) else None)
+        globals_key = _globals.snapshot(self.fn.__name__, sites)
+        changed = globals_key != self._globals_key
+        if changed and self._globals_key is not None and hasattr(self, "_fingerprint"):
+            del self._fingerprint  # it hashed the old values
+        self._guards.set(_globals.guards(sites), changed)
+        self._globals_key = globals_key
+        return globals_key
 
     def compiled(self, key, specs, num_threads=None):
         if num_threads is not None and int(num_threads) != self.num_threads:
@@ -483,6 +505,7 @@ class Kernel(Launchable):
             self._fingerprint = _fingerprint(self.fn)
         return self._fingerprint
 
+    @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         # the fast path: one C++ call when the arguments fit a launch plan (positional, no kwargs)
         if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
@@ -493,7 +516,7 @@ class Kernel(Launchable):
             return self._plans
         plans = self._thread_plans.get(int(num_threads))
         if plans is None:
-            plans = self._thread_plans[int(num_threads)] = _tile.LaunchPlans()
+            plans = self._thread_plans[int(num_threads)] = _tile.LaunchPlans(self._guards)
         return plans
 
     def _forget_plans(self):
@@ -544,24 +567,28 @@ class Kernel(Launchable):
 
     # ---- inspection ----------------------------------------------------------------------------------
 
+    @user_facing
     def inspect(self, *args, compile_cuda=False, **kwargs):
-        """Every stage for these arguments: {'ir', 'ir_canonical', 'ir_layout' (after the GPU's layout
-        pass), 'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through
-        cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report),
-        'registers', 'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU
-        'attributes' of the loaded kernel}."""
+        """Every stage for these arguments: {'stages' (stage name -> the IR after it, in the order
+        the compiler runs them: 'frontend', the canonical stages, then the GPU's), 'ir', 'ir_canonical',
+        'ir_layout' (aliases of the IR after 'frontend', 'remove_dead_code' and 'assign_layouts'),
+        'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through cupric.cuda,
+        else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report), 'registers',
+        'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU 'attributes' of the
+        loaded kernel}."""
         return self._inspect(self._bind(args, kwargs), compile_cuda)
 
     def _inspect(self, values, compile_cuda, num_threads=None):
         key, specs, _, _ = self._specialise(values)
         c = self.compiled(key, specs, num_threads)
-        host = c.function.emit("host", self.debug)
-        cuda = c.cuda()
-        c.function  # noqa: B018  (builds the IR if the kernel came from the index)
+        host = c.function.emit("host", self.debug, record_stages=True)
+        cuda = c.function.emit("cuda", self.debug, c.num_threads, record_stages=True)
+        stages = dict(host["stages"])
+        for name, ir in cuda["stages"]:
+            stages.setdefault(name, ir)  # the stages both targets run give the same IR
         out = {
-            "ir": c.ir,
-            "ir_canonical": c.ir_canonical,
-            "ir_layout": cuda["ir_layout"],
+            "stages": stages,
+            **{alias: stages[name] for alias, name in _STAGE_ALIASES.items()},
             "host_source": host["source"],
             "cuda_source": cuda["source"],
             "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},
@@ -571,6 +598,10 @@ class Kernel(Launchable):
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
         return out
+
+
+# inspect()'s keys from before the stages had names, kept for the code and docs that read them
+_STAGE_ALIASES = {"ir": "frontend", "ir_canonical": "remove_dead_code", "ir_layout": "assign_layouts"}
 
 
 def kernel(fn=None, *, debug=False, num_threads=0):

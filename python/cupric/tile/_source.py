@@ -2,6 +2,7 @@
 sits in its file, and CompileError, which points at a line with a caret."""
 
 import ast
+import functools
 import inspect
 import linecache
 import textwrap
@@ -16,6 +17,8 @@ SUPPORTED = (
 
 class CompileError(Exception):
     """A kernel that cannot be compiled, with the place in its source."""
+
+    __module__ = "cupric.tile"  # its public name in tracebacks: cupric.tile.CompileError
 
     def __init__(self, message, filename="<unknown>", lineno=0, col=0, source_line="", notes=()):
         self.reason = message
@@ -94,13 +97,20 @@ class Source:
             raise CompileError(f"{fn.__qualname__} is not a plain function definition", self.filename, start)
         self.fdef = fdef
         self.globals = fn.__globals__
-        self.closure = {}
+        self._fn = fn
+
+    @property
+    def closure(self):
+        """The closure variables' values now (the source is cached; the values may change)."""
+        out = {}
+        fn = self._fn
         if fn.__closure__:
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
                 try:
-                    self.closure[name] = cell.cell_contents
+                    out[name] = cell.cell_contents
                 except ValueError:
                     pass
+        return out
 
     def where(self, node):
         line = getattr(node, "lineno", 1)
@@ -117,3 +127,19 @@ def source_of(fn):
     if src is None:
         src = _SOURCES[fn] = Source(fn)
     return src
+
+
+def user_facing(method):
+    """Re-raises a CompileError from `method` without cupric's own frames: the user sees the line
+    that launched the kernel and the message that points into the kernel, as Triton and JAX show."""
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except CompileError as err:
+            # the compiler's own exception stays reachable as err.internal_cause (for debugging cupric)
+            err.internal_cause, err.__cause__, err.__suppress_context__ = err.__cause__, None, True
+            raise err.with_traceback(None)  # noqa: B904 - the same error, its internal frames cut
+
+    return wrapper

@@ -61,6 +61,19 @@ void CpuBackend::arange(const Array& out, double start, double step) {
   });
 }
 
+void CpuBackend::arange_integer(const Array& out, std::uint64_t start, std::uint64_t step) {
+  visit_dtype(out.dtype(), [&]<class T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      T* d = static_cast<T*>(out.data());
+      parallel_for(out.size(), kGrain, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) d[i] = static_cast<T>(start + static_cast<std::uint64_t>(i) * step);
+      });
+    } else {
+      throw TypeError(cat("arange_integer: ", name(out.dtype()), " is not an integer dtype"));
+    }
+  });
+}
+
 }  // namespace cpu
 
 namespace detail {

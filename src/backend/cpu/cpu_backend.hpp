@@ -36,6 +36,7 @@ class CpuBackend final : public Backend {
   void arg_reduce(ArgReduceOp op, const Array& in, const Array& out, int axis) override;
   void scan(ScanOp op, const Array& in, const Array& out, int axis) override;
   void arange(const Array& out, double start, double step) override;
+  void arange_integer(const Array& out, std::uint64_t start, std::uint64_t step) override;
   void random(const RandomRequest& request, const Array& out) override;
   void gather(const Array& src, const Array& offsets, const Array& out) override;    // gather.cpp
   void scatter(const Array& dst, const Array& offsets, const Array& values) override;  // gather.cpp

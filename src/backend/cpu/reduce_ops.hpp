@@ -122,6 +122,32 @@ struct Prod {
   }
 };
 
+/// Of two equal floats, the one max / min keeps: +0.0 over -0.0 for max, -0.0 for min (the
+/// AND / OR of their bits; equal nonzero floats have equal bits). The order of the operands
+/// does not matter, so lanes, threads and splits cannot change a result (scalar_math.h's
+/// maximum / minimum follow the same rule).
+template <bool IsMax, class T>
+inline T tie(T a, T b) {
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  U x, y;
+  std::memcpy(&x, &a, sizeof(T));
+  std::memcpy(&y, &b, sizeof(T));
+  const U r = IsMax ? (x & y) : (x | y);
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+}
+
+/// The greater (max) or smaller of two floats, tie() when they are equal; `take_nan` also takes
+/// v when it is NaN (min/max) or when acc is (fmin/fmax). Both candidates are computed and one
+/// is selected, so that loops over it stay branch-free (vectorised).
+template <bool IsMax, class T>
+inline T extreme_of(T acc, T v, bool take_nan = false) {
+  const T pick = ((IsMax ? v > acc : v < acc) || take_nan) ? v : acc;
+  const T equal = tie<IsMax>(acc, v);
+  return v == acc ? equal : pick;
+}
+
 /// minimum / maximum: NaN wins (once a lane holds NaN it keeps it).
 template <bool IsMax>
 struct Extreme {
@@ -141,7 +167,7 @@ struct Extreme {
       if (is_nan(v)) return v;
       return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
     } else if constexpr (std::is_floating_point_v<T>) {
-      return ((IsMax ? v > acc : v < acc) || v != v) ? v : acc;
+      return extreme_of<IsMax>(acc, v, v != v);  // (a NaN acc stays: every compare is false)
     } else {
       return (IsMax ? v > acc : v < acc) ? v : acc;
     }
@@ -172,7 +198,7 @@ struct FExtreme {
       if (is_nan(acc)) return v;
       return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
     } else if constexpr (std::is_floating_point_v<T>) {
-      return ((IsMax ? v > acc : v < acc) || acc != acc) ? v : acc;
+      return extreme_of<IsMax>(acc, v, acc != acc);  // (a NaN v loses: every compare is false)
     } else {
       return Extreme<IsMax>::combine(acc, v);
     }
@@ -387,7 +413,7 @@ inline E fold_extreme(const E* __restrict p, std::int64_t n) {
     flag[j] = 0;
   }
   auto step = [&](int j, E v) {
-    acc[j] = (K::is_max ? v > acc[j] : v < acc[j]) ? v : acc[j];
+    acc[j] = extreme_of<K::is_max>(acc[j], v);
     flag[j] |= K::skips_nan ? (v == v) : (v != v);
   };
   std::int64_t i = 0;
@@ -400,7 +426,7 @@ inline E fold_extreme(const E* __restrict p, std::int64_t n) {
   for (int j = 0; j < L; ++j) any |= flag[j];
   if (K::skips_nan ? !any : any) return quiet_nan<E>();
   E r = acc[0];
-  for (int j = 1; j < L; ++j) r = (K::is_max ? acc[j] > r : acc[j] < r) ? acc[j] : r;
+  for (int j = 1; j < L; ++j) r = extreme_of<K::is_max>(r, acc[j]);
   return r;
 }
 

@@ -11,15 +11,19 @@
 #include <thread>
 #include <vector>
 
+#include "cupric/errors.hpp"
+
 namespace cupric::cpu {
 
 namespace {
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 int default_threads() {
   if (const char* env = std::getenv("CUPRIC_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
+    const long n = std::atol(env);
+    if (n > 0) return static_cast<int>(std::min<long>(n, max_threads()));  // clamped: an environment cannot raise
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return cores();
 }
 
 class Pool {
@@ -34,16 +38,18 @@ class Pool {
     for (auto& t : workers_) t.join();
   }
 
-  int threads() const { return nthreads_; }
+  int threads() const { return nthreads_.load(std::memory_order_relaxed); }
   void set_threads(int n) {
-    std::lock_guard<std::mutex> run(run_mutex_);
+    std::lock_guard<std::mutex> run(run_mutex_);  // no job runs while the pool changes
     nthreads_ = n < 1 ? default_threads() : n;
+    retire_workers(nthreads_ - 1);
   }
 
   void run(std::int64_t nchunks, const std::function<void(std::int64_t)>& chunk) {
     std::lock_guard<std::mutex> run(run_mutex_);  // one parallel region at a time
-    ensure_workers(nthreads_ - 1);
-    const int helpers = static_cast<int>(std::min<std::int64_t>(nthreads_ - 1, nchunks - 1));
+    const int nthreads = threads();
+    ensure_workers(nthreads - 1);
+    const int helpers = static_cast<int>(std::min<std::int64_t>(nthreads - 1, nchunks - 1));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &chunk;
@@ -70,6 +76,20 @@ class Pool {
     }
   }
 
+  /// Ends and joins the workers from `keep` on (a pool asked for fewer threads gives them back).
+  void retire_workers(int keep) {
+    if (static_cast<int>(workers_.size()) <= keep) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      keep_ = keep;
+    }
+    wake_.notify_all();
+    for (std::size_t i = static_cast<std::size_t>(keep); i < workers_.size(); ++i) workers_[i].join();
+    workers_.resize(static_cast<std::size_t>(keep));
+    std::lock_guard<std::mutex> lock(mutex_);
+    keep_ = INT32_MAX;
+  }
+
   void work() {
     for (;;) {
       std::int64_t i = next_.fetch_add(1);
@@ -90,8 +110,8 @@ class Pool {
         std::unique_lock<std::mutex> lock(mutex_);
         // `participants_` (not the count still running) decides who takes part, so a worker
         // that wakes late still joins the job it was counted in
-        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && id < participants_); });
-        if (stop_) return;
+        wake_.wait(lock, [&] { return stop_ || id >= keep_ || (generation_ != seen && id < participants_); });
+        if (stop_ || id >= keep_) return;
         seen = generation_;
       }
       work();
@@ -104,8 +124,9 @@ class Pool {
     }
   }
 
-  int nthreads_;
+  std::atomic<int> nthreads_;
   std::vector<std::thread> workers_;
+  int keep_ = INT32_MAX;  // workers with an id from here on exit (retire_workers)
   std::mutex run_mutex_, mutex_;
   std::condition_variable wake_, done_;
   const std::function<void(std::int64_t)>* job_ = nullptr;
@@ -126,8 +147,14 @@ Pool& pool() {
 thread_local bool in_parallel_region = false;
 }  // namespace
 
+int max_threads() { return std::max(kThreadsPerCore * cores(), kMinMaxThreads); }
 int num_threads() { return pool().threads(); }
-void set_num_threads(int n) { pool().set_threads(n); }
+void set_num_threads(std::int64_t n) {
+  if (n > max_threads())
+    throw ValueError(cat("set_num_threads(", n, "): at most ", max_threads(), " threads on this machine (", cores(),
+                         " cores; the bound is ", kThreadsPerCore, " per core, at least ", kMinMaxThreads, ")"));
+  pool().set_threads(static_cast<int>(std::max<std::int64_t>(n, 0)));
+}
 
 void parallel_for(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& body) {
   if (n <= 0) return;

@@ -275,19 +275,36 @@ void CudaBackend::fill(const Array& dst, const void* value) {
   });
 }
 
-void CudaBackend::arange(const Array& out, double start, double step) {
+namespace {
+/// arange_<t> (render_arange) with its start and step added by `add_start_step`.
+template <class AddStartStep>
+void launch_arange(CudaBackend& backend, const Array& out, AddStartStep add_start_step) {
   const std::int64_t n = out.size();
   if (n == 0) return;
-  note_write(out);
+  backend.note_write(out);
   const DType t = out.dtype();
   const runtime::Kernel& k =
-      kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
+      backend.kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
   ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
   args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
-  args.add_float(start);
-  args.add_float(step);
+  add_start_step(args);
   args.add_int(n);
-  launch_grid(k, n, args);
+  backend.launch_grid(k, n, args);
+}
+}  // namespace
+
+void CudaBackend::arange(const Array& out, double start, double step) {
+  launch_arange(*this, out, [&](ArgPacker& args) {
+    args.add_float(start);
+    args.add_float(step);
+  });
+}
+
+void CudaBackend::arange_integer(const Array& out, std::uint64_t start, std::uint64_t step) {
+  launch_arange(*this, out, [&](ArgPacker& args) {
+    args.add_uint(start);
+    args.add_uint(step);
+  });
 }
 
 void CudaBackend::random(const RandomRequest& r, const Array& out) {

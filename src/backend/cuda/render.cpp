@@ -236,10 +236,13 @@ std::string render_map(const MapSpec& s) {
 }
 
 std::string render_arange(DType t) {
+  const bool integer = kind(t) == DTypeKind::signed_int || kind(t) == DTypeKind::unsigned_int;
+  const char* params = integer ? "unsigned long long start, unsigned long long step" : "double start, double step";
+  const char* value = integer ? "(T)(start + (unsigned long long)i * step)"
+                              : "cu::convert<T>(__dadd_rn(start, __dmul_rn((double)i, step)))";
   return cat(kPrelude, "typedef ", device_type(t), " T;\n",
-             "extern \"C\" __global__ void __launch_bounds__(256) arange_", short_name(t),
-             "(T* __restrict__ out, double start, double step, i64 n) {\n",
-             "  CUPRIC_GRID_LOOP(i, 0, n) out[i] = cu::convert<T>(__dadd_rn(start, __dmul_rn((double)i, step)));\n}\n");
+             "extern \"C\" __global__ void __launch_bounds__(256) arange_", short_name(t), "(T* __restrict__ out, ",
+             params, ", i64 n) {\n", "  CUPRIC_GRID_LOOP(i, 0, n) out[i] = ", value, ";\n}\n");
 }
 
 std::string render_random(DType t) {

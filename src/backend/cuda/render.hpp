@@ -38,7 +38,8 @@ const char* device_type(DType t);
 std::string short_name(DType t);
 
 std::string render_map(const MapSpec& spec);
-/// arange_<t>: out[i] = convert<T>(start + i * step) in double.
+/// arange_<t>: out[i] = convert<T>(start + i * step) in double for floating and bool t; for
+/// integer t, (T)(start + i * step) in unsigned 64-bit arithmetic (exact to the ends of the type).
 std::string render_arange(DType t);
 /// random_<t>: one Philox block per thread (random.hpp); integers for integer t.
 std::string render_random(DType t);

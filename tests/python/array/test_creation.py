@@ -80,6 +80,52 @@ def test_arange_errors_and_large_values():
     check(cu.arange(cu.asarray(4)), np.arange(4))
 
 
+INT64, UINT64 = np.iinfo(np.int64), np.iinfo(np.uint64)
+
+
+@pytest.mark.parametrize("dtype", [None, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+                                   np.uint64])
+def test_arange_integers_are_exact_to_the_ends_of_the_type(dtype, device):
+    # cu.arange(10**18 + 1, 10**18 + 4) was [10**18] * 3: integer ranges were computed in doubles
+    info = np.iinfo(dtype or np.int64)
+    lo, hi = int(info.min), int(info.max)
+    cases = [(10**18 + 1, 10**18 + 4, 1), (hi - 5, hi + 1, 1), (hi, hi - 7, -2), (lo, lo + 5, 1),
+             (lo + 7, lo - 1, -3), (lo, hi, (hi - lo) // 3 + 1), (hi, lo, -((hi - lo) // 5 + 1)),
+             (0, hi, hi // 2), (hi - 1, lo, -(hi // 4)), (2**53 + 1, 2**53 + 9, 3)]
+    for start, stop, step in cases:
+        want = list(range(start, stop, step))  # the exact answer (NumPy's length is computed in doubles)
+        if len(want) > 1 and not lo <= start + step <= hi:
+            continue  # NumPy stores the first two values in the dtype: OverflowError (checked below)
+        if dtype is None and not all(lo <= v <= hi for v in (start, stop, step)):
+            continue  # a Python int past int64 makes the default dtype float64 (checked below)
+        got = cu.arange(start, stop, step, dtype=dtype, device=device)
+        assert got.dtype == np.dtype(dtype or np.int64) and str(got.device).startswith(device)
+        assert got.tolist() == want, (start, stop, step)
+        if len(want) == len(np.arange(start, stop, step, dtype=dtype)):
+            check(got, np.arange(start, stop, step, dtype=dtype))
+
+
+def test_arange_integer_overflow_and_wraparound_follow_numpy():
+    check(cu.arange(0, 300, 100, dtype=cu.int8), np.arange(0, 300, 100, dtype=np.int8))  # wraps past the 2nd
+    check(cu.arange(250, 251, 10, dtype=cu.uint8), np.arange(250, 251, 10, dtype=np.uint8))
+    check(cu.arange(-3, -5, dtype=cu.uint8), np.arange(-3, -5, dtype=np.uint8))  # empty: nothing stored
+    check(cu.arange(0.5, 5, 1.5, dtype=cu.uint8), np.arange(0.5, 5, 1.5, dtype=np.uint8))
+    check(cu.arange(-2.5, 3, 2, dtype=cu.int8), np.arange(-2.5, 3, 2, dtype=np.int8))
+    check(cu.arange(2**64 - 3, 2**64, dtype=cu.uint64), np.arange(2**64 - 3, 2**64, dtype=np.uint64))
+    check(cu.arange(INT64.max - 2, INT64.max, dtype=cu.float64), np.arange(INT64.max - 2, INT64.max, dtype=np.float64))
+    # past the second value NumPy's fill wraps around in the dtype, and so does cupric's
+    check(cu.arange(INT64.max - 1, INT64.max + 5, dtype=cu.int64), np.arange(INT64.max - 1, INT64.max + 5, dtype=np.int64))
+    for args, kwargs in [((-3, 3), {"dtype": np.uint8}), ((250, 270, 10), {"dtype": np.uint8})]:
+        cu_kwargs = {"dtype": cu.dtype(kwargs["dtype"])}
+        raises_like(lambda a=args, k=kwargs: np.arange(*a, **k), lambda a=args, k=cu_kwargs: cu.arange(*a, **k))
+    # past int64, NumPy promotes int64 with uint64 to float64 for the default dtype
+    assert cu.arange(2**63, 2**63 + 3).dtype == np.arange(2**63, 2**63 + 3).dtype == np.float64
+    # the length is exact in integers (NumPy computes it in doubles: np.arange(0, 2**62 + 1, 2**62) has 1)
+    assert cu.arange(0, 2**62 + 1, 2**62).tolist() == [0, 2**62]
+    with pytest.raises(ValueError, match="Maximum allowed size exceeded"):
+        cu.arange(-(2**63), 2**64 - 1)
+
+
 def test_arange_device_and_default_device():
     assert cu.arange(3, device="cpu").device == "cpu"
     with pytest.raises(ValueError, match="device"):
@@ -181,6 +227,36 @@ def test_tril_and_triu_on_matrices_and_stacks(device):
     check(cu.triu(cu.asarray(b, device=device)), np.triu(b), device=device)
     with pytest.raises(ValueError):
         cu.tril(cu.asarray(1.0, device=device))
+
+
+EXTREME_OFFSETS = [-(2**63), -(2**63) + 1, -(2**31), -7, 7, 2**31, 2**63 - 1, 2**63, 2**100, -(2**100)]
+
+
+def triangle(n, m, k):
+    """np.tri by its definition (j - i <= k), for offsets NumPy itself cannot take."""
+    i, j = np.indices((n, m))
+    return (j - i <= k).astype(np.float64)
+
+
+def test_matrices_at_extreme_diagonal_offsets(device):
+    # cu.tril(x, k=-2**63) was all of x (-k overflowed); NumPy raises OverflowError for most of
+    # these offsets, so the oracle is the definition
+    x = RNG.integers(1, 9, size=(3, 4)).astype(np.float32)
+    c = cu.asarray(x, device=device)
+    for k in EXTREME_OFFSETS:
+        mask = triangle(3, 4, k)
+        check(cu.tri(3, 4, k, device=device), mask, device=device)
+        check(cu.tril(c, k), np.where(mask > 0, x, 0).astype(np.float32), device=device)
+        check(cu.triu(c, k), np.where(triangle(3, 4, k - 1) > 0, 0, x).astype(np.float32), device=device)
+        check(cu.eye(3, 4, k, device=device), np.eye(3, 4, max(min(k, 4), -3)), device=device)
+        try:
+            want = np.tril(x, k)
+        except OverflowError:
+            continue
+        check(cu.tril(c, k), want, device=device)
+        check(cu.triu(c, k), np.triu(x, k), device=device)
+    with pytest.raises(TypeError):
+        cu.tril(c, 1.5)
 
 
 # ---- meshgrid ----------------------------------------------------------------------------------

@@ -567,3 +567,38 @@ def test_nanargmax_all_nan_slice_raises():
     check(cu.nanargmin(cu.asarray(x[0]), axis=0), np.nanargmin(x[0], axis=0))
     with pytest.raises(ValueError, match="All-NaN slice encountered"):
         cu.nanargmin(cu.asarray(x[1]))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("op", ["max", "min", "nanmax", "nanmin", "amax"])
+def test_extrema_of_signed_zeros_do_not_depend_on_the_split(op, dtype):
+    # -0.0 < +0.0: a max of zeros is +0.0 if any zero is +0.0, a min -0.0 if any is -0.0, whatever
+    # the order, the lanes, the threads or the axis (NumPy's zero depends on its SIMD path)
+    rng = np.random.default_rng(17)
+    other = -1.0 if "max" in op else 1.0
+    for n in (2, 3, 17, 100, 4097, 1 << 18):
+        a = rng.choice(np.array([-0.0, 0.0, other]), size=n, p=[0.2, 0.2, 0.6]).astype(dtype)
+        if "nan" in op:
+            a[rng.integers(0, n, n // 10 + 1)] = np.nan
+        zeros = a[a == 0]
+        if zeros.size == 0:
+            continue
+        want_negative = bool(np.signbit(zeros).all()) if "max" in op else bool(np.signbit(zeros).any())
+        for threads in (1, 3):
+            cu.set_num_threads(threads)
+            try:
+                x = cu.asarray(a)
+                assert bool(np.signbit(np.asarray(getattr(cu, op)(x)))) == want_negative, (n, threads)
+                assert bool(np.signbit(np.asarray(getattr(cu, op)(x[::-1])))) == want_negative
+                m = n - n % 4
+                if m == 0:
+                    continue
+                cols = np.asarray(getattr(cu, op)(x[:m].reshape(-1, 4), axis=0))
+                for j in range(4):
+                    col = a[:m].reshape(-1, 4)[:, j]
+                    z = col[col == 0]
+                    if z.size and cols[j] == 0:
+                        neg = bool(np.signbit(z).all()) if "max" in op else bool(np.signbit(z).any())
+                        assert bool(np.signbit(cols[j])) == neg
+            finally:
+                cu.set_num_threads(0)

@@ -75,7 +75,7 @@ def test_errors():
     g = cu.random.default_rng(0)
     with pytest.raises(ValueError, match="low >= high"):
         g.integers(5, 5)
-    with pytest.raises(ValueError, match="out of range for int8"):
+    with pytest.raises(ValueError, match="high is out of bounds for int8"):  # NumPy's message
         g.integers(0, 1000, dtype=cu.int8)
     with pytest.raises(TypeError, match="float32 or float64"):
         g.random(3, dtype=cu.int32)
@@ -94,3 +94,28 @@ def test_legacy_functions():
     assert np.asarray(cu.random.randn(5)).shape == (5,)
     r = np.asarray(cu.random.randint(0, 3, size=100))
     assert r.min() >= 0 and r.max() <= 2
+
+
+def test_integers_over_the_whole_range_of_each_dtype():
+    # rng.integers(0, 2**64, dtype=uint64) raised std::bad_cast: bounds are exact past int64
+    g = cu.random.default_rng(5)
+    for dtype in ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]:
+        info = np.iinfo(dtype)
+        lo, hi = int(info.min), int(info.max)
+        for low, high, endpoint in [(lo, hi + 1, False), (lo, hi, True), (hi - 3, hi + 1, False), (lo, lo + 2, False)]:
+            x = np.asarray(g.integers(low, high, size=4000, dtype=dtype, endpoint=endpoint))
+            assert x.dtype == np.dtype(dtype)
+            top = high if endpoint else high - 1
+            assert int(x.min()) >= low and int(x.max()) <= top
+            if top - low < 8:
+                assert set(x.tolist()) == set(range(low, top + 1))  # every value drawn
+            else:
+                assert int(x.min()) < low + (top - low) // 8 and int(x.max()) > top - (top - low) // 8
+    np_g = np.random.default_rng(0)
+    for args, kwargs in [((0, 2**65), {"dtype": "uint64"}), ((-1, 5), {"dtype": "uint8"}), ((5, 5), {}),
+                         ((3, 1), {"endpoint": True}), ((0, 257), {"dtype": "uint8"}), ((-(2**70), 0), {})]:
+        with pytest.raises(ValueError) as want:
+            np_g.integers(*args, **kwargs)
+        with pytest.raises(ValueError) as got:
+            g.integers(*args, **kwargs)
+        assert str(got.value) == str(want.value)
