@@ -9,7 +9,7 @@ WERROR ?= ON
 CMAKE_DEFS := --config-settings=cmake.define.CUPRIC_WERROR=$(WERROR) --config-settings=cmake.define.CUPRIC_TESTS=ON
 SOURCES := $(shell find src include device_include examples/cpp tests/cpp -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all build demo test test-python test-cpp test-integration conformance install-check bench soak gpu-check lint format clean
+.PHONY: all build demo test test-python test-cpp test-integration test-baseline conformance install-check bench soak gpu-check lint format clean
 
 all: build
 
@@ -29,7 +29,7 @@ build: $(STAMP)
 demo: build
 	$(PY) examples/demo.py
 
-test: test-cpp test-python test-integration
+test: test-cpp test-python test-baseline test-integration
 
 # Hermetic: pytest runs with HOME an empty folder (XDG_CACHE_HOME unset) and fails the target if a
 # test left anything of cupric's there (~/.cache/cupric); tests/python must leave it empty. The
@@ -40,6 +40,11 @@ HERMETIC = home=$$(mktemp -d) && env -u XDG_CACHE_HOME HOME=$$home $(PY) -m pyte
 
 test-python: build $(VENV)/.clients  # the docs' Dask examples run in tests/python/test_docs.py
 	@$(call HERMETIC,tests/python,)
+
+# The CPU kernels once more with the portable baseline variant forced (the machine would pick
+# AVX2 or AVX-512): the array tests, which sweep every ufunc, cast and reduction against NumPy.
+test-baseline: build
+	CUPRIC_CPU_TARGETS=baseline $(PY) -m pytest tests/python/array tests/python/random -q $(PYTEST_ARGS)
 
 # Third-party clients (scikit-learn, SciPy, Dask, xarray, ...) on cupric arrays, against NumPy.
 $(VENV)/.clients: $(VENV)/.deps tests/integration/requirements.txt

@@ -12,6 +12,7 @@
 #include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/manipulation.hpp"
+#include "cupric/cpu_dispatch.hpp"
 #include "cupric/thread_pool.hpp"
 
 namespace cupric::py {
@@ -287,6 +288,22 @@ void bind_array(nb::module_& m) {
       nb::arg("iface"), nb::arg("protocol"),
       "(data, typestr, itemsize, shape, byte strides or None, read_only) of an array interface dict, checked as "
       "every importer of foreign memory checks it (ValueError / TypeError naming the problem).");
+  m.def("_cpu_dispatch", [] {  // for cupric.show_config(); raises on a bad CUPRIC_CPU_TARGETS
+    const cpu::CpuDispatchReport r = cpu::cpu_dispatch_report();
+    nb::dict d;
+    d["variant"] = r.chosen;
+    d["requested"] = r.requested;
+    d["compiled"] = r.compiled;
+    d["supported"] = r.supported;
+    d["build_flags"] = r.build_flags;
+    d["cpu_features"] = r.cpu_features;
+#if defined(__clang__)
+    d["compiler"] = "Clang " __clang_version__;
+#else
+    d["compiler"] = "GCC " __VERSION__;
+#endif
+    return d;
+  });
   m.def("_get_default_device", &default_device);
   m.def("_set_default_device", [](nb::handle d) { set_default_device(device_from_py(d)); });
 }

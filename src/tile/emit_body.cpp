@@ -293,13 +293,15 @@ std::string Emitter::decl_of(int v) const {
 
 void Emitter::emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield) {
   (void)r;
+  // by variable names: a value may live in another's variable (alias_)
   bool crossed = false;
   for (std::size_t i = 0; i < targets.size(); ++i)
     for (std::size_t j = 0; j < targets.size(); ++j)
-      crossed = crossed || (i != j && yield.operands[i] == targets[j]);
+      crossed = crossed || (i != j && name(yield.operands[i]) == name(targets[j]));
   if (!crossed) {
     for (std::size_t i = 0; i < targets.size(); ++i)
-      if (yield.operands[i] != targets[i]) line() << name(targets[i]) << " = " << name(yield.operands[i]) << ";";
+      if (name(yield.operands[i]) != name(targets[i]))
+        line() << name(targets[i]) << " = " << name(yield.operands[i]) << ";";
     return;
   }
   line() << "{";

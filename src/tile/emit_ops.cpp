@@ -2,6 +2,8 @@
 // elementwise: shape changes, reductions and scans, mma, loads/stores, gathers/scatters/atomics,
 // print/assert. Each also records the shared scratch the op needs on the GPU; the formulas
 // match the static_asserts in device_include/cupric/tile.
+#include <algorithm>
+
 #include "cupric/errors.hpp"
 #include "cupric/reduction_table.hpp"
 #include "tile/emitter.hpp"
@@ -144,6 +146,17 @@ void Emitter::emit_reduction(const Op& op) {
   end_result(v);
 }
 
+bool Emitter::accumulates_in_place(const Op& op) const {
+  // Nothing may read acc after the product: it has no other use, and it is made afresh where the
+  // product runs (by an op of the same region, or as that region's argument: a loop's carried
+  // accumulator), not a value from outside that the next iteration reads again.
+  const int v = op.result(), c = op.operands.at(2);
+  if (opt_.target != Target::host || uses_.at(c) != 1 || inlined(c) || !f_.type(c).same_as(f_.type(v))) return false;
+  const Region* r = region_of_.at(&op);
+  if (auto d = def_.find(c); d != def_.end()) return region_of_.at(d->second) == r;
+  return std::find(r->args.begin(), r->args.end(), c) != r->args.end();
+}
+
 void Emitter::emit_mma(const Op& op) {
   const int v = op.result(), a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
   const Type& ta = f_.type(a);
@@ -182,7 +195,9 @@ void Emitter::emit_mma(const Op& op) {
   } else {
     need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
   }
-  const std::string out = begin_result(v);
+  // a loop's `acc = ct.mma(a, b, acc)` then adds into acc's tile: no copy in, none back by the yield
+  const bool in_place = accumulates_in_place(op);
+  const std::string out = in_place ? name(c) : begin_result(v);
   std::string flags = bt ? (tf32 ? ", true, true" : ", false, true") : (tf32 ? ", true" : "");
   if (buffers == 2) flags = cat(tf32 ? ", true" : ", false", bt ? ", true" : ", false", ", true");
   line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << flags << ">(blk, "
@@ -191,7 +206,10 @@ void Emitter::emit_mma(const Op& op) {
          << ", " << name(c) << (buffers == 2 ? cat(", ", phase->second) : "")
          << ");";
   if (buffers == 2) line() << phase->second << " ^= 1;";
-  end_result(v);
+  if (in_place)
+    alias_[v] = c;
+  else
+    end_result(v);
 }
 
 void Emitter::emit_convert_layout(const Op& op) {

@@ -31,7 +31,10 @@ class Emitter {
   const std::string& preamble() const { return preamble_; }
   /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
   long long tile_bytes() const;
-  std::string name(int v) const { return "v" + std::to_string(v); }
+  std::string name(int v) const {
+    auto a = alias_.find(v);
+    return "v" + std::to_string(a == alias_.end() ? v : a->second);
+  }
 
  private:
   // analysis
@@ -78,6 +81,8 @@ class Emitter {
   /// The operator struct of a reduction table row (added to the preamble on first use).
   std::string reduction_op(const ReductionRow& row);
   void emit_mma(const Op& op);
+  /// Host: whether a product may accumulate into its acc operand's tile (see emit_ops.cpp).
+  bool accumulates_in_place(const Op& op) const;
   void emit_convert_layout(const Op& op);
   void emit_memory(const Op& op);
   void emit_indexed(const Op& op);
@@ -97,6 +102,7 @@ class Emitter {
   std::unordered_map<int, const Op*> user_;
   std::unordered_map<const Op*, const Region*> region_of_;
   std::unordered_set<int> inlined_;
+  std::unordered_map<int, int> alias_;  ///< a value held in another's variable (a product accumulated in place)
   std::unordered_set<int> emitted_in_loop_;
   std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
   std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged

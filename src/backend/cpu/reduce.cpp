@@ -1,10 +1,12 @@
 // reduce.cpp — CpuBackend::reduce: builds the loop nest, writes empty reductions, picks the
 // accumulator type from the output dtype (float16/bfloat16 accumulate in float32) and runs the
 // row of the reduction table, compiled in the reduce_part*.cpp translation units.
+#include <array>
 #include <utility>
 #include <vector>
 
 #include "cpu_backend.hpp"
+#include "cpu_dispatch.hpp"
 #include "cupric/errors.hpp"
 #include "reduce_engine.hpp"
 #include "reduce_layout.hpp"
@@ -17,6 +19,15 @@ extern template bool reduce_part<1>(ReduceOp, const ReduceLayout&, const Array&,
 extern template bool reduce_part<2>(ReduceOp, const ReduceLayout&, const Array&, const Array&, DType);
 extern template bool reduce_part<3>(ReduceOp, const ReduceLayout&, const Array&, const Array&, DType);
 static_assert(kReduceParts == 4, "one extern template and one reduce_part<K>.cpp per part");
+
+const ReduceLoops& reduce_loops(ReduceOp op, DType t) {
+  static const auto table = [] {
+    std::array<std::array<ReduceLoops, kNumDTypes>, kNumReduceOps> rows{};
+    cpu_variant().fill_reduce_loops(reinterpret_cast<ReduceLoopRow*>(rows.data()));
+    return rows;
+  }();
+  return table[static_cast<int>(op)][static_cast<int>(t)];
+}
 
 void CpuBackend::reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) {
   if (out.size() == 0) return;

@@ -9,12 +9,16 @@
 #include <memory>
 #include <type_traits>
 
+#include "cpu_variant.hpp"
 #include "cupric/backend.hpp"
 #include "cupric/reduction.h"
 #include "cupric/reduction_table.hpp"
 #include "cupric/ufunc_expressions.hpp"
 
-namespace cupric::cpu::reduce_ops {
+// In namespace cupric::cpu::<variant>: the reduction loops are compiled per instruction set
+// (reduce_loops.cpp); reduce_ops:: names this unit's variant.
+CUPRIC_CPU_VARIANT_BEGIN
+namespace reduce_ops {
 
 using cu::is_complex_v;
 using cu::less;  // lexicographic for complex numbers (NumPy's order)
@@ -179,10 +183,14 @@ inline void widening_sum(const float* p, std::int64_t n, double* re, double* im)
   double sums[2] = {-0.0, -0.0};
   for (std::int64_t b = 0; b < n; b += kWideningBlock) {
     fold_lanes<Sum, float, L>(p + b, std::min(kWideningBlock, n - b), lanes);
-    double block[2] = {-0.0, -0.0};
-    for (int j = 0; j < L; ++j) block[j & 1] += static_cast<double>(lanes[j]);
-    sums[0] += block[0];
-    sums[1] += block[1];
+    // the lanes added in float64 by halves (vector adds; a running sum would be a chain of L
+    // dependent adds, which dominated short row sums); halves of even width keep the parity
+    alignas(64) double wide[L];
+    for (int j = 0; j < L; ++j) wide[j] = static_cast<double>(lanes[j]);
+    for (int w = L / 2; w >= 2; w /= 2)
+      for (int j = 0; j < w; ++j) wide[j] += wide[j + w];
+    sums[0] += wide[0];
+    sums[1] += wide[1];
   }
   if (im) {
     *re = sums[0];
@@ -249,4 +257,6 @@ inline void accumulate_rows4(T* __restrict acc, const T* __restrict r0, const T*
     acc[j] = Op::combine(acc[j], Op::combine(Op::combine(r0[j], r1[j]), Op::combine(r2[j], r3[j])));
 }
 
-}  // namespace cupric::cpu::reduce_ops
+}  // namespace reduce_ops
+CUPRIC_CPU_VARIANT_END
+CUPRIC_CPU_VARIANT_ALIAS(reduce_ops)
