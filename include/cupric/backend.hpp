@@ -107,6 +107,18 @@ class Backend {
   /// draw described by `request` (random.hpp), bit-for-bit the same stream on every backend.
   virtual void random(const RandomRequest& request, const Array& out) = 0;
 
+  /// Sorts `in` along its last axis, stably, in NumPy's order (sort_keys.h: NaN last, -0.0 equal
+  /// to 0.0; complex by real part, then imaginary part), or in the reverse order for `descending`
+  /// (equal elements still keep their order, NaN first). `values` (in's dtype) and `indices`
+  /// (int64, the permutation: argsort) are C-contiguous arrays of in's shape, not overlapping
+  /// `in`; either may be undefined. `in` may be any view.
+  virtual void sort(const Array& in, const Array& values, const Array& indices, bool descending) = 0;
+  /// For each element of `needles` (any view, the dtype of `sorted`), the index in the 1-d
+  /// `sorted` (ascending in sort()'s order) at which it would be inserted to keep the order:
+  /// before equal elements, or after them with `right`. `out` is int64, C-contiguous, of
+  /// needles' shape.
+  virtual void search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) = 0;
+
   /// (optional) Indexed copy over one leading dimension: out[i, r...] = the element of `src`
   /// at r... moved by offsets[i] elements. `offsets` is a 1-d int64 array on this device, `out`
   /// has shape [n] + src.shape and src's dtype. The array layer has checked the bounds.

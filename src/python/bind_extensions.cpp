@@ -13,6 +13,7 @@ void bind_composites(nb::module_& m);    // bind_composites.cpp
 void bind_compile_cache(nb::module_& m);  // bind_compile_cache.cpp: the cache every JIT shares
 void bind_cuda(nb::module_& m);          // bind_cuda.cpp: the cupric.cuda runtime
 void bind_reduce(nb::module_& m);        // bind_reduce.cpp: reductions and scans
+void bind_sort(nb::module_& m);          // bind_sort.cpp: sort, argsort, searchsorted
 void bind_tile(nb::module_& m);          // bind_tile.cpp: the cupric.tile compiler
 void bind_cuda_backend(nb::module_& m);  // bind_cuda_backend.cpp: CUDA array kernels (tests, cache warm)
 
@@ -26,6 +27,7 @@ void bind_extensions(nb::module_& m) {
   bind_compile_cache(m);
   bind_cuda(m);
   bind_reduce(m);
+  bind_sort(m);
   bind_tile(m);
   bind_cuda_backend(m);
 }

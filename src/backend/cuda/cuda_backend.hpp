@@ -97,6 +97,8 @@ class CudaBackend final : public Backend {
   void arange(const Array& out, double start, double step) override;
   void arange_integer(const Array& out, std::uint64_t start, std::uint64_t step) override;
   void random(const RandomRequest& request, const Array& out) override;
+  void sort(const Array& in, const Array& values, const Array& indices, bool descending) override;       // sort.cpp
+  void search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) override;  // sort.cpp
   void gather(const Array& src, const Array& offsets, const Array& out) override;
   void scatter(const Array& dst, const Array& offsets, const Array& values) override;
 

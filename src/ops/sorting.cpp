@@ -1,0 +1,94 @@
+// sorting.cpp — sort, argsort, ndarray.sort and searchsorted: axis handling, dtype
+// promotion and the checks NumPy makes; the backend sorts rows along the last axis and searches.
+#include "cupric/sorting.hpp"
+
+#include "cupric/backend.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/indexing.hpp"
+#include "cupric/manipulation.hpp"
+#include "cupric/reduction.hpp"
+
+namespace cupric {
+
+namespace {
+
+/// Sorts (values and/or indices) along `axis` of `a`; returns {values, indices} in a's layout.
+std::pair<Array, Array> sort_along(const Array& a, std::optional<int> axis, bool descending, bool want_values,
+                                   bool want_indices) {
+  Array src = a;
+  int ax = 0;
+  if (!axis) {
+    src = ravel(a);
+  } else {
+    ax = normalize_axis(*axis, a.ndim());  // a 0-d array has no axis -1 either: AxisError, as NumPy's
+  }
+  const int last = src.ndim() - 1;
+  const Array moved = ax == last ? src : moveaxis(src, {ax}, {last});
+  Array values = want_values ? Array::empty(moved.shape(), a.dtype(), a.device()) : Array();
+  Array indices = want_indices ? Array::empty(moved.shape(), DType::int64, a.device()) : Array();
+  if (moved.size()) backend_for(a.device()).sort(moved, values, indices, descending);
+  auto back = [&](const Array& r) { return !r.defined() || ax == last ? r : moveaxis(r, {last}, {ax}); };
+  return {back(values), back(indices)};
+}
+
+/// `a` converted to `t` (itself when it has it already).
+Array converted(const Array& a, DType t) {
+  if (a.dtype() == t && a.weak() == WeakKind::none) return a;
+  Array out = Array::empty(a.shape(), t, a.device());
+  copy_into(out, a);
+  return out;
+}
+
+/// The value of a 0-d int64 array, on the host.
+std::int64_t host_int(const Array& a) {
+  std::int64_t v = 0;
+  backend_for(a.device()).copy_to_host(&v, a.data(), sizeof(v));
+  return v;
+}
+
+void check_sorter(const Array& sorter, std::int64_t n) {
+  if (sorter.ndim() != 1 || sorter.size() != n)
+    throw ValueError(cat("sorter.size must equal a.size: sorter has shape ", shape_str(sorter.shape()),
+                         " and a has ", n, " elements"));
+  if (!is_integer(sorter.dtype()) || is_bool(sorter.dtype()))
+    throw TypeError(cat("sorter must be an integer array, got ", name(sorter.dtype())));
+  if (n == 0) return;
+  const Array as64 = converted(sorter, DType::int64);
+  const std::int64_t lo = host_int(min(as64)), hi = host_int(max(as64));
+  if (lo < 0 || hi >= n) throw ValueError(cat("Sorter index out of range: indices must be in [0, ", n, "), got ", lo < 0 ? lo : hi));
+}
+}  // namespace
+
+Array sort(const Array& a, std::optional<int> axis, bool descending) {
+  return sort_along(a, axis, descending, true, false).first;
+}
+
+Array argsort(const Array& a, std::optional<int> axis, bool descending) {
+  return sort_along(a, axis, descending, false, true).second;
+}
+
+void sort_in_place(const Array& a, int axis, bool descending) {
+  a.check_writeable();
+  const Array sorted = sort_along(a, axis, descending, true, false).first;
+  copy_into(a, sorted);
+}
+
+Array searchsorted(const Array& sorted, const Array& v, bool right, const Array& sorter) {
+  if (sorted.ndim() != 1)
+    throw ValueError(cat("searchsorted: the sorted array must be 1-dimensional, got shape ", shape_str(sorted.shape())));
+  if (!(sorted.device() == v.device()))
+    throw ValueError(cat("searchsorted: the sorted array is on ", sorted.device().str(), " but the values are on ",
+                         v.device().str(), "; move one with .to_device()"));
+  const DType t = result_type({{sorted.dtype(), sorted.weak()}, {v.dtype(), v.weak()}});
+  Array hay = converted(sorted, t);
+  if (sorter.defined()) {
+    check_sorter(sorter, sorted.size());
+    hay = getitem(hay, {IndexItem::from_array(sorter)});
+  }
+  const Array needles = converted(v, t);
+  Array out = Array::empty(needles.shape(), DType::int64, sorted.device());
+  if (out.size()) backend_for(sorted.device()).search_sorted(hay, needles, out, right);
+  return out;
+}
+
+}  // namespace cupric
