@@ -17,6 +17,7 @@ from ._namespace import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403  (take, partition, lexsort, ...)
 from ._sets import *  # noqa: F401,F403  (unique, isin, intersect1d, ...)
 from ._quantiles import *  # noqa: F401,F403  (median, quantile, percentile, ...)
+from ._histograms import *  # noqa: F401,F403  (bincount, digitize, histogram, ...)
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
