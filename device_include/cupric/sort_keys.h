@@ -95,6 +95,26 @@ struct SortKey {
   }
 };
 
+/// NumPy's complex order as three keys, most significant first: the class (0 both parts
+/// numbers, 1 only the imaginary part NaN, 2 only the real part NaN, 3 both NaN), then the
+/// real part (classes 0, 1) or the imaginary part (class 2), then the imaginary part (class 0).
+template <class R>
+struct ComplexSortKey {
+  using Key = typename SortKey<R>::Key;
+  Key cls, primary, secondary;
+  CUPRIC_HD static ComplexSortKey of(R re, R im) {
+    const bool re_nan = !(re == re), im_nan = !(im == im);
+    const Key cls = Key((re_nan ? 2 : 0) + (im_nan ? 1 : 0));
+    const Key primary = cls <= 1 ? SortKey<R>::key(re) : cls == 2 ? SortKey<R>::key(im) : Key(0);
+    return {cls, primary, cls == 0 ? SortKey<R>::key(im) : Key(0)};
+  }
+  CUPRIC_HD bool operator<(const ComplexSortKey& o) const {
+    if (cls != o.cls) return cls < o.cls;
+    if (primary != o.primary) return primary < o.primary;
+    return secondary < o.secondary;
+  }
+};
+
 /// The key of v in the requested direction: a descending sort is an ascending sort of the
 /// complemented keys (so it stays stable, and NaN comes first, as the Array API's flip-based
 /// descending order has it).

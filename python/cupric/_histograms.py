@@ -151,6 +151,8 @@ def _bin_edges(a, bins, range, weights):
         if range is not None:
             a = a[_c.logical_and(a >= first, a <= last)]
         width = _BIN_WIDTHS[bins](a) if a.size else 0
+        if width and _dt.kind(a.dtype) in "iu" and width < 1:
+            width = 1  # integer data never gets bins narrower than 1
         count = int(_math.ceil((last - first) / width)) if width else 1
     elif isinstance(bins, (int,)) or (hasattr(bins, "ndim") and bins.ndim == 0) or type(bins).__module__ == "numpy" \
             and not hasattr(bins, "__len__"):

@@ -40,6 +40,12 @@ def _firsts(aux, equal_nan):
 
 def _unique1d(ar, return_index, return_inverse, return_counts, equal_nan, inverse_shape):
     ar = ar.ravel()
+    plain = not (return_index or return_inverse or return_counts)
+    if plain and equal_nan and _dt.kind(ar.dtype) == "c":
+        # NumPy's hash path: every value with a NaN part is one value, its first occurrence, last
+        nans = _c.isnan(ar)
+        numbers = _unique1d(ar[_c.logical_not(nans)], False, False, False, False, None)[0]
+        return (_c.concatenate([numbers, ar[nans][:1]]),)
     if return_index or return_inverse:
         perm = _c.argsort(ar)
         aux = ar[perm]
@@ -98,8 +104,6 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if axis is None:
         ret = _unique1d(ar, return_index, return_inverse, return_counts, equal_nan, ar.shape)
     else:
-        if ar.ndim == 0:
-            raise _c.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
         ret = _unique_rows(ar, _axis(axis, ar.ndim), return_index, return_inverse, return_counts, equal_nan)
     return ret[0] if len(ret) == 1 else ret
 

@@ -14,10 +14,7 @@ __all__ = ["take", "take_along_axis", "put", "put_along_axis", "partition", "arg
 
 def _axis(axis, ndim):
     """axis in [-ndim, ndim) as a non-negative int, NumPy's AxisError otherwise."""
-    axis = _operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise _c.AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
+    return _c._normalize_axis(_operator.index(axis), ndim)
 
 
 def _indices(obj, device):
@@ -164,8 +161,6 @@ def lexsort(keys, axis=-1):
     for k in keys:
         if k.shape != shape:
             raise ValueError("all keys need to be the same shape")
-    if not shape:
-        raise _c.AxisError(f"axis {axis} is out of bounds for array of dimension 0")
     axis = _axis(axis, len(shape))
     perm = _c.argsort(keys[0], axis=axis)
     for k in keys[1:]:

@@ -4,6 +4,7 @@
 
 #include "convert.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/reduction.hpp"
 #include "cupric/sorting.hpp"
 
 namespace cupric::py {
@@ -46,6 +47,8 @@ using SortFn = Array (*)(const Array&, std::optional<int>, bool);
 }  // namespace
 
 void bind_sort(nb::module_& m) {
+  // for the Python compositions: the AxisError they raise is the core's (NumPy's subclass)
+  m.def("_normalize_axis", [](nb::handle axis, int ndim) { return normalize_axis(*axis_from_py(axis), ndim); });
   for (auto [name, fn] : {std::pair<const char*, SortFn>{"sort", &sort}, {"argsort", &argsort}}) {
     const SortFn f = fn;
     m.def(

@@ -1,7 +1,7 @@
 // sort.cpp — CpuBackend::sort and ::search_sorted: elements become the unsigned keys of
 // cupric/sort_keys.h (NumPy's order as integers), rows are radix-sorted (radix_sort.hpp) spread
-// over the thread pool, or one long row at a time split over it; complex rows sort twice
-// (imaginary keys, then real keys carrying the permutation), which is lexicographic.
+// over the thread pool, or one long row at a time split over it; complex rows sort three
+// times (ComplexSortKey's keys, least significant first, carrying the permutation).
 #include <algorithm>
 #include <complex>
 #include <cstring>
@@ -125,26 +125,38 @@ void sort_real_row(const char* src, std::int64_t stride, std::int64_t n, bool de
   });
 }
 
-/// Sorts one complex row: by imaginary keys, then stably by real keys in that order.
+/// Sorts one complex row: three stable passes over ComplexSortKey's keys, least significant
+/// first, each carrying the permutation of the one before.
 template <class C, class I>
 void sort_complex_row(const char* src, std::int64_t stride, std::int64_t n, bool desc,
                       RowBuffers<KeyOf<typename C::value_type>, I>& buf, C* values, std::int64_t* indices,
                       int chunks) {
+  using R = typename C::value_type;
+  using U = KeyOf<R>;
   const bool par = chunks > 1;
+  auto keys_of = [&](std::int64_t from) {
+    const C v = load<C>(src + from * stride);
+    return cu::ComplexSortKey<R>::of(v.real(), v.imag());
+  };
+  auto directed = [desc](U k) { return desc ? U(~k) : k; };
+  using Part = U (*)(const cu::ComplexSortKey<R>&);
+  const Part parts[3] = {[](const cu::ComplexSortKey<R>& k) { return k.secondary; },
+                         [](const cu::ComplexSortKey<R>& k) { return k.primary; },
+                         [](const cu::ComplexSortKey<R>& k) { return k.cls; }};
+  I* order = nullptr;
+  for (int pass = 0; pass < 3; ++pass) {
+    const Part part = parts[pass];
+    over(n, par, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t j = b; j < e; ++j) {
+        const std::int64_t from = pass == 0 ? j : static_cast<std::int64_t>(buf.i0.data[j]);
+        buf.k0.data[j] = directed(part(keys_of(from)));
+        if (pass == 0) buf.i0.data[j] = static_cast<I>(j);
+      }
+    });
+    order = buf.sort(n, true, chunks).second;
+    if (pass < 2 && order != buf.i0.data) std::copy(order, order + n, buf.i0.data);
+  }
   over(n, par, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t j = b; j < e; ++j) {
-      buf.k0.data[j] = cu::directed_key(load<C>(src + j * stride).imag(), desc);
-      buf.i0.data[j] = static_cast<I>(j);
-    }
-  });
-  auto [k1, perm] = buf.sort(n, true, chunks);
-  if (perm != buf.i0.data) std::copy(perm, perm + n, buf.i0.data);
-  over(n, par, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t j = b; j < e; ++j)
-      buf.k0.data[j] = cu::directed_key(load<C>(src + static_cast<std::int64_t>(buf.i0.data[j]) * stride).real(), desc);
-  });
-  auto [k2, order] = buf.sort(n, true, chunks);
-  over(n, par, [&, order = order](std::int64_t b, std::int64_t e) {
     for (std::int64_t j = b; j < e; ++j) {
       const auto from = static_cast<std::int64_t>(order[j]);
       if (values) values[j] = load<C>(src + from * stride);
@@ -184,12 +196,11 @@ void sort_typed(const Array& in, const Array& values, const Array& indices, bool
                });
 }
 
-/// The ordered key of an element: an unsigned key, or a (real, imaginary) pair of them.
+/// The ordered key of an element: an unsigned key, or a complex one's three.
 template <class T>
 auto search_key(T v) {
   if constexpr (cu::is_complex_v<T>) {
-    using R = typename T::value_type;
-    return std::pair{cu::SortKey<R>::key(v.real()), cu::SortKey<R>::key(v.imag())};
+    return cu::ComplexSortKey<typename T::value_type>::of(v.real(), v.imag());
   } else {
     return cu::SortKey<T>::key(v);
   }

@@ -1,0 +1,93 @@
+"""python/cupric/_quantiles.py against NumPy on every device: median, quantile and percentile
+with every method, their nan-variants, axes/keepdims/out, result dtypes, and ptp."""
+
+import warnings
+
+import cupric as cu
+import numpy as np
+import pytest
+
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
+           "weibull", "linear", "median_unbiased", "normal_unbiased", "lower", "higher", "midpoint", "nearest"]
+
+
+def host(a):
+    return np.asarray(a.to_device("cpu"))
+
+
+def on(x, device):
+    return cu.asarray(x).to_device(device)
+
+
+def same(got, want):
+    g, w = host(got), np.asarray(want)
+    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
+    np.testing.assert_array_equal(g, w)
+
+
+def data(dtype, nan):
+    x = (np.random.default_rng(0).standard_normal((7, 6)) * 10).astype(dtype)
+    if nan:
+        x[2, 3] = np.nan
+        x[:, 5] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+@pytest.mark.parametrize("q", [0.3, [0.0, 0.25, 0.5, 1.0], "np.float64"])
+def test_quantile_every_method(method, dtype, q, device):
+    x = data(dtype, nan=dtype != "int64")
+    q = np.float64(0.7) if q == "np.float64" else q
+    cq = on(q, device) if isinstance(q, list) else q
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in [None, 0, 1, (0, 1)]:
+            same(cu.quantile(on(x, device), cq, axis=axis, method=method),
+                 np.quantile(x, q, axis=axis, method=method))
+            same(cu.nanquantile(on(x, device), cq, axis=axis, method=method),
+                 np.nanquantile(x, q, axis=axis, method=method))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "float16"])
+def test_median_percentile_ptp(dtype, device):
+    x = data(dtype, nan=False)
+    c = on(x, device)
+    for axis in [None, 0, 1, -1]:
+        for keepdims in [False, True]:
+            same(cu.median(c, axis=axis, keepdims=keepdims), np.median(x, axis=axis, keepdims=keepdims))
+            same(cu.percentile(c, 30, axis=axis, keepdims=keepdims), np.percentile(x, 30, axis=axis, keepdims=keepdims))
+            same(cu.ptp(c, axis=axis, keepdims=keepdims), np.ptp(x, axis=axis, keepdims=keepdims))
+    same(cu.nanpercentile(c, [10, 90], axis=0), np.nanpercentile(x, [10, 90], axis=0))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_nan_slices(device):
+    x = data("float64", nan=True)
+    c = on(x, device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in [None, 0, 1]:
+            same(cu.median(c, axis=axis), np.median(x, axis=axis))
+            same(cu.nanmedian(c, axis=axis), np.nanmedian(x, axis=axis))
+    with pytest.warns(RuntimeWarning, match="All-NaN"):
+        cu.nanmedian(c, axis=0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_out_and_errors(device):
+    x = data("float64", nan=False)
+    out = cu.empty(6, device=device)
+    assert cu.quantile(on(x, device), 0.5, axis=0, out=out) is out
+    same(out, np.quantile(x, 0.5, axis=0))
+    with pytest.raises(ValueError, match="Quantiles must be in the range"):
+        cu.quantile(on(x, device), 1.5)
+    with pytest.raises(ValueError, match="Percentiles must be in the range"):
+        cu.percentile(on(x, device), -1)
+    with pytest.raises(ValueError, match="not a valid method"):
+        cu.quantile(on(x, device), 0.5, method="best")
+    with pytest.raises(TypeError, match="real numbers"):
+        cu.percentile(on(x.astype(complex), device), 5)
