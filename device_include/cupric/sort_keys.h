@@ -15,6 +15,12 @@
 #include "cupric/half.hpp"
 #endif
 
+#if defined(__CUDACC_RTC__)
+#define CUPRIC_MEMCPY memcpy  // a device builtin under NVRTC
+#else
+#define CUPRIC_MEMCPY __builtin_memcpy
+#endif
+
 namespace cu {
 
 template <int Bytes>
@@ -41,14 +47,14 @@ template <class U, class T>
 CUPRIC_HD U bits_of(T v) {
   static_assert(sizeof(U) == sizeof(T));
   U u;
-  __builtin_memcpy(&u, static_cast<const void*>(&v), sizeof(U));
+  CUPRIC_MEMCPY(&u, static_cast<const void*>(&v), sizeof(U));
   return u;
 }
 template <class T, class U>
 CUPRIC_HD T from_bits(U u) {
   static_assert(sizeof(U) == sizeof(T));
   T v;
-  __builtin_memcpy(static_cast<void*>(&v), &u, sizeof(U));
+  CUPRIC_MEMCPY(static_cast<void*>(&v), &u, sizeof(U));
   return v;
 }
 

@@ -1,6 +1,7 @@
 // test_cuda_kernels_host.cpp — the CUDA backend's kernel bodies (device_include/cupric/kernels)
 // compiled by the host compiler and run as one thread of a one-block grid, for the families
-// whose threads never talk to each other (maps, gather/scatter, arange, random): their logic
+// whose threads never talk to each other (maps, gather/scatter, arange, random) and the radix
+// sort (its warps of one lane still rank, count and scan every tile): their logic
 // (vector paths and tails, masks, broadcast values, strided walks, Philox streams) is checked
 // against the CPU backend without a GPU. NVRTC compiles every family for every dtype in
 // tests/python/backend/test_cuda_kernels.py; these check what the code computes.
@@ -8,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 // ---- one CUDA thread on the host ----------------------------------------------------------------
@@ -20,6 +22,15 @@ struct HostDim3 {
 };
 HostDim3 threadIdx, blockIdx, blockDim{1, 1, 1}, gridDim{1, 1, 1};
 inline void __syncthreads() {}
+// one lane per warp: a key's only peer is itself
+inline unsigned atomicAdd(unsigned* p, unsigned v) {
+  const unsigned old = *p;
+  *p += v;
+  return old;
+}
+inline unsigned __match_any_sync(unsigned, unsigned) { return 1u; }
+inline int __popc(unsigned v) { return __builtin_popcount(v); }
+inline void __syncwarp() {}
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 }  // namespace
@@ -29,6 +40,7 @@ inline double __dmul_rn(double a, double b) { return a * b; }
 #include "cupric/kernels/gather.cuh"
 #include "cupric/kernels/map.cuh"
 #include "cupric/kernels/random.cuh"
+#include "cupric/kernels/sort.cuh"
 
 using namespace cupric::kernels;
 
@@ -166,4 +178,129 @@ TEST(CudaKernelsOnHost, RandomStreamsMatchTheCpuBackend) {
   std::vector<std::int8_t> got(n);
   random_integers<std::int8_t>(got.data(), n, r.key, r.counter, 0, 0, 0, r.low, r.range);
   EXPECT_EQ(std::memcmp(got.data(), want.data(), static_cast<std::size_t>(n)), 0);
+}
+
+// ---- the radix sort: the launcher's sequence of kernels (src/backend/cuda/sort.cpp) on one thread --
+
+namespace {
+/// A host buffer of n elements (std::vector<bool> has no data()).
+template <class T>
+struct HostBuffer {
+  std::unique_ptr<T[]> p;
+  std::size_t n = 0;
+  explicit HostBuffer(std::size_t count = 0) : p(new T[count]()), n(count) {}
+  T* data() { return p.get(); }
+  const T* data() const { return p.get(); }
+  std::size_t size() const { return n; }
+  T& operator[](std::size_t i) { return p[i]; }
+};
+
+/// Sorts rows x n elements as CudaBackend::sort does: keys (ComplexSortKey's three in turn for
+/// complex), one histogram / offset scan / scatter round per key byte, then values and indices.
+template <class T>
+void radix_sort_on_host(const HostBuffer<T>& in, std::int64_t rows, std::int64_t n, bool desc, HostBuffer<T>& values,
+                        HostBuffer<i64>& indices) {
+  constexpr bool kComplex = cu::is_complex_v<T>;
+  using R = std::conditional_t<kComplex, float, T>;  // the tests' complex type is complex<float>
+  using U = typename cu::SortKey<R>::Key;
+  const std::int64_t total = rows * n, tiles = (n + kSortItems - 1) / kSortItems, length = 256 * tiles;
+  const std::int64_t chunks = (length + kSortChunk - 1) / kSortChunk;
+  std::vector<U> keys[2] = {std::vector<U>(total), std::vector<U>(total)};
+  std::vector<u32> idx[2] = {std::vector<u32>(total), std::vector<u32>(total)};
+  std::vector<u32> counts(rows * length), sums(rows * chunks);
+  int cur = 0;
+  auto passes = [&] {
+    for (int byte = 0; byte < static_cast<int>(sizeof(U)); ++byte) {
+      sort_histogram<U>(keys[cur].data(), counts.data(), n, tiles, rows * tiles, 8 * byte);
+      sort_chunk_sums(counts.data(), sums.data(), length, chunks, rows * chunks);
+      sort_scan_sums(sums.data(), chunks, rows);
+      sort_chunk_offsets(counts.data(), sums.data(), length, chunks, rows * chunks);
+      sort_scatter<U, true>(keys[cur].data(), keys[1 - cur].data(), idx[cur].data(), idx[1 - cur].data(),
+                            counts.data(), n, tiles, rows * tiles, 8 * byte);
+      cur = 1 - cur;
+    }
+  };
+  values = HostBuffer<T>(total);
+  indices = HostBuffer<i64>(total);
+  if constexpr (kComplex) {
+    for (int part = 0; part < 3; ++part) {
+      sort_complex_keys<T>(in.data(), keys[cur].data(), part ? idx[cur].data() : nullptr, idx[cur].data(), total, n,
+                           part, desc);
+      passes();
+    }
+    sort_gather<T>(in.data(), idx[cur].data(), values.data(), indices.data(), total, n);
+  } else {
+    sort_make_keys<T>(in.data(), keys[cur].data(), idx[cur].data(), total, n, desc);
+    passes();
+    sort_finish<T>(keys[cur].data(), idx[cur].data(), values.data(), indices.data(), total, desc);
+  }
+}
+
+template <class T>
+void expect_sort_matches_the_cpu_backend(const HostBuffer<T>& data, std::int64_t rows, std::int64_t n, bool desc) {
+  HostBuffer<T> values;
+  HostBuffer<i64> indices;
+  radix_sort_on_host(data, rows, n, desc, values, indices);
+  const cupric::DType t = cupric::dtype_of<T>();
+  cupric::Array in = cupric::Array::empty({rows, n}, t);
+  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
+  cupric::Array want_values = cupric::Array::empty({rows, n}, t);
+  cupric::Array want_indices = cupric::Array::empty({rows, n}, cupric::DType::int64);
+  cupric::backend_for(cupric::Device::cpu()).sort(in, want_values, want_indices, desc);
+  EXPECT_EQ(0, std::memcmp(values.data(), want_values.data(), values.size() * sizeof(T)));
+  EXPECT_EQ(0, std::memcmp(indices.data(), want_indices.data(), indices.size() * sizeof(std::int64_t)));
+}
+
+template <class T>
+HostBuffer<T> sort_input(std::int64_t count, int distinct) {
+  HostBuffer<T> v(static_cast<std::size_t>(count));
+  std::uint64_t state = 12345;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    T& x = v[i];
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int r = static_cast<int>((state >> 33) % static_cast<std::uint64_t>(distinct)) - distinct / 2;
+    if constexpr (cu::is_complex_v<T>)
+      x = T(static_cast<float>(r % 5), static_cast<float>(r / 5));
+    else if constexpr (std::is_same_v<T, bool>)
+      x = r > 0;
+    else
+      x = static_cast<T>(r);
+  }
+  return v;
+}
+}  // namespace
+
+TEST(CudaKernelsOnHost, RadixSortMatchesTheCpuBackend) {
+  for (bool desc : {false, true}) {
+    for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {1, 7}, {1, 1000}, {3, 333}, {40, 17}}) {
+      expect_sort_matches_the_cpu_backend(sort_input<float>(rows * n, 50), rows, n, desc);
+      expect_sort_matches_the_cpu_backend(sort_input<std::int16_t>(rows * n, 3000), rows, n, desc);
+      expect_sort_matches_the_cpu_backend(sort_input<std::uint8_t>(rows * n, 200), rows, n, desc);
+      expect_sort_matches_the_cpu_backend(sort_input<std::int64_t>(rows * n, 1 << 30), rows, n, desc);
+      expect_sort_matches_the_cpu_backend(sort_input<bool>(rows * n, 2), rows, n, desc);
+      expect_sort_matches_the_cpu_backend(sort_input<std::complex<float>>(rows * n, 25), rows, n, desc);
+    }
+  }
+  HostBuffer<float> specials(10);
+  const float special_values[] = {NAN, 1.0f, -0.0f, INFINITY, 0.0f, -NAN, -INFINITY, 2.0f, 0.0f, -1.0f};
+  std::memcpy(specials.data(), special_values, sizeof(special_values));
+  expect_sort_matches_the_cpu_backend(specials, 1, 10, false);
+  expect_sort_matches_the_cpu_backend(specials, 2, 5, true);
+}
+
+TEST(CudaKernelsOnHost, SearchSortedMatchesTheCpuBackend) {
+  std::vector<double> hay = {-INFINITY, -2.0, -0.0, 0.0, 0.0, 1.5, 1.5, 3.0, INFINITY, NAN, NAN};
+  std::vector<double> needles = {-3.0, 0.0, -0.0, 1.5, 2.0, NAN, INFINITY, 5.0};
+  const std::int64_t m = static_cast<std::int64_t>(needles.size());
+  cupric::Array h = cupric::Array::empty({static_cast<std::int64_t>(hay.size())}, cupric::DType::float64);
+  cupric::Array q = cupric::Array::empty({m}, cupric::DType::float64);
+  std::memcpy(h.data(), hay.data(), hay.size() * sizeof(double));
+  std::memcpy(q.data(), needles.data(), needles.size() * sizeof(double));
+  for (int right : {0, 1}) {
+    std::vector<i64> got(needles.size());
+    search_sorted<double>(hay.data(), static_cast<std::int64_t>(hay.size()), needles.data(), got.data(), m, right);
+    cupric::Array want = cupric::Array::empty({m}, cupric::DType::int64);
+    cupric::backend_for(cupric::Device::cpu()).search_sorted(h, q, want, right != 0);
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(std::int64_t))) << "right=" << right;
+  }
 }

@@ -126,6 +126,7 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
       out.emplace_back(cat(op == ArgReduceOp::argmax ? "argmax " : "argmin ", short_name(t)), render_arg_reduce(op, t));
     for (const ScanRow& scan : kScanRows)
       out.emplace_back(cat(scan.name, " ", short_name(t)), render_scan(scan.op, t, t));
+    out.emplace_back(cat("sort ", short_name(t)), render_sort(t));
   }
   for (int isz : {1, 2, 4, 8, 16}) out.emplace_back(cat("gather ", isz), render_gather(isz));
   return out;

@@ -61,5 +61,7 @@ std::string render_arg_reduce(ArgReduceOp op, DType in);  // arg_reduce.cpp
 std::string render_scan(ScanOp op, DType in, DType out);  // scan.cpp
 /// gather/scatter of elements of `itemsize` bytes (typed by size).
 std::string render_gather(int itemsize);  // gather.cpp
+/// The radix sort's kernels for dtype t (keys, digit passes, finishing) and its binary search.
+std::string render_sort(DType t);  // sort.cpp
 
 }  // namespace cupric::cuda_backend

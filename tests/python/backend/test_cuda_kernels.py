@@ -36,6 +36,8 @@ def test_every_ufunc_loop_and_dtype_pair_is_rendered():
         assert any(label.startswith(fam) for label in SOURCES), fam
     for isz in (1, 2, 4, 8, 16):
         assert f"gather {isz}" in SOURCES
+    for t in DTYPES:
+        assert f"sort {SHORT[t]}" in SOURCES
 
 
 def test_sources_define_the_kernels_the_backend_launches():
@@ -47,7 +49,10 @@ def test_sources_define_the_kernels_the_backend_launches():
               "reduce pass 2 max f2": ["reduce_max_f4_f2_partials_rows"],
               "reduce any f4": ["reduce_any_f4_b1_rows", "reduce_any_f4_b1_cols"],
               "cumsum f2": ["cumsum_f2_f2"], "cumprod i4": ["cumprod_i4_i4"], "argmax f8": ["argmax_f8"],
-              "argmin c8": ["argmin_c8"], "gather 8": ["gather_8", "scatter_8"]}
+              "argmin c8": ["argmin_c8"], "gather 8": ["gather_8", "scatter_8"],
+              "sort f4": ["sort_keys_f4", "sort_hist_f4", "sort_sums_f4", "sort_scan_f4", "sort_offsets_f4",
+                          "sort_scatter_f4", "sort_scatter_idx_f4", "sort_finish_f4", "search_f4"],
+              "sort c8": ["sort_ckeys_c8", "sort_gather_c8", "sort_scatter_idx_c8", "search_c8"]}
     for label, names in expect.items():
         for name in names:
             assert f" {name}(" in SOURCES[label], (label, name)
@@ -71,7 +76,8 @@ def test_every_kernel_passes_the_nvrtc_front_end(batch):
                                    "cast_f8_f2", "cast_c8_u8", "arange i8", "random f4", "random u1",
                                    "reduce sum f4", "reduce pass 2 sum f4", "reduce max f2", "reduce sum c16",
                                    "reduce min i1", "reduce max bf2", "reduce any b1", "argmax c8",
-                                   "cumsum f2", "cumprod i4", "gather 16"])
+                                   "cumsum f2", "cumprod i4", "gather 16", "sort f4", "sort i8", "sort bf2",
+                                   "sort b1", "sort c16"])
 def test_representative_kernels_compile_to_cubin(label):
     assert _c._cuda_compile_kernel_source(SOURCES[label], "sm_90a", use_cache=False) > 0
 
@@ -83,7 +89,7 @@ def test_a_bad_source_is_a_compile_error_with_the_log():
 
 
 FAMILY = {"reduce": "reduce", "argmax": "arg_reduce", "argmin": "arg_reduce", "cumsum": "scan", "cumprod": "scan",
-          "gather": "gather", "random": "random", "arange": "arange"}
+          "gather": "gather", "random": "random", "arange": "arange", "sort": "sort"}
 
 
 def test_each_source_includes_only_its_family_header():
