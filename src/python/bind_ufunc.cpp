@@ -188,6 +188,19 @@ nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
   apply_ufunc(uf, std::span<const Array* const>(inputs, 2), opt);
   return nb::borrow(self);
 }
+
+/// A ufunc's docstring: its call, the table's doc column, the dtypes it has loops for.
+std::string ufunc_doc(const Ufunc& uf) {
+  std::string args;
+  for (int i = 0; i < uf.nin; ++i) args += uf.nin == 1 ? std::string("x, ") : cat("x", i + 1, ", ");
+  std::string dtypes;
+  for (const UfuncLoop& loop : uf.loops) dtypes += cat(dtypes.empty() ? "" : ", ", name(loop.types[0]));
+  return cat(uf.name, "(", args, "/, out=None, *, where=True, casting='same_kind', dtype=None)\n\n", uf.doc,
+             "\n\nInputs with a loop: ", dtypes,
+             " (other dtypes are cast to the first of these they convert to safely).\n"
+             "On the CPU and on CUDA devices; `expression` is the scalar C++ every backend compiles.");
+}
+
 }  // namespace
 
 void bind_ufunc(nb::module_& m) {
@@ -199,6 +212,7 @@ void bind_ufunc(nb::module_& m) {
       .def_prop_ro("types", [](const PyUfunc& u) { return u.uf->type_signatures(); })
       .def_prop_ro("expression", [](const PyUfunc& u) { return u.uf->expression; },
                    "The scalar C++ expression every backend instantiates.")
+      .def_prop_ro("__doc__", [](const PyUfunc& u) { return ufunc_doc(*u.uf); })
       .def("__repr__", [](const PyUfunc& u) { return cat("<ufunc '", u.uf->name, "'>"); });
 
   // every row of the table (and alias), also where the namespace puts a richer function under
