@@ -59,7 +59,7 @@ DType dtype_or(nb::handle dtype, DType dflt) { return optional_dtype(dtype).valu
 void bind_creation(nb::module_& m) {
   m.def(
       "arange",
-      [](nb::handle start, nb::handle stop, nb::handle step, DTypeLike dtype, DeviceLike device) {
+      [](ScalarLike start, ScalarLike stop, ScalarLike step, DTypeLike dtype, DeviceLike device) {
         return arange(number_from_py(start, "start"), optional_number(stop, "stop"), optional_number(step, "step"),
                       optional_dtype(dtype), device_from_py(device));
       },
@@ -68,21 +68,21 @@ void bind_creation(nb::module_& m) {
 
   m.def(
       "linspace",
-      [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, bool retstep, DTypeLike dtype,
-         std::int64_t axis, DeviceLike device) -> nb::object {
+      [](ArrayLike start, ArrayLike stop, std::int64_t num, bool endpoint, bool retstep, DTypeLike dtype,
+         std::int64_t axis, DeviceLike device) -> ArraysResult {
         const Array a = operand_from_py(start), b = operand_from_py(stop);
         Array step;
         Array y = linspace(a, b, num, endpoint, optional_dtype(dtype), axis, device_for(device, {a, b}), &step);
-        if (!retstep) return nb::cast(y);
+        if (!retstep) return nb::borrow<ArraysResult>(nb::cast(y));
         nb::object s = nb::cast(step);
-        return nb::make_tuple(y, step.ndim() == 0 ? s.attr("item")() : s);
+        return nb::borrow<ArraysResult>(nb::make_tuple(y, step.ndim() == 0 ? s.attr("item")() : s));
       },
       nb::arg("start"), nb::arg("stop"), nb::arg("num") = 50, nb::arg("endpoint") = true, nb::arg("retstep") = false,
       nb::arg("dtype") = nb::none(), nb::arg("axis") = 0, nb::kw_only(), nb::arg("device") = nb::none());
 
   m.def(
       "logspace",
-      [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, nb::handle base, DTypeLike dtype,
+      [](ScalarLike start, ScalarLike stop, std::int64_t num, bool endpoint, ScalarLike base, DTypeLike dtype,
          std::int64_t axis, DeviceLike device) {
         const Array a = operand_from_py(start), b = operand_from_py(stop), c = operand_from_py(base);
         return logspace(a, b, num, endpoint, c, optional_dtype(dtype), axis, device_for(device, {a, b, c}));

@@ -90,19 +90,19 @@ Array reshape_py(const Array& a, const Shape& shape, nb::handle order, nb::handl
 void bind_functions(nb::module_& m) {
   m.def(
       "reshape",
-      [](ArrayLike a, ShapeLike shape, OrderLike order, nb::handle copy) {
+      [](ArrayLike a, ShapeLike shape, OrderLike order, BoolLike copy) {
         return reshape_py(as_array(a), ints_from_py(shape, "shape"), order, copy);
       },
       nb::arg("a"), nb::arg("shape"), nb::arg("order") = "C", nb::kw_only(), nb::arg("copy") = nb::none());
   m.def(
       "transpose",
-      [](ArrayLike a, nb::handle axes) {
+      [](ArrayLike a, AxisLike axes) {
         return axes.is_none() ? transpose(as_array(a)) : permute_dims(as_array(a), ints_from_py(axes, "axes"));
       },
       nb::arg("a"), nb::arg("axes") = nb::none());
   m.def(
       "permute_dims",
-      [](ArrayLike a, nb::handle axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); }, nb::arg("a"),
+      [](ArrayLike a, AxisLike axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); }, nb::arg("a"),
       nb::arg("axes"));
   m.def(
       "matrix_transpose", [](ArrayLike a) { return matrix_transpose(as_array(a)); }, nb::arg("x"));
@@ -155,10 +155,10 @@ void bind_functions(nb::module_& m) {
       nb::arg("casting") = "same_kind");
   m.def(
       "where",
-      [](ArrayLike cond, ArrayLike x, ArrayLike y) -> nb::object {
+      [](ArrayLike cond, ArrayLike x, ArrayLike y) -> ArraysResult {
         if (x.is_none() != y.is_none()) throw ValueError("either both or neither of x and y should be given");
-        if (x.is_none()) return tuple_of_arrays(nonzero(as_array(cond)));
-        return nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y)));
+        if (x.is_none()) return nb::borrow<ArraysResult>(tuple_of_arrays(nonzero(as_array(cond))));
+        return nb::borrow<ArraysResult>(nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y))));
       },
       nb::arg("condition"), nb::arg("x") = nb::none(), nb::arg("y") = nb::none());
   m.def("nonzero", [](ArrayLike a) { return tuple_of_arrays(nonzero(as_array(a))); }, nb::arg("a").none());

@@ -11,6 +11,13 @@
 
 namespace cupric::py {
 
+/// The Python result: the out= object itself when one was given.
+NdarrayResult result_to_py(const Array& r, nb::handle out) {
+  if (!out.is_none())
+    return nb::borrow<NdarrayResult>(PyTuple_Check(out.ptr()) ? nb::borrow<nb::tuple>(out)[0] : out);
+  return nb::borrow<NdarrayResult>(nb::cast(r));
+}
+
 namespace {
 /// An integer argument as Python's operator.index() reads it (bool and float are refused).
 int int_from_py(nb::handle obj) {
@@ -83,13 +90,6 @@ Common common_from_py(nb::handle a, nb::handle axis, nb::handle out, nb::handle 
   if (!where.is_none() && !(PyBool_Check(where.ptr()) && where.ptr() == Py_True))
     c.options.where = array_from_py(where, std::nullopt, c.a.device());
   return c;
-}
-
-/// The Python result: the out= object itself when one was given.
-NdarrayResult result_to_py(const Array& r, nb::handle out) {
-  if (!out.is_none())
-    return nb::borrow<NdarrayResult>(PyTuple_Check(out.ptr()) ? nb::borrow<nb::tuple>(out)[0] : out);
-  return nb::borrow<NdarrayResult>(nb::cast(r));
 }
 
 double ddof_from_py(nb::handle ddof, nb::handle correction) {

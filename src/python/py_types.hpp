@@ -25,11 +25,25 @@ CUPRIC_PY_TYPE(AxisLike, "cupric.typing.AxisLike")        ///< an int or a tuple
 CUPRIC_PY_TYPE(ShapeLike, "cupric.typing.ShapeLike")      ///< an int or a sequence of ints
 CUPRIC_PY_TYPE(OutArray, "cupric.ndarray")                ///< out=: a cupric array (or a 1-tuple of one)
 CUPRIC_PY_TYPE(NdarrayResult, "cupric.ndarray")           ///< a result: a cupric array (0-d for scalars)
+CUPRIC_PY_TYPE(ArraysResult, "cupric.ndarray | tuple[cupric.ndarray, ...]")  ///< an array or a tuple of them
+CUPRIC_PY_TYPE(DTypeResult, "numpy.dtype")                ///< a dtype (cupric's dtypes are NumPy's)
 CUPRIC_PY_TYPE(BoolLike, "bool")                          ///< a flag, read by its truth value
 CUPRIC_PY_TYPE(IntLike, "int")                            ///< an integer (operator.index)
 CUPRIC_PY_TYPE(FloatLike, "float")                        ///< a real number
 CUPRIC_PY_TYPE(OrderLike, "str")                          ///< "C", "F", "A" or "K"
 
 #undef CUPRIC_PY_TYPE
+
+}  // namespace cupric::py
+
+namespace cupric {
+class Array;
+}
+
+namespace cupric::py {
+
+/// A result as Python sees it: `out` itself when one was given (as NumPy does; a 1-tuple's array),
+/// else the new array (bind_reduce.cpp).
+NdarrayResult result_to_py(const Array& r, nb::handle out);
 
 }  // namespace cupric::py
