@@ -23,7 +23,7 @@ from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 _install_interop()
 _install_pickle()
