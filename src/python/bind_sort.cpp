@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/sorting.hpp"
@@ -10,6 +11,12 @@
 namespace cupric::py {
 
 namespace {
+/// kind=, order= and side=: a string (or None) the binding reads itself.
+class OptionalStr : public nb::object {
+ public:
+  NB_OBJECT_DEFAULT(OptionalStr, object, "str", accepts_any)
+};
+
 /// kind= is accepted as NumPy spells it; every kind sorts stably here.
 void check_kind(nb::handle kind) {
   if (kind.is_none()) return;
@@ -48,12 +55,12 @@ using SortFn = Array (*)(const Array&, std::optional<int>, bool);
 
 void bind_sort(nb::module_& m) {
   // for the Python compositions: the AxisError they raise is the core's (NumPy's subclass)
-  m.def("_normalize_axis", [](nb::handle axis, int ndim) { return normalize_axis(*axis_from_py(axis), ndim); });
+  m.def("_normalize_axis", [](IntLike axis, int ndim) { return normalize_axis(*axis_from_py(axis), ndim); });
   for (auto [name, fn] : {std::pair<const char*, SortFn>{"sort", &sort}, {"argsort", &argsort}}) {
     const SortFn f = fn;
     m.def(
         name,
-        [f](nb::handle a, nb::handle axis, nb::handle kind, nb::handle order, bool descending, nb::handle stable) {
+        [f](ArrayLike a, AxisLike axis, OptionalStr kind, OptionalStr order, bool descending, BoolLike stable) {
           check_kind(kind);
           check_order(order);
           (void)stable;  // every sort is stable
@@ -65,7 +72,7 @@ void bind_sort(nb::module_& m) {
   }
   def_method(
       ndarray_type(), "sort",
-      [](const Array& a, nb::handle axis, nb::handle kind, nb::handle order) {
+      [](const Array& a, IntLike axis, OptionalStr kind, OptionalStr order) {
         check_kind(kind);
         check_order(order);
         const std::optional<int> ax = axis_from_py(axis);
@@ -75,13 +82,13 @@ void bind_sort(nb::module_& m) {
       nb::arg("axis").none() = -1, nb::arg("kind").none() = nb::none(), nb::arg("order").none() = nb::none());
   def_method(
       ndarray_type(), "argsort",
-      [](const Array& a, nb::handle axis, nb::handle kind, nb::handle order) {
+      [](const Array& a, AxisLike axis, OptionalStr kind, OptionalStr order) {
         check_kind(kind);
         check_order(order);
         return argsort(a, axis_from_py(axis));
       },
       nb::arg("axis").none() = -1, nb::arg("kind").none() = nb::none(), nb::arg("order").none() = nb::none());
-  auto search = [](nb::handle a, nb::handle v, nb::handle side, nb::handle sorter) {
+  auto search = [](ArrayLike a, ArrayLike v, OptionalStr side, ArrayLike sorter) {
     const Array hay = array_from_py(a);
     return searchsorted(hay, operand_from_py(v), side_from_py(side), sorter_from_py(sorter, hay.device()));
   };
@@ -89,7 +96,7 @@ void bind_sort(nb::module_& m) {
         nb::arg("sorter").none() = nb::none());
   def_method(
       ndarray_type(), "searchsorted",
-      [search](nb::handle self, nb::handle v, nb::handle side, nb::handle sorter) { return search(self, v, side, sorter); },
+      [search](ArrayLike self, ArrayLike v, OptionalStr side, ArrayLike sorter) { return search(self, v, side, sorter); },
       nb::arg("v"), nb::arg("side") = "left", nb::arg("sorter").none() = nb::none());
 }
 

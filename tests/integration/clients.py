@@ -12,8 +12,6 @@ import pytest
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
 LINALG = "issue 13: Matrix products and linear algebra on both devices, with nvmath-style stateful plans and epilogues"
-SORTING = ("issue 14: Sorting, searching, sets and order statistics on both devices, with a GPU radix sort as fast "
-           "as the best")
 NUMPY_NAMES = ("issue 15: The rest of NumPy's namespace on both devices: manipulation, indexing helpers, statistics, "
                "polynomials, windows, I/O and printing")
 PICKLE_BRANCH = "issue 10: pickling, NumPy fallbacks and the namespace's astype (branch pickle)"
