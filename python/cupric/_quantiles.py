@@ -86,7 +86,7 @@ def _quantile_of_sorted(s, q, n, method, weak_q):
     last = n - 1
     vi = _virtual_index(method, n, q)
     if method in _DISCRETE:
-        idx = _c.clip(vi, 0, _c.maximum(last, 0))
+        idx = _c.clip(vi, 0, max(last, 0) if isinstance(last, int) else _c.maximum(last, 0))
         return _gather(s, idx if idx.ndim == 2 else idx.reshape(-1, 1))
     prev = _c.floor(vi)
     above = _c.logical_or(vi >= last, _c.isnan(vi))
@@ -140,7 +140,7 @@ def _quantile(a, q, axis, out, method, keepdims, weights, nan, weak_q):
         empty = n == 0
         if bool(_c.any(empty)):
             _warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
-            result = _c.where(empty, _c.asarray(float("nan"), dtype=result.dtype), result)
+            result = _c.where(empty, float("nan"), result)
     else:
         result = _quantile_of_sorted(s, q_col, s.shape[0], method, weak_q)
         if floating:
@@ -230,7 +230,7 @@ def _median(a, axis, out, keepdims, nan):
             empty = n == 0
             if bool(_c.any(empty)):
                 _warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
-                result = _c.where(empty, _c.asarray(float("nan"), dtype=result.dtype), result)
+                result = _c.where(empty, float("nan"), result)
         elif floating:
             last = s[-1:]
             result = _c.where(_c.isnan(last), last.astype(result.dtype), result)

@@ -159,7 +159,8 @@ def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """numpy.intersect1d: the sorted common values, with their first indices on request."""
-    ar1, ar2 = _c.asarray(ar1), _c.asarray(ar2)
+    ar1 = _c.asarray(ar1)
+    ar2 = _c.asarray(ar2, device=ar1.device)
     if not assume_unique:
         if return_indices:
             ar1, ind1 = unique(ar1, return_index=True)
@@ -187,7 +188,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 def union1d(ar1, ar2):
     """numpy.union1d: the sorted unique values of both."""
-    return unique(_c.concatenate([_c.asarray(ar1).ravel(), _c.asarray(ar2).ravel()]))
+    ar1 = _c.asarray(ar1)
+    return unique(_c.concatenate([ar1.ravel(), _c.asarray(ar2, device=ar1.device).ravel()]))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
@@ -201,7 +203,8 @@ def setxor1d(ar1, ar2, assume_unique=False):
     """numpy.setxor1d: the sorted values in exactly one of the two."""
     if not assume_unique:
         ar1, ar2 = unique(ar1), unique(ar2)
-    aux = _c.sort(_c.concatenate([_c.asarray(ar1).ravel(), _c.asarray(ar2).ravel()]))
+    ar1 = _c.asarray(ar1)
+    aux = _c.sort(_c.concatenate([ar1.ravel(), _c.asarray(ar2, device=ar1.device).ravel()]))
     if aux.size == 0:
         return aux
     edge = _c.ones(1, dtype="bool", device=aux.device)

@@ -76,7 +76,8 @@ void sort_in_place(const Array& a, int axis, bool descending) {
 Array searchsorted(const Array& sorted, const Array& v, bool right, const Array& sorter) {
   if (sorted.ndim() != 1)
     throw ValueError(cat("searchsorted: the sorted array must be 1-dimensional, got shape ", shape_str(sorted.shape())));
-  if (!(sorted.device() == v.device()))
+  const bool weak = v.weak() != WeakKind::none;  // a Python scalar: a host value, on no device
+  if (!weak && !(sorted.device() == v.device()))
     throw ValueError(cat("searchsorted: the sorted array is on ", sorted.device().str(), " but the values are on ",
                          v.device().str(), "; move one with .to_device()"));
   const DType t = result_type({{sorted.dtype(), sorted.weak()}, {v.dtype(), v.weak()}});
@@ -85,7 +86,12 @@ Array searchsorted(const Array& sorted, const Array& v, bool right, const Array&
     check_sorter(sorter, sorted.size());
     hay = getitem(hay, {IndexItem::from_array(sorter)});
   }
-  const Array needles = converted(v, t);
+  Array needles = converted(v, t);
+  if (!(needles.device() == sorted.device())) {  // a weak scalar moves to the array's device
+    Array moved = Array::empty(needles.shape(), t, sorted.device());
+    backend_for(sorted.device()).copy_from_host(moved.data(), needles.data(), static_cast<std::size_t>(needles.nbytes()));
+    needles = moved;
+  }
   Array out = Array::empty(needles.shape(), DType::int64, sorted.device());
   if (out.size()) backend_for(sorted.device()).search_sorted(hay, needles, out, right);
   return out;

@@ -90,7 +90,10 @@ void bind_sort(nb::module_& m) {
       nb::arg("axis").none() = -1, nb::arg("kind").none() = nb::none(), nb::arg("order").none() = nb::none());
   auto search = [](ArrayLike a, ArrayLike v, OptionalStr side, ArrayLike sorter) {
     const Array hay = array_from_py(a);
-    return searchsorted(hay, operand_from_py(v), side_from_py(side), sorter_from_py(sorter, hay.device()));
+    // Python scalars stay weak (NEP 50); sequences are read onto the sorted array's device
+    const Array needles = nb::isinstance<Array>(v) || is_python_scalar(v) ? operand_from_py(v)
+                                                                          : array_from_py(v, std::nullopt, hay.device());
+    return searchsorted(hay, needles, side_from_py(side), sorter_from_py(sorter, hay.device()));
   };
   m.def("searchsorted", search, nb::arg("a"), nb::arg("v"), nb::arg("side") = "left",
         nb::arg("sorter").none() = nb::none());
