@@ -2,6 +2,7 @@
 semantics are composed from C++ primitives."""
 
 import math as _math
+import operator as _operator
 
 from . import _cupric as _c
 from . import _dtypes as _dt
@@ -156,7 +157,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     """numpy.diff (and the Array API's): the n-th differences along `axis` (bool: not_equal),
     after joining `prepend` and `append` (scalars broadcast to one slice) at its ends."""
     a = _c.asarray(a)
-    n = int(n)
+    n = _operator.index(n)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
     if a.ndim == 0:
@@ -177,7 +178,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     if len(parts) > 1:
         a = _c.concatenate(parts, axis=axis)
     lead = (slice(None),) * axis
-    for _ in range(n):
+    for _ in range(min(n, a.shape[axis])):  # past the length every further difference is empty
         hi, lo = a[lead + (slice(1, None),)], a[lead + (slice(None, -1),)]
         a = _c.not_equal(hi, lo) if _dt.kind(a.dtype) == "b" else hi - lo
     return a

@@ -15,7 +15,8 @@ typedef unsigned int u32;
 inline constexpr int kSortItems = 8;       ///< keys per thread in a tile
 inline constexpr int kSortRadix = 256;     ///< buckets of an 8-bit digit
 inline constexpr int kSortChunk = 4096;    ///< counts per block of the offset scan
-inline constexpr int kSortMaxWarps = 32;   ///< warps of a block (1024 threads)
+inline constexpr int kSortMaxThreads = 256;  ///< threads of a scatter block (its shared tile)
+inline constexpr int kSortMaxWarps = kSortMaxThreads / 32;
 
 /// The ordered key of an element for searching (unsigned, or a complex one's three).
 template <class T>
@@ -180,31 +181,42 @@ __device__ __forceinline__ void sort_chunk_offsets(u32* counts, const u32* sums,
   }
 }
 
-/// Moves each tile's keys (and payload) to their places for the digit at `shift`: a key's place
-/// is its (digit, tile) offset, plus the keys of that digit in earlier warps of the tile, plus
-/// those before it in its warp (warp w holds the tile's w-th run of lanes * kSortItems keys,
-/// taken lane-interleaved in rounds, so the order of the ranks is the order of the keys).
+/// Moves each tile's keys (and payload) to their places for the digit at `shift`. A key's place
+/// in the tile's digit order is its digit's start in the tile, plus the keys of that digit in
+/// earlier warps, plus those before it in its warp (warp w holds the tile's w-th run of
+/// lanes * kSortItems keys, taken lane-interleaved in rounds, so ranks follow the keys' order).
+/// The tile is staged in shared memory in that order and written out by consecutive threads, so
+/// each digit's run of keys is a coalesced write at its (digit, tile) offset.
 template <class U, bool WithIdx>
 __device__ __forceinline__ void sort_scatter(const U* keys_in, U* keys_out, const u32* idx_in, u32* idx_out,
                                              const u32* offsets, i64 n, i64 tiles, i64 ntiles, int shift) {
-  __shared__ u32 wcount[kSortMaxWarps][kSortRadix];
+  __shared__ u32 wcount[kSortMaxWarps][kSortRadix];  // per warp and digit: count, then start
+  __shared__ u32 start[kSortRadix];                  // the digit's first place in the tile
+  __shared__ i64 shift_out[kSortRadix];              // from a place in the tile to one in the row
+  __shared__ u32 sh[kSortMaxThreads];
+  __shared__ U stage_keys[kSortMaxThreads * kSortItems];
+  __shared__ u32 stage_idx[WithIdx ? kSortMaxThreads * kSortItems : 1];
   const unsigned lanes = blockDim.x < 32 ? blockDim.x : 32;
   const unsigned nwarps = blockDim.x / lanes, warp = threadIdx.x / lanes, lane = threadIdx.x % lanes;
   const u32 below = (1u << lane) - 1u;
   const i64 tile_size = static_cast<i64>(blockDim.x) * kSortItems;
+  const unsigned per = (kSortRadix + blockDim.x - 1) / blockDim.x;  // digits per thread in scans
   for (i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     for (unsigned w = 0; w < nwarps; ++w)
       for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x) wcount[w][d] = 0;
     __syncthreads();
     const i64 row = tile / tiles, t = tile - row * tiles;
-    const i64 first = row * n;
-    const i64 lo = t * tile_size + static_cast<i64>(warp) * lanes * kSortItems;
-    u32 rank[kSortItems];
+    const i64 first = row * n, tile_first = t * tile_size;
+    const i64 lo = tile_first + static_cast<i64>(warp) * lanes * kSortItems;
+    U key[kSortItems];
+    u32 val[kSortItems], rank[kSortItems];
 #pragma unroll
     for (int i = 0; i < kSortItems; ++i) {
       const i64 j = lo + static_cast<i64>(i) * lanes + lane;
       const bool valid = j < n;
-      const u32 d = valid ? static_cast<u32>((keys_in[first + j] >> shift) & 0xff) : 0x100u;  // own group
+      key[i] = valid ? keys_in[first + j] : U(0);
+      val[i] = WithIdx && valid ? idx_in[first + j] : 0u;
+      const u32 d = valid ? static_cast<u32>((key[i] >> shift) & 0xff) : 0x100u;  // a group of its own
       const u32 peers = __match_any_sync(0xffffffffu >> (32 - lanes), d);
       const u32 before = valid ? wcount[warp][d] : 0u;
       __syncwarp();
@@ -213,23 +225,42 @@ __device__ __forceinline__ void sort_scatter(const U* keys_in, U* keys_out, cons
       rank[i] = before + static_cast<u32>(__popc(peers & below));
     }
     __syncthreads();
-    for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x) {
-      u32 run = offsets[(row * kSortRadix + d) * tiles + t];
+    // each thread scans its run of `per` digits: warps' counts to starts, then the digit totals
+    u32 local = 0;
+    for (unsigned d = threadIdx.x * per; d < (threadIdx.x + 1) * per && d < kSortRadix; ++d) {
+      u32 run = 0;
       for (unsigned w = 0; w < nwarps; ++w) {
         const u32 c = wcount[w][d];
         wcount[w][d] = run;
         run += c;
       }
+      start[d] = run;  // the digit's total for now
+      local += run;
+    }
+    u32 total;
+    u32 at = block_exclusive_scan(local, sh, total);
+    for (unsigned d = threadIdx.x * per; d < (threadIdx.x + 1) * per && d < kSortRadix; ++d) {
+      const u32 count = start[d];
+      start[d] = at;
+      shift_out[d] = first + static_cast<i64>(offsets[(row * kSortRadix + d) * tiles + t]) - static_cast<i64>(at);
+      at += count;
     }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < kSortItems; ++i) {
       const i64 j = lo + static_cast<i64>(i) * lanes + lane;
       if (j >= n) continue;
-      const U key = keys_in[first + j];
-      const i64 pos = first + wcount[warp][(key >> shift) & 0xff] + rank[i];
-      keys_out[pos] = key;
-      if constexpr (WithIdx) idx_out[pos] = idx_in[first + j];
+      const u32 d = static_cast<u32>((key[i] >> shift) & 0xff);
+      const u32 place = start[d] + wcount[warp][d] + rank[i];
+      stage_keys[place] = key[i];
+      if constexpr (WithIdx) stage_idx[place] = val[i];
+    }
+    __syncthreads();
+    for (i64 k = threadIdx.x; k < static_cast<i64>(total); k += blockDim.x) {
+      const U k_key = stage_keys[k];
+      const i64 pos = shift_out[(k_key >> shift) & 0xff] + k;
+      keys_out[pos] = k_key;
+      if constexpr (WithIdx) idx_out[pos] = stage_idx[k];
     }
     __syncthreads();
   }

@@ -33,7 +33,7 @@ std::string render_sort(DType t) {
   std::string src = cat(include_family("sort"), "using namespace cupric::kernels;\ntypedef ", T, " T;\ntypedef ",
                         key_type(key_bytes(t)), " U;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body) {
-    src += cat("extern \"C\" __global__ void __launch_bounds__(1024) ", name, "_", s, "(", params, ") {\n  ", body,
+    src += cat("extern \"C\" __global__ void __launch_bounds__(256) ", name, "_", s, "(", params, ") {\n  ", body,
                ";\n}\n");
   };
   if (cplx) {
