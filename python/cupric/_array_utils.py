@@ -275,3 +275,46 @@ class vectorize:
         if isinstance(out, tuple):
             return tuple(_c.asarray(o, device=device) for o in out)
         return _c.asarray(out, device=device)
+
+
+# ---- NumPy's floating-point error state: cupric's kernels raise no floating-point warnings, so
+# these only govern NumPy's own computations (the NumPy fallbacks); accepted so that code written
+# for NumPy (`with xp.errstate(divide="ignore"):`) runs unchanged
+
+def errstate(**kwargs):
+    return _np().errstate(**kwargs)
+
+
+def seterr(**kwargs):
+    return _np().seterr(**kwargs)
+
+
+def geterr():
+    return _np().geterr()
+
+
+def seterrcall(func):
+    return _np().seterrcall(func)
+
+
+def geterrcall():
+    return _np().geterrcall()
+
+
+def getbufsize():
+    return _np().getbufsize()
+
+
+def setbufsize(size):
+    return _np().setbufsize(size)
+
+
+def show_runtime():
+    """What cupric runs on here (cupric.show_config), then NumPy's own runtime report."""
+    from ._config import show_config
+
+    show_config()
+    _np().show_runtime()
+
+
+__all__ += ["errstate", "seterr", "geterr", "seterrcall", "geterrcall", "getbufsize", "setbufsize", "show_runtime"]

@@ -78,3 +78,16 @@ def test_broadcast_and_vectorize():
     assert list(bc) == [tuple(int(v) for v in t) for t in nb]
     f = cu.vectorize(lambda u, v: u * 10 + v if u > 1 else -v)
     same(f(a, b), np.vectorize(lambda u, v: u * 10 + v if u > 1 else -v)(np.asarray([[1], [2]]), [3, 4, 5]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_testing_module_compares_on_the_host(device):
+    a = RNG.standard_normal(5)
+    x = cu.asarray(a, device=device)
+    cu.testing.assert_allclose(x, a)
+    cu.testing.assert_array_equal(x, cu.asarray(a, device=device))
+    with pytest.raises(AssertionError, match="Mismatched elements: 1 / 5"):
+        cu.testing.assert_allclose(x, np.where(np.arange(5) == 2, a + 1, a))
+    with cu.errstate(divide="ignore"):
+        assert cu.geterr()["divide"] == "ignore"
+    assert isinstance(cu.typing.ArrayLike, object) and "cupric.testing" in repr(cu.testing)
