@@ -121,17 +121,32 @@ def array2string(a, *args, **kwargs):
     return _np().array2string(_host(_c.asarray(a)), *args, **kwargs)
 
 
+def _print_opts(max_line_width, precision, suppress_small):
+    """array_repr/array_str's options as NumPy's print options, checked first (a bad value must not
+    reach NumPy's global print state)."""
+    import operator
+
+    opts = {}
+    for key, value in (("linewidth", max_line_width), ("precision", precision)):
+        if value is not None:
+            try:
+                opts[key] = operator.index(value)
+            except TypeError:
+                raise TypeError(f"{key} must be an integer or None, got {type(value).__name__}") from None
+    if suppress_small is not None:
+        if not isinstance(suppress_small, (bool, int)):
+            raise TypeError(f"suppress_small must be a bool or None, got {type(suppress_small).__name__}")
+        opts["suppress"] = bool(suppress_small)
+    return opts
+
+
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
-    opts = {k: v for k, v in (("linewidth", max_line_width), ("precision", precision),
-                              ("suppress", suppress_small)) if v is not None}
-    with printoptions(**opts):
+    with printoptions(**_print_opts(max_line_width, precision, suppress_small)):
         return repr(_c.asarray(arr))
 
 
 def array_str(a, max_line_width=None, precision=None, suppress_small=None):
-    opts = {k: v for k, v in (("linewidth", max_line_width), ("precision", precision),
-                              ("suppress", suppress_small)) if v is not None}
-    with printoptions(**opts):
+    with printoptions(**_print_opts(max_line_width, precision, suppress_small)):
         return str(_c.asarray(a))
 
 
