@@ -2,13 +2,12 @@
 semantics are composed from C++ primitives."""
 
 import math as _math
-import operator as _operator
 
 from . import _cupric as _c
 from . import _dtypes as _dt
 
 __all__ = ["e", "pi", "inf", "nan", "newaxis", "finfo", "iinfo", "array", "isdtype", "device", "unravel_index",
-           "ravel_multi_index", "diff"]
+           "ravel_multi_index"]
 
 e = _math.e
 pi = _math.pi
@@ -151,34 +150,3 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
             raise ValueError("invalid entry in coordinates array")
         flat = c * stride if flat is None else flat + c * stride
     return flat
-
-
-def diff(a, n=1, axis=-1, prepend=None, append=None):
-    """numpy.diff (and the Array API's): the n-th differences along `axis` (bool: not_equal),
-    after joining `prepend` and `append` (scalars broadcast to one slice) at its ends."""
-    a = _c.asarray(a)
-    n = _operator.index(n)
-    if n < 0:
-        raise ValueError(f"order must be non-negative but got {n}")
-    if a.ndim == 0:
-        raise ValueError("diff requires input that is at least one dimensional")
-    axis = _c._normalize_axis(axis, a.ndim)
-    if n == 0:
-        return a
-    parts = []
-    for value in (prepend, a, append):
-        if value is None:
-            continue
-        v = value if value is a else _c.asarray(value, device=a.device)
-        if v.ndim == 0:
-            shape = list(a.shape)
-            shape[axis] = 1
-            v = _c.broadcast_to(v, tuple(shape))
-        parts.append(v)
-    if len(parts) > 1:
-        a = _c.concatenate(parts, axis=axis)
-    lead = (slice(None),) * axis
-    for _ in range(min(n, a.shape[axis])):  # past the length every further difference is empty
-        hi, lo = a[lead + (slice(1, None),)], a[lead + (slice(None, -1),)]
-        a = _c.not_equal(hi, lo) if _dt.kind(a.dtype) == "b" else hi - lo
-    return a

@@ -9,7 +9,7 @@ from . import _dtypes as _dt
 from . import _namespace
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "partition", "argpartition", "lexsort",
-           "sort_complex", "repeat"]
+           "sort_complex"]
 
 
 def _axis(axis, ndim):
@@ -176,30 +176,3 @@ def sort_complex(a):
         return b
     small = str(b.dtype) in ("int8", "uint8", "int16", "uint16")
     return b.astype("complex64" if small else "complex128")
-
-
-def repeat(a, repeats, axis=None):
-    """numpy.repeat (and the Array API's): each element (or slice along `axis`) `repeats` times;
-    the source of output i is where i falls in the running total of the repeats."""
-    a = _c.asarray(a)
-    if axis is None:
-        a, axis = a.ravel(), 0
-    axis = _axis(axis, a.ndim)
-    n = a.shape[axis]
-    reps = _c.asarray(repeats, device=a.device)
-    if _dt.kind(reps.dtype) not in "iub":
-        raise TypeError(f"Cannot cast array data from dtype('{reps.dtype}') to dtype('int64') according to the rule "
-                        "'safe'")
-    reps = reps.astype("int64")
-    if reps.ndim > 1 or (reps.ndim == 1 and reps.size not in (1, n)):
-        raise ValueError(f"operands could not be broadcast together with shape ({n},) ({reps.size},)")
-    if reps.size and int(_c.min(reps)) < 0:
-        raise ValueError("repeats may not contain negative values.")
-    if reps.ndim == 0 or reps.size == 1:
-        count = int(reps.reshape(-1)[0]) if reps.size else 0
-        source = _c.floor_divide(_c.arange(n * count, device=a.device), max(count, 1))
-    else:
-        ends = _c.cumsum(reps)
-        total = int(ends[-1]) if n else 0
-        source = _c.searchsorted(ends, _c.arange(total, device=a.device), side="right")
-    return a[(slice(None),) * axis + (source,)]

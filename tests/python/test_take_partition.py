@@ -103,27 +103,3 @@ def test_lexsort(device):
 def test_sort_complex(dtype, device):
     x = (np.random.default_rng(4).standard_normal(20) * 5).astype(dtype)
     same(cu.sort_complex(on(x, device)), np.sort_complex(x))
-
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("repeats, axis", [(2, None), ([1, 0, 3, 2], 0), ([0, 2, 1, 1, 3], 1), (3, -1), (0, 0),
-                                           ([2], 1)])
-def test_repeat(repeats, axis, device):
-    x = np.random.default_rng(5).integers(0, 9, (4, 5))
-    r = on(np.asarray(repeats), device) if isinstance(repeats, list) else repeats
-    same(cu.repeat(on(x, device), r, axis=axis), np.repeat(x, repeats, axis=axis))
-    with pytest.raises(ValueError, match="negative"):
-        cu.repeat(on(x, device), on([1, -1, 1, 1], device), axis=0)
-    with pytest.raises(ValueError, match="broadcast"):
-        cu.repeat(on(x, device), on([1, 2], device), axis=0)
-
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("kw", [{}, {"n": 2, "axis": 0}, {"prepend": 0, "append": [[1], [2], [3], [4]]}, {"n": 0},
-                                {"axis": -2, "append": 7}])
-def test_diff(kw, device):
-    x = np.random.default_rng(6).integers(0, 9, (4, 5))
-    same(cu.diff(on(x, device), **kw), np.diff(x, **kw))
-    same(cu.diff(on(x > 4, device)), np.diff(x > 4))
-    with pytest.raises(ValueError, match="at least one dimensional"):
-        cu.diff(cu.asarray(1.0))
