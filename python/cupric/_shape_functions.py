@@ -360,7 +360,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     lo[ax], hi[ax] = slice(None, -1), slice(1, None)
     lo, hi = tuple(lo), tuple(hi)
     op = _c.not_equal if x.dtype == bool else _c.subtract
-    for _ in range(n):
+    for _ in range(min(n, x.shape[ax])):  # past the length every further difference is the same empty array
         x = op(x[hi], x[lo])
     return x
 

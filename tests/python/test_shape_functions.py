@@ -144,9 +144,10 @@ def test_repeat_and_tile(device):
 @pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "bool"])
 def test_diff(dtype, device):
     a = rand((4, 6), dtype)
-    for n in (0, 1, 2, 5):
+    for n in (0, 1, 2, 5, 9):  # 9: past both axes' lengths (empty, as NumPy)
         for axis in (0, -1):
             both("diff", a, n, axis, device=device)
+    assert cu.diff(cu.asarray(a, device=device), 2**62).shape == (4, 0)  # passes stop at the length
     if dtype != "bool":
         both("diff", a, prepend=a[:, :1], append=0, device=device)
         both("ediff1d", a, device=device)
