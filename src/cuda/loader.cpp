@@ -223,6 +223,8 @@ void set_site_packages_provider(std::function<std::vector<std::string>()> provid
   site_packages_provider = std::move(provider);
 }
 
+std::vector<std::string> site_packages_dirs() { return site_packages(); }
+
 const DriverApi& driver() { return get(driver_state()); }
 const NvrtcApi& nvrtc() { return get(nvrtc_state()); }
 const NvJitLinkApi& nvjitlink() { return get(nvjitlink_state()); }

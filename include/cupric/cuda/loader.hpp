@@ -36,6 +36,8 @@ std::vector<LibraryInfo> library_versions();
 /// Extra folders that hold pip-installed CUDA libraries (each `site-packages` on sys.path). The
 /// Python binding installs a provider; it is called once, at the first library load.
 void set_site_packages_provider(std::function<std::vector<std::string>()> provider);
+/// The provider's folders (empty without one): other pip-wheel libraries (OpenBLAS) look there too.
+std::vector<std::string> site_packages_dirs();
 
 /// The candidate paths, in search order, for a library (exposed for tests and error messages).
 /// `wheel_subdirs` are the folders under site-packages/nvidia that may hold it.
