@@ -17,6 +17,10 @@ from ._namespace import *  # noqa: F401,F403
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
+from . import linalg  # noqa: E402
+from .linalg._products import dot, inner, kron, matvec, outer, tensordot, trace, vdot, vecdot, vecmat  # noqa: E402,F401
+from .linalg._einsum import einsum, einsum_path  # noqa: E402,F401
+from .linalg._norms import numpy_cross as cross  # noqa: E402,F401
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
 __version__ = "0.1.0"
