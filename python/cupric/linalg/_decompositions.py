@@ -59,7 +59,7 @@ def _lu_parts(x, fn):
 def det(x, /):
     """The determinant, from the LU factorisation (a singular matrix gives 0)."""
     _, diag, odd = _lu_parts(x, "det")
-    return _c.where(odd, -1, 1) * _c.prod(diag, axis=-1)
+    return _c.where(odd, -1, 1).astype(diag.dtype) * _c.prod(diag, axis=-1)
 
 
 def slogdet(x, /):
@@ -71,8 +71,7 @@ def slogdet(x, /):
         unit = _c.where(zero, 0, diag / _c.where(zero, 1, mag))
     else:
         unit = _c.sign(diag)
-    sign = _c.where(odd, -1, 1) * _c.prod(unit, axis=-1)
-    sign = sign.astype(diag.dtype)
+    sign = _c.where(odd, -1, 1).astype(diag.dtype) * _c.prod(unit, axis=-1)
     with_zero = _c.any(zero, axis=-1)
     logabs = _c.sum(_c.log(_c.where(zero, 1, mag)), axis=-1)
     logabs = _c.where(with_zero, -float("inf"), logabs).astype(mag.dtype)
