@@ -132,7 +132,8 @@ def _pair(sa, sb, output, a, b):
     size = {}
     for s, x in ((keep_a, a), (keep_b, b)):
         for c, n in zip(s, x.shape):
-            size[c] = max(size.get(c, 1), n)
+            if size.get(c, 1) == 1:  # an extent of 1 broadcasts (to 0 too)
+                size[c] = n
     at = _c.permute_dims(a, tuple(keep_a.index(c) for c in batch + free_a + summed))
     bt = _c.permute_dims(b, tuple(keep_b.index(c) for c in batch + summed + free_b))
     nb = len(batch)
