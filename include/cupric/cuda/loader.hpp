@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cupric/cuda/driver_api.hpp"
+#include "cupric/cuda/math_api.hpp"
 #include "cupric/cuda/nvrtc_api.hpp"
 
 namespace cupric::cuda {
@@ -17,6 +18,10 @@ namespace cupric::cuda {
 const DriverApi& driver();
 const NvrtcApi& nvrtc();
 const NvJitLinkApi& nvjitlink();
+/// cuBLAS and cuSOLVER (pip wheels nvidia-cublas, nvidia-cusolver, or a toolkit), loaded at the
+/// first GPU product / factorisation; LibraryNotFoundError names the pip package when missing.
+const CublasApi& cublas();
+const CusolverApi& cusolver();
 
 /// True when the driver loads, initialises and sees at least one GPU. Never throws.
 bool is_available();

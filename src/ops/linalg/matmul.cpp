@@ -4,6 +4,8 @@
 #include "cupric/errors.hpp"
 #include "cupric/indexing.hpp"
 #include "cupric/linalg.hpp"
+#include "cupric/reduction.hpp"
+#include "cupric/ufunc.hpp"
 
 namespace cupric {
 namespace {
@@ -24,6 +26,30 @@ Array with_unit_axis(const Array& a, bool before) {
   shape.insert(before ? shape.begin() : shape.end(), 1);
   strides.insert(before ? strides.begin() : strides.end(), 0);
   return a.view(shape, strides, a.offset());
+}
+
+/// a viewed with a length-1 axis inserted `from_end` places before its end.
+Array with_axis_from_end(const Array& a, int from_end) {
+  Shape shape = a.shape();
+  Strides strides = a.strides();
+  shape.insert(shape.end() - from_end, 1);
+  strides.insert(strides.end() - from_end, 0);
+  return a.view(shape, strides, a.offset());
+}
+
+/// Integer and bool products where the backend has no exact loop (cuBLAS has none): one
+/// broadcast multiply [..., m, k, n] summed over k in the result dtype, so that sums wrap as
+/// NumPy's do (bool: or of ands).
+Array exact_by_ufuncs(const Array& a, const Array& b, DType t) {
+  UfuncOptions options;
+  options.dtype = t;
+  const bool logical = t == DType::bool_;
+  const Array terms = apply_ufunc(logical ? "logical_and" : "multiply",
+                                  {with_axis_from_end(a, 0), with_axis_from_end(b, 2)}, options);
+  ReduceOptions sum_k;
+  sum_k.axis = std::vector<int>{-2};
+  if (!logical) sum_k.dtype = t;
+  return logical ? any(terms, sum_k) : sum(terms, sum_k);
 }
 
 void check_out(const Array& out, const Shape& shape, DType dtype, Device device) {
@@ -76,9 +102,15 @@ Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DTy
   Shape a_full = batch, b_full = batch;
   a_full.insert(a_full.end(), {m, k});
   b_full.insert(b_full.end(), {k, n});
-  const Array product = Array::empty(full, t, a.device());
-  backend_for(a.device()).matmul(broadcast_to(converted(A, t), a_full), broadcast_to(converted(B, t), b_full), product);
-  const Array shaped = product.view(result, c_strides(result), 0);
+  const Array a_in = broadcast_to(converted(A, t), a_full), b_in = broadcast_to(converted(B, t), b_full);
+  Array product;
+  if (!is_inexact(t) && !a.device().is_cpu() && k > 0) {
+    product = exact_by_ufuncs(a_in, b_in, t);
+  } else {
+    product = Array::empty(full, t, a.device());
+    backend_for(a.device()).matmul(a_in, b_in, product);
+  }
+  const Array shaped = product.view(result, c_strides(result), product.offset());
   if (!out.defined()) return shaped;
   copy_into(out, shaped);
   return out;
