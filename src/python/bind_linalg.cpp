@@ -5,6 +5,7 @@
 #include <nanobind/stl/tuple.h>
 
 #include "convert.hpp"
+#include "cupric/blas_info.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/linalg.hpp"
 
@@ -101,6 +102,12 @@ void bind_linalg(nb::module_& m) {
     return nb::make_tuple(w, optional(v));
   });
   m.def("_linalg_lstsq", &lstsq);
+  m.def("_blas_info", [] {
+    nb::dict d;
+    d["library"] = cpu::blas_description();
+    d["threads"] = cpu::blas_threads();
+    return d;
+  });
 }
 
 }  // namespace cupric::py

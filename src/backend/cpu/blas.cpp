@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cupric/blas_info.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/thread_pool.hpp"
@@ -131,3 +132,14 @@ std::string describe() {
 }
 
 }  // namespace cupric::cpu::blas
+
+namespace cupric::cpu {
+std::string blas_description() { return blas::describe(); }
+int blas_threads() {
+  try {
+    return blas::api().get_num_threads();
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+}  // namespace cupric::cpu
