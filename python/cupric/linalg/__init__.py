@@ -31,6 +31,7 @@ from ._decompositions import (  # noqa: F401
     tensorsolve,
 )
 from ._norms import cross, matrix_norm, norm, vector_norm  # noqa: F401
+from . import advanced  # noqa: F401  (plans with epilogues, after nvmath-python)
 from ._products import matrix_power, multi_dot, tensordot, vecdot  # noqa: F401
 from ._products import outer as _outer
 from ._products import trace as _trace
