@@ -55,9 +55,9 @@ def show_config(mode="stdout"):
     config = _config()
     if mode == "dicts":
         return config
-    from . import __version__
+    import sys
 
-    print(f"cupric {__version__}")
+    print(f"cupric {sys.modules[__package__].__version__}")  # (no import of the package: no cycle)
     for section, values in config.items():
         print(f"{section}:")
         for key, value in values.items():
