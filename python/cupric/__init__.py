@@ -14,6 +14,11 @@ from ._interop import install as _install_interop
 from ._pickle import install as _install_pickle
 from ._dask import install as _install_dask
 from ._namespace import *  # noqa: F401,F403
+from ._shape_functions import *  # noqa: F401,F403  (atleast_*d, stacks, splits, flip, roll, repeat, diff, ...)
+from ._math_extras import *  # noqa: F401,F403  (isreal, fix, sinc, average, cov, gradient, convolve, poly*, windows, ...)
+from ._index_extras import *  # noqa: F401,F403  (tril_indices, fill_diagonal, compress, choose, select, mgrid, r_, ...)
+from ._io import *  # noqa: F401,F403  (save, load, savez, loadtxt, frombuffer, array2string, set_printoptions, ...)
+from ._pad import pad  # noqa: F401
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
@@ -23,7 +28,7 @@ from .linalg._einsum import einsum, einsum_path  # noqa: E402,F401
 from .linalg._norms import numpy_cross as cross  # noqa: E402,F401
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 _install_interop()
 _install_pickle()

@@ -55,9 +55,9 @@ def show_config(mode="stdout"):
     config = _config()
     if mode == "dicts":
         return config
-    import sys
+    from ._version import __version__
 
-    print(f"cupric {sys.modules[__package__].__version__}")  # (no import of the package: no cycle)
+    print(f"cupric {__version__}")
     for section, values in config.items():
         print(f"{section}:")
         for key, value in values.items():
