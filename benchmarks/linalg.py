@@ -44,7 +44,8 @@ def cases(quick):
                     lambda r, d=dtype: [r.standard_normal((4096, 64, 64)).astype(d)] * 2, lambda xp, a, b: a @ b))
         out.append(("matmul 16^3 (host cost)", dtype, lambda r, d=dtype: [r.standard_normal((16, 16)).astype(d)] * 2,
                     lambda xp, a, b: a @ b))
-        out.append((f"solve {fact}^2", dtype, lambda r, d=dtype: [spd(fact, d, r), r.standard_normal((fact, 1)).astype(d)],
+        out.append((f"solve {fact}^2", dtype,
+                    lambda r, d=dtype: [spd(fact, d, r), r.standard_normal((fact, 1)).astype(d)],
                     lambda xp, a, b: xp.linalg.solve(a, b)))
         out.append((f"cholesky {fact}^2", dtype, lambda r, d=dtype: [spd(fact, d, r)],
                     lambda xp, a: xp.linalg.cholesky(a)))
@@ -92,12 +93,12 @@ def main():
     for name, dtype, make, op in cases(args.quick):
         host = make(rng)
         ours = [cu.asarray(x, device=device) for x in host]
-        t_cu = median_time(lambda: op(cu, *ours), repeat, sync)
+        t_cu = median_time(lambda op=op, ours=ours: op(cu, *ours), repeat, sync)
         row = [name, dtype, f"{t_cu * 1e3:.3f}"]
         ratios = []
         for _, xp, conv, psync in others:
             theirs = [conv(x) for x in host]
-            t = median_time(lambda: op(xp, *theirs), repeat, psync)
+            t = median_time(lambda op=op, xp=xp, theirs=theirs: op(xp, *theirs), repeat, psync)
             row.append(f"{t * 1e3:.3f}")
             ratios.append(f"{t / t_cu:.2f}")
         rows.append(row + ratios)
@@ -107,9 +108,9 @@ def main():
         for r in rows:
             print("| " + " | ".join(r) + " |")
     else:
-        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
         for r in [header, *rows]:
-            print("  ".join(str(x).ljust(w) for x, w in zip(r, widths)))
+            print("  ".join(str(x).ljust(w) for x, w in zip(r, widths, strict=True)))
 
 
 if __name__ == "__main__":

@@ -29,9 +29,9 @@ DType lapack_dtype(DType t, const char* fn);
 /// leading dimensions; results are new arrays in lapack_dtype(a). LinAlgError as NumPy raises it.
 /// The modes NumPy's functions have (upper Cholesky, qr's modes, 'U' for eigh, residuals) are
 /// taken from these by cupric.linalg.
-Array cholesky(const Array& a);                     ///< the lower factor L
-std::pair<Array, Array> lu_factor(const Array& a);  ///< (LU, int64 pivots, 1-based)
-Array solve(const Array& a, const Array& b);        ///< b: [..., n, k] (batches broadcast)
+Array cholesky(const Array& a);                              ///< the lower factor L
+std::pair<Array, Array> lu_factor(const Array& a);           ///< (LU, int64 pivots, 1-based)
+Array solve(const Array& a, const Array& b);                 ///< b: [..., n, k] (batches broadcast)
 std::pair<Array, Array> eigh(const Array& a, bool vectors);  ///< (w, v) from a's lower triangle
 /// (u, s, vh); u and vh undefined when !compute_uv
 std::tuple<Array, Array, Array> svd(const Array& a, bool full_matrices, bool compute_uv);

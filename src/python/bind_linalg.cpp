@@ -8,6 +8,7 @@
 #include "cupric/blas_info.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/linalg.hpp"
+#include "py_types.hpp"
 
 namespace cupric::py {
 
@@ -20,16 +21,17 @@ Array out_operand(nb::handle out) {
     return out_operand(t[0]);
   }
   if (!nb::isinstance<Array>(out))
-    throw TypeError(cat("out= must be a cupric array, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
+    throw TypeError(
+        cat("out= must be a cupric array, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
   return nb::cast<Array>(out);
 }
 
-nb::object matmul_py(nb::handle a, nb::handle b, nb::handle out, nb::handle dtype, const std::string& casting) {
+NdarrayResult matmul_py(const ArrayLike& a, const ArrayLike& b, const OutArray& out, const DTypeLike& dtype,
+                        const std::string& casting) {
   if (casting != "same_kind")
     throw NotImplementedError(cat("matmul: casting='", casting, "' is not supported (cupric casts with 'same_kind')"));
-  Array r = matmul(operand_from_py(a), operand_from_py(b), out_operand(out), optional_dtype(dtype));
-  if (!out.is_none()) return nb::borrow(nb::isinstance<nb::tuple>(out) ? nb::borrow<nb::tuple>(out)[0] : out);
-  return nb::cast(std::move(r));
+  const Array r = matmul(operand_from_py(a), operand_from_py(b), out_operand(out), optional_dtype(dtype));
+  return result_to_py(r, out);
 }
 
 /// a @ b and b @ a: operands that cannot be arrays give Python's NotImplemented (then TypeError).
@@ -68,10 +70,12 @@ void bind_linalg(nb::module_& m) {
         nb::arg("dtype") = nb::none(), nb::arg("casting") = "same_kind",
         "Matrix product of two arrays (NumPy's matmul: 1-D operands promoted, batch dimensions broadcast).");
   nb::handle nd = m.attr("ndarray");
-  nb::setattr(nd, "__matmul__", nb::cpp_function([](nb::handle s, nb::handle o) { return matmul_operator(s, o, false); },
-                                                 nb::is_method(), nb::scope(nd), nb::name("__matmul__")));
-  nb::setattr(nd, "__rmatmul__", nb::cpp_function([](nb::handle s, nb::handle o) { return matmul_operator(s, o, true); },
-                                                  nb::is_method(), nb::scope(nd), nb::name("__rmatmul__")));
+  nb::setattr(nd, "__matmul__",
+              nb::cpp_function([](nb::handle s, nb::handle o) { return matmul_operator(s, o, false); }, nb::is_method(),
+                               nb::scope(nd), nb::name("__matmul__")));
+  nb::setattr(nd, "__rmatmul__",
+              nb::cpp_function([](nb::handle s, nb::handle o) { return matmul_operator(s, o, true); }, nb::is_method(),
+                               nb::scope(nd), nb::name("__rmatmul__")));
   nb::setattr(nd, "__imatmul__",
               nb::cpp_function(
                   [](nb::handle s, nb::handle o) {
@@ -80,10 +84,13 @@ void bind_linalg(nb::module_& m) {
                     return nb::borrow(s);
                   },
                   nb::is_method(), nb::scope(nd), nb::name("__imatmul__")));
-  m.def("diagonal", [](nb::handle a, std::int64_t offset, std::int64_t axis1, std::int64_t axis2) {
-    return diagonal(array_from_py(a), offset, axis1, axis2);
-  }, nb::arg("a"), nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1,
-        "The diagonals of the (axis1, axis2) planes as the last axis (a read-only view).");
+  m.def(
+      "diagonal",
+      [](const ArrayLike& a, std::int64_t offset, std::int64_t axis1, std::int64_t axis2) {
+        return diagonal(array_from_py(a), offset, axis1, axis2);
+      },
+      nb::arg("a"), nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1,
+      "The diagonals of the (axis1, axis2) planes as the last axis (a read-only view).");
   m.def("_linalg_cholesky", &cholesky);
   m.def("_linalg_lu_factor", &lu_factor);
   m.def("_linalg_solve", &solve);

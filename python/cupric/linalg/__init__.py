@@ -12,7 +12,6 @@ from ._decompositions import (  # noqa: F401
     SlogdetResult,
     SVDResult,
     cholesky,
-    cond,
     det,
     eig,
     eigh,
@@ -20,6 +19,7 @@ from ._decompositions import (  # noqa: F401
     eigvalsh,
     inv,
     lstsq,
+    matrix_power,
     matrix_rank,
     pinv,
     qr,
@@ -30,9 +30,9 @@ from ._decompositions import (  # noqa: F401
     tensorinv,
     tensorsolve,
 )
-from ._norms import cross, matrix_norm, norm, vector_norm  # noqa: F401
+from ._norms import cond, cross, matrix_norm, norm, vector_norm  # noqa: F401
 from . import advanced  # noqa: F401  (plans with epilogues, after nvmath-python)
-from ._products import matrix_power, multi_dot, tensordot, vecdot  # noqa: F401
+from ._products import multi_dot, tensordot, vecdot  # noqa: F401
 from ._products import outer as _outer
 from ._products import trace as _trace
 

@@ -1,8 +1,10 @@
 """The factorisations and what NumPy builds on them: cholesky, det, slogdet, inv, solve, eigh,
-eigvalsh, svd, svdvals, qr, eig, eigvals, lstsq, pinv, matrix_rank, cond, tensorinv, tensorsolve.
-The LAPACK calls are the C++ core's (_linalg_*: cupric/linalg.hpp, batched, on the array's
-device); this module only picks modes and assembles NumPy's results."""
+eigvalsh, svd, svdvals, qr, eig, eigvals, lstsq, pinv, matrix_rank, matrix_power, tensorinv,
+tensorsolve (cond is with the norms). The LAPACK calls are the C++ core's (_linalg_*:
+cupric/linalg.hpp, batched, on the array's device); this module only picks modes and assembles
+NumPy's results."""
 
+import operator as _operator
 from collections import namedtuple
 
 from .. import _cupric as _c
@@ -221,16 +223,29 @@ def matrix_rank(A, /, tol=None, hermitian=False, *, rtol=None):
     return _c.count_nonzero(s > tol, axis=-1)
 
 
-def cond(x, p=None):
-    """The condition number in norm p (None/2/-2 from the singular values)."""
-    from ._norms import norm
-
-    a = _arr(x)
-    if p is None or p == 2 or p == -2:
-        s = svdvals(a)
-        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-    _square(a, "cond")
-    return norm(a, p, axis=(-2, -1)) * norm(inv(a), p, axis=(-2, -1))
+def matrix_power(a, n):
+    """numpy.linalg.matrix_power: a @ a @ ... (n times) by repeated squaring; n < 0 inverts first."""
+    a = _arr(a)
+    try:
+        n = _operator.index(n)
+    except TypeError as err:
+        raise TypeError(f"exponent must be an integer, got {type(n).__name__}") from err
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise __getattr__("LinAlgError")(f"Last 2 dimensions of the array must be square (matrix_power got "
+                                         f"shape {tuple(a.shape)})")
+    if n == 0:
+        eye = _c.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+        return _c.broadcast_to(eye, a.shape).copy()
+    if n < 0:
+        a, n = inv(a), -n
+    result, square = None, a
+    while n:
+        if n & 1:
+            result = square if result is None else _c.matmul(result, square)
+        n >>= 1
+        if n:
+            square = _c.matmul(square, square)
+    return result
 
 
 def tensorinv(a, ind=2):

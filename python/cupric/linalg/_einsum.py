@@ -74,7 +74,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     subs = inputs.split(",")
     if len(subs) != len(arrays):
         raise ValueError(f"einsum: {len(subs)} operand subscripts for {len(arrays)} operands")
-    for s, a in zip(subs, arrays):
+    for s, a in zip(subs, arrays, strict=True):
         if len(s) != a.ndim:
             raise ValueError(f"einsum(): the subscripts '{s}' have {len(s)} letters for an operand of shape "
                              f"{tuple(a.shape)}")
@@ -131,7 +131,7 @@ def _pair(sa, sb, output, a, b):
     free_b = [c for c in keep_b if c not in keep_a]
     size = {}
     for s, x in ((keep_a, a), (keep_b, b)):
-        for c, n in zip(s, x.shape):
+        for c, n in zip(s, x.shape, strict=True):
             if size.get(c, 1) == 1:  # an extent of 1 broadcasts (to 0 too)
                 size[c] = n
     at = _c.permute_dims(a, tuple(keep_a.index(c) for c in batch + free_a + summed))

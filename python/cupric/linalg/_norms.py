@@ -1,8 +1,9 @@
-"""Norms (vector_norm, matrix_norm, NumPy's norm) and the cross product, from cupric's reductions
-and the singular values."""
+"""Norms (vector_norm, matrix_norm, NumPy's norm), the condition number and the cross product,
+from cupric's reductions and the singular values."""
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from ._decompositions import _square, inv, svdvals
 from ._products import _arr
 
 
@@ -43,8 +44,6 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 
 def _svd_norm(x, keepdims, pick):
-    from ._decompositions import svdvals
-
     s = svdvals(x)
     r = pick(s, axis=-1)
     return _c.expand_dims(_c.expand_dims(r, -1), -1) if keepdims else r
@@ -129,3 +128,13 @@ def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
     pad = [x if x.shape[-1] == 3 else _c.concatenate([x, _c.zeros_like(x[..., :1])], axis=-1) for x in (a, b)]
     return _c.moveaxis(cross(pad[0], pad[1]), -1, axisc)
+
+
+def cond(x, p=None):
+    """The condition number in norm p (None/2/-2 from the singular values)."""
+    a = _arr(x)
+    if p is None or p == 2 or p == -2:
+        s = svdvals(a)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    _square(a, "cond")
+    return norm(a, p, axis=(-2, -1)) * norm(inv(a), p, axis=(-2, -1))

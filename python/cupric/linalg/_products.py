@@ -1,5 +1,5 @@
 """Products composed from matmul (cupric/linalg.hpp): dot, vdot, inner, outer, tensordot, vecdot,
-matvec, vecmat, kron, trace, matrix_power, multi_dot. Each maps its contraction onto one batched
+matvec, vecmat, kron, trace, multi_dot. Each maps its contraction onto one batched
 matrix product, so every dtype and device that matmul serves works here too."""
 
 import operator as _operator
@@ -73,7 +73,7 @@ def _tensordot_axes(axes, a, b):
     for x, nd in [(x, a.ndim) for x in xa] + [(x, b.ndim) for x in xb]:
         if not 0 <= x < nd:
             raise _c.AxisError(f"tensordot: axis {x} is out of bounds for an array of dimension {nd}")
-    for i, j in zip(xa, xb):
+    for i, j in zip(xa, xb, strict=True):
         if a.shape[i] != b.shape[j]:
             raise ValueError(f"shape-mismatch for sum: axis {i} of shape {tuple(a.shape)} has {a.shape[i]} elements "
                              f"but axis {j} of shape {tuple(b.shape)} has {b.shape[j]}")
@@ -148,41 +148,13 @@ def kron(a, b):
     sb = (1,) * (nd - b.ndim) + tuple(b.shape)
     ia = _c.reshape(a, tuple(x for s in sa for x in (s, 1)))
     ib = _c.reshape(b, tuple(x for s in sb for x in (1, s)))
-    return _c.reshape(_c.multiply(ia, ib), tuple(p * q for p, q in zip(sa, sb)))
+    return _c.reshape(_c.multiply(ia, ib), tuple(p * q for p, q in zip(sa, sb, strict=True)))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """numpy.trace: sums of the diagonals of the (axis1, axis2) planes."""
     d = _c.diagonal(_arr(a), offset, axis1, axis2)
     return _c.sum(d, axis=-1, dtype=dtype, out=out)
-
-
-def matrix_power(a, n):
-    """numpy.linalg.matrix_power: a @ a @ ... (n times) by repeated squaring; n < 0 inverts first."""
-    a = _arr(a)
-    try:
-        n = _operator.index(n)
-    except TypeError as err:
-        raise TypeError(f"exponent must be an integer, got {type(n).__name__}") from err
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        from ._decompositions import LinAlgError
-
-        raise LinAlgError(f"Last 2 dimensions of the array must be square (matrix_power got shape {tuple(a.shape)})")
-    if n == 0:
-        eye = _c.eye(a.shape[-1], dtype=a.dtype, device=a.device)
-        return _c.broadcast_to(eye, a.shape).copy()
-    if n < 0:
-        from ._decompositions import inv
-
-        a, n = inv(a), -n
-    result, square = None, a
-    while n:
-        if n & 1:
-            result = square if result is None else _c.matmul(result, square)
-        n >>= 1
-        if n:
-            square = _c.matmul(square, square)
-    return result
 
 
 def multi_dot(arrays, *, out=None):

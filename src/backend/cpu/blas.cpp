@@ -82,8 +82,9 @@ Loaded load() {
       if ((h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
     }
     if (!h)
-      throw std::runtime_error(cat(kSoname, " (OpenBLAS) not found: cupric's matrix products and linear algebra on the ",
-                                   "CPU need it; pip install scipy-openblas64 (or set CUPRIC_BLAS_LIBRARY to the library)"));
+      throw std::runtime_error(
+          cat(kSoname, " (OpenBLAS) not found: cupric's matrix products and linear algebra on the ",
+              "CPU need it; pip install scipy-openblas64 (or set CUPRIC_BLAS_LIBRARY to the library)"));
     link_map* map = nullptr;
     out.api.path = dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name ? map->l_name : kSoname;
     std::vector<std::string> missing;

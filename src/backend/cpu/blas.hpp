@@ -32,14 +32,14 @@ inline constexpr int kLapackRowMajor = 101;
 
 /// The LAPACKE functions of one scalar type T (real R): the name's type letter is filled in at load.
 /// Complex-only or real-only entries are null for the other kind.
-#define CUPRIC_LAPACKE_FUNCTIONS(X)                                                   \
-  X(potrf, "potrf", "potrf", Int, (int, char, Int, T*, Int))                          \
-  X(getrf, "getrf", "getrf", Int, (int, Int, Int, T*, Int, Int*))                     \
-  X(gesv, "gesv", "gesv", Int, (int, Int, Int, T*, Int, Int*, T*, Int))               \
-  X(heevd, "syevd", "heevd", Int, (int, char, char, Int, T*, Int, R*))                \
+#define CUPRIC_LAPACKE_FUNCTIONS(X)                                                     \
+  X(potrf, "potrf", "potrf", Int, (int, char, Int, T*, Int))                            \
+  X(getrf, "getrf", "getrf", Int, (int, Int, Int, T*, Int, Int*))                       \
+  X(gesv, "gesv", "gesv", Int, (int, Int, Int, T*, Int, Int*, T*, Int))                 \
+  X(heevd, "syevd", "heevd", Int, (int, char, char, Int, T*, Int, R*))                  \
   X(gesdd, "gesdd", "gesdd", Int, (int, char, Int, Int, T*, Int, R*, T*, Int, T*, Int)) \
-  X(geqrf, "geqrf", "geqrf", Int, (int, Int, Int, T*, Int, T*))                       \
-  X(ungqr, "orgqr", "ungqr", Int, (int, Int, Int, Int, T*, Int, const T*))            \
+  X(geqrf, "geqrf", "geqrf", Int, (int, Int, Int, T*, Int, T*))                         \
+  X(ungqr, "orgqr", "ungqr", Int, (int, Int, Int, Int, T*, Int, const T*))              \
   X(gelsd, "gelsd", "gelsd", Int, (int, Int, Int, Int, T*, Int, T*, Int, R*, R, Int*))
 
 template <class T>
@@ -70,10 +70,14 @@ struct Api {
 
   template <class T>
   const Lapack<T>& of() const {
-    if constexpr (std::is_same_v<T, float>) return s;
-    else if constexpr (std::is_same_v<T, double>) return d;
-    else if constexpr (std::is_same_v<T, std::complex<float>>) return c;
-    else return z;
+    if constexpr (std::is_same_v<T, float>)
+      return s;
+    else if constexpr (std::is_same_v<T, double>)
+      return d;
+    else if constexpr (std::is_same_v<T, std::complex<float>>)
+      return c;
+    else
+      return z;
   }
 };
 

@@ -86,8 +86,7 @@ Int run_one(const LapackCall& c, const blas::Lapack<T>& f, std::int64_t i) {
     case LapackOp::qr_q:
       return f.ungqr(kLapackRowMajor, m, n, dim(ops[1], 1), a, lda, static_cast<const T*>(at(1, 1)));
     case LapackOp::eig:
-      return eig_one<T>(f, n, a, static_cast<std::complex<R>*>(at(1, 1)),
-                        static_cast<std::complex<R>*>(at(2, 2)));
+      return eig_one<T>(f, n, a, static_cast<std::complex<R>*>(at(1, 1)), static_cast<std::complex<R>*>(at(2, 2)));
     case LapackOp::lstsq: {
       const Int k = dim(ops[1], 1);
       return f.gelsd(kLapackRowMajor, m, n, k, a, lda, static_cast<T*>(at(1, 2)), std::max<Int>(k, 1),

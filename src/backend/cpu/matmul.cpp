@@ -74,7 +74,8 @@ struct GemmOperand {
     }
     scratch.resize(static_cast<std::size_t>(rows * cols));
     for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t j = 0; j < cols; ++j) scratch[static_cast<std::size_t>(i * cols + j)] = base[offset + i * rs + j * cs];
+      for (std::int64_t j = 0; j < cols; ++j)
+        scratch[static_cast<std::size_t>(i * cols + j)] = base[offset + i * rs + j * cs];
     trans = blas::kNoTrans;
     ld = std::max<Int>(cols, 1);
     return scratch.data();
@@ -112,25 +113,28 @@ void exact_batches(const Array& a, const Array& b, const Array& out) {
   const T* pb = static_cast<const T*>(b.storage()->data());
   T* pc = static_cast<T*>(out.data());
   const std::int64_t rows = static_cast<std::int64_t>(ao.size()) * m;
-  parallel_for(rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(1, n * k)), [&](std::int64_t r0, std::int64_t r1) {
-    std::vector<std::uint64_t> acc(static_cast<std::size_t>(n));
-    for (std::int64_t r = r0; r < r1; ++r) {
-      const std::size_t batch = static_cast<std::size_t>(r / m);
-      const T* arow = pa + ao[batch] + (r % m) * ars;
-      std::fill(acc.begin(), acc.end(), 0);
-      for (std::int64_t p = 0; p < k; ++p) {
-        const std::uint64_t x = static_cast<std::uint64_t>(arow[p * acs]);
-        if (x == 0) continue;
-        const T* brow = pb + bo[batch] + p * brs;
-        for (std::int64_t j = 0; j < n; ++j) {
-          if constexpr (std::is_same_v<T, bool>) acc[static_cast<std::size_t>(j)] |= static_cast<std::uint64_t>(brow[j * bcs]);
-          else acc[static_cast<std::size_t>(j)] += x * static_cast<std::uint64_t>(brow[j * bcs]);
-        }
-      }
-      T* crow = pc + r * n;
-      for (std::int64_t j = 0; j < n; ++j) crow[j] = static_cast<T>(acc[static_cast<std::size_t>(j)]);
-    }
-  });
+  parallel_for(rows, std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(1, n * k)),
+               [&](std::int64_t r0, std::int64_t r1) {
+                 std::vector<std::uint64_t> acc(static_cast<std::size_t>(n));
+                 for (std::int64_t r = r0; r < r1; ++r) {
+                   const std::size_t batch = static_cast<std::size_t>(r / m);
+                   const T* arow = pa + ao[batch] + (r % m) * ars;
+                   std::fill(acc.begin(), acc.end(), 0);
+                   for (std::int64_t p = 0; p < k; ++p) {
+                     const std::uint64_t x = static_cast<std::uint64_t>(arow[p * acs]);
+                     if (x == 0) continue;
+                     const T* brow = pb + bo[batch] + p * brs;
+                     for (std::int64_t j = 0; j < n; ++j) {
+                       if constexpr (std::is_same_v<T, bool>)
+                         acc[static_cast<std::size_t>(j)] |= static_cast<std::uint64_t>(brow[j * bcs]);
+                       else
+                         acc[static_cast<std::size_t>(j)] += x * static_cast<std::uint64_t>(brow[j * bcs]);
+                     }
+                   }
+                   T* crow = pc + r * n;
+                   for (std::int64_t j = 0; j < n; ++j) crow[j] = static_cast<T>(acc[static_cast<std::size_t>(j)]);
+                 }
+               });
 }
 
 }  // namespace

@@ -20,8 +20,7 @@ namespace {
 using cuda::CUstream;
 
 void check_blas(int status, const char* what) {
-  if (status != cuda::CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(cat(what, " failed with cuBLAS status ", status));
+  if (status != cuda::CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cat(what, " failed with cuBLAS status ", status));
 }
 void check_solver(int status, const char* what) {
   if (status != cuda::CUSOLVER_STATUS_SUCCESS)
@@ -62,13 +61,20 @@ Handles& handles(int device, CUstream stream, bool solver) {
 
 int data_type(DType t) {
   switch (t) {
-    case DType::float16: return cuda::CUDA_R_16F;
-    case DType::bfloat16: return cuda::CUDA_R_16BF;
-    case DType::float32: return cuda::CUDA_R_32F;
-    case DType::float64: return cuda::CUDA_R_64F;
-    case DType::complex64: return cuda::CUDA_C_32F;
-    case DType::complex128: return cuda::CUDA_C_64F;
-    default: throw TypeError(cat("cuBLAS/cuSOLVER have no ", name(t), " type"));
+    case DType::float16:
+      return cuda::CUDA_R_16F;
+    case DType::bfloat16:
+      return cuda::CUDA_R_16BF;
+    case DType::float32:
+      return cuda::CUDA_R_32F;
+    case DType::float64:
+      return cuda::CUDA_R_64F;
+    case DType::complex64:
+      return cuda::CUDA_C_32F;
+    case DType::complex128:
+      return cuda::CUDA_C_64F;
+    default:
+      throw TypeError(cat("cuBLAS/cuSOLVER have no ", name(t), " type"));
   }
 }
 
@@ -176,10 +182,11 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   const void* beta = single ? static_cast<const void*>(&zero_f) : &zero_d;
   const int type = data_type(t);
   // row-major C = A B is column-major C^T = B^T A^T: B's side goes first
-  check_blas(cuda::cublas().GemmStridedBatchedEx(
-                 h.blas, B.op, A.op, narrow(n, "n"), narrow(m, "m"), narrow(k, "k"), alpha, element(B.array, B.first),
-                 type, narrow(B.ld, "ldb"), B.stride, element(A.array, A.first), type, narrow(A.ld, "lda"), A.stride, beta,
-                 out.data(), type, narrow(n, "ldc"), m * n, narrow(batch, "batch"), compute, cuda::CUBLAS_GEMM_DEFAULT),
+  check_blas(cuda::cublas().GemmStridedBatchedEx(h.blas, B.op, A.op, narrow(n, "n"), narrow(m, "m"), narrow(k, "k"),
+                                                 alpha, element(B.array, B.first), type, narrow(B.ld, "ldb"), B.stride,
+                                                 element(A.array, A.first), type, narrow(A.ld, "lda"), A.stride, beta,
+                                                 out.data(), type, narrow(n, "ldc"), m * n, narrow(batch, "batch"),
+                                                 compute, cuda::CUBLAS_GEMM_DEFAULT),
              "cublasGemmStridedBatchedEx");
 }
 

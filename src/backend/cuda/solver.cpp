@@ -76,8 +76,8 @@ class SolverRun {
   /// Device and host workspaces of at least these sizes (kept for the call).
   void workspace(std::size_t device_bytes, std::size_t host_bytes) {
     if (device_bytes > static_cast<std::size_t>(work_.defined() ? work_.nbytes() : 0))
-      work_ = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(device_bytes, 1))}, DType::uint8,
-                           b_.device());
+      work_ =
+          Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(device_bytes, 1))}, DType::uint8, b_.device());
     host_.resize(std::max<std::size_t>(host_bytes, 1));
   }
   void* dwork() { return work_.data(); }
@@ -108,8 +108,9 @@ void cholesky(SolverRun& r, const Array& a) {
   const int t = cuda_data_type(a.dtype());
   Array cm = r.column_major(a);
   std::size_t dev = 0, host = 0;
-  check_solver_status(s.PotrfBufferSize(r.h_, r.params_, cuda::CUBLAS_FILL_MODE_LOWER, n, t, cm.data(), n, t, &dev, &host),
-                      "cusolverDnXpotrf_bufferSize");
+  check_solver_status(
+      s.PotrfBufferSize(r.h_, r.params_, cuda::CUBLAS_FILL_MODE_LOWER, n, t, cm.data(), n, t, &dev, &host),
+      "cusolverDnXpotrf_bufferSize");
   r.workspace(dev, host);
   for (std::int64_t i = 0; i < r.batch_; ++i)
     check_solver_status(s.Potrf(r.h_, r.params_, cuda::CUBLAS_FILL_MODE_LOWER, n, t, at(cm, i, 2), n, t, r.dwork(),
@@ -128,9 +129,10 @@ void lu_in_place(SolverRun& r, const Array& cm, const Array& piv) {
                       "cusolverDnXgetrf_bufferSize");
   r.workspace(dev, host);
   for (std::int64_t i = 0; i < r.batch_; ++i)
-    check_solver_status(s.Getrf(r.h_, r.params_, n, n, t, at(cm, i, 2), n, reinterpret_cast<std::int64_t*>(at(piv, i, 1)),
-                                t, r.dwork(), r.dbytes(), r.hwork(), r.hbytes(), r.info(i)),
-                        "cusolverDnXgetrf");
+    check_solver_status(
+        s.Getrf(r.h_, r.params_, n, n, t, at(cm, i, 2), n, reinterpret_cast<std::int64_t*>(at(piv, i, 1)), t, r.dwork(),
+                r.dbytes(), r.hwork(), r.hbytes(), r.info(i)),
+        "cusolverDnXgetrf");
 }
 
 void solve(SolverRun& r, const Array& a, const Array& b, CudaBackend& backend) {
@@ -142,8 +144,8 @@ void solve(SolverRun& r, const Array& a, const Array& b, CudaBackend& backend) {
   const int t = cuda_data_type(a.dtype());
   for (std::int64_t i = 0; i < r.batch_; ++i)
     check_solver_status(cuda::cusolver().Getrs(r.h_, r.params_, cuda::CUBLAS_OP_N, n, k, t, at(cm, i, 2), n,
-                                               reinterpret_cast<const std::int64_t*>(at(piv, i, 1)), t, at(rhs, i, 2), n,
-                                               r.scratch_info()),
+                                               reinterpret_cast<const std::int64_t*>(at(piv, i, 1)), t, at(rhs, i, 2),
+                                               n, r.scratch_info()),
                         "cusolverDnXgetrs");
   r.back(rhs, b);
 }
@@ -192,8 +194,8 @@ void svd(SolverRun& r, const LapackCall& call) {
   void* u0 = uc.defined() ? uc.data() : nullptr;
   void* v0 = vc.defined() ? vc.data() : nullptr;
   std::size_t dev = 0, host = 0;
-  check_solver_status(s.GesvdBufferSize(r.h_, r.params_, job, job, rows, cols, t, work.data(), rows, ts, sv.data(), t, u0,
-                                        rows, t, v0, ldv, t, &dev, &host),
+  check_solver_status(s.GesvdBufferSize(r.h_, r.params_, job, job, rows, cols, t, work.data(), rows, ts, sv.data(), t,
+                                        u0, rows, t, v0, ldv, t, &dev, &host),
                       "cusolverDnXgesvd_bufferSize");
   r.workspace(dev, host);
   for (std::int64_t i = 0; i < r.batch_; ++i)
@@ -230,13 +232,17 @@ void qr_q(SolverRun& r, const Array& q, const Array& tau) {
   const int mi = static_cast<int>(m), ci = static_cast<int>(c), ki = static_cast<int>(k);
   Array cm = r.column_major(q);
   using Size = cuda::cusolverStatus_t (*)(cuda::cusolverDnHandle_t, int, int, int, const void*, int, const void*, int*);
-  using Run = cuda::cusolverStatus_t (*)(cuda::cusolverDnHandle_t, int, int, int, void*, int, const void*, void*, int,
-                                         int*);
+  using Run =
+      cuda::cusolverStatus_t (*)(cuda::cusolverDnHandle_t, int, int, int, void*, int, const void*, void*, int, int*);
   const DType t = q.dtype();
-  const Size size = t == DType::float32 ? s.SorgqrBufferSize : t == DType::float64 ? s.DorgqrBufferSize
-                    : t == DType::complex64 ? s.CungqrBufferSize : s.ZungqrBufferSize;
-  const Run run = t == DType::float32 ? s.Sorgqr : t == DType::float64 ? s.Dorgqr : t == DType::complex64 ? s.Cungqr
-                                                                                                      : s.Zungqr;
+  const Size size = t == DType::float32     ? s.SorgqrBufferSize
+                    : t == DType::float64   ? s.DorgqrBufferSize
+                    : t == DType::complex64 ? s.CungqrBufferSize
+                                            : s.ZungqrBufferSize;
+  const Run run = t == DType::float32     ? s.Sorgqr
+                  : t == DType::float64   ? s.Dorgqr
+                  : t == DType::complex64 ? s.Cungqr
+                                          : s.Zungqr;
   int lwork = 0;
   check_solver_status(size(r.h_, mi, ci, ki, cm.data(), mi, tau.data(), &lwork), "cusolverDn?orgqr_bufferSize");
   r.workspace(static_cast<std::size_t>(lwork) * static_cast<std::size_t>(q.itemsize()), 0);
@@ -262,7 +268,8 @@ void on_host(CudaBackend& backend, const LapackCall& call) {
   for (std::size_t i = 0; i < call.operands.size(); ++i)
     if (call.operands[i].defined()) {
       backend.note_write(call.operands[i]);
-      backend.copy_from_host(call.operands[i].data(), host.operands[i].data(), static_cast<std::size_t>(host.operands[i].nbytes()));
+      backend.copy_from_host(call.operands[i].data(), host.operands[i].data(),
+                             static_cast<std::size_t>(host.operands[i].nbytes()));
     }
   backend.copy_from_host(call.info.data(), host.info.data(), static_cast<std::size_t>(host.info.nbytes()));
 }
@@ -275,19 +282,32 @@ void CudaBackend::lapack(const LapackCall& call) {
   const auto& ops = call.operands;
   if (ops[0].size() > 0) {
     switch (call.op) {
-      case LapackOp::cholesky: cholesky(run, ops[0]); break;
+      case LapackOp::cholesky:
+        cholesky(run, ops[0]);
+        break;
       case LapackOp::lu: {
         Array cm = run.column_major(ops[0]);
         lu_in_place(run, cm, ops[1]);
         run.back(cm, ops[0]);
         break;
       }
-      case LapackOp::solve: solve(run, ops[0], ops[1], *this); break;
-      case LapackOp::eigh: eigh(run, ops[0], ops[1], call.mode); break;
-      case LapackOp::svd: svd(run, call); break;
-      case LapackOp::qr: qr(run, ops[0], ops[1]); break;
-      case LapackOp::qr_q: qr_q(run, ops[0], ops[1]); break;
-      default: break;
+      case LapackOp::solve:
+        solve(run, ops[0], ops[1], *this);
+        break;
+      case LapackOp::eigh:
+        eigh(run, ops[0], ops[1], call.mode);
+        break;
+      case LapackOp::svd:
+        svd(run, call);
+        break;
+      case LapackOp::qr:
+        qr(run, ops[0], ops[1]);
+        break;
+      case LapackOp::qr_q:
+        qr_q(run, ops[0], ops[1]);
+        break;
+      default:
+        break;
     }
   } else {
     const std::int64_t zero = 0;

@@ -9,7 +9,8 @@
 namespace cupric {
 
 Array diagonal(const Array& a, std::int64_t offset, std::int64_t axis1, std::int64_t axis2) {
-  if (a.ndim() < 2) throw ValueError(cat("diag requires an array of at least two dimensions, got shape ", shape_str(a.shape())));
+  if (a.ndim() < 2)
+    throw ValueError(cat("diag requires an array of at least two dimensions, got shape ", shape_str(a.shape())));
   const int x = normalize_axis(axis1, a.ndim(), "axis1"), y = normalize_axis(axis2, a.ndim(), "axis2");
   if (x == y) throw ValueError("axis1 and axis2 cannot be the same");
   Shape shape;

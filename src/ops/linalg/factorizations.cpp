@@ -28,7 +28,8 @@ void check_matrix(const Array& a, const char* fn, bool square) {
   if (a.ndim() < 2)
     throw LinAlgError(cat(a.ndim(), "-dimensional array given. Array must be at least two-dimensional (", fn, ")"));
   if (square && rows(a) != cols(a))
-    throw LinAlgError(cat("Last 2 dimensions of the array must be square (", fn, " got shape ", shape_str(a.shape()), ")"));
+    throw LinAlgError(
+        cat("Last 2 dimensions of the array must be square (", fn, " got shape ", shape_str(a.shape()), ")"));
 }
 
 /// A fresh C-contiguous copy of a in the LAPACK dtype (LAPACK overwrites its input).
@@ -85,7 +86,8 @@ Array solve(const Array& a, const Array& b) {
                          "(m,m),(m,n)->(m,n) (size ", rows(b), " is different from ", n, ")"));
   const Shape batch = broadcast_shapes(batch_of(a), batch_of(b));
   const DType t = promote_types(lapack_dtype(a.dtype(), "solve"), lapack_dtype(b.dtype(), "solve"));
-  Array lu = Array::empty(with(batch, {n, n}), t, a.device()), x = Array::empty(with(batch, {n, cols(b)}), t, a.device());
+  Array lu = Array::empty(with(batch, {n, n}), t, a.device()),
+        x = Array::empty(with(batch, {n, cols(b)}), t, a.device());
   copy_into(lu, a);
   copy_into(x, b);
   if (x.size() == 0) return x;
@@ -139,8 +141,10 @@ Array qr_q(const Array& h, const Array& tau, std::int64_t columns) {
   Array head = h.view(part, st, h.offset());
   Array into = q.view(part, q.strides(), q.offset());
   copy_into(into, head);
-  if (q.size() > 0 && k > 0) run(LapackOp::qr_q, {q, tau});
-  else if (q.size() > 0) copy_into(q, eye(m, columns, 0, h.dtype(), h.device()));
+  if (q.size() > 0 && k > 0)
+    run(LapackOp::qr_q, {q, tau});
+  else if (q.size() > 0)
+    copy_into(q, eye(m, columns, 0, h.dtype(), h.device()));
   return q;
 }
 
@@ -159,8 +163,8 @@ std::tuple<Array, Array, std::int64_t> lstsq(const Array& a, const Array& b, dou
                           " and ", shape_str(b.shape())));
   const std::int64_t m = rows(a), n = cols(a), k = cols(b);
   if (rows(b) != m)
-    throw LinAlgError(cat("Incompatible dimensions: a has shape ", shape_str(a.shape()), " and b has shape ",
-                          shape_str(b.shape())));
+    throw LinAlgError(
+        cat("Incompatible dimensions: a has shape ", shape_str(a.shape()), " and b has shape ", shape_str(b.shape())));
   const DType t = promote_types(lapack_dtype(a.dtype(), "lstsq"), lapack_dtype(b.dtype(), "lstsq"));
   Array A = Array::empty(a.shape(), t, a.device());
   copy_into(A, a);
@@ -168,8 +172,8 @@ std::tuple<Array, Array, std::int64_t> lstsq(const Array& a, const Array& b, dou
   copy_into(x.view({m, k}, x.strides(), 0), b);
   Array s = Array::empty({std::min(m, n)}, real_dtype(t), a.device());
   Array rank = zeros({}, DType::int64, a.device());
-  if (A.size() > 0 && k > 0) raise_if(run(LapackOp::lstsq, {A, x, s, rank}, 'N', rcond), false,
-                                      "SVD did not converge in Linear Least Squares");
+  if (A.size() > 0 && k > 0)
+    raise_if(run(LapackOp::lstsq, {A, x, s, rank}, 'N', rcond), false, "SVD did not converge in Linear Least Squares");
   std::int64_t r = 0;
   backend_for(a.device()).copy_to_host(&r, rank.data(), sizeof r);
   return {x, s, r};

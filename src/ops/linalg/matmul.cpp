@@ -44,8 +44,8 @@ Array exact_by_ufuncs(const Array& a, const Array& b, DType t) {
   UfuncOptions options;
   options.dtype = t;
   const bool logical = t == DType::bool_;
-  const Array terms = apply_ufunc(logical ? "logical_and" : "multiply",
-                                  {with_axis_from_end(a, 0), with_axis_from_end(b, 2)}, options);
+  const Array terms =
+      apply_ufunc(logical ? "logical_and" : "multiply", {with_axis_from_end(a, 0), with_axis_from_end(b, 2)}, options);
   ReduceOptions sum_k;
   sum_k.axis = std::vector<int>{-2};
   if (!logical) sum_k.dtype = t;
@@ -86,7 +86,8 @@ Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DTy
     batch = broadcast_shapes(batch_a, batch_b);
   } catch (const ValueError&) {
     throw ValueError(cat("matmul: the batch dimensions of operands with shapes ", shape_str(a.shape()), " and ",
-                         shape_str(b.shape()), " do not broadcast (", shape_str(batch_a), " and ", shape_str(batch_b), ")"));
+                         shape_str(b.shape()), " do not broadcast (", shape_str(batch_a), " and ", shape_str(batch_b),
+                         ")"));
   }
   const std::int64_t m = A.shape()[A.ndim() - 2], n = B.shape().back();
   Shape full = batch, result = batch;

@@ -149,7 +149,8 @@ def test_svd_and_qr(dtype, shape):
         assert u.shape == nu.shape and vh.shape == nvh.shape
         k = s.shape[-1]
         close((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, factor=100)
-        close(np.conj(np.swapaxes(u, -1, -2)) @ u, np.broadcast_to(np.eye(u.shape[-1], dtype=dtype), u.shape[:-2] + (u.shape[-1],) * 2), dtype, factor=100)
+        eye = np.broadcast_to(np.eye(u.shape[-1], dtype=dtype), u.shape[:-2] + (u.shape[-1],) * 2)
+        close(np.conj(np.swapaxes(u, -1, -2)) @ u, eye, dtype, factor=100)  # u is unitary
     for mode in ("reduced", "complete"):
         q, r = (np.asarray(x) for x in cu.linalg.qr(cu_(a), mode=mode))
         nq, nr = np.linalg.qr(a, mode=mode)

@@ -229,7 +229,8 @@ def test_matrix_power(n):
 
 
 def test_multi_dot():
-    a, b, c, d = sample((10, 30), "float64"), sample((30, 5), "float64"), sample((5, 60), "float64"), sample(60, "float64")
+    a, b = sample((10, 30), "float64"), sample((30, 5), "float64")
+    c, d = sample((5, 60), "float64"), sample(60, "float64")
     check(cu.linalg.multi_dot([cu.asarray(x) for x in (a, b, c, d)]), np.linalg.multi_dot([a, b, c, d]), 60)
     check(cu.linalg.multi_dot([cu.asarray(d[:30]), cu.asarray(b)]), np.linalg.multi_dot([d[:30], b]), 30)
     with pytest.raises(ValueError, match="at least two"):
