@@ -201,3 +201,23 @@ def _chain(arrays, split, i, j):
         return arrays[i]
     k = split[i][j]
     return _c.matmul(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
+
+
+def _ndarray_dot(self, b, out=None):
+    """a.dot(b): numpy.dot(a, b)."""
+    return dot(self, b, out=out)
+
+
+def _ndarray_diagonal(self, offset=0, axis1=0, axis2=1):
+    """a.diagonal(offset, axis1, axis2): a read-only view of the diagonals."""
+    return _c.diagonal(self, offset, axis1, axis2)
+
+
+def _ndarray_trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """a.trace(offset, axis1, axis2, dtype, out): sums of the diagonals."""
+    return trace(self, offset, axis1, axis2, dtype, out)
+
+
+def install(cls):
+    """NumPy's ndarray methods of the products, on cupric's ndarray."""
+    cls.dot, cls.diagonal, cls.trace = _ndarray_dot, _ndarray_diagonal, _ndarray_trace

@@ -204,6 +204,13 @@ def test_vecdot_matvec_vecmat(dtype):
         cu.vecdot(cu.ones((3,)), cu.ones((4,)))
 
 
+def test_ndarray_methods():
+    a, b = sample((3, 4), "float64"), sample((4, 2), "float64")
+    check(cu.asarray(a).dot(cu.asarray(b)), a.dot(b), 4)
+    check(cu.asarray(a).diagonal(1), a.diagonal(1))
+    check(cu.asarray(a).trace(-1), np.asarray(a.trace(-1)))
+
+
 def test_kron_and_trace():
     a, b = sample((2, 3), "int16"), sample((4, 1, 2), "int16")
     check(cu.kron(cu.asarray(a), cu.asarray(b)), np.kron(a, b))
