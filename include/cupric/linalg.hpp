@@ -17,6 +17,18 @@ namespace cupric {
 /// (same_kind casting; nothing is written when a check fails). Errors name the shapes as NumPy's.
 Array matmul(const Array& a, const Array& b, const Array& out = Array(), std::optional<DType> dtype = std::nullopt);
 
+/// Integer and bool products the way GPUs run them (cuBLAS has no wrapping integer gemm): one
+/// broadcast multiply summed over k in t. a [..., m, k] and b [..., k, n] broadcast batches alike.
+/// (matmul calls it for non-CPU devices; exposed so that the CPU tests can check it.)
+Array matmul_by_ufuncs(const Array& a, const Array& b, DType t);
+
+/// float32 products on GPUs: `highest` (float32 arithmetic, the default) or `tf32` (tensor
+/// cores with TF32 inputs, only when asked: cu.linalg.set_matmul_precision("tf32")). The CPU
+/// has no TF32 and ignores it.
+enum class MatmulPrecision : std::uint8_t { highest, tf32 };
+void set_matmul_precision(MatmulPrecision p);
+MatmulPrecision matmul_precision();
+
 /// NumPy's diagonal: a read-only view of the diagonals of the (axis1, axis2) planes, as the
 /// last axis. Errors as NumPy's (AxisError, "axis1 and axis2 cannot be the same").
 Array diagonal(const Array& a, std::int64_t offset = 0, std::int64_t axis1 = 0, std::int64_t axis2 = 1);

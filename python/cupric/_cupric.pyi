@@ -20,6 +20,11 @@ from cupric._printing import (
     _str as __str__,
     _tolist as tolist
 )
+from cupric.linalg._products import (
+    _ndarray_diagonal as diagonal,
+    _ndarray_dot as dot,
+    _ndarray_trace as trace
+)
 import cupric.typing
 
 

@@ -91,6 +91,15 @@ void bind_linalg(nb::module_& m) {
       },
       nb::arg("a"), nb::arg("offset") = 0, nb::arg("axis1") = 0, nb::arg("axis2") = 1,
       "The diagonals of the (axis1, axis2) planes as the last axis (a read-only view).");
+  m.def("_matmul_by_ufuncs", [](const Array& a, const Array& b, const DTypeLike& dtype) {
+    return matmul_by_ufuncs(a, b, dtype_from_py(dtype));
+  });
+  m.def("_set_matmul_precision", [](const std::string& p) {
+    if (p != "highest" && p != "tf32")
+      throw ValueError(cat("matmul precision must be 'highest' or 'tf32', got '", p, "'"));
+    set_matmul_precision(p == "tf32" ? MatmulPrecision::tf32 : MatmulPrecision::highest);
+  });
+  m.def("_get_matmul_precision", [] { return matmul_precision() == MatmulPrecision::tf32 ? "tf32" : "highest"; });
   m.def("_linalg_cholesky", &cholesky);
   m.def("_linalg_lu_factor", &lu_factor);
   m.def("_linalg_solve", &solve);

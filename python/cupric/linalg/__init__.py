@@ -2,6 +2,7 @@
 device. Products run in the backend's BLAS (OpenBLAS on the CPU, cuBLAS on GPUs), factorisations
 in its LAPACK (OpenBLAS's / cuSOLVER), batched over leading dimensions. See docs/linalg.md."""
 
+from .. import _cupric as _c
 from .._cupric import diagonal as _diagonal
 from .._cupric import matmul, matrix_transpose  # noqa: F401
 from ._decompositions import (  # noqa: F401
@@ -40,8 +41,19 @@ __all__ = [
     "LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
     "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm",
     "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace",
-    "vecdot", "vector_norm",
+    "vecdot", "vector_norm", "set_matmul_precision", "get_matmul_precision",
 ]
+
+
+def set_matmul_precision(precision):
+    """float32 products on GPUs: "highest" (float32 arithmetic, the default) or "tf32" (tensor cores
+    with TF32 inputs, faster and less exact; only when asked). CPU products are always float32."""
+    _c._set_matmul_precision(precision)
+
+
+def get_matmul_precision():
+    """"highest" or "tf32" (set_matmul_precision)."""
+    return _c._get_matmul_precision()
 
 
 def diagonal(x, /, *, offset=0):

@@ -12,6 +12,7 @@
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/linalg.hpp"
 #include "cupric/runtime/device.hpp"
 
 namespace cupric::cuda_backend {
@@ -175,7 +176,10 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   const GemmSide A = gemm_side(*this, a), B = gemm_side(*this, b);
   const std::int64_t batch = out.size() / (m * n);
   const bool single = t == DType::float32 || t == DType::float16 || t == DType::bfloat16 || t == DType::complex64;
-  const int compute = single ? cuda::CUBLAS_COMPUTE_32F : cuda::CUBLAS_COMPUTE_64F;
+  const bool tf32 = t == DType::float32 && matmul_precision() == MatmulPrecision::tf32;
+  const int compute = tf32     ? cuda::CUBLAS_COMPUTE_32F_FAST_TF32
+                      : single ? cuda::CUBLAS_COMPUTE_32F
+                               : cuda::CUBLAS_COMPUTE_64F;
   const std::complex<double> one_d{1, 0}, zero_d{0, 0};
   const std::complex<float> one_f{1, 0}, zero_f{0, 0};
   const void* alpha = single ? static_cast<const void*>(&one_f) : &one_d;

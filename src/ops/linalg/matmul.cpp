@@ -1,5 +1,7 @@
 // matmul.cpp — NumPy's matmul rules (1-D promotion, broadcast batches, dtype, out=) in front of
 // Backend::matmul, which only ever sees same-dtype operands of one rank and a fresh output.
+#include <atomic>
+
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/indexing.hpp"
@@ -37,10 +39,16 @@ Array with_axis_from_end(const Array& a, int from_end) {
   return a.view(shape, strides, a.offset());
 }
 
-/// Integer and bool products where the backend has no exact loop (cuBLAS has none): one
-/// broadcast multiply [..., m, k, n] summed over k in the result dtype, so that sums wrap as
+std::atomic<MatmulPrecision> precision{MatmulPrecision::highest};
+
+}  // namespace
+
+void set_matmul_precision(MatmulPrecision p) { precision.store(p, std::memory_order_relaxed); }
+MatmulPrecision matmul_precision() { return precision.load(std::memory_order_relaxed); }
+
+/// One broadcast multiply [..., m, k, n] summed over k in the result dtype, so that sums wrap as
 /// NumPy's do (bool: or of ands).
-Array exact_by_ufuncs(const Array& a, const Array& b, DType t) {
+Array matmul_by_ufuncs(const Array& a, const Array& b, DType t) {
   UfuncOptions options;
   options.dtype = t;
   const bool logical = t == DType::bool_;
@@ -51,6 +59,8 @@ Array exact_by_ufuncs(const Array& a, const Array& b, DType t) {
   if (!logical) sum_k.dtype = t;
   return logical ? any(terms, sum_k) : sum(terms, sum_k);
 }
+
+namespace {
 
 void check_out(const Array& out, const Shape& shape, DType dtype, Device device) {
   if (!(out.device() == device))
@@ -106,7 +116,7 @@ Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DTy
   const Array a_in = broadcast_to(converted(A, t), a_full), b_in = broadcast_to(converted(B, t), b_full);
   Array product;
   if (!is_inexact(t) && !a.device().is_cpu() && k > 0) {
-    product = exact_by_ufuncs(a_in, b_in, t);
+    product = matmul_by_ufuncs(a_in, b_in, t);
   } else {
     product = Array::empty(full, t, a.device());
     backend_for(a.device()).matmul(a_in, b_in, product);

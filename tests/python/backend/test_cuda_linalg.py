@@ -129,3 +129,18 @@ def test_host_routines_and_errors_on_gpu():
         cu.linalg.cholesky(-cu.eye(3, device="cuda:0"))
     with pytest.raises(ValueError, match="mismatch in its core dimension"):
         cu.ones((3, 4), device="cuda:0") @ cu.ones((5, 4), device="cuda:0")
+
+
+def test_tf32_only_when_asked():
+    a = sample((256, 256), "float32")
+    ag = cu.asarray(a, device="cuda:0")
+    exact = a.astype(np.float64) @ a.astype(np.float64)
+    highest = host(ag @ ag)
+    assert np.max(np.abs(highest - exact)) <= 1e-4 * np.max(np.abs(exact))
+    try:
+        cu.linalg.set_matmul_precision("tf32")
+        fast = host(ag @ ag)
+    finally:
+        cu.linalg.set_matmul_precision("highest")
+    assert np.max(np.abs(fast - exact)) <= 1e-2 * np.max(np.abs(exact))
+    assert not np.array_equal(fast, highest)  # TF32's 10-bit inputs do change a 256-term sum

@@ -84,6 +84,27 @@ def test_matmul_of_views(dtype):
     check(A[..., 2] @ B[:5], a[..., 2] @ b[:5], 5)
 
 
+@pytest.mark.parametrize("dtype", EXACT)
+def test_the_gpu_integer_product_composition(dtype):
+    # what matmul runs for integers on GPUs (cuBLAS has no wrapping integer gemm), checked here on the CPU
+    a, b = sample((2, 3, 40), dtype), sample((40, 5), dtype)
+    bb = np.broadcast_to(b, (2, 40, 5))
+    check(cu._cupric._matmul_by_ufuncs(cu.asarray(a), cu.asarray(bb), np.dtype(dtype)), a @ b)
+
+
+def test_matmul_precision_setting():
+    assert cu.linalg.get_matmul_precision() == "highest"
+    try:
+        cu.linalg.set_matmul_precision("tf32")
+        assert cu.linalg.get_matmul_precision() == "tf32"
+        a = sample((4, 4), "float32")
+        check(cu.asarray(a) @ cu.asarray(a), a @ a, 4)  # the CPU has no TF32: unchanged
+    finally:
+        cu.linalg.set_matmul_precision("highest")
+    with pytest.raises(ValueError, match="'highest' or 'tf32'"):
+        cu.linalg.set_matmul_precision("bf16")
+
+
 def test_matmul_promotes_mixed_dtypes():
     a, b = sample((3, 4), "int8"), sample((4, 2), "float32")
     check(cu.asarray(a) @ cu.asarray(b), a @ b, 4)
