@@ -119,7 +119,18 @@ Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DTy
     product = matmul_by_ufuncs(a_in, b_in, t);
   } else {
     product = Array::empty(full, t, a.device());
-    backend_for(a.device()).matmul(a_in, b_in, product);
+    const Array a_rows = converted(A, t);
+    if (B.ndim() == 2 && A.ndim() > 2 && a_rows.is_c_contiguous()) {
+      // a stack of matrices times one matrix (x @ W): the stack's rows are one tall matrix, so
+      // the backend runs one large product instead of a batch of small ones
+      std::int64_t rows = 1;
+      for (int d = 0; d + 1 < a_rows.ndim(); ++d) rows *= a_rows.shape()[d];
+      backend_for(a.device())
+          .matmul(a_rows.view({rows, k}, {k, 1}, a_rows.offset()), converted(B, t),
+                  product.view({rows, n}, {n, 1}, product.offset()));
+    } else {
+      backend_for(a.device()).matmul(a_in, b_in, product);
+    }
   }
   const Array shaped = product.view(result, c_strides(result), product.offset());
   if (!out.defined()) return shaped;
