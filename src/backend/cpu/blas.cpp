@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -23,11 +24,24 @@ namespace {
 
 constexpr const char* kSoname = "libscipy_openblas64_.so";
 
+/// NumPy's wheels carry the same build, renamed (numpy.libs/libscipy_openblas64_-<hash>.so).
+void add_numpy_copies(const std::string& site_packages, std::vector<std::string>& out) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(site_packages + "/numpy.libs", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("libscipy_openblas64_") && name.find(".so") != std::string::npos)
+      out.push_back(entry.path().string());
+  }
+}
+
 std::vector<std::string> candidates() {
   std::vector<std::string> out;
   if (const char* own = std::getenv("CUPRIC_BLAS_LIBRARY"); own && *own) out.push_back(own);
-  for (const auto& sp : cuda::site_packages_dirs()) out.push_back(cat(sp, "/scipy_openblas64/lib/", kSoname));
+  const std::vector<std::string> dirs = cuda::site_packages_dirs();
+  for (const auto& sp : dirs) out.push_back(cat(sp, "/scipy_openblas64/lib/", kSoname));
   out.push_back(kSoname);  // LD_LIBRARY_PATH and the linker's cache
+  // last, NumPy's own copy (shared with NumPy then, thread count included)
+  for (const auto& sp : dirs) add_numpy_copies(sp, out);
   return out;
 }
 

@@ -1,10 +1,12 @@
 """The CPU backend's OpenBLAS (src/backend/cpu/blas.cpp): found in the scipy-openblas64 wheel at
-first use, CUPRIC_BLAS_LIBRARY overrides it, a missing one is an error naming the pip package,
-and OpenBLAS's thread count follows cu.set_num_threads."""
+first use (else NumPy's copy of the same build), CUPRIC_BLAS_LIBRARY overrides it, a missing one
+is an error naming the pip package, and OpenBLAS's thread count follows cu.set_num_threads."""
 
 import os
 import subprocess
 import sys
+
+import pytest
 
 import cupric as cu
 
@@ -46,3 +48,16 @@ def test_cupric_blas_library_overrides_the_search():
             "print((cu.ones((2, 3)) @ cu.ones((3, 2))).tolist())")
     r = run(code, CUPRIC_BLAS_LIBRARY=path)
     assert r.stdout.strip() == "[[3.0, 3.0], [3.0, 3.0]]", r.stdout + r.stderr
+
+
+def test_numpy_copy_of_the_same_build_serves_without_the_wheel(tmp_path):
+    import numpy as np
+
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    if not os.path.isdir(libs) or not any(n.startswith("libscipy_openblas64_") for n in os.listdir(libs)):
+        pytest.skip("this NumPy carries no scipy-openblas64 build (built against another BLAS)")
+    os.symlink(libs, tmp_path / "numpy.libs")
+    code = (f"import numpy, sys, cupric as cu; sys.path[:] = [{str(tmp_path)!r}]\n"
+            "print((cu.ones((2, 3)) @ cu.ones((3, 2))).tolist(), cu.show_config('dicts')['blas']['library'])")
+    r = run(code)
+    assert r.stdout.startswith("[[3.0, 3.0], [3.0, 3.0]]") and "numpy.libs" in r.stdout, r.stdout + r.stderr
