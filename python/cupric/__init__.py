@@ -45,7 +45,7 @@ def __getattr__(name):
         value = _dtypes.lookup(name)
         globals()[name] = value
         return value
-    if name in ("testing", "typing"):  # numpy.testing's checks for cupric arrays; the signatures' types
+    if name in ("testing", "typing", "lib"):  # numpy.testing's checks for cupric arrays; the signatures' types
         import importlib
 
         return importlib.import_module(f"cupric.{name}")
