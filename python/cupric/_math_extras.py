@@ -224,13 +224,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             fact = wsum - ddof
         else:
             fact = wsum - ddof * float(_c.sum(w * _arr(aweights).astype("float64"))) / wsum
-    c = _outer_sum(xw, xc) / max(fact, 0.0)
+    c = _c.matmul(xw, _c.conj(xc).T) / max(fact, 0.0)
     return c.reshape(()) if c.shape == (1, 1) else c
-
-
-def _outer_sum(a, b):
-    """sum over k of a[i, k] * conj(b[j, k]), for when no matmul exists."""
-    return _c.sum(_c.expand_dims(a, 1) * _c.conj(_c.expand_dims(b, 0)), axis=-1)
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
