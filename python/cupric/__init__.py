@@ -16,6 +16,7 @@ from ._dask import install as _install_dask
 from ._namespace import *  # noqa: F401,F403
 from ._shape_functions import *  # noqa: F401,F403  (atleast_*d, stacks, splits, flip, roll, repeat, diff, ...)
 from ._math_extras import *  # noqa: F401,F403  (isreal, fix, sinc, average, cov, gradient, convolve, poly*, windows, ...)
+from ._polynomials import *  # noqa: F401,F403  (polyval, polyfit, roots, poly, polydiv, ...)
 from ._index_extras import *  # noqa: F401,F403  (tril_indices, fill_diagonal, compress, choose, select, mgrid, r_, ...)
 from ._io import *  # noqa: F401,F403  (save, load, savez, loadtxt, frombuffer, array2string, set_printoptions, ...)
 from ._pad import pad  # noqa: F401
