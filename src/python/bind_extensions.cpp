@@ -16,6 +16,7 @@ void bind_reduce(nb::module_& m);        // bind_reduce.cpp: reductions and scan
 void bind_sort(nb::module_& m);          // bind_sort.cpp: sort, argsort, searchsorted
 void bind_tile(nb::module_& m);          // bind_tile.cpp: the cupric.tile compiler
 void bind_cuda_backend(nb::module_& m);  // bind_cuda_backend.cpp: CUDA array kernels (tests, cache warm)
+void bind_linalg(nb::module_& m);        // bind_linalg.cpp: matmul, @, the factorisations
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -30,6 +31,7 @@ void bind_extensions(nb::module_& m) {
   bind_sort(m);
   bind_tile(m);
   bind_cuda_backend(m);
+  bind_linalg(m);
 }
 
 }  // namespace cupric::py
