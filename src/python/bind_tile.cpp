@@ -125,7 +125,13 @@ void bind_tile(nb::module_& m) {
         d["threads"] = r.threads;
         d["vec"] = r.vec;
         d["smem_bytes"] = r.smem_bytes;
-        d["param_types"] = r.param_types;
+        nb::list params, declared;  // (role, dtype) per kernel parameter; the C types only for reading
+        for (const tile::KernelParam& p : r.params) {
+          params.append(nb::make_tuple(tile::role_name(p.role), dtype_to_py(p.dtype)));
+          declared.append(tile::param_ctype(p));
+        }
+        d["params"] = params;
+        d["param_types"] = declared;
         d["ir_layout"] = r.ir_layout;
         return d;
       }, nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0);

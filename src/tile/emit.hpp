@@ -18,6 +18,19 @@ struct EmitOptions {
   bool debug = false;  ///< emit ct.print / ct.assert_ (dropped otherwise)
 };
 
+/// One parameter of a generated CUDA kernel, in order: an array is its data pointer, then one
+/// extent and one stride (long long, in elements) per dimension; a scalar is passed as its dtype.
+enum class ParamRole : std::uint8_t { data, extent, stride, scalar };
+struct KernelParam {
+  ParamRole role;
+  DType dtype;  ///< data: the element type; extent and stride: int64; scalar: its type
+  bool operator==(const KernelParam&) const = default;
+};
+const char* role_name(ParamRole r);
+/// The C type the kernel declares a parameter with ("float*", "long long", "::cu::tile::bf16"),
+/// for reading the generated source; launches go by the role and dtype.
+std::string param_ctype(const KernelParam& p);
+
 /// What the runtime needs besides the source.
 struct EmitResult {
   std::string source;
@@ -25,7 +38,7 @@ struct EmitResult {
   int threads = 1;                        ///< threads per block
   int vec = 1;                            ///< elements per thread and access
   int smem_bytes = 0;                     ///< dynamic shared memory per block (CUDA)
-  std::vector<std::string> param_types;   ///< CUDA: C type of each kernel parameter, in order
+  std::vector<KernelParam> params;        ///< CUDA: each kernel parameter, in order
   std::string ir_layout;                  ///< CUDA: the IR after assign_layouts, as text
 };
 
