@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # make gpu-check: one command for the GPU machine (no package index there). Builds and installs
-# cupric with the machine's python3, runs the whole test suite (GPU tests included), then the
-# benchmarks, and prints a short table last. Logs go to $OUT (or ./.out) for fetching.
-# Knobs: GPU_TESTS (test paths, space-separated) or GPU_TEST_GROUPS (';'-separated groups of
-# paths run in parallel), GPU_TESTS_K (pytest -k), RUN_DEMO=0, RUN_SANITIZER=0, DEMO_BUDGET, TESTS_BUDGET /
-# BENCH_BUDGET / SANITIZER_BUDGET (seconds), GPU_BENCHES (scripts). A full
-# run takes about nine minutes on an H200: narrow GPU_TESTS when the lease is short.
+# cupric with the machine's python3, runs the tests marked gpu or nvrtc (pyproject.toml's markers:
+# the CPU-only tests run in CI), then the benchmarks, and prints a short table last. Logs go to
+# $OUT (or ./.out) for fetching.
+# Knobs: GPU_TESTS_M (the marker expression, default "gpu or nvrtc"; "" runs every test),
+# GPU_TESTS (test paths, space-separated; default tests/python tests/integration) or
+# GPU_TEST_GROUPS (';'-separated groups of paths run in parallel), GPU_TESTS_K (pytest -k),
+# RUN_DEMO=0, RUN_SANITIZER=0, DEMO_BUDGET, TESTS_BUDGET / BENCH_BUDGET / SANITIZER_BUDGET
+# (seconds), GPU_BENCHES (scripts). Narrow GPU_TESTS_M or GPU_TESTS when the lease is short.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/.out}"
 mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
 export PYTHONUNBUFFERED=1 CUPRIC_CACHE_DIR="${CUPRIC_CACHE_DIR:-/tmp/cupric-cache}"
+ROOT=$PWD
 summary() { echo "$1" | tee -a "$OUT/summary.txt"; }
+abs_paths() { for t in $1; do printf '%s\n' "$ROOT/$t"; done; }
 : > "$OUT/summary.txt"
 
 # The machine's default CXX (/opt/gcc) links libstdc++ statically into the module; beside
@@ -28,15 +32,43 @@ fi
 summary "build: ok ($(( $(date +%s) - t0 )) s)"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$OUT/summary.txt"
 
+# Kernels under compute-sanitizer (where it works: Firecracker machines, not gVisor). API errors
+# are not reported: the runtime counts a kernel's parameters by asking cuFuncGetParamInfo until it
+# says "invalid value". memcheck: streams dropped with work pending, then the CUDA backend's and the
+# tile language's GPU tests; racecheck: the tile kernels (shared memory). Knobs: SANITIZE_TESTS,
+# SANITIZE_RACE_TESTS (pytest paths), RUN_SANITIZER=0, PARALLEL_SANITIZER=1.
+sanitize() {  # name, tool, command...
+  local name=$1 tool=$2; shift 2
+  if ( cd /tmp && timeout "${SANITIZER_BUDGET:-300}" compute-sanitizer --tool "$tool" --report-api-errors no \
+         --error-exitcode 1 "$@" >"$OUT/sanitizer_$name.log" 2>&1 ); then
+    summary "$tool, $name: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer_$name.log" | tail -1) $(grep -E '^ok|passed' "$OUT/sanitizer_$name.log" | tail -1)"
+  else
+    summary "$tool, $name: FAILED (see sanitizer_$name.log)"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|Error" "$OUT/sanitizer_$name.log" | head -10 | tee -a "$OUT/summary.txt"
+  fi
+}
+run_sanitizers() {
+  sanitize dropped_streams memcheck "$PY" "$ROOT/tools/check_dropped_streams.py"
+  mapfile -t mem_paths < <(abs_paths "${SANITIZE_TESTS:-tests/python/backend/test_cuda_backend.py tests/python/tile/test_gpu.py}")
+  # -k "not fault": the tests that fault on purpose (to check the report that names the kernel)
+  sanitize gpu_tests memcheck "$PY" -m pytest -q -p no:cacheprovider -x -m gpu -k "not fault" "${mem_paths[@]}"
+  mapfile -t race_paths < <(abs_paths "${SANITIZE_RACE_TESTS:-tests/python/tile/test_gpu.py}")
+  sanitize tile_race racecheck "$PY" -m pytest -q -p no:cacheprovider -x -m gpu "${race_paths[@]}"
+}
+SANITIZE=0
+if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then SANITIZE=1; fi
+# PARALLEL_SANITIZER=1: the sanitizer runs beside the tests (the machine has cores to spare)
+if [ $SANITIZE = 1 ] && [ "${PARALLEL_SANITIZER:-0}" = 1 ]; then run_sanitizers & SANITIZE=0; fi
+
 # run the tests from outside the source tree so that the installed package is imported;
 # a per-test time limit where pytest-timeout exists, and a bound on the whole run
 TIMEOUT_ARG=""
 "$PY" -c "import pytest_timeout" 2>/dev/null && TIMEOUT_ARG="--timeout=${TEST_TIMEOUT:-90}"
-abs_paths() { for t in $1; do printf '%s\n' "$PWD/$t"; done; }
-run_pytest() {  # log, -k expression, paths...
+MARKS="${GPU_TESTS_M-gpu or nvrtc}"
+run_pytest() {  # log, -k expression, paths... (the tests of $MARKS among them)
   local log=$1 k=$2; shift 2
   ( cd /tmp && timeout "${TESTS_BUDGET:-400}" "$PY" -m pytest -rfE --durations=5 -p no:cacheprovider $TIMEOUT_ARG \
-      ${k:+-k "$k"} "$@" >"$log" 2>&1 )
+      ${MARKS:+-m "$MARKS"} ${k:+-k "$k"} "$@" >"$log" 2>&1 )
 }
 if [ -n "${GPU_TEST_GROUPS:-}" ]; then
   # groups (';'-separated lists of paths) run at the same time, each in its own process (NVRTC
@@ -65,28 +97,9 @@ else
   grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | head -30 | tee -a "$OUT/summary.txt"
 fi
 
-# Kernels under compute-sanitizer (where it works: Firecracker machines, not gVisor). API errors
-# are not reported: the runtime counts a kernel's parameters by asking cuFuncGetParamInfo until it
-# says "invalid value". memcheck: streams dropped with work pending, then the CUDA backend's and the
-# tile language's GPU tests; racecheck: the tile kernels (shared memory). Knobs: SANITIZE_TESTS,
-# SANITIZE_RACE_TESTS (pytest paths), RUN_SANITIZER=0.
-sanitize() {  # name, tool, command...
-  local name=$1 tool=$2; shift 2
-  if ( cd /tmp && timeout "${SANITIZER_BUDGET:-300}" compute-sanitizer --tool "$tool" --report-api-errors no \
-         --error-exitcode 1 "$@" >"$OUT/sanitizer_$name.log" 2>&1 ); then
-    summary "$tool, $name: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer_$name.log" | tail -1) $(grep -E '^ok|passed' "$OUT/sanitizer_$name.log" | tail -1)"
-  else
-    summary "$tool, $name: FAILED (see sanitizer_$name.log)"
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|Error" "$OUT/sanitizer_$name.log" | head -10 | tee -a "$OUT/summary.txt"
-  fi
-}
-if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  sanitize dropped_streams memcheck "$PY" "$OLDPWD/tools/check_dropped_streams.py"
-  mapfile -t mem_paths < <(abs_paths "${SANITIZE_TESTS:-tests/python/backend/test_cuda_backend.py tests/python/tile/test_gpu.py}")
-  sanitize gpu_tests memcheck "$PY" -m pytest -q -p no:cacheprovider -x "${mem_paths[@]}"
-  mapfile -t race_paths < <(abs_paths "${SANITIZE_RACE_TESTS:-tests/python/tile/test_gpu.py}")
-  sanitize tile_race racecheck "$PY" -m pytest -q -p no:cacheprovider -x "${race_paths[@]}"
-fi
+
+if [ $SANITIZE = 1 ]; then run_sanitizers; fi
+wait  # a sanitizer run started beside the tests
 
 # the founding demo (make demo) on the GPU, beside NumPy and the installed peers
 if [ "${RUN_DEMO:-1}" = 1 ]; then

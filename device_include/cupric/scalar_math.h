@@ -38,6 +38,15 @@ CUPRIC_HD bool truthy(T a) {
   if constexpr (is_complex_v<T>) return a.real() != 0 || a.imag() != 0;
   else return a != T(0);
 }
+// & and |, not && and ||: no branch, so that loops over them (any / all) vectorise
+template <class A, class B>
+CUPRIC_HD bool logical_and(A a, B b) {
+  return truthy(a) & truthy(b);
+}
+template <class A, class B>
+CUPRIC_HD bool logical_or(A a, B b) {
+  return truthy(a) | truthy(b);
+}
 
 // ---- libm functions under cu:: (the table's expressions name only cu:: and operators, so that
 // each compiler -- host C++, NVRTC -- can map them to its own math library) ------------------
@@ -65,7 +74,6 @@ CUPRIC_FORWARD1(acos, acos)
 CUPRIC_FORWARD1(atan, atan)
 CUPRIC_FORWARD1(sinh, sinh)
 CUPRIC_FORWARD1(cosh, cosh)
-CUPRIC_FORWARD1(tanh, tanh)
 CUPRIC_FORWARD1(asinh, asinh)
 CUPRIC_FORWARD1(acosh, acosh)
 CUPRIC_FORWARD1(atanh, atanh)
@@ -244,31 +252,62 @@ CUPRIC_HD T reciprocal(T a) {
 
 // maximum / minimum order -0.0 below +0.0 (IEEE 754-2019's maximum / minimum): the result does
 // not depend on the order of the operands, so a reduction gives one answer however it is split
-// over lanes, threads or blocks (the CPU reductions' tie() in reduce_ops.hpp is the same rule).
-// NumPy has no one rule here: its float16 loops keep the first zero, its SIMD float32/float64
-// loops one that depends on the vector width.
+// over lanes, threads or blocks. NumPy has no one rule here: its float16 loops keep the first
+// zero, its SIMD float32/float64 loops one that depends on the vector width. These four are the
+// combining functions of the min/max/fmin/fmax reductions too (src/ops/reduction_table.def), on
+// every path; for floats they are written as two selects over compares and bit operations, with
+// no branch, so that the CPU loops over them vectorise.
+
+/// Of two equal floats, the one maximum (Max) or minimum keeps: the AND / OR of their bits
+/// (+0.0 over -0.0 for maximum; equal nonzero floats have equal bits).
+template <bool Max, class T>
+CUPRIC_HD T equal_extreme(T a, T b) {
+#if defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 4) {
+    const unsigned x = __float_as_uint(a), y = __float_as_uint(b);
+    return __uint_as_float(Max ? (x & y) : (x | y));
+  } else {
+    const long long x = __double_as_longlong(a), y = __double_as_longlong(b);
+    return __longlong_as_double(Max ? (x & y) : (x | y));
+  }
+#else
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  const U x = __builtin_bit_cast(U, a), y = __builtin_bit_cast(U, b);
+  return __builtin_bit_cast(T, static_cast<U>(Max ? (x & y) : (x | y)));
+#endif
+}
+
+/// maximum (Max) or minimum of two floats: a NaN in a wins, then a NaN in b (propagate), or a
+/// NaN loses to a number (skip: fmax / fmin).
+template <bool Max, bool SkipNan, class T>
+CUPRIC_HD T float_extreme(T a, T b) {
+  const bool take_b = (Max ? b > a : b < a) || (SkipNan ? a != a : b != b);
+  const T pick = take_b ? b : a;
+  return a == b ? equal_extreme<Max>(a, b) : pick;
+}
+
 template <class T>
 CUPRIC_HD T maximum(T a, T b) {
-  if constexpr (is_float_v<T>)
-    return (a != a) ? a : ((b != b) ? b : (a > b || (a == b && !std::signbit(a)) ? a : b));
+  if constexpr (is_float_v<T>) return float_extreme<true, false>(a, b);
   else if constexpr (is_complex_v<T>) return isnan(a) ? a : (isnan(b) ? b : (less(b, a) || a == b ? a : b));
   else return a >= b ? a : b;
 }
 template <class T>
 CUPRIC_HD T minimum(T a, T b) {
-  if constexpr (is_float_v<T>)
-    return (a != a) ? a : ((b != b) ? b : (a < b || (a == b && std::signbit(a)) ? a : b));
+  if constexpr (is_float_v<T>) return float_extreme<false, false>(a, b);
   else if constexpr (is_complex_v<T>) return isnan(a) ? a : (isnan(b) ? b : (less_equal(a, b) ? a : b));
   else return a <= b ? a : b;
 }
 template <class T>
 CUPRIC_HD T fmax(T a, T b) {
-  if constexpr (is_float_v<T> || is_complex_v<T>) return isnan(b) ? a : (isnan(a) ? b : maximum(a, b));
+  if constexpr (is_float_v<T>) return float_extreme<true, true>(a, b);
+  else if constexpr (is_complex_v<T>) return isnan(b) ? a : (isnan(a) ? b : maximum(a, b));
   else return maximum(a, b);
 }
 template <class T>
 CUPRIC_HD T fmin(T a, T b) {
-  if constexpr (is_float_v<T> || is_complex_v<T>) return isnan(b) ? a : (isnan(a) ? b : minimum(a, b));
+  if constexpr (is_float_v<T>) return float_extreme<false, true>(a, b);
+  else if constexpr (is_complex_v<T>) return isnan(b) ? a : (isnan(a) ? b : minimum(a, b));
   else return minimum(a, b);
 }
 template <class T>
@@ -323,6 +362,18 @@ CUPRIC_ROUNDING(trunc, trunc)
 CUPRIC_ROUNDING(rint, nearbyint)
 #undef CUPRIC_ROUNDING
 
+// tanh: complex infinities take the Array API's zero, whose sign is the imaginary part's
+// (C99's ctanh, which NumPy follows, signs it by sin(2y))
+template <class T>
+CUPRIC_HD auto tanh(T a) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    R x = a.real(), y = a.imag();
+    if (std::isinf(x) && std::isfinite(y)) return T(std::copysign(R(1), x), std::copysign(R(0), y));
+  }
+  return std::tanh(a);
+}
+
 // ---- exponentials and logarithms with complex forms ----------------------------------------
 template <class T>
 CUPRIC_HD T exp2(T a) {
@@ -336,6 +387,7 @@ CUPRIC_HD T expm1(T a) {
     using R = typename T::value_type;
     R x = a.real(), y = a.imag();
     // the Array API's special cases (C99's cexp, minus one), where the formula makes inf * 0
+    if (y == 0 && x == 0) return T(R(0), y);  // +0 real part for either zero (expm1(-0 + 0j) too)
     if (y == 0 && !std::isinf(x)) return T(std::expm1(x), y);  // real input (NaN + 0j too): exact
     if (std::isinf(x)) {
       if (x < 0) return T(R(-1), std::isfinite(y) ? std::copysign(R(0), std::sin(y)) : R(0));

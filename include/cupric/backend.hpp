@@ -44,10 +44,12 @@ struct ElementwisePlan {
 ElementwisePlan elementwise_plan(std::span<const Array* const> operands, const Shape& shape);
 ElementwisePlan elementwise_plan(const std::vector<const Array*>& operands, const Shape& shape);
 
-/// Reductions a backend provides. nan* variants are built from these by the array layer
-/// (nanmin = fmin, nanmax = fmax, nansum = sum over where(isnan, 0, x)).
+/// Reductions a backend provides: the rows of include/cupric/reduction_table.def, in its order (a
+/// static_assert in reduction_table.hpp checks it). nan* variants are built from these by the
+/// array layer (nanmin = fmin, nanmax = fmax, nansum = sum over where(isnan, 0, x)).
 enum class ReduceOp : std::uint8_t { sum, prod, min, max, fmin, fmax, any, all };
 enum class ArgReduceOp : std::uint8_t { argmin, argmax };
+/// The scans of reduction_table.def, in its order.
 enum class ScanOp : std::uint8_t { cumsum, cumprod };
 
 /// A device's implementation. Methods marked (optional) have a generic fallback.

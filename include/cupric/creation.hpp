@@ -1,6 +1,8 @@
 // cupric/creation.hpp — arrays made from numbers: ranges (arange, linspace, logspace), matrices
 // (eye, identity, tri, tril, triu) and coordinate grids (meshgrid). Device work goes through
-// the device's Backend (fill, arange) and ufuncs, so every function runs on any device.
+// the device's Backend (fill, arange) and ufuncs, so every function runs on any device. Those
+// made of backend calls are in src/array/creation.cpp; the ufunc compositions in src/ops
+// (linspace.cpp, tri.cpp).
 #pragma once
 
 #include <cstdint>

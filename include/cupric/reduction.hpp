@@ -33,6 +33,13 @@ std::vector<int> normalize_axes(const Axes& axes, int ndim);
 /// integers narrower than int64 -> int64, narrower unsigned -> uint64, others unchanged.
 DType sum_dtype(DType t);
 
+enum class ReduceOp : std::uint8_t;  // backend.hpp
+
+/// The reduction of a row of the reduction table (include/cupric/reduction_table.def): its ufunc
+/// combines, its identity fills where= and empty reductions (rows without one need `initial`
+/// there), its accumulation rule picks the dtype. sum(a) is reduce(ReduceOp::sum, a), and so on.
+Array reduce(ReduceOp op, const Array& a, const ReduceOptions& options = {});
+
 Array sum(const Array& a, const ReduceOptions& options = {});
 Array prod(const Array& a, const ReduceOptions& options = {});
 /// min/max propagate NaN; an empty reduction without `initial` raises ValueError.

@@ -15,6 +15,7 @@ from ._pickle import install as _install_pickle
 from ._dask import install as _install_dask
 from ._namespace import *  # noqa: F401,F403
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
+from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
@@ -23,6 +24,7 @@ __version__ = "0.1.0"
 _install_interop()
 _install_pickle()
 _install_dask()  # Dask's dispatch tables, when (or once) dask.array is imported
+_cupric._cpu_dispatch()  # picks the CPU kernels' variant now: a bad CUPRIC_CPU_TARGETS fails the import
 
 
 def __getattr__(name):

@@ -1,6 +1,6 @@
-// creation.cpp — arange, linspace/logspace, eye/tri/tril/triu and meshgrid, composed from
-// the backend's fill and arange and from ufuncs, following NumPy's algorithms step by step so
-// that results match it bit for bit where NumPy's own arithmetic allows.
+// creation.cpp — zeros, arange, eye and meshgrid: the creation functions that need only the
+// backend's fill and arange (those composed from ufuncs, linspace/logspace and tri/tril/triu, are
+// in src/ops). arange follows NumPy's algorithm step by step, so values match it bit for bit.
 #include "cupric/creation.hpp"
 
 #include <algorithm>
@@ -10,9 +10,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
-#include "cupric/indexing.hpp"
 #include "cupric/manipulation.hpp"
-#include "cupric/ufunc.hpp"
 
 namespace cupric {
 
@@ -99,14 +97,6 @@ std::int64_t arange_length(const Scalar& start, const Scalar& stop, const Scalar
   return n > 0 ? static_cast<std::int64_t>(n) : 0;
 }
 
-Array cast_to(const Array& a, DType t) {
-  if (a.dtype() == t) return a;
-  Array out = Array::empty(a.shape(), t, a.device());
-  if (out.size()) backend_for(a.device()).cast(elementwise_plan({&a, &out}, a.shape()));
-  return out;
-}
-
-Array weak_int(std::int64_t v) { return scalar_array(Scalar::from_int(v)); }
 }  // namespace
 
 Array zeros(const Shape& shape, DType t, Device device) {
@@ -152,105 +142,6 @@ Array arange(const Scalar& start_in, const std::optional<Scalar>& stop_in, const
   return out;
 }
 
-namespace {
-/// NumPy's "ensure inexact" result type of start and stop: integers and bools become float64.
-DType linspace_dtype(const Array& start, const Array& stop) {
-  return result_type(
-      {{start.dtype(), start.weak()}, {stop.dtype(), stop.weak()}, {DType::float64, WeakKind::floating}});
-}
-
-/// `a` on `device` (weak Python scalars stay as they are: every ufunc takes them).
-Array on_device(const Array& a, Device device) {
-  if (a.weak() != WeakKind::none || a.device() == device) return a;
-  Array src = a;
-  if (!a.device().is_cpu()) {  // through the host
-    src = Array::empty(a.shape(), a.dtype(), Device::cpu());
-    Array dense = Array::empty(a.shape(), a.dtype(), a.device());
-    if (a.size()) backend_for(a.device()).cast(elementwise_plan({&a, &dense}, a.shape()));
-    backend_for(a.device()).copy_to_host(src.data(), dense.data(), static_cast<std::size_t>(dense.nbytes()));
-  } else if (!a.is_c_contiguous()) {
-    src = Array::empty(a.shape(), a.dtype(), Device::cpu());
-    if (a.size()) backend_for(a.device()).cast(elementwise_plan({&a, &src}, a.shape()));
-  }
-  Array out = Array::empty(a.shape(), a.dtype(), device);
-  if (device.is_cpu()) std::memcpy(out.data(), src.data(), static_cast<std::size_t>(src.nbytes()));
-  else backend_for(device).copy_from_host(out.data(), src.data(), static_cast<std::size_t>(src.nbytes()));
-  return out;
-}
-
-bool any_zero(const Array& a) {
-  const Array is_zero = apply_ufunc("equal", {a, weak_int(0)});
-  return nonzero(reshape(is_zero, {-1})).front().size() > 0;
-}
-}  // namespace
-
-Array linspace(const Array& start_in, const Array& stop_in, std::int64_t num, bool endpoint, std::optional<DType> dtype,
-               std::int64_t axis, Device device, Array* step_out) {
-  const Array start = on_device(start_in, device), stop = on_device(stop_in, device);
-  if (num < 0) throw ValueError(cat("Number of samples, ", num, ", must be non-negative."));
-  const std::int64_t div = endpoint ? num - 1 : num;
-  const DType dt = linspace_dtype(start, stop);
-  Shape result{num};  // checked before any work (moving the samples' axis changes no size)
-  for (auto d : broadcast_shapes(start.shape(), stop.shape())) result.push_back(d);
-  check_shape(result, std::max(itemsize(dt), itemsize(dtype.value_or(dt))));
-  UfuncOptions in_dt;
-  in_dt.dtype = dt;
-  const Array delta = on_device(apply_ufunc("subtract", {stop, start}, in_dt), device);
-  Shape column(delta.ndim() + 1, 1);
-  column[0] = -1;
-  Array y = reshape(arange(Scalar::from_int(0), Scalar::from_int(num), std::nullopt, dt, device), column);
-  Array step;
-  if (div > 0) {
-    step = apply_ufunc("divide", {delta, weak_int(div)});
-    if (any_zero(step)) {  // denormal steps: divide first (NumPy gh-5437)
-      y = apply_ufunc("multiply", {apply_ufunc("divide", {y, weak_int(div)}), delta});
-    } else {
-      y = apply_ufunc("multiply", {y, step});
-    }
-  } else {
-    step = scalar_array(Scalar::from_float(std::numeric_limits<double>::quiet_NaN()), DType::float64);
-    y = apply_ufunc("multiply", {y, delta});
-  }
-  UfuncOptions into_y;
-  into_y.out = y;
-  apply_ufunc("add", {y, start}, into_y);
-  if (endpoint && num > 1) setitem(y, {IndexItem::from_int(-1), IndexItem::ellipsis()}, stop);
-  if (axis != 0) y = moveaxis(y, {0}, {axis});
-  if (dtype && is_integer(*dtype)) {
-    UfuncOptions in_place;
-    in_place.out = y;
-    apply_ufunc("floor", {y}, in_place);
-  }
-  if (step_out) *step_out = step;
-  return cast_to(y, dtype.value_or(dt));
-}
-
-namespace {
-/// NumPy's np.array(a, ndmin=nd): a strong array (weak scalars take their default dtype) with
-/// leading length-1 axes up to nd.
-Array strong_with_ndim(const Array& a, int nd) {
-  Array s = a.weak() != WeakKind::none ? scalar_array(scalar_of_weak(a), a.dtype(), a.device()) : a;
-  Shape padded(std::max(0, nd - s.ndim()), 1);
-  padded.insert(padded.end(), s.shape().begin(), s.shape().end());
-  return reshape(s, padded);
-}
-}  // namespace
-
-Array logspace(const Array& start_in, const Array& stop_in, std::int64_t num, bool endpoint, const Array& base_in,
-               std::optional<DType> dtype, std::int64_t axis, Device device) {
-  Array base = base_in.defined() ? base_in : scalar_array(Scalar::from_float(10.0));
-  Array start = start_in, stop = stop_in;
-  if (base.ndim() > 0) {  // NumPy: an array base broadcasts against the samples' axis too
-    const int ndmax = static_cast<int>(broadcast_shapes({start.shape(), stop.shape(), base.shape()}).size());
-    start = strong_with_ndim(start, ndmax);
-    stop = strong_with_ndim(stop, ndmax);
-    base = expand_dims(strong_with_ndim(base, ndmax), {axis});
-  }
-  const Array y = linspace(start, stop, num, endpoint, std::nullopt, axis, device);
-  const Array out = apply_ufunc("power", {on_device(base, device), y});
-  return dtype ? cast_to(out, *dtype) : out;
-}
-
 Array eye(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k, DType dtype, Device device) {
   const std::int64_t m = m_in.value_or(n);
   Array out = zeros({n, m}, dtype, device);
@@ -261,44 +152,6 @@ Array eye(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k, DTyp
   Scalar::from_int(1).store(dtype, one);
   backend_for(device).fill(diagonal, one);
   return out;
-}
-
-namespace {
-/// A diagonal offset k of an n x m matrix moved into [-n, m]: past either end the diagonal
-/// misses every element just the same, and -k, m - k and k - 1 cannot overflow any more.
-std::int64_t clamp_diagonal(std::int64_t k, std::int64_t n, std::int64_t m) { return std::clamp(k, -n, m); }
-}  // namespace
-
-Array tri(std::int64_t n, std::optional<std::int64_t> m_in, std::int64_t k_in, DType dtype, Device device) {
-  const std::int64_t m = m_in.value_or(n);
-  // the result first: its size is checked (negative extents too) and its memory had before any work
-  UfuncOptions into_result;
-  into_result.out = Array::empty({n, m}, dtype, device);
-  if (into_result.out.size() == 0) return into_result.out;
-  const std::int64_t k = clamp_diagonal(k_in, n, m);
-  // NumPy: greater_equal.outer(arange(N), arange(-k, M - k))
-  const Array rows = reshape(arange(Scalar::from_int(n), std::nullopt, std::nullopt, DType::int64, device), {n, 1});
-  const Array cols = arange(Scalar::from_int(-k), Scalar::from_int(m - k), std::nullopt, DType::int64, device);
-  return apply_ufunc("greater_equal", {rows, cols}, into_result);
-}
-
-namespace {
-/// tri of the matrix shape of `a` (its last two axes; a 1-d array counts as square) at diagonal
-/// k + shift, k clamped first so that the shift cannot overflow.
-Array tri_mask(const Array& a, std::int64_t k, int shift, const char* what) {
-  if (a.ndim() == 0) throw ValueError(cat(what, ": input must be at least 1-d, got a 0-d array"));
-  const std::int64_t cols = a.shape().back();
-  const std::int64_t rows = a.ndim() >= 2 ? a.shape()[a.ndim() - 2] : cols;
-  return tri(rows, cols, clamp_diagonal(k, rows, cols) + shift, DType::bool_, a.device());
-}
-}  // namespace
-
-Array tril(const Array& a, std::int64_t k) {
-  return where(tri_mask(a, k, 0, "tril"), a, scalar_array(Scalar::from_int(0), a.dtype(), a.device()));
-}
-
-Array triu(const Array& a, std::int64_t k) {
-  return where(tri_mask(a, k, -1, "triu"), scalar_array(Scalar::from_int(0), a.dtype(), a.device()), a);
 }
 
 std::vector<Array> meshgrid(const std::vector<Array>& xs, std::string_view indexing, bool sparse, bool copy) {

@@ -10,23 +10,27 @@
 namespace cupric {
 
 namespace {
+// One row per dtype, one column per fact:
+// dtype, name, itemsize, kind, typestr, DLPack code, IR name, CUDA kernel suffix, C++ type, tile type
+// clang-format off
 constexpr DTypeInfo kInfo[kNumDTypes] = {
-    {DType::bool_, "bool", 1, DTypeKind::boolean, "b1", 6},
-    {DType::int8, "int8", 1, DTypeKind::signed_int, "i1", 0},
-    {DType::uint8, "uint8", 1, DTypeKind::unsigned_int, "u1", 1},
-    {DType::int16, "int16", 2, DTypeKind::signed_int, "i2", 0},
-    {DType::uint16, "uint16", 2, DTypeKind::unsigned_int, "u2", 1},
-    {DType::int32, "int32", 4, DTypeKind::signed_int, "i4", 0},
-    {DType::uint32, "uint32", 4, DTypeKind::unsigned_int, "u4", 1},
-    {DType::int64, "int64", 8, DTypeKind::signed_int, "i8", 0},
-    {DType::uint64, "uint64", 8, DTypeKind::unsigned_int, "u8", 1},
-    {DType::float16, "float16", 2, DTypeKind::floating, "f2", 2},
-    {DType::bfloat16, "bfloat16", 2, DTypeKind::floating, "V2", 4},
-    {DType::float32, "float32", 4, DTypeKind::floating, "f4", 2},
-    {DType::float64, "float64", 8, DTypeKind::floating, "f8", 2},
-    {DType::complex64, "complex64", 8, DTypeKind::complex, "c8", 5},
-    {DType::complex128, "complex128", 16, DTypeKind::complex, "c16", 5},
+    {DType::bool_,      "bool",       1,  DTypeKind::boolean,      "b1",  6, "b1",   "b1",  "bool",                 "bool"},
+    {DType::int8,       "int8",       1,  DTypeKind::signed_int,   "i1",  0, "i8",   "i1",  "std::int8_t",          "::cu::tile::i8"},
+    {DType::uint8,      "uint8",      1,  DTypeKind::unsigned_int, "u1",  1, "u8",   "u1",  "std::uint8_t",         "::cu::tile::u8"},
+    {DType::int16,      "int16",      2,  DTypeKind::signed_int,   "i2",  0, "i16",  "i2",  "std::int16_t",         "::cu::tile::i16"},
+    {DType::uint16,     "uint16",     2,  DTypeKind::unsigned_int, "u2",  1, "u16",  "u2",  "std::uint16_t",        "::cu::tile::u16"},
+    {DType::int32,      "int32",      4,  DTypeKind::signed_int,   "i4",  0, "i32",  "i4",  "std::int32_t",         "::cu::tile::i32"},
+    {DType::uint32,     "uint32",     4,  DTypeKind::unsigned_int, "u4",  1, "u32",  "u4",  "std::uint32_t",        "::cu::tile::u32"},
+    {DType::int64,      "int64",      8,  DTypeKind::signed_int,   "i8",  0, "i64",  "i8",  "std::int64_t",         "::cu::tile::i64"},
+    {DType::uint64,     "uint64",     8,  DTypeKind::unsigned_int, "u8",  1, "u64",  "u8",  "std::uint64_t",        "::cu::tile::u64"},
+    {DType::float16,    "float16",    2,  DTypeKind::floating,     "f2",  2, "f16",  "f2",  "cupric::float16",      "::cu::tile::f16"},
+    {DType::bfloat16,   "bfloat16",   2,  DTypeKind::floating,     "V2",  4, "bf16", "bf2", "cupric::bfloat16",     "::cu::tile::bf16"},
+    {DType::float32,    "float32",    4,  DTypeKind::floating,     "f4",  2, "f32",  "f4",  "float",                "float"},
+    {DType::float64,    "float64",    8,  DTypeKind::floating,     "f8",  2, "f64",  "f8",  "double",               "double"},
+    {DType::complex64,  "complex64",  8,  DTypeKind::complex,      "c8",  5, "c64",  "c8",  "std::complex<float>",  nullptr},
+    {DType::complex128, "complex128", 16, DTypeKind::complex,      "c16", 5, "c128", "c16", "std::complex<double>", nullptr},
 };
+// clang-format on
 
 struct Alias {
   const char* text;

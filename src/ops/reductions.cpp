@@ -1,11 +1,13 @@
-// reductions.cpp — sum, prod, min, max, any, all, count_nonzero, argmin, argmax: axes,
-// NumPy's accumulation dtypes, out=, where= and initial=, and the shared helpers of
-// reduction_internal.hpp. The backend does the arithmetic; every check happens before it runs.
+// reductions.cpp — the reductions of the reduction table (sum, prod, min, max, any, all, ...),
+// count_nonzero, argmin, argmax: axes, NumPy's accumulation dtypes, out=, where= and initial=,
+// and the shared helpers of reduction_internal.hpp. The backend does the arithmetic; every check happens before it
+// runs.
 #include <algorithm>
 
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"
+#include "cupric/reduction_table.hpp"
 #include "reduction_internal.hpp"
 
 namespace cupric {
@@ -162,26 +164,29 @@ void combine_initial(const Array& r, const char* ufunc, const Scalar& initial) {
   apply_ufunc(ufunc, {r, scalar_array(initial, r.dtype(), r.device())}, opt);
 }
 
-/// The accumulation dtype of sum/prod: dtype=, else promoted with out=, else sum_dtype.
-DType accumulate_dtype(const Array& a, const ReduceOptions& o) {
+/// The accumulation dtype: bool for logical rows; else dtype=, else promoted with out=, else the
+/// row's result dtype (NumPy's sum dtype for sums and products, the input's for extremes).
+DType accumulate_dtype(const ReductionRow& row, const Array& a, const ReduceOptions& o) {
+  if (row.acc == AccRule::boolean) return DType::bool_;
   if (o.dtype) return *o.dtype;
   if (o.out.defined()) return promote_types(a.dtype(), o.out.dtype());
-  return sum_dtype(a.dtype());
+  return reduction_result_dtype(row, a.dtype());
 }
 
-/// Reductions with an identity: sum, prod (combined with `initial` through `ufunc`), any, all.
-Array reduce_with_identity(ReduceOp op, const char* ufunc, const Scalar& identity, const Array& a,
-                           const ReduceOptions& o, DType acc) {
+/// Rows with an identity (sum, prod, any, all): `initial` is combined through the row's ufunc.
+Array reduce_with_identity(const ReductionRow& row, const Array& a, const ReduceOptions& o) {
+  const DType acc = accumulate_dtype(row, a, o);
   const ReducePlan p = plan_reduction(a, o.axis, o.keepdims, true);
-  check_out(o.out, p.result_shape, a.device(), ufunc);
+  check_out(o.out, p.result_shape, a.device(), row.ufunc);
   check_where(o.where, a);
-  const Array r = reduce_raw(op, a, p, acc, o.where, identity);
-  if (o.initial) combine_initial(r, ufunc, *o.initial);
+  const Array r = reduce_raw(row.op, a, p, acc, o.where, empty_value(row));
+  if (o.initial) combine_initial(r, row.ufunc, *o.initial);
   return deliver(r, p, o.keepdims, acc, o.out);
 }
 
-/// min / max / fmin / fmax: no identity, so an empty reduction needs `initial`.
-Array reduce_extreme(ReduceOp op, const char* ufunc, const Array& a, const ReduceOptions& o) {
+/// Rows without one (min, max, fmin, fmax): an empty reduction or a where= mask needs `initial`.
+Array reduce_extreme(const ReductionRow& row, const Array& a, const ReduceOptions& o) {
+  const char* ufunc = row.ufunc;
   const ReducePlan p = plan_reduction(a, o.axis, o.keepdims, true);
   check_out(o.out, p.result_shape, a.device(), ufunc);
   check_where(o.where, a);
@@ -190,7 +195,7 @@ Array reduce_extreme(ReduceOp op, const char* ufunc, const Array& a, const Reduc
                          "' does not have an identity, so to use a where mask one has to specify 'initial'"));
   if (p.count == 0 && !o.initial)
     throw ZeroSizeError(cat("zero-size array to reduction operation ", ufunc, " which has no identity"));
-  const DType acc = o.out.defined() ? promote_types(a.dtype(), o.out.dtype()) : a.dtype();
+  const DType acc = accumulate_dtype(row, a, o);
   if (o.initial && o.initial->kind == WeakKind::complex && !is_complex(acc))
     throw TypeError(cat("initial=", o.initial->str(), " is complex but the reduction runs in ", name(acc)));
   Array r;
@@ -200,7 +205,7 @@ Array reduce_extreme(ReduceOp op, const char* ufunc, const Array& a, const Reduc
     o.initial->store(acc, value);
     if (r.size()) backend_for(a.device()).fill(r, value);
   } else {
-    r = reduce_raw(op, a, p, acc, o.where, o.initial.value_or(Scalar{}));
+    r = reduce_raw(row.op, a, p, acc, o.where, o.initial.value_or(Scalar{}));
     if (o.initial) combine_initial(r, ufunc, *o.initial);
   }
   return deliver(r, p, o.keepdims, acc, o.out);
@@ -246,32 +251,33 @@ Array arg_extreme(ArgReduceOp op, const char* what, const Array& a, std::optiona
 }
 }  // namespace
 
-Array sum(const Array& a, const ReduceOptions& o) {
-  return reduce_with_identity(ReduceOp::sum, "add", Scalar::from_int(0), a, o, accumulate_dtype(a, o));
+Array reduce(ReduceOp op, const Array& a, const ReduceOptions& o) {
+  const ReductionRow& row = reduction_row(op);
+  const bool has_identity = row.identity == cu::Identity::zero || row.identity == cu::Identity::one;
+  return has_identity ? reduce_with_identity(row, a, o) : reduce_extreme(row, a, o);
 }
 
-Array prod(const Array& a, const ReduceOptions& o) {
-  return reduce_with_identity(ReduceOp::prod, "multiply", Scalar::from_int(1), a, o, accumulate_dtype(a, o));
-}
+Array sum(const Array& a, const ReduceOptions& o) { return reduce(ReduceOp::sum, a, o); }
+Array prod(const Array& a, const ReduceOptions& o) { return reduce(ReduceOp::prod, a, o); }
 
 Array any(const Array& a, const ReduceOptions& o) {
   if (o.initial) throw TypeError("any() got an unexpected keyword argument 'initial'");
-  return reduce_with_identity(ReduceOp::any, "logical_or", Scalar::from_bool(false), a, o, DType::bool_);
+  return reduce(ReduceOp::any, a, o);
 }
 
 Array all(const Array& a, const ReduceOptions& o) {
   if (o.initial) throw TypeError("all() got an unexpected keyword argument 'initial'");
-  return reduce_with_identity(ReduceOp::all, "logical_and", Scalar::from_bool(true), a, o, DType::bool_);
+  return reduce(ReduceOp::all, a, o);
 }
 
-Array min(const Array& a, const ReduceOptions& o) { return reduce_extreme(ReduceOp::min, "minimum", a, o); }
-Array max(const Array& a, const ReduceOptions& o) { return reduce_extreme(ReduceOp::max, "maximum", a, o); }
+Array min(const Array& a, const ReduceOptions& o) { return reduce(ReduceOp::min, a, o); }
+Array max(const Array& a, const ReduceOptions& o) { return reduce(ReduceOp::max, a, o); }
 
 Array nanmin(const Array& a, const ReduceOptions& o) {
-  return is_inexact(a.dtype()) ? reduce_extreme(ReduceOp::fmin, "fmin", a, o) : min(a, o);
+  return is_inexact(a.dtype()) ? reduce(ReduceOp::fmin, a, o) : min(a, o);
 }
 Array nanmax(const Array& a, const ReduceOptions& o) {
-  return is_inexact(a.dtype()) ? reduce_extreme(ReduceOp::fmax, "fmax", a, o) : max(a, o);
+  return is_inexact(a.dtype()) ? reduce(ReduceOp::fmax, a, o) : max(a, o);
 }
 
 Array count_nonzero(const Array& a, const Axes& axis, bool keepdims) {

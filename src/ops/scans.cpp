@@ -2,6 +2,7 @@
 // axis handling, accumulation dtypes, include_initial and out=; the backend runs the scan.
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
+#include "cupric/reduction_table.hpp"
 #include "reduction_internal.hpp"
 
 namespace cupric {
@@ -44,7 +45,7 @@ Array scan_impl(ScanOp op, const char* what, const Array& a, const ScanOptions& 
     first_shape[ax] = 1;
     const Array first = r.view(first_shape, r.strides(), r.offset());
     alignas(16) unsigned char value[16];
-    Scalar::from_int(op == ScanOp::cumsum ? 0 : 1).store(acc, value);
+    empty_value(reduction_row(scan_row(op).reduction)).store(acc, value);
     if (first.size()) backend_for(a.device()).fill(first, value);
     body = r.view(src.shape(), r.strides(), r.offset() + r.strides()[ax]);
   }

@@ -22,7 +22,7 @@ struct Row {
 
 #define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR) {#NAME, NIN, TYPES, OutRule::OUT, UfuncFlags::FLAGS, #EXPR},
 const Row kRows[] = {
-#include "ufunc_table.def"
+#include "cupric/ufunc_table.def"
 };
 #undef CUPRIC_UFUNC
 

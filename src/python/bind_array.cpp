@@ -12,7 +12,8 @@
 #include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/manipulation.hpp"
-#include "backend/cpu/thread_pool.hpp"
+#include "cupric/cpu_dispatch.hpp"
+#include "cupric/thread_pool.hpp"
 
 namespace cupric::py {
 
@@ -277,6 +278,22 @@ void bind_array(nb::module_& m) {
   m.def("set_num_threads", &cpu::set_num_threads, nb::arg("n"),
         "Sets the CPU backend's thread count (< 1: all cores; at most 4 per core, or 64 on small machines: "
         "ValueError above). Fewer threads than before end the workers no longer needed.");
+  m.def("_cpu_dispatch", [] {  // for cupric.show_config(); raises on a bad CUPRIC_CPU_TARGETS
+    const cpu::CpuDispatchReport r = cpu::cpu_dispatch_report();
+    nb::dict d;
+    d["variant"] = r.chosen;
+    d["requested"] = r.requested;
+    d["compiled"] = r.compiled;
+    d["supported"] = r.supported;
+    d["build_flags"] = r.build_flags;
+    d["cpu_features"] = r.cpu_features;
+#if defined(__clang__)
+    d["compiler"] = "Clang " __clang_version__;
+#else
+    d["compiler"] = "GCC " __VERSION__;
+#endif
+    return d;
+  });
   m.def("_get_default_device", &default_device);
   m.def("_set_default_device", [](nb::handle d) { set_default_device(device_from_py(d)); });
 }

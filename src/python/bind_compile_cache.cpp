@@ -9,7 +9,7 @@
 
 #include "convert.hpp"
 #include "cupric/errors.hpp"
-#include "runtime/compile_cache.hpp"
+#include "cupric/runtime/compile_cache.hpp"
 
 namespace cupric::py {
 using runtime::artifact_kind_from_name;

@@ -9,9 +9,9 @@
 #include <future>
 #include <thread>
 
-#include "backend/cuda/cuda_backend.hpp"
 #include "bind_cuda.hpp"
 #include "convert.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 
@@ -63,11 +63,17 @@ void bind_cuda_backend(nb::module_& m) {
         "The kernel sources packed many to a translation unit (for compile tests).");
   m.def("_cuda_device_include", &cb::device_include_dir);
   m.def(
+      "_cuda_kernel_cache_key",
+      [](const std::string& source, const std::string& arch) {
+        return cb::kernel_program(source, arch).cache_key(runtime::CodeKind::cubin, {}, "any");
+      },
+      nb::arg("source"), nb::arg("arch") = "sm_90a",
+      "The compile cache key of an array kernel's source (it covers the device headers' contents).");
+  m.def(
       "_cuda_compile_kernel_source",
       [](const std::string& source, const std::string& arch, bool use_cache, bool syntax_only) {
-        runtime::ProgramOptions o = cb::kernel_options(arch, source);
-        if (syntax_only) o.extra.push_back("-fdevice-syntax-only");
-        runtime::Program p(source, "cupric_array_kernels.cu", o);
+        const runtime::Program p = cb::kernel_program(
+            source, arch, syntax_only ? std::vector<std::string>{"-fdevice-syntax-only"} : std::vector<std::string>{});
         nb::gil_scoped_release release;
         return p.compile(syntax_only ? runtime::CodeKind::ptx : runtime::CodeKind::cubin, {}, use_cache).code().size();
       },
@@ -86,8 +92,7 @@ void bind_cuda_backend(nb::module_& m) {
         for (unsigned t = 0; t < nthreads; ++t)
           workers.push_back(std::async(std::launch::async, [&] {
             for (std::size_t i; (i = next++) < sources.size();) {
-              runtime::Program p(sources[i].second, "cupric_array_kernels.cu", cb::kernel_options(arch, sources[i].second));
-              p.compile(runtime::CodeKind::cubin);
+              cb::kernel_program(sources[i].second, arch).compile(runtime::CodeKind::cubin);
             }
           }));
         for (auto& w : workers) w.get();  // rethrows a worker's CompileError

@@ -1,9 +1,12 @@
 // bind_reduce.cpp — the reductions and scans as module functions (cu.sum, cu.argmax,
 // cu.cumulative_sum, ...) with NumPy's signatures, and as ndarray methods (x.sum(), ...).
 // Only argument conversion lives here; the semantics are in src/ops/{reductions,statistics,scans}.cpp.
+#include <nanobind/stl/string.h>
+
 #include "convert.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
+#include "cupric/reduction_table.hpp"
 
 namespace cupric::py {
 
@@ -260,9 +263,46 @@ void bind_arg_and_scans(nb::module_& m) {
         nb::arg("include_initial") = false);
   }
 }
+
+/// The reduction table (include/cupric/reduction_table.def) for tests and the tile frontend: its rows,
+/// and any row run by name (cu.sum(x) is _reduce("sum", x)).
+void bind_table(nb::module_& m) {
+  m.def(
+      "_reduction_table",
+      [] {
+        static const char* const kSeeds[] = {"identity", "data"};
+        static const char* const kAcc[] = {"sum", "product", "same", "boolean"};
+        nb::list rows;
+        for (const ReductionRow& r : kReductionRows) {
+          nb::dict d;
+          d["name"] = r.name;
+          d["ufunc"] = r.ufunc;
+          d["identity"] = r.identity_name;
+          d["seed"] = kSeeds[static_cast<int>(r.seed)];
+          d["acc"] = kAcc[static_cast<int>(r.acc)];
+          d["nan"] = r.nan_name;
+          rows.append(d);
+        }
+        nb::list scans;
+        for (const ScanRow& s : kScanRows) scans.append(nb::make_tuple(s.name, reduction_row(s.reduction).name));
+        return nb::make_tuple(rows, scans);
+      },
+      "([row dicts: name, ufunc, identity, seed, acc, nan], [(scan, reduction)]) of reduction_table.def.");
+  m.def(
+      "_reduce",
+      [](const std::string& name, nb::handle a, nb::handle axis, nb::handle keepdims) {
+        const ReductionRow* row = find_reduction(name);
+        if (!row) throw ValueError(cat("no reduction named '", name, "' in the reduction table"));
+        Common c = common_from_py(a, axis, nb::none(), keepdims, nb::none());
+        return cupric::reduce(row->op, c.a, c.options);
+      },
+      nb::arg("name"), nb::arg("a"), nb::arg("axis") = nb::none(), nb::arg("keepdims") = false,
+      "The reduction table's row `name` over `axis`, with its default dtype.");
+}
 }  // namespace
 
 void bind_reduce(nb::module_& m) {
+  bind_table(m);
   bind_sums(m);
   bind_statistics(m);
   bind_arg_and_scans(m);

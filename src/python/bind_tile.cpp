@@ -8,10 +8,10 @@
 
 #include "convert.hpp"
 #include "cupric/errors.hpp"
-#include "tile/builder.hpp"
-#include "tile/emit.hpp"
-#include "tile/host_compiler.hpp"
-#include "tile/passes.hpp"
+#include "cupric/tile_compiler/builder.hpp"
+#include "cupric/tile_compiler/emit.hpp"
+#include "cupric/tile_compiler/host_compiler.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 
 namespace cupric::py {
 
@@ -31,6 +31,12 @@ nb::tuple shape_tuple(const Shape& s) {
 std::optional<Scalar> optional_scalar(nb::handle obj) {
   if (obj.is_none()) return std::nullopt;
   return scalar_from_py(obj);
+}
+
+tile::Target target_from_name(const std::string& target) {
+  if (target == "host") return tile::Target::host;
+  if (target == "cuda") return tile::Target::cuda;
+  throw ValueError(cat("unknown target '", target, "' (expected 'host' or 'cuda')"));
 }
 
 void bind_builder(nb::module_& t) {
@@ -110,31 +116,40 @@ void bind_tile(nb::module_& m) {
 
   nb::class_<Function>(t, "Function", "A kernel's tile IR.")
       .def("text", [](const Function& f) { return tile::to_text(f); })
-      .def("canonicalize", [](Function& f) { return tile::canonicalize(f); })
-      .def("emit", [](const Function& f, const std::string& target, bool debug, int threads) {
-        tile::EmitOptions o;
-        if (target == "host") o.target = tile::Target::host;
-        else if (target == "cuda") o.target = tile::Target::cuda;
-        else throw ValueError(cat("unknown target '", target, "' (expected 'host' or 'cuda')"));
-        o.debug = debug;
-        o.threads = threads;
-        tile::EmitResult r = tile::emit(f, o);
-        nb::dict d;
-        d["source"] = r.source;
-        d["entry"] = r.entry;
-        d["threads"] = r.threads;
-        d["vec"] = r.vec;
-        d["smem_bytes"] = r.smem_bytes;
-        nb::list params, declared;  // (role, dtype) per kernel parameter; the C types only for reading
-        for (const tile::KernelParam& p : r.params) {
-          params.append(nb::make_tuple(tile::role_name(p.role), dtype_to_py(p.dtype)));
-          declared.append(tile::param_ctype(p));
-        }
-        d["params"] = params;
-        d["param_types"] = declared;
-        d["ir_layout"] = r.ir_layout;
-        return d;
-      }, nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0);
+      .def(
+          "emit",
+          [](const Function& f, const std::string& target, bool debug, int threads, bool record_stages) {
+            tile::EmitOptions o;
+            o.target = target_from_name(target);
+            o.debug = debug;
+            o.threads = threads;
+            o.record_stages = record_stages;
+            tile::EmitResult r = tile::emit(f, o);
+            nb::dict d;
+            d["source"] = r.source;
+            d["entry"] = r.entry;
+            d["threads"] = r.threads;
+            d["vec"] = r.vec;
+            d["smem_bytes"] = r.smem_bytes;
+            nb::list params, declared;  // (role, dtype) per kernel parameter; the C types only for reading
+            for (const tile::KernelParam& p : r.params) {
+              params.append(nb::make_tuple(tile::role_name(p.role), dtype_to_py(p.dtype)));
+              declared.append(tile::param_ctype(p));
+            }
+            d["params"] = params;
+            d["param_types"] = declared;
+            nb::list stages;
+            for (const tile::StageText& s : r.stages) stages.append(nb::make_tuple(s.stage, s.ir));
+            d["stages"] = stages;
+            return d;
+          },
+          nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0, nb::arg("record_stages") = false,
+          "Runs the target's stages on a copy and renders it: {'source', 'entry', 'threads', 'vec', 'smem_bytes', "
+          "'params' ((role, dtype) per kernel parameter), 'param_types' (their C types, for reading), 'stages'} "
+          "('stages': (name, IR text) after each stage, with record_stages).");
+  t.def(
+      "stage_names", [](const std::string& target) { return tile::stage_names(target_from_name(target)); },
+      nb::arg("target"), "The stages the compiler runs for 'host' or 'cuda', in order ('frontend' first).");
 
   t.def("host_compiler", [] {
     const tile::HostCompiler& c = tile::host_compiler();

@@ -13,8 +13,8 @@
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/kernel.hpp"
-#include "tile/builder.hpp"
-#include "tile/host_compiler.hpp"
+#include "cupric/tile_compiler/builder.hpp"
+#include "cupric/tile_compiler/host_compiler.hpp"
 #include "tile_launch_args.hpp"
 
 namespace cupric::py {

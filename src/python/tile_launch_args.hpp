@@ -12,8 +12,8 @@
 #include "cupric/array.hpp"
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/tile/abi.h"
+#include "cupric/tile_compiler/host_compiler.hpp"
 #include "foreign_array.hpp"
-#include "tile/host_compiler.hpp"
 
 namespace nb = nanobind;
 

@@ -1,5 +1,5 @@
 // cache_files.cpp — where the compile cache may live, and the file operations it is built on.
-#include "runtime/cache_files.hpp"
+#include "cupric/runtime/cache_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

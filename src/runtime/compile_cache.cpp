@@ -2,7 +2,7 @@
 // <dir>/v2/<kind>/<key[:2]>/<key>.bin: a header (magic, kind, lengths, SHA-256 of kind, key and
 // payload), the key, the payload. It is used only if it is a regular file of this user's that no
 // one else may write and its hash matches; the file's mtime is its last use (LRU trimming).
-#include "runtime/compile_cache.hpp"
+#include "cupric/runtime/compile_cache.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "cupric/errors.hpp"
-#include "runtime/cache_files.hpp"
+#include "cupric/runtime/cache_files.hpp"
 #include "runtime/sha256.hpp"
 
 namespace cupric::runtime {

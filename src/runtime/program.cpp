@@ -7,8 +7,8 @@
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/runtime/compile_cache.hpp"
 #include "cupric/runtime/device.hpp"
-#include "runtime/compile_cache.hpp"
 
 namespace cupric::runtime {
 using namespace cupric::cuda;

@@ -1,7 +1,7 @@
 // builder.cpp — Builder basics: parameters, constants, indices, elementwise ops (ufunc table,
 // NEP 50 promotion, broadcasting), and shape ops. Memory, reductions and control flow are in
 // builder_ops.cpp.
-#include "tile/builder.hpp"
+#include "cupric/tile_compiler/builder.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -3,18 +3,12 @@
 #include <algorithm>
 
 #include "cupric/errors.hpp"
-#include "tile/builder.hpp"
+#include "cupric/reduction_table.hpp"
+#include "cupric/tile_compiler/builder.hpp"
 
 namespace cupric::tile {
 
 namespace {
-
-/// NumPy's sum/prod result type: small integers widen to the platform integer.
-DType accumulate_dtype(DType t) {
-  if (is_bool(t) || (is_signed_integer(t) && itemsize(t) < 8)) return DType::int64;
-  if (is_unsigned_integer(t) && itemsize(t) < 8) return DType::uint64;
-  return t;
-}
 
 bool is_index_type(DType t) { return is_integer(t) || is_bool(t); }
 
@@ -23,10 +17,14 @@ bool is_index_type(DType t) { return is_integer(t) || is_bool(t); }
 // ---- reductions and scans ------------------------------------------------------------------
 
 int Builder::reduce(const std::string& kind, int value, std::optional<int> axis, bool keepdims) {
-  if (kind != "sum" && kind != "prod" && kind != "max" && kind != "min")
-    throw ValueError(cat("unknown reduction '", kind, "' (expected sum, prod, max or min)"));
+  const ReductionRow* row = find_reduction(kind);
+  if (!row) {
+    std::string names;
+    for (const ReductionRow& r : kReductionRows) names += cat(names.empty() ? "" : ", ", r.name);
+    throw ValueError(cat("unknown reduction '", kind, "' (expected one of the reduction table's: ", names, ")"));
+  }
   const Type t = tile_type(value, kind.c_str());
-  const DType out = (kind == "sum" || kind == "prod") ? accumulate_dtype(t.dtype) : t.dtype;
+  const DType out = reduction_result_dtype(*row, t.dtype);
   if (t.is_scalar()) return to_dtype(value, out);
   const int nd = static_cast<int>(t.shape.size());
   if (!axis) {
@@ -66,12 +64,14 @@ int Builder::argreduce(const std::string& kind, int value, std::optional<int> ax
 }
 
 int Builder::scan(const std::string& kind, int value, int axis) {
-  if (kind != "cumsum" && kind != "cumprod") throw ValueError(cat("unknown scan '", kind, "'"));
+  const ScanRow* scan = find_scan(kind);
+  if (!scan) throw ValueError(cat("unknown scan '", kind, "'"));
   const Type t = tile_type(value, kind.c_str());
   if (t.is_scalar()) value = reshape(value, {1});
   const Type& tv = f_.type(value);
   const int ax = normalize_axis(axis, static_cast<int>(tv.shape.size()), kind.c_str());
-  Op& op = emit(OpKind::scan, {value}, {Type::tile(accumulate_dtype(tv.dtype), tv.shape)});
+  const DType out = reduction_result_dtype(reduction_row(scan->reduction), tv.dtype);
+  Op& op = emit(OpKind::scan, {value}, {Type::tile(out, tv.shape)});
   op.name = kind;
   op.ints = {ax};
   return op.result();

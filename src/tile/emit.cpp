@@ -1,13 +1,17 @@
-// emit.cpp — the two targets' wrappers around the shared body: the host shared object's
-// exported entry (runs a range of blocks) and the CUDA __global__ kernel; and the choice of
-// threads per block and vector width on the GPU.
-#include "tile/emit.hpp"
+// emit.cpp — the tile compiler as named stages: the list of (name, pass) pairs each target runs
+// (the canonical ones, then what the target adds), CUPRIC_TILE_DUMP and the stage record of
+// kernel.inspect; the two targets' wrappers around the shared body (the host shared object's entry,
+// the CUDA __global__ kernel); and the choice of threads per block and vector width on the GPU.
+#include "cupric/tile_compiler/emit.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
 
 #include "cupric/errors.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "tile/emitter.hpp"
-#include "tile/passes.hpp"
 
 namespace cupric::tile {
 
@@ -71,8 +75,7 @@ void host_params(const Function& f, const Emitter& e, std::string& decl, std::st
 /// CPU blocks keep their tiles on the stack of a pool thread (8 MiB by default).
 inline constexpr long long kHostTileBytes = 4ll << 20;
 
-EmitResult emit_host(const Function& f, const EmitOptions& o) {
-  const Launch l = choose_launch(f, o);
+EmitResult emit_host(const Function& f, const EmitOptions& o, const Launch& l) {
   Emitter e(f, o, l.threads, l.vec);
   if (e.tile_bytes() > kHostTileBytes)
     throw ValueError(cat("cupric.tile: kernel `", f.name, "` keeps ", e.tile_bytes() >> 10, " KiB of tiles per block; the CPU "
@@ -83,7 +86,8 @@ EmitResult emit_host(const Function& f, const EmitOptions& o) {
   EmitResult r;
   r.entry = "cupric_tile_entry";
   r.source = header(f, "host C++", l, 0) +
-             cat("\nnamespace {\n\nvoid cupric_tile_block(const ::cu::tile::Block& blk", decl.empty() ? "" : ", ", decl,
+             cat("\nnamespace {\n\n", e.preamble(), e.preamble().empty() ? "" : "\n",
+                 "void cupric_tile_block(const ::cu::tile::Block& blk", decl.empty() ? "" : ", ", decl,
                  ") {", body, "\n}\n\n}  // namespace\n\n",
                  "extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry(\n",
                  "    void* const* args, const long long* grid, long long begin, long long end, cupric_tile_status* status) {",
@@ -95,16 +99,10 @@ EmitResult emit_host(const Function& f, const EmitOptions& o) {
   return r;
 }
 
-EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
-  const Launch l = choose_launch(unlaid, o);
-  Function folded = unlaid;
-  fold_transposes(folded);
-  stage_products(folded, l.threads);
-  const Function f = assign_layouts(pipeline_loads(folded), l.threads);
+EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
   Emitter e(f, o, l.threads, l.vec);
   const std::string body = e.body();
   EmitResult r;
-  r.ir_layout = to_text(f);
   r.entry = f.name;
   r.threads = l.threads;
   r.vec = l.vec;
@@ -136,7 +134,7 @@ EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
       r.params.push_back({ParamRole::scalar, t.dtype});
     }
   }
-  r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() +
+  r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
              cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
                  e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
                  "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",
@@ -146,6 +144,133 @@ EmitResult emit_cuda(const Function& unlaid, const EmitOptions& o) {
                  "      static_cast<int>(threadIdx.x), cupric_smem, nullptr};", views, body, "\n}\n");
   return r;
 }
+
+// ---- the stages --------------------------------------------------------------------------------
+
+/// What a stage may read besides the IR: the options, and the CUDA block size (chosen from the
+/// canonical IR: 0 while the canonical stages run).
+struct StageContext {
+  const EmitOptions& options;
+  int threads = 0;
+};
+
+/// One named step of the compiler: a pass that rewrites the IR in place.
+struct Stage {
+  const char* name;
+  void (*run)(Function& f, const StageContext& context);
+};
+
+/// Every target's first stages (passes.cpp).
+constexpr Stage kCanonicalStages[] = {
+    {"fold_constants", [](Function& f, const StageContext&) { fold_constants(f); }},
+    {"merge_common_subexpressions", [](Function& f, const StageContext&) { merge_common_subexpressions(f); }},
+    {"remove_dead_code", [](Function& f, const StageContext&) { remove_dead_code(f); }},
+};
+
+/// The host runs the canonical IR: one thread per block, no layouts, no shared memory to stage into.
+void add_host_stages(std::vector<Stage>&, const EmitOptions&) {}
+
+/// The GPU passes (pipeline.cpp, layouts.cpp), in the order each relies on: staging sees the folded
+/// transposes, pipelining leaves the staged loads alone, layouts come last.
+void add_cuda_stages(std::vector<Stage>& stages, const EmitOptions&) {
+  stages.push_back({"fold_transposes", [](Function& f, const StageContext&) { fold_transposes(f); }});
+  stages.push_back({"stage_products", [](Function& f, const StageContext& c) { stage_products(f, c.threads); }});
+  stages.push_back({"pipeline_loads", [](Function& f, const StageContext&) { f = pipeline_loads(f); }});
+  stages.push_back({"assign_layouts", [](Function& f, const StageContext& c) { f = assign_layouts(f, c.threads); }});
+}
+
+/// What a target plugs into the compiler (Triton's backend add_stages): the stages it runs after
+/// the canonical ones, and the wrapper it renders the final IR into.
+struct TargetBackend {
+  Target target;
+  const char* name;
+  void (*add_stages)(std::vector<Stage>& stages, const EmitOptions& options);
+  EmitResult (*render)(const Function& f, const EmitOptions& options, const Launch& launch);
+};
+
+constexpr TargetBackend kTargets[] = {
+    {Target::host, "host", add_host_stages, emit_host},
+    {Target::cuda, "cuda", add_cuda_stages, emit_cuda},
+};
+
+const TargetBackend& backend(Target t) {
+  for (const TargetBackend& b : kTargets)
+    if (b.target == t) return b;
+  throw ValueError(cat("internal: no tile target ", static_cast<int>(t)));
+}
+
+/// What CUPRIC_TILE_DUMP asks for: comma-separated stage names, or `all`.
+struct DumpRequest {
+  bool all = false;
+  std::set<std::string> stages;
+  bool wants(const std::string& stage) const { return all || stages.count(stage) != 0; }
+};
+
+/// Read on each compile (a process may set it when it wants to see a kernel); the names are checked
+/// against the stages of every target.
+DumpRequest dump_request() {
+  DumpRequest request;
+  const char* env = std::getenv("CUPRIC_TILE_DUMP");
+  if (env == nullptr || *env == '\0') return request;
+  std::vector<std::string> known;
+  for (const TargetBackend& b : kTargets)
+    for (std::string& n : stage_names(b.target))
+      if (std::find(known.begin(), known.end(), n) == known.end()) known.push_back(std::move(n));
+  const std::string text = env;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string name = text.substr(at, end - at);
+    at = end + 1;
+    if (name == "all") {
+      request.all = true;
+    } else if (std::find(known.begin(), known.end(), name) != known.end()) {
+      request.stages.insert(name);
+    } else {
+      std::string list;
+      for (const std::string& n : known) list += cat(n, ", ");
+      throw ValueError(cat("CUPRIC_TILE_DUMP: unknown stage '", name, "'; the stages are ", list, "or all"));
+    }
+  }
+  return request;
+}
+
+/// Runs stages on a copy of the input and shows the IR after each: to stderr where CUPRIC_TILE_DUMP
+/// asks, into the record where options.record_stages does.
+class StageRunner {
+ public:
+  StageRunner(const Function& input, const EmitOptions& options, const char* target)
+      : f_(input), options_(options), target_(target), dump_(dump_request()) {
+    after("frontend");
+  }
+
+  void run(const Stage& stage, const StageContext& context) {
+    stage.run(f_, context);
+    after(stage.name);
+  }
+
+  const Function& function() const { return f_; }
+  std::vector<StageText> take_record() { return std::move(record_); }
+
+ private:
+  void after(const std::string& stage) {
+    const bool dump = dump_.wants(stage);
+    if (!dump && !options_.record_stages) return;
+    std::string ir = to_text(f_);
+    if (dump) {
+      const std::string text =
+          cat("// cupric.tile: kernel `", f_.name, "` after stage ", stage, " (", target_, ")\n", ir);
+      std::fputs(text.c_str(), stderr);
+      std::fflush(stderr);
+    }
+    if (options_.record_stages) record_.push_back({stage, std::move(ir)});
+  }
+
+  Function f_;
+  const EmitOptions& options_;
+  const char* target_;
+  DumpRequest dump_;
+  std::vector<StageText> record_;
+};
 
 }  // namespace
 
@@ -160,7 +285,25 @@ std::string param_ctype(const KernelParam& p) {
 }
 
 EmitResult emit(const Function& f, const EmitOptions& options) {
-  return options.target == Target::host ? emit_host(f, options) : emit_cuda(f, options);
+  const TargetBackend& target = backend(options.target);
+  StageRunner runner(f, options, target.name);
+  for (const Stage& stage : kCanonicalStages) runner.run(stage, {options});
+  const Launch launch = choose_launch(runner.function(), options);  // from the canonical IR's tiles
+  std::vector<Stage> own;
+  target.add_stages(own, options);
+  for (const Stage& stage : own) runner.run(stage, {options, launch.threads});
+  EmitResult r = target.render(runner.function(), options, launch);
+  r.stages = runner.take_record();
+  return r;
+}
+
+std::vector<std::string> stage_names(Target target) {
+  std::vector<std::string> names = {"frontend"};
+  for (const Stage& s : kCanonicalStages) names.emplace_back(s.name);
+  std::vector<Stage> own;
+  backend(target).add_stages(own, EmitOptions{target});
+  for (const Stage& s : own) names.emplace_back(s.name);
+  return names;
 }
 
 }  // namespace cupric::tile

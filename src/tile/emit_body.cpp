@@ -5,29 +5,16 @@
 #include <set>
 
 #include "cupric/errors.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "cupric/ufunc.hpp"
 #include "tile/emitter.hpp"
-#include "tile/passes.hpp"
 
 namespace cupric::tile {
 
 std::string ctype(DType t) {
-  switch (t) {
-    case DType::bool_: return "bool";
-    case DType::int8: return "::cu::tile::i8";
-    case DType::uint8: return "::cu::tile::u8";
-    case DType::int16: return "::cu::tile::i16";
-    case DType::uint16: return "::cu::tile::u16";
-    case DType::int32: return "::cu::tile::i32";
-    case DType::uint32: return "::cu::tile::u32";
-    case DType::int64: return "::cu::tile::i64";
-    case DType::uint64: return "::cu::tile::u64";
-    case DType::float16: return "::cu::tile::f16";
-    case DType::bfloat16: return "::cu::tile::bf16";
-    case DType::float32: return "float";
-    case DType::float64: return "double";
-    default: throw NotImplementedError(cat("cupric.tile: no tile type for ", name(t)));
-  }
+  const char* type = info(t).tile_type;
+  if (type == nullptr) throw NotImplementedError(cat("cupric.tile: no tile type for ", name(t)));
+  return type;
 }
 
 Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int vec)
@@ -306,13 +293,15 @@ std::string Emitter::decl_of(int v) const {
 
 void Emitter::emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield) {
   (void)r;
+  // by variable names: a value may live in another's variable (alias_)
   bool crossed = false;
   for (std::size_t i = 0; i < targets.size(); ++i)
     for (std::size_t j = 0; j < targets.size(); ++j)
-      crossed = crossed || (i != j && yield.operands[i] == targets[j]);
+      crossed = crossed || (i != j && name(yield.operands[i]) == name(targets[j]));
   if (!crossed) {
     for (std::size_t i = 0; i < targets.size(); ++i)
-      if (yield.operands[i] != targets[i]) line() << name(targets[i]) << " = " << name(yield.operands[i]) << ";";
+      if (name(yield.operands[i]) != name(targets[i]))
+        line() << name(targets[i]) << " = " << name(yield.operands[i]) << ";";
     return;
   }
   line() << "{";
@@ -390,7 +379,7 @@ std::string Emitter::panel_copy(const Op& load, const std::string& to) {
 void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
   std::set<std::size_t> chain;  // the index ops of the ring's loads, each once, in body order
   for (const Op& load : body.ops)
-    if (load.kind == OpKind::load && load.ints == std::vector<std::int64_t>{1}) {
+    if (load.kind == OpKind::load && load.staging == LoadStaging::ring) {
       const std::vector<std::size_t> c = index_chain(f_, body, load).value();
       chain.insert(c.begin(), c.end());
     }
@@ -403,13 +392,13 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
 void Emitter::emit_staged_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
-  const int stages = static_cast<int>(op.ints.at(0)), in_flight = static_cast<int>(op.ints.at(1));
+  const int stages = op.staged.stages, in_flight = op.staged.in_flight;
   const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the products read
-  min_blocks_ = std::max(min_blocks_, static_cast<int>(op.ints.at(2)));
+  min_blocks_ = std::max(min_blocks_, op.staged.min_blocks);
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
   long long stage = 0;  // a stage: the ring's loads one after another, in body order
   for (const Op& o : body.ops) {
-    if (o.kind == OpKind::load && o.ints == std::vector<std::int64_t>{1}) {
+    if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
       ring_offset_[&o] = stage;
       panels_[o.result()] = cat(it, "_at + ", stage);  // in the stage this iteration reads
       stage += 2 * f_.type(o.result()).size();
@@ -462,7 +451,7 @@ void Emitter::emit_staged_for(const Op& op) {
 }
 
 void Emitter::emit_for(const Op& op) {
-  if (op.ints.size() == 3) {
+  if (op.staged.stages > 0) {
     emit_staged_for(op);
     return;
   }

@@ -2,7 +2,10 @@
 // elementwise: shape changes, reductions and scans, mma, loads/stores, gathers/scatters/atomics,
 // print/assert. Each also records the shared scratch the op needs on the GPU; the formulas
 // match the static_asserts in device_include/cupric/tile.
+#include <algorithm>
+
 #include "cupric/errors.hpp"
+#include "cupric/reduction_table.hpp"
 #include "tile/emitter.hpp"
 
 namespace cupric::tile {
@@ -18,7 +21,21 @@ DType extremum_acc(DType t) {
   if (is_bool(t) || ((is_integer(t)) && itemsize(t) < 4)) return DType::int32;
   return t;
 }
-DType compute_of(DType t) { return (t == DType::float16 || t == DType::bfloat16) ? DType::float32 : t; }
+
+/// The accumulator of a reduction row in a tile: sums and products in the result's compute type,
+/// extremes as extremum_acc, logical reductions in bool.
+DType tile_accumulator(const ReductionRow& row, DType in, DType out) {
+  switch (row.acc) {
+    case AccRule::sum:
+    case AccRule::product:
+      return compute_dtype(out);
+    case AccRule::same:
+      return extremum_acc(in);
+    case AccRule::boolean:
+      return DType::bool_;
+  }
+  return out;
+}
 
 std::string c_string(const std::string& s) {
   std::string r = "\"";
@@ -81,6 +98,17 @@ void Emitter::emit_shape_op(const Op& op) {
   end_result(v);
 }
 
+std::string Emitter::reduction_op(const ReductionRow& row) {
+  const std::string name = cat("cupric_reduce_", row.name);
+  if (!reductions_.insert(row.name).second) return name;
+  preamble_ +=
+      cat("// reduction_table.def's ", row.name, ": starts from its identity, combines with ", row.ufunc, "\n",
+          "struct ", name, " {\n  template <class A>\n  static CUPRIC_TD A identity() { return ",
+          start_expression(row, "A"), "; }\n  template <class A>\n  static CUPRIC_TD A combine(A a, A b) { return ",
+          "static_cast<A>(", combine_expression(row), "); }\n};\n");
+  return name;
+}
+
 void Emitter::emit_reduction(const Op& op) {
   const int v = op.result(), x = op.operands.at(0);
   const Type& tx = f_.type(x);
@@ -89,8 +117,8 @@ void Emitter::emit_reduction(const Op& op) {
   const std::string in = dims(tx.shape), axis = std::to_string(op.ints.at(0));
   const std::string out = begin_result(v);
   if (op.kind == OpKind::reduce) {
-    const bool sum_like = op.name == "sum" || op.name == "prod";
-    const DType acc = sum_like ? compute_of(tv.dtype) : extremum_acc(tx.dtype);
+    const ReductionRow& row = *find_reduction(op.name);
+    const DType acc = tile_accumulator(row, tx.dtype, tv.dtype);
     const long long sa = itemsize(acc);
     const TileLayout& l = tx.layout;
     if (l.is_accumulator() && tx.shape.size() == 2 && tx.shape[0] == l.rows && tx.shape[1] == l.cols) {
@@ -100,9 +128,8 @@ void Emitter::emit_reduction(const Op& op) {
     } else {
       need_smem(align16(sa * n) + align16(sa * no) + align16(sa * threads_));
     }
-    const char* cls = op.name == "sum" ? "ReduceSum" : op.name == "prod" ? "ReduceProd" : op.name == "max" ? "ReduceMax" : "ReduceMin";
-    line() << "::cu::tile::reduce<::cu::tile::" << cls << ", " << in << ", " << axis << ", " << ctype(acc) << ">(blk, " << out
-           << ", " << name(x) << ");";
+    line() << "::cu::tile::reduce<" << reduction_op(row) << ", " << in << ", " << axis << ", " << ctype(acc)
+           << ">(blk, " << out << ", " << name(x) << ");";
   } else if (op.kind == OpKind::argreduce) {
     const DType acc = extremum_acc(tx.dtype);
     const long long sp = itemsize(acc) == 8 ? 16 : 8;  // sizeof(ArgAcc<acc>)
@@ -110,19 +137,31 @@ void Emitter::emit_reduction(const Op& op) {
     line() << "::cu::tile::argreduce<" << (op.name == "argmax" ? "true" : "false") << ", " << in << ", " << axis << ", "
            << ctype(acc) << ">(blk, " << out << ", " << name(x) << ");";
   } else {
-    const DType acc = compute_of(tv.dtype);
+    const ReductionRow& row = reduction_row(find_scan(op.name)->reduction);
+    const DType acc = compute_dtype(tv.dtype);
     need_smem(align16(itemsize(acc) * n));
-    line() << "::cu::tile::scan<::cu::tile::" << (op.name == "cumsum" ? "ReduceSum" : "ReduceProd") << ", " << in << ", "
-           << axis << ", " << ctype(acc) << ">(blk, " << out << ", " << name(x) << ");";
+    line() << "::cu::tile::scan<" << reduction_op(row) << ", " << in << ", " << axis << ", " << ctype(acc) << ">(blk, "
+           << out << ", " << name(x) << ");";
   }
   end_result(v);
+}
+
+bool Emitter::accumulates_in_place(const Op& op) const {
+  // Nothing may read acc after the product: it has no other use, and it is made afresh where the
+  // product runs (by an op of the same region, or as that region's argument: a loop's carried
+  // accumulator), not a value from outside that the next iteration reads again.
+  const int v = op.result(), c = op.operands.at(2);
+  if (opt_.target != Target::host || uses_.at(c) != 1 || inlined(c) || !f_.type(c).same_as(f_.type(v))) return false;
+  const Region* r = region_of_.at(&op);
+  if (auto d = def_.find(c); d != def_.end()) return region_of_.at(d->second) == r;
+  return std::find(r->args.begin(), r->args.end(), c) != r->args.end();
 }
 
 void Emitter::emit_mma(const Op& op) {
   const int v = op.result(), a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
   const Type& ta = f_.type(a);
   const Type& tc = f_.type(c);
-  const bool bt = !op.ints.empty() && op.ints[0] == 1;  // b given as (N, K) (fold_transposes)
+  const bool bt = op.b_transposed;  // b given as (N, K) (fold_transposes)
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
   if (auto ring = rings_.find(&op); ring != rings_.end()) {  // operands in shared-memory panels (a: or registers)
     const auto pa = panels_.find(a), pb = panels_.find(b);
@@ -156,7 +195,9 @@ void Emitter::emit_mma(const Op& op) {
   } else {
     need_smem(align16(itemsize(tc.dtype) * M * K) + align16(itemsize(tc.dtype) * K * N));
   }
-  const std::string out = begin_result(v);
+  // a loop's `acc = ct.mma(a, b, acc)` then adds into acc's tile: no copy in, none back by the yield
+  const bool in_place = accumulates_in_place(op);
+  const std::string out = in_place ? name(c) : begin_result(v);
   std::string flags = bt ? (tf32 ? ", true, true" : ", false, true") : (tf32 ? ", true" : "");
   if (buffers == 2) flags = cat(tf32 ? ", true" : ", false", bt ? ", true" : ", false", ", true");
   line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << flags << ">(blk, "
@@ -165,7 +206,10 @@ void Emitter::emit_mma(const Op& op) {
          << ", " << name(c) << (buffers == 2 ? cat(", ", phase->second) : "")
          << ");";
   if (buffers == 2) line() << phase->second << " ^= 1;";
-  end_result(v);
+  if (in_place)
+    alias_[v] = c;
+  else
+    end_result(v);
 }
 
 void Emitter::emit_convert_layout(const Op& op) {
@@ -177,11 +221,11 @@ void Emitter::emit_convert_layout(const Op& op) {
 }
 
 void Emitter::emit_memory(const Op& op) {
-  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{1}) {  // stage_products: copied ahead
+  if (op.staging == LoadStaging::ring) {  // stage_products: copied ahead
     line() << "// " << name(op.result()) << ": in the ring of stages";
     return;
   }
-  if (op.kind == OpKind::load && op.ints == std::vector<std::int64_t>{2}) {  // stage_products: a loop-invariant a
+  if (op.staging == LoadStaging::resident) {  // stage_products: a loop-invariant a
     const Type& t = f_.type(op.result());
     resident_ += 2 * t.size() + 1024;
     const std::string at = name(op.result()) + "_panels";

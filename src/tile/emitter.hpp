@@ -8,7 +8,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tile/emit.hpp"
+#include "cupric/tile_compiler/emit.hpp"
+
+namespace cupric {
+struct ReductionRow;
+}
 
 namespace cupric::tile {
 
@@ -23,9 +27,14 @@ class Emitter {
   int min_blocks() const { return min_blocks_; }
   /// Macros the body uses (the offsets of staged loops' rings), for the source's header.
   const std::string& defines() const { return defines_; }
+  /// Types the body uses (the reductions' operators), for namespace scope before the kernel.
+  const std::string& preamble() const { return preamble_; }
   /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
   long long tile_bytes() const;
-  std::string name(int v) const { return "v" + std::to_string(v); }
+  std::string name(int v) const {
+    auto a = alias_.find(v);
+    return "v" + std::to_string(a == alias_.end() ? v : a->second);
+  }
 
  private:
   // analysis
@@ -69,7 +78,11 @@ class Emitter {
   void emit_yield(const Region& r, const std::vector<int>& targets, const Op& yield);
   void emit_shape_op(const Op& op);
   void emit_reduction(const Op& op);
+  /// The operator struct of a reduction table row (added to the preamble on first use).
+  std::string reduction_op(const ReductionRow& row);
   void emit_mma(const Op& op);
+  /// Host: whether a product may accumulate into its acc operand's tile (see emit_ops.cpp).
+  bool accumulates_in_place(const Op& op) const;
   void emit_convert_layout(const Op& op);
   void emit_memory(const Op& op);
   void emit_indexed(const Op& op);
@@ -89,6 +102,7 @@ class Emitter {
   std::unordered_map<int, const Op*> user_;
   std::unordered_map<const Op*, const Region*> region_of_;
   std::unordered_set<int> inlined_;
+  std::unordered_map<int, int> alias_;  ///< a value held in another's variable (a product accumulated in place)
   std::unordered_set<int> emitted_in_loop_;
   std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
   std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged
@@ -97,6 +111,8 @@ class Emitter {
   std::unordered_map<const Op*, long long> ring_offset_;  ///< a load copied into a ring -> its offset in a stage
   int min_blocks_ = 1;
   std::string defines_;
+  std::string preamble_;
+  std::unordered_set<std::string> reductions_;  ///< rows whose operator struct is in the preamble
   long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
   /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
   void stage_invariant_operands(const Region& body);

@@ -1,8 +1,9 @@
 // host_compiler.cpp — finds the system C++ compiler and compiles generated kernels into shared
-// objects kept in the compile cache (key: source, compiler version, flags, CPU, header library).
+// objects kept in the compile cache (key: source, compiler version, flags with the instruction set,
+// header library).
 // The compiler runs through posix_spawn with an argument vector: no text from the environment or
 // the cache ever reaches a shell.
-#include "tile/host_compiler.hpp"
+#include "cupric/tile_compiler/host_compiler.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -21,9 +22,10 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "cupric/cpu_dispatch.hpp"
 #include "cupric/errors.hpp"
-#include "runtime/cache_files.hpp"
-#include "runtime/compile_cache.hpp"
+#include "cupric/runtime/cache_files.hpp"
+#include "cupric/runtime/compile_cache.hpp"
 
 extern char** environ;
 
@@ -119,16 +121,21 @@ std::string compiler_signature(const std::string& program) {
   return {};
 }
 
+/// The instruction set kernels are compiled for: the CPU kernels' variant in use (cupric/cpu_dispatch.hpp),
+/// so CUPRIC_CPU_TARGETS lowers both, and a kernel never uses an instruction the CPU lacks.
+std::vector<std::string> target_flags() {
+  const cpu::CpuTarget v = cpu::cpu_target();
+  if (!*v.march) return {};
+  std::vector<std::string> f = {cat("-march=", v.march)};
+  if (std::string(v.name) == "avx512") f.push_back("-mprefer-vector-width=512");
+  return f;
+}
+
 /// What every kernel is compiled with: fixed here, never read back from the cache.
 std::vector<std::string> compiler_flags(bool libmvec) {
   std::vector<std::string> f = {
       "-std=c++20", "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-fno-trapping-math", "-w"};
-#if defined(__x86_64__) || defined(__aarch64__)
-  f.push_back("-march=native");
-#endif
-#if defined(__x86_64__)
-  f.push_back("-mprefer-vector-width=512");
-#endif
+  for (auto& t : target_flags()) f.push_back(std::move(t));
   if (libmvec) f.push_back("-DCUPRIC_TILE_LIBMVEC");
   return f;
 }
@@ -274,9 +281,11 @@ const std::string& host_work_directory() {
 }
 
 std::string host_environment(const std::string& include_dir) {
-  static const std::string cpu = cpu_model();
+  // the flags name the instruction set (-march=x86-64-v3); -march=native names none, so the CPU does
+  static const std::string cpu = std::string(cpu::cpu_target().march) == "native" ? cpu_model() : "";
   const HostCompiler& cc = host_compiler();
-  return CompileCache::make_key({"tile-host-env-2", cc.version, joined(cc.flags), cpu, headers_hash(include_dir)});
+  return CompileCache::make_key(
+      {"tile-host-env-3", cc.version, joined(cc.flags), cpu::cpu_target().name, cpu, headers_hash(include_dir)});
 }
 
 HostBinary compile_host(const std::string& source, const std::string& include_dir) {

@@ -11,11 +11,11 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "backend/cpu/thread_pool.hpp"
 #include "cupric/errors.hpp"
-#include "runtime/cache_files.hpp"
-#include "runtime/compile_cache.hpp"
-#include "tile/host_compiler.hpp"
+#include "cupric/runtime/cache_files.hpp"
+#include "cupric/runtime/compile_cache.hpp"
+#include "cupric/thread_pool.hpp"
+#include "cupric/tile_compiler/host_compiler.hpp"
 
 namespace cupric::tile {
 

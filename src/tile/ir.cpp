@@ -1,5 +1,5 @@
 // ir.cpp — names and the text form of the tile IR (what `kernel.inspect()["ir"]` shows).
-#include "tile/ir.hpp"
+#include "cupric/tile_compiler/ir.hpp"
 
 #include <sstream>
 
@@ -7,30 +7,10 @@
 
 namespace cupric::tile {
 
-const char* short_name(DType t) {
-  switch (t) {
-    case DType::bool_: return "b1";
-    case DType::int8: return "i8";
-    case DType::uint8: return "u8";
-    case DType::int16: return "i16";
-    case DType::uint16: return "u16";
-    case DType::int32: return "i32";
-    case DType::uint32: return "u32";
-    case DType::int64: return "i64";
-    case DType::uint64: return "u64";
-    case DType::float16: return "f16";
-    case DType::bfloat16: return "bf16";
-    case DType::float32: return "f32";
-    case DType::float64: return "f64";
-    case DType::complex64: return "c64";
-    case DType::complex128: return "c128";
-  }
-  return "?";
-}
-
 std::string Type::str() const {
-  if (is_array()) return cat("array<", short_name(dtype), ", ", ndim, ">");
-  std::string s = weak != WeakKind::none ? cat("weak ", short_name(dtype)) : std::string(short_name(dtype));
+  const char* ir_name = info(dtype).ir_name;
+  if (is_array()) return cat("array<", ir_name, ", ", ndim, ">");
+  std::string s = weak != WeakKind::none ? cat("weak ", ir_name) : std::string(ir_name);
   if (shape.empty()) return s;
   s += "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += cat(i ? ", " : "", shape[i]);
@@ -114,10 +94,13 @@ std::string attrs_str(const Op& op) {
       return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0), op.flag ? " keepdims" : "");
     case OpKind::scan: return cat(" ", op.name, " ", values_str(op.operands), " axis ", op.ints.at(0));
     case OpKind::mma:
-      return cat(" ", values_str(op.operands), op.flag ? " tf32" : "", !op.ints.empty() && op.ints[0] == 1 ? " b_transposed" : "");
+      return cat(" ", values_str(op.operands), op.flag ? " tf32" : "", op.b_transposed ? " b_transposed" : "");
     case OpKind::load:
     case OpKind::load_offset:
-      return cat(" %", op.operands.at(0), "[", values_str(op.operands, 1), "] pad ", op.value.str());
+      return cat(" %", op.operands.at(0), "[", values_str(op.operands, 1), "] pad ", op.value.str(),
+                 op.staging == LoadStaging::ring       ? " staged(ring)"
+                 : op.staging == LoadStaging::resident ? " staged(resident)"
+                                                       : "");
     case OpKind::store:
     case OpKind::store_offset:
       return cat(" %", op.operands.at(0), "[", values_str({op.operands.begin() + 1, op.operands.end() - 1}), "] = %",
@@ -127,6 +110,10 @@ std::string attrs_str(const Op& op) {
     case OpKind::atomic: return cat(" ", op.name, " ", values_str(op.operands), op.flag ? " masked" : "");
     case OpKind::print:
     case OpKind::assert_: return cat(" \"", op.name, "\" ", values_str(op.operands));
+    case OpKind::for_:
+      if (op.staged.stages == 0) return cat(" ", values_str(op.operands));
+      return cat(" ", values_str(op.operands), " staged(", op.staged.stages, " stages, ", op.staged.in_flight,
+                 " in flight, ", op.staged.min_blocks, " blocks per SM)");
     default: return op.operands.empty() ? std::string() : cat(" ", values_str(op.operands));
   }
 }

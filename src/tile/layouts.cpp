@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "cupric/errors.hpp"
-#include "tile/passes.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 
 namespace cupric::tile {
 
@@ -67,7 +67,7 @@ class LayoutPass {
   void index(Region& r) {
     for (Op& op : r.ops) {
       order_.push_back(&op);
-      if (op.kind == OpKind::for_ && op.ints.size() == 3)  // stage_products
+      if (op.kind == OpKind::for_ && op.staged.stages > 0)
         for (const Op& o : op.regions.at(0).ops)
           if (o.kind == OpKind::mma) staged_.insert(&o);
       for (std::size_t i = 0; i < op.operands.size(); ++i) uses_[op.operands[i]].push_back({&op, i});

@@ -1,5 +1,5 @@
-// passes.cpp — canonicalisation of the tile IR: constant folding and dead-code removal.
-#include "tile/passes.hpp"
+// passes.cpp — canonicalisation of the tile IR: constant folding, common subexpressions, dead code.
+#include "cupric/tile_compiler/passes.hpp"
 
 #include <cstring>
 #include <unordered_map>
@@ -81,6 +81,8 @@ std::string op_key(const Function& f, const Op& op) {
   for (int v : op.operands) k += cat(v, ",");
   k += "|";
   for (auto i : op.ints) k += cat(i, ",");
+  k += cat("|", op.b_transposed, static_cast<int>(op.staging), op.staged.stages, op.staged.in_flight,
+           op.staged.min_blocks);
   if (op.kind == OpKind::constant) k += cat("|", static_cast<int>(op.value.kind), ":", op.value.str());
   return k;
 }
@@ -153,19 +155,27 @@ bool is_pure(const Op& op) {
   }
 }
 
-int canonicalize(Function& f) {
+int fold_constants(Function& f) {
   std::unordered_map<int, const Scalar*> constants;
-  int changed = fold_region(f, f.body, constants);
+  return fold_region(f, f.body, constants);
+}
+
+int merge_common_subexpressions(Function& f) {
   std::unordered_map<int, int> rename;
-  changed += cse_region(f, f.body, {}, rename);
-  for (;;) {
+  return cse_region(f, f.body, {}, rename);
+}
+
+int remove_dead_code(Function& f) {
+  int removed = 0;
+  for (;;) {  // removing an op can leave its operands unused
     std::unordered_map<int, int> uses;
     count_uses(f.body, uses);
-    const int removed = remove_dead(f.body, uses);
-    changed += removed;
-    if (!removed) break;
+    const int now = remove_dead(f.body, uses);
+    removed += now;
+    if (!now) return removed;
   }
-  return changed;
 }
+
+int canonicalize(Function& f) { return fold_constants(f) + merge_common_subexpressions(f) + remove_dead_code(f); }
 
 }  // namespace cupric::tile

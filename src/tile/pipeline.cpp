@@ -11,8 +11,8 @@
 #include <unordered_set>
 
 #include "cupric/errors.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "cupric/ufunc.hpp"
-#include "tile/passes.hpp"
 
 namespace cupric::tile {
 
@@ -94,8 +94,8 @@ class Pipeliner {
       const Region& body = r.ops[at + inserted].regions.at(0);
       std::optional<std::size_t> load;
       for (std::size_t i = 0; i < body.ops.size() && !load; ++i)
-        if (body.ops[i].kind == OpKind::load && body.ops[i].ints.empty() && feeds_only_mma(body, body.ops[i].result()) &&
-            index_chain(f_, body, body.ops[i]).has_value())
+        if (body.ops[i].kind == OpKind::load && body.ops[i].staging == LoadStaging::registers &&
+            feeds_only_mma(body, body.ops[i].result()) && index_chain(f_, body, body.ops[i]).has_value())
           load = i;
       if (!load) return inserted;
       inserted += pipeline_one(r, at + inserted, *load);
@@ -184,7 +184,7 @@ void fold_transposes(Function& f) {
   walk(f.body, [&](const Op& op) {
     if (op.kind == OpKind::permute && op.ints == std::vector<std::int64_t>{1, 0}) permutes[op.result()] = &op;
     for (std::size_t i = 0; i < op.operands.size(); ++i) {
-      const bool b_of_mma = op.kind == OpKind::mma && i == 1 && op.ints.empty();
+      const bool b_of_mma = op.kind == OpKind::mma && i == 1 && !op.b_transposed;
       auto [it, fresh] = only_b.emplace(op.operands[i], b_of_mma);
       if (!fresh) it->second = it->second && b_of_mma;
     }
@@ -196,7 +196,7 @@ void fold_transposes(Function& f) {
     if (op.kind != OpKind::mma) return;
     if (auto it = source.find(op.operands.at(1)); it != source.end()) {
       op.operands[1] = it->second;
-      op.ints = {1};
+      op.b_transposed = true;
     }
   });
   canonicalize(f);  // drops the permutes
@@ -247,7 +247,7 @@ bool only_operand_of(const FunctionIndex& ix, int v, int operand, const std::vec
 /// A load whose tile (through reshapes) can go through shared memory panels: 16-bit, an array of
 /// 2 or more dimensions, the tile 1 x ... x 1 x R x C, padding 0.
 bool panel_load(const Function& f, const Op& op) {
-  if (op.kind != OpKind::load || !op.ints.empty() || !is_zero(op.value)) return false;
+  if (op.kind != OpKind::load || op.staging != LoadStaging::registers || !is_zero(op.value)) return false;
   const Type& t = f.type(op.result());
   if (f.type(op.operands.at(0)).ndim < 2 || t.shape.size() < 2) return false;
   for (std::size_t d = 0; d + 2 < t.shape.size(); ++d)
@@ -274,7 +274,7 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
                   const FunctionIndex& ix) {
   for (Op& loop : r.ops) {
     for (Region& sub : loop.regions) stage_region(f, sub, threads, constants, ix);
-    if (loop.kind != OpKind::for_ || !loop.ints.empty()) continue;
+    if (loop.kind != OpKind::for_ || loop.staged.stages > 0) continue;
     auto step = constants.find(loop.operands.at(2));  // a positive constant step (the emitter's loop test)
     if (step == constants.end() || step->second->value.kind != WeakKind::integer || step->second->value.i <= 0) continue;
     Region& body = loop.regions.at(0);
@@ -328,9 +328,9 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       if (fit < 2) continue;
       shape = {static_cast<int>(fit), 0, 1};
     }
-    for (Op* load : ring) load->ints = {1};
-    for (Op* load : resident) load->ints = {2};
-    loop.ints = {shape.stages, shape.in_flight, shape.min_blocks};
+    for (Op* load : ring) load->staging = LoadStaging::ring;
+    for (Op* load : resident) load->staging = LoadStaging::resident;
+    loop.staged = shape;
   }
 }
 

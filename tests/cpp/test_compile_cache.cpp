@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cupric/errors.hpp"
-#include "runtime/compile_cache.hpp"
+#include "cupric/runtime/compile_cache.hpp"
 #include "runtime/sha256.hpp"
 
 using cupric::runtime::ArtifactKind;

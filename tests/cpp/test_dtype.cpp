@@ -23,6 +23,23 @@ TEST(DType, WeakScalarsFollowNep50) {
   EXPECT_EQ(result_type({{DType::float32}, {DType::complex128, WeakKind::complex}}), DType::complex64);
 }
 
+TEST(DType, TableRowsAndSpellingsAgree) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const DType t = static_cast<DType>(i);
+    const DTypeInfo& d = info(t);
+    EXPECT_EQ(d.dtype, t) << "row " << i;  // rows in enum order: info() indexes them
+    const char k = static_cast<char>(kind(t));
+    // CUDA kernel names (and their cache keys): kind + bytes; bfloat16 apart from float16's "f2"
+    EXPECT_EQ(std::string(d.kernel_suffix), t == DType::bfloat16 ? std::string("bf2") : cat(k, itemsize(t))) << d.name;
+    // the IR's names: kind + bits, bool b1, bfloat16 bf16
+    const std::string ir = t == DType::bool_ ? "b1" : t == DType::bfloat16 ? "bf16" : cat(k, 8 * itemsize(t));
+    EXPECT_EQ(std::string(d.ir_name), ir) << d.name;
+    EXPECT_NE(std::string(d.cpp_type), "");
+    EXPECT_EQ(d.tile_type == nullptr, is_complex(t)) << d.name;  // the tile library has no complex tiles
+    visit_dtype(t, [&]<class T>() { EXPECT_EQ(static_cast<int>(sizeof(T)), itemsize(t)) << d.name; });
+  }
+}
+
 TEST(DType, HalfConversionsRoundToNearestEven) {
   EXPECT_EQ(float16(1.0f).bits, 0x3c00);
   EXPECT_EQ(float16(65504.0f).bits, 0x7bff);

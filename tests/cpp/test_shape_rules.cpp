@@ -9,11 +9,11 @@
 #include <functional>
 #include <string>
 
-#include "backend/cpu/thread_pool.hpp"
 #include "cupric/creation.hpp"
 #include "cupric/cupric.hpp"
 #include "cupric/indexing.hpp"
 #include "cupric/manipulation.hpp"
+#include "cupric/thread_pool.hpp"
 
 using namespace cupric;
 

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <vector>
 
-#include "backend/cpu/thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 
 using namespace cupric;
 

@@ -8,9 +8,9 @@
 
 #include "cupric/cupric.hpp"
 #include "cupric/tile/tile.h"
-#include "tile/builder.hpp"
-#include "tile/emit.hpp"
-#include "tile/passes.hpp"
+#include "cupric/tile_compiler/builder.hpp"
+#include "cupric/tile_compiler/emit.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 
 using namespace cupric;
 using tile::Builder;
@@ -119,6 +119,35 @@ TEST(TileEmit, HostAndCudaShareTheBody) {
       << cuda.source;
 }
 
+TEST(TileStages, EachTargetRecordsTheIrAfterEachOfItsStages) {
+  Builder b("k");
+  const int x = b.param_array("x", DType::float32, 1);
+  const int two = b.ufunc("add", {b.constant(Scalar::from_int(1)), b.constant(Scalar::from_int(1))});
+  b.ufunc("exp", {b.load(x, {b.bid(0)}, {4}, Scalar::from_int(0), false)});  // unused
+  b.store(x, {b.bid(0)}, b.full({4}, two, DType::float32), false);
+  const tile::Function f = b.finish();
+  for (tile::Target target : {tile::Target::host, tile::Target::cuda}) {
+    tile::EmitOptions o{target};
+    o.record_stages = true;
+    const tile::EmitResult r = tile::emit(f, o);
+    std::vector<std::string> names;
+    for (const tile::StageText& s : r.stages) names.push_back(s.stage);
+    EXPECT_EQ(names, tile::stage_names(target));
+    auto ir_after = [&](const std::string& stage) {
+      for (const tile::StageText& s : r.stages)
+        if (s.stage == stage) return s.ir;
+      return std::string("(no stage ") + stage + ")";
+    };
+    EXPECT_EQ(ir_after("frontend"), tile::to_text(f));  // the input, which emit leaves as it was
+    EXPECT_NE(ir_after("frontend").find("ufunc add"), std::string::npos);
+    EXPECT_EQ(ir_after("fold_constants").find("ufunc add"), std::string::npos);
+    EXPECT_NE(ir_after("merge_common_subexpressions").find("exp"), std::string::npos);  // unused, still there
+    EXPECT_EQ(ir_after("remove_dead_code").find("exp"), std::string::npos);
+  }
+  EXPECT_EQ(tile::stage_names(tile::Target::cuda).back(), "assign_layouts");
+  EXPECT_TRUE(tile::emit(f, {tile::Target::host}).stages.empty());  // recorded only when asked
+}
+
 namespace {
 /// The type text of every value made by an op of `kind` (in program order).
 std::vector<std::string> types_of(const tile::Function& f, tile::OpKind kind) {
@@ -173,13 +202,16 @@ TEST(TileLayouts, AccumulatorStaysInTheMmaLayoutAcrossTheLoop) {
   for (const tile::Op& op : g.body.ops)
     if (op.kind == tile::OpKind::for_) EXPECT_EQ(count_ops(op.regions.at(0), tile::OpKind::convert_layout), 0);
   // the CUDA source declares the tiles with their layout; the host source has no layouts
-  const tile::EmitResult cuda = tile::emit(f, {tile::Target::cuda});
+  tile::EmitOptions recorded{tile::Target::cuda};
+  recorded.record_stages = true;
+  const tile::EmitResult cuda = tile::emit(f, recorded);
   EXPECT_NE(cuda.source.find("::cu::tile::Tile<float, 16384, ::cu::tile::MmaLayout<128, 128, 4, 2>>"), std::string::npos);
   EXPECT_NE(cuda.source.find("::cu::tile::convert_layout(blk, "), std::string::npos);
   // the loop's only user of the scratch is its product: two staging buffers by turns
   EXPECT_NE(cuda.source.find("::cu::tile::mma<128, 32, 128, float, false, false, true>(blk, "), std::string::npos);
   EXPECT_NE(cuda.source.find("_phase ^= 1;"), std::string::npos);
-  EXPECT_NE(cuda.ir_layout.find(mma), std::string::npos);
+  EXPECT_EQ(cuda.stages.back().stage, "assign_layouts");
+  EXPECT_NE(cuda.stages.back().ir.find(mma), std::string::npos);
   EXPECT_EQ(tile::emit(f, {tile::Target::host}).source.find("MmaLayout"), std::string::npos);
 }
 
@@ -262,6 +294,20 @@ TEST(TileHeaders, LoadPadsAndStoreDrops) {
   EXPECT_EQ(data[4 * 7 + 4], 32.0f);  // outside the window: untouched
 }
 
+namespace {
+/// The operator the emitter renders for reduction_table.def's `sum` (Emitter::reduction_op).
+struct TableSum {
+  template <class A>
+  static A identity() {
+    return cu::reduction_start<A, cu::Identity::zero, cu::NanRule::none>();
+  }
+  template <class A>
+  static A combine(A a, A b) {
+    return static_cast<A>(a + b);
+  }
+};
+}  // namespace
+
 TEST(TileHeaders, ReduceAndMmaMatchLoops) {
   cu::tile::Block blk{{0, 0, 0}, {1, 1, 1}, 0, nullptr, nullptr};
   constexpr int M = 7, K = 19, N = 37;
@@ -279,7 +325,7 @@ TEST(TileHeaders, ReduceAndMmaMatchLoops) {
       EXPECT_FLOAT_EQ(out.v[m * N + n], s);
     }
   cu::tile::Tile<float, N> col;
-  cu::tile::reduce<cu::tile::ReduceSum, cu::tile::Dims<M, N>, 0, float>(blk, col, out);
+  cu::tile::reduce<TableSum, cu::tile::Dims<M, N>, 0, float>(blk, col, out);
   for (int n = 0; n < N; ++n) {
     float s = 0;
     for (int m = 0; m < M; ++m) s += out.v[m * N + n];
@@ -320,4 +366,43 @@ TEST(TileHeaders, WindowStartsNeverWrapAndKeepWhatIsInside) {
         }
         EXPECT_LE(static_cast<__int128>(s) + n, static_cast<__int128>(INT64_MAX));  // start + i never overflows
       }
+}
+
+TEST(TileStaging, PassesMarkProductsLoadsAndLoopsForTheEmitter) {
+  // for k: acc = mma(load a[bid, k], permute(load b[bid, k]), acc) at 256 threads: 128 x 64 x 128 bf16
+  Builder b("mm");
+  const int a = b.param_array("a", DType::bfloat16, 2), bm = b.param_array("b", DType::bfloat16, 2);
+  const int out = b.param_array("out", DType::float32, 2);
+  const int zero = b.constant(Scalar::from_int(0));
+  auto ids =
+      b.begin_for(zero, b.array_dim(a, 1), b.constant(Scalar::from_int(1)), {b.full({128, 128}, zero, DType::float32)});
+  const int ta = b.load(a, {b.bid(0), ids[0]}, {128, 64}, Scalar::from_int(0), false);
+  const int tb = b.load(bm, {b.bid(1), ids[0]}, {128, 64}, Scalar::from_int(0), false);
+  const int acc = b.end_for({b.mma(ta, b.permute(tb, {1, 0}), ids[1], false)}).at(0);
+  b.store(out, {b.bid(0), b.bid(1)}, acc, false);
+  tile::Function f = b.finish();
+  tile::canonicalize(f);
+  tile::fold_transposes(f);
+  tile::stage_products(f, 256);
+  const tile::Op* loop = nullptr;
+  for (const tile::Op& op : f.body.ops)
+    if (op.kind == tile::OpKind::for_) loop = &op;
+  ASSERT_NE(loop, nullptr);
+  EXPECT_GT(loop->staged.stages, 1);
+  int ring = 0;
+  for (const tile::Op& op : loop->regions.at(0).ops) {
+    if (op.kind == tile::OpKind::mma) EXPECT_TRUE(op.b_transposed);
+    if (op.kind == tile::OpKind::load) ring += op.staging == tile::LoadStaging::ring;
+    EXPECT_NE(op.kind, tile::OpKind::permute);  // folded into the product
+  }
+  EXPECT_EQ(ring, 2);
+  const std::string text = tile::to_text(f);
+  EXPECT_NE(text.find(" b_transposed"), std::string::npos);
+  EXPECT_NE(text.find(" staged(ring)"), std::string::npos);
+  EXPECT_NE(text.find(cat(" staged(", loop->staged.stages, " stages, ")), std::string::npos);
+  // pipeline_loads leaves the staged loads in the loop; the emitter reads the ring
+  const tile::Function g = tile::pipeline_loads(f);
+  EXPECT_EQ(tile::to_text(g), text);
+  const std::string src = tile::emit(f, {tile::Target::cuda, 256}).source;
+  EXPECT_NE(src.find("::cu::tile::mma_staged<128, 64, 128, true, "), std::string::npos);
 }

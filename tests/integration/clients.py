@@ -9,8 +9,7 @@ import cupric as cu
 import numpy as np
 import pytest
 
-HAS_GPU = cu.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU"))]
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
 LINALG = "issue 13: Matrix products and linear algebra on both devices, with nvmath-style stateful plans and epilogues"
 SORTING = ("issue 14: Sorting, searching, sets and order statistics on both devices, with a GPU radix sort as fast "
@@ -126,7 +125,7 @@ def on_devices(cases, devices=("cpu", "cuda")):
     out = []
     for device in devices:
         for case in cases:
-            marks = [] if device == "cpu" else [pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")]
+            marks = [] if device == "cpu" else [pytest.mark.gpu]
             # pytest takes the first xfail whose condition holds: the first missing piece
             marks += [needs(*names, issue=issue, device=device, via_numpy=case.via_numpy)
                       for names, issue in case.stops]

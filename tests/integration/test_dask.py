@@ -8,7 +8,6 @@ import pytest
 from clients import (
     ARRAY_SEEDS,
     CAN_PICKLE,
-    HAS_GPU,
     LINALG,
     NUMPY_NAMES,
     SORTING,
@@ -251,7 +250,7 @@ def test_dask_random_on_workers(cluster):
     np.testing.assert_array_equal(host(got), host(d.compute(scheduler="threads")))  # same seeds, same draws
 
 
-@pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
+@pytest.mark.gpu
 @needs_pickle
 @needs_dtypes
 def test_one_gpu_worker():

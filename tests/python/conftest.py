@@ -18,8 +18,7 @@ import cupric as cu  # noqa: E402
 import pytest  # noqa: E402
 from fake_driver import build_fake_driver  # noqa: E402
 
-HAS_GPU = cu.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU"))]
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -21,7 +21,6 @@ from cupric import tile as ct
 from cupric.tile import _cuda, _kernel
 
 compile_cache = cu.cuda.compile_cache
-needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
 
 # A script that compiles (or loads) one CPU tile kernel per factor given and checks its results.
 SCRIPT = """
@@ -119,7 +118,7 @@ def _kind_counts(info_text):
     return {w[0]: int(w[1]) for w in (ln.split() for ln in info_text.splitlines()) if w and w[0] in kinds}
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_every_kind_in_one_folder_and_info_clear_cover_them(tmp_path, evil_library):
     """One process fills every kind (CPU and GPU tile kernels, an autotune choice, an NVRTC
     program) with only XDG_CACHE_HOME set: all land in $XDG_CACHE_HOME/cupric (created 0700),
@@ -168,7 +167,7 @@ def test_warm_without_gpu(capsys):
     assert "no CUDA GPU" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not cu.cuda.is_available(), reason="no CUDA GPU")
+@pytest.mark.gpu
 def test_warm_then_first_calls_hit_the_cache(capsys):
     assert cache.main(["warm"]) == 0
     stats = cu.cuda.compile_cache.stats()
@@ -295,7 +294,7 @@ def test_index_entries_cannot_point_outside_the_cache(cache_dir, scale_kernel, e
     assert launch().host.get("index_hit")  # indexed again, correctly
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_tampered_cubin_is_rebuilt(cache_dir):
     @ct.kernel
     def neg(x, B: ct.Constant[int]):

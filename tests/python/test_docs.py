@@ -13,8 +13,6 @@ import sys
 
 import pytest
 
-import cupric as cu
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\S*)(.*)$")
@@ -40,7 +38,8 @@ def python_blocks():
     for page in PAGES:
         for line, info, code in blocks(page):
             if info[0] == "python":
-                yield pytest.param(info[1:], code, id=f"{page.name}:{line}")
+                marks = [pytest.mark.gpu] if "gpu" in info else []
+                yield pytest.param(info[1:], code, id=f"{page.name}:{line}", marks=marks)
 
 
 def expected_output(code):
@@ -59,8 +58,6 @@ def test_docs_block_runs(info, code, tmp_path):
     assert not unknown, f"unknown fence words {unknown}: use 'gpu' or 'fragment'"
     if "fragment" in info:
         pytest.skip("a fragment")
-    if "gpu" in info and not cu.cuda.is_available():
-        pytest.skip("needs a GPU")
     missing = [m for m in re.findall(r"^(?:import|from) (\w+)", code, re.M) if importlib.util.find_spec(m) is None]
     if missing:  # an optional client (Dask, ...): `make test` installs them before running this
         pytest.skip(f"needs {', '.join(missing)}")

@@ -14,7 +14,6 @@ import pytest
 import cupric as cu
 from fake_driver import run_with_fake_driver
 
-HAS_GPU = cu.cuda.is_available()
 
 RNG = np.random.default_rng(7)
 A = RNG.standard_normal(40)
@@ -298,7 +297,7 @@ def test_device_arrays_with_the_stand_in_driver(fake_dir):
     run_with_fake_driver(fake_dir, _DEVICE_SCRIPT, env={"CUPRIC_DEVICE": "cpu"})
 
 
-@pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
+@pytest.mark.gpu
 def test_device_arrays_on_a_gpu(mode):
     exec(compile(_DEVICE_SCRIPT.replace('assert cu.set_fallback("warn") == "raise"', 'cu.set_fallback("warn")'),
                  "<string>", "exec"), {})

@@ -285,7 +285,7 @@ def test_joblib_processes():
 # ---- GPU arrays -------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
+@pytest.mark.gpu
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_gpu_arrays_come_back_on_their_gpu(protocol):
     for dtype in DTYPES:

@@ -10,19 +10,37 @@ namespace cu::tile {
 CUPRIC_TC int round_up(int x, int m) { return (x + m - 1) / m * m; }
 
 #ifndef CUPRIC_TILE_DEVICE
-/// CPU: one 64-byte vector of accumulator-type values (GCC / Clang vector extension).
+// CPU: the vectors and registers of the instruction set the kernel is compiled for (the host
+// compiler targets the CPU kernels' variant: -march=x86-64-v3 has 16 32-byte registers, x86-64-v4
+// 32 64-byte ones). A vector wider than the target's is split by the compiler through memory.
+#if defined(__AVX512F__)
+inline constexpr int kVectorBytes = 64, kVectorRegisters = 32;
+#elif defined(__AVX__)
+inline constexpr int kVectorBytes = 32, kVectorRegisters = 16;
+#elif defined(__aarch64__)
+inline constexpr int kVectorBytes = 16, kVectorRegisters = 32;
+#else
+inline constexpr int kVectorBytes = 16, kVectorRegisters = 16;
+#endif
+
+/// One vector register of accumulator-type values (GCC / Clang vector extension).
 template <class A>
-struct Vec64 {
-  static constexpr int L = 64 / sizeof(A);
-  typedef A type __attribute__((vector_size(64)));
+struct CpuVec {
+  static constexpr int L = kVectorBytes / sizeof(A);
+  typedef A type __attribute__((vector_size(kVectorBytes)));
 };
+
+/// The register block of the micro-kernel: RB rows x W vectors of accumulators, W vectors of b
+/// and one broadcast of a live at once, within the target's registers.
+inline constexpr int kMmaW = kVectorRegisters >= 32 ? 4 : 2;
+inline constexpr int kMmaRB = (kVectorRegisters - kMmaW - 1) / kMmaW;
 
 /// CPU micro-kernel: out[m0:m0+RB, n0:n0+W*L] += a[m0:m0+RB, :] @ b[:, n0:n0+W*L], with the RB x W
 /// vectors of accumulators in registers for the whole K loop.
 template <int RB, int W, int K, int N, class A>
 inline void mma_block(A* __restrict out, const A* __restrict a, const A* __restrict b, int m0, int n0) {
-  using V = typename Vec64<A>::type;
-  constexpr int L = Vec64<A>::L;
+  using V = typename CpuVec<A>::type;
+  constexpr int L = CpuVec<A>::L;
   V acc[RB][W];
   for (int r = 0; r < RB; ++r)
     for (int w = 0; w < W; ++w) __builtin_memcpy(&acc[r][w], out + (m0 + r) * N + n0 + w * L, sizeof(V));
@@ -38,15 +56,13 @@ inline void mma_block(A* __restrict out, const A* __restrict a, const A* __restr
     for (int w = 0; w < W; ++w) __builtin_memcpy(out + (m0 + r) * N + n0 + w * L, &acc[r][w], sizeof(V));
 }
 
+/// Rows m0 .. m0+RB of the product: blocks of kMmaW vectors, then of one, then single columns.
 template <int RB, int K, int N, class A>
 inline void mma_rows(A* __restrict out, const A* __restrict a, const A* __restrict b, int m0) {
-  constexpr int L = Vec64<A>::L;
+  constexpr int L = CpuVec<A>::L, W = kMmaW;
   int n0 = 0;
-  for (; n0 + 2 * L <= N; n0 += 2 * L) mma_block<RB, 2, K, N>(out, a, b, m0, n0);
-  if constexpr (N % (2 * L) >= L) {
-    mma_block<RB, 1, K, N>(out, a, b, m0, n0);
-    n0 += L;
-  }
+  for (; n0 + W * L <= N; n0 += W * L) mma_block<RB, W, K, N>(out, a, b, m0, n0);
+  for (; n0 + L <= N; n0 += L) mma_block<RB, 1, K, N>(out, a, b, m0, n0);
   if constexpr (N % L != 0)
     for (int r = 0; r < RB; ++r)  // remaining columns
       for (int k = 0; k < K; ++k) {
@@ -71,10 +87,10 @@ inline void mma(const Block&, Tile<A, M * N>& out, const Tile<TI, M * K>& a, con
     av = aconv;
     bv = bconv;
   }
-  constexpr int RB = 4;  // 4 rows x 2 vectors: 8 accumulator registers
+  constexpr int RB = kMmaRB;
   int m = 0;
   for (; m + RB <= M; m += RB) mma_rows<RB, K, N>(out.v, av, bv, m);
-  for (; m < M; ++m) mma_rows<1, K, N>(out.v, av, bv, m);
+  if constexpr (M % RB != 0) mma_rows<M % RB, K, N>(out.v, av, bv, m);
 }
 #else
 

@@ -1,35 +1,14 @@
-// cupric/tile/reduce.h — reductions (sum, prod, max, min), index reductions (argmax, argmin)
-// and scans (cumsum, cumprod) along one axis of a tile. A tile is viewed as (Outer, K, Inner)
+// cupric/tile/reduce.h — reductions (the rows of the reduction table), index reductions (argmax,
+// argmin) and scans (cumsum, cumprod) along one axis of a tile. A tile is viewed as (Outer, K, Inner)
 // with K the reduced axis. CPU: loops with independent partial results (so that they
 // vectorise); GPU: the tile is staged in shared memory and groups of lanes reduce each output.
 #pragma once
 
 namespace cu::tile {
 
-struct ReduceSum {
-  template <class A>
-  static CUPRIC_TD A identity() { return A(0); }
-  template <class A>
-  static CUPRIC_TD A combine(A x, A y) { return x + y; }
-};
-struct ReduceProd {
-  template <class A>
-  static CUPRIC_TD A identity() { return A(1); }
-  template <class A>
-  static CUPRIC_TD A combine(A x, A y) { return x * y; }
-};
-struct ReduceMax {
-  template <class A>
-  static CUPRIC_TD A identity() { return lowest<A>(); }
-  template <class A>
-  static CUPRIC_TD A combine(A x, A y) { return ::cu::maximum(x, y); }
-};
-struct ReduceMin {
-  template <class A>
-  static CUPRIC_TD A identity() { return highest<A>(); }
-  template <class A>
-  static CUPRIC_TD A combine(A x, A y) { return ::cu::minimum(x, y); }
-};
+// A reduction's operator Op (identity<A>() and combine(a, b)) is a row of the reduction table
+// (src/ops/reduction_table.def), which the emitter renders into the kernel's source: the
+// identity from cupric/reduction.h and the combine from the row's ufunc expression.
 
 /// A candidate of argmax / argmin: a value and its index along the axis.
 template <class A>

@@ -35,6 +35,7 @@
 #define CUPRIC_TILE_FOR_L(s, ...) CUPRIC_TILE_UNROLL for (int s = 0; s < __VA_ARGS__::kSlots; ++s)
 
 #include "cupric/scalar_math.h"
+#include "cupric/reduction.h"
 #include "cupric/tile/abi.h"
 #include "cupric/tile/types.h"
 #include "cupric/tile/host_math.h"

@@ -22,7 +22,8 @@ from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _ops
 from ._autotune import AutotuneError, Config, autotune
-from ._kernel import Constant, Kernel, TileFunction, function, kernel, launch
+from ._callables import Constant, TileFunction, function
+from ._kernel import Kernel, kernel, launch
 from ._ops import (  # noqa: F401
     arange,
     argmax,

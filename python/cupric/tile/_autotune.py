@@ -15,8 +15,12 @@ import numpy as np
 from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _cuda
-from ._kernel import Kernel, Launchable, _freeze, _Specialisations, _tile, build_stamp, include_dir, interpreting
+from ._callables import Launchable, Specialisations, freeze
+from ._kernel import Kernel, interpreting
+from ._paths import build_stamp, include_dir
 from ._source import user_facing
+
+_tile = _c._tile
 
 _FORMAT = "cupric.tile autotune 1"  # bump when the stored record or the key changes meaning
 
@@ -57,7 +61,7 @@ class Config:
 
     def ident(self):
         """A hashable, printable identity (the part of the disk key that names the config)."""
-        return (tuple((k, _freeze(v)) for k, v in self.kwargs.items()), self.num_threads)
+        return (tuple((k, freeze(v)) for k, v in self.kwargs.items()), self.num_threads)
 
     def __eq__(self, other):
         return isinstance(other, Config) and self.ident() == other.ident()
@@ -89,7 +93,7 @@ def _key_value(v):
         return v
     if hasattr(v, "shape") and not _dt.is_dtype_like(v):
         return ("shape", tuple(int(d) for d in v.shape))
-    return _freeze(v)
+    return freeze(v)
 
 
 def _writable_view(v, name):
@@ -189,7 +193,7 @@ class Autotuner(Launchable):
         self.warmup, self.rep = float(warmup), float(rep)
         self.signature = inspect.Signature([params[n] for n in params if n not in self.tuned])
         self._plans = _tile.LaunchPlans(kernel._guards)  # the fast path of launches for keys met before
-        self.cache = _Specialisations(self._plans.clear)
+        self.cache = Specialisations(self._plans.clear)
         self.timings = {}
         self.best_config = None
         functools.update_wrapper(self, kernel.fn)

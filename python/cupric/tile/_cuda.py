@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from . import _index
+from . import _index, _paths
 
 _MAX_GRID_YZ = 65535
 
@@ -450,11 +450,9 @@ class CudaKernel:
 def _index_key(compiled, mod, device_index):
     """The key of this specialisation's launch facts on this arch in the kernel index (None: not
     indexed)."""
-    from ._kernel import include_dir
-
     with mod.Device(device_index):
         arch = default_arch()
-    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _headers_digest(include_dir())))
+    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _headers_digest(_paths.include_dir())))
 
 
 def _load_indexed(mod, device_index, index_key):
@@ -475,12 +473,10 @@ def load(compiled, device):
     index = int(device.split(":")[1]) if ":" in device else 0
     k = compiled.cuda_kernels.get(index)
     if k is None:
-        from ._kernel import include_dir
-
         index_key = _index_key(compiled, mod, index)
         k = _load_indexed(mod, index, index_key) if index_key is not None else None
         if k is None:
-            k = CudaKernel(compiled.cuda(), include_dir(), index)
+            k = CudaKernel(compiled.cuda(), _paths.include_dir(), index)
             if index_key is not None and k.compiled["compiler"] == "nvrtc":
                 _index.save(index_key, k.index_entry)
         compiled.cuda_kernels[index] = k

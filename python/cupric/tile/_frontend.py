@@ -16,6 +16,7 @@ import numpy as np
 from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _ops
+from ._callables import Launchable, TileFunction
 from ._control import ControlFlow
 from ._source import SUPPORTED, CompileError, source_of
 from ._values import PY_NUMBERS, Method, Value
@@ -538,8 +539,6 @@ class Frontend(ControlFlow):
         return self.call(fn, args, kwargs, node)
 
     def call(self, fn, args, kwargs, node):
-        from ._kernel import Kernel, TileFunction
-
         lower = _ops.LOWERINGS.get(fn) if callable(fn) else None
         if lower is not None:
             sig = fn.__signature_cache__
@@ -553,7 +552,7 @@ class Frontend(ControlFlow):
             return self.inline(fn, args, kwargs, node)
         if isinstance(fn, Method):
             return self.call(_TILE_METHODS[fn.name], [fn.value, *args], kwargs, node)
-        if isinstance(fn, Kernel):
+        if isinstance(fn, Launchable):  # a @ct.kernel or @ct.autotune kernel
             self.error("a kernel cannot be called from a kernel; make the helper a @ct.function", node)
         if _dt.is_dtype_like(fn):
             (x,) = args

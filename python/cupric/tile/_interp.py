@@ -112,7 +112,8 @@ def _binary(ufunc, reflected=False):
 
 class Tile:
     """A tile in the interpreter: a cupric CPU array (`.array`) with the tile language's operators
-    and methods (`t.astype`, `t.reshape`, `t.sum`, `a @ b` with mma's accumulator types, ...)."""
+    and methods (`t.astype`, `t.reshape`, `t.sum`, `a @ b` with mma's accumulator types, ...; _ops
+    attaches the methods that are ct.* functions)."""
 
     __slots__ = ("array",)
     __array_ufunc__ = None  # NumPy scalars defer to the tile's reflected operators
@@ -176,40 +177,14 @@ class Tile:
     def __abs__(self):
         return Tile(_c.absolute(self.array))
 
-    def __matmul__(self, other):
-        from . import _ops
-
-        return _ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        from . import _ops
-
-        return _ops.matmul(other, self)
-
-    # the tile methods: the ct.* functions of the same names
+    # the tile methods: the ct.* functions of the same names (reshape, sum, a @ b, ...: attached by
+    # _ops, which defines them on top of this module)
     def astype(self, dtype):
         return Tile(self.array.astype(_dt.as_dtype(dtype)))
 
-    def reshape(self, *shape):
-        from . import _ops
-
-        return _ops.reshape(self, shape[0] if len(shape) == 1 else shape)
-
-    def transpose(self, *axes):
-        from . import _ops
-
-        return _ops.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
-
     def __getattr__(self, name):
-        from . import _ops
-
-        if name in _METHODS:
-            fn = getattr(_ops, name)
-            return lambda *args, **kwargs: fn(self, *args, **kwargs)
         raise AttributeError(f"tiles have no attribute '{name}'")
 
-
-_METHODS = ("permute", "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "expand_dims")
 
 for _dunder, _ufunc in (
     ("add", "add"),

@@ -9,7 +9,6 @@ import sys
 import time
 import types
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -17,81 +16,15 @@ from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _cuda, _globals, _index
 from . import _interp as I
+from ._callables import Constant, Launchable, Specialisations, TileFunction, freeze, function, is_constant
 from ._frontend import Frontend
-from ._source import CompileError, _function_lines, source_of, user_facing
+from ._paths import build_stamp, include_dir
+from ._source import CompileError, _function_lines, user_facing
 
 _tile = _c._tile
 
 
-# ---- annotations and helpers -----------------------------------------------------------------
-
-
-class _ConstantAnnotation:
-    def __init__(self, of):
-        self.of = of
-
-    def __repr__(self):
-        return f"ct.Constant[{getattr(self.of, '__name__', self.of)}]"
-
-
-class Constant:
-    """Annotation of a compile-time parameter: `BLOCK: ct.Constant[int]`. Each distinct value
-    compiles its own specialisation (tile shapes must be constants)."""
-
-    def __class_getitem__(cls, of):
-        return _ConstantAnnotation(of)
-
-
-def _is_constant(annotation):
-    if annotation is Constant or isinstance(annotation, _ConstantAnnotation):
-        return True
-    return isinstance(annotation, str) and "Constant" in annotation
-
-
-class TileFunction:
-    """A helper callable from kernels (@ct.function): inlined where it is called."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        functools.update_wrapper(self, fn)
-
-    def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)  # interpreter mode: plain Python
-
-    def source(self):
-        return source_of(self.fn)
-
-
-def function(fn):
-    """Marks a helper for use inside kernels; calls to it are inlined."""
-    return TileFunction(fn)
-
-
-# ---- paths ---------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1)
-def include_dir():
-    """device_include: the source tree's when running from a checkout, else the installed copy."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    ext = os.path.dirname(os.path.abspath(_c.__file__))
-    candidates = [os.path.normpath(os.path.join(here, "..", "..", "..", "device_include")), os.path.join(ext, "device_include")]
-    for c in candidates:
-        if os.path.isfile(os.path.join(c, "cupric", "tile", "tile.h")):
-            return c
-    # (the paths as given: resolving symlinks first costs ~0.2 ms at a new process' first launch)
-    candidates = [str(Path(here).resolve().parents[2] / "device_include"), str(Path(ext).resolve() / "device_include")]
-    for c in candidates:
-        if os.path.isfile(os.path.join(c, "cupric", "tile", "tile.h")):
-            return c
-    raise RuntimeError(f"cupric.tile: the device header library was not found (looked in {candidates})")
-
-
-def build_stamp():
-    """Which build of the extension this is: a rebuilt one may emit other code."""
-    st = os.stat(_c.__file__)
-    return f"{_c.__file__}:{st.st_size}:{st.st_mtime_ns}"
-
+# ---- helpers -----------------------------------------------------------------------------------
 
 _warned_no_compiler = False
 
@@ -184,16 +117,6 @@ def _fingerprint(fn, seen=None):
 # ---- specialisations -------------------------------------------------------------------------------
 
 
-def _freeze(v):
-    if isinstance(v, list):
-        return tuple(_freeze(x) for x in v)
-    if isinstance(v, tuple):
-        return tuple(_freeze(x) for x in v)
-    if _dt.is_dtype_like(v):
-        return ("dtype", _dt.as_dtype(v).name)
-    return (type(v).__name__, v)
-
-
 def _is_array_like(v):
     return _c._foreign_kind(v) is not None  # an array the importer reads (nothing is read here)
 
@@ -230,10 +153,7 @@ class Compiled:
             t0 = time.perf_counter()
             b = _tile.Builder(self.kernel.fn.__name__)
             f = Frontend(b, self.kernel.debug).compile_kernel(self.kernel.fn, self.specs)
-            self.ir = f.text()
-            f.canonicalize()
-            self.ir_canonical = f.text()
-            self._function = f
+            self._function = f  # as built: each target runs its stages on a copy (emit)
             self.frontend_seconds = time.perf_counter() - t0
         return self._function
 
@@ -260,7 +180,8 @@ class Compiled:
         """The key of this specialisation's entry in the kernel index (see _index) for `target`
         (strings naming the target and what its code depends on), or None: not indexed."""
         fp = self.kernel.fingerprint()
-        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX"):
+        # CUPRIC_TILE_DUMP: a kernel found in the index would skip the stages it asks to see
+        if fp is None or os.environ.get("CUPRIC_TILE_NO_INDEX") or os.environ.get("CUPRIC_TILE_DUMP"):
             return None
         return _index.key(fp, repr(self.key), str(self.kernel.debug), str(self.num_threads), build_stamp(), *target)
 
@@ -278,27 +199,6 @@ class Compiled:
             return False
         self.host = {"key": entry["shared_object"], "cache_hit": True, "index_hit": True, "compile_seconds": 0.0}
         return True
-
-
-class _Specialisations(dict):
-    """kernel.cache: specialisation key -> Compiled. Removing entries also forgets the launch
-    plans (which hold compiled kernels), so that the next launch specialises again."""
-
-    def __init__(self, forget):
-        super().__init__()
-        self._forget = forget
-
-    def clear(self):
-        super().clear()
-        self._forget()
-
-    def __delitem__(self, key):
-        super().__delitem__(key)
-        self._forget()
-
-    def pop(self, *args):
-        self._forget()
-        return super().pop(*args)
 
 
 def interpreting():
@@ -373,29 +273,6 @@ def _grid3(grid, constants):
     return _tile.grid3(grid)  # integers only, >= 0, fewer than 2**63 blocks (TypeError / ValueError)
 
 
-class Launchable:
-    """What kernels and autotuned kernels share: `k[grid](*args)` launches (through `_launch`),
-    `k.interpret[grid](*args)` runs the interpreter, and calling `k(...)` without a grid is an error."""
-
-    def __call__(self, *args, **kwargs):
-        raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
-
-    def __getitem__(self, grid):
-        return functools.partial(self._launch, grid, None, False)
-
-    @property
-    def interpret(self):
-        """k.interpret[grid](*args): run the Python body eagerly, block by block (an autotuned
-        kernel uses the key's best config if it was tuned in this process, else the first)."""
-        launch = self._launch
-
-        class _Interpret:
-            def __getitem__(self, grid):
-                return functools.partial(launch, grid, None, True)
-
-        return _Interpret()
-
-
 class Kernel(Launchable):
     """A @ct.kernel function. Launch with kernel[grid](*args) or ct.launch(stream, grid, kernel, *args);
     kernel.interpret[grid](*args) runs it in the interpreter; kernel.inspect(*args) shows every stage."""
@@ -409,13 +286,13 @@ class Kernel(Launchable):
         for p in self.params:
             if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 raise TypeError(f"kernel {fn.__qualname__}: *args / **kwargs parameters are not supported")
-        self.constants = [_is_constant(p.annotation) for p in self.params]
+        self.constants = [is_constant(p.annotation) for p in self.params]
         # the globals the body read when it was last specialised; plans hold while they do
         self._globals_key = None
         self._guards = _tile.GlobalGuards()
         self._plans = _tile.LaunchPlans(self._guards)  # the fast path of launches with arguments met before
         self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
-        self.cache = _Specialisations(self._forget_plans)
+        self.cache = Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
 
     def __repr__(self):
@@ -435,7 +312,7 @@ class Kernel(Launchable):
         key, specs, runtime, device = [], [], [], None
         for p, is_const, v in zip(self.params, self.constants, values, strict=True):
             if is_const:
-                key.append(_freeze(v))
+                key.append(freeze(v))
                 specs.append((p.name, ("constant", v)))
             elif _is_typed_scalar(v):  # before arrays: NumPy scalars have __array_interface__ too
                 dt = _dt.as_dtype(v.dtype) if isinstance(v, _c.ndarray) else _dt.as_dtype(I.host_view(np.asarray(v)).dtype)
@@ -563,23 +440,26 @@ class Kernel(Launchable):
 
     @user_facing
     def inspect(self, *args, compile_cuda=False, **kwargs):
-        """Every stage for these arguments: {'ir', 'ir_canonical', 'ir_layout' (after the GPU's layout
-        pass), 'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through
-        cupric.cuda, else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report),
-        'registers', 'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU
-        'attributes' of the loaded kernel}."""
+        """Every stage for these arguments: {'stages' (stage name -> the IR after it, in the order
+        the compiler runs them: 'frontend', the canonical stages, then the GPU's), 'ir', 'ir_canonical',
+        'ir_layout' (aliases of the IR after 'frontend', 'remove_dead_code' and 'assign_layouts'),
+        'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through cupric.cuda,
+        else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report), 'registers',
+        'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU 'attributes' of the
+        loaded kernel}."""
         return self._inspect(self._bind(args, kwargs), compile_cuda)
 
     def _inspect(self, values, compile_cuda, num_threads=None):
         key, specs, _, _ = self._specialise(values)
         c = self.compiled(key, specs, num_threads)
-        host = c.function.emit("host", self.debug)
-        cuda = c.cuda()
-        c.function  # noqa: B018  (builds the IR if the kernel came from the index)
+        host = c.function.emit("host", self.debug, record_stages=True)
+        cuda = c.function.emit("cuda", self.debug, c.num_threads, record_stages=True)
+        stages = dict(host["stages"])
+        for name, ir in cuda["stages"]:
+            stages.setdefault(name, ir)  # the stages both targets run give the same IR
         out = {
-            "ir": c.ir,
-            "ir_canonical": c.ir_canonical,
-            "ir_layout": cuda["ir_layout"],
+            "stages": stages,
+            **{alias: stages[name] for alias, name in _STAGE_ALIASES.items()},
             "host_source": host["source"],
             "cuda_source": cuda["source"],
             "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "params", "param_types")},
@@ -589,6 +469,10 @@ class Kernel(Launchable):
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
         return out
+
+
+# inspect()'s keys from before the stages had names, kept for the code and docs that read them
+_STAGE_ALIASES = {"ir": "frontend", "ir_canonical": "remove_dead_code", "ir_layout": "assign_layouts"}
 
 
 def kernel(fn=None, *, debug=False, num_threads=0):

@@ -383,42 +383,47 @@ def _axis(axis):
     return None if axis is None else tuple(int(a) for a in axis) if isinstance(axis, (tuple, list)) else int(axis)
 
 
-def _reduce_interp(cu_fn, x, axis, keepdims, dtype):
+def _reduce_interp(kind, x, axis, keepdims, dtype):
     x = I.array(x, None if dtype is None else _dt.as_dtype(dtype))
     half = x.dtype.name in I.HALF  # accumulates in float32, as compiled code does
-    r = cu_fn(x.astype(_dt.names.float32) if half else x, axis=_axis(axis), keepdims=bool(keepdims))
-    return I.Tile(r.astype(x.dtype) if half else r)
+    r = _c._reduce(kind, x.astype(_dt.names.float32) if half else x, axis=_axis(axis), keepdims=bool(keepdims))
+    return I.Tile(r.astype(x.dtype) if half and r.dtype == _dt.names.float32 else r)
 
 
-def _reduction(kind, cu_fn):
+def _reduction(row):
+    """The tile function of a row of the reduction table (include/cupric/reduction_table.def)."""
+    kind, with_dtype = row["name"], row["acc"] in ("sum", "product")
+
     def lower(fe, a):
         v = fe.val(a["x"])
         if a.get("dtype") is not None:
             v = fe.b.cast(v, fe.dtype(a["dtype"]))
         return fe.wrap(fe.b.reduce(kind, v, fe.axis(a["axis"]), bool(fe.const(a["keepdims"], "keepdims"))))
 
-    if kind in ("sum", "prod"):
+    if with_dtype:
 
         def fn(x, axis=None, keepdims=False, dtype=None):
-            return _reduce_interp(cu_fn, x, axis, keepdims, dtype)
+            return _reduce_interp(kind, x, axis, keepdims, dtype)
     else:
 
         def fn(x, axis=None, keepdims=False):
-            return _reduce_interp(cu_fn, x, axis, keepdims, None)
+            return _reduce_interp(kind, x, axis, keepdims, None)
 
-    fn.__name__ = kind
+    fn.__name__ = fn.__qualname__ = kind  # (the qualname keys kernels that capture it)
     fn.__doc__ = f"{kind} over `axis` (all axes when None), keeping it as extent 1 with keepdims. " + (
         "Small integers widen as NumPy's; 16-bit floats accumulate in float32."
-        if kind in ("sum", "prod")
-        else "NaN propagates."
+        if with_dtype
+        else {"propagate": "NaN propagates.", "skip": "NaN is skipped."}.get(row["nan"], "")
     )
     return _lowered_by(lower)(fn)
 
 
-sum = _reduction("sum", _c.sum)  # noqa: A001
-prod = _reduction("prod", _c.prod)
-max = _reduction("max", _c.max)  # noqa: A001
-min = _reduction("min", _c.min)  # noqa: A001
+# every row of the reduction table; sum, prod, max and min are cupric.tile's names for theirs
+reductions = {row["name"]: _reduction(row) for row in _c._reduction_table()[0]}
+sum = reductions["sum"]  # noqa: A001
+prod = reductions["prod"]
+max = reductions["max"]  # noqa: A001
+min = reductions["min"]  # noqa: A001
 
 
 def _argreduction(kind, cu_fn):
@@ -433,7 +438,7 @@ def _argreduction(kind, cu_fn):
             x = x.astype(_dt.names.float32)
         return I.Tile(cu_fn(x, axis=_axis(axis), keepdims=bool(keepdims)).astype(_dt.names.int32))
 
-    fn.__name__ = kind
+    fn.__name__ = fn.__qualname__ = kind
     fn.__doc__ = f"Index of the {kind[3:]}imum along `axis` (first one on ties; NaN wins), int32."
     return _lowered_by(lower)(fn)
 
@@ -457,7 +462,7 @@ def _scan(kind, cu_fn):
         r = cu_fn(x.astype(_dt.names.float32) if half else x, axis=_axis(axis))
         return I.Tile(r.astype(x.dtype) if half else r)
 
-    fn.__name__ = kind
+    fn.__name__ = fn.__qualname__ = kind
     fn.__doc__ = f"Running {kind[3:]} along `axis` (the flattened tile when None); dtypes as sum/prod."
     return _lowered_by(lower)(fn)
 
@@ -544,3 +549,25 @@ builtins_print = _builtins.print
 def static_range(*args):
     """range() unrolled at compile time (bounds must be compile-time constants)."""
     return range(*args)
+
+
+# ---- the interpreter's tile methods --------------------------------------------------------------
+# t.sum(...), t.reshape(...), a @ b in interpreted kernels are the ct.* functions above, attached to
+# the interpreter's Tile here: the interpreter sits below this module and does not import it.
+
+
+def _tile_method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
+
+
+for _name in ("permute", "sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "expand_dims"):
+    setattr(I.Tile, _name, _tile_method(globals()[_name]))
+del _name
+I.Tile.reshape = lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape)
+I.Tile.transpose = lambda self, *axes: transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+I.Tile.__matmul__ = lambda self, other: matmul(self, other)
+I.Tile.__rmatmul__ = lambda self, other: matmul(other, self)

@@ -7,10 +7,10 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/thread_pool.hpp"
 #include "kept_tiles.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric::cpu {
 
@@ -75,7 +75,7 @@ class ArgEngine {
         for (std::int64_t j = 0; j < m; ++j)
           if (better<IsMax>(q[j], best)) best = q[j], best_index = off + j;
       } else {
-        using Op = std::conditional_t<IsMax, Max, Min>;
+        using Op = Reduction<IsMax ? ReduceOp::max : ReduceOp::min>;
         const T extreme = reduce_contiguous<Op>(q, m);
         if (better<IsMax>(extreme, best)) {  // equal values keep the earlier index
           std::int64_t j = 0;

@@ -1,13 +1,14 @@
 // cpu_backend.cpp — host memory, fill and arange, and registration of the CPU backend.
 #include "cpu_backend.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "cupric/errors.hpp"
+#include "cupric/thread_pool.hpp"
 #include "host_allocator.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric {
 namespace cpu {
@@ -28,9 +29,14 @@ void CpuBackend::fill(const Array& dst, const void* value) {
   visit_dtype(dst.dtype(), [&]<class T>() {
     T v;
     std::memcpy(&v, value, sizeof(T));
+    // a value of equal bytes (zeros above all) is libc's memset, tuned for each CPU
+    const auto* bytes = static_cast<const unsigned char*>(value);
+    const bool same_bytes = std::all_of(bytes, bytes + sizeof(T), [&](unsigned char c) { return c == bytes[0]; });
     parallel_for(plan.size(), kGrain * 4, [&](std::int64_t b, std::int64_t e) {
       for_each_run(plan, b, e, [&](char** p, std::int64_t n) {
-        if (stride == sizeof(T)) {
+        if (stride == sizeof(T) && same_bytes) {
+          std::memset(p[0], bytes[0], static_cast<std::size_t>(n) * sizeof(T));
+        } else if (stride == sizeof(T)) {
           T* d = reinterpret_cast<T*>(p[0]);
           for (std::int64_t i = 0; i < n; ++i) d[i] = v;
         } else {

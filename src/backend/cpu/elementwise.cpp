@@ -6,24 +6,21 @@
 #include <vector>
 
 #include "cpu_backend.hpp"
+#include "cpu_dispatch.hpp"
 #include "cupric/errors.hpp"
-#include "thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 #include "ufunc_kernels.hpp"
 
 namespace cupric::cpu {
 
 namespace {
-using Row = LoopFn[kNumDTypes];
-
+/// The ufunc loops of the instruction-set variant in use (cpu_dispatch.hpp).
 std::vector<std::array<LoopFn, kNumDTypes>>& kernel_table() {
   static std::vector<std::array<LoopFn, kNumDTypes>> table = [] {
     std::vector<std::array<LoopFn, kNumDTypes>> t(all_ufuncs().size());
     for (auto& row : t) row.fill(nullptr);
-    auto* raw = reinterpret_cast<Row*>(t.data());
-    kernels::fill_part0(raw);
-    kernels::fill_part1(raw);
-    kernels::fill_part2(raw);
-    kernels::fill_part3(raw);
+    auto* raw = reinterpret_cast<UfuncLoopRow*>(t.data());
+    for (auto fill : cpu_variant().fill_ufunc_loops) fill(raw);
     return t;
   }();
   return table;

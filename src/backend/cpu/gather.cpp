@@ -5,7 +5,7 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
-#include "thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 
 namespace cupric::cpu {
 

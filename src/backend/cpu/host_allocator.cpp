@@ -15,8 +15,9 @@
 namespace cupric::cpu {
 
 namespace {
-constexpr std::size_t kLarge = std::size_t{1} << 20;      // blocks from this size are cached
-constexpr std::size_t kHugePage = std::size_t{2} << 20;   // rounding and alignment of large blocks
+constexpr std::size_t kCached = std::size_t{64} << 10;   // blocks from this size are cached
+constexpr std::size_t kLarge = std::size_t{1} << 20;     // from this size: huge-page rounding, calloc'd zeros
+constexpr std::size_t kHugePage = std::size_t{2} << 20;  // rounding and alignment of large blocks
 
 std::size_t default_limit() {
   if (const char* env = std::getenv("CUPRIC_HOST_CACHE_MB")) return static_cast<std::size_t>(std::atoll(env)) << 20;
@@ -47,9 +48,17 @@ Pool& pool() {
   return *p;
 }
 
-std::size_t rounded(std::size_t nbytes) { return (nbytes + kHugePage - 1) / kHugePage * kHugePage; }
+/// The size a cached block is kept under: large blocks in whole huge pages; medium ones in
+/// eighths of their power of two (at most 1/8 wasted), so that nearby sizes share blocks.
+std::size_t rounded(std::size_t nbytes) {
+  if (nbytes >= kLarge) return (nbytes + kHugePage - 1) / kHugePage * kHugePage;
+  std::size_t step = kCached / 8;
+  while (step * 8 < nbytes) step *= 2;
+  return (nbytes + step - 1) / step * step;
+}
 
-void* fresh_large(std::size_t size) {
+void* fresh_block(std::size_t size) {
+  if (size < kLarge) return std::aligned_alloc(64, size);
   void* p = std::aligned_alloc(kHugePage, size);
   if (p && std::getenv("CUPRIC_HUGEPAGES")) madvise(p, size, MADV_HUGEPAGE);
   return p;
@@ -57,7 +66,7 @@ void* fresh_large(std::size_t size) {
 }  // namespace
 
 void* host_allocate(std::size_t nbytes) {
-  if (nbytes < kLarge) {
+  if (nbytes < kCached) {
     void* p = std::aligned_alloc(64, std::max<std::size_t>(64, (nbytes + 63) / 64 * 64));
     if (!p) throw std::bad_alloc();
     return p;
@@ -77,10 +86,10 @@ void* host_allocate(std::size_t nbytes) {
     }
     ++pl.misses;
   }
-  void* p = fresh_large(size);
+  void* p = fresh_block(size);
   if (!p) {  // give the cache back and try once more
     host_free_cached();
-    p = fresh_large(size);
+    p = fresh_block(size);
     if (!p) throw std::bad_alloc();
   }
   return p;
@@ -100,7 +109,7 @@ void* host_allocate_zeroed(std::size_t nbytes) {
 
 void host_deallocate(void* ptr, std::size_t nbytes) {
   if (!ptr) return;
-  if (nbytes < kLarge) {
+  if (nbytes < kCached) {
     std::free(ptr);
     return;
   }

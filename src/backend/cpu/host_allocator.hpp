@@ -1,6 +1,8 @@
-// host_allocator.hpp — the CPU backend's memory: small blocks from malloc, large blocks from
-// a size-keyed cache of freed blocks (first-touch page faults cost more than the arithmetic of
-// most ops on large arrays), backed by transparent huge pages where the OS offers them.
+// host_allocator.hpp — the CPU backend's memory: small blocks from malloc, blocks of 64 KiB and
+// more from a size-keyed cache of freed blocks (first-touch page faults cost more than the
+// arithmetic of most ops; malloc hands medium blocks back to the OS when a chain of temporaries
+// frees them, and they fault again on the next use), large ones backed by transparent huge pages
+// where the OS offers them.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +16,7 @@ void host_deallocate(void* ptr, std::size_t nbytes);
 void* host_allocate_zeroed(std::size_t nbytes);
 
 struct HostPoolStats {
-  std::size_t cached_bytes;  ///< freed large blocks kept for reuse
+  std::size_t cached_bytes;  ///< freed blocks kept for reuse
   std::size_t cached_blocks;
   std::size_t hits, misses;
   std::size_t limit_bytes;  ///< most bytes the cache keeps (CUPRIC_HOST_CACHE_MB overrides)

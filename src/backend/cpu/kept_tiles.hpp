@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "cpu_backend.hpp"
+#include "cupric/thread_pool.hpp"
 #include "reduce_layout.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric::cpu {
 

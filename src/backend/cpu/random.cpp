@@ -5,7 +5,7 @@
 
 #include "cpu_backend.hpp"
 #include "cupric/philox.h"
-#include "thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 #include "vector_math.hpp"
 
 namespace cupric::cpu {

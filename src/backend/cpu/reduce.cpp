@@ -1,79 +1,54 @@
-// reduce.cpp — CpuBackend::reduce: builds the loop nest, picks the accumulator type from the
-// output dtype (float16/bfloat16 accumulate in float32) and runs the engine of
-// reduce_engine.hpp for the operator.
-#include <cstring>
+// reduce.cpp — CpuBackend::reduce: builds the loop nest, writes empty reductions, picks the
+// accumulator type from the output dtype (float16/bfloat16 accumulate in float32) and runs the
+// row of the reduction table, compiled in the reduce_part*.cpp translation units.
+#include <array>
+#include <utility>
 #include <vector>
 
 #include "cpu_backend.hpp"
+#include "cpu_dispatch.hpp"
 #include "cupric/errors.hpp"
 #include "reduce_engine.hpp"
 #include "reduce_layout.hpp"
-#include "reduce_ops.hpp"
 
 namespace cupric::cpu {
 
-namespace {
-using namespace reduce_ops;
-using reduce_engine::Engine;
+// instantiated in reduce_part<K>.cpp
+extern template bool reduce_part<0>(ReduceOp, const ReduceLayout&, const Array&, const Array&, DType);
+extern template bool reduce_part<1>(ReduceOp, const ReduceLayout&, const Array&, const Array&, DType);
+extern template bool reduce_part<2>(ReduceOp, const ReduceLayout&, const Array&, const Array&, DType);
+extern template bool reduce_part<3>(ReduceOp, const ReduceLayout&, const Array&, const Array&, DType);
+static_assert(kReduceParts == 4, "one extern template and one reduce_part<K>.cpp per part");
 
-template <class T>
-inline constexpr bool is_half_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-
-/// Runs operator Op with accumulator type T (the compute type of the output dtype).
-template <class Op>
-void reduce_with(const ReduceLayout& layout, const Array& in, const Array& out, DType compute) {
-  visit_dtype(compute, [&]<class T>() {
-    constexpr bool logical = std::is_same_v<Op, Any> || std::is_same_v<Op, All>;
-    if constexpr (is_half_v<T> || (logical && !std::is_same_v<T, bool>)) {
-      throw NotImplementedError(cat("reduce: no CPU kernel accumulating in ", name(compute)));
-    } else if (layout.reduced_empty) {
-      const T v = Op::template empty<T>();
-      alignas(16) unsigned char value[16];
-      cast_kernel(dtype_of<T>(), out.dtype())(reinterpret_cast<const char*>(&v), 0, reinterpret_cast<char*>(value), 0,
-                                              1);
-      backend_for(out.device()).fill(out, value);
-    } else if constexpr ((std::is_same_v<Op, FMin> || std::is_same_v<Op, FMax>)&&!std::is_floating_point_v<T> &&
-                         !is_complex_v<T>) {
-      // fmin/fmax are min/max where there is no NaN
-      using Plain = std::conditional_t<std::is_same_v<Op, FMin>, Min, Max>;
-      Engine<Plain, T>(layout, in.dtype(), out.dtype()).run();
-    } else {
-      Engine<Op, T>(layout, in.dtype(), out.dtype()).run();
-    }
-  });
+const ReduceLoops& reduce_loops(ReduceOp op, DType t) {
+  static const auto table = [] {
+    std::array<std::array<ReduceLoops, kNumDTypes>, kNumReduceOps> rows{};
+    cpu_variant().fill_reduce_loops(reinterpret_cast<ReduceLoopRow*>(rows.data()));
+    return rows;
+  }();
+  return table[static_cast<int>(op)][static_cast<int>(t)];
 }
-}  // namespace
 
 void CpuBackend::reduce(ReduceOp op, const Array& in, const Array& out, const std::vector<int>& axes) {
   if (out.size() == 0) return;
-  const bool logical = op == ReduceOp::any || op == ReduceOp::all;
-  if (logical && out.dtype() != DType::bool_)
-    throw NotImplementedError(cat("reduce: any/all write bool, got an output of ", name(out.dtype())));
+  const ReductionRow& row = reduction_row(op);
+  if (row.acc == AccRule::boolean && out.dtype() != DType::bool_)
+    throw NotImplementedError(cat("reduce: ", row.name, " writes bool, got an output of ", name(out.dtype())));
   const ReduceLayout layout = reduce_layout(in, out, axes, true);
-  if (!layout.reduced_empty && layout.reduced.empty()) {  // nothing to combine: a converting copy
+  if (layout.reduced_empty) {
+    alignas(16) unsigned char value[16];
+    empty_value(row).store(out.dtype(), value);
+    fill(out, value);
+    return;
+  }
+  if (layout.reduced.empty()) {  // nothing to combine: a converting copy
     cast(elementwise_plan({&in, &out}, in.shape()));
     return;
   }
-  DType compute = out.dtype();
-  if (compute == DType::float16 || compute == DType::bfloat16) compute = DType::float32;
-  switch (op) {
-    case ReduceOp::sum:
-      return reduce_with<Sum>(layout, in, out, compute);
-    case ReduceOp::prod:
-      return reduce_with<Prod>(layout, in, out, compute);
-    case ReduceOp::min:
-      return reduce_with<Min>(layout, in, out, compute);
-    case ReduceOp::max:
-      return reduce_with<Max>(layout, in, out, compute);
-    case ReduceOp::fmin:
-      return reduce_with<FMin>(layout, in, out, compute);
-    case ReduceOp::fmax:
-      return reduce_with<FMax>(layout, in, out, compute);
-    case ReduceOp::any:
-      return reduce_with<Any>(layout, in, out, compute);
-    case ReduceOp::all:
-      return reduce_with<All>(layout, in, out, compute);
-  }
+  const DType compute = compute_dtype(out.dtype());
+  if (!(reduce_part<0>(op, layout, in, out, compute) || reduce_part<1>(op, layout, in, out, compute) ||
+        reduce_part<2>(op, layout, in, out, compute) || reduce_part<3>(op, layout, in, out, compute)))
+    throw NotImplementedError(cat("reduce: no CPU kernel for reduction ", static_cast<int>(op)));
 }
 
 }  // namespace cupric::cpu

@@ -11,11 +11,15 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 #include "cpu_backend.hpp"
+#include "cupric/errors.hpp"
+#include "cupric/thread_pool.hpp"
 #include "reduce_layout.hpp"
+#include "reduce_loops.hpp"
 #include "reduce_ops.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric::cpu {
 
@@ -81,6 +85,7 @@ class Engine {
         load_(cast_kernel(in_dtype, dtype_of<T>())),
         store_(cast_kernel(dtype_of<T>(), out_dtype)),
         store_partial_(cast_kernel(dtype_of<P>(), out_dtype)),
+        loops_(typed_reduce_loops<Op, T>()),
         in_is_t_(in_dtype == dtype_of<T>()) {}
 
   void run() const {
@@ -101,12 +106,12 @@ class Engine {
 
   /// One run of n elements at byte stride `stride`, converted through buf when needed.
   P reduce_run(const char* p, std::int64_t n, std::int64_t stride, T* buf) const {
-    if (in_is_t_ && stride == tsz) return reduce_contiguous<Op>(reinterpret_cast<const T*>(p), n);
+    if (in_is_t_ && stride == tsz) return loops_.contiguous(reinterpret_cast<const T*>(p), n);
     Cascade<Op, P> parts;
     for (std::int64_t off = 0; off < n; off += kBuffer) {
       const std::int64_t m = std::min(kBuffer, n - off);
       load_(p + off * stride, stride, reinterpret_cast<char*>(buf), tsz, m);
-      const P part = reduce_contiguous<Op>(buf, m);
+      const P part = loops_.contiguous(buf, m);
       if (m == n) return part;
       parts.push(part);
     }
@@ -186,9 +191,9 @@ class Engine {
           rows.next();
         }
         if (r == rb)
-          combine_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
+          loops_.rows4_first(acc, p[0], p[1], p[2], p[3], tw);
         else
-          accumulate_rows4<Op>(acc, p[0], p[1], p[2], p[3], tw);
+          loops_.rows4(acc, p[0], p[1], p[2], p[3], tw);
       }
     } else {
       load_(base + rows.in(), rp.v.in, reinterpret_cast<char*>(acc), tsz, tw);
@@ -197,7 +202,7 @@ class Engine {
     }
     for (; r < re; ++r, rows.next()) {
       load_(base + rows.in(), rp.v.in, reinterpret_cast<char*>(rowbuf), tsz, tw);
-      accumulate_row<Op>(acc, rowbuf, tw);
+      loops_.row(acc, rowbuf, tw);
     }
   }
 
@@ -212,7 +217,7 @@ class Engine {
     const std::int64_t mid = rb + std::max(kRowBlock, (re - rb) / 2 / kRowBlock * kRowBlock);
     fold_rows(rp, base, rb, mid, tw, acc, rowbuf, levels, stride);
     fold_rows(rp, base, mid, re, tw, levels, rowbuf, levels + stride, stride);
-    accumulate_row<Op>(acc, levels, tw);
+    loops_.row(acc, levels, tw);
   }
 
   /// Writes a folded tile: as tw outputs along v, or (horizontal) folded into one output.
@@ -221,7 +226,7 @@ class Engine {
       store_(reinterpret_cast<const char*>(acc), tsz, dst, rp.v.out, tw);
       return;
     }
-    const P v = reduce_contiguous<Op>(acc, tw);
+    const P v = loops_.contiguous(acc, tw);
     store_partial_(reinterpret_cast<const char*>(&v), sizeof(P), dst, 0, 1);
   }
 
@@ -267,7 +272,7 @@ class Engine {
         T* parts = partial + g * per_out * tile;
         for (std::int64_t width = 1; width < per_out; width *= 2)
           for (std::int64_t c = 0; c + width < per_out; c += 2 * width)
-            accumulate_row<Op>(parts + c * tile, parts + (c + width) * tile, tw);
+            loops_.row(parts + c * tile, parts + (c + width) * tile, tw);
         store_tile(rp, parts, tw, L_.out + offsets.second);
       }
     });
@@ -275,8 +280,48 @@ class Engine {
 
   const ReduceLayout& L_;
   CastFn load_, store_, store_partial_;
+  TypedReduceLoops<Op, T> loops_;  ///< the inner loops, of the instruction-set variant in use
   bool in_is_t_;
 };
 
 }  // namespace reduce_engine
+
+// ---- the table's rows -------------------------------------------------------------------------
+
+/// Translation units the rows are compiled in (reduce_part<K>.cpp: the rows whose index modulo
+/// kReduceParts is K), so that builds stay parallel: a row costs tens of seconds of compiling.
+inline constexpr int kReduceParts = 4;
+
+/// Runs row Op with accumulator type T, the compute type of the output dtype (float16/bfloat16
+/// outputs accumulate in float32).
+template <ReduceOp Op>
+void reduce_row(const ReduceLayout& layout, const Array& in, const Array& out, DType compute) {
+  visit_dtype(compute, [&]<class T>() {
+    constexpr bool logical = reduction_row(Op).acc == AccRule::boolean;
+    if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || (logical && !std::is_same_v<T, bool>))
+      throw NotImplementedError(
+          cat("reduce: no CPU kernel for ", reduction_row(Op).name, " accumulating in ", name(compute)));
+    else
+      reduce_engine::Engine<reduce_ops::Reduction<Op>, T>(layout, in.dtype(), out.dtype()).run();
+  });
+}
+
+/// Runs `op` if its row belongs to part K; false otherwise.
+template <int K>
+bool reduce_part(ReduceOp op, const ReduceLayout& layout, const Array& in, const Array& out, DType compute) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto one = [&]<std::size_t Row>() {
+      if constexpr (Row % kReduceParts == static_cast<std::size_t>(K)) {
+        if (op == static_cast<ReduceOp>(Row)) {
+          reduce_row<static_cast<ReduceOp>(Row)>(layout, in, out, compute);
+          return true;
+        }
+      }
+      return false;
+    };
+    return (one.template operator()<I>() || ...);
+  }
+  (std::make_index_sequence<std::size(kReductionRows)>());
+}
+
 }  // namespace cupric::cpu

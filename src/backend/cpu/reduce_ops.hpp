@@ -1,239 +1,57 @@
-// reduce_ops.hpp — the reduction operators of the CPU backend (identity and combine, written as
-// branch-free selects so that loops over them vectorise) and the loops built from them:
-// contiguous reductions over independent lanes (pairwise for floating sums) and row-wise
-// accumulation for reductions over outer axes.
+// reduce_ops.hpp — the reduction operators of the CPU backend, instantiated from the rows of
+// the reduction table, and the loops built from them: contiguous reductions over independent
+// lanes (pairwise for floating sums) and row-wise accumulation for reductions over outer axes.
 #pragma once
 
 #include <algorithm>
 #include <complex>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <memory>
 #include <type_traits>
 
+#include "cpu_variant.hpp"
 #include "cupric/backend.hpp"
+#include "cupric/reduction.h"
+#include "cupric/reduction_table.hpp"
+#include "cupric/ufunc_expressions.hpp"
 
-namespace cupric::cpu::reduce_ops {
+// In namespace cupric::cpu::<variant>: the reduction loops are compiled per instruction set
+// (reduce_loops.cpp); reduce_ops:: names this unit's variant.
+CUPRIC_CPU_VARIANT_BEGIN
+namespace reduce_ops {
 
-template <class T>
-inline constexpr bool is_complex_v = false;
-template <class T>
-inline constexpr bool is_complex_v<std::complex<T>> = true;
-
+using cu::is_complex_v;
+using cu::less;  // lexicographic for complex numbers (NumPy's order)
 template <class T>
 inline bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>)
-    return v != v;
-  else if constexpr (is_complex_v<T>)
-    return v.real() != v.real() || v.imag() != v.imag();
-  else
-    return false;
+  return cu::isnan(v);
 }
 
-/// Lexicographic order of complex numbers (NumPy's); the usual order otherwise.
-template <class T>
-inline bool less(T a, T b) {
-  if constexpr (is_complex_v<T>)
-    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
-  else
-    return a < b;
-}
+/// The reduction of row Op of the reduction table (include/cupric/reduction_table.def): identity() is
+/// what every lane starts from (cupric/reduction.h), combine(acc, v) folds one value in with the
+/// row's ufunc, whose expression (scalar_math.h) is written branch-free so that loops over it
+/// vectorise; pairwise says whether partial results are summed in a tree.
+template <ReduceOp Op>
+struct Combining;
+#define CUPRIC_REDUCTION(NAME, UFUNC, IDENTITY, SEED, ACC, NAN) \
+  template <>                                                   \
+  struct Combining<ReduceOp::NAME> : ufunc_expr::UFUNC {};
+#include "cupric/reduction_table.def"
 
-template <class T>
-inline T highest() {
-  if constexpr (std::is_same_v<T, bool>)
-    return true;
-  else if constexpr (is_complex_v<T>)
-    return T(std::numeric_limits<typename T::value_type>::infinity(),
-             std::numeric_limits<typename T::value_type>::infinity());
-  else if constexpr (std::is_floating_point_v<T>)
-    return std::numeric_limits<T>::infinity();
-  else
-    return std::numeric_limits<T>::max();
-}
-template <class T>
-inline T lowest() {
-  if constexpr (std::is_same_v<T, bool>)
-    return false;
-  else if constexpr (is_complex_v<T>)
-    return T(-std::numeric_limits<typename T::value_type>::infinity(),
-             -std::numeric_limits<typename T::value_type>::infinity());
-  else if constexpr (std::is_floating_point_v<T>)
-    return -std::numeric_limits<T>::infinity();
-  else
-    return std::numeric_limits<T>::lowest();
-}
-template <class T>
-inline T quiet_nan() {
-  if constexpr (is_complex_v<T>)
-    return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
-  else
-    return std::numeric_limits<T>::quiet_NaN();
-}
-
-// Each operator: identity() starts every lane, combine(acc, v) folds one value in, empty()
-// is what an empty reduction writes, pairwise says whether partial results are summed in a tree.
-
-struct Sum {
-  static constexpr bool pairwise = true;
-  template <class T>
-  static T identity() {  // -0.0 so that a sum of -0.0 stays -0.0, as NumPy's
-    if constexpr (std::is_floating_point_v<T>)
-      return T(-0.0);
-    else if constexpr (is_complex_v<T>)
-      return T(-0.0, -0.0);
-    else
-      return T(0);
-  }
-  template <class T>
-  static T empty() {
-    return T(0);
-  }
-  template <class T>
-  static T combine(T acc, T v) {
-    if constexpr (std::is_same_v<T, bool>)
-      return acc | v;
-    else
-      return static_cast<T>(acc + v);
-  }
-};
-
-struct Prod {
-  static constexpr bool pairwise = false;
+template <ReduceOp Op>
+struct Reduction {
+  static constexpr const ReductionRow& row = reduction_row(Op);
+  static constexpr bool pairwise = row.acc == AccRule::sum;  // pairwise summation
   template <class T>
   static T identity() {
-    return T(1);
-  }
-  template <class T>
-  static T empty() {
-    return T(1);
+    return cu::reduction_start<T, row.identity, row.nan>();
   }
   template <class T>
   static T combine(T acc, T v) {
-    if constexpr (std::is_same_v<T, bool>)
-      return acc & v;
-    else
-      return static_cast<T>(acc * v);
+    return static_cast<T>(Combining<Op>::apply(acc, v, acc));
   }
 };
-
-/// Of two equal floats, the one max / min keeps: +0.0 over -0.0 for max, -0.0 for min (the
-/// AND / OR of their bits; equal nonzero floats have equal bits). The order of the operands
-/// does not matter, so lanes, threads and splits cannot change a result (scalar_math.h's
-/// maximum / minimum follow the same rule).
-template <bool IsMax, class T>
-inline T tie(T a, T b) {
-  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  U x, y;
-  std::memcpy(&x, &a, sizeof(T));
-  std::memcpy(&y, &b, sizeof(T));
-  const U r = IsMax ? (x & y) : (x | y);
-  T out;
-  std::memcpy(&out, &r, sizeof(T));
-  return out;
-}
-
-/// The greater (max) or smaller of two floats, tie() when they are equal; `take_nan` also takes
-/// v when it is NaN (min/max) or when acc is (fmin/fmax). Both candidates are computed and one
-/// is selected, so that loops over it stay branch-free (vectorised).
-template <bool IsMax, class T>
-inline T extreme_of(T acc, T v, bool take_nan = false) {
-  const T pick = ((IsMax ? v > acc : v < acc) || take_nan) ? v : acc;
-  const T equal = tie<IsMax>(acc, v);
-  return v == acc ? equal : pick;
-}
-
-/// minimum / maximum: NaN wins (once a lane holds NaN it keeps it).
-template <bool IsMax>
-struct Extreme {
-  static constexpr bool pairwise = false;
-  template <class T>
-  static T identity() {
-    return IsMax ? lowest<T>() : highest<T>();
-  }
-  template <class T>
-  static T empty() {
-    return identity<T>();
-  }
-  template <class T>
-  static T combine(T acc, T v) {
-    if constexpr (is_complex_v<T>) {
-      if (is_nan(acc)) return acc;
-      if (is_nan(v)) return v;
-      return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
-    } else if constexpr (std::is_floating_point_v<T>) {
-      return extreme_of<IsMax>(acc, v, v != v);  // (a NaN acc stays: every compare is false)
-    } else {
-      return (IsMax ? v > acc : v < acc) ? v : acc;
-    }
-  }
-};
-using Min = Extreme<false>;
-using Max = Extreme<true>;
-
-/// fmin / fmax: NaN loses (lanes start as NaN and take the first number they see).
-template <bool IsMax>
-struct FExtreme {
-  static constexpr bool pairwise = false;
-  template <class T>
-  static T identity() {
-    if constexpr (std::is_floating_point_v<T> || is_complex_v<T>)
-      return quiet_nan<T>();
-    else
-      return Extreme<IsMax>::template identity<T>();
-  }
-  template <class T>
-  static T empty() {
-    return identity<T>();
-  }
-  template <class T>
-  static T combine(T acc, T v) {
-    if constexpr (is_complex_v<T>) {
-      if (is_nan(v)) return acc;
-      if (is_nan(acc)) return v;
-      return (IsMax ? less(acc, v) : less(v, acc)) ? v : acc;
-    } else if constexpr (std::is_floating_point_v<T>) {
-      return extreme_of<IsMax>(acc, v, acc != acc);  // (a NaN v loses: every compare is false)
-    } else {
-      return Extreme<IsMax>::combine(acc, v);
-    }
-  }
-};
-using FMin = FExtreme<false>;
-using FMax = FExtreme<true>;
-
-struct Any {
-  static constexpr bool pairwise = false;
-  template <class T>
-  static T identity() {
-    return false;
-  }
-  template <class T>
-  static T empty() {
-    return false;
-  }
-  template <class T>
-  static T combine(T acc, T v) {
-    return acc | v;
-  }
-};
-
-struct All {
-  static constexpr bool pairwise = false;
-  template <class T>
-  static T identity() {
-    return true;
-  }
-  template <class T>
-  static T empty() {
-    return true;
-  }
-  template <class T>
-  static T combine(T acc, T v) {
-    return acc & v;
-  }
-};
+using Sum = Reduction<ReduceOp::sum>;
 
 /// Scratch storage of n elements (std::vector<bool> would have no data()).
 template <class T>
@@ -283,8 +101,8 @@ template <class Op, class T>
 struct LaneType {
   using type = T;
 };
-template <class R>
-struct LaneType<Sum, std::complex<R>> {
+template <ReduceOp Op, class R>  // sums add componentwise: over the interleaved parts
+requires(Reduction<Op>::pairwise) struct LaneType<Reduction<Op>, std::complex<R>> {
   using type = R;
 };
 
@@ -343,12 +161,12 @@ template <class Op, class T>
 struct Partial {
   using type = T;
 };
-template <>
-struct Partial<Sum, float> {
+template <ReduceOp Op>
+requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, float> {
   using type = double;
 };
-template <>
-struct Partial<Sum, std::complex<float>> {
+template <ReduceOp Op>
+requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, std::complex<float>> {
   using type = std::complex<double>;
 };
 template <class Op, class T>
@@ -365,10 +183,14 @@ inline void widening_sum(const float* p, std::int64_t n, double* re, double* im)
   double sums[2] = {-0.0, -0.0};
   for (std::int64_t b = 0; b < n; b += kWideningBlock) {
     fold_lanes<Sum, float, L>(p + b, std::min(kWideningBlock, n - b), lanes);
-    double block[2] = {-0.0, -0.0};
-    for (int j = 0; j < L; ++j) block[j & 1] += static_cast<double>(lanes[j]);
-    sums[0] += block[0];
-    sums[1] += block[1];
+    // the lanes added in float64 by halves (vector adds; a running sum would be a chain of L
+    // dependent adds, which dominated short row sums); halves of even width keep the parity
+    alignas(64) double wide[L];
+    for (int j = 0; j < L; ++j) wide[j] = static_cast<double>(lanes[j]);
+    for (int w = L / 2; w >= 2; w /= 2)
+      for (int j = 0; j < w; ++j) wide[j] += wide[j + w];
+    sums[0] += wide[0];
+    sums[1] += wide[1];
   }
   if (im) {
     *re = sums[0];
@@ -376,50 +198,6 @@ inline void widening_sum(const float* p, std::int64_t n, double* re, double* im)
   } else {
     *re = sums[0] + sums[1];
   }
-}
-
-/// Which operators are min/max-like, and how they treat NaN.
-template <class Op>
-struct ExtremeKind {
-  static constexpr bool is = false;
-};
-template <bool IsMax>
-struct ExtremeKind<Extreme<IsMax>> {
-  static constexpr bool is = true, is_max = IsMax, skips_nan = false;
-};
-template <bool IsMax>
-struct ExtremeKind<FExtreme<IsMax>> {
-  static constexpr bool is = true, is_max = IsMax, skips_nan = true;
-};
-
-/// min/max (or fmin/fmax) of n floats: plain compares in the lanes and NaN tracked apart, in
-/// integer flags (cheaper than a NaN-aware select per element).
-template <class Op, class E, int L>
-inline E fold_extreme(const E* __restrict p, std::int64_t n) {
-  using K = ExtremeKind<Op>;
-  using Flag = std::conditional_t<sizeof(E) == 4, std::uint32_t, std::uint64_t>;
-  alignas(64) E acc[L];
-  alignas(64) Flag flag[L];  // min/max: saw a NaN; fmin/fmax: saw a number
-  for (int j = 0; j < L; ++j) {
-    acc[j] = K::is_max ? lowest<E>() : highest<E>();
-    flag[j] = 0;
-  }
-  auto step = [&](int j, E v) {
-    acc[j] = extreme_of<K::is_max>(acc[j], v);
-    flag[j] |= K::skips_nan ? (v == v) : (v != v);
-  };
-  std::int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kPrefetchBytes);
-    for (int j = 0; j < L; ++j) step(j, p[i + j]);
-  }
-  for (int j = 0; i + j < n; ++j) step(j, p[i + j]);
-  Flag any = 0;
-  for (int j = 0; j < L; ++j) any |= flag[j];
-  if (K::skips_nan ? !any : any) return quiet_nan<E>();
-  E r = acc[0];
-  for (int j = 1; j < L; ++j) r = extreme_of<K::is_max>(r, acc[j]);
-  return r;
 }
 
 /// The reduction of n contiguous elements (n may be 0: the identity), as a partial result.
@@ -433,9 +211,7 @@ inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) acc = Op::combine(acc, static_cast<P>(p[i]));
     return acc;
   }
-  if constexpr (ExtremeKind<Op>::is && std::is_floating_point_v<T>) {
-    return fold_extreme<Op, T, L>(p, n);
-  } else if constexpr (std::is_same_v<T, float> && std::is_same_v<partial_t<Op, T>, double>) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<partial_t<Op, T>, double>) {
     double r;
     widening_sum<L>(p, n, &r, nullptr);
     return r;
@@ -481,4 +257,6 @@ inline void accumulate_rows4(T* __restrict acc, const T* __restrict r0, const T*
     acc[j] = Op::combine(acc[j], Op::combine(Op::combine(r0[j], r1[j]), Op::combine(r2[j], r3[j])));
 }
 
-}  // namespace cupric::cpu::reduce_ops
+}  // namespace reduce_ops
+CUPRIC_CPU_VARIANT_END
+CUPRIC_CPU_VARIANT_ALIAS(reduce_ops)

@@ -1,17 +1,19 @@
-// scan.cpp — CpuBackend::scan (cumsum / cumprod along one axis). Along a contiguous axis each
-// line is scanned in converted blocks with a running carry; along an outer axis a tile of
-// running values is updated row by row (vectorised over the kept dimension). Running values
+// scan.cpp — CpuBackend::scan: the scans of reduction_table.def (cumsum, cumprod) along one axis.
+// Along a contiguous axis each line is scanned in converted blocks with a running carry; along
+// an outer axis a tile of running values is updated row by row (vectorised over the kept dimension). Running values
 // are kept in the output's dtype, as NumPy's accumulate does (float16/bfloat16: float32 math
 // rounded after every step), so results match NumPy's sequential order exactly.
 #include <algorithm>
+#include <iterator>
+#include <utility>
 #include <vector>
 
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/thread_pool.hpp"
 #include "kept_tiles.hpp"
 #include "reduce_layout.hpp"
 #include "reduce_ops.hpp"
-#include "thread_pool.hpp"
 
 namespace cupric::cpu {
 
@@ -132,10 +134,12 @@ void CpuBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
     cast(elementwise_plan({&in, &out}, in.shape()));
     return;
   }
-  if (op == ScanOp::cumsum)
-    scan_with<Sum>(layout, in, out);
-  else
-    scan_with<Prod>(layout, in, out);
+  // the running combination of the scan's reduction row (reduction_table.def)
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((op == static_cast<ScanOp>(I) ? (scan_with<Reduction<kScanRows[I].reduction>>(layout, in, out), true) : false) ||
+     ...);
+  }
+  (std::make_index_sequence<std::size(kScanRows)>());
 }
 
 }  // namespace cupric::cpu

@@ -1,6 +1,6 @@
 // thread_pool.cpp — a fixed pool of workers that split each parallel_for into chunks taken
 // from a shared atomic counter (so uneven chunks balance themselves).
-#include "thread_pool.hpp"
+#include "cupric/thread_pool.hpp"
 
 #include <algorithm>
 #include <atomic>

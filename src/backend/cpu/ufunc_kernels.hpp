@@ -2,7 +2,8 @@
 // ufunc_table.def becomes a struct whose apply() is the row's expression; loop templates
 // below turn it into contiguous (vectorisable), scalar-broadcast and strided loops.
 // The rows are spread over several translation units (ufunc_kernels_part*.cpp) to keep
-// builds parallel and incremental.
+// builds parallel and incremental; each is compiled once per instruction-set variant
+// (cpu_variant.hpp), so everything here lives in namespace cupric::cpu::<variant>.
 #pragma once
 
 #include <algorithm>
@@ -11,11 +12,13 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpu_backend.hpp"
+#include "cpu_dispatch.hpp"
+#include "cpu_variant.hpp"
 #include "cupric/scalar_math.h"
 #include "vector_math.hpp"
 
-namespace cupric::cpu::kernels {
+CUPRIC_CPU_VARIANT_BEGIN
+namespace kernels {
 
 #define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR)                                       \
   struct op_##NAME {                                                                           \
@@ -28,7 +31,7 @@ namespace cupric::cpu::kernels {
       return EXPR;                                                                             \
     }                                                                                          \
   };
-#include "ops/ufunc_table.def"
+#include "cupric/ufunc_table.def"
 #undef CUPRIC_UFUNC
 
 template <class... Ts>
@@ -36,7 +39,7 @@ struct TypeList {};
 struct EndOfList {};
 #define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR) op_##NAME,
 using AllOps = TypeList<
-#include "ops/ufunc_table.def"
+#include "cupric/ufunc_table.def"
     EndOfList>;
 #undef CUPRIC_UFUNC
 
@@ -189,9 +192,6 @@ void fill_part(LoopFn (*table)[kNumDTypes]) {
   fill_kernels<Part * per, (Part + 1) * per>(table, AllOps{});
 }
 
-void fill_part0(LoopFn (*table)[kNumDTypes]);
-void fill_part1(LoopFn (*table)[kNumDTypes]);
-void fill_part2(LoopFn (*table)[kNumDTypes]);
-void fill_part3(LoopFn (*table)[kNumDTypes]);
-
-}  // namespace cupric::cpu::kernels
+}  // namespace kernels
+CUPRIC_CPU_VARIANT_ENTRY_POINTS
+CUPRIC_CPU_VARIANT_END

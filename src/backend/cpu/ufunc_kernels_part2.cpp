@@ -1,6 +1,7 @@
-// ufunc_kernels_part2.cpp — CPU loops for one quarter of the ufunc table (see ufunc_kernels.hpp).
+// ufunc_kernels_part2.cpp — CPU loops for one quarter of the ufunc table (see ufunc_kernels.hpp),
+// compiled once per instruction-set variant.
 #include "ufunc_kernels.hpp"
 
-namespace cupric::cpu::kernels {
-void fill_part2(LoopFn (*table)[kNumDTypes]) { fill_part<2>(table); }
-}  // namespace cupric::cpu::kernels
+CUPRIC_CPU_VARIANT_BEGIN
+void fill_ufunc_loops_part2(UfuncLoopRow* table) { kernels::fill_part<2>(table); }
+CUPRIC_CPU_VARIANT_END

@@ -1,6 +1,7 @@
 // cuda_backend.cpp — CudaBackend: memory from the device's stream-ordered pool on the current
 // stream, transfers, the per-device kernel cache (render -> NVRTC through the compile cache ->
-// loaded kernel), launch helpers, geometry packing, and registration with the array layer.
+// loaded kernel) with its lock-free fast path for maps, launch helpers, geometry packing, and
+// registration with the array layer. The op families are in their own files (cuda_backend.hpp).
 #include "cuda_backend.hpp"
 
 #include <dlfcn.h>
@@ -9,7 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
+#include <vector>
 
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
@@ -17,6 +21,7 @@
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/memory.hpp"
 #include "cupric/runtime/stream.hpp"
+#include "runtime/compile_cache.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::Stream;
@@ -74,6 +79,39 @@ std::size_t Geometry::pack_into(std::int64_t* g, const char* what) const {
   return n;
 }
 
+// ---- the kernel table ------------------------------------------------------------------------
+
+void MapKey::too_long() { throw std::logic_error("cupric: a CUDA map key longer than 16 bytes"); }
+
+namespace {
+/// Each thread's recently used map kernels: a hit takes no lock. Backends are never destroyed,
+/// and `serial` tells them apart.
+struct CachedKernel {
+  std::uint64_t serial = 0;  // 0: empty
+  MapKey key;
+  const runtime::Kernel* kernel = nullptr;
+};
+constexpr std::size_t kThreadCacheSlots = 64;
+thread_local CachedKernel thread_kernels[kThreadCacheSlots];
+}  // namespace
+
+const runtime::Kernel* CudaBackend::cached(const MapKey& key) {
+  CachedKernel& slot = thread_kernels[MapKeyHash{}(key) % kThreadCacheSlots];
+  if (slot.serial == serial_ && slot.key == key) return slot.kernel;
+  const runtime::Kernel* k = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = fast_.find(key); it != fast_.end()) k = it->second;
+  }
+  if (k) slot = {serial_, key, k};
+  return k;
+}
+
+const runtime::Kernel* CudaBackend::remember(const MapKey& key, const runtime::Kernel* k) {
+  std::lock_guard lock(mutex_);
+  return fast_.emplace(key, k).first->second;
+}
+
 // ---- compiling -----------------------------------------------------------------------------
 
 const std::string& device_include_dir() {
@@ -110,6 +148,41 @@ runtime::ProgramOptions kernel_options(const std::string& arch, const std::strin
   const auto& api = cuda::nvrtc();
   if (map && (api.major > 12 || (api.major == 12 && api.minor >= 8))) o.extra = {"-Ofc=min"};
   return o;
+}
+
+namespace {
+/// A digest of the device headers array kernels can include (device_include/cupric, without the
+/// tile library): NVRTC's cache key covers the source text, not what it includes, and the
+/// kernel bodies live in these headers.
+const std::string& device_headers_digest() {
+  static const std::string digest = [] {
+    namespace fs = std::filesystem;
+    const fs::path root = fs::path(device_include_dir()) / "cupric";
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it); it.increment(ec)) {
+      const fs::path rel = it->path().lexically_relative(root);
+      if (it->is_directory(ec) && rel == "tile") it.disable_recursion_pending();
+      if (it->is_regular_file(ec)) files.push_back(rel.generic_string());
+    }
+    std::sort(files.begin(), files.end());
+    std::string all;
+    for (const std::string& name : files) {
+      std::ifstream in(root / name, std::ios::binary);
+      all += cat(name, '\0', std::string(std::istreambuf_iterator<char>(in), {}), '\0');
+    }
+    return runtime::CompileCache::make_key({all});
+  }();
+  return digest;
+}
+}  // namespace
+
+runtime::Program kernel_program(const std::string& source, const std::string& arch,
+                                const std::vector<std::string>& extra) {
+  runtime::ProgramOptions options = kernel_options(arch, source);
+  options.extra.insert(options.extra.end(), extra.begin(), extra.end());
+  return runtime::Program(cat("// cupric device headers ", device_headers_digest(), "\n", source),
+                          "cupric_array_kernels.cu", std::move(options));
 }
 
 std::string kernel_arch(int device) {
@@ -253,9 +326,7 @@ const runtime::Kernel& CudaBackend::kernel(const std::string& key, const std::st
   auto mod = modules_.find(key);
   if (mod == modules_.end()) {
     // one program name for every array kernel, so `python -m cupric.cache warm` fills the same keys
-    std::string source = render();
-    runtime::Program program(source, "cupric_array_kernels.cu", kernel_options(arch_, source));
-    mod = modules_.emplace(key, program.compile(runtime::CodeKind::cubin)).first;
+    mod = modules_.emplace(key, kernel_program(render(), arch_).compile(runtime::CodeKind::cubin)).first;
   }
   return kernels_.emplace(std::move(full), mod->second.get_kernel(name, index_)).first->second;
 }

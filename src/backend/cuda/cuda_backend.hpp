@@ -1,6 +1,8 @@
 // cuda_backend.hpp — the Backend of cuda:N devices: stream-ordered pool memory, transfers, and
 // kernels rendered from the op tables (render.hpp), compiled by NVRTC through the shared compile
 // cache and kept per device by key, so that a cached launch costs a hash lookup and a packing.
+// One file per op family implements its methods with its renderer: elementwise.cpp (ufunc maps,
+// fills), cast.cpp, reduce.cpp, arg_reduce.cpp, scan.cpp, gather.cpp, random.cpp, arange.cpp.
 #pragma once
 
 #include <atomic>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "cupric/backend.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"  // device_include_dir, kernel_options, kernel_arch
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/runtime/program.hpp"
 #include "cupric/runtime/stream.hpp"
@@ -60,12 +63,18 @@ struct MapKeyHash {
   }
 };
 
-/// The include directory holding cupric/convert.h etc. for NVRTC.
-const std::string& device_include_dir();
-/// NVRTC options an array kernel's `source` is compiled with, for `arch` ("sm_90a").
-runtime::ProgramOptions kernel_options(const std::string& arch, const std::string& source);
-/// The arch a device's kernels are compiled for ("sm_90a" on Hopper).
-std::string kernel_arch(int device);
+/// A non-owning reference to a callable that makes a map's spec (called on a kernel-cache miss).
+class MapSpecFn {
+ public:
+  template <class F>
+  MapSpecFn(const F& f)  // NOLINT: converts from any callable, as std::function does
+      : object_(&f), call_([](const void* o) { return (*static_cast<const F*>(o))(); }) {}
+  MapSpec operator()() const { return call_(object_); }
+
+ private:
+  const void* object_;
+  MapSpec (*call_)(const void*);
+};
 
 class CudaBackend final : public Backend {
  public:
@@ -103,16 +112,15 @@ class CudaBackend final : public Backend {
   int sm_count() const { return sm_count_; }
   int index() const { return index_; }
   /// The kernel cached under `key` (first byte: the family, 'U' ufunc, 'C' cast, 'T' transpose,
-  /// 'R' reduction), or nullptr (then the caller compiles it and calls remember).
+  /// 'F' fill, 'R' reduction), or nullptr (then the caller compiles it and calls remember).
   const runtime::Kernel* cached(const MapKey& key);
   const runtime::Kernel* remember(const MapKey& key, const runtime::Kernel* k);
+  /// Launches the map for `plan` (operands: inputs, output, [mask]); `key` names the map apart
+  /// from the operand modes and path, `make_spec` makes its spec on a miss (elementwise.cpp).
+  void run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin, const DType* in_compute,
+               MapSpecFn make_spec);
 
  private:
-  template <class MakeSpec>
-  void run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin, const DType* in_compute,
-               MakeSpec&& make_spec);  // cuda_elementwise.cpp
-  template <class MakeSpec>
-  bool transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec);
   int index_;
   std::uint64_t serial_;  ///< unique per backend object (keys the thread-local kernel cache)
   int sm_count_ = 1;

@@ -1,12 +1,16 @@
-// render.hpp — CUDA C++ source text for the array kernels (elementwise maps from the ufunc table,
-// casts, fills, arange, random, reductions, scans, gather/scatter). Pure string work: no CUDA
-// is needed to render, so every kernel can be compiled with NVRTC on a machine without a GPU.
+// render.hpp — the renderers of the CUDA backend's kernel families. A rendered source is small:
+// the family's header (device_include/cupric/kernels/*.cuh, which holds the kernel bodies as
+// templates), the types and expressions of one op (from the ufunc and reduction tables), and
+// extern "C" entry points named after the op that call the templates. Pure string work: no
+// CUDA is needed to render, so every kernel can be compiled with NVRTC without a GPU. Each
+// family's renderer lives beside its launcher (elementwise.cpp, reduce.cpp, scan.cpp, ...).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "cupric/backend.hpp"
+#include "cupric/cuda/kernel_catalogue.hpp"  // all_sources, batched_sources
 
 namespace cupric::cuda_backend {
 
@@ -36,32 +40,26 @@ struct MapSpec {
 const char* device_type(DType t);
 /// A C identifier fragment for a dtype ("f4", "c8", "b1").
 std::string short_name(DType t);
+/// The start of a source: `#include "cupric/kernels/<family>.cuh"`.
+std::string include_family(const char* family);
 
-std::string render_map(const MapSpec& spec);
+std::string render_map(const MapSpec& spec);  // elementwise.cpp (maps, casts, fills)
 /// arange_<t>: out[i] = convert<T>(start + i * step) in double for floating and bool t; for
 /// integer t, (T)(start + i * step) in unsigned 64-bit arithmetic (exact to the ends of the type).
-std::string render_arange(DType t);
-/// random_<t>: one Philox block per thread (random.hpp); integers for integer t.
-std::string render_random(DType t);
+std::string render_arange(DType t);  // arange.cpp
+/// random_<t>: one Philox block per thread (kernels/random.cuh); integers for integer t.
+std::string render_random(DType t);  // random.cpp
 /// reduce_<op>_<in>_<out>: _rows (threads along the reduced elements, 16-byte loads where they are
 /// contiguous), _cols (threads along contiguous outputs) and _colsv (as _cols, 16 bytes of adjacent
 /// outputs per thread), writing either the final value or per-split partials in the acc type.
 /// `partials`: the input is a second pass over per-split partials (already in the acc type).
-std::string render_reduce(ReduceOp op, DType in, DType out, bool partials);
+std::string render_reduce(ReduceOp op, DType in, DType out, bool partials);  // reduce.cpp
 /// The accumulation type a reduction of `op` into `out` uses on the GPU.
 DType reduce_acc(ReduceOp op, DType out);
-std::string render_arg_reduce(ArgReduceOp op, DType in);
-std::string render_scan(ScanOp op, DType in, DType out);
-/// gather/scatter of elements of `itemsize` bytes (typed by size).
-std::string render_gather(int itemsize);
-
 const char* reduce_name(ReduceOp op);
-
-/// Every family for every dtype (the NVRTC test and `python -m cupric.cache warm`): (label, source).
-std::vector<std::pair<std::string, std::string>> all_sources(bool common_only);
-/// The text every source starts with.
-const std::string& prelude();
-/// all_sources() packed `per_batch` to a translation unit (each in a namespace of its own).
-std::vector<std::string> batched_sources(bool common_only, std::size_t per_batch);
+std::string render_arg_reduce(ArgReduceOp op, DType in);  // arg_reduce.cpp
+std::string render_scan(ScanOp op, DType in, DType out);  // scan.cpp
+/// gather/scatter of elements of `itemsize` bytes (typed by size).
+std::string render_gather(int itemsize);  // gather.cpp
 
 }  // namespace cupric::cuda_backend

@@ -10,7 +10,6 @@ import pytest
 import cupric as cu
 from fake_driver import run_with_fake_driver
 
-HAS_GPU = cu.cuda.is_available()
 
 RNG = np.random.default_rng(3)
 BASE = RNG.standard_normal((4, 5, 6)) * 50
@@ -143,7 +142,7 @@ def test_to_device_with_a_stream_on_the_stand_in_driver(fake_dir):
     run_with_fake_driver(fake_dir, _STREAM_SCRIPT, env={"CUPRIC_DEVICE": "cpu"})
 
 
-@pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
+@pytest.mark.gpu
 def test_to_device_with_a_stream_on_a_gpu():
     exec(compile(_STREAM_SCRIPT, "<string>", "exec"), {})
     # a large copy on a non-blocking stream, then work on the current stream at once: the
@@ -154,7 +153,7 @@ def test_to_device_with_a_stream_on_a_gpu():
     np.testing.assert_array_equal(np.asarray((g * 2).to_device("cpu")), ref * 2)
 
 
-@pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
+@pytest.mark.gpu
 @pytest.mark.parametrize("order", ["K", "C", "F"])
 def test_astype_order_on_a_gpu(order):
     for name, view in views():

@@ -9,7 +9,7 @@ import pytest
 
 import cupric as cu
 
-pytestmark = pytest.mark.skipif(not cu.cuda.is_available(), reason="no CUDA GPU")
+pytestmark = pytest.mark.gpu
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
           "float64", "complex64", "complex128"]

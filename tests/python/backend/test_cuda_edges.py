@@ -9,7 +9,7 @@ import pytest
 
 import cupric as cu
 
-pytestmark = pytest.mark.skipif(not cu.cuda.is_available(), reason="no CUDA GPU")
+pytestmark = pytest.mark.gpu
 
 
 def bits_equal(gpu, cpu):

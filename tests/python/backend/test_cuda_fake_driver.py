@@ -4,11 +4,10 @@ and every op family dispatching through render -> NVRTC -> module load -> launch
 Each check runs in a subprocess whose library path puts the fake libcuda.so.1 first."""
 
 
-import cupric as cu
 import pytest
 from fake_driver import run_with_fake_driver
 
-pytestmark = pytest.mark.skipif(not cu.cuda.versions()["nvrtc"]["found"], reason="NVRTC is not installed")
+pytestmark = pytest.mark.nvrtc
 
 PRELUDE = """
 import numpy as np

@@ -3,12 +3,16 @@ casts, arange, random, reductions, arg-reductions, scans, gather/scatter) for ev
 and compiles with NVRTC for sm_90a. No GPU is needed: the whole sweep goes through NVRTC's front
 end in a few large batches, and one source per family is compiled all the way to a cubin."""
 
+import os
+import shutil
+import subprocess
+import sys
+
 import cupric as cu
 import pytest
 from cupric import _cupric as _c
 
-HAS_NVRTC = cu.cuda.versions()["nvrtc"]["found"]
-pytestmark = pytest.mark.skipif(not HAS_NVRTC, reason="NVRTC is not installed")
+pytestmark = pytest.mark.nvrtc
 
 SOURCES = dict(_c._cuda_kernel_sources(False))
 SHORT = {"bool": "b1", "int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",
@@ -53,8 +57,8 @@ def test_map_sources_have_three_paths():
     src = SOURCES["add f4"]
     for kernel in ("add_vec(", "add_one(", "add_nd("):
         assert kernel in src
-    assert "Vec<S0, V>" in src and "constexpr int V = 4;" in src  # 16-byte loads of float32
-    assert "C1 s1" in src  # the scalar operand is passed by value
+    assert "map_vec<Map, 4>" in src and "MapArray<S0, C0, 4, 0>(p0)" in src  # 16-byte loads of float32
+    assert "C1 s1" in src and "MapValue<C1>(s1)" in src  # the scalar operand is passed by value
 
 
 @pytest.mark.parametrize("batch", range(len(_c._cuda_kernel_batches(False, 400))))
@@ -76,6 +80,43 @@ def test_a_bad_source_is_a_compile_error_with_the_log():
     with pytest.raises(cu.cuda.CompileError, match="nonexistent"):
         _c._cuda_compile_kernel_source(SOURCES["add f4"] + "\n__device__ int f() { return cu::nonexistent(); }",
                                        "sm_90a", use_cache=False, syntax_only=True)
+
+
+FAMILY = {"reduce": "reduce", "argmax": "arg_reduce", "argmin": "arg_reduce", "cumsum": "scan", "cumprod": "scan",
+          "gather": "gather", "random": "random", "arange": "arange"}
+
+
+def test_each_source_includes_only_its_family_header():
+    """A rendered program is its family's header, types, expressions and entry points: small, so
+    that a first call compiles quickly (no other family's code, no reduction identities in a map)."""
+    for label, src in SOURCES.items():
+        includes = [line for line in src.splitlines() if line.startswith("#include")]
+        assert includes == [f'#include "cupric/kernels/{FAMILY.get(label.split()[0], "map")}.cuh"'], (label, includes)
+        assert "__syncthreads" not in src and "for (" not in src, label  # no kernel body in a string
+
+
+@pytest.mark.parametrize("header", sorted(os.listdir(os.path.join(_c._cuda_device_include(), "cupric", "kernels"))))
+def test_each_family_header_compiles_alone(header):
+    _c._cuda_compile_kernel_source(f'#include "cupric/kernels/{header}"\n', "sm_90a", use_cache=False, syntax_only=True)
+
+
+def test_cache_keys_cover_the_device_headers(tmp_path):
+    """NVRTC's cache key covers the source text; the kernel bodies live in the headers, so a changed
+    header must give another key (else the cache could serve a kernel built from the old one)."""
+    include = tmp_path / "device_include"
+    shutil.copytree(_c._cuda_device_include(), include)
+    script = "import cupric; print(cupric._cupric._cuda_kernel_cache_key(cupric._cupric._cuda_kernel_sources()[0][1]))"
+
+    def key():
+        env = dict(os.environ, CUPRIC_DEVICE_INCLUDE=str(include))
+        return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    first = key()
+    assert key() == first and len(first) == 64
+    with open(include / "cupric" / "kernels" / "map.cuh", "a") as f:
+        f.write("// edited\n")
+    assert key() != first
 
 
 def test_device_headers_are_found():

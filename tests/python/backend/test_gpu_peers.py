@@ -5,7 +5,7 @@ import cupric as cu
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.skipif(not cu.cuda.is_available(), reason="needs a CUDA GPU")
+pytestmark = pytest.mark.gpu
 
 
 def _source(shape=(6, 8), dtype=np.float32):

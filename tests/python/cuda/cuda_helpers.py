@@ -1,15 +1,12 @@
-"""Shared by the cupric.cuda tests: skip marks and small kernels."""
+"""Shared by the cupric.cuda tests: small kernels, and the nvJitLink skip (the gpu and nvrtc
+markers, registered in pyproject.toml, skip where there is no GPU / no NVRTC)."""
 
 import cupric as cu
 import pytest
 
-HAS_NVRTC = cu.cuda.versions()["nvrtc"]["found"]
 HAS_NVJITLINK = cu.cuda.versions()["nvjitlink"]["found"]
-HAS_GPU = cu.cuda.is_available()
 
-needs_nvrtc = pytest.mark.skipif(not HAS_NVRTC, reason="NVRTC is not installed")
 needs_nvjitlink = pytest.mark.skipif(not HAS_NVJITLINK, reason="nvJitLink is not installed")
-needs_gpu = pytest.mark.skipif(not HAS_GPU, reason="no CUDA driver or GPU")
 
 SAXPY = r"""
 extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {

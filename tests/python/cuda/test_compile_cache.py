@@ -9,7 +9,7 @@ import time
 
 import cupric as cu
 import pytest
-from cuda_helpers import SAXPY, needs_nvrtc
+from cuda_helpers import SAXPY
 
 cache = cu.cuda.compile_cache
 
@@ -23,7 +23,7 @@ def disk_files(folder):
     return sorted(p for p in pathlib.Path(folder).rglob("*") if p.is_file())
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_hit_miss_and_invalidation(cache_dir):
     prog = cu.cuda.Program(SAXPY, arch="sm_90")
     before = cache.stats()
@@ -50,7 +50,7 @@ def test_hit_miss_and_invalidation(cache_dir):
     assert cache.stats()["misses"] == misses
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_key_depends_on_compiler_version_and_name_expressions():
     prog = cu.cuda.Program(SAXPY, arch="sm_90")
     key = prog.cache_key("cubin", nvrtc_version="13.0")
@@ -113,7 +113,7 @@ def test_environment_switches(tmp_path):
     assert run(show, dict(env, XDG_CACHE_HOME=str(tmp_path / "xdg")), False) == repr(str(tmp_path / "xdg/cupric"))
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_disk_tier_is_shared_between_processes(tmp_path):
     code = f"""
 import cupric as cu, time
@@ -130,7 +130,7 @@ print(s["misses"], s["disk_hits"], dt)
     assert float(warm) < float(cold)
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_concurrent_writer_processes(tmp_path):
     code = f"""
 import cupric as cu
@@ -155,7 +155,7 @@ print(s["disk_hits"], s["misses"], all(b".entry saxpy" in c for c in codes))
     assert run(check, {"CUPRIC_CACHE_DIR": str(tmp_path)}) == "3 0 True"
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_corrupt_entry_is_recompiled(cache_dir):
     prog = cu.cuda.Program(SAXPY, arch="sm_90")
     good = prog.compile("cubin").code

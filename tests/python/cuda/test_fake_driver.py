@@ -5,9 +5,7 @@ Each check runs in a subprocess whose library path puts the fake libcuda.so.1 fi
 
 
 import pytest
-from cuda_helpers import needs_nvrtc
 from fake_driver import run_with_fake_driver
-
 
 PRELUDE = """
 import ctypes, os
@@ -24,7 +22,7 @@ def run_fake(fake_dir, body, **env):
     return run_with_fake_driver(fake_dir, PRELUDE + body, env)
 
 
-pytestmark = needs_nvrtc
+pytestmark = pytest.mark.nvrtc
 
 
 def test_devices_and_properties(fake_dir):

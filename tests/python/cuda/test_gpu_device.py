@@ -4,9 +4,9 @@ import time
 
 import cupric as cu
 import pytest
-from cuda_helpers import cycles_for, load_kernels, needs_gpu, read_int32
+from cuda_helpers import cycles_for, load_kernels, read_int32
 
-pytestmark = needs_gpu
+pytestmark = pytest.mark.gpu
 
 
 def test_device_properties():

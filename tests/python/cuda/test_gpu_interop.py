@@ -4,9 +4,9 @@ cupric streams and buffers in theirs."""
 import cupric as cu
 import numpy as np
 import pytest
-from cuda_helpers import SAXPY, load_kernels, needs_gpu
+from cuda_helpers import SAXPY, load_kernels
 
-pytestmark = needs_gpu
+pytestmark = pytest.mark.gpu
 
 
 def saxpy_kernel():

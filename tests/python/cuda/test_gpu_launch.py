@@ -10,9 +10,9 @@ import sys
 import cupric as cu
 import numpy as np
 import pytest
-from cuda_helpers import SAXPY, load_kernels, needs_gpu, read_int32
+from cuda_helpers import SAXPY, load_kernels, read_int32
 
-pytestmark = needs_gpu
+pytestmark = pytest.mark.gpu
 
 EVERY_KIND = r"""
 extern "C" __global__ void every_kind(int a, unsigned char b, short c, long long d, float e, double f, bool g,

@@ -4,9 +4,9 @@ pinned and managed memory, DLPack and __cuda_array_interface__ export."""
 import cupric as cu
 import numpy as np
 import pytest
-from cuda_helpers import cycles_for, load_kernels, needs_gpu, read_int32
+from cuda_helpers import cycles_for, load_kernels, read_int32
 
-pytestmark = needs_gpu
+pytestmark = pytest.mark.gpu
 
 
 def test_freed_block_is_reused_on_the_same_stream():

@@ -14,9 +14,9 @@ from pathlib import Path
 import cupric as cu
 import numpy as np
 import pytest
-from cuda_helpers import cycles_for, load_kernels, needs_gpu
+from cuda_helpers import cycles_for, load_kernels
 
-pytestmark = needs_gpu
+pytestmark = pytest.mark.gpu
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX would take most of the memory
 
 N = 1 << 20
@@ -190,20 +190,14 @@ def test_from_jax_through_dlpack():
     assert lo == hi == float(steps)
 
 
-def test_from_numba_through_the_array_interface():
+def test_from_numba_through_the_array_interface(spin_fill):
     numba_cuda = import_or_skip("numba.cuda")
-
-    @numba_cuda.jit
-    def sleep_fill(y, value, naps):
-        for _ in range(naps):
-            numba_cuda.nanosleep(1_000_000)  # up to ~1 ms each
-        i = numba_cuda.grid(1)
-        if i < y.size:
-            y[i] = value
-
+    # numba's array, written on numba's stream (a spinning kernel launched there, since numba's own
+    # JIT does not import beside NumPy 2.5 on the GPU machine); the array interface names that stream
     ns = numba_cuda.stream()
     d = numba_cuda.device_array(N, dtype=np.float32, stream=ns)
-    sleep_fill[(N + 255) // 256, 256, ns](d, 9.0, 5)
+    handle = int(ns.handle.value if hasattr(ns.handle, "value") else ns.handle)
+    cu.cuda.launch(cu.cuda.Stream.from_external(handle), GRID, spin_fill, cycles_for(SPIN_SECONDS), d, 9.0, N)
     assert d.__cuda_array_interface__.get("stream")  # numba exports the stream it wrote on
     with cu.cuda.Stream():
         y = cu.asarray(d)

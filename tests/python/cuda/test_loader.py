@@ -6,7 +6,6 @@ import sys
 
 import cupric as cu
 import pytest
-from cuda_helpers import needs_nvrtc
 
 
 def run_python(code, **env):
@@ -89,7 +88,7 @@ def test_missing_driver_errors_are_clear(call):
 
 
 @pytest.mark.skipif(cu.cuda.is_available(), reason="a driver is present")
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_program_without_device_needs_an_arch():
     with pytest.raises(ValueError, match="arch="):
         cu.cuda.Program('extern "C" __global__ void k() {}').compile("ptx")

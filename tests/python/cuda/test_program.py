@@ -5,9 +5,9 @@ import struct
 
 import cupric as cu
 import pytest
-from cuda_helpers import SAXPY, needs_nvjitlink, needs_nvrtc
+from cuda_helpers import SAXPY, needs_nvjitlink
 
-pytestmark = needs_nvrtc
+pytestmark = pytest.mark.nvrtc
 
 
 def cubin_sm(code):

@@ -8,10 +8,9 @@ test_gpu_stream_handoffs.py."""
 from pathlib import Path
 
 import pytest
-from cuda_helpers import needs_nvrtc
 from fake_driver import run_with_fake_driver
 
-pytestmark = needs_nvrtc
+pytestmark = pytest.mark.nvrtc
 
 PRELUDE = """
 import ctypes, sys

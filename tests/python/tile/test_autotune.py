@@ -257,10 +257,9 @@ def test_ct_launch_accepts_a_tuned_kernel(cache_dir):
 # ---- CUDA, through a stand-in runtime: the choice is timed with events on the launch stream ----
 
 
-needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_cuda_timing_uses_events_on_the_launch_stream(monkeypatch, cache_dir):
     from test_cuda import FakeCudaArray, StandInRuntime
 

@@ -27,9 +27,7 @@ import test_memory as mem  # noqa: E402
 import test_mma  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
-import test_tile_elementwise as ew  # noqa: E402
-
-needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
+import test_elementwise as ew  # noqa: E402
 
 
 def f32(*s):
@@ -202,7 +200,7 @@ def _compile(src, entry):
     return r
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_cuda_compiles_for_sm90a(name):
     kernel, args = CASES[name]()
@@ -210,7 +208,7 @@ def test_generated_cuda_compiles_for_sm90a(name):
     _compile(info["cuda_source"], info["cuda"]["entry"])
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_mma_accumulator_stays_in_registers():
     """bf16 128x128x32 at 256 threads (the benchmark's tiles): the layout pass keeps the loop-carried
     accumulator in the mma layout with no conversion, the a and b tiles are loaded one iteration
@@ -242,7 +240,7 @@ def test_mma_accumulator_stays_in_registers():
     assert m["registers"] <= 255 and m["spill_stores"] == 0 and m["spill_loads"] == 0
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_debug_kernel_compiles_for_cuda():
     from test_frontend import debug_kernel
 
@@ -271,7 +269,7 @@ def test_tf32_mma_compiles_for_cuda():
 # ---- the compile cache and inspection ----------------------------------------------------------
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_cache_hit_skips_compilation(cache_dir):
     cache = cu.cuda.compile_cache
     kernel, args = CASES["softmax_f32"]()
@@ -292,7 +290,7 @@ def test_cache_hit_skips_compilation(cache_dir):
     assert _cuda._headers_digest(_kernel.include_dir()) in prog.source
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_an_option_nvrtc_refuses_is_dropped(monkeypatch):
     """Optional options (-minimal, ptxas' report) are dropped, in order, by an NVRTC that does not
     know them; the kernel still compiles."""
@@ -305,7 +303,7 @@ def test_an_option_nvrtc_refuses_is_dropped(monkeypatch):
     assert "-minimal" in _cuda._EXTRA and "registers" in r["log"]  # the others stay
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_inspect_reports_ptx_and_resources():
     x = f32(1000)
     info = saxpy.saxpy_kernel.inspect(2.0, x, x, x, 1024, compile_cuda=True)
@@ -542,7 +540,7 @@ def stand_in_runtime(monkeypatch):
             c.cuda_kernels.clear()
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
     rt = stand_in_runtime
     x = FakeCudaArray((1000,), "<f4")
@@ -571,7 +569,7 @@ def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
     assert len(rt.launches) == 3  # an empty grid launches nothing
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_new_process_launches_from_the_index(stand_in_runtime, cache_dir):
     """A specialisation compiled before is launched from the disk index: no frontend, no NVRTC."""
     rt = stand_in_runtime
@@ -591,7 +589,7 @@ def test_new_process_launches_from_the_index(stand_in_runtime, cache_dir):
     assert k.kernel.obj.code == first.cuda_kernels[0].kernel.obj.code  # the same cubin
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_index_entries_not_of_the_expected_form_are_rebuilt(stand_in_runtime, cache_dir):
     """An index entry names its cubin by a cache key and holds exactly the launch facts: one that
     names anything else (a path, another folder) or holds other facts is deleted with a warning,
@@ -683,7 +681,7 @@ def _a_in_two_loops(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: c
     ct.store(out, index=(ct.bid(0), 0), tile=acc)
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_an_operand_shared_by_two_loops_is_not_staged():
     """A loop-invariant a that products of two loops read stays a register tile (staging it into
     panels for one loop would leave the other without it); the kernel compiles and runs on the CPU."""
@@ -699,7 +697,7 @@ def test_an_operand_shared_by_two_loops_is_not_staged():
     np.testing.assert_allclose(to_np(out), want, rtol=1e-4, atol=1e-3)
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_staged_products_compile_for_every_arch(arch):
     """The generated CUDA is arch-neutral: staged products compile to wgmma on sm_90a and to the

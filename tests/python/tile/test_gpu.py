@@ -23,7 +23,7 @@ import softmax  # noqa: E402
 import stencil  # noqa: E402
 import test_mma  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not cu.cuda.is_available(), reason="no CUDA driver or GPU")
+pytestmark = pytest.mark.gpu
 
 
 class Lib:

@@ -12,11 +12,9 @@ import cupric as cu
 import numpy as np
 import pytest
 from cupric import tile as ct
-from cupric.tile import _cuda
 from cupric.tile._kernel import Kernel
-from tile_helpers import assert_close, random, to_cu, to_np
 from fake_driver import run_with_fake_driver
-
+from tile_helpers import assert_close, random, to_cu, to_np
 
 
 def _scale(x, out, factor, BLOCK: ct.Constant[int]):
@@ -280,10 +278,9 @@ def run_fake(fake_dir, body, cache):
     return run_with_fake_driver(fake_dir, prelude + body, env, script=cache / "launch_check.py")
 
 
-needs_nvrtc = pytest.mark.skipif(not _cuda.nvrtc_available(), reason="NVRTC is not installed")
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_cuda_plans_pack_what_the_python_path_packs(fake_dir, tmp_path):
     run_fake(
         fake_dir,
@@ -331,7 +328,7 @@ except ValueError as e:
     )
 
 
-@needs_nvrtc
+@pytest.mark.nvrtc
 def test_cuda_plans_read_torch_tensors_and_cuda_array_interface_objects(fake_dir, tmp_path):
     """PyTorch tensors are read through data_ptr(), shape, stride(), get_device() (a stand-in
     torch module here, with the same methods); __cuda_array_interface__ objects through their

@@ -1,12 +1,13 @@
-// emit.hpp — renders a tile Function as C++ over the header library device_include/cupric/tile:
-// host C++ (a shared object run block by block on the thread pool) or CUDA C++ (one kernel
-// for NVRTC / nvcc). Both targets share one body emitter; they differ in the wrapper.
+// emit.hpp — the tile compiler's driver: runs a target's named stages (passes) on a copy of a
+// Function and renders the result as C++ over the header library device_include/cupric/tile: host
+// C++ (a shared object run block by block on the thread pool) or CUDA C++ (one kernel for NVRTC /
+// nvcc). Both targets share one body emitter; they differ in their stages and their wrapper.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "tile/ir.hpp"
+#include "cupric/tile_compiler/ir.hpp"
 
 namespace cupric::tile {
 
@@ -16,6 +17,13 @@ struct EmitOptions {
   Target target = Target::host;
   int threads = 0;     ///< CUDA threads per block (0: chosen from the tile sizes)
   bool debug = false;  ///< emit ct.print / ct.assert_ (dropped otherwise)
+  bool record_stages = false;  ///< keep the IR after every stage in EmitResult::stages (kernel.inspect)
+};
+
+/// The IR after one stage of the compiler, as text.
+struct StageText {
+  std::string stage;
+  std::string ir;
 };
 
 /// One parameter of a generated CUDA kernel, in order: an array is its data pointer, then one
@@ -39,12 +47,20 @@ struct EmitResult {
   int vec = 1;                            ///< elements per thread and access
   int smem_bytes = 0;                     ///< dynamic shared memory per block (CUDA)
   std::vector<KernelParam> params;        ///< CUDA: each kernel parameter, in order
-  std::string ir_layout;                  ///< CUDA: the IR after assign_layouts, as text
+  std::vector<StageText> stages;          ///< with record_stages: "frontend" (the input), then each stage
 };
 
+/// Compiles `f` for options.target: runs the target's stages (stage_names) on a copy of it, then
+/// renders the result. CUPRIC_TILE_DUMP=<stage>[,<stage>...] (or `all`) prints the IR after those
+/// stages to stderr, headed by the kernel's name; an unknown name is a ValueError listing the stages.
 EmitResult emit(const Function& f, const EmitOptions& options);
 
-/// The C++ spelling of a dtype in generated code ("float", "::cu::tile::bf16", ...).
+/// The stages emit runs for a target, in order: "frontend" (the IR as built, before any stage),
+/// the canonical stages, then the target's own.
+std::vector<std::string> stage_names(Target target);
+
+/// The C++ spelling of a dtype in generated code ("float", "::cu::tile::bf16", ...: the dtype
+/// table's tile_type column); NotImplementedError for dtypes without tiles (complex).
 std::string ctype(DType t);
 
 }  // namespace cupric::tile

@@ -2,13 +2,13 @@
 infinities, NaN, the largest and smallest magnitudes, subnormals, the ends of the integer types
 and complex numbers built from all of those. Unary ufuncs get every value, binary ones every
 pair. Same dtype, same errors, the same NaN/inf pattern and finite values within the table's
-tolerance (test_elementwise.TOLERANCE)."""
+tolerance (test_ufuncs.TOLERANCE)."""
 
 import itertools
 
 import numpy as np
 import pytest
-from test_elementwise import DTYPES, TOLERANCE, UFUNCS, numpy_call
+from test_ufuncs import DTYPES, TOLERANCE, UFUNCS, numpy_call
 
 import cupric as cu
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tile/ir.hpp"
+#include "cupric/tile_compiler/ir.hpp"
 
 namespace cupric::tile {
 

@@ -257,6 +257,23 @@ def test_complex_special_values(name, dtype):
     assert (np.isfinite(result) == np.isfinite(expected)).all(), f"{name}: finiteness differs"
 
 
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name, z, want", [
+    # the Array API's signed zeros where C99 (and NumPy) sign them otherwise
+    ("expm1", complex(-0.0, 0.0), complex(0.0, 0.0)),
+    ("expm1", complex(0.0, 0.0), complex(0.0, 0.0)),
+    ("expm1", complex(-0.0, -0.0), complex(0.0, -0.0)),
+    ("tanh", complex(np.inf, 2.0), complex(1.0, 0.0)),  # C99: 1 - 0j (sin(4) < 0)
+    ("tanh", complex(np.inf, -2.0), complex(1.0, -0.0)),
+    ("tanh", complex(-np.inf, 3.0), complex(-1.0, 0.0)),
+    ("tanh", complex(np.inf, 0.0), complex(1.0, 0.0)),
+])
+def test_complex_standard_zeros(name, z, want, dtype):
+    got = np.asarray(getattr(cu, name)(cu.asarray(np.array([z], dtype))))[0]
+    assert got == want and np.signbit(got.real) == np.signbit(want.real) \
+        and np.signbit(got.imag) == np.signbit(want.imag), f"{name}({z}) = {got}, the standard says {want}"
+
 # ---- bfloat16: float32 math rounded to bfloat16 ---------------------------------------------------------
 
 

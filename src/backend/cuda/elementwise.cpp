@@ -1,18 +1,99 @@
-// cuda_elementwise.cpp — maps on the GPU: ufunc loops, casts and fills (one renderer, three
-// kernels per source: vector-contiguous, scalar-contiguous, strided), plus arange and random.
+// elementwise.cpp — maps on the GPU: ufunc loops and fills (casts, in cast.cpp, are maps too),
+// the map renderer and run_map, the launcher every map goes through. A map's source is its types,
+// its ufunc expression and one entry point for the path a launch takes; the kernel bodies are
+// the templates of device_include/cupric/kernels/map.cuh.
 #include <cstring>
 #include <iterator>
-#include <stdexcept>
 
-#include "../cpu/cpu_backend.hpp"
 #include "cuda_backend.hpp"
+#include "cupric/convert.h"
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
+#include "launch_args.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::ArgPacker;
+
+// ---- rendering -------------------------------------------------------------------------------
+
+namespace {
+std::string typedefs(const MapSpec& s) {
+  std::string out;
+  for (std::size_t k = 0; k < s.in_store.size(); ++k)
+    out += cat("typedef ", device_type(s.in_store[k]), " S", k, "; typedef ", device_type(s.in_compute[k]), " C", k,
+               ";\n");
+  out += cat("typedef ", device_type(s.out_store), " SO; typedef ", device_type(s.out_compute), " CO;\n");
+  return out;
+}
+
+/// struct Map: apply(a, b, c) is the op's expression in the compute types, stored as SO.
+std::string apply_struct(const MapSpec& s) {
+  const std::size_t nin = s.in_store.size();
+  std::string params, extra;
+  for (std::size_t k = 0; k < nin; ++k) params += cat(k ? ", " : "", "C", k, " ", static_cast<char>('a' + k));
+  if (nin == 1) extra = "    [[maybe_unused]] C0 b = a; [[maybe_unused]] C0 c = a;\n";
+  if (nin == 2) extra = "    [[maybe_unused]] C1 c = b;\n";
+  return cat("struct Map {\n  static __device__ __forceinline__ SO apply(", params, ") {\n", extra,
+             "    return cu::convert<SO>(static_cast<CO>(", s.expression, "));\n  }\n};\n");
+}
+
+std::string kernel_params(const MapSpec& s) {
+  std::string p;
+  for (std::size_t k = 0; k < s.in_store.size(); ++k) {
+    if (s.in_mode[k] == InputMode::value)
+      p += cat("C", k, " s", k, ", ");
+    else
+      p += cat("const S", k, "* __restrict__ p", k, ", ");
+  }
+  p += "SO* __restrict__ po, ";
+  if (s.where) p += "const bool* __restrict__ pw, ";
+  p += "i64 n";
+  return p;
+}
+
+/// The mask and inputs handed to a map template; `width`: elements per vector load (1: none).
+std::string operands(const MapSpec& s, int width) {
+  const std::size_t nin = s.in_store.size();
+  std::string out = s.where ? cat("MapMask<", width, ", ", nin + 1, ">(pw)") : std::string("NoMask()");
+  for (std::size_t k = 0; k < nin; ++k) {
+    if (s.in_mode[k] == InputMode::array)
+      out += cat(", MapArray<S", k, ", C", k, ", ", width, ", ", k, ">(p", k, ")");
+    else if (s.in_mode[k] == InputMode::broadcast)  // a 0-d device operand, read once per thread
+      out += cat(", MapValue<C", k, ">(cu::convert<C", k, ">(*p", k, "))");
+    else
+      out += cat(", MapValue<C", k, ">(s", k, ")");
+  }
+  return out;
+}
+
+std::string entry(const MapSpec& s, const char* suffix, const std::string& params, const std::string& body) {
+  return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name, suffix, "(", params, ") {\n  ", body,
+             ";\n}\n");
+}
+}  // namespace
+
+std::string render_map(const MapSpec& s) {
+  if (s.in_store.size() != s.in_compute.size() || s.in_store.size() != s.in_mode.size())
+    throw ValueError(cat("render_map: inconsistent input lists for ", s.name));
+  auto on = [&](char p) { return s.path == 0 || s.path == p; };
+  const std::string params = kernel_params(s);
+  const std::size_t nop = s.in_store.size() + 1 + (s.where ? 1 : 0);
+  std::string out = cat(include_family("map"), "using namespace cupric::kernels;\n", typedefs(s), apply_struct(s));
+  if (on('v'))
+    out += entry(s, "_vec", params,
+                 cat("map_vec<Map, ", s.vector_width(), ">(po, n, ", operands(s, s.vector_width()), ")"));
+  if (on('o')) out += entry(s, "_one", params, cat("map_one<Map>(po, n, ", operands(s, 1), ")"));
+  if (on('n'))
+    out += entry(s, "_nd", cat(params, ", const Geo<", nop, "> g"), cat("map_nd<Map>(po, n, g, ", operands(s, 1), ")"));
+  if (s.transpose && on('t'))
+    out += entry(s, "_t2", "const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx",
+                 "map_t2<Map, C0>(p0, po, nx, ny, in_sy, out_sx)");
+  return out;
+}
+
+// ---- launching -------------------------------------------------------------------------------
 
 namespace {
 /// Argument alignment of a dtype's device type.
@@ -26,46 +107,19 @@ bool all_zero(const Strides& strides) {
     if (s != 0) return false;
   return true;
 }
+
+/// One value of dtype `from` at src, converted to `to` at dst as the kernels convert (convert.h).
+void convert_value(DType from, const void* src, DType to, void* dst) {
+  visit_dtype(from, [&]<class F>() {
+    visit_dtype(to, [&]<class T>() { *static_cast<T*>(dst) = cu::convert<T>(*static_cast<const F*>(src)); });
+  });
+}
 }  // namespace
 
-void MapKey::too_long() { throw std::logic_error("cupric: a CUDA map key longer than 16 bytes"); }
-
-namespace {
-/// Each thread's recently used map kernels: a hit takes no lock. Backends are never destroyed,
-/// and `serial` tells them apart.
-struct CachedKernel {
-  std::uint64_t serial = 0;  // 0: empty
-  MapKey key;
-  const runtime::Kernel* kernel = nullptr;
-};
-constexpr std::size_t kThreadCacheSlots = 64;
-thread_local CachedKernel thread_kernels[kThreadCacheSlots];
-}  // namespace
-
-const runtime::Kernel* CudaBackend::cached(const MapKey& key) {
-  CachedKernel& slot = thread_kernels[MapKeyHash{}(key) % kThreadCacheSlots];
-  if (slot.serial == serial_ && slot.key == key) return slot.kernel;
-  const runtime::Kernel* k = nullptr;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = fast_.find(key); it != fast_.end()) k = it->second;
-  }
-  if (k) slot = {serial_, key, k};
-  return k;
-}
-
-const runtime::Kernel* CudaBackend::remember(const MapKey& key, const runtime::Kernel* k) {
-  std::lock_guard lock(mutex_);
-  return fast_.emplace(key, k).first->second;
-}
-
-/// Launches the map for `plan` (operands: inputs, output, [mask]). `key` identifies the map apart
-/// from the operand modes and the path, which are appended here: a cached launch looks a 16-byte
-/// key up and packs the arguments, building no source, spec, string or geometry vector.
-/// `make_spec` runs on a miss; `what` names the op in messages.
-template <class MakeSpec>
+/// A cached launch looks a 16-byte key up and packs the arguments, building no source, spec,
+/// string or geometry vector; `make_spec` runs on a miss; `what` names the op in messages.
 void CudaBackend::run_map(MapKey key, const char* what, const ElementwisePlan& plan, int nin, const DType* in_compute,
-                          MakeSpec&& make_spec) {
+                          MapSpecFn make_spec) {
   const std::int64_t n = plan.size();
   if (n == 0) return;
   const int nop = plan.noperands();
@@ -110,11 +164,11 @@ void CudaBackend::run_map(MapKey key, const char* what, const ElementwisePlan& p
   }
   const runtime::Kernel& k = *kp;
 
-  ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
+  ArgPacker args = packer(k);
   alignas(16) unsigned char value[16];
   for (int i = 0; i < nin; ++i) {
     if (modes[i] == InputMode::value) {  // converted to the compute type here, passed by value
-      cpu::cast_kernel(plan.dtypes[i], in_compute[i])(plan.data[i], 0, reinterpret_cast<char*>(value), 0, 1);
+      convert_value(plan.dtypes[i], plan.data[i], in_compute[i], value);
       args.add_bytes(value, static_cast<std::size_t>(itemsize(in_compute[i])), device_alignment(in_compute[i]),
                      name(in_compute[i]));
     } else {
@@ -175,62 +229,6 @@ void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Elem
   });
 }
 
-void CudaBackend::cast(const ElementwisePlan& plan) {
-  if (plan.storages.size() == 2) note_write(plan.storages[1]);
-  const DType from = plan.dtypes[0], to = plan.dtypes[1];
-  auto make_spec = [&] {
-    MapSpec s;
-    s.name = cat("cast_", short_name(from), "_", short_name(to));
-    s.expression = "a";
-    s.in_store = {from};
-    s.in_compute = {to};
-    s.out_store = s.out_compute = to;
-    s.transpose = true;
-    return s;
-  };
-  if (transpose_cast(plan, make_spec)) return;
-  MapKey key;
-  key.add('C').add(static_cast<unsigned>(from)).add(static_cast<unsigned>(to));
-  run_map(key, "cast", plan, 1, &to, make_spec);
-}
-
-/// A 2-d plan whose input is dense along one dimension and whose output is dense along the
-/// other (x.T.copy(), astype of a transposed view): the tiled kernel. False when it does not apply.
-template <class MakeSpec>
-bool CudaBackend::transpose_cast(const ElementwisePlan& plan, MakeSpec&& make_spec) {
-  if (plan.ndim() != 2 || (plan.on_host.size() == 2 && plan.on_host[0])) return false;
-  const std::int64_t isz = itemsize(plan.dtypes[0]), osz = itemsize(plan.dtypes[1]);
-  const auto& in = plan.byte_strides[0];
-  const auto& out = plan.byte_strides[1];
-  int x = -1;  // the dimension along which the input is dense; the output must be dense along the other
-  for (int d = 0; d < 2; ++d)
-    if (in[d] == isz && out[1 - d] == osz) x = d;
-  if (x < 0 || in[1 - x] % isz != 0 || out[x] % osz != 0) return false;
-  const std::int64_t nx = plan.shape[x], ny = plan.shape[1 - x];
-  if (nx < 32 || ny < 32 || (ny + 31) / 32 > 65535) return false;
-  MapKey key;
-  key.add('T').add(static_cast<unsigned>(plan.dtypes[0])).add(static_cast<unsigned>(plan.dtypes[1])).add('t');
-  const runtime::Kernel* kp = cached(key);
-  if (!kp) {
-    MapSpec spec = make_spec();
-    spec.in_mode = {InputMode::array};
-    spec.path = 't';
-    kp = remember(key, &kernel(spec.key(), cat(spec.name, "_t2"), [&] { return render_map(spec); }));
-  }
-  ArgPacker args(kp->param_sizes_known() ? &kp->param_sizes() : nullptr, kp->interned_name());
-  args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[0]));
-  args.add_pointer(reinterpret_cast<std::uint64_t>(plan.data[1]));
-  args.add_int(nx);
-  args.add_int(ny);
-  args.add_int(in[1 - x] / isz);
-  args.add_int(out[x] / osz);
-  runtime::LaunchConfig c;
-  c.grid = {static_cast<unsigned>((nx + 31) / 32), static_cast<unsigned>((ny + 31) / 32), 1};
-  c.block = {32, 8, 1};
-  launch(*kp, c, args);
-  return true;
-}
-
 void CudaBackend::fill(const Array& dst, const void* value) {
   if (dst.size() == 0) return;
   note_write(dst);
@@ -273,61 +271,6 @@ void CudaBackend::fill(const Array& dst, const void* value) {
     s.out_store = s.out_compute = t;
     return s;
   });
-}
-
-namespace {
-/// arange_<t> (render_arange) with its start and step added by `add_start_step`.
-template <class AddStartStep>
-void launch_arange(CudaBackend& backend, const Array& out, AddStartStep add_start_step) {
-  const std::int64_t n = out.size();
-  if (n == 0) return;
-  backend.note_write(out);
-  const DType t = out.dtype();
-  const runtime::Kernel& k =
-      backend.kernel(cat("arange|", short_name(t)), cat("arange_", short_name(t)), [&] { return render_arange(t); });
-  ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
-  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
-  add_start_step(args);
-  args.add_int(n);
-  backend.launch_grid(k, n, args);
-}
-}  // namespace
-
-void CudaBackend::arange(const Array& out, double start, double step) {
-  launch_arange(*this, out, [&](ArgPacker& args) {
-    args.add_float(start);
-    args.add_float(step);
-  });
-}
-
-void CudaBackend::arange_integer(const Array& out, std::uint64_t start, std::uint64_t step) {
-  launch_arange(*this, out, [&](ArgPacker& args) {
-    args.add_uint(start);
-    args.add_uint(step);
-  });
-}
-
-void CudaBackend::random(const RandomRequest& r, const Array& out) {
-  const std::int64_t n = out.size();
-  if (n == 0) return;
-  note_write(out);
-  if (!out.is_c_contiguous()) throw ValueError(cat("random: the output must be C-contiguous, got ", out.str()));
-  const DType t = out.dtype();
-  const runtime::Kernel& k =
-      kernel(cat("random|", short_name(t)), cat("random_", short_name(t)), [&] { return render_random(t); });
-  ArgPacker args(k.param_sizes_known() ? &k.param_sizes() : nullptr, k.interned_name());
-  args.add_pointer(reinterpret_cast<std::uint64_t>(out.data()));
-  args.add_int(n);
-  args.add_uint(r.key);
-  args.add_uint(r.counter);
-  const std::int32_t dist = static_cast<std::int32_t>(r.dist);
-  args.add_bytes(&dist, 4, 4, "int");
-  args.add_float(r.a);
-  args.add_float(r.b);
-  args.add_int(r.low);
-  args.add_uint(r.range);
-  const int per = r.dist == RandomDistribution::integers ? 2 : (t == DType::float32 ? 4 : 2);
-  launch_grid(k, (n + per - 1) / per, args);
 }
 
 }  // namespace cupric::cuda_backend

@@ -60,9 +60,6 @@ struct Type {
   std::string str() const;
 };
 
-/// Short dtype names used in IR text and messages: f32, bf16, i64, u8, b1.
-const char* short_name(DType t);
-
 /// Where an op came from in the kernel's Python source.
 struct Location {
   std::string file;
@@ -88,7 +85,7 @@ enum class OpKind : std::uint8_t {
   reduce,        ///< name = sum|prod|max|min; ints[0] = axis; flag = keepdims
   argreduce,     ///< name = argmax|argmin; ints[0] = axis; flag = keepdims
   scan,          ///< name = cumsum|cumprod; ints[0] = axis
-  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32; ints {1}: b given as (N,K) (GPU)
+  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32 (b_transposed: b given as (N,K))
   load,          ///< operand 0 array, then one tile index per dim; value = padding
   store,         ///< operand 0 array, then one tile index per dim, then the tile
   load_offset,   ///< like load, but the indices are element offsets of the window's corner
@@ -104,6 +101,21 @@ enum class OpKind : std::uint8_t {
   convert_layout,  ///< operand 0 in the result's layout (GPU; inserted by assign_layouts)
 };
 const char* op_name(OpKind k);
+
+/// Where a load's tile lives in a K loop of staged products (decided by stage_products).
+enum class LoadStaging : std::uint8_t {
+  registers,  ///< a register tile, as loaded (the default)
+  ring,       ///< copied ahead into the loop's ring of shared-memory stages, read there by the products
+  resident,   ///< a loop-invariant a operand, copied once before the loop into shared-memory panels
+};
+
+/// How a staged K loop keeps its products' operands: `stages` buffers of a and b in shared memory
+/// (0: not staged), `in_flight` products left running by each iteration (wgmma), `min_blocks`
+/// blocks per SM the kernel is built for.
+struct StagedShape {
+  int stages = 0, in_flight = 0, min_blocks = 1;
+  bool operator==(const StagedShape&) const = default;
+};
 
 struct Op;
 
@@ -123,6 +135,10 @@ struct Op {
   bool flag = false;
   std::vector<Region> regions;
   Location loc;
+  // What the GPU passes decide for the emitter (passes.hpp); the IR as built decides none of it.
+  bool b_transposed = false;                     ///< mma: b is given as (N, K) (fold_transposes)
+  LoadStaging staging = LoadStaging::registers;  ///< load: where its tile lives (stage_products)
+  StagedShape staged;                            ///< for: its ring of stages (stage_products); stages 0: none
 
   int result() const { return results.at(0); }
 };

@@ -28,7 +28,7 @@ struct HostCompiler {
 const HostCompiler& host_compiler();
 
 /// Hash of everything besides the source that a compiled kernel depends on: the compiler, its
-/// flags, the CPU and the header library.
+/// flags (which name the instruction set: the CPU kernels' variant), and the header library.
 std::string host_environment(const std::string& include_dir);
 
 /// Result of compile_host: the kernel's compile cache key and what producing it cost.

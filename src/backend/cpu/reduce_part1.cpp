@@ -1,0 +1,7 @@
+// reduce_part1.cpp — CPU reduction loops for the rows of the reduction table whose index
+// modulo kReduceParts is 1 (see reduce_engine.hpp).
+#include "reduce_engine.hpp"
+
+namespace cupric::cpu {
+template bool reduce_part<1>(ReduceOp, const ReduceLayout&, const Array&, const Array&, DType);
+}  // namespace cupric::cpu
