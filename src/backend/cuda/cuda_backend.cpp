@@ -21,7 +21,7 @@
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/memory.hpp"
 #include "cupric/runtime/stream.hpp"
-#include "runtime/compile_cache.hpp"
+#include "cupric/runtime/compile_cache.hpp"
 
 namespace cupric::cuda_backend {
 using runtime::Stream;
