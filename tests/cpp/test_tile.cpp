@@ -115,7 +115,7 @@ TEST(TileEmit, HostAndCudaShareTheBody) {
   std::vector<std::string> declared;  // as the kernel's signature spells them
   for (const auto& p : cuda.params) declared.push_back(tile::param_ctype(p));
   EXPECT_EQ(declared, (std::vector<std::string>{"float*", "long long", "long long", "double"}));
-  EXPECT_NE(cuda.source.find("scale(float* x_data, long long x_shape0, long long x_stride0, double a)"), std::string::npos)
+  EXPECT_NE(cuda.source.find("scale(float* v0_data, long long v0_shape0, long long v0_stride0, double v1)"), std::string::npos)
       << cuda.source;
 }
 
