@@ -22,7 +22,7 @@ Names::Names() {
   shape = s("shape"), stride = s("stride"), array_interface = s("__array_interface__");
   cuda_array_interface = s("__cuda_array_interface__"), dlpack = s("__dlpack__");
   dlpack_device = s("__dlpack_device__"), typestr = s("typestr"), data = s("data"), strides = s("strides");
-  stream = s("stream"), mask = s("mask"), ref = s("__ref");
+  stream = s("stream"), mask = s("mask"), ref = s("__ref"), version = s("version");
 }
 
 const Names& names() {
@@ -85,7 +85,15 @@ std::optional<std::pair<int, int>> dlpack_device(PyObject* obj) {
   if (!method) return std::nullopt;
   nb::object m = nb::steal(method);
   nb::object d = m();
-  return std::pair<int, int>{nb::cast<int>(d[0]), nb::cast<int>(d[1])};
+  if (!(PyTuple_Check(d.ptr()) || PyList_Check(d.ptr())) || PySequence_Size(d.ptr()) != 2)
+    throw TypeError(cat("__dlpack_device__() must return a (device_type, device_id) pair of ints, got ",
+                        nb::cast<std::string>(nb::repr(d))));
+  nb::object type = nb::steal(PySequence_GetItem(d.ptr(), 0)), id = nb::steal(PySequence_GetItem(d.ptr(), 1));
+  if (!type.is_valid() || !id.is_valid()) throw nb::python_error();
+  const auto device_type = interface_int<std::int32_t>(type, "__dlpack_device__()", "device type");
+  const auto device_id = interface_int<std::int32_t>(id, "__dlpack_device__()", "device id");
+  if (device_id < 0) throw ValueError(cat("__dlpack_device__(): device id ", device_id, " is negative"));
+  return std::pair<int, int>{device_type, device_id};
 }
 
 // ---- the array interfaces ------------------------------------------------------------------------
@@ -106,6 +114,23 @@ std::int64_t typestr_itemsize(const std::string& typestr, const char* protocol) 
   const std::int64_t n = ok ? std::stoll(typestr.substr(2)) : 0;
   if (n < 1) throw TypeError(cat(protocol, ": arrays of typestr '", typestr, "' are not supported by cupric"));
   return n;
+}
+
+/// The dict's "version": the protocol's versions are 0 to 3 (3 added "stream"); a newer one may
+/// add rules a consumer must follow, so it is refused rather than read as version 3.
+long long cai_version(PyObject* iface) {
+  PyObject* v = PyDict_GetItemWithError(iface, names().version);
+  if (!v) {
+    if (PyErr_Occurred()) throw nb::python_error();
+    throw ValueError("Missing __cuda_array_interface__ version");
+  }
+  if (!PyLong_Check(v) || PyBool_Check(v))
+    throw TypeError(
+        cat("__cuda_array_interface__: version must be an int, got ", nb::cast<std::string>(nb::repr(v))));
+  const auto version = interface_int<long long>(v, "__cuda_array_interface__", "version");
+  if (version < 0 || version > 3)
+    throw ValueError(cat("__cuda_array_interface__: version ", version, " is not one cupric reads (0 to 3)"));
+  return version;
 }
 
 Strides element_strides(const InterfaceLayout& l) {
@@ -190,6 +215,7 @@ bool read_cuda_array_interface(PyObject* o, const ImportOptions&, ForeignArray& 
   PyObject* found = lookup_attr(o, n.cuda_array_interface);
   if (!found) return false;
   nb::object iface = nb::steal(found);
+  const long long version = PyDict_Check(iface.ptr()) ? cai_version(iface.ptr()) : 0;
   if (PyDict_Check(iface.ptr())) {
     PyObject* mask = PyDict_GetItemWithError(iface.ptr(), n.mask);
     if (mask && mask != Py_None) throw ValueError("__cuda_array_interface__ with a mask is not supported");
@@ -205,9 +231,16 @@ bool read_cuda_array_interface(PyObject* o, const ImportOptions&, ForeignArray& 
   const bool said = d && (d->first == dlpack_cuda || d->first == dlpack_cuda_managed);
   out.device = Device::cuda(said ? d->second : runtime::Device::current_index());
   PyObject* stream = PyDict_GetItemWithError(iface.ptr(), n.stream);
-  if (stream && stream != Py_None)  // version 3: the data is ready on that stream
+  if (stream && stream != Py_None) {  // version 3: the data is ready on that stream
+    if (version < 3)  // older consumers ignore it: the producer cannot rely on it being waited for
+      throw ValueError(cat("__cuda_array_interface__: stream is a field of version 3, but this dict is version ",
+                           version));
+    if (PyBool_Check(stream))
+      throw TypeError(cat("__cuda_array_interface__: stream must be an int or None, got ",
+                          nb::cast<std::string>(nb::repr(stream))));
     out.stream = protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"),
                                  "__cuda_array_interface__");
+  }
   out.owner = nb::borrow(o);
   return true;
 }
@@ -256,15 +289,19 @@ nb::object request_capsule(nb::handle method, std::optional<cuda::CUstream> stre
 }
 
 /// Takes the tensor out of a capsule (checked first: a refused tensor stays the producer's) and
-/// marks the capsule used, as the protocol requires; `out.owner` frees it.
+/// marks the capsule used, as the protocol requires; `out.owner` frees it. `said`: the device
+/// __dlpack_device__ named, which the tensor must be on (the stream handshake was for it).
 template <class Managed>
-void take_tensor(PyObject* capsule, const char* name, const char* used, ForeignArray& out) {
+void take_tensor(PyObject* capsule, const char* name, const char* used, std::optional<Device> said, ForeignArray& out) {
   auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name));
   if (!m) throw BufferError("null DLPack tensor");
   bool read_only = false;
   dlpack::TensorLayout l;
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) l = dlpack::read_versioned(*m, &read_only);
   else l = dlpack::read_tensor(m->dl_tensor);
+  if (said && !(*said == l.device))
+    throw BufferError(cat("the DLPack tensor is on ", l.device.str(), ", but its producer's __dlpack_device__() said ",
+                          said->str()));
   nb::object owner = nb::steal(PyCapsule_New(m, kOwnerName, free_owned<Managed>));
   if (!owner.is_valid()) throw nb::python_error();
   PyCapsule_SetName(capsule, used);
@@ -277,10 +314,11 @@ void take_tensor(PyObject* capsule, const char* name, const char* used, ForeignA
   out.owner = std::move(owner);
 }
 
-void take_capsule(PyObject* p, ForeignArray& out) {
+void take_capsule(PyObject* p, std::optional<Device> said, ForeignArray& out) {
   if (PyCapsule_IsValid(p, kVersionedName))
-    return take_tensor<DLManagedTensorVersioned>(p, kVersionedName, kUsedVersionedName, out);
-  if (PyCapsule_IsValid(p, kLegacyName)) return take_tensor<DLManagedTensor>(p, kLegacyName, kUsedLegacyName, out);
+    return take_tensor<DLManagedTensorVersioned>(p, kVersionedName, kUsedVersionedName, said, out);
+  if (PyCapsule_IsValid(p, kLegacyName))
+    return take_tensor<DLManagedTensor>(p, kLegacyName, kUsedLegacyName, said, out);
   if (PyCapsule_IsValid(p, kUsedLegacyName) || PyCapsule_IsValid(p, kUsedVersionedName))
     throw ValueError("this DLPack capsule was already consumed (a capsule can be imported once)");
   const char* name = PyCapsule_CheckExact(p) ? PyCapsule_GetName(p) : nullptr;
@@ -293,6 +331,7 @@ void take_capsule(PyObject* p, ForeignArray& out) {
 bool read_dlpack(PyObject* o, const ImportOptions& opt, ForeignArray& out) {
   nb::object capsule;
   std::optional<cuda::CUstream> handed;  // the stream the producer ordered its work before
+  std::optional<Device> said;            // where __dlpack_device__ says the data is
   if (PyCapsule_CheckExact(o)) {         // a bare capsule, as older libraries hand out: no handshake
     if (opt.device_only) return false;
     capsule = nb::borrow(o);
@@ -303,12 +342,14 @@ bool read_dlpack(PyObject* o, const ImportOptions& opt, ForeignArray& out) {
     const std::optional<std::pair<int, int>> d = dlpack_device(o);
     const bool cuda = d && (d->first == dlpack_cuda || d->first == dlpack_cuda_managed);
     if (opt.device_only && !cuda && !(d && d->first == dlpack_cuda_host)) return false;
+    // a device type cupric cannot use is refused before the producer makes a capsule (BufferError)
+    if (d) said = dlpack::device_from_dlpack({d->first, d->second});
     if (cuda) handed = opt.consumer_stream ? *opt.consumer_stream : runtime::current_stream_state(d->second).handle;
     bool ordered = false;
     capsule = request_capsule(m, handed, &ordered);
     if (!ordered) handed.reset();
   }
-  take_capsule(capsule.ptr(), out);
+  take_capsule(capsule.ptr(), said, out);
   // without a stream the producer ordered its work before the legacy default stream (the protocol's None)
   if (!out.device.is_cpu()) out.stream = handed ? *handed : nullptr;
   return true;

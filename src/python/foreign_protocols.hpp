@@ -36,7 +36,7 @@ class ErrorStash {
 /// Interned attribute and key names, made once.
 struct Names {
   PyObject *dtype, *is_cuda, *get_device, *data_ptr, *shape, *stride, *array_interface, *cuda_array_interface,
-      *dlpack, *dlpack_device, *typestr, *data, *strides, *stream, *mask, *ref;
+      *dlpack, *dlpack_device, *typestr, *data, *strides, *stream, *mask, *ref, *version;
   Names();
 };
 const Names& names();
@@ -84,7 +84,8 @@ void finish(ForeignArray& out, const char* protocol, const Strides* byte_strides
 bool any_unaligned(const Strides& byte_strides, std::int64_t itemsize);
 
 inline constexpr int dlpack_cuda = 2, dlpack_cuda_host = 3, dlpack_cuda_managed = 13;
-/// (device type, id) from __dlpack_device__, or nullopt when the object has none.
+/// (device type, id) from __dlpack_device__, or nullopt when the object has none: TypeError when it
+/// gives no pair of ints, ValueError for a negative id.
 std::optional<std::pair<int, int>> dlpack_device(PyObject* obj);
 
 bool read_array_interface(PyObject* obj, const ImportOptions& options, ForeignArray& out);

@@ -16,8 +16,8 @@ import numpy as np
 
 import cupric as cu
 
-_spec = importlib.util.spec_from_file_location("oracle", Path(__file__).resolve().parents[1] / "array" /
-                                               "test_elementwise.py")
+_spec = importlib.util.spec_from_file_location("oracle", Path(__file__).resolve().parents[1] / "ops" /
+                                               "test_ufuncs.py")
 oracle = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(oracle)
 
