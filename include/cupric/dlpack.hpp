@@ -90,7 +90,8 @@ DLDataType to_dlpack(DType t);
 /// Throws BufferError naming the code/bits/lanes when cupric has no such dtype.
 DType dtype_from_dlpack(DLDataType t);
 DLDevice to_dlpack(Device d);
-/// kDLCPU and kDLCUDAHost -> cpu, kDLCUDA and kDLCUDAManaged -> cuda:N; others throw BufferError.
+/// kDLCPU and kDLCUDAHost -> cpu, kDLCUDA and kDLCUDAManaged -> cuda:N; others, and negative ids,
+/// throw BufferError.
 Device device_from_dlpack(DLDevice d);
 
 /// What a DLPack tensor describes, checked: its dtype and device (one lane; the devices above),

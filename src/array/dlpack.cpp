@@ -30,6 +30,7 @@ DType dtype_from_dlpack(DLDataType t) {
 DLDevice to_dlpack(Device d) { return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index}; }
 
 Device device_from_dlpack(DLDevice d) {
+  if (d.device_id < 0) throw BufferError(cat("DLPack device id ", d.device_id, " is negative"));
   switch (d.device_type) {
     case kDLCPU:
     case kDLCUDAHost:

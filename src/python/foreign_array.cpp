@@ -144,9 +144,13 @@ bool read_torch(PyObject* o, const ImportOptions& opt, ForeignArray& out) {
   const bool on_cuda = attr(o, n.is_cuda).ptr() == Py_True;
   if (opt.device_only && !on_cuda) return false;
   out.dtype = torch_dtype(attr(o, n.dtype).ptr());
-  out.device = on_cuda ? Device::cuda(static_cast<int>(interface_int<long long>(
-                             call_method(o, n.get_device).ptr(), "torch.Tensor", "device")))
-                       : Device::cpu();
+  out.device = Device::cpu();
+  if (on_cuda) {
+    const auto index = interface_int<long long>(call_method(o, n.get_device).ptr(), "torch.Tensor", "device");
+    if (index < 0 || index > INT32_MAX)
+      throw ValueError(cat("torch.Tensor: get_device() gave ", index, " for a CUDA tensor (not a device index)"));
+    out.device = Device::cuda(static_cast<int>(index));
+  }
   out.shape = interface_ints(attr(o, n.shape).ptr(), "torch.Tensor", "shape");
   const Strides elements = interface_ints(call_method(o, n.stride).ptr(), "torch.Tensor", "strides");
   out.data = interface_int<std::uintptr_t>(call_method(o, n.data_ptr).ptr(), "torch.Tensor", "data pointer");

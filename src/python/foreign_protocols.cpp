@@ -46,6 +46,13 @@ bool has_attr(PyObject* obj, PyObject* name) {
   return v != nullptr;
 }
 
+void throw_not_an_int(nb::handle v, const char* protocol, const char* field) {
+  nb::python_error e;
+  if (!e.matches(PyExc_TypeError)) throw e;
+  throw TypeError(cat(protocol, ": ", field, " ", nb::cast<std::string>(nb::repr(v)), ": ",
+                      nb::cast<std::string>(nb::str(e.value()))));
+}
+
 Shape interface_ints(PyObject* seq, const char* protocol, const char* field) {
   if (!PyTuple_Check(seq))
     throw TypeError(cat(protocol, ": ", field, " must be a tuple, got ", nb::cast<std::string>(nb::repr(seq))));
@@ -57,7 +64,10 @@ Shape interface_ints(PyObject* seq, const char* protocol, const char* field) {
     PyObject* v = PyTuple_GET_ITEM(seq, i);
     int overflow = 1;
     if (PyLong_CheckExact(v)) out[static_cast<std::size_t>(i)] = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow) out[static_cast<std::size_t>(i)] = interface_int<std::int64_t>(v, protocol, field);
+    if (overflow) {
+      const std::string entry = cat(field, " entry");
+      out[static_cast<std::size_t>(i)] = interface_int<std::int64_t>(v, protocol, entry.c_str());
+    }
   }
   return out;
 }
@@ -150,7 +160,8 @@ InterfaceLayout read_interface(nb::handle iface_obj, const char* protocol, bool 
   const Names& n = names();
   InterfaceLayout out;
   nb::handle typestr = interface_field(iface, n.typestr, protocol);
-  if (!PyUnicode_Check(typestr.ptr())) throw TypeError(cat(protocol, ": typestr must be a str"));
+  if (!PyUnicode_Check(typestr.ptr()))
+    throw TypeError(cat(protocol, ": typestr must be a str, got ", nb::cast<std::string>(nb::repr(typestr))));
   out.typestr = nb::cast<std::string>(typestr);
   out.itemsize = typestr_itemsize(out.typestr, protocol);
   out.shape = interface_ints(interface_field(iface, n.shape, protocol).ptr(), protocol, "shape");
@@ -210,17 +221,37 @@ bool read_array_interface(PyObject* o, const ImportOptions& opt, ForeignArray& o
   return true;
 }
 
+namespace {
+/// The stream a version-3 dict says the data is ready on: nullopt for none (or None), checked by
+/// the stream rules of the protocol (an int, not 0, not negative).
+std::optional<cuda::CUstream> cai_stream(PyObject* iface, long long version) {
+  PyObject* stream = PyDict_GetItemWithError(iface, names().stream);
+  if (!stream) {
+    if (PyErr_Occurred()) throw nb::python_error();
+    return std::nullopt;
+  }
+  if (stream == Py_None) return std::nullopt;
+  if (version < 3)  // older consumers ignore it: the producer could not rely on it being waited for
+    throw ValueError(
+        cat("__cuda_array_interface__: stream is a field of version 3, but this dict is version ", version));
+  if (PyBool_Check(stream))
+    throw TypeError(
+        cat("__cuda_array_interface__: stream must be an int or None, got ", nb::cast<std::string>(nb::repr(stream))));
+  return protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"),
+                         "__cuda_array_interface__");
+}
+}  // namespace
+
 bool read_cuda_array_interface(PyObject* o, const ImportOptions&, ForeignArray& out) {
   const Names& n = names();
   PyObject* found = lookup_attr(o, n.cuda_array_interface);
   if (!found) return false;
   nb::object iface = nb::steal(found);
-  const long long version = PyDict_Check(iface.ptr()) ? cai_version(iface.ptr()) : 0;
-  if (PyDict_Check(iface.ptr())) {
-    PyObject* mask = PyDict_GetItemWithError(iface.ptr(), n.mask);
-    if (mask && mask != Py_None) throw ValueError("__cuda_array_interface__ with a mask is not supported");
-  }
-  const InterfaceLayout l = read_interface(iface, "__cuda_array_interface__");
+  const InterfaceLayout l = read_interface(iface, "__cuda_array_interface__");  // (a dict from here on)
+  const long long version = cai_version(iface.ptr());
+  PyObject* mask = PyDict_GetItemWithError(iface.ptr(), n.mask);
+  if (mask && mask != Py_None) throw ValueError("__cuda_array_interface__ with a mask is not supported");
+  out.stream = cai_stream(iface.ptr(), version);
   out.dtype = dtype_from_typestr(o, l);
   out.data = l.data;
   out.shape = l.shape;
@@ -230,17 +261,6 @@ bool read_cuda_array_interface(PyObject* o, const ImportOptions&, ForeignArray& 
   const std::optional<std::pair<int, int>> d = dlpack_device(o);
   const bool said = d && (d->first == dlpack_cuda || d->first == dlpack_cuda_managed);
   out.device = Device::cuda(said ? d->second : runtime::Device::current_index());
-  PyObject* stream = PyDict_GetItemWithError(iface.ptr(), n.stream);
-  if (stream && stream != Py_None) {  // version 3: the data is ready on that stream
-    if (version < 3)  // older consumers ignore it: the producer cannot rely on it being waited for
-      throw ValueError(cat("__cuda_array_interface__: stream is a field of version 3, but this dict is version ",
-                           version));
-    if (PyBool_Check(stream))
-      throw TypeError(cat("__cuda_array_interface__: stream must be an int or None, got ",
-                          nb::cast<std::string>(nb::repr(stream))));
-    out.stream = protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"),
-                                 "__cuda_array_interface__");
-  }
   out.owner = nb::borrow(o);
   return true;
 }

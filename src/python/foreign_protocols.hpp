@@ -46,13 +46,17 @@ const Names& names();
 PyObject* lookup_attr(PyObject* obj, PyObject* name);
 bool has_attr(PyObject* obj, PyObject* name);
 
+/// Raises the pending error of PyNumber_Index(v): a TypeError gets the protocol, field and value
+/// in front of NumPy's words.
+[[noreturn]] void throw_not_an_int(nb::handle v, const char* protocol, const char* field);
+
 /// An integer field of a protocol (extents, strides, pointers, streams): NumPy's TypeError for
-/// non-integers ("'float' object cannot be interpreted as an integer"), a ValueError naming the
-/// field when it does not fit.
+/// non-integers ("'float' object cannot be interpreted as an integer", after the field and value),
+/// a ValueError naming the field and value when it does not fit.
 template <class Int>
 Int interface_int(nb::handle v, const char* protocol, const char* field) {
   nb::object index = nb::steal(PyNumber_Index(v.ptr()));
-  if (!index.is_valid()) throw nb::python_error();
+  if (!index.is_valid()) throw_not_an_int(v, protocol, field);
   Int out{};
   if (!nb::try_cast(index, out))
     throw ValueError(cat(protocol, ": ", field, " ", nb::cast<std::string>(nb::str(index)), " is out of range"));
