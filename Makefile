@@ -42,9 +42,9 @@ test-python: build $(VENV)/.clients  # the docs' Dask examples run in tests/pyth
 	@$(call HERMETIC,tests/python,)
 
 # The CPU kernels once more with the portable baseline variant forced (the machine would pick
-# AVX2 or AVX-512): the array tests, which sweep every ufunc, cast and reduction against NumPy.
+# AVX2 or AVX-512): the array and ops tests, which sweep every ufunc, cast and reduction against NumPy.
 test-baseline: build
-	CUPRIC_CPU_TARGETS=baseline $(PY) -m pytest tests/python/array tests/python/random -q $(PYTEST_ARGS)
+	CUPRIC_CPU_TARGETS=baseline $(PY) -m pytest tests/python/array tests/python/ops tests/python/random -q $(PYTEST_ARGS)
 
 # Third-party clients (scikit-learn, SciPy, Dask, xarray, ...) on cupric arrays, against NumPy.
 $(VENV)/.clients: $(VENV)/.deps tests/integration/requirements.txt

@@ -37,6 +37,7 @@ struct Ufunc {
   UfuncFlags flags = UfuncFlags::none;
   std::string types;         ///< type codes as in ufunc_table.def
   std::string expression;    ///< scalar C++ expression in a, b, c
+  std::string doc;           ///< one line: what it computes (the table's doc column)
   std::vector<UfuncLoop> loops;
 
   /// NumPy-style loop names, e.g. "ff->f", for messages and introspection.

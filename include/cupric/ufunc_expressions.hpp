@@ -8,7 +8,7 @@
 namespace cupric::ufunc_expr {
 
 // clang-format off
-#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR)                                        \
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC)                                        \
   struct NAME {                                                                                 \
     template <class A, class B, class C>                                                        \
     static auto apply([[maybe_unused]] A a, [[maybe_unused]] B b, [[maybe_unused]] C c) {       \

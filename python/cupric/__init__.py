@@ -14,12 +14,13 @@ from ._interop import install as _install_interop
 from ._pickle import install as _install_pickle
 from ._dask import install as _install_dask
 from ._namespace import *  # noqa: F401,F403
+from ._shape_functions import *  # noqa: F401,F403  (atleast_*d, stacks, splits, flip, roll, repeat, diff, ...)
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 _install_interop()
 _install_pickle()

@@ -54,7 +54,7 @@ def show_config(mode="stdout"):
     config = _config()
     if mode == "dicts":
         return config
-    from . import __version__
+    from ._version import __version__
 
     print(f"cupric {__version__}")
     for section, values in config.items():

@@ -208,7 +208,20 @@ def _get(self, stream=None):
     return _to_numpy(self.to_device("cpu")).copy() if self.device == "cpu" else _to_numpy(self.to_device("cpu"))
 
 
+class _UfuncDoc:
+    """ufunc.__doc__: each ufunc's own (its call, the ufunc table's doc column, its loops), the
+    class's text on the class itself (help() and the stubs read that)."""
+
+    def __init__(self, class_doc):
+        self.class_doc = class_doc
+
+    def __get__(self, uf, cls=None):
+        return self.class_doc if uf is None else uf._doc
+
+
 def install():
+    if not isinstance(_c.ufunc.__dict__.get("__doc__"), _UfuncDoc):
+        _c.ufunc.__doc__ = _UfuncDoc(_c.ufunc.__doc__)
     cls = _c.ndarray
     cls.get = _get
     cls.__array__ = _array

@@ -18,9 +18,10 @@ struct Row {
   OutRule out;
   UfuncFlags flags;
   const char* expression;
+  const char* doc;
 };
 
-#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR) {#NAME, NIN, TYPES, OutRule::OUT, UfuncFlags::FLAGS, #EXPR},
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC) {#NAME, NIN, TYPES, OutRule::OUT, UfuncFlags::FLAGS, #EXPR, DOC},
 const Row kRows[] = {
 #include "cupric/ufunc_table.def"
 };
@@ -48,6 +49,7 @@ std::vector<Ufunc> build_table() {
     uf.flags = row.flags;
     uf.types = row.types;
     uf.expression = row.expression;
+    uf.doc = row.doc;
     for (const char* c = row.types; *c; ++c) {
       const DType t = dtype_from_code(*c);
       const bool half = t == DType::float16 || t == DType::bfloat16;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
 
@@ -58,7 +59,7 @@ DType dtype_or(nb::handle dtype, DType dflt) { return optional_dtype(dtype).valu
 void bind_creation(nb::module_& m) {
   m.def(
       "arange",
-      [](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype, nb::handle device) {
+      [](ScalarLike start, ScalarLike stop, ScalarLike step, DTypeLike dtype, DeviceLike device) {
         return arange(number_from_py(start, "start"), optional_number(stop, "stop"), optional_number(step, "step"),
                       optional_dtype(dtype), device_from_py(device));
       },
@@ -67,22 +68,22 @@ void bind_creation(nb::module_& m) {
 
   m.def(
       "linspace",
-      [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, bool retstep, nb::handle dtype,
-         std::int64_t axis, nb::handle device) -> nb::object {
+      [](ArrayLike start, ArrayLike stop, std::int64_t num, bool endpoint, bool retstep, DTypeLike dtype,
+         std::int64_t axis, DeviceLike device) -> ArraysResult {
         const Array a = operand_from_py(start), b = operand_from_py(stop);
         Array step;
         Array y = linspace(a, b, num, endpoint, optional_dtype(dtype), axis, device_for(device, {a, b}), &step);
-        if (!retstep) return nb::cast(y);
+        if (!retstep) return nb::borrow<ArraysResult>(nb::cast(y));
         nb::object s = nb::cast(step);
-        return nb::make_tuple(y, step.ndim() == 0 ? s.attr("item")() : s);
+        return nb::borrow<ArraysResult>(nb::make_tuple(y, step.ndim() == 0 ? s.attr("item")() : s));
       },
       nb::arg("start"), nb::arg("stop"), nb::arg("num") = 50, nb::arg("endpoint") = true, nb::arg("retstep") = false,
       nb::arg("dtype") = nb::none(), nb::arg("axis") = 0, nb::kw_only(), nb::arg("device") = nb::none());
 
   m.def(
       "logspace",
-      [](nb::handle start, nb::handle stop, std::int64_t num, bool endpoint, nb::handle base, nb::handle dtype,
-         std::int64_t axis, nb::handle device) {
+      [](ScalarLike start, ScalarLike stop, std::int64_t num, bool endpoint, ScalarLike base, DTypeLike dtype,
+         std::int64_t axis, DeviceLike device) {
         const Array a = operand_from_py(start), b = operand_from_py(stop), c = operand_from_py(base);
         return logspace(a, b, num, endpoint, c, optional_dtype(dtype), axis, device_for(device, {a, b, c}));
       },
@@ -91,29 +92,29 @@ void bind_creation(nb::module_& m) {
 
   m.def(
       "eye",
-      [](std::int64_t n, nb::handle m_, nb::handle k, nb::handle dtype, nb::handle device) {
+      [](std::int64_t n, ArrayLike m_, IntLike k, DTypeLike dtype, DeviceLike device) {
         return eye(n, optional_int(m_), diagonal_offset(k), dtype_or(dtype, DType::float64), device_from_py(device));
       },
       nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
       nb::arg("device") = nb::none());
   m.def(
       "identity",
-      [](std::int64_t n, nb::handle dtype, nb::handle device) {
+      [](std::int64_t n, DTypeLike dtype, DeviceLike device) {
         return eye(n, std::nullopt, 0, dtype_or(dtype, DType::float64), device_from_py(device));
       },
       nb::arg("n"), nb::arg("dtype") = nb::none(), nb::kw_only(), nb::arg("device") = nb::none());
   m.def(
       "tri",
-      [](std::int64_t n, nb::handle m_, nb::handle k, nb::handle dtype, nb::handle device) {
+      [](std::int64_t n, ArrayLike m_, IntLike k, DTypeLike dtype, DeviceLike device) {
         return tri(n, optional_int(m_), diagonal_offset(k), dtype_or(dtype, DType::float64), device_from_py(device));
       },
       nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = nb::none(), nb::kw_only(),
       nb::arg("device") = nb::none());
   m.def(
-      "tril", [](nb::handle a, nb::handle k) { return tril(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
+      "tril", [](ArrayLike a, IntLike k) { return tril(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
       nb::arg("k") = 0);
   m.def(
-      "triu", [](nb::handle a, nb::handle k) { return triu(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
+      "triu", [](ArrayLike a, IntLike k) { return triu(as_array(a), diagonal_offset(k)); }, nb::arg("m"),
       nb::arg("k") = 0);
 
   m.def(

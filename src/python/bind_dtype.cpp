@@ -2,6 +2,7 @@
 #include <nanobind/stl/pair.h>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/ufunc.hpp"
 
@@ -26,20 +27,25 @@ TypeOperand type_operand(nb::handle obj) {
 void bind_dtype(nb::module_& m) {
   // cupric's dtypes are NumPy's (cu.float32 is numpy.float32, x.dtype is a numpy.dtype): the
   // Python package binds the names lazily; these give the canonical objects for any dtype-like.
-  m.def("_as_dtype", [](nb::handle obj) { return dtype_to_py(dtype_from_py(obj)); },
+  m.def("_as_dtype", [](DTypeLike obj) { return dtype_to_py(dtype_from_py(obj)); },
         "The numpy.dtype of any dtype-like cupric accepts (bfloat16 through ml_dtypes).");
-  m.def("_scalar_type", [](nb::handle obj) { return scalar_type_to_py(dtype_from_py(obj)); },
+  m.def("_scalar_type", [](DTypeLike obj) { return scalar_type_to_py(dtype_from_py(obj)); },
         "The NumPy scalar type of a dtype-like: numpy.float32, ml_dtypes.bfloat16, ...");
-  m.def("_dtype_kind", [](nb::handle obj) { return std::string(1, static_cast<char>(kind(dtype_from_py(obj)))); },
+  m.def("_dtype_kind", [](DTypeLike obj) { return std::string(1, static_cast<char>(kind(dtype_from_py(obj)))); },
         "NumPy's kind letter of a dtype-like, with 'f' for bfloat16 (whose NumPy kind is 'V').");
 
   m.def("result_type", [](nb::args args) {
     std::vector<TypeOperand> ops;
     for (nb::handle a : args) ops.push_back(type_operand(a));
-    return dtype_to_py(result_type(ops));
+    return nb::borrow<DTypeResult>(dtype_to_py(result_type(ops)));
   }, "NumPy 2 result_type: arrays, dtypes and Python scalars (weak, NEP 50).");
-  m.def("promote_types", [](nb::handle a, nb::handle b) { return dtype_to_py(promote_types(dtype_from_py(a), dtype_from_py(b))); });
-  m.def("can_cast", [](nb::handle from, nb::handle to, const std::string& casting) {
+  m.def(
+      "promote_types",
+      [](DTypeLike type1, DTypeLike type2) {
+        return nb::borrow<DTypeResult>(dtype_to_py(promote_types(dtype_from_py(type1), dtype_from_py(type2))));
+      },
+      nb::arg("type1"), nb::arg("type2"));
+  m.def("can_cast", [](ArrayLike from, DTypeLike to, const std::string& casting) {
     if (is_python_scalar(from))
       throw TypeError("can_cast() does not support Python int, float or complex; use a dtype or an array");
     const DType f = nb::isinstance<Array>(from) ? nb::cast<const Array&>(from).dtype() : dtype_from_py(from);

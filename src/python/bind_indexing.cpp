@@ -1,6 +1,7 @@
 // bind_indexing.cpp — ndarray.__getitem__ / __setitem__ / __iter__: Python index objects become
 // a cupric::Index (semantics in src/array/indexing.cpp).
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/indexing.hpp"
 
@@ -96,7 +97,7 @@ void bind_indexing(nb::module_& m) {
       nb::arg("key").none());
   def_method(
       cls, "__setitem__",
-      [](const Array& a, nb::handle key, nb::handle value) {
+      [](const Array& a, nb::handle key, ScalarLike value) {
         a.check_writeable();
         Index index = index_from_py(key, a.device());
         setitem(a, index, value_from_py(value, a));

@@ -4,6 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/indexing.hpp"
 #include "cupric/manipulation.hpp"
@@ -89,43 +90,43 @@ Array reshape_py(const Array& a, const Shape& shape, nb::handle order, nb::handl
 void bind_functions(nb::module_& m) {
   m.def(
       "reshape",
-      [](nb::handle a, nb::handle shape, nb::handle order, nb::handle copy) {
+      [](ArrayLike a, ShapeLike shape, OrderLike order, BoolLike copy) {
         return reshape_py(as_array(a), ints_from_py(shape, "shape"), order, copy);
       },
       nb::arg("a"), nb::arg("shape"), nb::arg("order") = "C", nb::kw_only(), nb::arg("copy") = nb::none());
   m.def(
       "transpose",
-      [](nb::handle a, nb::handle axes) {
+      [](ArrayLike a, AxisLike axes) {
         return axes.is_none() ? transpose(as_array(a)) : permute_dims(as_array(a), ints_from_py(axes, "axes"));
       },
       nb::arg("a"), nb::arg("axes") = nb::none());
   m.def(
       "permute_dims",
-      [](nb::handle a, nb::handle axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); }, nb::arg("a"),
+      [](ArrayLike a, AxisLike axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); }, nb::arg("a"),
       nb::arg("axes"));
   m.def(
-      "matrix_transpose", [](nb::handle a) { return matrix_transpose(as_array(a)); }, nb::arg("x"));
+      "matrix_transpose", [](ArrayLike a) { return matrix_transpose(as_array(a)); }, nb::arg("x"));
   m.def(
-      "swapaxes", [](nb::handle a, std::int64_t i, std::int64_t j) { return swapaxes(as_array(a), i, j); },
+      "swapaxes", [](ArrayLike a, std::int64_t i, std::int64_t j) { return swapaxes(as_array(a), i, j); },
       nb::arg("a"), nb::arg("axis1"), nb::arg("axis2"));
   m.def(
       "moveaxis",
-      [](nb::handle a, nb::handle src, nb::handle dst) {
+      [](ArrayLike a, ArrayLike src, ArrayLike dst) {
         return moveaxis(as_array(a), ints_from_py(src, "source"), ints_from_py(dst, "destination"));
       },
       nb::arg("a"), nb::arg("source"), nb::arg("destination"));
   m.def(
-      "squeeze", [](nb::handle a, nb::handle axis) { return squeeze(as_array(a), optional_ints(axis, "axis")); },
+      "squeeze", [](ArrayLike a, AxisLike axis) { return squeeze(as_array(a), optional_ints(axis, "axis")); },
       nb::arg("a"), nb::arg("axis") = nb::none());
   m.def(
-      "expand_dims", [](nb::handle a, nb::handle axis) { return expand_dims(as_array(a), ints_from_py(axis, "axis")); },
+      "expand_dims", [](ArrayLike a, AxisLike axis) { return expand_dims(as_array(a), ints_from_py(axis, "axis")); },
       nb::arg("a"), nb::arg("axis"));
   m.def(
-      "ravel", [](nb::handle a, nb::handle order) { return ravel(as_array(a), order_from_py(order)); }, nb::arg("a"),
+      "ravel", [](ArrayLike a, OrderLike order) { return ravel(as_array(a), order_from_py(order)); }, nb::arg("a"),
       nb::arg("order") = "C");
   m.def(
       "broadcast_to",
-      [](nb::handle a, nb::handle shape) { return broadcast_view(as_array(a), ints_from_py(shape, "shape")); },
+      [](ArrayLike a, ShapeLike shape) { return broadcast_view(as_array(a), ints_from_py(shape, "shape")); },
       nb::arg("array"), nb::arg("shape"));
   // a list, as the Array API has it (NumPy's tuple unpacks the same way)
   m.def("broadcast_arrays", [](nb::args args) { return nb::list(tuple_of_arrays(broadcast_arrays(arrays_from_py(args)))); });
@@ -136,7 +137,7 @@ void bind_functions(nb::module_& m) {
     for (auto d : broadcast_shapes(shapes)) l.append(d);
     return nb::tuple(l);
   });
-  auto concat = [](nb::handle arrays, nb::handle axis, nb::handle dtype, const std::string& casting) {
+  auto concat = [](ArrayLike arrays, AxisLike axis, DTypeLike dtype, const std::string& casting) {
     std::optional<std::int64_t> ax;
     if (!axis.is_none()) ax = int64_from_py(axis);
     return concatenate(arrays_from_py(arrays), ax, optional_dtype(dtype), casting_from_name(casting));
@@ -147,24 +148,24 @@ void bind_functions(nb::module_& m) {
         nb::arg("casting") = "same_kind");
   m.def(
       "stack",
-      [](nb::handle arrays, std::int64_t axis, nb::handle dtype, const std::string& casting) {
+      [](ArrayLike arrays, std::int64_t axis, DTypeLike dtype, const std::string& casting) {
         return stack(arrays_from_py(arrays), axis, optional_dtype(dtype), casting_from_name(casting));
       },
       nb::arg("arrays"), nb::arg("axis") = 0, nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("casting") = "same_kind");
   m.def(
       "where",
-      [](nb::handle cond, nb::handle x, nb::handle y) -> nb::object {
+      [](ArrayLike cond, ArrayLike x, ArrayLike y) -> ArraysResult {
         if (x.is_none() != y.is_none()) throw ValueError("either both or neither of x and y should be given");
-        if (x.is_none()) return tuple_of_arrays(nonzero(as_array(cond)));
-        return nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y)));
+        if (x.is_none()) return nb::borrow<ArraysResult>(tuple_of_arrays(nonzero(as_array(cond))));
+        return nb::borrow<ArraysResult>(nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y))));
       },
       nb::arg("condition"), nb::arg("x") = nb::none(), nb::arg("y") = nb::none());
-  m.def("nonzero", [](nb::handle a) { return tuple_of_arrays(nonzero(as_array(a))); }, nb::arg("a").none());
-  m.def("flatnonzero", [](nb::handle a) { return nonzero(ravel(as_array(a))).at(0); }, nb::arg("a").none());
+  m.def("nonzero", [](ArrayLike a) { return tuple_of_arrays(nonzero(as_array(a))); }, nb::arg("a").none());
+  m.def("flatnonzero", [](ArrayLike a) { return nonzero(ravel(as_array(a))).at(0); }, nb::arg("a").none());
   m.def(
       "argwhere",
-      [](nb::handle a) {
+      [](ArrayLike a) {
         const Array x = as_array(a);
         // NumPy: a 0-d array is one element of no dimensions, so (1, 0) or (0, 0)
         if (x.ndim() == 0) return Array::empty({nonzero(reshape(x, {1})).at(0).size(), 0}, DType::int64, x.device());
@@ -195,13 +196,13 @@ void bind_methods() {
       cls, "swapaxes", [](const Array& a, std::int64_t i, std::int64_t j) { return swapaxes(a, i, j); },
       nb::arg("axis1"), nb::arg("axis2"));
   def_method(
-      cls, "squeeze", [](const Array& a, nb::handle axis) { return squeeze(a, optional_ints(axis, "axis")); },
+      cls, "squeeze", [](const Array& a, AxisLike axis) { return squeeze(a, optional_ints(axis, "axis")); },
       nb::arg("axis") = nb::none());
   def_method(
-      cls, "ravel", [](const Array& a, nb::handle order) { return ravel(a, order_from_py(order)); },
+      cls, "ravel", [](const Array& a, OrderLike order) { return ravel(a, order_from_py(order)); },
       nb::arg("order") = "C");
   def_method(
-      cls, "flatten", [](const Array& a, nb::handle order) { return flatten(a, order_from_py(order)); },
+      cls, "flatten", [](const Array& a, OrderLike order) { return flatten(a, order_from_py(order)); },
       nb::arg("order") = "C");
   def_property(cls, "T", [](const Array& a) { return transpose(a); });
   def_property(cls, "mT", [](const Array& a) { return matrix_transpose(a); });

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/random.hpp"
 
@@ -135,25 +136,25 @@ void bind_random(nb::module_& m) {
       .def("__init__", [](Generator* g, nb::handle seed) { new (g) Generator(seed_from_py(seed)); }, nb::arg("seed") = nb::none())
       .def_prop_ro("seed", &Generator::seed)
       .def_prop_rw("counter", &Generator::counter, &Generator::set_counter, "Philox blocks consumed so far.")
-      .def("random", [](Generator& g, nb::handle size, nb::handle dtype, nb::handle device) {
+      .def("random", [](Generator& g, ShapeLike size, DTypeLike dtype, DeviceLike device) {
         return g.random(size_from_py(size), float_dtype(dtype), device_from_py(device));
       }, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
-      .def("uniform", [](Generator& g, double low, double high, nb::handle size, nb::handle dtype, nb::handle device) {
+      .def("uniform", [](Generator& g, double low, double high, ShapeLike size, DTypeLike dtype, DeviceLike device) {
         return g.uniform(low, high, size_from_py(size), float_dtype(dtype), device_from_py(device));
       }, nb::arg("low") = 0.0, nb::arg("high") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
          nb::arg("device") = nb::none())
-      .def("standard_normal", [](Generator& g, nb::handle size, nb::handle dtype, nb::handle device) {
+      .def("standard_normal", [](Generator& g, ShapeLike size, DTypeLike dtype, DeviceLike device) {
         return g.standard_normal(size_from_py(size), float_dtype(dtype), device_from_py(device));
       }, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
-      .def("normal", [](Generator& g, double loc, double scale, nb::handle size, nb::handle dtype, nb::handle device) {
+      .def("normal", [](Generator& g, double loc, double scale, ShapeLike size, DTypeLike dtype, DeviceLike device) {
         return g.normal(loc, scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
       }, nb::arg("loc") = 0.0, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
          nb::arg("device") = nb::none())
-      .def("exponential", [](Generator& g, double scale, nb::handle size, nb::handle dtype, nb::handle device) {
+      .def("exponential", [](Generator& g, double scale, ShapeLike size, DTypeLike dtype, DeviceLike device) {
         return g.exponential(scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
       }, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
-      .def("integers", [](Generator& g, nb::handle low, nb::handle high, nb::handle size, nb::handle dtype, bool endpoint,
-                          nb::handle device) {
+      .def("integers", [](Generator& g, nb::handle low, nb::handle high, ShapeLike size, DTypeLike dtype, bool endpoint,
+                          DeviceLike device) {
         const DType t = optional_dtype(dtype).value_or(DType::int64);
         __int128 lo = 0, hi = 0;
         if (high.is_none()) hi = bound_from_py(low);
@@ -164,7 +165,7 @@ void bind_random(nb::module_& m) {
         return g.integers(lo, hi, size_from_py(size), t, device_from_py(device), endpoint);
       }, nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
          nb::arg("endpoint") = false, nb::arg("device") = nb::none())
-      .def("permutation", [](Generator& g, nb::handle x, int axis, nb::handle device) {
+      .def("permutation", [](Generator& g, ArrayLike x, int axis, DeviceLike device) {
         check_axis0("permutation", axis);
         if (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr())) return g.permutation(int64_from_py(x), device_from_py(device));
         return g.permutation(array_from_py(x));
@@ -174,7 +175,7 @@ void bind_random(nb::module_& m) {
         check_axis0("shuffle", axis);
         g.shuffle(x);
       }, nb::arg("x"), nb::arg("axis") = 0, "Reorders x along axis 0 in place.")
-      .def("choice", [](Generator& g, nb::handle a, nb::handle size, bool replace, nb::handle p, int axis, nb::handle device) {
+      .def("choice", [](Generator& g, ArrayLike a, ShapeLike size, bool replace, ArrayLike p, int axis, DeviceLike device) {
         check_axis0("choice", axis);
         std::optional<Array> pa, population;
         if (!p.is_none()) pa = array_from_py(p);

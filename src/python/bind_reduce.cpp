@@ -4,11 +4,19 @@
 #include <nanobind/stl/string.h>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/reduction_table.hpp"
 
 namespace cupric::py {
+
+/// The Python result: the out= object itself when one was given.
+NdarrayResult result_to_py(const Array& r, nb::handle out) {
+  if (!out.is_none())
+    return nb::borrow<NdarrayResult>(PyTuple_Check(out.ptr()) ? nb::borrow<nb::tuple>(out)[0] : out);
+  return nb::borrow<NdarrayResult>(nb::cast(r));
+}
 
 namespace {
 /// An integer argument as Python's operator.index() reads it (bool and float are refused).
@@ -84,12 +92,6 @@ Common common_from_py(nb::handle a, nb::handle axis, nb::handle out, nb::handle 
   return c;
 }
 
-/// The Python result: the out= object itself when one was given.
-nb::object result_to_py(const Array& r, nb::handle out) {
-  if (!out.is_none()) return nb::borrow(PyTuple_Check(out.ptr()) ? nb::borrow<nb::tuple>(out)[0] : out);
-  return nb::cast(r);
-}
-
 double ddof_from_py(nb::handle ddof, nb::handle correction) {
   if (!correction.is_none()) {
     if (!ddof.is_none() && float_from_py(ddof, "ddof") != 0)
@@ -122,8 +124,8 @@ void bind_sums(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle keepdims, nb::handle initial,
-             nb::handle where) {
+        [fn](ArrayLike a, AxisLike axis, DTypeLike dtype, OutArray out, BoolLike keepdims, ScalarLike initial,
+             ArrayLike where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.dtype = optional_dtype(dtype);
           c.options.initial = initial_from_py(initial);
@@ -139,7 +141,7 @@ void bind_sums(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims, nb::handle initial, nb::handle where) {
+        [fn](ArrayLike a, AxisLike axis, OutArray out, BoolLike keepdims, ScalarLike initial, ArrayLike where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.initial = initial_from_py(initial);
           return result_to_py(fn(c.a, c.options), out);
@@ -152,7 +154,7 @@ void bind_sums(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims, nb::handle where) {
+        [fn](ArrayLike a, AxisLike axis, OutArray out, BoolLike keepdims, ArrayLike where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           return result_to_py(fn(c.a, c.options), out);
         },
@@ -172,7 +174,7 @@ void bind_statistics(nb::module_& m) {
     const WithDtype fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle keepdims, nb::handle where) {
+        [fn](ArrayLike a, AxisLike axis, DTypeLike dtype, OutArray out, BoolLike keepdims, ArrayLike where) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.dtype = optional_dtype(dtype);
           return result_to_py(fn(c.a, c.options), out);
@@ -191,8 +193,8 @@ void bind_statistics(nb::module_& m) {
     const WithDdof fn = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [fn](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle ddof, nb::handle keepdims,
-             nb::handle where, nb::handle correction) {
+        [fn](ArrayLike a, AxisLike axis, DTypeLike dtype, OutArray out, FloatLike ddof, BoolLike keepdims,
+             ArrayLike where, FloatLike correction) {
           Common c = common_from_py(a, axis, out, keepdims, where);
           c.options.dtype = optional_dtype(dtype);
           return result_to_py(fn(c.a, c.options, ddof_from_py(ddof, correction)), out);
@@ -202,7 +204,7 @@ void bind_statistics(nb::module_& m) {
   }
   def_both(
       m, "count_nonzero", "a", false,
-      [](nb::handle a, nb::handle axis, nb::handle keepdims) {
+      [](ArrayLike a, AxisLike axis, BoolLike keepdims) {
         return count_nonzero(array_from_py(a), axes_from_py(axis), truthy(keepdims));
       },
       nb::arg("axis") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
@@ -220,7 +222,7 @@ void bind_arg_and_scans(nb::module_& m) {
     const Arg f = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [f](nb::handle a, nb::handle axis, nb::handle out, nb::handle keepdims) {
+        [f](ArrayLike a, AxisLike axis, OutArray out, BoolLike keepdims) {
           return result_to_py(f(array_from_py(a), single_axis_from_py(axis), truthy(keepdims), out_from_py(out)), out);
         },
         nb::arg("axis") = nb::none(), nb::arg("out") = nb::none(), nb::kw_only(), nb::arg("keepdims") = false);
@@ -236,7 +238,7 @@ void bind_arg_and_scans(nb::module_& m) {
     const Scan f = e.fn;
     def_both(
         m, e.name, "a", e.method,
-        [f](nb::handle a, nb::handle axis, nb::handle dtype, nb::handle out) {
+        [f](ArrayLike a, AxisLike axis, DTypeLike dtype, OutArray out) {
           ScanOptions o;
           o.axis = single_axis_from_py(axis);
           o.dtype = optional_dtype(dtype);
@@ -251,7 +253,7 @@ void bind_arg_and_scans(nb::module_& m) {
     const Scan f = fn;
     def_both(
         m, name, "x", false,
-        [f](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out, nb::handle include_initial) {
+        [f](ArrayLike x, AxisLike axis, DTypeLike dtype, OutArray out, BoolLike include_initial) {
           ScanOptions o;
           o.axis = single_axis_from_py(axis);
           o.dtype = optional_dtype(dtype);
@@ -290,7 +292,7 @@ void bind_table(nb::module_& m) {
       "([row dicts: name, ufunc, identity, seed, acc, nan], [(scan, reduction)]) of reduction_table.def.");
   m.def(
       "_reduce",
-      [](const std::string& name, nb::handle a, nb::handle axis, nb::handle keepdims) {
+      [](const std::string& name, ArrayLike a, AxisLike axis, BoolLike keepdims) {
         const ReductionRow* row = find_reduction(name);
         if (!row) throw ValueError(cat("no reduction named '", name, "' in the reduction table"));
         Common c = common_from_py(a, axis, nb::none(), keepdims, nb::none());

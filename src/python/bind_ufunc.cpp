@@ -1,6 +1,7 @@
 // bind_ufunc.cpp — cupric.ufunc objects (cu.add, cu.sin, ...) built from the ufunc table, and
 // the Python operators of ndarray, which call them.
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/ufunc.hpp"
 
@@ -188,6 +189,19 @@ nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
   apply_ufunc(uf, std::span<const Array* const>(inputs, 2), opt);
   return nb::borrow(self);
 }
+
+/// A ufunc's docstring: its call, the table's doc column, the dtypes it has loops for.
+std::string ufunc_doc(const Ufunc& uf) {
+  std::string args;
+  for (int i = 0; i < uf.nin; ++i) args += uf.nin == 1 ? std::string("x, ") : cat("x", i + 1, ", ");
+  std::string dtypes;
+  for (const UfuncLoop& loop : uf.loops) dtypes += cat(dtypes.empty() ? "" : ", ", name(loop.types[0]));
+  return cat(uf.name, "(", args, "/, out=None, *, where=True, casting='same_kind', dtype=None)\n\n", uf.doc,
+             "\n\nInputs with a loop: ", dtypes,
+             " (other dtypes are cast to the first of these they convert to safely).\n"
+             "On the CPU and on CUDA devices; `expression` is the scalar C++ every backend compiles.");
+}
+
 }  // namespace
 
 void bind_ufunc(nb::module_& m) {
@@ -199,6 +213,7 @@ void bind_ufunc(nb::module_& m) {
       .def_prop_ro("types", [](const PyUfunc& u) { return u.uf->type_signatures(); })
       .def_prop_ro("expression", [](const PyUfunc& u) { return u.uf->expression; },
                    "The scalar C++ expression every backend instantiates.")
+      .def_prop_ro("_doc", [](const PyUfunc& u) { return ufunc_doc(*u.uf); })
       .def("__repr__", [](const PyUfunc& u) { return cat("<ufunc '", u.uf->name, "'>"); });
 
   // every row of the table (and alias), also where the namespace puts a richer function under
@@ -231,13 +246,13 @@ void bind_ufunc(nb::module_& m) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
     // (any operand, None too: the operators themselves answer or return NotImplemented)
     def_method(
-        cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
+        cls, cat("__", op.py, "__").c_str(), [uf](ArrayLike a, ArrayLike b) { return binary_op(*uf, a, b, false); },
         nb::arg("other").none());
     def_method(
-        cls, cat("__r", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, true); },
+        cls, cat("__r", op.py, "__").c_str(), [uf](ArrayLike a, ArrayLike b) { return binary_op(*uf, a, b, true); },
         nb::arg("other").none());
     def_method(
-        cls, cat("__i", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return inplace_op(*uf, a, b); },
+        cls, cat("__i", op.py, "__").c_str(), [uf](ArrayLike a, ArrayLike b) { return inplace_op(*uf, a, b); },
         nb::arg("other").none());
   }
   static const OpName compare[] = {{"lt", "less"}, {"le", "less_equal"}, {"gt", "greater"},
@@ -245,7 +260,7 @@ void bind_ufunc(nb::module_& m) {
   for (const OpName& op : compare) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
     def_method(
-        cls, cat("__", op.py, "__").c_str(), [uf](nb::handle a, nb::handle b) { return binary_op(*uf, a, b, false); },
+        cls, cat("__", op.py, "__").c_str(), [uf](ArrayLike a, ArrayLike b) { return binary_op(*uf, a, b, false); },
         nb::arg("other").none());
   }
   // == is elementwise and arrays are mutable: unhashable, as NumPy's (Python does this for

@@ -17,6 +17,8 @@ See docs/tile.md for the language.
 """
 
 import math as _math
+import sys as _sys
+import types as _types
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
@@ -111,3 +113,16 @@ def __getattr__(name):
     if name == "bfloat16":
         return _dt.names.bfloat16
     raise AttributeError(f"module 'cupric.tile' has no attribute {name!r}")
+
+
+class _TileModule(_types.ModuleType):
+    """cupric.tile is the tile language's module and, called, NumPy's tile(A, reps) (the names
+    collide in the namespace: `cu.tile(x, (2, 3))` repeats x, `cu.tile.kernel` is the language)."""
+
+    def __call__(self, A, reps, /):
+        from .._shape_functions import tile_array
+
+        return tile_array(A, reps)
+
+
+_sys.modules[__name__].__class__ = _TileModule

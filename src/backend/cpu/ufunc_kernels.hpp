@@ -20,7 +20,7 @@
 CUPRIC_CPU_VARIANT_BEGIN
 namespace kernels {
 
-#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR)                                       \
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC)                                       \
   struct op_##NAME {                                                                           \
     static constexpr int nin = NIN;                                                            \
     static constexpr const char* types = TYPES;                                                \
@@ -37,7 +37,7 @@ namespace kernels {
 template <class... Ts>
 struct TypeList {};
 struct EndOfList {};
-#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR) op_##NAME,
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC) op_##NAME,
 using AllOps = TypeList<
 #include "cupric/ufunc_table.def"
     EndOfList>;

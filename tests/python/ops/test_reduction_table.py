@@ -13,8 +13,7 @@ from cupric.tile import _ops as tile_ops
 
 ROWS, SCANS = _c._reduction_table()
 BY_NAME = {r["name"]: r for r in ROWS}
-HAS_GPU = cu.cuda.is_available()
-GPU = pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
+GPU = pytest.mark.gpu
 DTYPES = ["bool", "int8", "uint16", "int32", "int64", "uint64", "float16", "float32", "float64", "complex64",
           "complex128"]
 AXES = [None, 0, -1, (0, 2)]

@@ -22,7 +22,7 @@ def table_rows():
     text = (ROOT / "include" / "cupric" / "ufunc_table.def").read_text()
     sets = dict(re.findall(r'#define (\w+)\s+"([^"]*)"', text))
     rows = []
-    for m in re.finditer(r"^CUPRIC_UFUNC\((\w+),\s*(\d),\s*([^,]+),\s*\w+,\s*\w+,\s*(.*)\)\s*$", text, re.M):
+    for m in re.finditer(r'^CUPRIC_UFUNC\((\w+),\s*(\d),\s*([^,]+),\s*\w+,\s*\w+,\s*(.*),\s*"[^"]*"\)\s*$', text, re.M):
         name, nin, types, expr = m.groups()
         types = types.strip()
         rows.append((name, int(nin), sets.get(types, types.strip('"')), expr))

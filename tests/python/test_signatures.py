@@ -1,0 +1,61 @@
+"""Signatures users can read: help() shows what each argument accepts (cupric.typing's names), every
+ufunc has its own docstring from the table, and the committed stubs (python/cupric/_cupric.pyi)
+match the bindings."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import cupric as cu
+from cupric import typing as cutyping
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+UFUNCS = sorted({getattr(cu, n).name for n in dir(cu) if isinstance(getattr(cu, n), cu.ufunc)})  # aliases once
+
+
+def signature_line(fn):
+    return fn.__doc__.split("\n", 1)[0]
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "argmax", "cumulative_sum", "clip", "round", "reshape", "stack",
+                                  "arange", "linspace", "isclose", "where", "concat", "moveaxis"])
+def test_namespace_functions_name_what_they_accept(name):
+    line = signature_line(getattr(cu, name))
+    assert line.startswith(f"{name}(")
+    assert ": object" not in line, f"an untyped parameter: {line}"
+    assert not line.endswith("-> object"), f"an untyped result: {line}"
+
+
+def test_typing_names_exist():
+    for name in ("ArrayLike", "AxisLike", "DTypeLike", "DeviceLike", "ScalarLike", "ShapeLike"):
+        assert hasattr(cutyping, name), name
+    line = signature_line(cu.sum)
+    for used in ("cupric.typing.ArrayLike", "cupric.typing.AxisLike", "cupric.typing.DTypeLike", "cupric.ndarray"):
+        assert used in line
+
+
+def test_every_ufunc_has_its_own_docstring():
+    docs = {}
+    for name in UFUNCS:
+        uf = getattr(cu, name) if hasattr(cu, name) else getattr(cu._cupric, name)
+        doc = uf.__doc__
+        assert doc.startswith(f"{uf.name}(x"), doc
+        first = doc.split("\n\n")[1]
+        assert first and first not in docs.values(), f"{name}: {first!r} is not its own"
+        docs[name] = first
+        for loop in uf.types:  # the dtypes it lists are the loops it has
+            assert loop[0] in "?bBhHiIlLeEfdFD"
+    assert "The sum x1 + x2" in cu.add.__doc__ and "complex128" in cu.add.__doc__
+    assert "bool" not in cu.sqrt.__doc__.split("Inputs with a loop: ")[1].split(" (")[0]
+
+
+def test_committed_stubs_match_the_bindings(tmp_path):
+    pytest.importorskip("nanobind.stubgen")
+    out = tmp_path / "_cupric.pyi"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "stubs.py"), "--output", str(out)], check=True,
+                   capture_output=True, text=True)
+    committed = ROOT / "python" / "cupric" / "_cupric.pyi"
+    assert committed.read_text() == out.read_text(), "stale stubs: run `python tools/stubs.py` and commit"
+    assert (ROOT / "python" / "cupric" / "py.typed").exists()
