@@ -4,6 +4,7 @@
 // capsules are read in foreign_protocols.cpp.
 #include "foreign_array.hpp"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <string>
@@ -15,6 +16,7 @@
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 #include "foreign_protocols.hpp"
+#include "py_types.hpp"
 
 namespace cupric::py {
 
@@ -279,15 +281,15 @@ void bind_foreign_array(nb::module_& m) {
                            "on, 0 = the legacy default stream; None: nothing to wait for), readonly, owner.")
       .def_prop_ro("kind", [](const ForeignArray& f) { return kind_name(f.kind); })
       .def_prop_ro("ptr", [](const ForeignArray& f) { return f.data; })
-      .def_prop_ro("dtype", [](const ForeignArray& f) { return dtype_to_py(f.dtype); })
+      .def_prop_ro("dtype", [](const ForeignArray& f) { return nb::borrow<DTypeResult>(dtype_to_py(f.dtype)); })
       .def_prop_ro("shape", [](const ForeignArray& f) { return int_tuple(f.shape); })
       .def_prop_ro("strides", [](const ForeignArray& f) { return int_tuple(f.strides); })
       .def_prop_ro("ndim", &ForeignArray::ndim)
       .def_prop_ro("device", [](const ForeignArray& f) { return f.device; })
       .def_prop_ro("stream",
-                   [](const ForeignArray& f) -> nb::object {
-                     if (!f.stream) return nb::none();
-                     return nb::int_(reinterpret_cast<std::uintptr_t>(*f.stream));
+                   [](const ForeignArray& f) -> std::optional<std::uintptr_t> {
+                     if (!f.stream) return std::nullopt;
+                     return reinterpret_cast<std::uintptr_t>(*f.stream);
                    })
       .def_prop_ro("readonly", [](const ForeignArray& f) { return f.readonly; })
       .def_prop_ro("owner", [](const ForeignArray& f) { return f.owner; })
