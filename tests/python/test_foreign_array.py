@@ -364,6 +364,44 @@ def test_every_consumer_reads_the_same_view():
     assert ctypes.sizeof(ctypes.c_void_p) == 8  # (the pointers above are 64-bit addresses)
 
 
+class DLPackOnly:
+    """A producer with only DLPack over a cupric CUDA array; it keeps the streams it was handed."""
+
+    def __init__(self, a):
+        self.a, self.streams = a, []
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self.streams.append(stream)
+        return self.a.__dlpack__(stream=stream, max_version=max_version)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+@pytest.mark.gpu
+def test_device_arrays_of_every_protocol_read_the_same_memory_on_a_gpu():
+    host = np.random.default_rng(9).standard_normal((4, 6))
+    x = cu.asarray(host, device="cuda:0")[:, ::2]
+    cai = x.__cuda_array_interface__
+    producer = DLPackOnly(x)
+    s = cu.cuda.Stream()
+    with s:
+        views = {"cupric": _c._import_array(x),
+                 "cuda_array_interface": _c._import_array(Holder("__cuda_array_interface__", cai)),
+                 "dlpack": _c._import_array(producer)}
+        tile_view = _cuda.device_array(producer)
+    for kind, f in views.items():
+        assert (f.kind, f.ptr, f.shape, f.strides, f.device) == (kind, x._data_ptr, (4, 3), (6, 2), "cuda:0")
+    assert producer.streams[0] == (s.handle or 1)  # handed the consumer's stream (1: the legacy default)
+    assert views["dlpack"].stream == s.handle and tile_view.stream == s.handle
+    assert views["cuda_array_interface"].stream == (None if cai.get("stream") is None else
+                                                    0 if cai["stream"] == 1 else cai["stream"])
+    for obj in (Holder("__cuda_array_interface__", cai), DLPackOnly(x)):
+        y = cu.asarray(obj)
+        assert y.device == "cuda:0" and y._data_ptr == x._data_ptr
+        np.testing.assert_array_equal(np.asarray(y.to_device("cpu")), host[:, ::2])
+
+
 def test_parsing_of_the_protocols_lives_in_one_place():
     """Only the importer reads the interface dicts and capsules: elsewhere the protocols are produced."""
     root = Path(__file__).resolve().parents[2]
