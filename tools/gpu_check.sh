@@ -55,6 +55,12 @@ run_sanitizers() {
   mapfile -t race_paths < <(abs_paths "${SANITIZE_RACE_TESTS:-tests/python/tile/test_gpu.py}")
   sanitize tile_race racecheck "$PY" -m pytest -q -p no:cacheprovider -x -m gpu "${race_paths[@]}"
 }
+# SOAK_OPS=N: the soak test (tests/soak/soak.py: mixed ops over every device, host RSS and the
+# GPU pool must stay flat) beside the tests, bounded by SOAK_BUDGET seconds
+if [ -n "${SOAK_OPS:-}" ]; then
+  ( cd /tmp && timeout "${SOAK_BUDGET:-240}" "$PY" "$ROOT/tests/soak/soak.py" --ops "$SOAK_OPS" >"$OUT/soak.log" 2>&1;
+    echo "exit $?" >>"$OUT/soak.log" ) &
+fi
 SANITIZE=0
 if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then SANITIZE=1; fi
 # PARALLEL_SANITIZER=1: the sanitizer runs beside the tests (the machine has cores to spare)
@@ -114,5 +120,6 @@ for bench in ${GPU_BENCHES:-benchmarks/runtime.py benchmarks/arrays_gpu.py bench
   summary "--- $name"
   tail -25 "$OUT/bench_$name.log" | tee -a "$OUT/summary.txt" >/dev/null
 done
+if [ -n "${SOAK_OPS:-}" ]; then wait; summary "--- soak"; tail -6 "$OUT/soak.log" | tee -a "$OUT/summary.txt" >/dev/null; fi
 echo "=================== summary ==================="
 cat "$OUT/summary.txt"

@@ -14,6 +14,12 @@ _NAMES = {
     "bfloat16": ("ml_dtypes", "bfloat16"),
     **{n: ("numpy", n) for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
     **{n: ("numpy", n) for n in ("float16", "float32", "float64", "complex64", "complex128")},
+    # NumPy's C-named aliases of the same types, and its abstract types (for isinstance/issubdtype)
+    **{n: ("numpy", n) for n in ("byte", "ubyte", "short", "ushort", "intc", "uintc", "int_", "uint", "intp",
+                                 "uintp", "long", "ulong", "longlong", "ulonglong", "half", "single", "double",
+                                 "csingle", "cdouble", "True_", "False_")},
+    **{n: ("numpy", n) for n in ("generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
+                                 "floating", "complexfloating")},
 }
 
 __all__ = sorted(_NAMES)

@@ -124,5 +124,10 @@ class _TileModule(_types.ModuleType):
 
         return tile_array(A, reps)
 
+    def __reduce__(self):  # pickles by reference, as NumPy's functions do
+        import importlib
+
+        return importlib.import_module, (self.__name__,)
+
 
 _sys.modules[__name__].__class__ = _TileModule
