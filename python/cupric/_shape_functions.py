@@ -361,6 +361,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     lo, hi = tuple(lo), tuple(hi)
     op = _c.not_equal if x.dtype == bool else _c.subtract
     for _ in range(n):
+        if x.shape[ax] == 0:  # an empty axis stays empty: stop (n may be as large as 2**62)
+            break
         x = op(x[hi], x[lo])
     return x
 
