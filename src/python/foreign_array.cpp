@@ -110,6 +110,9 @@ bool read_numpy(PyObject* o, const ImportOptions& opt, ForeignArray& out) {
   out.data = reinterpret_cast<std::uintptr_t>(view.buf);
   out.shape.assign(view.shape, view.shape + view.ndim);
   Strides bytes(view.strides, view.strides + view.ndim);
+  // C-contiguous arrays get C strides, as their __array_interface__ says (strides None): NumPy may
+  // keep other strides on empty or length-1 dimensions
+  const bool c_order = PyBuffer_IsContiguous(&view, 'C') != 0;
   out.readonly = view.readonly != 0;
   PyBuffer_Release(&view);  // the array itself (the owner) keeps the memory
   if (opt.copy_unaligned && any_unaligned(bytes, itemsize(out.dtype))) {
@@ -118,7 +121,7 @@ bool read_numpy(PyObject* o, const ImportOptions& opt, ForeignArray& out) {
   }
   out.device = Device::cpu();
   out.owner = nb::borrow(o);
-  finish(out, "numpy.ndarray", &bytes);
+  finish(out, "numpy.ndarray", c_order ? nullptr : &bytes);
   return true;
 }
 

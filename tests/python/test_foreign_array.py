@@ -7,6 +7,7 @@ memory, dict and capsule as they were."""
 import copy
 import ctypes
 import gc
+import re
 import subprocess
 import sys
 import textwrap
@@ -402,16 +403,24 @@ def test_device_arrays_of_every_protocol_read_the_same_memory_on_a_gpu():
         np.testing.assert_array_equal(np.asarray(y.to_device("cpu")), host[:, ::2])
 
 
+# reading a protocol: a dict's typestr or data pointer (not assigning one), the interface
+# attributes subscripted or fetched by name, __dlpack__ / __dlpack_device__ called, dict lookups
+# of the protocols' fields in C++
+PROTOCOL_READ = re.compile(
+    r"""\[["']typestr["']\](?!\s*=[^=])|\[["']data["']\]\[0\]|__(cuda_)?array_interface__\[|"""
+    r"""\.__dlpack(_device)?__\(|attr\("__(cuda_array_interface|array_interface|dlpack|dlpack_device)__"\)|"""
+    r"""PyDict_GetItem\w*\([^;]*(typestr|strides|stream)"""
+)
+
+
 def test_parsing_of_the_protocols_lives_in_one_place():
-    """Only the importer reads the interface dicts and capsules: elsewhere the protocols are produced."""
+    """Only the importer reads the interface dicts and DLPack producers: elsewhere they are produced."""
     root = Path(__file__).resolve().parents[2]
-    readers = []
-    for path in sorted([*root.glob("src/**/*.cpp"), *root.glob("python/cupric/**/*.py")]):
-        text = path.read_text()
-        for needle in ('"typestr"', "'typestr'", "PyCapsule_GetPointer", '"dltensor"'):
-            if needle in text:
-                readers.append(f"{path.relative_to(root)}: {needle}")
-    produced_only = {"src/python/bind_array.cpp", "src/python/bind_cuda_backend.cpp", "src/python/bind_cuda_memory.cpp",
-                     "src/python/bind_dlpack.cpp"}
-    owners = {r.split(":")[0] for r in readers} - produced_only
-    assert owners <= {"src/python/foreign_protocols.cpp", "src/python/foreign_array.cpp"}, readers
+    readers = set()
+    for path in [*root.glob("src/**/*.[ch]pp"), *root.glob("python/cupric/**/*.py")]:
+        if any(PROTOCOL_READ.search(line) for line in path.read_text().splitlines()):
+            readers.add(str(path.relative_to(root)))
+    assert readers == {"src/python/foreign_protocols.cpp"}
+    assert PROTOCOL_READ.search('start = x.__cuda_array_interface__["data"][0]')
+    assert PROTOCOL_READ.search('PyObject* s = PyDict_GetItemString(d.ptr(), "stream");')
+    assert not PROTOCOL_READ.search('d["typestr"] = "|u1";')
