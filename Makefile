@@ -16,7 +16,7 @@ all: build
 $(VENV)/.deps:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "scikit-build-core>=0.10" "nanobind>=2.0" ninja "numpy>=2.0" "pytest>=8" "hypothesis>=6" "ml_dtypes>=0.4"
+	$(PIP) install -q "scikit-build-core>=0.10" "nanobind>=2.0" ninja "numpy>=2.0" "pytest>=8" "hypothesis>=6" "ml_dtypes>=0.4" "scipy-openblas64>=0.3.27" "opt_einsum>=3.3"
 	touch $@
 
 # Incremental: ninja in build/py rebuilds only what changed; pip just re-links the package.

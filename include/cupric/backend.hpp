@@ -52,6 +52,31 @@ enum class ArgReduceOp : std::uint8_t { argmin, argmax };
 /// The scans of reduction_table.def, in its order.
 enum class ScanOp : std::uint8_t { cumsum, cumprod };
 
+/// The factorisations a backend provides (LAPACK on the CPU, cuSOLVER on GPUs), for
+/// Backend::lapack. Every operand is C-contiguous with the same leading (batch) dimensions, the
+/// matrices are row-major, and a is float32/float64/complex64/complex128; real-valued outputs (w,
+/// s) have a's real dtype. Operands, in order:
+///   cholesky [a]           a -> its lower factor L in the lower triangle (mode 'L')
+///   lu       [a, piv]      a -> LU (getrf); piv int64 [..., n], 1-based rows as LAPACK's ipiv
+///   solve    [a, b]        a [..., n, n] destroyed; b [..., n, k] -> the solution
+///   eigh     [a, w]        w [..., n] ascending; mode 'V': a -> eigenvectors as columns, 'N': values only;
+///                          the lower triangle of a is read
+///   svd      [a, s, u, vt] a [..., m, n] destroyed; mode 'A' full u/vt, 'S' reduced, 'N' values only (u, vt undefined)
+///   qr       [a, tau]      a -> R above the diagonal, Householder reflectors below (geqrf); tau [..., min(m, n)]
+///   qr_q     [q, tau]      q [..., m, c] holding qr's reflectors in its first columns -> Q (orgqr/ungqr)
+///   eig      [a, w, v]     w complex [..., n]; v complex [..., n, n] right eigenvectors, or undefined (values only)
+///   lstsq    [a, b, s, rank] a [m, n] destroyed, b [max(m, n), k] -> solution in its first n rows,
+///                          s [min(m, n)], rank int64 [] (gelsd with `rcond`)
+/// `info` (int64, the batch shape, on the backend's device) gets LAPACK's info per matrix.
+enum class LapackOp : std::uint8_t { cholesky, lu, solve, eigh, svd, qr, qr_q, eig, lstsq };
+struct LapackCall {
+  LapackOp op;
+  std::vector<Array> operands;
+  Array info;
+  char mode = 'N';
+  double rcond = -1;
+};
+
 /// A device's implementation. Methods marked (optional) have a generic fallback.
 class Backend {
  public:
@@ -115,6 +140,15 @@ class Backend {
   /// (optional) The reverse of gather: dst[r...] moved by offsets[i] elements = values[i, r...],
   /// in the order of i (the last write wins for repeated offsets); values has dst's dtype.
   virtual void scatter(const Array& dst, const Array& offsets, const Array& values);
+
+  /// (optional) Batched matrix product out[..., m, n] = a[..., m, k] @ b[..., k, n]. The three have
+  /// one ndim >= 2 and one dtype (any numeric or bool: float16/bfloat16 accumulate in float32,
+  /// integers wrap as NumPy's do, bool is or-of-ands); a and b are broadcast to out's batch shape
+  /// (zero strides) and may be any views, out is C-contiguous and overlaps neither. k may be 0.
+  /// Default: NotImplementedError naming the device.
+  virtual void matmul(const Array& a, const Array& b, const Array& out);
+  /// (optional) A factorisation or solver over a batch of matrices (LapackOp above).
+  virtual void lapack(const LapackCall& call);
 };
 
 /// The backend serving a device (the CPU backend always exists; others register themselves).

@@ -46,6 +46,12 @@ struct ZeroSizeError : ValueError {
   using ValueError::ValueError;
 };
 
+/// A matrix that a factorisation or solver cannot take (singular, not positive definite, no
+/// convergence): Python sees numpy.linalg.LinAlgError (a ValueError), as NumPy raises.
+struct LinAlgError : ValueError {
+  using ValueError::ValueError;
+};
+
 /// Builds a message from pieces: cat("cannot broadcast shapes ", a, " and ", b).
 template <class... Ts>
 std::string cat(Ts&&... parts) {

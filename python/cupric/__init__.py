@@ -16,6 +16,7 @@ from ._dask import install as _install_dask
 from ._namespace import *  # noqa: F401,F403
 from ._shape_functions import *  # noqa: F401,F403  (atleast_*d, stacks, splits, flip, roll, repeat, diff, ...)
 from ._math_extras import *  # noqa: F401,F403  (isreal, fix, sinc, average, cov, gradient, convolve, poly*, windows, ...)
+from ._polynomials import *  # noqa: F401,F403  (polyval, polyfit, roots, poly, polydiv, ...)
 from ._index_extras import *  # noqa: F401,F403  (tril_indices, fill_diagonal, compress, choose, select, mgrid, r_, ...)
 from ._io import *  # noqa: F401,F403  (save, load, savez, loadtxt, frombuffer, array2string, set_printoptions, ...)
 from ._pad import pad  # noqa: F401
@@ -23,11 +24,17 @@ from ._array_utils import *  # noqa: F401,F403  (asanyarray, copy, ndim, shape, 
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402
+from . import linalg  # noqa: E402
+from .linalg._products import dot, inner, kron, matvec, outer, tensordot, trace, vdot, vecdot, vecmat  # noqa: E402,F401
+from .linalg._products import install as _install_products
+from .linalg._einsum import einsum, einsum_path  # noqa: E402,F401
+from .linalg._norms import numpy_cross as cross  # noqa: E402,F401
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
 from ._version import __version__  # noqa: E402
 
 _install_interop()
+_install_products(ndarray)  # a.dot, a.diagonal, a.trace
 _install_pickle()
 _install_dask()  # Dask's dispatch tables, when (or once) dask.array is imported
 _cupric._cpu_dispatch()  # picks the CPU kernels' variant now: a bad CUPRIC_CPU_TARGETS fails the import
@@ -39,7 +46,7 @@ def __getattr__(name):
         value = _dtypes.lookup(name)
         globals()[name] = value
         return value
-    if name in ("testing", "typing"):  # numpy.testing's checks for cupric arrays; the signatures' types
+    if name in ("testing", "typing", "lib"):  # numpy.testing's checks for cupric arrays; the signatures' types
         import importlib
 
         return importlib.import_module(f"cupric.{name}")

@@ -1,6 +1,6 @@
 """`cu.show_config()`: how this cupric was built and what it runs here: the CPU kernels'
 instruction-set variant (chosen at start-up, CUPRIC_CPU_TARGETS caps it), the CPU, threads, the
-tile language's host compiler and CUDA."""
+BLAS/LAPACK of CPU products (OpenBLAS), the tile language's host compiler and CUDA."""
 
 import os
 
@@ -40,6 +40,7 @@ def _config():
         "cpu": {"model": _cpu_model(), "cores": os.cpu_count(), "features": d["cpu_features"],
                 "variants supported": d["supported"], "CUPRIC_CPU_TARGETS": d["requested"] or None,
                 "variant": d["variant"], "threads": _c.get_num_threads()},
+        "blas": _c._blas_info(),
         "tile host compiler": _tile_compiler(),
         "cuda": {"available": cuda.is_available()},
     }

@@ -20,6 +20,11 @@ from cupric._printing import (
     _str as __str__,
     _tolist as tolist
 )
+from cupric.linalg._products import (
+    _ndarray_diagonal as diagonal,
+    _ndarray_dot as dot,
+    _ndarray_trace as trace
+)
 import cupric.typing
 
 
@@ -281,6 +286,12 @@ class ndarray:
 
     @property
     def __cuda_array_interface__(self) -> dict: ...
+
+    def __matmul__(self, arg: object, /) -> object: ...
+
+    def __rmatmul__(self, arg: object, /) -> object: ...
+
+    def __imatmul__(self, arg: object, /) -> object: ...
 
     __array_priority__: int = ...
 
@@ -818,3 +829,13 @@ def nancumprod(a: cupric.typing.ArrayLike, axis: cupric.typing.AxisLike | None =
 def cumulative_sum(x: cupric.typing.ArrayLike, *, axis: cupric.typing.AxisLike | None = ..., dtype: cupric.typing.DTypeLike | None = ..., out: cupric.ndarray | None = ..., include_initial: bool = ...) -> cupric.ndarray: ...
 
 def cumulative_prod(x: cupric.typing.ArrayLike, *, axis: cupric.typing.AxisLike | None = ..., dtype: cupric.typing.DTypeLike | None = ..., out: cupric.ndarray | None = ..., include_initial: bool = ...) -> cupric.ndarray: ...
+
+def matmul(x1: cupric.typing.ArrayLike, x2: cupric.typing.ArrayLike, *, out: cupric.ndarray | None = ..., dtype: cupric.typing.DTypeLike | None = ..., casting: str = ...) -> cupric.ndarray:
+    """
+    Matrix product of two arrays (NumPy's matmul: 1-D operands promoted, batch dimensions broadcast).
+    """
+
+def diagonal(a: cupric.typing.ArrayLike, offset: int = ..., axis1: int = ..., axis2: int = ...) -> ndarray:
+    """
+    The diagonals of the (axis1, axis2) planes as the last axis (a read-only view).
+    """

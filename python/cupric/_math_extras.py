@@ -1,7 +1,7 @@
 """NumPy's elementwise helpers, statistics, windows and polynomials composed from cupric's ufuncs,
 reductions and views, so each runs on every device: iscomplex/isreal, isposinf, fix, sinc, modf,
 frexp/ldexp, divmod, float_power, average, cov/corrcoef, gradient, trapezoid, convolve/correlate,
-unwrap, geomspace, vander, the windows and the poly* functions."""
+unwrap, geomspace, vander and the windows (polynomials: _polynomials.py)."""
 
 import math as _math
 import operator as _op
@@ -13,7 +13,7 @@ from ._namespace import finfo as _finfo
 __all__ = ["iscomplex", "isreal", "iscomplexobj", "isrealobj", "isneginf", "isposinf", "real_if_close", "fix",
            "sinc", "modf", "frexp", "ldexp", "divmod", "float_power", "spacing", "average", "cov", "corrcoef",
            "gradient", "trapezoid", "convolve", "correlate", "unwrap", "geomspace", "vander", "bartlett", "blackman",
-           "hamming", "hanning", "polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "array_equiv",
+           "hamming", "hanning", "array_equiv",
            "euler_gamma"]
 
 euler_gamma = 0.5772156649015329
@@ -224,13 +224,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             fact = wsum - ddof
         else:
             fact = wsum - ddof * float(_c.sum(w * _arr(aweights).astype("float64"))) / wsum
-    c = _outer_sum(xw, xc) / max(fact, 0.0)
+    c = _c.matmul(xw, _c.conj(xc).T) / max(fact, 0.0)
     return c.reshape(()) if c.shape == (1, 1) else c
-
-
-def _outer_sum(a, b):
-    """sum over k of a[i, k] * conj(b[j, k]), for when no matmul exists."""
-    return _c.sum(_c.expand_dims(a, 1) * _c.conj(_c.expand_dims(b, 0)), axis=-1)
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
@@ -454,62 +449,3 @@ def hamming(M):
 def blackman(M):
     return _window(M, lambda n, M: 0.42 - 0.5 * _c.cos(2 * _math.pi * n / (M - 1))
                    + 0.08 * _c.cos(4 * _math.pi * n / (M - 1)))
-
-
-# ---- polynomials (coefficients highest power first, as NumPy's poly* functions) --------------------
-
-def polyval(p, x):
-    c = _arr(p)
-    v = _arr(x)
-    y = _c.zeros_like(v) if c.shape[0] == 0 else None
-    for k in range(c.shape[0]):
-        y = c[k] if y is None else y * v + c[k]
-    return y * _c.ones_like(v) if isinstance(y, _c.ndarray) and y.ndim < v.ndim else y
-
-
-def _trim(c):
-    return c if c.shape[0] <= 1 else c[_first_nonzero(c):]
-
-
-def _first_nonzero(c):
-    nz = _c.flatnonzero(c).tolist()
-    return nz[0] if nz else c.shape[0] - 1
-
-
-def polyadd(a1, a2):
-    a, b = _arr(a1).reshape(-1), _arr(a2).reshape(-1)
-    dtype = _c.result_type(a.dtype, b.dtype)
-    n = max(a.shape[0], b.shape[0])
-    pad = lambda c: _c.concatenate([_c.zeros((n - c.shape[0],), dtype=dtype, device=c.device), c.astype(dtype)])
-    return pad(a) + pad(b)
-
-
-def polysub(a1, a2):
-    return polyadd(a1, -_arr(a2))
-
-
-def polymul(a1, a2):
-    return convolve(_arr(a1).reshape(-1), _arr(a2).reshape(-1))
-
-
-def polyder(p, m=1):
-    c = _arr(p).reshape(-1)
-    c = c if _dt.kind(c.dtype) in "fc" else c.astype("float64") if _dt.kind(c.dtype) == "b" else c
-    for _ in range(_op.index(m)):
-        n = c.shape[0] - 1
-        if n < 0:  # already empty (NumPy: the derivative of a constant is an empty polynomial)
-            return c
-        c = c[:-1] * _c.arange(n, 0, -1, device=c.device).astype(c.dtype)
-    return c
-
-
-def polyint(p, m=1, k=None):
-    c = _arr(p).reshape(-1)
-    c = c if _dt.kind(c.dtype) in "fc" else c.astype("float64")
-    m = _op.index(m)
-    ks = [0.0] * m if k is None else (list(k) if hasattr(k, "__len__") else [k] * m)
-    for i in range(m):
-        n = c.shape[0]
-        c = _c.concatenate([c / _c.arange(n, 0, -1, device=c.device).astype(c.dtype),
-                            _c.asarray([ks[i]], dtype=c.dtype, device=c.device)])
-    return c

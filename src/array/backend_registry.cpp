@@ -44,6 +44,14 @@ void Backend::scatter(const Array&, const Array&, const Array&) {
   throw NotImplementedError(cat("assignment through index arrays (scatter) is not implemented on ", device().str()));
 }
 
+void Backend::matmul(const Array&, const Array&, const Array&) {
+  throw NotImplementedError(cat("matrix products are not implemented on ", device().str()));
+}
+
+void Backend::lapack(const LapackCall&) {
+  throw NotImplementedError(cat("linear algebra (factorisations, solvers) is not implemented on ", device().str()));
+}
+
 Backend& backend_for(Device device) {
   if (device.is_cpu()) return detail::builtin_cpu_backend();
   const bool fast = device.index >= 0 && device.index < kFastDevices;

@@ -88,6 +88,16 @@ std::vector<std::string> fill(NvJitLinkApi& api, void* handle) {
   CUPRIC_NVJITLINK_FUNCTIONS(CUPRIC_LOAD_ENTRY)
   return missing;
 }
+std::vector<std::string> fill(CublasApi& api, void* handle) {
+  std::vector<std::string> missing;
+  CUPRIC_CUBLAS_FUNCTIONS(CUPRIC_LOAD_ENTRY)
+  return missing;
+}
+std::vector<std::string> fill(CusolverApi& api, void* handle) {
+  std::vector<std::string> missing;
+  CUPRIC_CUSOLVER_FUNCTIONS(CUPRIC_LOAD_ENTRY)
+  return missing;
+}
 #undef CUPRIC_LOAD_ENTRY
 
 template <class Api>
@@ -145,28 +155,28 @@ Loaded<DriverApi> load_driver() {
   return out;
 }
 
+/// `majors`: the sonames' versions to try, newest first; `purpose`: what the library is needed for.
 template <class Api>
 Loaded<Api> load_library(const char* stem, const std::vector<std::string>& wheel_dirs, const char* pip_name,
-                         const char* what) {
+                         const char* what, const char* purpose,
+                         std::initializer_list<const char*> majors = {"13", "12"}) {
   Loaded<Api> out;
+  const std::string first = cat(stem, ".so.", *majors.begin());
   try {
     std::vector<std::string> candidates;
-    for (const char* major : {"13", "12"}) {
+    for (const char* major : majors) {
       auto more = library_candidates(cat(stem, ".so.", major), wheel_dirs);
       candidates.insert(candidates.end(), more.begin(), more.end());
     }
     Opened lib = open_first(candidates);
     if (!lib.handle)
-      throw LibraryNotFoundError(
-          cat(stem, ".so.13 not found: pip install ", pip_name, " (or pip install 'cupric[cuda]') or set ",
-              "CUDA_HOME to a CUDA toolkit; ", what, " is needed to ",
-              std::string(stem) == "libnvrtc" ? "compile CUDA C++ at run time" : "link device code",
-              ". Searched: ", join(candidates)),
-          cat(stem, ".so.13"));
+      throw LibraryNotFoundError(cat(first, " not found: pip install ", pip_name, " (or pip install 'cupric[cuda]') or set ",
+                                     "CUDA_HOME to a CUDA toolkit; ", what, " is needed to ", purpose,
+                                     ". Searched: ", join(candidates)),
+                                 first);
     out.path = lib.path;
     auto missing = fill(out.api, lib.handle);
-    if (!missing.empty())
-      throw LibraryNotFoundError(cat(lib.path, " is too old: it lacks ", join(missing)), cat(stem, ".so.13"));
+    if (!missing.empty()) throw LibraryNotFoundError(cat(lib.path, " is too old: it lacks ", join(missing)), first);
   } catch (...) {
     out.error = std::current_exception();
   }
@@ -179,7 +189,8 @@ const Loaded<DriverApi>& driver_state() {
 }
 const Loaded<NvrtcApi>& nvrtc_state() {
   static const Loaded<NvrtcApi> state = [] {
-    auto s = load_library<NvrtcApi>("libnvrtc", {"cu13/lib", "cuda_nvrtc/lib"}, "nvidia-cuda-nvrtc", "NVRTC");
+    auto s = load_library<NvrtcApi>("libnvrtc", {"cu13/lib", "cuda_nvrtc/lib"}, "nvidia-cuda-nvrtc", "NVRTC",
+                                    "compile CUDA C++ at run time");
     if (!s.error) s.api.Version(&s.api.major, &s.api.minor);
     return s;
   }();
@@ -187,8 +198,29 @@ const Loaded<NvrtcApi>& nvrtc_state() {
 }
 const Loaded<NvJitLinkApi>& nvjitlink_state() {
   static const Loaded<NvJitLinkApi> state = [] {
-    auto s = load_library<NvJitLinkApi>("libnvJitLink", {"cu13/lib", "nvjitlink/lib"}, "nvidia-nvjitlink", "nvJitLink");
+    auto s = load_library<NvJitLinkApi>("libnvJitLink", {"cu13/lib", "nvjitlink/lib"}, "nvidia-nvjitlink", "nvJitLink",
+                                         "link device code");
     if (!s.error && s.api.Version) s.api.Version(&s.api.major, &s.api.minor);
+    return s;
+  }();
+  return state;
+}
+
+const Loaded<CublasApi>& cublas_state() {
+  static const Loaded<CublasApi> state = [] {
+    auto s = load_library<CublasApi>("libcublas", {"cu13/lib", "cublas/lib"}, "nvidia-cublas", "cuBLAS",
+                                     "multiply matrices on the GPU");
+    if (!s.error) s.api.GetProperty(0, &s.api.major), s.api.GetProperty(1, &s.api.minor);
+    return s;
+  }();
+  return state;
+}
+const Loaded<CusolverApi>& cusolver_state() {
+  static const Loaded<CusolverApi> state = [] {
+    // cuSOLVER of CUDA 13 is libcusolver.so.12, of CUDA 12 libcusolver.so.11
+    auto s = load_library<CusolverApi>("libcusolver", {"cu13/lib", "cusolver/lib"}, "nvidia-cusolver", "cuSOLVER",
+                                       "factorise matrices on the GPU", {"12", "11"});
+    if (!s.error) s.api.GetProperty(0, &s.api.major), s.api.GetProperty(1, &s.api.minor);
     return s;
   }();
   return state;
@@ -223,9 +255,13 @@ void set_site_packages_provider(std::function<std::vector<std::string>()> provid
   site_packages_provider = std::move(provider);
 }
 
+std::vector<std::string> site_packages_dirs() { return site_packages(); }
+
 const DriverApi& driver() { return get(driver_state()); }
 const NvrtcApi& nvrtc() { return get(nvrtc_state()); }
 const NvJitLinkApi& nvjitlink() { return get(nvjitlink_state()); }
+const CublasApi& cublas() { return get(cublas_state()); }
+const CusolverApi& cusolver() { return get(cusolver_state()); }
 
 const DriverApi* loaded_driver() {
   const auto& s = driver_state();

@@ -16,6 +16,7 @@ void bind_cuda(nb::module_& m);          // bind_cuda.cpp: the cupric.cuda runti
 void bind_reduce(nb::module_& m);        // bind_reduce.cpp: reductions and scans
 void bind_tile(nb::module_& m);          // bind_tile.cpp: the cupric.tile compiler
 void bind_cuda_backend(nb::module_& m);  // bind_cuda_backend.cpp: CUDA array kernels (tests, cache warm)
+void bind_linalg(nb::module_& m);        // bind_linalg.cpp: matmul, @, the factorisations
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -30,6 +31,7 @@ void bind_extensions(nb::module_& m) {
   bind_reduce(m);
   bind_tile(m);
   bind_cuda_backend(m);
+  bind_linalg(m);
 }
 
 }  // namespace cupric::py

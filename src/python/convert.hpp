@@ -113,6 +113,8 @@ nb::handle ndarray_type();
 /// Sets the Python error for a CUDA exception (cupric.cuda.CUDAError and its subclasses) and
 /// rethrows any other (bind_cuda.cpp).
 void translate_cuda_error(const std::exception_ptr& p);
+/// Sets numpy.linalg.LinAlgError (bind_linalg.cpp) for cupric's LinAlgError.
+void raise_linalg_error(const char* message);
 /// Sets the Python error for any C++ exception: the module's one exception translator
 /// (module.cpp). cupric's and CUDA's errors become their Python classes; the standard library's
 /// become the matching Python exception with a message of ours, never C++ text ("std::bad_cast").

@@ -113,6 +113,8 @@ void translate_cupric_error(const std::exception_ptr& p) {
     PyErr_SetString(axis_error_to_raise(), e.what());
   } catch (const ZeroDivisionError& e) {
     PyErr_SetString(PyExc_ZeroDivisionError, e.what());
+  } catch (const LinAlgError& e) {
+    raise_linalg_error(e.what());
   } catch (const ZeroSizeError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const ValueError& e) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cupric/cuda/driver_api.hpp"
+#include "cupric/cuda/math_api.hpp"
 #include "cupric/cuda/nvrtc_api.hpp"
 
 namespace cupric::cuda {
@@ -17,6 +18,10 @@ namespace cupric::cuda {
 const DriverApi& driver();
 const NvrtcApi& nvrtc();
 const NvJitLinkApi& nvjitlink();
+/// cuBLAS and cuSOLVER (pip wheels nvidia-cublas, nvidia-cusolver, or a toolkit), loaded at the
+/// first GPU product / factorisation; LibraryNotFoundError names the pip package when missing.
+const CublasApi& cublas();
+const CusolverApi& cusolver();
 
 /// True when the driver loads, initialises and sees at least one GPU. Never throws.
 bool is_available();
@@ -36,6 +41,8 @@ std::vector<LibraryInfo> library_versions();
 /// Extra folders that hold pip-installed CUDA libraries (each `site-packages` on sys.path). The
 /// Python binding installs a provider; it is called once, at the first library load.
 void set_site_packages_provider(std::function<std::vector<std::string>()> provider);
+/// The provider's folders (empty without one): other pip-wheel libraries (OpenBLAS) look there too.
+std::vector<std::string> site_packages_dirs();
 
 /// The candidate paths, in search order, for a library (exposed for tests and error messages).
 /// `wheel_subdirs` are the folders under site-packages/nvidia that may hold it.

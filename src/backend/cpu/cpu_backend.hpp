@@ -40,6 +40,8 @@ class CpuBackend final : public Backend {
   void random(const RandomRequest& request, const Array& out) override;
   void gather(const Array& src, const Array& offsets, const Array& out) override;    // gather.cpp
   void scatter(const Array& dst, const Array& offsets, const Array& values) override;  // gather.cpp
+  void matmul(const Array& a, const Array& b, const Array& out) override;               // matmul.cpp
+  void lapack(const LapackCall& call) override;                                         // lapack.cpp
 };
 
 /// Walks the plan's elements [begin, end) (in C order of the plan) as runs along its last

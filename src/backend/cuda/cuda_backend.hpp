@@ -2,7 +2,8 @@
 // kernels rendered from the op tables (render.hpp), compiled by NVRTC through the shared compile
 // cache and kept per device by key, so that a cached launch costs a hash lookup and a packing.
 // One file per op family implements its methods with its renderer: elementwise.cpp (ufunc maps,
-// fills), cast.cpp, reduce.cpp, arg_reduce.cpp, scan.cpp, gather.cpp, random.cpp, arange.cpp.
+// fills), cast.cpp, reduce.cpp, arg_reduce.cpp, scan.cpp, gather.cpp, random.cpp, arange.cpp,
+// linalg.cpp (cuBLAS products), solver.cpp (cuSOLVER factorisations).
 #pragma once
 
 #include <atomic>
@@ -99,6 +100,8 @@ class CudaBackend final : public Backend {
   void random(const RandomRequest& request, const Array& out) override;
   void gather(const Array& src, const Array& offsets, const Array& out) override;
   void scatter(const Array& dst, const Array& offsets, const Array& values) override;
+  void matmul(const Array& a, const Array& b, const Array& out) override;  // linalg.cpp (cuBLAS)
+  void lapack(const LapackCall& call) override;                           // solver.cpp (cuSOLVER)
 
   /// Kernel `name` of the module `key`; `render` makes its source on the first request.
   const runtime::Kernel& kernel(const std::string& key, const std::string& name,

@@ -1,0 +1,175 @@
+"""NumPy's poly* functions (coefficients highest power first) on every device: evaluation and
+arithmetic from ufuncs and convolve, fitting by least squares (cu.linalg.lstsq), roots as the
+eigenvalues of the companion matrix (cu.linalg.eigvals)."""
+
+import operator as _op
+
+from . import _cupric as _c
+from . import _dtypes as _dt
+from ._math_extras import convolve, vander
+from ._namespace import finfo as _finfo
+
+__all__ = ["polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyfit", "roots", "poly"]
+
+
+def _arr(x):
+    return x if isinstance(x, _c.ndarray) else _c.asarray(x)
+
+
+def polyval(p, x):
+    c = _arr(p)
+    v = _arr(x)
+    y = _c.zeros_like(v) if c.shape[0] == 0 else None
+    for k in range(c.shape[0]):
+        y = c[k] if y is None else y * v + c[k]
+    return y * _c.ones_like(v) if isinstance(y, _c.ndarray) and y.ndim < v.ndim else y
+
+
+def _trim(c):
+    return c if c.shape[0] <= 1 else c[_first_nonzero(c):]
+
+
+def _first_nonzero(c):
+    nz = _c.flatnonzero(c).tolist()
+    return nz[0] if nz else c.shape[0] - 1
+
+
+def polyadd(a1, a2):
+    a, b = _arr(a1).reshape(-1), _arr(a2).reshape(-1)
+    dtype = _c.result_type(a.dtype, b.dtype)
+    n = max(a.shape[0], b.shape[0])
+    pad = lambda c: _c.concatenate([_c.zeros((n - c.shape[0],), dtype=dtype, device=c.device), c.astype(dtype)])
+    return pad(a) + pad(b)
+
+
+def polysub(a1, a2):
+    return polyadd(a1, -_arr(a2))
+
+
+def polymul(a1, a2):
+    return convolve(_arr(a1).reshape(-1), _arr(a2).reshape(-1))
+
+
+def polyder(p, m=1):
+    c = _arr(p).reshape(-1)
+    c = c if _dt.kind(c.dtype) in "fc" else c.astype("float64") if _dt.kind(c.dtype) == "b" else c
+    for _ in range(_op.index(m)):
+        n = c.shape[0] - 1
+        if n < 0:  # already empty (NumPy: the derivative of a constant is an empty polynomial)
+            return c
+        c = c[:-1] * _c.arange(n, 0, -1, device=c.device).astype(c.dtype)
+    return c
+
+
+def polyint(p, m=1, k=None):
+    c = _arr(p).reshape(-1)
+    c = c if _dt.kind(c.dtype) in "fc" else c.astype("float64")
+    m = _op.index(m)
+    ks = [0.0] * m if k is None else (list(k) if hasattr(k, "__len__") else [k] * m)
+    for i in range(m):
+        n = c.shape[0]
+        c = _c.concatenate([c / _c.arange(n, 0, -1, device=c.device).astype(c.dtype),
+                            _c.asarray([ks[i]], dtype=c.dtype, device=c.device)])
+    return c
+
+
+def polydiv(u, v):
+    """(quotient, remainder) of the long division of u by v."""
+    num = _arr(u).reshape(-1)
+    den = _arr(v).reshape(-1)
+    work = _c.result_type(num.dtype, den.dtype, 1.0)
+    num, den = num.astype(work), den.astype(work)
+    m, n = num.shape[0] - 1, den.shape[0] - 1
+    scale = 1.0 / den[0]
+    q = _c.zeros((max(m - n + 1, 1),), dtype=work, device=num.device)
+    r = num.copy()
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q[k] = d
+        r[k:k + n + 1] = r[k:k + n + 1] - d * den
+    while r.shape[0] > 1 and bool(_c.isclose(r[0], 0, rtol=1e-14)):  # leading zeros go, as NumPy's
+        r = r[1:]
+    return q, r
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    xs = _arr(x).astype("float64") if _dt.kind(_arr(x).dtype) != "c" else _arr(x)
+    ys = _arr(y)
+    ys = ys if _dt.kind(ys.dtype) in "fc" else ys.astype("float64")
+    deg = _op.index(deg)
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if xs.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if xs.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if ys.ndim < 1 or ys.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if xs.shape[0] != ys.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    rcond = xs.shape[0] * float(_finfo(xs.dtype).eps) if rcond is None else rcond
+    lhs = vander(xs, deg + 1)
+    rhs = ys
+    if w is not None:
+        wv = _arr(w).astype("float64")
+        if wv.ndim != 1 or wv.shape[0] != ys.shape[0]:
+            raise TypeError("expected a 1-d weight vector of the same length as y")
+        lhs = lhs * wv.reshape(-1, 1)
+        rhs = rhs * (wv.reshape(-1, 1) if rhs.ndim == 2 else wv)
+    scale = _c.sqrt(_c.sum(lhs * _c.conj(lhs), axis=0).real if _dt.kind(lhs.dtype) == "c"
+                    else _c.sum(lhs * lhs, axis=0))
+    scale = _c.where(scale == 0, _c.ones_like(scale), scale)
+    from . import linalg
+
+    c, resids, rank, s = linalg.lstsq(lhs / scale, rhs, rcond=rcond)
+    c = (c.T / scale).T
+    if full:
+        return c, resids, rank, s, rcond
+    if cov:
+        raise NotImplementedError("polyfit(cov=True) is not supported yet; use full=True for the residuals")
+    return c
+
+
+def roots(p):
+    c = _arr(p).reshape(-1)
+    nz = _c.flatnonzero(c).tolist()
+    if not nz:
+        return _c.zeros((0,), dtype="float64", device=c.device)
+    trailing = c.shape[0] - nz[-1] - 1
+    c = c[nz[0]:nz[-1] + 1]
+    c = c if _dt.kind(c.dtype) in "fc" else c.astype("float64")
+    n = c.shape[0]
+    if n > 1:
+        companion = _c.zeros((n - 1, n - 1), dtype=c.dtype, device=c.device)
+        if n > 2:
+            i = _c.arange(n - 2, device=c.device)
+            companion[i + 1, i] = 1
+        companion[0, :] = -c[1:] / c[0]
+        from . import linalg
+
+        r = linalg.eigvals(companion)
+    else:
+        r = _c.zeros((0,), dtype=c.dtype, device=c.device)
+    if trailing:
+        r = _c.concatenate([r, _c.zeros((trailing,), dtype=r.dtype, device=r.device)])
+    return r
+
+
+def poly(seq_of_zeros):
+    z = _arr(seq_of_zeros)
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
+        from . import linalg
+
+        z = linalg.eigvals(z)
+    elif z.ndim != 1 and z.ndim != 0:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    z = z.reshape(-1)
+    dt = z.dtype if _dt.kind(z.dtype) in "fc" else _dt.as_dtype("float64")
+    a = _c.ones((1,), dtype=dt, device=z.device)
+    for k in range(z.shape[0]):
+        a = convolve(a, _c.concatenate([_c.ones((1,), dtype=dt, device=z.device), -z[k:k + 1].astype(dt)]))
+    if _dt.kind(a.dtype) == "c":  # conjugate pairs of roots give real coefficients
+        from ._math_extras import real_if_close
+
+        a = real_if_close(a) if bool(_c.all(_c.abs(_c.imag(a)) < 1e-10 * (1 + _c.abs(_c.real(a))))) else a
+    return a
