@@ -12,6 +12,10 @@ microseconds of host time:
   stream), where a CUDA driver is loaded: a GPU, or the stand-in driver of tests/fake_cuda
   (LD_LIBRARY_PATH=<dir of the fake libcuda.so.1>), which runs no kernels, so that the Python
   and C++ overhead of the launch path can be measured without a GPU;
+- cuda/cai: objects that only have a __cuda_array_interface__ dict (as Numba's arrays), over
+  cupric's device memory; cuda/torch-standin, where PyTorch is not installed: objects with the
+  attributes cupric reads from a torch.Tensor (data_ptr, shape, stride, dtype, get_device) in a
+  stand-in torch module, so that the torch reading path is measured without PyTorch;
 - first call in a new process with the kernel cached on disk (the kernel index), end to end
   from before the launch to its return, after `import cupric` (each in a new process).
 
@@ -50,6 +54,59 @@ def per_launch_us(fn, n, rounds=7):
     return float(np.median(times)) * 1e6
 
 
+class _CudaArrayInterface:
+    """Only a __cuda_array_interface__ dict (no DLPack), over a cupric array's memory."""
+
+    def __init__(self, a):
+        self.base = a
+        self.__cuda_array_interface__ = dict(a.__cuda_array_interface__, stream=None)
+
+
+def _stand_in_torch():
+    """A module named torch whose Tensor has the attributes cupric reads from PyTorch's, where
+    PyTorch is not installed (False otherwise: then cuda/torch measures the real one)."""
+    try:
+        import torch  # noqa: F401
+
+        return "torch" in sys.modules and getattr(sys.modules["torch"], "_cupric_stand_in", False)
+    except ImportError:
+        pass
+    import types
+
+    torch = types.ModuleType("torch")
+    torch._cupric_stand_in = True
+
+    class dtype:  # noqa: N801 - torch's name
+        def __init__(self, name):
+            self.name = name
+
+        def __str__(self):
+            return "torch." + self.name
+
+    torch.float32 = dtype("float32")
+
+    class Tensor:
+        is_cuda = True
+        dtype = torch.float32
+
+        def __init__(self, a):
+            self.base, self.shape, self._strides = a, tuple(a.shape), tuple(a._element_strides)
+            self._ptr, self._device = a._data_ptr, a.device.index
+
+        def data_ptr(self):
+            return self._ptr
+
+        def stride(self):
+            return self._strides
+
+        def get_device(self):
+            return self._device
+
+    torch.Tensor = Tensor
+    sys.modules["torch"] = torch
+    return True
+
+
 def cases():
     """(name, a function that launches once, a function that waits for the device)."""
     rng = np.random.default_rng(0)
@@ -63,10 +120,15 @@ def cases():
     sync = cu.cuda.current_stream().synchronize
     dx, dy, do = (a.to_device("cuda:0") for a in (x, y, o))
     yield "cuda/cupric", (lambda: saxpy[(1,)](2.0, dx, dy, do, BLOCK)), sync
+    cx, cy, co = (_CudaArrayInterface(a) for a in (dx, dy, do))
+    yield "cuda/cai", (lambda: saxpy[(1,)](2.0, cx, cy, co, BLOCK)), sync
+    if _stand_in_torch():
+        sx, sy, so = (sys.modules["torch"].Tensor(a) for a in (dx, dy, do))
+        yield "cuda/torch-standin", (lambda: saxpy[(1,)](2.0, sx, sy, so, BLOCK)), sync
     try:
         import torch
 
-        if torch.cuda.is_available():
+        if not getattr(torch, "_cupric_stand_in", False) and torch.cuda.is_available():
             tx, ty, to = (torch.as_tensor(a, device="cuda") for a in (xn, yn, on))
             yield "cuda/torch", (lambda: saxpy[(1,)](2.0, tx, ty, to, BLOCK)), torch.cuda.synchronize
     except ImportError:

@@ -50,6 +50,9 @@ void check_layout(const Shape& shape, const Strides& strides, std::int64_t offse
 /// The problem as a message, empty when there is none (for callers that must not raise) ...
 std::string foreign_array_problem(const char* protocol, std::uintptr_t data, const Shape& shape,
                                   const Strides* byte_strides, std::int64_t itemsize);
+/// Strides in elements (DLPack, PyTorch) as the byte strides foreign_array_problem takes, in `bytes`;
+/// the problem "<protocol>: strides (...) are out of range" when one passes int64 in bytes.
+std::string foreign_byte_strides(const char* protocol, const Strides& elements, std::int64_t itemsize, Strides& bytes);
 /// ... and as a ValueError.
 void check_foreign_array(const char* protocol, std::uintptr_t data, const Shape& shape, const Strides* byte_strides,
                          std::int64_t itemsize);

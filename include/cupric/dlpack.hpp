@@ -90,8 +90,24 @@ DLDataType to_dlpack(DType t);
 /// Throws BufferError naming the code/bits/lanes when cupric has no such dtype.
 DType dtype_from_dlpack(DLDataType t);
 DLDevice to_dlpack(Device d);
-/// kDLCPU and kDLCUDAHost -> cpu, kDLCUDA and kDLCUDAManaged -> cuda:N; others throw BufferError.
+/// kDLCPU and kDLCUDAHost -> cpu, kDLCUDA and kDLCUDAManaged -> cuda:N; others, and negative ids,
+/// throw BufferError.
 Device device_from_dlpack(DLDevice d);
+
+/// What a DLPack tensor describes, checked: its dtype and device (one lane; the devices above),
+/// ndim, shape, and check_foreign_array's rules for its strides and data (byte_offset included).
+/// Throws BufferError naming the problem; nothing is taken from the tensor.
+struct TensorLayout {
+  void* data;  ///< the address of element 0 (data + byte_offset)
+  DType dtype;
+  Device device;
+  Shape shape;
+  Strides strides;  ///< in elements (C order where the tensor has none)
+};
+TensorLayout read_tensor(const DLTensor& t);
+/// read_tensor of a DLPack 1.x tensor, after its version (major 1) and flags (no sub-byte
+/// padding); *read_only says whether its flags forbid writing.
+TensorLayout read_versioned(const DLManagedTensorVersioned& t, bool* read_only);
 
 /// A new DLPack tensor viewing `a` (no copy); `a`'s storage stays alive until the consumer calls
 /// the deleter, which may run on any thread. Legacy tensors cannot say "read-only", so exporting

@@ -97,8 +97,7 @@ def min_scalar_type(a):
 
 def _extent(x):
     """[first byte, last byte + 1) a view can touch, and its device."""
-    info = x.__cuda_array_interface__ if x.device != "cpu" else x.__array_interface__
-    start = info["data"][0]
+    start = x._data_ptr  # element 0 (bfloat16 arrays have no interface typestr)
     lo = hi = 0
     for n, s in zip(x.shape, x.strides, strict=True):
         if n == 0:
@@ -123,8 +122,7 @@ class _AddressOnly:
     reads shapes, strides and pointers, never the memory."""
 
     def __init__(self, x):
-        info = x.__cuda_array_interface__ if str(x.device) != "cpu" else x.__array_interface__
-        self.__array_interface__ = {"shape": x.shape, "typestr": info["typestr"], "data": (info["data"][0], True),
+        self.__array_interface__ = {"shape": x.shape, "typestr": f"|V{x.itemsize}", "data": (x._data_ptr, True),
                                     "strides": x.strides, "version": 3}
 
 

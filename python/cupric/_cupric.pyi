@@ -650,6 +650,43 @@ def from_dlpack(x: object, *, device: object | None = ..., copy: object | None =
     An array sharing the memory of any DLPack producer (NumPy, CuPy, PyTorch, JAX, ...); copies only for copy=True or another device.
     """
 
+class ForeignArray:
+    """
+    Another library's array as cupric's importer reads it (nothing copied): ptr (element 0), dtype, shape, strides (in elements), device, stream (the driver handle the data is ready on, 0 = the legacy default stream; None: nothing to wait for), readonly, owner.
+    """
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def ptr(self) -> int: ...
+
+    @property
+    def dtype(self) -> numpy.dtype: ...
+
+    @property
+    def shape(self) -> tuple: ...
+
+    @property
+    def strides(self) -> tuple: ...
+
+    @property
+    def ndim(self) -> int: ...
+
+    @property
+    def device(self) -> Device: ...
+
+    @property
+    def stream(self) -> int | None: ...
+
+    @property
+    def readonly(self) -> bool: ...
+
+    @property
+    def owner(self) -> object: ...
+
+    def __repr__(self) -> str: ...
+
 def isclose(a: cupric.typing.ArrayLike, b: cupric.typing.ArrayLike, rtol: float = ..., atol: float = ..., equal_nan: bool = ...) -> ndarray:
     """
     |a - b| <= atol + rtol * |b| elementwise (NumPy's isclose, inf and NaN rules included).

@@ -30,6 +30,7 @@ DType dtype_from_dlpack(DLDataType t) {
 DLDevice to_dlpack(Device d) { return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index}; }
 
 Device device_from_dlpack(DLDevice d) {
+  if (d.device_id < 0) throw BufferError(cat("DLPack device id ", d.device_id, " is negative"));
   switch (d.device_type) {
     case kDLCPU:
     case kDLCUDAHost:
@@ -42,6 +43,36 @@ Device device_from_dlpack(DLDevice d) {
   }
   throw BufferError(cat("cupric cannot use DLPack device type ", d.device_type, " (device ", d.device_id,
                         "): supported are kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3) and kDLCUDAManaged (13)"));
+}
+
+TensorLayout read_tensor(const DLTensor& t) {
+  const DType dtype = dtype_from_dlpack(t.dtype);
+  const Device device = device_from_dlpack(t.device);
+  if (t.ndim < 0 || t.ndim > kMaxDims)
+    throw BufferError(cat("DLPack tensor has ndim ", t.ndim, " (0 to ", kMaxDims, ")"));
+  if (t.ndim > 0 && !t.shape) throw BufferError("DLPack tensor has no shape");
+  Shape shape(t.shape, t.shape + t.ndim);
+  const std::int64_t isz = itemsize(dtype);
+  const bool c_order = !t.strides;  // (negative extents have no C strides: the shared check refuses them first)
+  Strides strides = c_order ? Strides() : Strides(t.strides, t.strides + t.ndim);
+  void* data = static_cast<char*>(t.data) + t.byte_offset;
+  Strides bytes;
+  std::string problem = c_order ? "" : foreign_byte_strides("DLPack tensor", strides, isz, bytes);
+  if (problem.empty())
+    problem = foreign_array_problem("DLPack tensor", reinterpret_cast<std::uintptr_t>(data), shape,
+                                    c_order ? nullptr : &bytes, isz);
+  if (!problem.empty()) throw BufferError(problem);
+  if (c_order) strides = c_strides(shape);
+  return {data, dtype, device, std::move(shape), std::move(strides)};
+}
+
+TensorLayout read_versioned(const DLManagedTensorVersioned& t, bool* read_only) {
+  if (t.version.major != kVersion.major)
+    throw BufferError(
+        cat("cupric reads DLPack 1.x tensors; this one is version ", t.version.major, ".", t.version.minor));
+  if (t.flags & kFlagIsSubbytePadded) throw BufferError("cupric cannot import sub-byte padded DLPack tensors");
+  *read_only = (t.flags & kFlagReadOnly) != 0;
+  return read_tensor(t.dl_tensor);
 }
 
 namespace {
@@ -73,31 +104,14 @@ Managed* make_export(const Array& a) {
   return &e->managed;
 }
 
-/// Every check comes before the Storage that takes ownership exists: a tensor refused here is
-/// still its producer's (the capsule keeps its name and frees it).
-Array wrap(const DLTensor& t, std::function<void(void*)> release) {
-  const DType dtype = dtype_from_dlpack(t.dtype);
-  const Device device = device_from_dlpack(t.device);
-  if (t.ndim < 0 || t.ndim > kMaxDims)
-    throw BufferError(cat("DLPack tensor has ndim ", t.ndim, " (0 to ", kMaxDims, ")"));
-  if (t.ndim > 0 && !t.shape) throw BufferError("DLPack tensor has no shape");
-  Shape shape(t.shape, t.shape + t.ndim);
-  for (auto d : shape)
-    if (d < 0) throw BufferError(cat("DLPack tensor has a negative dimension: ", shape_str(shape)));
-  Strides strides = t.strides ? Strides(t.strides, t.strides + t.ndim) : c_strides(shape);
-  const std::int64_t isz = itemsize(dtype);
-  Strides bytes(strides.size());
-  for (std::size_t d = 0; d < strides.size(); ++d)
-    if (__builtin_mul_overflow(strides[d], isz, &bytes[d]))
-      throw BufferError(cat("DLPack tensor strides ", shape_str(strides), " are out of range"));
-  void* data = static_cast<char*>(t.data) + t.byte_offset;
-  const std::string problem =
-      foreign_array_problem("DLPack tensor", reinterpret_cast<std::uintptr_t>(data), shape, &bytes, isz);
-  if (!problem.empty()) throw BufferError(problem);
-  check_layout(shape, strides, 0, isz);  // what the Array constructor checks, so that it cannot throw below
-  auto storage = std::make_shared<Storage>(device, data, static_cast<std::size_t>(shape_size(shape) * itemsize(dtype)),
-                                           std::move(release));
-  return Array(std::move(storage), std::move(shape), std::move(strides), 0, dtype);
+/// A tensor read (and checked) by read_tensor, with the Storage that takes ownership made last:
+/// a tensor refused before is still its producer's (the capsule keeps its name and frees it).
+Array wrap(TensorLayout l, std::function<void(void*)> release) {
+  const std::int64_t isz = itemsize(l.dtype);
+  check_layout(l.shape, l.strides, 0, isz);  // what the Array constructor checks, so that it cannot throw below
+  auto storage =
+      std::make_shared<Storage>(l.device, l.data, static_cast<std::size_t>(shape_size(l.shape) * isz), std::move(release));
+  return Array(std::move(storage), std::move(l.shape), std::move(l.strides), 0, l.dtype);
 }
 }  // namespace
 
@@ -118,19 +132,15 @@ DLManagedTensorVersioned* export_versioned(const Array& a, std::uint64_t extra_f
 
 Array import_legacy(DLManagedTensor* t) {
   if (!t) throw BufferError("null DLPack tensor");
-  return wrap(t->dl_tensor, [t](void*) {
+  return wrap(read_tensor(t->dl_tensor), [t](void*) {
     if (t->deleter) t->deleter(t);
   });
 }
 
 Array import_versioned(DLManagedTensorVersioned* t) {
   if (!t) throw BufferError("null DLPack tensor");
-  if (t->version.major != kVersion.major)
-    throw BufferError(
-        cat("cupric reads DLPack 1.x tensors; this one is version ", t->version.major, ".", t->version.minor));
-  if (t->flags & kFlagIsSubbytePadded) throw BufferError("cupric cannot import sub-byte padded DLPack tensors");
-  const bool read_only = (t->flags & kFlagReadOnly) != 0;
-  Array a = wrap(t->dl_tensor, [t](void*) {
+  bool read_only = false;
+  Array a = wrap(read_versioned(*t, &read_only), [t](void*) {
     if (t->deleter) t->deleter(t);
   });
   if (read_only) a.set_writeable(false);

@@ -129,6 +129,14 @@ std::string foreign_array_problem(const char* protocol, std::uintptr_t data, con
   return {};
 }
 
+std::string foreign_byte_strides(const char* protocol, const Strides& elements, std::int64_t itemsize, Strides& bytes) {
+  bytes.resize(elements.size());
+  for (std::size_t d = 0; d < elements.size(); ++d)
+    if (__builtin_mul_overflow(elements[d], itemsize, &bytes[d]))
+      return cat(protocol, ": strides ", shape_str(elements), " are out of range");
+  return {};
+}
+
 void check_foreign_array(const char* protocol, std::uintptr_t data, const Shape& shape, const Strides* byte_strides,
                          std::int64_t itemsize) {
   std::string problem = foreign_array_problem(protocol, data, shape, byte_strides, itemsize);

@@ -278,16 +278,6 @@ void bind_array(nb::module_& m) {
   m.def("set_num_threads", &cpu::set_num_threads, nb::arg("n"),
         "Sets the CPU backend's thread count (< 1: all cores; at most 4 per core, or 64 on small machines: "
         "ValueError above). Fewer threads than before end the workers no longer needed.");
-  m.def(
-      "_read_array_interface",
-      [](nb::handle iface, const std::string& protocol) {
-        const InterfaceLayout l = read_interface(iface, protocol.c_str());
-        nb::object strides = l.byte_strides ? nb::object(tuple_of(*l.byte_strides)) : nb::none();
-        return nb::make_tuple(l.data, l.typestr, l.itemsize, tuple_of(l.shape), strides, l.readonly);
-      },
-      nb::arg("iface"), nb::arg("protocol"),
-      "(data, typestr, itemsize, shape, byte strides or None, read_only) of an array interface dict, checked as "
-      "every importer of foreign memory checks it (ValueError / TypeError naming the problem).");
   m.def("_cpu_dispatch", [] {  // for cupric.show_config(); raises on a bad CUPRIC_CPU_TARGETS
     const cpu::CpuDispatchReport r = cpu::cpu_dispatch_report();
     nb::dict d;

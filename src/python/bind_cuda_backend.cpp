@@ -43,15 +43,6 @@ nb::dict cuda_array_interface(const Array& a) {
 }
 }  // namespace
 
-bool cupric_array_pointer(nb::handle obj, std::uint64_t* address, Storage** storage) {
-  if (!nb::isinstance<Array>(obj)) return false;
-  const Array& a = *nb::inst_ptr<Array>(obj);
-  if (a.device().is_cpu()) return false;
-  *address = reinterpret_cast<std::uint64_t>(a.data());
-  if (storage) *storage = a.storage().get();
-  return true;
-}
-
 void order_before_use(const DeviceArgument& arg, runtime::StreamState& stream) {
   if (arg.storage)
     runtime::wait_for_writer(stream, arg.storage->last_writer());

@@ -86,7 +86,9 @@ void pack_slow(ArgPacker& p, nb::handle h, const StreamState* stream, DeviceArgu
   if (PyFloat_Check(o)) return p.add_float(PyFloat_AsDouble(o));
   std::uint64_t address = 0;
   DeviceArgument arg;
-  if (device_pointer_from_py(h, &address, stream ? stream->handle : nullptr, &arg)) {
+  std::optional<cuda::CUstream> consumer;
+  if (stream) consumer = stream->handle;
+  if (device_pointer_from_py(h, &address, consumer, &arg)) {
     arrays.add(arg);
     return p.add_pointer(address, Py_TYPE(o)->tp_name);
   }

@@ -9,6 +9,7 @@
 
 #include "bind_cuda.hpp"
 #include "convert.hpp"
+#include "foreign_array.hpp"
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/dlpack.hpp"
@@ -143,33 +144,30 @@ std::size_t checked_size(std::size_t n, const Buffer& b, std::size_t offset, con
   return n;
 }
 
-/// Bytes of a device source: a Buffer's size, or a contiguous __cuda_array_interface__ array's.
-std::size_t device_nbytes(nb::handle src, std::optional<std::size_t> nbytes) {
+/// The bytes of a device array source: it must be C-contiguous (or `nbytes` is given).
+std::size_t device_nbytes(const ForeignArray& f, std::optional<std::size_t> nbytes) {
   if (nbytes) return *nbytes;
-  if (nb::isinstance<Buffer>(src)) return nb::cast<const Buffer&>(src).size();
-  if (nb::hasattr(src, "__cuda_array_interface__")) {
-    const InterfaceLayout cai = read_interface(src.attr("__cuda_array_interface__"), "__cuda_array_interface__");
-    if (cai.byte_strides) {
-      Strides c = c_strides(cai.shape);
-      for (auto& st : c) st *= cai.itemsize;
-      for (std::size_t d = 0; d < c.size(); ++d)
-        if (cai.shape[d] > 1 && c[d] != (*cai.byte_strides)[d])
-          throw ValueError("Buffer.copy_from: the source array is not contiguous");
-    }
-    return static_cast<std::size_t>(shape_size(cai.shape) * cai.itemsize);  // fits: read_interface checked it
-  }
-  throw ValueError("Buffer.copy_from: pass nbytes= for a DLPack source");
+  const Strides c = c_strides(f.shape);
+  for (std::size_t d = 0; d < c.size(); ++d)
+    if (f.shape[d] > 1 && c[d] != f.strides[d]) throw ValueError("Buffer.copy_from: the source array is not contiguous");
+  return static_cast<std::size_t>(shape_size(f.shape) * itemsize(f.dtype));  // fits: the importer checked it
 }
 
 void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t offset,
                std::optional<std::size_t> nbytes) {
   Stream s = stream_from_py(stream_obj, b.device());
-  std::uint64_t address = 0;
-  DeviceArgument arg;
-  if (device_pointer_from_py(src, &address, s.handle(), &arg)) {
-    order_before_use(arg, *s.state());
-    std::size_t n = device_nbytes(src, nbytes);
-    b.copy_from_device(address, checked_size(n, b, offset, "copy_from"), s, offset);
+  if (nb::isinstance<Buffer>(src)) {
+    const Buffer& from = nb::cast<const Buffer&>(src);
+    if (from.closed()) throw ValueError("the buffer was closed");
+    b.copy_from_device(from.ptr(), checked_size(nbytes.value_or(from.size()), b, offset, "copy_from"), s, offset);
+    return;
+  }
+  ImportOptions device_array;
+  device_array.consumer_stream = s.handle();
+  device_array.device_only = true;
+  if (std::optional<ForeignArray> f = import_foreign(src, kArgumentOrder, device_array)) {
+    order_before_use(f->device_argument(), *s.state());
+    b.copy_from_device(f->data, checked_size(device_nbytes(*f, nbytes), b, offset, "copy_from"), s, offset);
     return;
   }
   HostView host(src, false);
@@ -236,60 +234,24 @@ void fill(Buffer& b, nb::handle value, nb::handle stream_obj) {
   b.fill(pattern, static_cast<int>(host.view.len), s);
 }
 
-/// The address of a DLPack producer's CUDA data; the producer is asked to order its work
-/// before `consumer` (the stream the address is used on).
-std::uint64_t dlpack_pointer(nb::handle obj, cuda::CUstream consumer) {
-  nb::object dev = obj.attr("__dlpack_device__")();
-  int type = nb::cast<int>(dev[0]);
-  if (type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost) return 0;
-  nb::object capsule;
-  try {
-    capsule = obj.attr("__dlpack__")(nb::arg("stream") = protocol_handle(consumer));
-  } catch (nb::python_error& e) {
-    if (!e.matches(PyExc_TypeError)) throw;
-    capsule = obj.attr("__dlpack__")();  // a producer without the stream keyword
-  }
-  for (const char* name : {"dltensor", "dltensor_versioned"}) {
-    if (!PyCapsule_IsValid(capsule.ptr(), name)) continue;
-    void* p = PyCapsule_GetPointer(capsule.ptr(), name);
-    if (std::string(name) == "dltensor") {
-      const DLTensor& t = static_cast<DLManagedTensor*>(p)->dl_tensor;
-      return reinterpret_cast<std::uint64_t>(t.data) + t.byte_offset;
-    }
-    // DLManagedTensorVersioned: {version (2 x u32), manager_ctx, deleter, flags (u64), dl_tensor}
-    const auto* t = reinterpret_cast<const DLTensor*>(static_cast<const char*>(p) + 8 + 2 * sizeof(void*) + 8);
-    return reinterpret_cast<std::uint64_t>(t->data) + t->byte_offset;
-  }
-  return 0;
-}
-
 }  // namespace
 
-bool device_pointer_from_py(nb::handle obj, std::uint64_t* address, cuda::CUstream consumer, DeviceArgument* info) {
+bool device_pointer_from_py(nb::handle obj, std::uint64_t* address, std::optional<cuda::CUstream> consumer,
+                            DeviceArgument* info) {
   if (nb::isinstance<Buffer>(obj)) {
     const Buffer& b = nb::cast<const Buffer&>(obj);
     if (b.closed()) throw ValueError("the buffer was closed");
     *address = b.ptr();
     return true;
   }
-  if (cupric_array_pointer(obj, address, info ? &info->storage : nullptr)) return true;
-  PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
-  if (cai) {
-    nb::object d = nb::steal(cai);
-    *address = read_interface(d, "__cuda_array_interface__").data;  // checked: shape, strides, NULL data
-    PyObject* stream = PyDict_GetItemString(d.ptr(), "stream");     // a dict: read_interface said so
-    if (info && stream && stream != Py_None) {
-      info->has_stream = true;  // version 3: the data is ready on that stream
-      info->stream = protocol_stream(nb::cast<long long>(nb::handle(stream)), "__cuda_array_interface__");
-    }
-    return true;
-  }
-  PyErr_Clear();
-  if (nb::hasattr(obj, "__dlpack__") && nb::hasattr(obj, "__dlpack_device__")) {
-    *address = dlpack_pointer(obj, consumer);
-    return *address != 0;
-  }
-  return false;
+  ImportOptions o;
+  o.consumer_stream = consumer;
+  o.device_only = true;
+  const std::optional<ForeignArray> f = import_foreign(obj, kArgumentOrder, o);
+  if (!f) return false;
+  *address = f->data;
+  if (info) *info = f->device_argument();
+  return true;
 }
 
 void bind_cuda_memory(nb::module_& m) {

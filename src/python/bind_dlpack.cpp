@@ -1,16 +1,16 @@
 // bind_dlpack.cpp — the Python side of DLPack: ndarray.__dlpack__ / __dlpack_device__ produce
-// capsules ("dltensor" or "dltensor_versioned"), cupric.from_dlpack consumes any producer's.
-// The tensor conversions themselves live in src/array/dlpack.cpp. Also ndarray._view_as, the
-// bit reinterpretation that hands bfloat16 to NumPy (as ml_dtypes.bfloat16) without a copy.
+// capsules ("dltensor" or "dltensor_versioned"); cupric.from_dlpack consumes any producer's
+// through the importer (foreign_array.hpp). The tensor conversions live in src/array/dlpack.cpp.
+// Also ndarray._view_as, the bit reinterpretation that hands bfloat16 to NumPy without a copy.
 #include <nanobind/stl/tuple.h>
-
-#include <vector>
 
 #include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "cupric/dlpack.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/stream.hpp"
+#include "foreign_array.hpp"
+#include "foreign_protocols.hpp"
 
 namespace cupric::py {
 
@@ -20,27 +20,6 @@ using dlpack::DLManagedTensorVersioned;
 
 constexpr const char* kLegacyName = "dltensor";
 constexpr const char* kVersionedName = "dltensor_versioned";
-constexpr const char* kUsedLegacyName = "used_dltensor";
-constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
-
-/// Keeps a pending Python exception aside while a capsule destructor runs (destructors may run
-/// while an exception is being raised and must not clobber it).
-class ErrorStash {
- public:
-#if PY_VERSION_HEX >= 0x030C0000
-  ErrorStash() : exc_(PyErr_GetRaisedException()) {}
-  ~ErrorStash() { PyErr_SetRaisedException(exc_); }
-
- private:
-  PyObject* exc_;
-#else
-  ErrorStash() { PyErr_Fetch(&type_, &value_, &tb_); }
-  ~ErrorStash() { PyErr_Restore(type_, value_, tb_); }
-
- private:
-  PyObject *type_ = nullptr, *value_ = nullptr, *tb_ = nullptr;
-#endif
-};
 
 /// Frees a capsule's tensor unless a consumer took it (then the capsule was renamed "used_...").
 template <class Managed>
@@ -116,87 +95,16 @@ nb::object dlpack_export(const Array& self, nb::handle stream, nb::handle max_ve
   return make_capsule(dlpack::export_legacy(a), kLegacyName, destroy_legacy);
 }
 
-/// Takes the tensor out of a capsule and marks the capsule used, as the protocol requires.
-Array import_capsule(nb::handle capsule) {
-  PyObject* p = capsule.ptr();
-  if (PyCapsule_IsValid(p, kVersionedName)) {
-    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(p, kVersionedName));
-    Array a = dlpack::import_versioned(m);  // throws before taking ownership
-    PyCapsule_SetName(p, kUsedVersionedName);
-    return a;
-  }
-  if (PyCapsule_IsValid(p, kLegacyName)) {
-    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(p, kLegacyName));
-    Array a = dlpack::import_legacy(m);
-    PyCapsule_SetName(p, kUsedLegacyName);
-    return a;
-  }
-  if (PyCapsule_IsValid(p, kUsedLegacyName) || PyCapsule_IsValid(p, kUsedVersionedName))
-    throw ValueError("this DLPack capsule was already consumed (a capsule can be imported once)");
-  const char* name = PyCapsule_GetName(p);
-  PyErr_Clear();
-  throw TypeError(cat("not a DLPack capsule (its name is '", name ? name : "NULL", "')"));
-}
-
-/// The CUDA device an exporter says its data is on (__dlpack_device__), or -1.
-int producer_cuda_device(nb::handle obj) {
-  if (!nb::hasattr(obj, "__dlpack_device__")) return -1;
-  nb::object d = obj.attr("__dlpack_device__")();
-  const int type = nb::cast<int>(d[0]);
-  return type == dlpack::kDLCUDA || type == dlpack::kDLCUDAManaged ? nb::cast<int>(d[1]) : -1;
-}
-
-/// A capsule from `obj.__dlpack__`, asking for DLPack 1.x and, for CUDA data, passing cupric's
-/// current stream on that device so that the producer orders its work before what cupric queues
-/// next. Producers that know neither keyword are asked with fewer; *ordered says whether the
-/// stream was taken.
-nb::object request_capsule(nb::handle obj, int cuda_device, bool* ordered) {
-  nb::object method = obj.attr("__dlpack__");
-  nb::object stream = nb::none();
-  if (cuda_device >= 0) stream = nb::int_(runtime::protocol_handle(runtime::current_stream_state(cuda_device).handle));
-  nb::dict newest, with_stream, bare;  // a TypeError means a producer older than a keyword: ask with fewer
-  newest["max_version"] = nb::make_tuple(dlpack::kVersion.major, dlpack::kVersion.minor);
-  if (cuda_device >= 0) {
-    newest["stream"] = stream;
-    with_stream["stream"] = stream;
-  }
-  std::vector<nb::dict> tries = {newest, bare};
-  if (cuda_device >= 0) tries.insert(tries.begin() + 1, with_stream);
-  for (std::size_t i = 0;; ++i) {
-    try {
-      nb::object capsule = method(**tries[i]);
-      *ordered = tries[i].contains("stream");
-      return capsule;
-    } catch (nb::python_error& e) {
-      if (!e.matches(PyExc_TypeError) || i + 1 == tries.size()) throw;
-    }
-  }
-}
-
 Array from_dlpack(nb::handle obj, nb::handle device, nb::handle copy) {
   const std::optional<Device> target = optional_device(device);
   const std::optional<bool> want_copy = optional_bool(copy);
-  nb::object capsule;
-  bool ordered = false;
-  if (PyCapsule_CheckExact(obj.ptr())) {  // a bare capsule, as older libraries hand out
-    capsule = nb::borrow(obj);
-  } else if (nb::isinstance<Array>(obj) || nb::hasattr(obj, "__dlpack__")) {
-    capsule = request_capsule(obj, producer_cuda_device(obj), &ordered);
-  } else {
+  ForeignArray f;  // through the importer: the stream handshake, checks, taking the tensor
+  if (!import_as(obj, ForeignKind::dlpack, {}, f))
     throw TypeError(
         cat("from_dlpack() needs an object with __dlpack__ (a NumPy, CuPy, PyTorch, JAX... array) or a "
             "DLPack capsule, got ",
             nb::cast<std::string>(nb::str(nb::type_name(obj.type())))));
-  }
-  Array a = import_capsule(capsule);
-  if (!a.device().is_cpu()) {
-    const int dev = a.device().index;
-    runtime::StreamState& current = runtime::current_stream_state(dev);
-    // without a stream the producer ordered its work before the legacy default stream (the
-    // protocol's None): the current stream waits for that one
-    if (!ordered) runtime::wait_for_handle(current.handle, dev, nullptr);
-    a.storage()->set_last_writer(current.serial);  // ready on the current stream from here on
-  }
+  const Array a = to_array(f);  // device memory: ready on the current stream from here on
   const Device d = target.value_or(a.device());
   if (!(d == a.device()) && want_copy == false)
     throw BufferError(cat("importing a ", a.device().str(), " tensor on ", d.str(), " needs a copy, but copy=False"));

@@ -9,6 +9,7 @@ void bind_indexing(nb::module_& m);      // bind_indexing.cpp
 void bind_manipulation(nb::module_& m);  // bind_manipulation.cpp
 void bind_creation(nb::module_& m);      // bind_creation.cpp
 void bind_dlpack(nb::module_& m);        // bind_dlpack.cpp
+void bind_foreign_array(nb::module_& m);  // foreign_array.cpp: the one importer of other libraries' arrays
 void bind_composites(nb::module_& m);    // bind_composites.cpp
 void bind_compile_cache(nb::module_& m);  // bind_compile_cache.cpp: the cache every JIT shares
 void bind_cuda(nb::module_& m);          // bind_cuda.cpp: the cupric.cuda runtime
@@ -24,6 +25,7 @@ void bind_extensions(nb::module_& m) {
   bind_manipulation(m);
   bind_creation(m);
   bind_dlpack(m);
+  bind_foreign_array(m);
   bind_composites(m);
   bind_compile_cache(m);
   bind_cuda(m);

@@ -131,7 +131,13 @@ void bind_tile(nb::module_& m) {
             d["threads"] = r.threads;
             d["vec"] = r.vec;
             d["smem_bytes"] = r.smem_bytes;
-            d["param_types"] = r.param_types;
+            nb::list params, declared;  // (role, dtype) per kernel parameter; the C types only for reading
+            for (const tile::KernelParam& p : r.params) {
+              params.append(nb::make_tuple(tile::role_name(p.role), dtype_to_py(p.dtype)));
+              declared.append(tile::param_ctype(p));
+            }
+            d["params"] = params;
+            d["param_types"] = declared;
             nb::list stages;
             for (const tile::StageText& s : r.stages) stages.append(nb::make_tuple(s.stage, s.ir));
             d["stages"] = stages;
@@ -139,7 +145,8 @@ void bind_tile(nb::module_& m) {
           },
           nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0, nb::arg("record_stages") = false,
           "Runs the target's stages on a copy and renders it: {'source', 'entry', 'threads', 'vec', 'smem_bytes', "
-          "'param_types', 'stages'} ('stages': (name, IR text) after each stage, with record_stages).");
+          "'params' ((role, dtype) per kernel parameter), 'param_types' (their C types, for reading), 'stages'} "
+          "('stages': (name, IR text) after each stage, with record_stages).");
   t.def(
       "stage_names", [](const std::string& target) { return tile::stage_names(target_from_name(target)); },
       nb::arg("target"), "The stages the compiler runs for 'host' or 'cuda', in order ('frontend' first).");

@@ -211,10 +211,7 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
   runtime::StreamState& state = *s.state();
   for (std::size_t i = 0; i < params_.size(); ++i) {  // after the work that produces the arrays
-    const ReadArg& a = read[i];
-    if (!is_array_kind(params_[i].kind)) continue;
-    DeviceArgument arg{a.storage, a.has_stream, reinterpret_cast<cuda::CUstream>(a.stream)};
-    order_before_use(arg, state);
+    if (is_array_kind(params_[i].kind)) order_before_use(read[i].array.device_argument(), state);
   }
   runtime::LaunchConfig config;
   config.grid = {static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2])};
@@ -222,7 +219,7 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   config.shared_memory = target_.smem;
   runtime::launch(state.handle, &state, config, k, packer);
   for (std::size_t i = 0; i < params_.size(); ++i)  // (which arrays a CUDA kernel writes is not known here)
-    if (read[i].storage) note_written(DeviceArgument{read[i].storage, false, nullptr}, state);
+    if (is_array_kind(params_[i].kind)) note_written(read[i].array.device_argument(), state);
 }
 
 /// The globals and closure variables a kernel's body read when it was specialised (python/

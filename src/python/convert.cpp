@@ -2,6 +2,7 @@
 #include "convert.hpp"
 
 #include "bind_cuda.hpp"
+#include "foreign_array.hpp"
 
 #include "cupric/cuda/loader.hpp"
 #include "cupric/runtime/device.hpp"
@@ -109,6 +110,12 @@ DType dtype_from_py(nb::handle obj) {
 std::optional<DType> optional_dtype(nb::handle obj) {
   if (!obj.is_valid() || obj.is_none()) return std::nullopt;
   return dtype_from_py(obj);
+}
+
+std::optional<DType> known_numpy_dtype(nb::handle obj) {
+  const int i = find_numpy_dtype(numpy_dtypes(false), obj.ptr());
+  if (i < 0) return std::nullopt;
+  return static_cast<DType>(i);
 }
 
 nb::object dtype_to_py(DType t) {
@@ -312,151 +319,6 @@ Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<De
 }
 
 namespace {
-DType dtype_from_typestr(nb::handle obj, const std::string& typestr) {
-  if (typestr.size() < 3) throw TypeError(cat("unsupported array typestr '", typestr, "'"));
-  const char order = typestr[0];
-  const std::string code = typestr.substr(1);
-  if (order == '>' && code != "b1" && code != "i1" && code != "u1")
-    throw TypeError(cat("big-endian arrays (typestr '", typestr, "') are not supported: convert with a.astype(a.dtype.newbyteorder('='))"));
-  if (code == "V2" && nb::hasattr(obj, "dtype")) {
-    std::string n = nb::cast<std::string>(nb::str(nb::handle(obj.attr("dtype"))));
-    if (n == "bfloat16") return DType::bfloat16;
-  }
-  for (int i = 0; i < kNumDTypes; ++i) {
-    const DType t = static_cast<DType>(i);
-    if (t != DType::bfloat16 && code == info(t).typestr_code) return t;
-  }
-  throw TypeError(cat("arrays of typestr '", typestr, "' are not supported by cupric"));
-}
-
-/// An integer field of an array interface (shape and strides entries, pointers), with NumPy's
-/// TypeError for non-integers and a ValueError naming the field when it does not fit.
-template <class Int>
-Int interface_int(nb::handle v, const char* protocol, const char* field) {
-  nb::object index = nb::steal(PyNumber_Index(v.ptr()));  // "'float' object cannot be interpreted as an integer"
-  if (!index.is_valid()) throw nb::python_error();
-  Int out{};
-  if (!nb::try_cast(index, out))
-    throw ValueError(cat(protocol, ": ", field, " ", nb::cast<std::string>(nb::str(index)), " is out of range"));
-  return out;
-}
-
-nb::handle interface_field(nb::dict iface, const char* protocol, const char* key) {
-  PyObject* v = PyDict_GetItemString(iface.ptr(), key);
-  if (!v) throw ValueError(cat("Missing ", protocol, " ", key));
-  return v;
-}
-
-Shape interface_ints(nb::handle seq, const char* protocol, const char* field) {
-  if (!PyTuple_Check(seq.ptr()))
-    throw TypeError(cat(protocol, ": ", field, " must be a tuple, got ", nb::cast<std::string>(nb::repr(seq))));
-  const Py_ssize_t n = PyTuple_GET_SIZE(seq.ptr());
-  if (n > kMaxDims)
-    throw ValueError(cat(protocol, ": number of dimensions must be within [0, ", kMaxDims, "], got ", n));
-  Shape out;
-  for (Py_ssize_t i = 0; i < n; ++i)
-    out.push_back(interface_int<std::int64_t>(PyTuple_GET_ITEM(seq.ptr(), i), protocol, field));
-  return out;
-}
-
-/// `unaligned_ok`: strides that are not multiples of the itemsize are left for the caller (which
-/// copies through NumPy) instead of refused.
-/// The item size a typestr ("<f8", "|b1", "<V2") gives.
-std::int64_t typestr_itemsize(const std::string& typestr, const char* protocol) {
-  const bool ok = typestr.size() >= 3 && typestr.size() <= 6 && std::strchr("<>|=", typestr[0]) &&
-                  typestr.find_first_not_of("0123456789", 2) == std::string::npos;
-  const std::int64_t n = ok ? std::stoll(typestr.substr(2)) : 0;
-  if (n < 1) throw TypeError(cat(protocol, ": arrays of typestr '", typestr, "' are not supported by cupric"));
-  return n;
-}
-}  // namespace
-
-InterfaceLayout read_interface(nb::handle iface_obj, const char* protocol, bool unaligned_ok) {
-  if (!PyDict_Check(iface_obj.ptr()))
-    throw TypeError(
-        cat(protocol, " must be a dict, got ", nb::cast<std::string>(nb::repr(nb::type_name(iface_obj.type())))));
-  nb::dict iface = nb::borrow<nb::dict>(iface_obj);
-  InterfaceLayout out;
-  nb::handle typestr = interface_field(iface, protocol, "typestr");
-  if (!PyUnicode_Check(typestr.ptr())) throw TypeError(cat(protocol, ": typestr must be a str"));
-  out.typestr = nb::cast<std::string>(typestr);
-  out.itemsize = typestr_itemsize(out.typestr, protocol);
-  out.shape = interface_ints(interface_field(iface, protocol, "shape"), protocol, "shape");
-  PyObject* strides = PyDict_GetItemString(iface.ptr(), "strides");
-  if (strides && strides != Py_None) out.byte_strides = interface_ints(strides, protocol, "strides");
-  nb::handle data = interface_field(iface, protocol, "data");
-  if (!PyTuple_Check(data.ptr()) || PyTuple_GET_SIZE(data.ptr()) != 2)
-    throw TypeError(
-        cat(protocol, ": data must be a (pointer, read_only) tuple, got ", nb::cast<std::string>(nb::repr(data))));
-  out.data = interface_int<std::uintptr_t>(PyTuple_GET_ITEM(data.ptr(), 0), protocol, "data pointer");
-  const int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data.ptr(), 1));
-  if (readonly < 0) throw nb::python_error();
-  out.readonly = readonly != 0;
-  const std::int64_t isz = out.itemsize;
-  bool unaligned = false;
-  if (out.byte_strides)
-    for (auto st : *out.byte_strides) unaligned = unaligned || st % isz != 0;
-  if (!(unaligned && unaligned_ok && out.byte_strides->size() == out.shape.size()))
-    check_foreign_array(protocol, out.data, out.shape, out.byte_strides ? &*out.byte_strides : nullptr, isz);
-  return out;
-}
-
-namespace {
-/// A view of foreign memory described by `layout` on `device`, holding `owner` alive.
-Array foreign_view(nb::handle obj, const InterfaceLayout& layout, Device device, PyObject* owner) {
-  const DType dtype = dtype_from_typestr(obj, layout.typestr);
-  const std::int64_t isz = itemsize(dtype);
-  if (isz != layout.itemsize)
-    throw TypeError(cat("arrays of typestr '", layout.typestr, "' are not supported by cupric"));
-  Strides strides = c_strides(layout.shape);
-  if (layout.byte_strides)
-    for (std::size_t i = 0; i < strides.size(); ++i) strides[i] = (*layout.byte_strides)[i] / isz;
-  Py_INCREF(owner);
-  auto storage = std::make_shared<Storage>(device, reinterpret_cast<void*>(layout.data), 0, [owner](void*) {
-    nb::gil_scoped_acquire gil;
-    Py_DECREF(owner);
-  });
-  Array a(storage, layout.shape, strides, 0, dtype);
-  if (layout.readonly) a.set_writeable(false);
-  return a;
-}
-
-/// Zero-copy view of an object exposing __array_interface__ (NumPy arrays and scalars).
-Array from_array_interface(nb::handle obj, nb::handle iface) {
-  const InterfaceLayout layout = read_interface(iface, "__array_interface__", true);
-  if (layout.byte_strides)
-    for (auto st : *layout.byte_strides)
-      if (st % layout.itemsize != 0) {  // not element-aligned: take a contiguous copy through numpy
-        nb::object c = nb::module_::import_("numpy").attr("ascontiguousarray")(obj);
-        return from_array_interface(c, c.attr("__array_interface__"));
-      }
-  // NumPy scalars expose a temporary array kept alive only by the interface's "__ref" entry
-  PyObject* ref = PyDict_GetItemString(iface.ptr(), "__ref");
-  return foreign_view(obj, layout, Device::cpu(), ref ? ref : obj.ptr());
-}
-
-/// A zero-copy view of an object exposing __cuda_array_interface__ (versions 2 and 3), taken to
-/// live on the current CUDA device. Our current stream waits for the producer's ("stream"), as
-/// the protocol asks of consumers.
-Array from_cuda_array_interface(nb::handle obj) {
-  nb::object iface = obj.attr("__cuda_array_interface__");
-  if (PyDict_Check(iface.ptr())) {
-    PyObject* mask = PyDict_GetItemString(iface.ptr(), "mask");
-    if (mask && mask != Py_None) throw ValueError("__cuda_array_interface__ with a mask is not supported");
-  }
-  const InterfaceLayout layout = read_interface(iface, "__cuda_array_interface__");
-  const int device = runtime::Device::current().index();
-  runtime::StreamState& current = runtime::current_stream_state(device);
-  PyObject* stream = PyDict_GetItemString(iface.ptr(), "stream");
-  if (stream && stream != Py_None)  // version 3: the data is ready on that stream
-    runtime::wait_for_handle(current.handle, device,
-                             protocol_stream(interface_int<long long>(stream, "__cuda_array_interface__", "stream"),
-                                             "__cuda_array_interface__"));
-  Array a = foreign_view(obj, layout, Device::cuda(device), obj.ptr());
-  a.storage()->set_last_writer(current.serial);  // ready on the current stream from here on
-  return a;
-}
-
 struct Nested {
   Shape shape;
   std::vector<nb::object> leaves;  // owned: a leaf's conversion may run Python code that changes the lists
@@ -544,6 +406,34 @@ Array from_nested(nb::handle obj, std::optional<DType> dtype) {
   }
   return out;
 }
+
+/// asarray imports host arrays whose strides are not multiples of the item size as a contiguous copy.
+const ImportOptions kAsarray = [] {
+  ImportOptions o;
+  o.copy_unaligned = true;
+  return o;
+}();
+
+/// A NumPy scalar as a 0-d array that owns its data (its own __array_interface__ points into a
+/// temporary array); anything else as it is.
+nb::object numpy_scalar_as_array(nb::handle obj) {
+  PyObject* np = PyImport_GetModule(nb::str("numpy").ptr());  // only when NumPy is imported
+  if (!np) {
+    PyErr_Clear();
+    return nb::borrow(obj);
+  }
+  nb::module_ numpy = nb::steal<nb::module_>(np);
+  return nb::isinstance(obj, numpy.attr("generic")) ? numpy.attr("asarray")(obj) : nb::borrow(obj);
+}
+
+/// A cupric view of a NumPy array (np.asarray's result for __array__ objects and buffers).
+Array numpy_view(nb::handle ndarray) {
+  ForeignArray f;
+  if (!import_as(ndarray, ForeignKind::numpy, kAsarray, f))
+    throw TypeError(cat("numpy.asarray gave ", nb::cast<std::string>(nb::repr(nb::type_name(ndarray.type()))),
+                        ", not a numpy.ndarray"));
+  return to_array(f);
+}
 }  // namespace
 
 Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy) {
@@ -557,28 +447,18 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
   } else if (PyUnicode_Check(obj.ptr()) || PyBytes_Check(obj.ptr())) {  // bytes has the buffer protocol
     throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))),
                         " to a cupric array (cupric has no string dtypes)"));
-  } else if (nb::hasattr(obj, "__array_interface__")) {
-    // a NumPy scalar's interface points into a temporary array that dies with the call: view a
-    // 0-d array that owns its data instead
-    nb::object np = nb::module_::import_("numpy");
-    nb::object owner = nb::isinstance(obj, np.attr("generic")) ? np.attr("asarray")(obj) : nb::borrow(obj);
-    a = from_array_interface(owner, owner.attr("__array_interface__"));
-  } else if (nb::hasattr(obj, "__dlpack__")) {
-    a = nb::cast<Array>(nb::module_::import_("cupric").attr("from_dlpack")(obj));
-  } else if (nb::hasattr(obj, "__cuda_array_interface__")) {
-    a = from_cuda_array_interface(obj);
+  } else if (std::optional<ForeignArray> f = import_foreign(numpy_scalar_as_array(obj), kAsarrayOrder, kAsarray)) {
+    a = to_array(*f);
   } else if (nb::hasattr(obj, "__array__")) {
     // pandas Series/DataFrame, xarray DataArray, ...: NumPy's view of their data, as np.asarray
     // reads them (before the sequence protocol, which would go element by element)
-    nb::object view = nb::module_::import_("numpy").attr("asarray")(obj);
-    a = from_array_interface(view, nb::cast<nb::dict>(view.attr("__array_interface__")));
+    a = numpy_view(nb::module_::import_("numpy").attr("asarray")(obj));
   } else if (is_sequence_like(obj)) {
     a = from_nested(obj, dtype);
     fresh = true;
   } else if (PyObject_CheckBuffer(obj.ptr())) {
     nb::object np = nb::module_::import_("numpy");
-    nb::object view = np.attr("asarray")(nb::module_::import_("builtins").attr("memoryview")(obj));
-    a = from_array_interface(view, view.attr("__array_interface__"));
+    a = numpy_view(np.attr("asarray")(nb::module_::import_("builtins").attr("memoryview")(obj)));
   } else {
     throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
   }

@@ -32,6 +32,9 @@ std::optional<DType> optional_dtype(nb::handle obj);  ///< None -> nullopt
 nb::object dtype_to_py(DType t);
 /// The NumPy scalar type of a DType: numpy.float32, ml_dtypes.bfloat16, ...
 nb::object scalar_type_to_py(DType t);
+/// The DType whose NumPy dtype object or scalar type `obj` is (by identity; nothing is imported
+/// or converted), nullopt for anything else.
+std::optional<DType> known_numpy_dtype(nb::handle obj);
 
 /// "cpu", "cuda:0", a Device, or None (-> the default device).
 Device device_from_py(nb::handle obj);
@@ -42,26 +45,11 @@ std::optional<Device> optional_device(nb::handle obj);
 Device default_device();
 void set_default_device(Device d);
 
-/// NumPy's asarray: cupric arrays, Python scalars and (nested) sequences, anything with
-/// __array_interface__ (zero-copy), the buffer protocol, or __dlpack__. `copy`: true = always
+/// NumPy's asarray: cupric arrays, Python scalars and (nested) sequences, other libraries' arrays
+/// through the importer (foreign_array.hpp: zero-copy), __array__, the buffer protocol. `copy`: true = always
 /// copy, false = never (ValueError when a copy is needed), nullopt = when needed.
 Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
                     std::optional<Device> device = std::nullopt, std::optional<bool> copy = std::nullopt);
-
-/// What an __array_interface__ or __cuda_array_interface__ dict describes, read with NumPy's errors
-/// (missing fields, non-integers) and checked by check_foreign_array: the rules every importer of
-/// foreign memory shares.
-struct InterfaceLayout {
-  std::string typestr;
-  std::int64_t itemsize = 0;  ///< from the typestr ("<f8": 8)
-  Shape shape;
-  std::optional<Strides> byte_strides;  ///< nullopt: C-contiguous
-  std::uintptr_t data = 0;
-  bool readonly = false;
-};
-/// `protocol` names the dict in messages. `unaligned_ok`: strides that are not multiples of the
-/// itemsize are left to the caller (which copies through NumPy) instead of refused.
-InterfaceLayout read_interface(nb::handle iface, const char* protocol, bool unaligned_ok = false);
 
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
 /// everything else goes through array_from_py.

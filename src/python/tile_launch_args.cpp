@@ -1,5 +1,6 @@
-// tile_launch_args.cpp — reading the arguments of cupric.tile launch plans with exact types and dtype
-// identities, so that an argument a plan takes is one the Python path would specialise the same way.
+// tile_launch_args.cpp — reading the arguments of cupric.tile launch plans (arrays through the
+// importer, scalars by exact type), so that an argument a plan takes is one the Python path would
+// specialise the same way.
 #include "tile_launch_args.hpp"
 
 #include <nanobind/stl/string.h>
@@ -11,41 +12,10 @@
 
 #include "convert.hpp"
 #include "cupric/errors.hpp"
-#include "cupric/runtime/device.hpp"
 
 namespace cupric::py {
 
 namespace {
-
-/// Interned attribute names, made once.
-struct Names {
-  PyObject *dtype, *ndim, *is_cuda, *get_device, *data_ptr, *shape, *stride, *cai, *typestr, *data, *strides,
-      *stream, *mask, *dlpack_device, *item;
-  Names() {
-    auto s = [](const char* n) { return PyUnicode_InternFromString(n); };
-    dtype = s("dtype"), ndim = s("ndim"), is_cuda = s("is_cuda"), get_device = s("get_device");
-    data_ptr = s("data_ptr"), shape = s("shape"), stride = s("stride"), cai = s("__cuda_array_interface__");
-    typestr = s("typestr"), data = s("data"), strides = s("strides"), stream = s("stream"), mask = s("mask");
-    dlpack_device = s("__dlpack_device__"), item = s("item");
-  }
-};
-const Names& names() {
-  static const Names* n = new Names();  // leaked: lives as long as the interpreter's strings
-  return *n;
-}
-
-PyObject* torch_tensor_type = nullptr;  // torch.Tensor, once a plan met one
-
-/// An attribute or method result as an owned reference; null (error cleared) when it failed.
-struct Ref {
-  PyObject* p;
-  explicit Ref(PyObject* o) : p(o) {
-    if (!p) PyErr_Clear();
-  }
-  Ref(const Ref&) = delete;
-  ~Ref() { Py_XDECREF(p); }
-  explicit operator bool() const { return p != nullptr; }
-};
 
 bool as_ll(PyObject* o, long long* v) {
   if (!PyLong_Check(o)) return false;
@@ -56,26 +26,6 @@ bool as_ll(PyObject* o, long long* v) {
     return false;
   }
   return true;
-}
-
-/// Extents from a tuple of ints (torch.Size is a tuple); strides in elements from a tuple of
-/// ints, divided by `item` when they are in bytes.
-bool read_ints(PyObject* t, int n, long long* out, long long item = 1) {
-  if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != n) return false;
-  for (int i = 0; i < n; ++i) {
-    long long v;
-    if (!as_ll(PyTuple_GET_ITEM(t, i), &v) || v % item != 0) return false;
-    out[i] = v / item;
-  }
-  return true;
-}
-
-void c_strides(int n, const long long* shape, long long* strides) {
-  long long s = 1;
-  for (int i = n - 1; i >= 0; --i) {
-    strides[i] = s;
-    s *= shape[i] > 1 ? shape[i] : 1;
-  }
 }
 
 bool same_constant(PyObject* v, PyObject* c) {
@@ -91,127 +41,6 @@ bool same_constant(PyObject* v, PyObject* c) {
   const int r = PyObject_RichCompareBool(v, c, Py_EQ);
   if (r < 0) PyErr_Clear();
   return r == 1;
-}
-
-bool read_cupric(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
-  nb::handle h(o);
-  if (!nb::isinstance<Array>(h)) return false;
-  const Array& a = *nb::inst_ptr<Array>(h);
-  const Device d = a.device();
-  if (device < 0 ? !d.is_cpu() : (d.is_cpu() || d.index != device)) return false;
-  if (a.dtype() != p.dtype || a.ndim() != p.ndim || (p.written && !a.writeable())) return false;
-  out.view.data = a.data();
-  out.storage = device < 0 ? nullptr : a.storage().get();
-  for (int k = 0; k < p.ndim; ++k) {
-    out.view.shape[k] = a.shape()[static_cast<std::size_t>(k)];
-    out.view.strides[k] = a.strides()[static_cast<std::size_t>(k)];
-  }
-  return true;
-}
-
-bool read_torch(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
-  const Names& n = names();
-  if (torch_tensor_type == nullptr || !PyObject_TypeCheck(o, reinterpret_cast<PyTypeObject*>(torch_tensor_type)))
-    return false;
-  Ref dtype(PyObject_GetAttr(o, n.dtype));
-  if (dtype.p != p.token.ptr()) return false;
-  Ref is_cuda(PyObject_GetAttr(o, n.is_cuda));
-  Ref dev(PyObject_CallMethodNoArgs(o, n.get_device));
-  long long index;
-  if (is_cuda.p != Py_True || !dev || !as_ll(dev.p, &index) || index != device) return false;
-  Ref shape(PyObject_GetAttr(o, n.shape));
-  Ref strides(PyObject_CallMethodNoArgs(o, n.stride));
-  Ref ptr(PyObject_CallMethodNoArgs(o, n.data_ptr));
-  if (!shape || !strides || !ptr || !read_ints(shape.p, p.ndim, out.view.shape) ||
-      !read_ints(strides.p, p.ndim, out.view.strides))
-    return false;
-  const unsigned long long address = PyLong_AsUnsignedLongLong(ptr.p);
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  out.view.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
-  return true;
-}
-
-/// check_foreign_array's rules for a layout read from __cuda_array_interface__ (strides in elements).
-bool valid_foreign(const PlanParam& p, std::uintptr_t data, const cupric_tile_array& view, bool strided) {
-  const std::int64_t item = itemsize(p.dtype);
-  Shape shape(view.shape, view.shape + p.ndim);
-  Strides bytes(view.strides, view.strides + p.ndim);
-  for (auto& s : bytes) s *= item;  // exact: read_ints divided them by the item size
-  return foreign_array_problem("__cuda_array_interface__", data, shape, strided ? &bytes : nullptr, item).empty();
-}
-
-bool cai_device_is(const PlanParam& p, PyObject* o, int device) {
-  if (!p.dlpack_device) return runtime::Device::current().index() == device;
-  Ref d(PyObject_CallMethodNoArgs(o, names().dlpack_device));
-  long long kind, index;
-  if (!d || !PyTuple_Check(d.p) || PyTuple_GET_SIZE(d.p) != 2 || !as_ll(PyTuple_GET_ITEM(d.p, 0), &kind) ||
-      !as_ll(PyTuple_GET_ITEM(d.p, 1), &index))
-    return false;
-  return (kind == 2 || kind == 13) && index == device;  // kDLCUDA, kDLCUDAManaged
-}
-
-bool read_cai(const PlanParam& p, PyObject* o, int device, ReadArg& out) {
-  const Names& n = names();
-  if (!cai_device_is(p, o, device)) return false;
-  Ref iface(PyObject_GetAttr(o, n.cai));
-  if (!iface || !PyDict_Check(iface.p)) return false;
-  PyObject* typestr = PyDict_GetItemWithError(iface.p, n.typestr);
-  if (!typestr || !PyUnicode_Check(typestr) || PyUnicode_Compare(typestr, p.token.ptr()) != 0) {
-    PyErr_Clear();
-    return false;
-  }
-  PyObject* mask = PyDict_GetItemWithError(iface.p, n.mask);
-  PyObject* shape = PyDict_GetItemWithError(iface.p, n.shape);
-  PyObject* data = PyDict_GetItemWithError(iface.p, n.data);
-  PyObject* strides = PyDict_GetItemWithError(iface.p, n.strides);
-  PyObject* stream = PyDict_GetItemWithError(iface.p, n.stream);
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  if ((mask && mask != Py_None) || !shape || !read_ints(shape, p.ndim, out.view.shape)) return false;
-  if (!strides || strides == Py_None) {
-    c_strides(p.ndim, out.view.shape, out.view.strides);
-  } else if (!read_ints(strides, p.ndim, out.view.strides, itemsize(p.dtype))) {
-    return false;  // not multiples of the item size: the Python path says so
-  }
-  long long address;
-  if (!data || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1 || !as_ll(PyTuple_GET_ITEM(data, 0), &address))
-    return false;
-  if (!valid_foreign(p, static_cast<std::uintptr_t>(address), out.view, strides && strides != Py_None))
-    return false;  // the Python path reports the problem
-  out.view.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
-  out.has_stream = stream && stream != Py_None;
-  if (out.has_stream) {
-    long long s;
-    // 0 (ambiguous) and bad values: the Python path says so
-    if (!as_ll(stream, &s) || s <= 0) return false;
-    out.stream = static_cast<std::uintptr_t>(s == 1 ? 0 : s);  // 1: the legacy default stream
-  }
-  return true;
-}
-
-bool read_numpy(const PlanParam& p, PyObject* o, ReadArg& out) {
-  if (Py_TYPE(o) != reinterpret_cast<PyTypeObject*>(p.type.ptr())) return false;
-  Ref dtype(PyObject_GetAttr(o, names().dtype));
-  if (dtype.p != p.token.ptr()) return false;
-  if (PyObject_GetBuffer(o, &out.buffer, PyBUF_STRIDES | (p.written ? PyBUF_WRITABLE : 0)) != 0) {
-    PyErr_Clear();
-    return false;
-  }
-  out.holds_buffer = true;
-  const Py_ssize_t item = out.buffer.itemsize;
-  if (out.buffer.ndim != p.ndim || item != itemsize(p.dtype)) return false;
-  out.view.data = out.buffer.buf;
-  for (int k = 0; k < p.ndim; ++k) {
-    if (out.buffer.strides[k] % item != 0) return false;  // NumPy would copy: the Python path decides
-    out.view.shape[k] = out.buffer.shape[k];
-    out.view.strides[k] = out.buffer.strides[k] / item;
-  }
-  return true;
 }
 
 PyObject* module_attr(const char* module, const char* attr) {
@@ -235,29 +64,18 @@ bool is_instance_of(nb::handle value, const char* module, const char* type) {
   return r == 1;
 }
 
+/// The readers plans use: CPU kernels take cupric and NumPy arrays, CUDA kernels cupric arrays,
+/// PyTorch tensors and __cuda_array_interface__ objects (DLPack producers go through the Python
+/// path, which asks them for a capsule on the launch's stream).
+constexpr ForeignKind kHostSources[] = {ForeignKind::cupric, ForeignKind::numpy};
+constexpr ForeignKind kCudaSources[] = {ForeignKind::cupric, ForeignKind::torch, ForeignKind::cuda_array_interface};
+
 std::optional<PlanParam> classify_array(nb::handle value, PlanParam p, int device) {
-  if (nb::isinstance<Array>(value)) {
-    p.kind = ArgKind::cupric;
-  } else if (device < 0) {
-    if (!is_instance_of(value, "numpy", "ndarray")) return std::nullopt;
-    p.kind = ArgKind::numpy;
-    p.token = value.attr("dtype");
-    p.type = nb::borrow(value.type());
-  } else if (is_instance_of(value, "torch", "Tensor")) {
-    if (torch_tensor_type == nullptr) torch_tensor_type = module_attr("torch", "Tensor");  // kept for the process
-    p.kind = ArgKind::torch;
-    p.token = value.attr("dtype");
-  } else {
-    Ref iface(PyObject_GetAttr(value.ptr(), names().cai));  // a producer that refuses it goes through DLPack
-    PyObject* found = iface && PyDict_Check(iface.p) ? PyDict_GetItemString(iface.p, "typestr") : nullptr;
-    if (found == nullptr || !PyUnicode_Check(found)) return std::nullopt;
-    nb::object typestr = nb::borrow(found);
-    const std::string t = nb::cast<std::string>(typestr);
-    if (t.size() < 2 || t[1] == 'V') return std::nullopt;  // opaque types (PyTorch's bfloat16) go through DLPack
-    p.kind = ArgKind::cai;
-    p.token = typestr;
-    p.dlpack_device = nb::hasattr(value, "__dlpack_device__");
-  }
+  const std::optional<ForeignKind> source = device < 0 ? foreign_kind(value, kHostSources) : foreign_kind(value, kCudaSources);
+  if (!source) return std::nullopt;
+  p.kind = ArgKind::array;
+  p.source = *source;
+  if (*source == ForeignKind::numpy) p.token = nb::borrow(value.type());  // subclasses specialise apart
   return p;
 }
 
@@ -307,29 +125,26 @@ std::optional<PlanParam> classify(nb::handle value, nb::handle fact, int device)
 
 namespace {
 
+/// Reads an array argument through the importer: false when it is not of the plan's kind, dtype,
+/// ndim or device, read-only where the kernel writes, or malformed (the Python path says why).
 bool match_array(const PlanParam& p, PyObject* v, int device, ReadArg& out) {
-  out.release();
-  out.has_stream = false;
-  out.storage = nullptr;
   out.ndim = p.ndim;
-  bool ok = false;
-  switch (p.kind) {
-    case ArgKind::cupric:
-      ok = read_cupric(p, v, device, out);
-      break;
-    case ArgKind::torch:
-      ok = read_torch(p, v, device, out);
-      break;
-    case ArgKind::cai:
-      ok = read_cai(p, v, device, out);
-      break;
-    case ArgKind::numpy:
-      ok = read_numpy(p, v, out);
-      break;
-    default:
-      break;
+  if (p.source == ForeignKind::numpy && Py_TYPE(v) != reinterpret_cast<PyTypeObject*>(p.token.ptr())) return false;
+  ForeignArray& a = out.array;
+  try {
+    if (!import_as(nb::handle(v), p.source, {}, a)) return false;
+  } catch (const std::exception&) {
+    PyErr_Clear();
+    return false;
   }
-  if (!ok || !p.keyed) return ok;
+  if (a.dtype != p.dtype || a.ndim() != p.ndim || (p.written && a.readonly)) return false;  // (CPU: as HostLauncher)
+  if (device < 0 ? !a.device.is_cpu() : (a.device.is_cpu() || a.device.index != device)) return false;
+  out.view.data = reinterpret_cast<void*>(a.data);
+  for (int k = 0; k < p.ndim; ++k) {
+    out.view.shape[k] = a.shape[static_cast<std::size_t>(k)];
+    out.view.strides[k] = a.strides[static_cast<std::size_t>(k)];
+  }
+  if (!p.keyed) return true;
   for (int k = 0; k < p.ndim; ++k)
     if (out.view.shape[k] != p.key_shape[static_cast<std::size_t>(k)]) return false;
   return true;
@@ -370,7 +185,8 @@ bool match_param(const PlanParam& p, PyObject* v, int device, ReadArg& out) {
 
 void store_scalar(const PlanParam& p, PyObject* v, void* dst) {
   if (p.kind != ArgKind::typed) return scalar_from_py(nb::handle(v)).store(p.dtype, dst);
-  nb::object item = nb::steal(PyObject_CallMethodNoArgs(v, names().item));  // as the Python path: v.item()
+  static PyObject* const item_name = PyUnicode_InternFromString("item");
+  nb::object item = nb::steal(PyObject_CallMethodNoArgs(v, item_name));  // as the Python path: v.item()
   if (!item.is_valid()) throw nb::python_error();
   scalar_from_py(item).store(p.dtype, dst);
 }

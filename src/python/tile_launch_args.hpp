@@ -1,5 +1,6 @@
 // tile_launch_args.hpp — the arguments of cupric.tile launch plans: each parameter's kind, checking
-// and reading new arguments of that kind (arrays of several libraries, scalars, constants), grids.
+// and reading new arguments of that kind (arrays of several libraries through the importer,
+// scalars, constants), grids.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -12,6 +13,7 @@
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/tile/abi.h"
 #include "cupric/tile_compiler/host_compiler.hpp"
+#include "foreign_array.hpp"
 
 namespace nb = nanobind;
 
@@ -19,49 +21,32 @@ namespace cupric::py {
 
 /// constant: passed by the caller, checked by type and value; fixed: a constant the plan supplies
 /// (a parameter @ct.autotune sets), not passed.
-enum class ArgKind : std::uint8_t { constant, fixed, cupric, torch, cai, numpy, weak_bool, weak_int, weak_float, typed };
+enum class ArgKind : std::uint8_t { constant, fixed, array, weak_bool, weak_int, weak_float, typed };
 
-inline bool is_array_kind(ArgKind k) {
-  return k == ArgKind::cupric || k == ArgKind::torch || k == ArgKind::cai || k == ArgKind::numpy;
-}
+inline bool is_array_kind(ArgKind k) { return k == ArgKind::array; }
 
 /// One kernel parameter of a plan: what a new argument must be to take the plan's path.
 struct PlanParam {
   ArgKind kind = ArgKind::constant;
+  ForeignKind source = ForeignKind::cupric;  ///< arrays: how the importer reads them
   DType dtype = DType::float64;  ///< arrays: the element type; scalars: the type they are stored as
   int ndim = 0;
-  bool written = false;        ///< a CPU array the kernel writes: must be writeable
-  bool dlpack_device = false;  ///< cai: the object tells its device (__dlpack_device__)
-  bool keyed = false;          ///< an @ct.autotune key: the same shape (arrays) or value (scalars) too
+  bool written = false;  ///< an array the kernel writes: must not be read-only
+  bool keyed = false;    ///< an @ct.autotune key: the same shape (arrays) or value (scalars) too
   std::vector<long long> key_shape;
-  /// constant, fixed: the value; torch: the dtype object; cai: the typestr; numpy: the np.dtype;
-  /// typed: the NumPy scalar type.
+  /// constant, fixed: the value; typed: the NumPy scalar type; numpy arrays: the array's exact type.
   nb::object token;
-  nb::object type;  ///< numpy: the array's exact type
-  nb::object key;   ///< keyed scalars: the value
+  nb::object key;  ///< keyed scalars: the value
 };
 
-/// An argument as read for one launch: the object; for arrays what the kernel gets (address of
-/// element 0, extents, strides in elements), the producer's stream and the buffer held through
-/// the launch.
+/// An argument as read for one launch: the object; for arrays what the importer read (its owner
+/// is held through the launch: the memory, the producer's stream, a cupric array's storage) and
+/// what the kernel gets (address of element 0, extents, strides in elements).
 struct ReadArg {
   PyObject* value = nullptr;  // borrowed from the launch's argument tuple
+  ForeignArray array;
   cupric_tile_array view{};
   int ndim = 0;
-  bool has_stream = false;     // __cuda_array_interface__ v3: the data is ready on `stream`
-  std::uintptr_t stream = 0;   // (a driver handle: 0 for the legacy default stream)
-  Storage* storage = nullptr;  // a cupric array's memory (ordered after its writer, noted when written)
-  Py_buffer buffer{};
-  bool holds_buffer = false;
-
-  ReadArg() = default;
-  ReadArg(const ReadArg&) = delete;
-  ReadArg& operator=(const ReadArg&) = delete;
-  ~ReadArg() { release(); }
-  void release() {
-    if (holds_buffer) PyBuffer_Release(&buffer);
-    holds_buffer = false;
-  }
 };
 using ReadArgs = std::vector<ReadArg>;
 

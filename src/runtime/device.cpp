@@ -107,6 +107,8 @@ int Device::count() { return devices().count; }
 
 Device Device::current() { return Device(current_device); }
 
+int Device::current_index() { return current_device; }
+
 void Device::set_current(int index) {
   state(index);
   current_device = index;

@@ -116,22 +116,22 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
     if (t.is_array()) {
       const std::string ty = ctype(t.dtype);
       params += cat(ty, "* ", n, "_data");
-      r.param_types.push_back(ty + "*");
+      r.params.push_back({ParamRole::data, t.dtype});
       std::string shape, stride;
       for (int d = 0; d < t.ndim; ++d) {
         params += cat(", long long ", n, "_shape", d);
         shape += cat(d ? ", " : "", n, "_shape", d);
-        r.param_types.push_back("long long");
+        r.params.push_back({ParamRole::extent, DType::int64});
       }
       for (int d = 0; d < t.ndim; ++d) {
         params += cat(", long long ", n, "_stride", d);
         stride += cat(d ? ", " : "", n, "_stride", d);
-        r.param_types.push_back("long long");
+        r.params.push_back({ParamRole::stride, DType::int64});
       }
       views += cat("\n  const ::cu::tile::ArrayRef<", ty, ", ", t.ndim, "> ", n, "{", n, "_data, {", shape, "}, {", stride, "}};");
     } else {
       params += cat(ctype(t.dtype), " ", n);
-      r.param_types.push_back(ctype(t.dtype));
+      r.params.push_back({ParamRole::scalar, t.dtype});
     }
   }
   r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
@@ -273,6 +273,16 @@ class StageRunner {
 };
 
 }  // namespace
+
+const char* role_name(ParamRole r) {
+  static constexpr const char* names[] = {"data", "extent", "stride", "scalar"};
+  return names[static_cast<int>(r)];
+}
+
+std::string param_ctype(const KernelParam& p) {
+  if (p.role == ParamRole::data) return ctype(p.dtype) + "*";
+  return p.role == ParamRole::scalar ? ctype(p.dtype) : "long long";
+}
 
 EmitResult emit(const Function& f, const EmitOptions& options) {
   const TargetBackend& target = backend(options.target);

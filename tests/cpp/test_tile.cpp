@@ -106,7 +106,17 @@ TEST(TileEmit, HostAndCudaShareTheBody) {
   EXPECT_NE(host.source.find("extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry"), std::string::npos);
   EXPECT_NE(cuda.source.find("__global__ void __launch_bounds__(128) scale("), std::string::npos);
   for (const auto* src : {&host.source, &cuda.source}) EXPECT_NE(src->find("::cu::tile::load<::cu::tile::Dims<300>>"), std::string::npos);
-  EXPECT_EQ(cuda.param_types, (std::vector<std::string>{"float*", "long long", "long long", "double"}));
+  using tile::ParamRole;
+  const std::vector<tile::KernelParam> params = {{ParamRole::data, DType::float32},
+                                                 {ParamRole::extent, DType::int64},
+                                                 {ParamRole::stride, DType::int64},
+                                                 {ParamRole::scalar, DType::float64}};
+  EXPECT_EQ(cuda.params, params);
+  std::vector<std::string> declared;  // as the kernel's signature spells them
+  for (const auto& p : cuda.params) declared.push_back(tile::param_ctype(p));
+  EXPECT_EQ(declared, (std::vector<std::string>{"float*", "long long", "long long", "double"}));
+  EXPECT_NE(cuda.source.find("scale(float* v0_data, long long v0_shape0, long long v0_stride0, double v1)"), std::string::npos)
+      << cuda.source;
 }
 
 TEST(TileStages, EachTargetRecordsTheIrAfterEachOfItsStages) {

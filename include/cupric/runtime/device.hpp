@@ -47,6 +47,9 @@ class Device {
   static int count();
   /// The calling thread's current device (0 unless set_current / `with device:` changed it).
   static Device current();
+  /// current()'s index, without loading the driver (an array interface names no device: the
+  /// consumer assumes this one).
+  static int current_index();
   static void set_current(int index);
 
   int index() const { return index_; }

@@ -26,6 +26,19 @@ struct StageText {
   std::string ir;
 };
 
+/// One parameter of a generated CUDA kernel, in order: an array is its data pointer, then one
+/// extent and one stride (long long, in elements) per dimension; a scalar is passed as its dtype.
+enum class ParamRole : std::uint8_t { data, extent, stride, scalar };
+struct KernelParam {
+  ParamRole role;
+  DType dtype;  ///< data: the element type; extent and stride: int64; scalar: its type
+  bool operator==(const KernelParam&) const = default;
+};
+const char* role_name(ParamRole r);
+/// The C type the kernel declares a parameter with ("float*", "long long", "::cu::tile::bf16"),
+/// for reading the generated source; launches go by the role and dtype.
+std::string param_ctype(const KernelParam& p);
+
 /// What the runtime needs besides the source.
 struct EmitResult {
   std::string source;
@@ -33,7 +46,7 @@ struct EmitResult {
   int threads = 1;                        ///< threads per block
   int vec = 1;                            ///< elements per thread and access
   int smem_bytes = 0;                     ///< dynamic shared memory per block (CUDA)
-  std::vector<std::string> param_types;   ///< CUDA: C type of each kernel parameter, in order
+  std::vector<KernelParam> params;        ///< CUDA: each kernel parameter, in order
   std::vector<StageText> stages;          ///< with record_stages: "frontend" (the input), then each stage
 };
 

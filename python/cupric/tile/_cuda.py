@@ -7,14 +7,16 @@ Launch contract (the emitter's output, `compiled.cuda()`):
                     the extern "C" __global__ function
   threads        -> block = (threads, 1, 1)
   smem_bytes     -> dynamic shared memory; above 48 KiB the kernel's limit is raised first
-  param_types    -> one C type per kernel parameter: an array expands to (T* data, long long
-                    shape[0..nd-1], long long stride[0..nd-1]) with strides in elements; scalars
-                    follow as their C type ("double", "long long", "bool", "::cu::tile::bf16" =
-                    2 bytes, ...)
+  params         -> (role, dtype) per kernel parameter: an array expands to ("data", its dtype),
+                    then ("extent", int64) and ("stride", int64) per dimension (strides in
+                    elements); a scalar is ("scalar", its dtype), passed in its dtype's bytes
+                    (float16 / bfloat16 as their 16 bits); `param_types` spells the C types the
+                    kernel declares, for reading only
   grid           -> (gx, gy, gz) blocks; gy and gz at most 65535
 
-Arguments on CUDA: cupric arrays on cuda:N, anything with __cuda_array_interface__ (CuPy,
-PyTorch, Numba) and DLPack producers on kDLCUDA (bfloat16 PyTorch tensors come this way).
+Arguments on CUDA: what the importer reads (src/python/foreign_array.hpp): cupric arrays on cuda:N,
+PyTorch tensors, anything with __cuda_array_interface__ (CuPy, Numba) and DLPack producers on
+kDLCUDA.
 """
 
 import functools
@@ -23,7 +25,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
@@ -35,7 +36,6 @@ from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _index, _paths
 
-_DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 _MAX_GRID_YZ = 65535
 
 
@@ -328,149 +328,41 @@ def _entry_name(source):
 # ---- CUDA array arguments ------------------------------------------------------------------------
 
 
-class DeviceArray:
-    """A CUDA array argument as the kernel sees it: address of element 0, dtype, shape, strides
-    in elements, device ordinal; `owner` keeps the memory alive through the launch, and `stream`
-    is the producer's stream (CAI v3) that the launch must wait for, if any."""
-
-    __slots__ = ("ptr", "dtype", "shape", "strides", "device", "owner", "stream")
-
-    def __init__(self, ptr, dtype, shape, strides, device, owner, stream=None):
-        self.ptr, self.dtype, self.shape, self.strides = ptr, dtype, shape, strides
-        self.device, self.owner, self.stream = device, owner, stream
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-
-def _c_strides(shape):
-    strides, s = [], 1
-    for d in reversed(shape):
-        strides.append(s)
-        s *= max(int(d), 1)
-    return tuple(reversed(strides))
-
-
-def _from_cupric(a, owner):
-    return DeviceArray(int(a._data_ptr), a.dtype, tuple(a.shape), tuple(a._element_strides), a.device.index, owner)
-
-
-def _from_cai(v, cai, device):
-    # read and checked as every importer of foreign memory does (NULL data, negative or
-    # overflowing shapes, strides that do not fit the shape or the item size: ValueError)
-    ptr, typestr, item, shape, byte_strides, _ = _c._read_array_interface(cai, "__cuda_array_interface__")
-    try:
-        if typestr[1:] == "V2" and "bfloat16" in str(getattr(v, "dtype", "")):
-            dtype = _dt.names.bfloat16  # PyTorch exports bfloat16 as an opaque 2-byte type
-        else:
-            dtype = _dt.as_dtype(np.dtype(typestr).name)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"cupric.tile: a CUDA array of typestr {typestr!r} has no cupric dtype") from err
-    strides = _c_strides(shape) if byte_strides is None else tuple(s // item for s in byte_strides)
-    stream = cai.get("stream")
-    if stream is not None and int(stream) <= 0:
-        raise ValueError(
-            f"__cuda_array_interface__: stream {stream} is not allowed (0 is ambiguous; 1 is the legacy "
-            "default stream, 2 the per-thread one, larger values are stream handles)"
-        )
-    stream = None if stream is None else (0 if stream == 1 else int(stream))  # 1: the legacy default stream
-    return DeviceArray(ptr, dtype, shape, strides, device, v, stream)
-
-
-def _is_torch_tensor(v):
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(v, torch.Tensor)
-
-
-def _from_torch(v):
-    """A PyTorch tensor read directly (data_ptr, shape, stride, get_device: a few attribute reads,
-    where __cuda_array_interface__ costs tens of microseconds and refuses bfloat16); None on the CPU."""
-    if not v.is_cuda:
-        return None
-    name = str(v.dtype).removeprefix("torch.")
-    try:
-        dtype = _dt.as_dtype(name)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"cupric.tile: a PyTorch tensor of dtype {v.dtype} has no cupric dtype") from err
-    return DeviceArray(int(v.data_ptr()), dtype, tuple(v.shape), tuple(v.stride()), v.get_device(), v)
+# The importer's view of an argument (cupric._cupric.ForeignArray, src/python/foreign_array.hpp):
+# ptr (element 0), dtype, shape, strides in elements, device, owner (keeps the memory alive through
+# the launch), stream (the driver handle the data is ready on, which the launch waits for; None:
+# nothing to wait for).
+DeviceArray = _c.ForeignArray
 
 
 def device_array(v):
-    """A DeviceArray for a CUDA array argument; None when `v` is not on a CUDA device."""
-    if isinstance(v, np.ndarray):
-        return None
-    if isinstance(v, _c.ndarray):
-        return None if v.device.type == "cpu" else _from_cupric(v, v)
-    if _is_torch_tensor(v):
-        return _from_torch(v)
-    dl_device = None
-    if hasattr(v, "__dlpack_device__"):
-        kind, dl_device = (int(x) for x in v.__dlpack_device__())
-        if kind not in _DLPACK_CUDA:
-            return None
-    try:
-        cai = v.__cuda_array_interface__
-    except AttributeError:
-        cai = None
-    except Exception:  # noqa: BLE001 - PyTorch refuses bfloat16 here (KeyError / TypeError): DLPack below
-        if dl_device is None:
-            raise
-        cai = None
-    if cai is not None:
-        if dl_device is None:
-            mod = _cuda_module()
-            dl_device = mod.Device().index if mod is not None and mod.is_available() else 0
-        return _from_cai(v, cai, dl_device)
-    if dl_device is None:
-        return None
-    a = _c.from_dlpack(v)  # a cupric view of the producer's memory (no copy)
-    return _from_cupric(a, a)
+    """The importer's view of a CUDA array argument (cupric, PyTorch, __cuda_array_interface__,
+    DLPack on kDLCUDA: the same reader the launch plans and cupric.asarray use); None when `v` is
+    not one or its memory is on the host."""
+    a = _c._import_array(v, device_only=True)
+    return None if a is None or a.device.type == "cpu" else a
 
 
 # ---- launching -----------------------------------------------------------------------------------
 
-_SCALAR_TYPES = {
-    "bool": np.bool_,
-    "double": np.float64,
-    "float": np.float32,
-    "::cu::tile::i8": np.int8,
-    "::cu::tile::u8": np.uint8,
-    "::cu::tile::i16": np.int16,
-    "::cu::tile::u16": np.uint16,
-    "::cu::tile::i32": np.int32,
-    "::cu::tile::u32": np.uint32,
-    "::cu::tile::i64": np.int64,
-    "::cu::tile::u64": np.uint64,
-    "long long": np.int64,
-}
+def kernel_params(params):
+    """The kernel's parameters as (role, dtype) pairs, from the emitter's (role, numpy dtype) or an
+    index entry's [role, dtype name]: an array is ("data", its dtype), then ("extent", int64) and
+    ("stride", int64) per dimension; a scalar is ("scalar", its dtype)."""
+    return [(role, _dt.as_dtype(dtype)) for role, dtype in params]
 
 
-# The cupric dtype a scalar parameter of each C type is packed as (by launch plans).
-_CTYPE_DTYPES = {
-    "bool": "bool",
-    "double": "float64",
-    "float": "float32",
-    "long long": "int64",
-    "::cu::tile::f16": "float16",
-    "::cu::tile::bf16": "bfloat16",
-    **{f"::cu::tile::{k}{b}": f"{'int' if k == 'i' else 'uint'}{b}" for k in "iu" for b in (8, 16, 32, 64)},
-}
+def pack_scalar(value, dtype):
+    """A kernel scalar as a NumPy scalar of exactly its dtype's bytes (float16 / bfloat16 as their
+    bits, converted by cupric's own casts)."""
+    if dtype.name in ("float16", "bfloat16"):
+        return np.uint16(_c.asarray(np.float64(value)).astype(dtype)._view_as(_dt.names.uint16).item())
+    if dtype.kind not in "biuf":
+        raise TypeError(f"cupric.tile: no CUDA packing for a scalar of dtype {dtype}")
+    return dtype.type(value)
 
 
-def pack_scalar(value, ctype):
-    """A kernel scalar as a NumPy scalar of exactly its C type's bytes (f16 / bf16 as their bits,
-    converted by cupric's own casts)."""
-    if ctype in ("::cu::tile::f16", "::cu::tile::bf16"):
-        dt = _dt.names.float16 if ctype == "::cu::tile::f16" else _dt.names.bfloat16
-        return np.uint16(_c.asarray(np.float64(value)).astype(dt)._view_as(_dt.names.uint16).item())
-    t = _SCALAR_TYPES.get(ctype)
-    if t is None:
-        raise TypeError(f"cupric.tile: no CUDA packing for a scalar of C type {ctype}")
-    return t(value)
-
-
-def flatten_arguments(runtime, param_types):
+def flatten_arguments(runtime, params):
     """The kernel's flat argument list: arrays as (address, shape..., strides...), scalars typed."""
     flat, i = [], 0
     for v in runtime:
@@ -481,14 +373,14 @@ def flatten_arguments(runtime, param_types):
             flat.extend(v.strides)
             i += 1 + 2 * v.ndim
         else:
-            flat.append(pack_scalar(v, param_types[i]))
+            flat.append(pack_scalar(v, params[i][1]))
             i += 1
-    if i != len(param_types):
-        raise TypeError(f"cupric.tile: {i} kernel parameters packed, the kernel has {len(param_types)}")
+    if i != len(params):
+        raise TypeError(f"cupric.tile: {i} kernel parameters packed, the kernel has {len(params)}")
     return flat
 
 
-_LAUNCH_KEYS = ("entry", "threads", "smem_bytes", "param_types")
+_LAUNCH_KEYS = ("entry", "threads", "smem_bytes")
 
 
 class CudaKernel:
@@ -502,7 +394,8 @@ class CudaKernel:
             if cached is None:
                 self.compiled = compile_source(emitted["source"], include_dir)
                 key = _cubin_key(emitted["source"], include_dir, default_arch())
-                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"cubin": key}
+                params = [[role, str(dtype)] for role, dtype in emitted["params"]]  # names: JSON
+                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"params": params, "cubin": key}
             else:
                 self.compiled, self.index_entry = cached, emitted
             obj = self.compiled.get("object") or mod.ObjectCode(self.compiled["cubin"], "cubin")  # nvcc's
@@ -511,7 +404,7 @@ class CudaKernel:
         if self.smem > 48 * 1024:
             self.kernel.max_dynamic_shared_memory = self.smem
         self.threads = int(emitted["threads"])
-        self.param_types = list(emitted["param_types"])
+        self.params = kernel_params(emitted["params"])
         self.device = device_index
         self._configs = {}
 
@@ -522,10 +415,10 @@ class CudaKernel:
             if spec[0] == "array":
                 i += 1 + 2 * spec[2]
             elif spec[0] == "scalar":
-                name = _CTYPE_DTYPES.get(self.param_types[i])
-                if name is None:
+                dtype = self.params[i][1]
+                if dtype.kind not in "biuf":
                     return None
-                out.append(name)
+                out.append(dtype.name)
                 i += 1
         return out
 
@@ -546,7 +439,7 @@ class CudaKernel:
         if 0 in grid:
             return  # an empty grid launches nothing
         mod = _cuda_module()
-        args = flatten_arguments(runtime, self.param_types)
+        args = flatten_arguments(runtime, self.params)
         stream = resolve_stream(stream, self.device)
         for v in runtime:
             if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:

@@ -10,7 +10,7 @@ import warnings
 
 from .. import _cupric as _c
 
-_FORMAT = "cupric.tile index 2"
+_FORMAT = "cupric.tile index 3"
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
@@ -33,6 +33,13 @@ def _is_host_param(p):
     )
 
 
+_ROLES = ("data", "extent", "stride", "scalar")
+
+
+def _is_kernel_param(p):
+    return isinstance(p, list) and len(p) == 2 and p[0] in _ROLES and isinstance(p[1], str) and p[1].isidentifier()
+
+
 # What each target's entry holds: field -> check.
 HOST = {
     "shared_object": _is_key,
@@ -43,7 +50,7 @@ CUDA = {
     "entry": lambda v: isinstance(v, str) and v.isidentifier(),
     "threads": lambda v: _is_int(v, 1, 1024),
     "smem_bytes": lambda v: _is_int(v, 0, 1 << 30),
-    "param_types": lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v),
+    "params": lambda v: isinstance(v, list) and all(_is_kernel_param(p) for p in v),
 }
 
 

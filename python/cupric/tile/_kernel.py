@@ -118,13 +118,7 @@ def _fingerprint(fn, seen=None):
 
 
 def _is_array_like(v):
-    return (
-        isinstance(v, (_c.ndarray, np.ndarray))
-        or hasattr(v, "__array_interface__")
-        or hasattr(v, "__cuda_array_interface__")
-        or hasattr(v, "__dlpack__")
-        or _cuda._is_torch_tensor(v)
-    )
+    return _c._foreign_kind(v) is not None  # an array the importer reads (nothing is read here)
 
 
 def _is_typed_scalar(v):
@@ -329,9 +323,7 @@ class Kernel(Launchable):
                 a = _cuda.device_array(v)  # CUDA arrays of any library; None for host arrays
                 if a is None:
                     a = _as_cupric(v)
-                    d = str(a.device)
-                else:
-                    d = f"cuda:{a.device}"
+                d = str(a.device)
                 if device is None:
                     device = d
                 elif d != device:
@@ -470,7 +462,7 @@ class Kernel(Launchable):
             **{alias: stages[name] for alias, name in _STAGE_ALIASES.items()},
             "host_source": host["source"],
             "cuda_source": cuda["source"],
-            "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "param_types")},
+            "cuda": {k: cuda[k] for k in ("entry", "threads", "vec", "smem_bytes", "params", "param_types")},
         }
         if c.launcher is not None:
             out["host_binary"] = c.host["key"]  # its compile cache key (kind "shared_object")

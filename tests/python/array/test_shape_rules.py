@@ -301,11 +301,11 @@ def test_valid_array_interfaces_still_view_the_memory():
 )
 def test_cuda_array_interface_is_checked_by_the_same_function(fields, message):
     cai = {"version": 3, "typestr": "<f4", "shape": (3,), "data": (0x10000, False), **fields}
-    with pytest.raises(ValueError, match=message):
-        cu._cupric._read_array_interface(cai, "__cuda_array_interface__")
     from cupric.tile import _cuda
 
     holder = type("CAI", (), {"__cuda_array_interface__": cai})()
+    with pytest.raises(ValueError, match=message):
+        cu._cupric._import_array(holder)  # the importer every consumer reads foreign arrays with
     with pytest.raises(ValueError, match=message):
         _cuda.device_array(holder)  # the tile launch path's reader
 

@@ -385,24 +385,42 @@ def test_kernel_specialises_on_cuda_arrays():
     key, specs, runtime, device = saxpy.saxpy_kernel._specialise((2.0, x, y, y, 1024))
     assert device == "cuda:0" if not cu.cuda.is_available() else device.startswith("cuda:")
     assert key[1] == ("A", "float32", 1) and specs[1][1][1] == cu.float32
-    assert [type(v).__name__ for v in runtime] == ["float", "DeviceArray", "DeviceArray", "DeviceArray"]
+    assert [type(v).__name__ for v in runtime] == ["float", "ForeignArray", "ForeignArray", "ForeignArray"]
     with pytest.raises(ValueError, match="different devices"):
         saxpy.saxpy_kernel._specialise((2.0, x, cu.ones(1000, dtype=cu.float32, device="cpu"), y, 1024))
 
 
+# the emitter's description of a kernel taking a 2-d float32 array and float64, bfloat16, bool scalars
+PARAMS = _cuda.kernel_params(
+    [("data", "float32"), *[("extent", "int64")] * 2, *[("stride", "int64")] * 2]
+    + [("scalar", "float64"), ("scalar", "bfloat16"), ("scalar", "bool")]
+)
+
+
 def test_flatten_arguments_follow_the_parameter_types():
     x = _cuda.device_array(FakeCudaArray((3, 4), "<f4"))
-    types = ["float*", "long long", "long long", "long long", "long long", "double", "::cu::tile::bf16", "bool"]
-    flat = _cuda.flatten_arguments([x, 0.5, 1.5, True], types)
+    flat = _cuda.flatten_arguments([x, 0.5, 1.5, True], PARAMS)
     assert flat[:5] == [0x7F0000001000, 3, 4, 4, 1]
     assert flat[5] == 0.5 and flat[5].dtype == np.float64
     assert flat[6].dtype == np.uint16 and flat[6] == 0x3FC0  # bfloat16 1.5
     assert flat[7].dtype == np.bool_ and flat[7].nbytes == 1
-    assert _cuda.pack_scalar(1.0, "::cu::tile::f16") == 0x3C00
-    assert _cuda.pack_scalar(-3, "::cu::tile::i32").dtype == np.int32
-    assert _cuda.pack_scalar(3.0, "float").dtype == np.float32
+    assert _cuda.pack_scalar(1.0, np.dtype("float16")) == 0x3C00
+    assert _cuda.pack_scalar(-3, np.dtype("int32")).dtype == np.int32
+    assert _cuda.pack_scalar(3.0, np.dtype("float32")).dtype == np.float32
+    with pytest.raises(TypeError, match="no CUDA packing"):
+        _cuda.pack_scalar(1j, np.dtype("complex64"))
     with pytest.raises(TypeError, match="kernel parameters packed"):
-        _cuda.flatten_arguments([x], types)
+        _cuda.flatten_arguments([x], PARAMS)
+
+
+def test_the_emitter_describes_parameters_by_role_and_dtype():
+    """Launches read the parameters as (role, dtype) pairs; the C types are for reading only."""
+    x = f32(1000)
+    info = saxpy.saxpy_kernel.inspect(2.0, x, x, x, 1024)["cuda"]
+    assert info["params"][:4] == [("scalar", np.float64), ("data", np.float32), ("extent", np.int64),
+                                  ("stride", np.int64)]
+    assert info["param_types"][:4] == ["double", "float*", "long long", "long long"]
+    assert len(info["params"]) == len(info["param_types"]) == 10
 
 
 def test_grid_limits_are_checked_before_launch():
@@ -435,15 +453,14 @@ class FakeCudaDLPack:
 def test_device_array_from_dlpack_on_cuda():
     base = cu.asarray(np.arange(12, dtype=np.float32).reshape(3, 4)).astype(cu.bfloat16)[:, ::2]
     a = _cuda.device_array(FakeCudaDLPack(base))
-    assert (a.ptr, a.dtype, a.shape, a.strides, a.device) == (base._data_ptr, cu.bfloat16, (3, 2), (4, 2), 0)
+    assert (a.ptr, a.dtype, a.shape, a.strides, a.device) == (base._data_ptr, cu.bfloat16, (3, 2), (4, 2), "cuda:0")
 
 
 def test_packed_bytes_match_the_kernel_parameters():
     """What cupric.cuda.launch receives: 8-byte pointers, shapes and strides, then each scalar in
     its own C type's bytes."""
     x = _cuda.device_array(FakeCudaArray((3, 4), "<f4"))
-    types = ["float*", "long long", "long long", "long long", "long long", "double", "::cu::tile::bf16", "bool"]
-    flat = _cuda.flatten_arguments([x, 0.5, 1.5, True], types)
+    flat = _cuda.flatten_arguments([x, 0.5, 1.5, True], PARAMS)
     for sizes in ([8, 8, 8, 8, 8, 8, 2, 1], None):  # driver tells the sizes, or cannot
         data, offsets = cu.cuda._pack_arguments(sizes, *flat)
         assert offsets == [0, 8, 16, 24, 32, 40, 48, 50]
@@ -567,7 +584,7 @@ def test_new_process_launches_from_the_index(stand_in_runtime, cache_dir):
     again = next(iter(saxpy.saxpy_kernel.cache.values()))
     k = again.cuda_kernels[0]
     assert k.compiled["index_hit"] and again._function is None  # the frontend did not run
-    assert k.param_types == first.cuda_kernels[0].param_types and k.threads == first.cuda_kernels[0].threads
+    assert k.params == first.cuda_kernels[0].params and k.threads == first.cuda_kernels[0].threads
     assert rt.launches[-1][3] == rt.launches[-2][3]  # the same packed arguments
     assert k.kernel.obj.code == first.cuda_kernels[0].kernel.obj.code  # the same cubin
 
@@ -588,6 +605,8 @@ def test_index_entries_not_of_the_expected_form_are_rebuilt(stand_in_runtime, ca
         {**good, "threads": 0},
         {k: v for k, v in good.items() if k != "entry"},
         {**good, "entry": "saxpy(); system(\"x\")"},
+        {**good, "params": [["data", "float32*"], *good["params"][1:]]},  # a C type, not a dtype name
+        {**good, "params": [["pointer", "float32"], *good["params"][1:]]},
     ]
     for bad in bad_entries:
         cu.cuda.compile_cache.put("index", key, json.dumps(bad).encode())
