@@ -7,6 +7,7 @@ import itertools as _it
 import operator as _op
 
 from . import _cupric as _c
+from ._operands import device_of, on
 
 __all__ = ["diag_indices", "diag_indices_from", "tril_indices", "tril_indices_from", "triu_indices",
            "triu_indices_from", "mask_indices", "fill_diagonal", "compress", "extract", "place", "putmask", "choose",
@@ -82,7 +83,7 @@ def fill_diagonal(a, val, wrap=False):
         index = (flat // cols, flat % cols)
     else:
         index = diag_indices(a.shape[0], a.ndim, device=a.device)
-    v = _arr(val).reshape(-1)
+    v = on(val, a.device).reshape(-1)
     n = index[0].shape[0]
     if v.shape[0] not in (1, n):
         v = _c.concatenate([v] * (n // max(v.shape[0], 1) + 1))[:n] if v.shape[0] else v
@@ -92,8 +93,9 @@ def fill_diagonal(a, val, wrap=False):
 # ---- selection ------------------------------------------------------------------------------------
 
 def compress(condition, a, axis=None, out=None):
-    x = _arr(a)
-    cond = _arr(condition)
+    device = device_of(a, condition)
+    x = on(a, device)
+    cond = on(condition, device)
     if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array")
     if axis is None:
@@ -113,18 +115,19 @@ def compress(condition, a, axis=None, out=None):
 
 
 def extract(condition, arr):
-    return _arr(arr).reshape(-1)[_c.flatnonzero(_arr(condition).reshape(-1))]
+    device = device_of(arr, condition)
+    return on(arr, device).reshape(-1)[_c.flatnonzero(on(condition, device).reshape(-1))]
 
 
 def place(arr, mask, vals):
     if not isinstance(arr, _c.ndarray):
         raise TypeError(f"place needs a cupric array to write into, not {type(arr).__name__}")
-    m = _arr(mask).reshape(-1).astype("bool")
+    m = on(mask, arr.device).reshape(-1).astype("bool")
     picks = _c.flatnonzero(m)
     n = picks.shape[0]
     if n == 0:
         return
-    v = _arr(vals).reshape(-1)
+    v = on(vals, arr.device).reshape(-1)
     if v.shape[0] == 0:
         raise ValueError("Cannot insert from an empty array!")
     v = _c.concatenate([v] * (n // v.shape[0] + 1))[:n] if v.shape[0] < n else v[:n]
@@ -136,8 +139,8 @@ def place(arr, mask, vals):
 def putmask(a, mask, values):
     if not isinstance(a, _c.ndarray):
         raise TypeError(f"putmask needs a cupric array to write into, not {type(a).__name__}")
-    m = _c.broadcast_to(_arr(mask).astype("bool"), a.shape)
-    v = _arr(values).reshape(-1)
+    m = _c.broadcast_to(on(mask, a.device).astype("bool"), a.shape)
+    v = on(values, a.device).reshape(-1)
     if v.shape[0] == 0:
         return
     # values repeat over the flat positions of a (not over the masked ones only)
@@ -147,8 +150,9 @@ def putmask(a, mask, values):
 
 
 def choose(a, choices, out=None, mode="raise"):
-    idx = _arr(a)
-    opts = [_arr(c) for c in choices]
+    device = device_of(a, choices)
+    idx = on(a, device)
+    opts = [on(c, device) for c in choices]
     n = len(opts)
     if mode == "raise":
         if idx.size and (bool(_c.any(idx < 0)) or bool(_c.any(idx >= n))):
@@ -175,12 +179,13 @@ def select(condlist, choicelist, default=0):
         raise ValueError("list of cases must be same length as list of conditions")
     if not condlist:
         raise ValueError("select with an empty condition list is not possible")
-    conds = [_arr(c) for c in condlist]
+    device = device_of(condlist, choicelist, default)
+    conds = [on(c, device) for c in condlist]
     for i, c in enumerate(conds):
         if c.dtype != bool:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
-    choices = [_arr(c) for c in choicelist]
-    dflt = _arr(default)
+    choices = [on(c, device) for c in choicelist]
+    dflt = on(default, device)
     dtype = _c.result_type(*choices, dflt)
     shape = _c.broadcast_shapes(*[c.shape for c in conds], *[c.shape for c in choices], dflt.shape)
     result = _c.broadcast_to(dflt.astype(dtype), shape)
@@ -193,7 +198,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     v = _arr(x)
     if isinstance(condlist, _c.ndarray) and condlist.ndim == v.ndim or not isinstance(condlist, (list, tuple)):
         condlist = [condlist]
-    conds = [_arr(c).astype("bool") for c in condlist]
+    conds = [on(c, v.device).astype("bool") for c in condlist]
     if len(funclist) == len(conds) + 1:
         rest = _c.logical_not(_c.any(_c.stack(conds), axis=0)) if conds else _c.ones(v.shape, dtype="bool")
         conds.append(rest)
@@ -204,7 +209,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     for cond, fn in zip(conds, funclist, strict=True):
         if callable(fn):
             if bool(_c.any(cond)):  # NumPy calls a function only where its condition selects values
-                out[cond] = _arr(fn(v[cond], *args, **kw)).astype(v.dtype)
+                out[cond] = on(fn(v[cond], *args, **kw), v.device).astype(v.dtype)
         else:
             out[cond] = fn
     return out
@@ -257,14 +262,15 @@ class _Concatenator:
 
     def __getitem__(self, key):
         keys = key if isinstance(key, tuple) else (key,)
+        device = device_of(keys)
         parts = []
         for k in keys:
             if isinstance(k, str):
                 raise NotImplementedError("cupric's r_/c_ take no string directives; use concatenate")
             if isinstance(k, slice):
-                part = _Grid(False)[k]
+                part = on(_Grid(False)[k], None).to_device(device) if device is not None else _Grid(False)[k]
             else:
-                part = _arr(k)
+                part = on(k, device)
             if part.ndim < self.ndmin:
                 part = part.reshape(part.shape + (1,) * (self.ndmin - part.ndim)) if self.ndmin == 2 and part.ndim == 1 \
                     else part.reshape((1,) * (self.ndmin - part.ndim) + part.shape)
@@ -283,7 +289,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     ax = axis % a.ndim
     moved = _c.moveaxis(a, ax, -1)
     outer = moved.shape[:-1]
-    results = [_arr(func1d(moved[idx], *args, **kwargs)) for idx in _it.product(*map(range, outer))]
+    results = [on(func1d(moved[idx], *args, **kwargs), a.device) for idx in _it.product(*map(range, outer))]
     if not results:
         raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
     stacked = _c.stack(results).reshape(outer + results[0].shape)
@@ -298,7 +304,7 @@ def apply_over_axes(func, a, axes):
     val = _arr(a)
     for ax in (axes if hasattr(axes, "__len__") else [axes]):
         ax = ax % val.ndim if ax < 0 else ax
-        res = _arr(func(val, ax))
+        res = on(func(val, ax), val.device)
         if res.ndim == val.ndim:
             val = res
         elif res.ndim == val.ndim - 1:

@@ -9,6 +9,7 @@ import operator as _op
 from . import _cupric as _c
 from . import _dtypes as _dt
 from ._namespace import finfo as _finfo
+from ._operands import device_of, on
 
 __all__ = ["iscomplex", "isreal", "iscomplexobj", "isrealobj", "isneginf", "isposinf", "real_if_close", "fix",
            "sinc", "modf", "frexp", "ldexp", "divmod", "float_power", "spacing", "average", "cov", "corrcoef",
@@ -77,7 +78,8 @@ def real_if_close(a, tol=100):
 
 
 def array_equiv(a1, a2):
-    a, b = _arr(a1), _arr(a2)
+    device = device_of(a1, a2)
+    a, b = on(a1, device), on(a2, device)
     try:
         _c.broadcast_shapes(a.shape, b.shape)
     except ValueError:
@@ -100,6 +102,9 @@ def sinc(x):
 
 
 def modf(x, out1=None, out2=None):
+    for name, out in (("out1", out1), ("out2", out2)):  # checked before anything is written
+        if out is not None and not isinstance(out, _c.ndarray):
+            raise TypeError(f"modf: {name} must be a cupric array, got {type(out).__name__}")
     a = _arr(x)
     whole = _c.trunc(a)
     frac = _c.where(_c.isinf(a), _c.copysign(_c.zeros_like(a), a), a - whole)
@@ -117,14 +122,16 @@ def divmod(x1, x2, out1=None, out2=None):
 
 
 def float_power(x1, x2):
-    a, b = _arr(x1), _arr(x2)
+    device = device_of(x1, x2)
+    a, b = on(x1, device), on(x2, device)
     target = "complex128" if _is_complex(a) or _is_complex(b) else "float64"
     return _c.power(a.astype(target), b.astype(target))
 
 
 def ldexp(x1, x2):
     """x1 * 2**x2, in two steps so that neither power overflows on its own (2**-1074 * 2**2000)."""
-    a, e = _arr(x1), _arr(x2)
+    device = device_of(x1, x2)
+    a, e = on(x1, device), on(x2, device)
     if _dt.kind(e.dtype) not in "iub":
         raise TypeError("ufunc 'ldexp' not supported for the input types: the exponents must be integers")
     a = a if _dt.kind(a.dtype) == "f" else a.astype("float64")
@@ -170,7 +177,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         count = x.size / max(avg.size, 1) if x.size else 0.0
         scl = _c.full(avg.shape, count, dtype=avg.dtype, device=x.device)
         return (avg, scl) if returned else avg
-    w = _arr(weights)
+    w = on(weights, x.device)
     if w.shape != x.shape:
         if axis is None:
             raise TypeError("Axis must be specified when shapes of a and weights differ.")
@@ -191,9 +198,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     return (avg, _c.broadcast_to(scl, avg.shape)) if returned else avg
 
 
-def _rows(v, rowvar):
+def _rows(v, rowvar, device=None):
     """m (or y) as NumPy's cov reads it: at least 2-D, one variable per row."""
-    x = _arr(v)
+    x = on(v, device)
     if x.ndim > 2:
         raise ValueError("m has more than 2 dimensions")
     x = x.reshape(1, -1) if x.ndim < 2 else x
@@ -201,14 +208,15 @@ def _rows(v, rowvar):
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
-    x = _rows(m, rowvar)
+    device = device_of(m, y)
+    x = _rows(m, rowvar, device)
     if y is not None:
-        x = _c.concatenate([x, _rows(y, rowvar).astype(x.dtype)], axis=0)
+        x = _c.concatenate([x, _rows(y, rowvar, device).astype(x.dtype)], axis=0)
     x = x.astype(dtype or _c.result_type(x.dtype, "float64"))
     ddof = (0 if bias else 1) if ddof is None else ddof
-    w = None if fweights is None else _arr(fweights).astype("float64")
+    w = None if fweights is None else on(fweights, x.device).astype("float64")
     if aweights is not None:
-        aw = _arr(aweights).astype("float64")
+        aw = on(aweights, x.device).astype("float64")
         w = aw if w is None else w * aw
     if w is None:
         fact = x.shape[1] - ddof
@@ -223,7 +231,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         elif aweights is None:
             fact = wsum - ddof
         else:
-            fact = wsum - ddof * float(_c.sum(w * _arr(aweights).astype("float64"))) / wsum
+            fact = wsum - ddof * float(_c.sum(w * on(aweights, x.device).astype("float64"))) / wsum
     c = _c.matmul(xw, _c.conj(xc).T) / max(fact, 0.0)
     return c.reshape(()) if c.shape == (1, 1) else c
 
@@ -260,8 +268,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if n < edge_order + 1:
             raise ValueError("Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) "
                              "elements are required.")
-        if not isinstance(h, (int, float)) and _arr(h).ndim == 1:
-            out.append(_gradient_uneven(x, _arr(h).astype(x.dtype), ax, edge_order))
+        if not isinstance(h, (int, float)) and on(h, x.device).ndim == 1:
+            out.append(_gradient_uneven(x, on(h, x.device).astype(x.dtype), ax, edge_order))
             continue
         h = float(_arr(h)) if not isinstance(h, (int, float)) else float(h)
         s = [slice(None)] * x.ndim
@@ -323,7 +331,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     if x is None:
         d = dx
     else:
-        xs = _arr(x)
+        xs = on(x, v.device)
         if xs.ndim == 1:
             d = (xs[1:] - xs[:-1]).reshape([-1 if i == ax else 1 for i in range(v.ndim)])
         else:
@@ -341,7 +349,8 @@ def _windows(v, m):
 
 
 def correlate(a, v, mode="valid"):
-    x, y = _arr(a), _arr(v)
+    device = device_of(a, v)
+    x, y = on(a, device), on(v, device)
     if x.ndim != 1 or y.ndim != 1:
         raise ValueError("object too deep for desired array")
     if x.shape[0] == 0 or y.shape[0] == 0:
@@ -366,7 +375,8 @@ def correlate(a, v, mode="valid"):
 
 
 def convolve(a, v, mode="full"):
-    x, y = _arr(a), _arr(v)
+    device = device_of(a, v)
+    x, y = on(a, device), on(v, device)
     if x.ndim != 1 or y.ndim != 1:
         raise ValueError("object too deep for desired array")
     if y.shape[0] > x.shape[0]:

@@ -8,6 +8,7 @@ from . import _cupric as _c
 from . import _dtypes as _dt
 from ._math_extras import convolve, vander
 from ._namespace import finfo as _finfo
+from ._operands import device_of, on
 
 __all__ = ["polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyfit", "roots", "poly"]
 
@@ -17,8 +18,9 @@ def _arr(x):
 
 
 def polyval(p, x):
-    c = _arr(p)
-    v = _arr(x)
+    device = device_of(x, p)
+    c = on(p, device)
+    v = on(x, device)
     y = _c.zeros_like(v) if c.shape[0] == 0 else None
     for k in range(c.shape[0]):
         y = c[k] if y is None else y * v + c[k]
@@ -35,7 +37,8 @@ def _first_nonzero(c):
 
 
 def polyadd(a1, a2):
-    a, b = _arr(a1).reshape(-1), _arr(a2).reshape(-1)
+    device = device_of(a1, a2)
+    a, b = on(a1, device).reshape(-1), on(a2, device).reshape(-1)
     dtype = _c.result_type(a.dtype, b.dtype)
     n = max(a.shape[0], b.shape[0])
     pad = lambda c: _c.concatenate([_c.zeros((n - c.shape[0],), dtype=dtype, device=c.device), c.astype(dtype)])
@@ -43,11 +46,13 @@ def polyadd(a1, a2):
 
 
 def polysub(a1, a2):
-    return polyadd(a1, -_arr(a2))
+    device = device_of(a1, a2)
+    return polyadd(on(a1, device), -on(a2, device))
 
 
 def polymul(a1, a2):
-    return convolve(_arr(a1).reshape(-1), _arr(a2).reshape(-1))
+    device = device_of(a1, a2)
+    return convolve(on(a1, device).reshape(-1), on(a2, device).reshape(-1))
 
 
 def polyder(p, m=1):
@@ -75,8 +80,9 @@ def polyint(p, m=1, k=None):
 
 def polydiv(u, v):
     """(quotient, remainder) of the long division of u by v."""
-    num = _arr(u).reshape(-1)
-    den = _arr(v).reshape(-1)
+    device = device_of(u, v)
+    num = on(u, device).reshape(-1)
+    den = on(v, device).reshape(-1)
     work = _c.result_type(num.dtype, den.dtype, 1.0)
     num, den = num.astype(work), den.astype(work)
     m, n = num.shape[0] - 1, den.shape[0] - 1
@@ -93,8 +99,10 @@ def polydiv(u, v):
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    xs = _arr(x).astype("float64") if _dt.kind(_arr(x).dtype) != "c" else _arr(x)
-    ys = _arr(y)
+    device = device_of(x, y, w)
+    xs = on(x, device)
+    xs = xs.astype("float64") if _dt.kind(xs.dtype) != "c" else xs
+    ys = on(y, device)
     ys = ys if _dt.kind(ys.dtype) in "fc" else ys.astype("float64")
     deg = _op.index(deg)
     if deg < 0:
@@ -111,7 +119,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     lhs = vander(xs, deg + 1)
     rhs = ys
     if w is not None:
-        wv = _arr(w).astype("float64")
+        wv = on(w, device).astype("float64")
         if wv.ndim != 1 or wv.shape[0] != ys.shape[0]:
             raise TypeError("expected a 1-d weight vector of the same length as y")
         lhs = lhs * wv.reshape(-1, 1)

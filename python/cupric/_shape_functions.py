@@ -5,6 +5,7 @@ splits, flip/roll/rot90, repeat/tile, diff, append/insert/delete, diag, indices/
 import operator as _op
 
 from . import _cupric as _c
+from ._operands import device_of, on
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "row_stack",
            "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "flip", "fliplr", "flipud", "rot90",
@@ -31,17 +32,23 @@ def _one_or_list(arrays):
 
 # ---- dimensions ---------------------------------------------------------------------------------
 
+def _all_on_one_device(arys):
+    device = device_of(arys)
+    return [on(a, device) for a in arys]
+
+
 def atleast_1d(*arys):
-    return _one_or_list([a.reshape(1) if a.ndim == 0 else a for a in map(_arr, arys)])
+    return _one_or_list([a.reshape(1) if a.ndim == 0 else a for a in _all_on_one_device(arys)])
 
 
 def atleast_2d(*arys):
-    return _one_or_list([a.reshape((1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in map(_arr, arys)])
+    return _one_or_list([a.reshape((1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a
+                         for a in _all_on_one_device(arys)])
 
 
 def atleast_3d(*arys):
     out = []
-    for a in map(_arr, arys):
+    for a in _all_on_one_device(arys):
         if a.ndim == 0:
             a = a.reshape(1, 1, 1)
         elif a.ndim == 1:
@@ -57,7 +64,8 @@ def atleast_3d(*arys):
 def _seq(tup, name):
     if isinstance(tup, _c.ndarray) or not hasattr(tup, "__iter__"):
         raise TypeError(f"{name}: arrays to stack must be passed as a sequence (a list or a tuple)")
-    return [_arr(a) for a in tup]
+    device = device_of(tup)
+    return [on(a, device) for a in tup]
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
@@ -181,14 +189,16 @@ def block(arrays):
             for e in x:
                 collect(e)
         else:
-            leaves.append(_arr(x))
+            leaves.append(x)
 
     collect(arrays)
+    device = device_of(leaves)
+    leaves = [on(a, device) for a in leaves]
     ndim = max([levels] + [a.ndim for a in leaves])
 
     def build(x, level):
         if not isinstance(x, list):
-            a = _arr(x)
+            a = on(x, device)
             return a.reshape((1,) * (ndim - a.ndim) + a.shape)
         parts = [build(e, level + 1) for e in x]
         return _c.concatenate(parts, axis=ndim - levels + level)
@@ -343,7 +353,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     ax = _axis(axis, x.ndim)
 
     def edge(extra):  # a scalar prepend/append becomes a slice of length 1 along axis
-        e = _arr(extra)
+        e = on(extra, x.device)
         if e.ndim == 0:
             shape = list(x.shape)
             shape[ax] = 1
@@ -370,7 +380,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     d = x[1:] - x[:-1]
 
     def edge(values, name):
-        v = _arr(values).reshape(-1)
+        v = on(values, x.device).reshape(-1)
         if not _c.can_cast(v.dtype, d.dtype, "same_kind"):
             raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule.")
         return v.astype(d.dtype)
@@ -385,7 +395,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
 # ---- inserting and deleting -----------------------------------------------------------------------
 
 def append(arr, values, axis=None):
-    a, v = _arr(arr), _arr(values)
+    device = device_of(arr, values)
+    a, v = on(arr, device), on(values, device)
     if axis is None:
         return _c.concatenate([a.reshape(-1), v.reshape(-1)])
     return _c.concatenate([a, v], axis=axis)
@@ -439,7 +450,7 @@ def insert(arr, obj, values, axis=None):
             if not -n <= i <= n:
                 raise IndexError(f"index {i} is out of bounds for axis {ax} with size {n}")
             where.append(i % (n + 1) if i < 0 else i)
-    v = _arr(values)
+    v = on(values, a.device)
     if v.dtype != a.dtype:
         v = v.astype(a.dtype)
     if scalar_obj:
@@ -533,8 +544,9 @@ def indices(dimensions, dtype=int, sparse=False, *, device=None):
 
 def ix_(*args):
     out = []
+    device = device_of(args)
     for i, seq in enumerate(args):
-        a = _arr(seq)
+        a = on(seq, device)
         if a.ndim != 1:
             raise ValueError("Cross index must be 1 dimensional")
         if a.dtype == bool:
