@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <string_view>
 
 #include "cupric/backend.hpp"
 #include "cupric/elementwise.hpp"
@@ -92,6 +93,16 @@ bool bound_is_inactive(const Array& bound, DType t, bool lower) {
   if (s.big_unsigned) return s.u >= lim.max;
   return s.i >= 0 && static_cast<std::uint64_t>(s.i) >= lim.max;
 }
+/// isfinite / isnan of an operand; a weak Python number's stays a weak bool (a ufunc over weak
+/// operands alone would make its array on the default device, not beside the other operand's).
+Array classify(const char* ufunc, const Array& v) {
+  if (v.weak() == WeakKind::none) return call(ufunc, {v});
+  const std::complex<double> z = weak_value(v);
+  const bool nan = std::isnan(z.real()) || std::isnan(z.imag());
+  const bool finite = std::isfinite(z.real()) && std::isfinite(z.imag());
+  return scalar_array(Scalar::from_bool(std::string_view(ufunc) == "isnan" ? nan : finite));
+}
+
 }  // namespace
 
 // ---- comparisons ---------------------------------------------------------------------------
@@ -100,8 +111,9 @@ Array isclose(const Array& a, const Array& b, const Array& rtol, const Array& at
   const Array& x = a;
   const Array y = inexact_operand(b);
   Array close = call("less_equal", {call("absolute", {call("subtract", {x, y})}), tolerance(y, rtol, atol)});
-  close = call("logical_or", {call("logical_and", {close, call("isfinite", {y})}), call("equal", {x, y})});
-  if (equal_nan) close = call("logical_or", {close, call("logical_and", {call("isnan", {x}), call("isnan", {y})})});
+  close = call("logical_or", {call("logical_and", {close, classify("isfinite", y)}), call("equal", {x, y})});
+  if (equal_nan)
+    close = call("logical_or", {close, call("logical_and", {classify("isnan", x), classify("isnan", y)})});
   return close;
 }
 

@@ -277,3 +277,14 @@ def test_conj_method():
     z = np.array([1 + 2j, -3j], dtype=np.complex64)
     same(cu.asarray(z).conj(), z.conj())
     same(cu.asarray(z).conjugate(), z.conjugate())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("equal_nan", [False, True])
+def test_isclose_with_a_python_number_stays_on_the_arrays_device(equal_nan):
+    # isfinite/isnan of the Python number were arrays on the default device (the CPU in the tests)
+    x = cu.asarray([0.0, 1e-20, 1.0, float("nan")], device="cuda")
+    for got in (cu.isclose(x, 0, equal_nan=equal_nan), cu.isclose(0.0, x, equal_nan=equal_nan)):
+        assert str(got.device).startswith("cuda")
+        assert np.asarray(got.to_device("cpu")).tolist() == [True, True, False, False]
+    assert bool(cu.isclose(x[0], 0).to_device("cpu"))
