@@ -13,7 +13,7 @@ from ._operands import device_of, on
 
 __all__ = ["iscomplex", "isreal", "iscomplexobj", "isrealobj", "isneginf", "isposinf", "real_if_close", "fix",
            "sinc", "modf", "frexp", "ldexp", "divmod", "float_power", "spacing", "average", "cov", "corrcoef",
-           "gradient", "trapezoid", "convolve", "correlate", "unwrap", "geomspace", "vander", "bartlett", "blackman",
+           "gradient", "trapezoid", "convolve", "correlate", "unwrap", "interp", "geomspace", "vander", "bartlett", "blackman",
            "hamming", "hanning", "array_equiv",
            "euler_gamma"]
 
@@ -400,6 +400,48 @@ def unwrap(p, discont=None, axis=-1, *, period=6.283185307179586):
     head = [slice(None)] * x.ndim
     head[ax] = slice(0, 1)
     return _c.concatenate([x[tuple(head)], x[tuple(hi)] + _c.cumsum(correct, axis=ax)], axis=ax)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """NumPy's one-dimensional linear interpolation: float64 (complex128 for complex fp) results,
+    fp[0] / fp[-1] (or left / right) outside xp, `period` wrapping the coordinates."""
+    device = device_of(x, xp, fp)
+    xs, xps, fps = on(x, device), on(xp, device), on(fp, device)
+    if xps.ndim != 1 or fps.ndim != 1:
+        raise ValueError("Data points must be 1-D sequences")
+    if xps.shape[0] != fps.shape[0]:
+        raise ValueError("fp and xp are not of the same length")
+    if xps.shape[0] == 0:
+        raise ValueError("array of sample points is empty")
+    work = "complex128" if _is_complex(fps) else "float64"
+    xs, xps, fps = xs.astype("float64"), xps.astype("float64"), fps.astype(work)
+    if period is not None:
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        xs = _c.remainder(xs, period)
+        xps = _c.remainder(xps, period)
+        order = _c.argsort(xps)
+        xps, fps = xps[order], fps[order]
+        xps = _c.concatenate([xps[-1:] - period, xps, xps[0:1] + period])
+        fps = _c.concatenate([fps[-1:], fps, fps[0:1]])
+    n = xps.shape[0]
+    j = _c.clip(_c.searchsorted(xps, xs, side="right") - 1, 0, max(n - 2, 0))
+    x0, f0 = xps[j], fps[j]
+    if n > 1:
+        x1, f1 = xps[j + 1], fps[j + 1]
+        slope = (f1 - f0) / (x1 - x0)
+        y = slope * (xs - x0) + f0
+        y = _c.where(xs == x1, f1, y)  # exactly on the next point (also past a zero-width step)
+        y = _c.where(_c.logical_and(_c.logical_not(_c.isfinite(slope)), xs == x0), f0, y)
+    else:
+        y = f0 + 0 * xs
+    lo = fps[0] if left is None else _c.asarray(left, dtype=work, device=xs.device)
+    hi = fps[-1] if right is None else _c.asarray(right, dtype=work, device=xs.device)
+    y = _c.where(xs < xps[0], lo, y)
+    y = _c.where(xs > xps[-1], hi, y)
+    return y
 
 
 # ---- creation -------------------------------------------------------------------------------------

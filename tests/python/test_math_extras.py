@@ -139,3 +139,21 @@ def test_creation_and_windows(device):
     for M in (0, 1, 2, 7, 12):
         for fn in ("bartlett", "hanning", "hamming", "blackman"):
             close(getattr(cu, fn)(M), getattr(np, fn)(M), atol=1e-14)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_interp(device):
+    xp = np.sort(RNG.uniform(-3, 3, 12))
+    fp = np.sin(xp)
+    x = np.concatenate([RNG.uniform(-4, 4, 50), xp, [-3.5, 3.5]])
+    for kwargs in ({}, {"left": -9.0, "right": 9.0}, {"period": 2.0}):
+        close(cu.interp(dev(x, device), dev(xp, device), dev(fp, device), **kwargs), np.interp(x, xp, fp, **kwargs),
+              rtol=1e-13, atol=1e-14)
+    close(cu.interp(dev(x, device), xp.tolist(), (fp + 1j * fp).tolist()), np.interp(x, xp, fp + 1j * fp),
+          rtol=1e-13, atol=1e-14)
+    steps, values = np.array([0.0, 1, 1, 2]), np.array([0.0, 1, 5, 6])
+    close(cu.interp(dev(np.array([0.5, 1, 1.5]), device), dev(steps, device), dev(values, device)),
+          np.interp([0.5, 1, 1.5], steps, values))
+    close(cu.interp(dev(np.array([0.5, 2.0]), device), [1.0], [3.0]), np.interp([0.5, 2.0], [1.0], [3.0]))
+    with pytest.raises(ValueError, match="same length"):
+        cu.interp(dev(x, device), dev(xp, device), dev(fp[:3], device))
