@@ -101,10 +101,15 @@ def sinc(x):
     return _c.sin(y) / y
 
 
-def modf(x, out1=None, out2=None):
-    for name, out in (("out1", out1), ("out2", out2)):  # checked before anything is written
+def _check_outs(*outs):
+    """Both outputs are checked before either is written (a bad second one leaves the first as it was)."""
+    for out in outs:
         if out is not None and not isinstance(out, _c.ndarray):
-            raise TypeError(f"modf: {name} must be a cupric array, got {type(out).__name__}")
+            raise TypeError(f"out= must be a cupric array, got {type(out).__name__}")
+
+
+def modf(x, out1=None, out2=None):
+    _check_outs(out1, out2)
     a = _arr(x)
     whole = _c.trunc(a)
     frac = _c.where(_c.isinf(a), _c.copysign(_c.zeros_like(a), a), a - whole)
@@ -118,6 +123,7 @@ def modf(x, out1=None, out2=None):
 
 
 def divmod(x1, x2, out1=None, out2=None):
+    _check_outs(out1, out2)
     return _c.floor_divide(x1, x2, out=out1), _c.remainder(x1, x2, out=out2)
 
 

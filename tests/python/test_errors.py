@@ -14,7 +14,7 @@ import pytest
 import cupric as cu
 
 NUMPY_KINDS = (TypeError, ValueError, IndexError, KeyError, OverflowError, ZeroDivisionError, NotImplementedError,
-               MemoryError, AttributeError, BufferError)
+               MemoryError, AttributeError, BufferError, FileNotFoundError)  # fromfile('3'), as NumPy's
 CPP_TEXT = re.compile(r"\w::\w|bad_cast|bad_alloc|bad_function_call|bad (optional|variant) access|_M_|"
                       r"basic_string|\bstoi\b|\bstol\b|__cxx")
 

@@ -259,7 +259,7 @@ def test_environment_variable_sets_the_mode():
     assert out.stdout.strip() == "raise", out.stderr  # the default
     out = run_python("import cupric as cu; print(cu.get_fallback())", CUPRIC_FALLBACK="warn")
     assert out.returncode == 0 and out.stdout.strip() == "warn", out.stderr
-    out = run_python("import cupric as cu, numpy as np; np.fft.rfft(cu.zeros(3))", CUPRIC_FALLBACK="noisy")
+    out = run_python("import cupric as cu, numpy as np; np.fft.rfft(cu.zeros(4))", CUPRIC_FALLBACK="noisy")
     assert out.returncode != 0
     assert "unknown fallback mode 'noisy' in the environment variable CUPRIC_FALLBACK" in out.stderr
 
