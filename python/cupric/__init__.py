@@ -12,6 +12,7 @@ from . import _dtypes
 from ._fallback import FallbackWarning, fallback_stats, get_fallback, set_fallback  # noqa: F401
 from ._interop import install as _install_interop
 from ._pickle import install as _install_pickle
+from ._methods import install as _install_methods
 from ._dask import install as _install_dask
 from ._namespace import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403  (take, partition, lexsort, ...)
@@ -40,6 +41,7 @@ from ._version import __version__  # noqa: E402
 _install_interop()
 _install_products(ndarray)  # a.dot, a.diagonal, a.trace
 _install_pickle()
+_install_methods(ndarray)  # x.take, x.repeat, x.fill, x.tobytes, ... (NumPy's ndarray methods)
 _install_dask()  # Dask's dispatch tables, when (or once) dask.array is imported
 _cupric._cpu_dispatch()  # picks the CPU kernels' variant now: a bad CUPRIC_CPU_TARGETS fails the import
 

@@ -9,6 +9,20 @@ from cupric._interop import (
     _array_ufunc as __array_ufunc__,
     _get as get
 )
+from cupric._methods import (
+    argpartition as argpartition,
+    choose as choose,
+    compress as compress,
+    dump as dump,
+    dumps as dumps,
+    fill as fill,
+    partition as partition,
+    put as put,
+    repeat as repeat,
+    take as take,
+    tobytes as tobytes,
+    tofile as tofile
+)
 from cupric._pickle import (
     _copy as __copy__,
     _deepcopy as __deepcopy__,
