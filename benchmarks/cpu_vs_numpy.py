@@ -14,9 +14,8 @@ import statistics
 import sys
 import time
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 
 def median_time(fn, repeat):

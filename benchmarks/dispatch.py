@@ -15,9 +15,8 @@ import platform
 import sys
 import time
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 
 def per_call_us(fn, calls, batches, sync=None):

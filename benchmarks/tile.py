@@ -25,9 +25,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "tile"))
-from _bench import best_time  # noqa: E402  (the examples' timing helper)
-
 import cupric as cu  # noqa: E402
+from _bench import best_time  # noqa: E402  (the examples' timing helper)
 
 ROWS = []
 BUDGET_S = float(os.environ.get("CUPRIC_TILE_BENCH_BUDGET", "110"))

@@ -31,14 +31,12 @@ import tempfile
 import textwrap
 import time
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "tile")
 sys.path.insert(0, EXAMPLES)
 from saxpy import saxpy_kernel as saxpy  # noqa: E402
-
 
 N, BLOCK = 1024, 1024
 

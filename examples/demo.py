@@ -10,9 +10,8 @@ import argparse
 import os
 import time
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 
 def available_bytes():

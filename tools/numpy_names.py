@@ -15,9 +15,8 @@ FLOOR = ROOT / "tests" / "numpy_names_floor.txt"
 
 
 def coverage():
-    import numpy as np
-
     import cupric as cu
+    import numpy as np
 
     names = sorted(n for n in dir(np) if not n.startswith("_"))
     have = [n for n in names if hasattr(cu, n)]

@@ -28,15 +28,15 @@ from ._pad import pad  # noqa: F401
 from ._array_utils import *  # noqa: F401,F403  (asanyarray, copy, ndim, shape, isscalar, packbits, i0, kaiser, broadcast, vectorize, ...)
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
-from . import random  # noqa: E402
-from . import linalg  # noqa: E402
+from . import random  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
 from .linalg._products import dot, inner, kron, matvec, outer, tensordot, trace, vdot, vecdot, vecmat  # noqa: E402,F401
 from .linalg._products import install as _install_products
 from .linalg._einsum import einsum, einsum_path  # noqa: E402,F401
 from .linalg._norms import numpy_cross as cross  # noqa: E402,F401
 from . import cuda  # noqa: F401,E402  (cupric.cuda: loads nothing CUDA until used)
 
-from ._version import __version__  # noqa: E402
+from ._version import __version__  # noqa: E402,F401
 
 _install_interop()
 _install_products(ndarray)  # a.dot, a.diagonal, a.trace

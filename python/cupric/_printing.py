@@ -5,7 +5,6 @@ import sys
 
 from ._lazy import numpy as _np
 
-from . import _cupric as _c
 from . import _dtypes as _dt
 
 # numpy.set_printoptions(legacy=...) values as NumPy numbers them internally

@@ -1,9 +1,8 @@
 """python/cupric/_array_utils.py against NumPy, on the CPU and (marked gpu) on a CUDA device."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 RNG = np.random.default_rng(66)

@@ -4,11 +4,10 @@ numpy.dtype, every dtype-like NumPy accepts is accepted, and import stays free o
 import subprocess
 import sys
 
+import cupric as cu
 import ml_dtypes
 import numpy as np
 import pytest
-
-import cupric as cu
 
 NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float16", "float32", "float64", "complex64", "complex128"]

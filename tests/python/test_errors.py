@@ -8,10 +8,9 @@ import itertools
 import operator
 import re
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 NUMPY_KINDS = (TypeError, ValueError, IndexError, KeyError, OverflowError, ZeroDivisionError, NotImplementedError,
                MemoryError, AttributeError, BufferError, FileNotFoundError)  # fromfile('3'), as NumPy's

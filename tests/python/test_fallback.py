@@ -8,12 +8,10 @@ import subprocess
 import sys
 import warnings
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from fake_driver import run_with_fake_driver
-
 
 RNG = np.random.default_rng(7)
 A = RNG.standard_normal(40)

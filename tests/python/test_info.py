@@ -3,10 +3,9 @@
 import subprocess
 import sys
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 
 def test_version_and_namespace():

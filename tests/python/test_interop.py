@@ -2,10 +2,9 @@
 exactly as NumPy prints, and the Python scalar conversions (item, tolist, bool, int, float, complex,
 len), all with NumPy as the oracle."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 NUMPY_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
                 "float16", "float32", "float64", "complex64", "complex128"]

@@ -3,10 +3,9 @@ checked against NumPy; on the CPU and (marked gpu) on a CUDA device."""
 
 import io
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 RNG = np.random.default_rng(44)

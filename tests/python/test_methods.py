@@ -4,10 +4,9 @@ and (marked gpu) on a CUDA device."""
 import io
 import pickle
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 RNG = np.random.default_rng(88)

@@ -4,9 +4,8 @@ floor in tests/numpy_names_floor.txt, and every name that is there is the kind o
 import pathlib
 import sys
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -1,10 +1,9 @@
 """cupric.pad against numpy.pad: every mode and its options, widths past the array's length, integer
 and float dtypes; on the CPU and (marked gpu) on a CUDA device."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 RNG = np.random.default_rng(55)

@@ -7,10 +7,9 @@ import copy
 import multiprocessing
 import pickle
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from fake_driver import run_with_fake_driver
 
 HAS_GPU = cu.cuda.is_available()

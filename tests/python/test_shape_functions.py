@@ -1,10 +1,9 @@
 """python/cupric/_shape_functions.py against NumPy: random inputs of several dtypes and shapes, every
 axis, views as inputs, and NumPy's errors; on the CPU and (marked gpu) on a CUDA device."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 RNG = np.random.default_rng(12)

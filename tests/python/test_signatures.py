@@ -6,9 +6,8 @@ import pathlib
 import subprocess
 import sys
 
-import pytest
-
 import cupric as cu
+import pytest
 from cupric import typing as cutyping
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

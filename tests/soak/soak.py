@@ -13,9 +13,8 @@ import random
 import sys
 import time
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 
 PAGE = os.sysconf("SC_PAGE_SIZE")

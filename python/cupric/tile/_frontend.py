@@ -13,7 +13,6 @@ import operator
 
 import numpy as np
 
-from .. import _cupric as _c
 from .. import _dtypes as _dt
 from . import _ops
 from ._callables import Launchable, TileFunction

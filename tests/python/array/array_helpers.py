@@ -1,9 +1,8 @@
 """Helpers shared by the array tests: NumPy-oracle checks, random input pairs, and error parity."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(1234)
 

@@ -4,12 +4,10 @@ NumPy as the oracle for values, memory order and casting rules."""
 
 import warnings
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from fake_driver import run_with_fake_driver
-
 
 RNG = np.random.default_rng(3)
 BASE = RNG.standard_normal((4, 5, 6)) * 50

@@ -3,10 +3,9 @@ meshgrid) against NumPy."""
 
 import itertools
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from array_helpers import raises_like as shared_raises_like
 
 RNG = np.random.default_rng(7)

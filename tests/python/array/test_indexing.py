@@ -2,13 +2,12 @@
 
 import itertools
 
+import cupric as cu
 import numpy as np
 import pytest
+from array_helpers import check, check_on, pair, raises_like, shares_storage
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import cupric as cu
-from array_helpers import check, check_on, pair, raises_like, shares_storage
 
 RNG = np.random.default_rng(1234)
 

@@ -3,12 +3,11 @@
 integer and boolean arrays. Either both raise the same kind of error (and a failed assignment
 leaves the array as it was) or both give the same values."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import cupric as cu
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.uint64, np.float16, np.float32, np.float64,
           np.complex64]

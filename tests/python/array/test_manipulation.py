@@ -3,14 +3,13 @@ concatenate, stack, where) against NumPy."""
 
 import itertools
 
+import cupric as cu
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import cupric as cu
 from array_helpers import check, check_on, pair, raises_like
 from array_helpers import shares_storage as shares
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 RNG = np.random.default_rng(99)
 AxisError = np.exceptions.AxisError

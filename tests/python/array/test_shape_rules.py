@@ -7,12 +7,11 @@ Random shapes near the int64 limits must give an error or NumPy's answer, never 
 import os
 import re
 
+import cupric as cu
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import cupric as cu
 
 TOO_BIG = "array is too big"
 HUGE_SHAPES = [(2**40, 2**40), (2**32, 2**32), (2**62, 2**62), (2**63 - 1,), (2**61, 2), (2**40, 2**40, 0)]

@@ -12,9 +12,8 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 _spec = importlib.util.spec_from_file_location("oracle", Path(__file__).resolve().parents[1] / "ops" /
                                                "test_ufuncs.py")

@@ -6,9 +6,8 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 import cupric as cu
+import pytest
 
 
 def run(code, **env):

@@ -10,9 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import cupric as cu
+import pytest
 
 TARGETS = ["baseline", "avx2", "avx512"]  # lowest first
 CONFIG = cu.show_config("dicts")

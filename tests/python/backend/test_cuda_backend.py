@@ -4,10 +4,9 @@ where=), casts between all dtypes, fills, arange, random streams bit-identical t
 reductions over every axis layout (rows, columns, full, split into two passes), arg-reductions,
 scans, gather/scatter, transfers and the asynchronous error path. Skipped without a GPU."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 pytestmark = pytest.mark.gpu
 

@@ -4,10 +4,9 @@ max/min/fmax/fmin of zeros of both signs however a reduction is split, nan_to_nu
 arrays, comparisons with Python ints of any size, integer powers' check and uint64 integers().
 Skipped without a GPU."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 pytestmark = pytest.mark.gpu
 

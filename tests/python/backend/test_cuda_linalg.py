@@ -2,10 +2,9 @@
 (src/backend/cuda/solver.cpp, cuSOLVER) against the CPU backend: every dtype, views, batches,
 empty shapes, singular inputs. GPU only (marked gpu)."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 pytestmark = pytest.mark.gpu
 RNG = np.random.default_rng(3)

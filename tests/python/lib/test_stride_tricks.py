@@ -1,11 +1,10 @@
 """cupric.lib.stride_tricks.sliding_window_view against NumPy's (values and shapes; cupric gathers
 the windows into a new array), on the CPU and (marked gpu) on a CUDA device."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from numpy.lib.stride_tricks import sliding_window_view as numpy_windows
-
-import cupric as cu
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 

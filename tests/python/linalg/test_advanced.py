@@ -3,10 +3,9 @@ every epilogue against a NumPy reference, and the errors of bad plans."""
 
 import math
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from cupric.linalg.advanced import Matmul, MatmulEpilog, matmul
 
 RNG = np.random.default_rng(11)

@@ -2,10 +2,9 @@
 python/cupric/linalg/_decompositions.py against NumPy, with error bounds scaled by the condition
 number: batches, empty and 1x1, non-contiguous views, complex, singular inputs, LinAlgError."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(42)
 DTYPES = ["float32", "float64", "complex64", "complex128"]

@@ -2,10 +2,9 @@
 outputs, ellipses with broadcasting, traces and diagonals, sums, several operands, the sublist
 form, dtypes, out= and explicit paths."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(5)
 

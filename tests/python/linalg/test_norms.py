@@ -1,10 +1,9 @@
 """Norms and the cross product (python/cupric/linalg/_norms.py) against NumPy: every order, axes,
 keepdims, integer and complex inputs, bad orders."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(7)
 

@@ -2,11 +2,10 @@
 of python/cupric/linalg/_products.py, against NumPy: every dtype, 1-D promotion, broadcast
 batches, views (transposed, strided, negative strides, broadcast), empty and 1x1, out=, errors."""
 
+import cupric as cu
 import ml_dtypes
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(13)
 FLOATS = ["float32", "float64", "complex64", "complex128"]

@@ -4,10 +4,9 @@ any size (exact, NEP 50) — and arrays are unhashable, as NumPy's."""
 
 import operator
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 OPERATORS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
 UFUNC_OF = {operator.eq: "equal", operator.ne: "not_equal", operator.lt: "less", operator.le: "less_equal",

@@ -1,10 +1,9 @@
 """Elementwise functions composed from ufuncs (isclose, allclose, array_equal, nan_to_num, real,
 imag, round/around, clip, angle) against NumPy: dtype sweeps, special values, views, 0-d/empty."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]

@@ -6,11 +6,10 @@ tolerance (test_ufuncs.TOLERANCE)."""
 
 import itertools
 
+import cupric as cu
 import numpy as np
 import pytest
 from test_ufuncs import DTYPES, TOLERANCE, UFUNCS, numpy_call
-
-import cupric as cu
 
 # Where NumPy's own answer is not the one to follow, and why (each entry: ufunc -> dtypes).
 # - reciprocal of integer 0: NumPy converts 1/0 = inf to the integer type (undefined in C,

@@ -5,9 +5,8 @@ This is what lets the CUDA backend and the tile language render the same rows th
 import re
 from pathlib import Path
 
-import pytest
-
 import cupric as cu
+import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 CTYPES = {

@@ -7,13 +7,12 @@ Where cupric differs from NumPy on purpose, the test says so in a comment."""
 import operator
 import zlib
 
+import cupric as cu
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-import cupric as cu
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]

@@ -1,9 +1,8 @@
 """cupric.random: reproducibility, distributions (moments and ranges), dtypes, errors."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 
 def test_same_seed_same_stream_and_counter_advances():

@@ -2,10 +2,9 @@
 seed gives the same result on the CPU and the GPU; each result is a valid ordering / sample;
 distributions are checked loosely over many draws; bad input raises and changes nothing."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 
 def on_cpu(seed):

@@ -2,10 +2,9 @@
 Philox key as default_rng's documentation says, checked against a reference written here),
 SeedSequence, Generators, and the errors for everything else."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 MASK = 2**64 - 1
 

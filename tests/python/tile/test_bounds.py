@@ -3,13 +3,12 @@ for random tile indices and element offsets anywhere in int64 (near +-2^63 inclu
 read padding and write nothing, never wrap onto element 0), and for random grids, good and bad
 (floats, negative extents and more than 2^63 - 1 blocks raise the same errors on both paths)."""
 
+import cupric as cu
 import numpy as np
 import pytest
+from cupric import tile as ct
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import cupric as cu
-from cupric import tile as ct
 
 INT64 = st.one_of(
     st.integers(-40, 40),

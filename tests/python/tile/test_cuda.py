@@ -23,11 +23,11 @@ import matmul  # noqa: E402
 import saxpy  # noqa: E402
 import softmax  # noqa: E402
 import stencil  # noqa: E402
+import test_elementwise as ew  # noqa: E402
 import test_memory as mem  # noqa: E402
 import test_mma  # noqa: E402
 import test_reduce as red  # noqa: E402
 import test_shape as shp  # noqa: E402
-import test_elementwise as ew  # noqa: E402
 
 
 def f32(*s):

@@ -7,8 +7,8 @@ import warnings
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import BF16, assert_close, np_dtype, random, run, to_cu, to_np
 from cupric import tile as ct
+from tile_helpers import BF16, assert_close, np_dtype, random, run, to_cu, to_np
 
 N = 203  # not a multiple of any tile size below
 

@@ -8,8 +8,8 @@ import re
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import assert_close, random, run, to_cu, to_np
 from cupric import tile as ct
+from tile_helpers import assert_close, random, run, to_cu, to_np
 
 SCALE = 2.5  # a global constant read by a kernel
 

@@ -3,12 +3,11 @@ the next launch compile again (compiled and interpreted runs agree after every c
 globals count too, and a global that could change in place (a list, an array, an object) is
 refused with an error that names it."""
 
+import cupric as cu
+import cupric.tile as ct
 import numpy as np
 import pytest
 from tile_helpers import run
-
-import cupric as cu
-import cupric.tile as ct
 
 SCALE = 2.0
 OFFSET = 1

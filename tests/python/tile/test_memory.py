@@ -5,8 +5,8 @@ scatter with masks, and atomics across blocks."""
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import assert_close, random, run, to_cu, to_np
 from cupric import tile as ct
+from tile_helpers import assert_close, random, run, to_cu, to_np
 
 
 @ct.kernel

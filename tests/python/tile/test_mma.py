@@ -4,8 +4,8 @@ bfloat16 and float32, float64 and int8, tile shapes that are not multiples of 16
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import BF16, assert_close, np_dtype, random, run, to_cu, to_np
 from cupric import tile as ct
+from tile_helpers import BF16, assert_close, np_dtype, random, run, to_cu, to_np
 
 
 @ct.kernel

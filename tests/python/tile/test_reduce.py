@@ -4,8 +4,8 @@ keepdims, scans (cumsum, cumprod), NaN handling and dtype rules, against NumPy."
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import assert_close, random, run, to_cu, to_np
 from cupric import tile as ct
+from tile_helpers import assert_close, random, run, to_cu, to_np
 
 SHAPE = (6, 37)  # tile == whole array; 37 is prime
 

@@ -4,8 +4,8 @@ broadcast_to, on tiles whose extents are not powers of two."""
 import cupric as cu
 import numpy as np
 import pytest
-from tile_helpers import assert_close, random, run, to_cu, to_np
 from cupric import tile as ct
+from tile_helpers import assert_close, random, run, to_cu, to_np
 
 
 @ct.kernel

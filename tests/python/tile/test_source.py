@@ -7,9 +7,8 @@ import subprocess
 import sys
 import traceback
 
-import pytest
-
 import cupric as cu
+import pytest
 from cupric import tile as ct
 
 

@@ -3,7 +3,6 @@
 
 import cupric as cu
 import numpy as np
-import pytest
 
 try:
     import ml_dtypes
