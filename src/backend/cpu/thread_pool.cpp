@@ -70,9 +70,17 @@ class Pool {
 
  private:
   void ensure_workers(int n) {
+    std::uint64_t now;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      now = generation_;
+    }
     while (static_cast<int>(workers_.size()) < n) {
       int id = static_cast<int>(workers_.size());
-      workers_.emplace_back([this, id] { loop(id); });
+      // a new worker has seen every job so far: it must not take part in (and count itself out
+      // of) the last one, whose participants it was never among; that extra count let a later
+      // job return before its chunks were done, or wait for ever (set_num_threads(1) then (3))
+      workers_.emplace_back([this, id, now] { loop(id, now); });
     }
   }
 
@@ -103,8 +111,7 @@ class Pool {
     }
   }
 
-  void loop(int id) {
-    std::uint64_t seen = 0;
+  void loop(int id, std::uint64_t seen) {
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
