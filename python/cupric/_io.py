@@ -5,6 +5,7 @@ when read; and NumPy's printing functions, whose options cupric's repr shares.""
 import importlib
 
 from . import _cupric as _c
+from ._operands import to_host
 
 __all__ = ["save", "load", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromfile", "frombuffer",
            "fromstring", "fromiter", "fromfunction", "fromregex", "array2string", "array_repr", "array_str",
@@ -16,11 +17,6 @@ def _np():
     return importlib.import_module("numpy")
 
 
-def _host(x):
-    """A cupric array as a NumPy array (a GPU array is copied to the host); anything else as is."""
-    return x.get() if isinstance(x, _c.ndarray) else x
-
-
 def _device_array(a, device):
     return _c.asarray(a, device=device)
 
@@ -28,15 +24,15 @@ def _device_array(a, device):
 # ---- files ----------------------------------------------------------------------------------------
 
 def save(file, arr, allow_pickle=True):
-    _np().save(file, _host(_c.asarray(arr)), allow_pickle=allow_pickle)
+    _np().save(file, to_host(_c.asarray(arr)), allow_pickle=allow_pickle)
 
 
 def savez(file, *args, **kwds):
-    _np().savez(file, *[_host(a) for a in args], **{k: _host(v) for k, v in kwds.items()})
+    _np().savez(file, *[to_host(a) for a in args], **{k: to_host(v) for k, v in kwds.items()})
 
 
 def savez_compressed(file, *args, **kwds):
-    _np().savez_compressed(file, *[_host(a) for a in args], **{k: _host(v) for k, v in kwds.items()})
+    _np().savez_compressed(file, *[to_host(a) for a in args], **{k: to_host(v) for k, v in kwds.items()})
 
 
 class NpzFile:
@@ -87,7 +83,7 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
 
 
 def savetxt(fname, X, *args, **kwargs):
-    _np().savetxt(fname, _host(_c.asarray(X)), *args, **kwargs)
+    _np().savetxt(fname, to_host(_c.asarray(X)), *args, **kwargs)
 
 
 def _reader(name):
@@ -118,7 +114,7 @@ def fromfunction(function, shape, *, dtype=float, device=None, **kwargs):
 # ---- printing (NumPy's options: cupric's repr uses them) ---------------------------------------
 
 def array2string(a, *args, **kwargs):
-    return _np().array2string(_host(_c.asarray(a)), *args, **kwargs)
+    return _np().array2string(to_host(_c.asarray(a)), *args, **kwargs)
 
 
 def _print_opts(max_line_width, precision, suppress_small):
@@ -163,11 +159,11 @@ def printoptions(*args, **kwargs):
 
 
 def format_float_positional(x, *args, **kwargs):
-    return _np().format_float_positional(_host(x), *args, **kwargs)
+    return _np().format_float_positional(to_host(x), *args, **kwargs)
 
 
 def format_float_scientific(x, *args, **kwargs):
-    return _np().format_float_scientific(_host(x), *args, **kwargs)
+    return _np().format_float_scientific(to_host(x), *args, **kwargs)
 
 
 def base_repr(number, base=2, padding=0):

@@ -24,3 +24,13 @@ def on(x, device):
     if isinstance(x, _c.ndarray):
         return x
     return _c.asarray(x) if device is None else _c.asarray(x, device=device)
+
+
+def to_host(value):
+    """A cupric array as NumPy's (a GPU array copied to the host), lists and tuples of them
+    element by element; anything else as it is (for NumPy's own readers, writers and checks)."""
+    if isinstance(value, _c.ndarray):
+        return value.get()
+    if isinstance(value, (list, tuple)) and any(isinstance(v, _c.ndarray) for v in value):
+        return type(value)(to_host(v) for v in value)
+    return value

@@ -160,22 +160,29 @@ def _q_array(q, a):
     return _c.asarray(q, device=a.device), weak
 
 
+def _entry(a, q, axis, out, method, keepdims, weights, interpolation, nan, percent):
+    """What quantile, nanquantile, percentile and nanpercentile share: q read as an array (percent:
+    divided by 100), checked, then the one _quantile."""
+    a = _c.asarray(a)
+    q, weak = _q_array(q, a)
+    if percent:
+        if _dt.kind(a.dtype) == "c":
+            raise TypeError("a must be an array of real numbers")
+        q = _percent(q)
+    _check_q(q, 1, "Percentiles" if percent else "Quantiles")
+    return _quantile(a, q, axis, out, interpolation or method, keepdims, weights, nan, weak)
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
              interpolation=None):
     """numpy.quantile: the q-th quantiles (0 <= q <= 1) along `axis` by `method`."""
-    a = _c.asarray(a)
-    q, weak = _q_array(q, a)
-    _check_q(q, 1, "Quantiles")
-    return _quantile(a, q, axis, out, interpolation or method, keepdims, weights, False, weak)
+    return _entry(a, q, axis, out, method, keepdims, weights, interpolation, nan=False, percent=False)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                 weights=None, interpolation=None):
     """numpy.nanquantile: quantile ignoring NaN (NaN for slices of only NaN, with a warning)."""
-    a = _c.asarray(a)
-    q, weak = _q_array(q, a)
-    _check_q(q, 1, "Quantiles")
-    return _quantile(a, q, axis, out, interpolation or method, keepdims, weights, True, weak)
+    return _entry(a, q, axis, out, method, keepdims, weights, interpolation, nan=True, percent=False)
 
 
 def _percent(q):
@@ -185,25 +192,13 @@ def _percent(q):
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                weights=None, interpolation=None):
     """numpy.percentile: quantile with q in percent."""
-    a = _c.asarray(a)
-    q, weak = _q_array(q, a)
-    if _dt.kind(a.dtype) == "c":
-        raise TypeError("a must be an array of real numbers")
-    q = _percent(q)
-    _check_q(q, 1, "Percentiles")
-    return _quantile(a, q, axis, out, interpolation or method, keepdims, weights, False, weak)
+    return _entry(a, q, axis, out, method, keepdims, weights, interpolation, nan=False, percent=True)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                   weights=None, interpolation=None):
     """numpy.nanpercentile: nanquantile with q in percent."""
-    a = _c.asarray(a)
-    q, weak = _q_array(q, a)
-    if _dt.kind(a.dtype) == "c":
-        raise TypeError("a must be an array of real numbers")
-    q = _percent(q)
-    _check_q(q, 1, "Percentiles")
-    return _quantile(a, q, axis, out, interpolation or method, keepdims, weights, True, weak)
+    return _entry(a, q, axis, out, method, keepdims, weights, interpolation, nan=True, percent=True)
 
 
 def _median(a, axis, out, keepdims, nan):

@@ -7,20 +7,12 @@ with NumPy's own checks, so messages and tolerances are NumPy's.
 
 import importlib as _importlib
 
+from ._operands import to_host
+
 __all__ = ["assert_allclose", "assert_array_equal", "assert_array_almost_equal", "assert_array_less",
            "assert_equal", "assert_almost_equal", "assert_approx_equal", "assert_array_max_ulp",
            "assert_array_almost_equal_nulp", "assert_string_equal", "assert_raises", "assert_raises_regex",
            "assert_warns", "assert_no_warnings"]
-
-
-def _host(value):
-    from . import _cupric
-
-    if isinstance(value, _cupric.ndarray):
-        return value.get()
-    if isinstance(value, (list, tuple)) and any(isinstance(v, _cupric.ndarray) for v in value):
-        return type(value)(_host(v) for v in value)
-    return value
 
 
 def _forward(name):
@@ -29,7 +21,7 @@ def _forward(name):
 
     def check(*args, **kwargs):
         target = getattr(_importlib.import_module("numpy.testing"), name)
-        return target(*[_host(a) for a in args], **{k: _host(v) for k, v in kwargs.items()})
+        return target(*[to_host(a) for a in args], **{k: to_host(v) for k, v in kwargs.items()})
 
     check.__name__ = check.__qualname__ = name
     check.__doc__ = f"numpy.testing.{name} for cupric arrays (compared on the host)."
