@@ -59,7 +59,7 @@ def test_matmul_views_on_gpu(dtype):
     a, b = sample((2, 10, 12), dtype), sample((12, 6), dtype)
     (ac, ag), (bc, bg) = both(a), both(b)
     for fa, fb in [(lambda x: x, lambda x: x), (lambda x: x.mT.copy().mT, lambda x: x.T.copy().T),
-                   (lambda x: x[:, ::2, ::-1], lambda x: x[::-1, ::2][:6]), (lambda x: x[:, :, 3], lambda x: x[:10])]:
+                   (lambda x: x[:, ::2, ::-1], lambda x: x[::-1, ::2]), (lambda x: x[:, :, 3], lambda x: x[:10])]:
         agree(fa(ag) @ fb(bg), fa(ac) @ fb(bc), TOL[dtype])
     row = cu.broadcast_to(bg[:1], (12, 6))
     agree(ag @ row, ac @ cu.broadcast_to(bc[:1], (12, 6)), TOL[dtype])
@@ -74,7 +74,7 @@ def test_products_and_einsum_on_gpu():
     agree(cu.tensordot(ag, bg, axes=([1, 2], [1, 0])), cu.tensordot(ac, bc, axes=([1, 2], [1, 0])), 1e-11)
     agree(cu.einsum("ijk,kjl->il", ag, bg), cu.einsum("ijk,kjl->il", ac, bc), 1e-11)
     agree(cu.vecdot(ag, ag), cu.vecdot(ac, ac), 1e-11)
-    agree(cu.linalg.multi_dot([ag[0], bg[:, :, 0], ag[1].T]), cu.linalg.multi_dot([ac[0], bc[:, :, 0], ac[1].T]), 1e-11)
+    agree(cu.linalg.multi_dot([ag[0], bg[:, :, 0], ag[1]]), cu.linalg.multi_dot([ac[0], bc[:, :, 0], ac[1]]), 1e-11)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
