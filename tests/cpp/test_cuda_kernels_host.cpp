@@ -1,7 +1,7 @@
 // test_cuda_kernels_host.cpp — the CUDA backend's kernel bodies (device_include/cupric/kernels)
 // compiled by the host compiler and run as one thread of a one-block grid, for the families
 // whose threads never talk to each other (maps, gather/scatter, arange, random) and the radix
-// sort (its warps of one lane still rank, count and scan every tile): their logic
+// sort and unique (warps of one lane still rank, count, scan and look back over every tile): their logic
 // (vector paths and tails, masks, broadcast values, strided walks, Philox streams) is checked
 // against the CPU backend without a GPU. NVRTC compiles every family for every dtype in
 // tests/python/backend/test_cuda_kernels.py; these check what the code computes.
@@ -305,6 +305,51 @@ TEST(CudaKernelsOnHost, RadixSortMatchesTheCpuBackend) {
   std::memcpy(specials.data(), special_values, sizeof(special_values));
   expect_sort_matches_the_cpu_backend(specials, 1, 10, false);
   expect_sort_matches_the_cpu_backend(specials, 2, 5, true);
+}
+
+namespace {
+/// unique_runs (one thread: tiles of kUniqueItems) against CpuBackend::unique_runs over the
+/// CPU backend's sort of `data`.
+template <class T>
+void expect_unique_runs_match_the_cpu_backend(const HostBuffer<T>& data, bool equal_nan) {
+  using cupric::Array, cupric::DType;
+  const std::int64_t n = static_cast<std::int64_t>(data.size());
+  const DType t = cupric::dtype_of<T>();
+  cupric::Backend& cpu = cupric::backend_for(cupric::Device::cpu());
+  Array in = Array::empty({n}, t), sorted = Array::empty({n}, t), perm = Array::empty({n}, DType::int64);
+  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
+  cpu.sort(in, sorted, perm, false);
+  Array want[4] = {Array::empty({n}, t), Array::empty({n}, DType::int64), Array::empty({n + 1}, DType::int64),
+                   Array::empty({n}, DType::int64)};
+  const std::int64_t want_runs = cpu.unique_runs(sorted, perm, want[0], want[1], want[2], want[3], equal_nan);
+  HostBuffer<T> values(n);
+  HostBuffer<i64> index(n), ends(n + 1), inverse(n);
+  std::vector<unsigned long long> status((n + kUniqueItems - 1) / kUniqueItems + 1);
+  u32 counter = 0;
+  i64 runs = -1;
+  unique_runs<T>(static_cast<const T*>(sorted.data()), static_cast<const i64*>(perm.data()), values.data(),
+                 index.data(), ends.data(), inverse.data(), status.data(), &counter, &runs, n, equal_nan);
+  ASSERT_EQ(runs, want_runs) << "n=" << n;
+  EXPECT_EQ(0, std::memcmp(values.data(), want[0].data(), static_cast<std::size_t>(runs) * sizeof(T)));
+  EXPECT_EQ(0, std::memcmp(index.data(), want[1].data(), static_cast<std::size_t>(runs) * 8));
+  EXPECT_EQ(0, std::memcmp(ends.data(), want[2].data(), static_cast<std::size_t>(runs + 1) * 8));
+  EXPECT_EQ(0, std::memcmp(inverse.data(), want[3].data(), static_cast<std::size_t>(n) * 8));
+}
+}  // namespace
+
+TEST(CudaKernelsOnHost, UniqueRunsMatchTheCpuBackend) {
+  for (bool equal_nan : {true, false}) {
+    for (std::int64_t n : {1, 15, 16, 17, 33, 1000}) {
+      expect_unique_runs_match_the_cpu_backend(sort_input<std::int32_t>(n, 9), equal_nan);
+      expect_unique_runs_match_the_cpu_backend(sort_input<std::uint8_t>(n, 1), equal_nan);
+      expect_unique_runs_match_the_cpu_backend(sort_input<std::int64_t>(n, 1 << 30), equal_nan);
+      expect_unique_runs_match_the_cpu_backend(sort_input<bool>(n, 2), equal_nan);
+    }
+    HostBuffer<double> specials(12);
+    const double special_values[] = {NAN, 1.0, -0.0, INFINITY, 0.0, -NAN, -INFINITY, 2.0, 0.0, NAN, 1.0, -1.0};
+    std::memcpy(specials.data(), special_values, sizeof(special_values));
+    expect_unique_runs_match_the_cpu_backend(specials, equal_nan);
+  }
 }
 
 TEST(CudaKernelsOnHost, SearchSortedMatchesTheCpuBackend) {

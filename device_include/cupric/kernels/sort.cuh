@@ -164,11 +164,11 @@ struct LookBack {
 /// tiles before `tile` (its row's tile t), added from the nearest back until an inclusive one.
 /// Tiles are numbered in the order blocks took them, so every earlier tile is held by a running
 /// block and the wait ends.
-template <class D>
+template <class D, int Stride = kSortRadix>
 __device__ __forceinline__ D look_back(const D* desc, i64 tile, i64 t, unsigned d) {
   D prefix = 0;
   for (i64 p = tile - 1; p >= tile - t;) {
-    const D v = LookBack<D>::read(desc + p * kSortRadix + d);
+    const D v = LookBack<D>::read(desc + p * Stride + d);
     if ((v & ~LookBack<D>::kValue) == 0) continue;  // not published yet: wait
     prefix += v & LookBack<D>::kValue;
     if (v & LookBack<D>::kInclusive) break;
@@ -293,6 +293,58 @@ __device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u
         if (out) static_cast<T*>(out)[pos] = cu::directed_value<T>(k_key, descending);
         if constexpr (WithIdx) static_cast<i64*>(idx_out)[pos] = static_cast<i64>(stage_idx[k]);
       }
+    }
+    __syncthreads();
+  }
+}
+
+// ---- unique ------------------------------------------------------------------------------------
+
+inline constexpr int kUniqueItems = 16;  ///< consecutive elements per thread
+
+/// unique's runs of equal elements of the sorted `s` (n elements, perm: the int64 permutation
+/// that sorted them) in one pass: at run r's first element values[r] and index[r] = perm there,
+/// ends[r + 1] = one past its last (ends[0] = 0), inverse[perm[i]] = r everywhere (any output may
+/// be null), and *runs = the number of runs. A tile's runs before it come from the look-back over
+/// `status` (one zeroed word per tile), tiles taken from `counter` (zeroed).
+template <class T>
+__device__ __forceinline__ void unique_runs(const T* s, const i64* perm, T* values, i64* index, i64* ends,
+                                            i64* inverse, unsigned long long* status, u32* counter, i64* runs, i64 n,
+                                            int equal_nan) {
+  typedef unsigned long long D;
+  __shared__ u32 sh[kSortMaxThreads];
+  __shared__ u32 taken;
+  __shared__ D tile_before;
+  const i64 tile_size = static_cast<i64>(blockDim.x) * kUniqueItems, ntiles = (n + tile_size - 1) / tile_size;
+  const bool nan_equal = equal_nan != 0;
+  for (;;) {
+    if (threadIdx.x == 0) taken = atomicAdd(counter, 1u);
+    __syncthreads();
+    const i64 tile = taken;
+    if (tile >= ntiles) break;
+    const i64 lo = tile * tile_size + static_cast<i64>(threadIdx.x) * kUniqueItems;
+    const i64 hi = lo + kUniqueItems < n ? lo + kUniqueItems : n;
+    u32 count = 0;
+    for (i64 j = lo; j < hi; ++j) count += j == 0 || cu::starts_run(s[j - 1], s[j], nan_equal);
+    u32 total;
+    const u32 before_thread = block_exclusive_scan(count, sh, total);
+    if (threadIdx.x == 0) {
+      LookBack<D>::publish(status + tile, (tile == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(total));
+      const D before = tile == 0 ? D(0) : look_back<D, 1>(status, tile, tile, 0);
+      if (tile != 0) LookBack<D>::publish(status + tile, LookBack<D>::kInclusive | (before + total));
+      if (tile == ntiles - 1) *runs = static_cast<i64>(before + total);
+      tile_before = before;
+    }
+    __syncthreads();
+    i64 id = static_cast<i64>(tile_before) + before_thread;  // runs begun up to element j
+    for (i64 j = lo; j < hi; ++j) {
+      const bool start = j == 0 || cu::starts_run(s[j - 1], s[j], nan_equal);
+      id += start;
+      if (start && values) values[id - 1] = s[j];
+      if (start && index) index[id - 1] = perm[j];
+      if (ends && (j == n - 1 || cu::starts_run(s[j], s[j + 1], nan_equal))) ends[id] = j + 1;
+      if (ends && j == 0) ends[0] = 0;
+      if (inverse) inverse[perm[j]] = id - 1;
     }
     __syncthreads();
   }

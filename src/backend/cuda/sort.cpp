@@ -55,6 +55,10 @@ std::string render_sort(DType t) {
                 ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"));
     }
   }
+  if (!cplx)
+    entry("unique", "const V* s, const i64* perm, V* values, i64* index, i64* ends, i64* inverse, u64* status, "
+          "u32* counter, i64* runs, i64 n, int equal_nan",
+          "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
   entry("search", "const V* hay, i64 n, const V* needles, i64* out, i64 m, int right",
         "search_sorted<V>(hay, n, needles, out, m, right)");
   return src;
@@ -223,6 +227,33 @@ void CudaBackend::search_sorted(const Array& sorted, const Array& needles, const
   a.add_pointer(RadixSort::ptr(out)), a.add_int(want.size());
   add_i32(a, right);
   launch_grid(k, want.size(), a);
+}
+
+std::int64_t CudaBackend::unique_runs(const Array& sorted, const Array& perm, const Array& values,
+                                      const Array& index, const Array& ends, const Array& inverse, bool equal_nan) {
+  const std::int64_t n = sorted.size();
+  if (n == 0) return 0;
+  for (const Array* out : {&values, &index, &ends, &inverse})
+    if (out->defined()) note_write(*out);
+  const std::int64_t ntiles = ceil_div(n, std::int64_t{kThreads} * 16);  // kUniqueItems
+  // status words, then the tile counter and the run count (u64 each)
+  const Array meta = Array::empty({ntiles + 2}, DType::uint64, device());
+  const std::uint64_t zero = 0;
+  fill(meta, &zero);
+  const std::uint64_t m = RadixSort::ptr(meta);
+  const std::string s = short_name(sorted.dtype());
+  const runtime::Kernel& k = kernel(cat("sort|", s), cat("unique_", s), [&] { return render_sort(sorted.dtype()); });
+  ArgPacker a = packer(k);
+  a.add_pointer(RadixSort::ptr(sorted)), a.add_pointer(RadixSort::ptr(perm)), a.add_pointer(RadixSort::ptr(values));
+  a.add_pointer(RadixSort::ptr(index)), a.add_pointer(RadixSort::ptr(ends)), a.add_pointer(RadixSort::ptr(inverse));
+  a.add_pointer(m), a.add_pointer(m + 8 * static_cast<std::uint64_t>(ntiles));
+  a.add_pointer(m + 8 * static_cast<std::uint64_t>(ntiles + 1));
+  a.add_int(n);
+  add_i32(a, equal_nan);
+  launch_2d(*this, k, ntiles, 1, kThreads, 1, a);
+  std::int64_t runs = 0;
+  copy_to_host(&runs, reinterpret_cast<const char*>(meta.data()) + 8 * (ntiles + 1), sizeof(runs));
+  return runs;
 }
 
 }  // namespace cupric::cuda_backend
