@@ -235,13 +235,12 @@ __device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u
     const i64 lo = t * tile_size + static_cast<i64>(warp) * lanes * kItems;
     U key[kItems];
     bool valid[kItems];
-    u32 val[kItems], rank[kItems];
+    u32 rank[kItems];
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const i64 j = lo + static_cast<i64>(i) * lanes + lane;
       valid[i] = j < n;
       key[i] = valid[i] ? load_key<T, U>(in, first + j, mode) : U(0);
-      if constexpr (WithIdx) val[i] = !valid[i] ? 0u : (mode & kSortFirst) ? static_cast<u32>(j) : idx_in[first + j];
     }
     rank_in_warps<U, kItems>(key, valid, rank, wcount, lanes, shift);
     __syncthreads();
@@ -275,12 +274,15 @@ __device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u
       desc_next[tile * kSortRadix + d] = 0;
     }
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
+    for (int i = 0; i < kItems; ++i) {  // the payload is read only now: fewer registers, more blocks
       if (!valid[i]) continue;
       const u32 d = digit_of(key[i], shift);
       const u32 place = tile_start[d] + wcount[warp][d] + rank[i];
       stage_keys[place] = key[i];
-      if constexpr (WithIdx) stage_idx[place] = val[i];
+      if constexpr (WithIdx) {
+        const i64 j = lo + static_cast<i64>(i) * lanes + lane;
+        stage_idx[place] = (mode & kSortFirst) ? static_cast<u32>(j) : idx_in[first + j];
+      }
     }
     __syncthreads();
     for (i64 k = threadIdx.x; k < static_cast<i64>(total); k += blockDim.x) {

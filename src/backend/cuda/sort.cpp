@@ -32,9 +32,10 @@ std::string render_sort(DType t) {
   std::string src = cat(include_family("sort"), "using namespace cupric::kernels;\ntypedef ", device_type(t),
                         " V;\ntypedef ", R, " T;\ntypedef ", key_type(key_bytes(t)),
                         " U;\ntypedef unsigned long long u64;\n");
-  auto entry = [&](const std::string& name, const std::string& params, const std::string& body) {
-    src += cat("extern \"C\" __global__ void __launch_bounds__(256) ", name, "_", s, "(", params, ") {\n  ", body,
-               ";\n}\n");
+  auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
+                   const char* bounds = "256") {
+    src += cat("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "_", s, "(", params, ") {\n  ",
+               body, ";\n}\n");
   };
   if (cplx) {
     entry("sort_ckeys", "const V* in, U* keys, const u32* perm, u32* idx, i64 total, i64 n, int part, int desc",
@@ -52,7 +53,8 @@ std::string render_sort(DType t) {
             cat("const void* in, void* out, const u32* iin, void* iout, const u32* starts, ", D, "* desc, ", D,
                 "* desc_next, u32* counter, i64 n, i64 tiles, i64 ntiles, int shift, int mode"),
             cat("sort_onesweep<T, U, ", D, ", ", with_idx ? "true" : "false",
-                ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"));
+                ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
+            "256, 3");  // three blocks an SM: registers capped at 85 (ptxas: no spills)
     }
   }
   if (!cplx)
