@@ -208,7 +208,10 @@ void onesweep_on_host(const T* values_in, std::vector<U> (&keys)[2], std::vector
   std::vector<u32> status[2] = {std::vector<u32>(ntiles * kSortRadix), std::vector<u32>(ntiles * kSortRadix)};
   const int dir = desc ? kSortDescending : 0;
   const void* first_in = values_in ? static_cast<const void*>(values_in) : keys[cur].data();
-  sort_histograms<T, U>(first_in, hist.data(), n, tiles, ntiles, tile, values_in ? kSortFirst | dir : 0);
+  gridDim.x = 3;  // blocks walk runs of tiles: three of them, one after another
+  for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)
+    sort_histograms<T, U>(first_in, hist.data(), n, tiles, ntiles, tile, values_in ? kSortFirst | dir : 0);
+  gridDim.x = 1, blockIdx.x = 0;
   sort_digit_starts(hist.data(), rows * kb);
   const bool fused_last = values_out || indices_out;
   for (int pass = 0; pass < kb; ++pass) {

@@ -99,16 +99,18 @@ __device__ __forceinline__ U load_key(const void* in, i64 j, int mode) {
 }
 
 /// hist[(row * passes + p) * 256 + d] += how many keys of the row have digit d at bits 8p
-/// (hist starts zeroed; mode: kSortFirst when `in` holds values). Blocks walk tiles of
-/// `tile_size` keys and add their shared counts to hist when their row changes.
+/// (hist starts zeroed; mode: kSortFirst when `in` holds values). Each block walks its own run
+/// of consecutive tiles of `tile_size` keys and adds its shared counts to hist when its row
+/// changes (rarely: runs are consecutive).
 template <class T, class U>
 __device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n, i64 tiles, i64 ntiles,
                                                 i64 tile_size, int mode) {
   constexpr int kPasses = sizeof(U);
   __shared__ u32 local[kPasses * kSortRadix];
   i64 row = -1;
-  for (i64 tile = blockIdx.x;; tile += gridDim.x) {
-    const i64 r = tile < ntiles ? tile / tiles : -1;
+  const i64 per_block = (ntiles + gridDim.x - 1) / gridDim.x, end_tile = (blockIdx.x + 1) * per_block;
+  for (i64 tile = blockIdx.x * per_block;; ++tile) {
+    const i64 r = tile < ntiles && tile < end_tile ? tile / tiles : -1;
     if (r != row || r < 0) {
       __syncthreads();
       if (row >= 0)
