@@ -1,6 +1,7 @@
 """Order statistics on every device, from one sort along the reduced axes: median, quantile and
 percentile with every NumPy method (and NumPy's weights= for inverted_cdf), their nan-variants
-(each slice's count of numbers as its length), and ptp. NumPy's formulas (Hyndman & Fan's virtual indexes, its lerp), NumPy's dtypes."""
+(each slice's count of numbers as its length), and ptp. NumPy's formulas (Hyndman & Fan's
+virtual indexes, its lerp), NumPy's dtypes."""
 
 import math as _math
 import warnings as _warnings

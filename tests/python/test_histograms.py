@@ -90,7 +90,8 @@ def test_stone_bins(dtype, device):
         same(got[1], want[1])
         same(got[0], want[0])
         assert [str(w.message) for w in got_warnings] == [str(w.message) for w in want_warnings]
-    same(cu.histogram_bin_edges(on(np.ones(5, dtype), device), "stone"), np.histogram_bin_edges(np.ones(5, dtype), "stone"))
+    ones = np.ones(5, dtype)
+    same(cu.histogram_bin_edges(on(ones, device), "stone"), np.histogram_bin_edges(ones, "stone"))
 
 
 @pytest.mark.parametrize("device", DEVICES)
