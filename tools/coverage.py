@@ -229,7 +229,8 @@ def evidence(items):
         modules = {n for k, n in mentions if k == "module"}
         for kind, name in mentions:
             for space in _spaces_of(kind, name, modules, spaces):
-                out.setdefault((space, name), {}).setdefault(device, set()).add(path)
+                key = (space, name.rpartition(".")[2] if kind == "string" else name)
+                out.setdefault(key, {}).setdefault(device, set()).add(path)
     return out
 
 
@@ -238,6 +239,9 @@ def _spaces_of(kind, name, modules, spaces):
         return [kind]
     if kind not in ("string", "object"):
         return []
+    space, _, rest = name.partition(".")
+    if kind == "string" and space in NAMESPACES[1:] and rest:  # "linalg.norm"
+        return [space] if spaces[space] is not None and hasattr(spaces[space], rest) else []
     # A bare string or object names a top-level function, or one of a submodule the test touches.
     return [s for s in NAMESPACES if (s == "numpy" or s in modules) and spaces[s] is not None
             and hasattr(spaces[s], name)]
