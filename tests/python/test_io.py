@@ -55,6 +55,19 @@ def test_text_and_buffers(device):
                                                                                         (3, 4)))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_raw_files_and_regex_reads(tmp_path, device):
+    a = RNG.standard_normal(7)
+    cu.asarray(a, device=device)[::2].tofile(tmp_path / "a.bin")
+    got = cu.fromfile(tmp_path / "a.bin", dtype=np.float64, device=device)
+    assert got.device == device
+    same(got, a[::2])
+    (tmp_path / "r.txt").write_text("x=12 y=2.5\nx=3 y=-4\nx=7\n")
+    got = cu.fromregex(tmp_path / "r.txt", r"x=(\d+)", np.int64, device=device)
+    assert got.device == device
+    same(got, np.fromregex(tmp_path / "r.txt", r"x=(\d+)", np.int64))
+
+
 def test_printing_follows_numpy():
     a = RNG.standard_normal((3, 3))
     x = cu.asarray(a)
