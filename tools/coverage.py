@@ -57,6 +57,7 @@ OUT_OF_SCOPE = {
         "polynomial": "the numpy.polynomial package (classes Polynomial, Chebyshev, ...) is out of scope for now",
         "sctypeDict": "NumPy's table of type names (includes out-of-scope types); use cu.dtype(name)",
         "dtypes": "NumPy's DType classes: cupric's dtypes are numpy.dtype instances already",
+        "fromregex": "its result is a structured array, out of scope (cupric's fromregex says so)",
         "exceptions": "numpy.exceptions itself: cupric's AxisError is caught as numpy.exceptions.AxisError",
     },
     "linalg": {"test": "NumPy's own test runner"},
@@ -279,6 +280,8 @@ def _is_concrete_dtype(obj):
 
 def _kind_of_present(space, name, obj):
     """('claimed', '') for a name cupric claims to run on every device, else ('n/a', why)."""
+    if name in OUT_OF_SCOPE.get(space, {}):
+        return "n/a", OUT_OF_SCOPE[space][name]
     if space == "numpy" and name in NO_ARRAYS:
         return "n/a", f"touches no array: {NO_ARRAYS[name]}"
     if isinstance(obj, types.ModuleType):
