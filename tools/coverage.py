@@ -1,5 +1,5 @@
 """docs/coverage.md, generated from the code: NumPy's public names (numpy, numpy.linalg, numpy.fft,
-numpy.random) against cupric's, per device, each "runs" name with a test that shows it running there.
+numpy.random, numpy.emath) against cupric's, per device, each "runs" name with a test that shows it running there.
 
     .venv/bin/python tools/coverage.py            # rewrites docs/coverage.md
     .venv/bin/python tools/coverage.py --check    # exit 1 if the page is stale or a name lacks tests
@@ -26,7 +26,7 @@ import types
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "coverage.md"
 FLOOR = 450  # names that run on both devices (issue 15); tests/python/test_coverage.py holds it
-NAMESPACES = ("numpy", "linalg", "fft", "random")
+NAMESPACES = ("numpy", "linalg", "fft", "random", "emath")
 # Tests about the namespace itself (names, signatures, error messages, this page): they mention
 # names without running them, so they are no evidence.
 NOT_EVIDENCE = {"test_coverage.py", "test_numpy_names.py", "test_signatures.py", "test_errors.py",
@@ -84,20 +84,20 @@ NO_ARRAYS = {
     "show_runtime": "prints the machine", "get_matmul_precision": "a setting",
     "set_matmul_precision": "a setting", "seed": "seeds the global Generator", "iterable": "a Python query",
     "isscalar": "a Python query", "binary_repr": "formats a Python int", "base_repr": "formats a Python int",
-    "emath": "a module (its functions are in docs/numpy.md)",
 }
 
 
 def cupric_namespaces():
     import cupric as cu
 
-    return {"numpy": cu, "linalg": cu.linalg, "fft": getattr(cu, "fft", None), "random": cu.random}
+    return {"numpy": cu, "linalg": cu.linalg, "fft": getattr(cu, "fft", None), "random": cu.random,
+            "emath": getattr(cu, "emath", None)}
 
 
 def numpy_namespaces():
     import numpy as np
 
-    return {"numpy": np, "linalg": np.linalg, "fft": np.fft, "random": np.random}
+    return {"numpy": np, "linalg": np.linalg, "fft": np.fft, "random": np.random, "emath": np.emath}
 
 
 def public_names(module):
