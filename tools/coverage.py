@@ -155,9 +155,9 @@ class _Mentions(ast.NodeVisitor):
             chain = [*self.roots[inner.id], *reversed(chain)]
             if len(chain) >= 2 and chain[0] == "numpy" and chain[1] in NAMESPACES[1:]:
                 chain = chain[1:]
+            self.found.add(("module", chain[0]))
             if len(chain) >= 2:
                 self.found.add((chain[0], chain[1]))
-                self.found.add(("module", chain[0]))
         self.generic_visit(node)
 
     def visit_Constant(self, node):
