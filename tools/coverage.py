@@ -53,7 +53,9 @@ OUT_OF_SCOPE = {
         "get_include": "NumPy's C headers: cupric has no C API of NumPy's kind",
         "core": "NumPy's private implementation package (deprecated alias)",
         "memmap": "file-backed host memory: use numpy.memmap and cu.asarray (a GPU cannot map a file)",
-        "nested_iters": "nditer's nested form: Python-level iteration over device memory is out of scope",
+        **dict.fromkeys(("nditer", "nested_iters"),
+                        "element-by-element Python iteration over device memory is out of scope: np.nditer(x.get()) on "
+                        "a host copy, or a ufunc or tile kernel"),
         "polynomial": "the numpy.polynomial package (classes Polynomial, Chebyshev, ...) is out of scope for now",
         "sctypeDict": "NumPy's table of type names (includes out-of-scope types); use cu.dtype(name)",
         "dtypes": "NumPy's DType classes: cupric's dtypes are numpy.dtype instances already",
