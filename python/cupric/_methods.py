@@ -9,9 +9,9 @@ import pickle as _pickle
 
 from . import _cupric as _c
 from . import _index_extras as _ix
-from ._flatiter import flat_attribute
 from . import _shape_functions as _sf
 from . import _sorting as _so
+from ._flatiter import flat_attribute
 
 
 def take(self, indices, axis=None, out=None, mode="raise"):

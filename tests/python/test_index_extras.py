@@ -121,11 +121,11 @@ def test_apply_and_iterate(device):
 @PROPERTIES
 @given(n=st.integers(0, 7), k=st.integers(-8, 8), m=st.one_of(st.none(), st.integers(0, 7)))
 def test_triangle_indices_properties_match_numpy(n, k, m):
-    for name in ("tril_indices", "triu_indices"):
-        assert_same_outcome(lambda: getattr(cu, name)(n, k, m), lambda: getattr(np, name)(n, k, m))
+    for cu_fn, np_fn in ((cu.tril_indices, np.tril_indices), (cu.triu_indices, np.triu_indices)):
+        assert_same_outcome(lambda f=cu_fn: f(n, k, m), lambda f=np_fn: f(n, k, m))
     a = RNG.standard_normal((n, n if m is None else m))
-    for name in ("tril_indices_from", "triu_indices_from"):
-        assert_same_outcome(lambda: getattr(cu, name)(cu.asarray(a), k), lambda: getattr(np, name)(a, k))
+    for cu_fn, np_fn in ((cu.tril_indices_from, np.tril_indices_from), (cu.triu_indices_from, np.triu_indices_from)):
+        assert_same_outcome(lambda f=cu_fn: f(cu.asarray(a), k), lambda f=np_fn: f(a, k))
 
 
 @PROPERTIES

@@ -32,7 +32,8 @@ def cplx(*shape):
 
 # name: (NumPy inputs, the call with xp = numpy or cupric). "linalg.x" is numpy.linalg.x.
 CASES = {
-    "allclose": (lambda: (rand(3, 4), rand(3, 4)), lambda xp, a, b: xp.allclose(a, a + 1e-9) and not xp.allclose(a, b)),
+    "allclose": (lambda: (rand(3, 4), rand(3, 4)),
+                 lambda xp, a, b: xp.allclose(a, a + 1e-9) and not xp.allclose(a, b)),
     "array_equal": (lambda: (rand(5),), lambda xp, a: (xp.array_equal(a, a), xp.array_equal(a, a + 1))),
     "amax": (lambda: (rand(3, 4),), lambda xp, a: xp.amax(a, axis=0)),
     "amin": (lambda: (rand(3, 4),), lambda xp, a: xp.amin(a, axis=1, keepdims=True)),
@@ -83,7 +84,8 @@ CASES = {
     "linalg.norm": (lambda: (rand(3, 4),), lambda xp, a: xp.linalg.norm(a, ord=1, axis=1)),
     "linalg.outer": (lambda: (rand(3), rand(4)), lambda xp, a, b: xp.linalg.outer(a, b)),
     "linalg.pinv": (lambda: (rand(4, 3),), lambda xp, a: xp.linalg.pinv(a)),
-    "linalg.tensordot": (lambda: (rand(2, 3, 4), rand(4, 3)), lambda xp, a, b: xp.linalg.tensordot(a, b, axes=([1, 2], [1, 0]))),
+    "linalg.tensordot": (lambda: (rand(2, 3, 4), rand(4, 3)),
+                         lambda xp, a, b: xp.linalg.tensordot(a, b, axes=([1, 2], [1, 0]))),
     "linalg.tensorinv": (lambda: (spd(6).reshape(6, 2, 3),), lambda xp, a: xp.linalg.tensorinv(a, ind=1)),
     "linalg.tensorsolve": (lambda: (spd(6).reshape(2, 3, 6), rand(2, 3)), lambda xp, a, b: xp.linalg.tensorsolve(a, b)),
     "linalg.trace": (lambda: (rand(2, 3, 3),), lambda xp, a: xp.linalg.trace(a, offset=-1)),

@@ -93,7 +93,8 @@ def test_pad_properties_match_numpy(case):
         assert got[0] == want[0]
         if want[0] == "ok":
             assert got[1].shape == want[1].shape and got[1].dtype == want[1].dtype
-            inner = tuple(slice(b, b + n) for (b, _), n in zip(np.broadcast_to(width, (len(shape), 2)), shape))
+            befores = np.broadcast_to(width, (len(shape), 2))[:, 0]
+            inner = tuple(slice(b, b + n) for b, n in zip(befores, shape, strict=True))
             np.testing.assert_array_equal(np.asarray(got[1])[inner], a)
         return
     assert_same_outcome(lambda: cu.pad(x, width, mode, **kwargs), lambda: np.pad(a, width, mode, **kwargs))

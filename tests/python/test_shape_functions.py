@@ -258,9 +258,8 @@ def test_split_properties_match_numpy(case, sections):
     a, axis = case
     axis = 0 if axis is None else axis
     x = cu.asarray(a)
-    for name in ("split", "array_split"):
-        assert_same_outcome(lambda: getattr(cu, name)(x, sections, axis=axis),
-                            lambda: getattr(np, name)(a, sections, axis=axis))
+    for cu_split, np_split in ((cu.split, np.split), (cu.array_split, np.array_split)):
+        assert_same_outcome(lambda f=cu_split: f(x, sections, axis=axis), lambda f=np_split: f(a, sections, axis=axis))
 
 
 POSITIONS = st.one_of(st.integers(-8, 8), INDEX_LISTS,
@@ -269,8 +268,8 @@ POSITIONS = st.one_of(st.integers(-8, 8), INDEX_LISTS,
 
 
 @PROPERTIES
-@given(case=arrays_and_axis(max_side=5), obj=POSITIONS, values=st.one_of(st.integers(-9, 9),
-                                                                       st.lists(st.integers(-9, 9), min_size=1, max_size=3)))
+@given(case=arrays_and_axis(max_side=5), obj=POSITIONS,
+       values=st.one_of(st.integers(-9, 9), st.lists(st.integers(-9, 9), min_size=1, max_size=3)))
 def test_insert_and_delete_properties_match_numpy(case, obj, values):
     a, axis = case
     x = cu.asarray(a)
