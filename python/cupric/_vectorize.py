@@ -122,7 +122,7 @@ class vectorize:
             return np.dtype(self._otypes[0] if isinstance(self._otypes, (list, tuple)) else self._otypes[0])
         if arrays[0].size == 0:
             return np.dtype("float64")
-        first = [a.reshape(-1)[:1].get()[0] for a in arrays]
+        first = [a[(0,) * a.ndim].get()[()] for a in arrays]  # NumPy scalars, as NumPy's vectorize passes
         try:
             result = np.asarray(self.pyfunc(*first))
         except Exception:

@@ -89,3 +89,14 @@ def test_frompyfunc_matches_numpy_values(device):
         f(x)
     with pytest.raises(ValueError, match="at least one input"):
         cu.frompyfunc(smooth, 0, 1)
+
+
+@pytest.mark.gpu
+def test_vectorize_compiles_on_the_gpu(recwarn):
+    a, b, x, y = inputs("cuda", "float32")
+    f = cu.vectorize(smooth)
+    got = f(x, y)
+    assert got.device == "cuda" and 2 in f._kernels and f._not_compiled is None
+    assert_same(got, np.vectorize(smooth)(a, b))
+    assert_same(f(x[:, ::-2], 3.0), np.vectorize(smooth)(a[:, ::-2], 3.0))
+    assert not [w for w in recwarn if issubclass(w.category, cu.VectorizeWarning)]
