@@ -4,6 +4,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/indexing.hpp"
 #include "cupric/manipulation.hpp"
 #include "cupric/reduction.hpp"
@@ -15,6 +16,7 @@ namespace {
 /// Sorts (values and/or indices) along `axis` of `a`; returns {values, indices} in a's layout.
 std::pair<Array, Array> sort_along(const Array& a, std::optional<int> axis, bool descending, bool want_values,
                                    bool want_indices) {
+  profiler::OpScope profiled(profiler::OpModel::sort, want_values ? "sort" : "argsort", {&a});
   Array src = a;
   int ax = 0;
   if (!axis) {
@@ -28,7 +30,8 @@ std::pair<Array, Array> sort_along(const Array& a, std::optional<int> axis, bool
   Array indices = want_indices ? Array::empty(moved.shape(), DType::int64, a.device()) : Array();
   if (moved.size()) backend_for(a.device()).sort(moved, values, indices, descending);
   auto back = [&](const Array& r) { return !r.defined() || ax == last ? r : moveaxis(r, {last}, {ax}); };
-  return {back(values), back(indices)};
+  Array first = profiled.result(back(want_values ? values : indices));
+  return want_values ? std::pair{first, back(indices)} : std::pair{back(values), first};
 }
 
 /// `a` converted to `t` (itself when it has it already).

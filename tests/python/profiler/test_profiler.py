@@ -1,0 +1,129 @@
+"""cupric.profiler on the CPU: what a profile records for each op (names, shapes, dtypes, the
+bytes and flops models), nesting, user ranges, and that nothing is recorded when it is off."""
+
+import numpy as np
+import pytest
+
+import cupric as cu
+from cupric.profiler import _events
+
+RNG = np.random.default_rng(17)
+
+
+def _ops(prof, name=None):
+    return [e for e in prof.events if e.kind == "op" and (name is None or e.name == name)]
+
+
+def test_each_op_records_name_shapes_dtypes_and_times():
+    a = cu.asarray(RNG.random((30, 40)))
+    b = cu.asarray(RNG.random(40).astype(np.float32))
+    with cu.profiler.profile() as prof:
+        c = a + b
+        s = c.sum(axis=0)
+        m = cu.matmul(a, a.T)
+        o = cu.sort(s)
+    np.testing.assert_allclose(np.asarray(o), np.sort(np.asarray(a + b).sum(axis=0)))
+    (add,) = _ops(prof, "add")
+    assert add.inputs == [((30, 40), "float64", False), ((40,), "float32", False)]
+    assert add.outputs == [((30, 40), "float64", False)]
+    assert add.device == -1 and add.stream == 0 and add.t1_ns >= add.t0_ns > 0
+    assert add.model == "elementwise" and add.bytes == 30 * 40 * 8 + 40 * 4 + 30 * 40 * 8 and add.flops == 1200
+    (total,) = _ops(prof, "sum")
+    assert total.model == "reduction" and total.flops == 1200 and total.outputs[0][0] == (40,)
+    (mm,) = _ops(prof, "matmul")
+    assert mm.flops == 2 * 30 * 30 * 40 and mm.bytes == 8 * (1200 + 1200 + 900)
+    assert [e.name for e in _ops(prof, "sort")] == ["sort"]
+    assert m.shape == (30, 30) and s.shape == (40,)
+
+
+def test_weak_scalars_are_marked_and_move_no_bytes():
+    x = cu.asarray(RNG.random(100).astype(np.float32))
+    with cu.profiler.profile() as prof:
+        x * 2.5
+    (mul,) = _ops(prof, "multiply")
+    assert mul.inputs[1] == ((), "float64", True)
+    assert mul.bytes == 2 * 100 * 4
+
+
+def test_nothing_is_recorded_outside_a_profile():
+    x = cu.asarray(RNG.random(10))
+    with cu.profiler.profile() as prof:
+        x + x
+    x * x  # after the profile: not in it, and not in the next one
+    with cu.profiler.profile() as second:
+        cu.exp(x)
+    assert [e.name for e in _ops(prof)] == ["add"]
+    assert [e.name for e in _ops(second)] == ["exp"]
+    assert not cu._cupric._profiler.mode("record")
+
+
+def test_nested_ops_are_deeper_and_self_time_excludes_them():
+    x = cu.asarray(RNG.random((50, 8)))
+    with cu.profiler.profile() as prof:
+        cu.var(x, axis=0)
+    ops = _ops(prof)
+    depths = {e.depth for e in ops}
+    assert min(depths) == 0
+    selfs = _events.self_times(prof.events)
+    for i, e in enumerate(prof.events):
+        if e.kind == "op":
+            assert 0 <= selfs[i] <= e.host_ns
+
+
+def test_failed_op_is_recorded_as_raised_and_profile_continues():
+    a, b = cu.ones((3, 4)), cu.ones((5,))
+    with cu.profiler.profile() as prof:
+        with pytest.raises(ValueError, match="broadcast"):
+            a + b
+        a + a
+    assert [(e.name, e.detail) for e in _ops(prof)] == [("add", "raised"), ("add", "")]
+
+
+def test_user_ranges_as_context_manager_and_decorator():
+    @cu.profiler.range("step")
+    def step(x):
+        return x * 2
+
+    x = cu.ones(4)
+    with cu.profiler.profile() as prof:
+        with cu.profiler.range("outer"):
+            step(x)
+            step(x)
+    ranges = [e for e in prof.events if e.kind == "range"]
+    assert sorted(e.name for e in ranges) == ["outer", "step", "step"]
+    outer = next(e for e in ranges if e.name == "outer")
+    for e in _ops(prof):
+        assert outer.t0_ns <= e.t0_ns <= e.t1_ns <= outer.t1_ns
+    with pytest.raises(TypeError, match="range name must be a str"):
+        cu.profiler.range(3)
+
+
+def test_profiles_do_not_nest_and_stop_checks_its_state():
+    with cu.profiler.profile():
+        with pytest.raises(RuntimeError, match="recording already"):
+            cu.profiler.profile().start()
+    with pytest.raises(RuntimeError, match="not recording"):
+        cu.profiler.Profile().stop()
+
+
+def test_nvtx_is_off_with_a_warning_when_the_library_is_absent(monkeypatch):
+    from cupric import profiler
+
+    monkeypatch.setattr(profiler, "_nvtx_candidates", lambda: iter(["/nonexistent/libnvToolsExt.so.1"]))
+    profiler._load_nvtx.cache_clear()
+    monkeypatch.setattr(profiler.nvtx, "_warned", False, raising=False)
+    with pytest.warns(RuntimeWarning, match="libnvToolsExt not found"):
+        assert profiler.nvtx(True) is False
+    assert not cu._cupric._profiler.mode("nvtx")
+    profiler._load_nvtx.cache_clear()
+    x = cu.ones(3)
+    with cu.profiler.range("still works"):
+        x + x
+
+
+def test_recording_core_rejects_unknown_modes_and_kinds():
+    core = cu._cupric._profiler
+    with pytest.raises(ValueError, match="unknown profiler mode 'fast'"):
+        core.set_mode("fast", True)
+    with pytest.raises(ValueError, match="unknown event kind 'nap'"):
+        core.record("nap", "x", 0, 1)
