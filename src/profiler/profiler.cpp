@@ -190,6 +190,10 @@ void OpScope::begin(OpModel model, const char* name, std::span<const Array* cons
 void OpScope::finish(const Array& out) {
   Event& e = state_->event;
   if (out.defined()) e.outputs.push_back(OperandInfo{out.shape(), out.dtype(), false});
+  if (e.device < 0 && out.defined() && !out.device().is_cpu()) {  // an op without array inputs (random)
+    e.device = out.device().index;
+    e.stream = backend_for(out.device()).current_queue();
+  }
   const std::uint32_t m = modes();
   if ((m & kSync) && out.defined() && !out.device().is_cpu()) {
     try {

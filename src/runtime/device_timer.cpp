@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/runtime/device.hpp"
 

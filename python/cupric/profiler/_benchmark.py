@@ -53,8 +53,8 @@ def benchmark(func, args=(), kwargs=None, n_repeat=10000, name=None, n_warmup=10
     if n_repeat < 1 or n_warmup < 0:
         raise ValueError(f"n_repeat must be >= 1 and n_warmup >= 0, got {n_repeat} and {n_warmup}")
     if devices is None:
-        current = cu.get_device() if hasattr(cu, "get_device") else None
-        devices = () if current is None or str(current) == "cpu" else (int(str(current).split(":")[1]),)
+        current = str(cu._cupric._get_default_device())
+        devices = () if current == "cpu" else (int(current.split(":")[1]),)
     name = name or getattr(func, "__name__", "function")
     for _ in range(n_warmup):
         func(*args, **kwargs)

@@ -68,6 +68,10 @@ def build(events, sort_by="total", group_by="op", ceilings=True, top=None):
             kind = "kernel"
         else:
             notes.append("no kernel launches were recorded (CPU ops run their loops directly): grouped by op")
+    if kind == "kernel":  # a GPU tile launch is also a kernel event: count it once, with its device time
+        kernels = [e for e in events if e.kind == "kernel"]
+        events = [e for e in events if e.kind != "tile_launch" or not any(
+            k.thread == e.thread and e.t0_ns <= k.t0_ns <= e.t1_ns for k in kernels)]
     gpu = attribute_kernels(events)
     selfs = self_times(events)
     groups = {}

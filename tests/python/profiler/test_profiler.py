@@ -127,3 +127,51 @@ def test_recording_core_rejects_unknown_modes_and_kinds():
         core.set_mode("fast", True)
     with pytest.raises(ValueError, match="unknown event kind 'nap'"):
         core.record("nap", "x", 0, 1)
+
+
+def test_benchmark_times_each_run_and_summarises_in_one_line():
+    calls = []
+    x = cu.ones(1000)
+
+    def work(a, scale=1.0):
+        calls.append(1)
+        return a * scale
+
+    result = cu.profiler.benchmark(work, (x,), {"scale": 2.0}, n_repeat=50, n_warmup=4, name="scale")
+    assert len(calls) == 54 and len(result.cpu_times) == 50 and result.gpu_times == {}
+    s = result.summary(result.cpu_times)
+    assert s["min"] <= s["p50"] <= s["p90"] <= s["p99"] <= s["max"]
+    assert s["p50"] == pytest.approx(float(np.median(result.cpu_times)))
+    text = str(result)
+    assert text.startswith("scale") and "CPU:" in text and "\n" not in text
+    with pytest.raises(ValueError, match="n_repeat must be >= 1"):
+        cu.profiler.benchmark(work, (x,), n_repeat=0)
+
+
+def test_max_duration_stops_early():
+    result = cu.profiler.benchmark(lambda: None, n_repeat=10**9, n_warmup=0, max_duration=0.01)
+    assert 1 <= len(result.cpu_times) < 10**9
+
+
+def test_profile_command_writes_table_trace_and_picture(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "work.py"
+    script.write_text("import sys, cupric as cu\nx = cu.ones((64, 64))\nfor _ in range(int(sys.argv[1])):\n"
+                      "    y = cu.matmul(x, x) + 1\n")
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "cupric.profile", "--out", str(out), str(script), "3"]
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        args.insert(3, "--no-roofline")
+    done = subprocess.run(args, capture_output=True, text=True, check=True)
+    assert "matmul" in done.stdout and "add" in done.stdout
+    rows = [line.split() for line in (tmp_path / "run.txt").read_text().splitlines()[2:]]
+    assert {r[0]: int(r[2]) for r in rows}["matmul"] == 3
+    trace = json.loads((tmp_path / "run.trace.json").read_text())
+    assert sum(e["name"] == "matmul" for e in trace["traceEvents"]) == 3
+    if "--no-roofline" not in args:
+        assert (tmp_path / "run.png").stat().st_size > 10_000
