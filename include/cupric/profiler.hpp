@@ -95,11 +95,11 @@ class OpScope {
   OpScope(const OpScope&) = delete;
   OpScope& operator=(const OpScope&) = delete;
 
-  /// The op's output (returned as given): recorded, then synchronised or checked as the modes say.
-  Array result(Array out) {
+  /// The op's output: recorded, then synchronised or checked as the modes say. (It takes a
+  /// reference and returns nothing so that the op's own `return out;` keeps its copy elision.)
+  void output(const Array& out) {
     if (state_) [[unlikely]]
       finish(out);
-    return out;
   }
 
  private:

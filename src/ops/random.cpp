@@ -24,7 +24,8 @@ Array Generator::draw(RandomRequest request, const Shape& shape, DType dtype, De
   request.counter = counter_;
   backend_for(device).random(request, out);
   counter_ += random_blocks(request.dist, dtype, out.size());
-  return profiled.result(std::move(out));
+  profiled.output(out);
+  return out;
 }
 
 namespace {

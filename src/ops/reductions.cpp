@@ -256,7 +256,9 @@ Array reduce(ReduceOp op, const Array& a, const ReduceOptions& o) {
   const ReductionRow& row = reduction_row(op);
   const bool has_identity = row.identity == cu::Identity::zero || row.identity == cu::Identity::one;
   profiler::OpScope profiled(profiler::OpModel::reduction, row.name, {&a});
-  return profiled.result(has_identity ? reduce_with_identity(row, a, o) : reduce_extreme(row, a, o));
+  Array r = has_identity ? reduce_with_identity(row, a, o) : reduce_extreme(row, a, o);
+  profiled.output(r);
+  return r;
 }
 
 Array sum(const Array& a, const ReduceOptions& o) { return reduce(ReduceOp::sum, a, o); }
@@ -292,11 +294,15 @@ Array count_nonzero(const Array& a, const Axes& axis, bool keepdims) {
 
 Array argmin(const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
   profiler::OpScope profiled(profiler::OpModel::reduction, "argmin", {&a});
-  return profiled.result(arg_extreme(ArgReduceOp::argmin, "argmin", a, axis, keepdims, out));
+  Array r = arg_extreme(ArgReduceOp::argmin, "argmin", a, axis, keepdims, out);
+  profiled.output(r);
+  return r;
 }
 Array argmax(const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
   profiler::OpScope profiled(profiler::OpModel::reduction, "argmax", {&a});
-  return profiled.result(arg_extreme(ArgReduceOp::argmax, "argmax", a, axis, keepdims, out));
+  Array r = arg_extreme(ArgReduceOp::argmax, "argmax", a, axis, keepdims, out);
+  profiled.output(r);
+  return r;
 }
 
 }  // namespace cupric

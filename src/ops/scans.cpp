@@ -52,9 +52,13 @@ Array scan_impl(ScanOp op, const char* what, const Array& a, const ScanOptions& 
     body = r.view(src.shape(), r.strides(), r.offset() + r.strides()[ax]);
   }
   if (src.size()) backend_for(a.device()).scan(op, src, body, ax);
-  if (!o.out.defined()) return profiled.result(std::move(r));
+  if (!o.out.defined()) {
+    profiled.output(r);
+    return r;
+  }
   copy_into(r, o.out);
-  return profiled.result(o.out);
+  profiled.output(o.out);
+  return o.out;
 }
 }  // namespace
 

@@ -30,8 +30,9 @@ std::pair<Array, Array> sort_along(const Array& a, std::optional<int> axis, bool
   Array indices = want_indices ? Array::empty(moved.shape(), DType::int64, a.device()) : Array();
   if (moved.size()) backend_for(a.device()).sort(moved, values, indices, descending);
   auto back = [&](const Array& r) { return !r.defined() || ax == last ? r : moveaxis(r, {last}, {ax}); };
-  Array first = profiled.result(back(want_values ? values : indices));
-  return want_values ? std::pair{first, back(indices)} : std::pair{back(values), first};
+  std::pair<Array, Array> result{back(values), back(indices)};
+  profiled.output(want_values ? result.first : result.second);
+  return result;
 }
 
 /// `a` converted to `t` (itself when it has it already).

@@ -229,7 +229,8 @@ Array apply_ufunc(const Ufunc& uf, std::span<const Array* const> inputs_in, cons
   operands[nop++] = &out;
   if (where) operands[nop++] = where;
   backend_for(device).elementwise(uf, loop, elementwise_plan(std::span(operands.data(), nop), shape), where != nullptr);
-  return profiled.result(std::move(out));
+  profiled.output(out);
+  return out;
 }
 
 Array apply_ufunc(const Ufunc& uf, const std::vector<Array>& inputs, const UfuncOptions& options) {

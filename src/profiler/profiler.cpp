@@ -3,6 +3,8 @@
 #include "cupric/profiler.hpp"
 
 #include <chrono>
+#include <deque>
+#include <iterator>
 #include <mutex>
 
 #include "cupric/backend.hpp"
@@ -17,7 +19,7 @@ std::atomic<std::uint32_t> g_modes{0};
 
 namespace {
 std::mutex g_mutex;
-std::vector<Event> g_events;
+std::deque<Event> g_events;  // grows without moving what it holds
 std::atomic<LocationProvider> g_location{nullptr};
 std::atomic<std::uint64_t> g_next_thread{1};
 std::vector<FlushHook>& flush_hooks() {
@@ -146,7 +148,8 @@ std::vector<Event> take_events() {
   {
     std::lock_guard lock(g_mutex);
     hooks = flush_hooks();
-    out.swap(g_events);
+    out.assign(std::make_move_iterator(g_events.begin()), std::make_move_iterator(g_events.end()));
+    g_events.clear();
   }
   for (FlushHook hook : hooks) hook(out);
   return out;

@@ -135,9 +135,13 @@ Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DTy
     }
   }
   const Array shaped = product.view(result, c_strides(result), product.offset());
-  if (!out.defined()) return profiled.result(shaped);
+  if (!out.defined()) {
+    profiled.output(shaped);
+    return shaped;
+  }
   copy_into(out, shaped);
-  return profiled.result(out);
+  profiled.output(out);
+  return out;
 }
 
 }  // namespace cupric
