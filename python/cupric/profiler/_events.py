@@ -52,7 +52,7 @@ def attribute_kernels(events):
     ops = sorted((i for i, e in enumerate(events) if e.kind == "op"), key=lambda i: events[i].t0_ns)
     totals = {}
     for k in events:
-        if k.kind != "kernel" or k.gpu_ns < 0:
+        if k.kind not in ("kernel", "library") or k.gpu_ns < 0:
             continue
         owner = None
         for i in ops:  # innermost = the latest-starting op that still encloses the launch

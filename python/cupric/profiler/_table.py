@@ -64,19 +64,19 @@ def build(events, sort_by="total", group_by="op", ceilings=True, top=None):
     notes = []
     kind = "op"
     if group_by == "kernel":
-        if any(e.kind in ("kernel", "tile_launch") for e in events):
+        if any(e.kind in ("kernel", "library", "tile_launch") for e in events):
             kind = "kernel"
         else:
             notes.append("no kernel launches were recorded (CPU ops run their loops directly): grouped by op")
     if kind == "kernel":  # a GPU tile launch is also a kernel event: count it once, with its device time
-        kernels = [e for e in events if e.kind == "kernel"]
+        kernels = [e for e in events if e.kind in ("kernel", "library")]
         events = [e for e in events if e.kind != "tile_launch" or not any(
             k.thread == e.thread and e.t0_ns <= k.t0_ns <= e.t1_ns for k in kernels)]
     gpu = attribute_kernels(events)
     selfs = self_times(events)
     groups = {}
     for i, e in enumerate(events):
-        if e.kind != kind and not (kind == "kernel" and e.kind == "tile_launch"):
+        if e.kind != kind and not (kind == "kernel" and e.kind in ("tile_launch", "library")):
             continue
         time_ns = _time_of(i, e, gpu)
         g = groups.setdefault((_key(e, group_by), e.device_name), {"times": [], "self": 0, "bytes": 0.0,

@@ -30,10 +30,10 @@ def chrome_trace(events, start_ns, metadata=None):
             args.update(inputs=e.signature(), device=e.device_name, stream=e.stream, bytes=e.bytes, flops=e.flops)
         elif e.kind in ("transfer", "alloc", "compile", "library"):
             args.update(bytes=e.bytes, value=e.value)
-        if e.kind in ("kernel", "tile_launch") and e.gpu_t0_ns >= 0:
+        if e.kind in ("kernel", "library", "transfer") and e.gpu_t0_ns >= 0:
             pid, tid = _device_pid(e.device), e.stream
             track(pid, tid, f"cuda:{e.device}", f"stream {e.stream}")
-            out.append(dict(name=e.name, cat="kernel", ph="X", ts=us(e.gpu_t0_ns), dur=e.gpu_ns / 1e3, pid=pid, tid=tid,
+            out.append(dict(name=e.name, cat=e.kind, ph="X", ts=us(e.gpu_t0_ns), dur=e.gpu_ns / 1e3, pid=pid, tid=tid,
                             args={"launch_us": us(e.t0_ns)}))
             continue
         if e.kind == "alloc":
