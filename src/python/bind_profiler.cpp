@@ -6,6 +6,7 @@
 #include "convert.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/profiler.hpp"
+#include "cupric/runtime/cupti.hpp"
 
 namespace cupric::py {
 
@@ -97,6 +98,15 @@ void bind_profiler(nb::module_& parent) {
       nb::arg("kind"), nb::arg("name"), nb::arg("t0"), nb::arg("t1"), nb::arg("detail") = "", nb::arg("bytes") = 0.0,
       nb::arg("device") = -1, nb::arg("stream") = 0, nb::arg("value") = 0, nb::arg("depth") = 0);
   m.def("nvtx_load", &nvtx_load, nb::arg("path"));
+  m.def(
+      "cupti_start",
+      [](const std::string& path) {
+        std::string problem;
+        const bool ok = runtime::cupti::start(path, problem);
+        return nb::make_tuple(ok, problem);
+      },
+      nb::arg("path"), "Starts CUPTI's activity records from the library at `path`: (ok, problem).");
+  m.def("cupti_active", &runtime::cupti::active);
   m.def("nvtx_push", [](const std::string& name) { nvtx_push(name.c_str()); }, nb::arg("name"));
   m.def("nvtx_pop", &nvtx_pop);
   m.def(

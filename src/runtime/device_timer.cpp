@@ -5,10 +5,12 @@
 
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
+#include "cupric/runtime/cupti.hpp"
 #include "cupric/runtime/device.hpp"
 
 namespace cupric::runtime {
@@ -18,6 +20,7 @@ namespace {
 struct Pending {
   profiler::Event event;
   CUevent start = nullptr, end = nullptr;
+  std::uint64_t correlation = 0;  // our CUPTI tag: timed by CUPTI instead of events when not 0
 };
 struct Reference {
   CUevent event = nullptr;
@@ -54,8 +57,15 @@ const Reference& reference(int device, CUstream stream) {  // under g_mutex
 }
 
 void resolve(std::vector<profiler::Event>& out) {
+  cupti::stop();  // flushes CUPTI's records first
   std::lock_guard lock(g_mutex);
   for (Pending& p : g_pending) {
+    if (p.correlation) {
+      if (auto times = cupti::take_times(p.correlation)) std::tie(p.event.gpu_t0_ns, p.event.gpu_t1_ns) = *times;
+      p.event.detail += p.event.detail.empty() ? "cupti" : " (cupti)";
+      out.push_back(std::move(p.event));
+      continue;
+    }
     const Reference& ref = g_reference.at(p.event.device);
     float from_ref = 0, duration = 0;
     if (driver().EventSynchronize(p.end) == CUDA_SUCCESS &&
@@ -74,10 +84,24 @@ void resolve(std::vector<profiler::Event>& out) {
 }
 }  // namespace
 
-void DeviceTimer::begin(CUstream stream, int device, bool capturing) {
+DeviceTimer::~DeviceTimer() {
+  if (cupti_) cupti::pop_external();
+}
+
+void DeviceTimer::begin(CUstream stream, int device, bool capturing, bool allow_cupti) {
   if (!profiler::recording() || capturing) return;
-  std::lock_guard lock(g_mutex);
   profiler::add_flush_hook(&resolve);
+  if (allow_cupti && cupti::active()) {
+    external_ = cupti::push_external();
+    cupti_ = external_ != 0;
+  }
+  if (cupti_) {
+    stream_ = stream;
+    device_ = device;
+    t0_ns_ = profiler::now_ns();
+    return;
+  }
+  std::lock_guard lock(g_mutex);
   reference(device, stream);
   start_ = take_event(device);
   stream_ = stream;
@@ -88,13 +112,20 @@ void DeviceTimer::begin(CUstream stream, int device, bool capturing) {
 
 void DeviceTimer::end(profiler::EventKind kind, std::string name, std::string detail, double bytes,
                       std::uint64_t stream_serial) {
-  if (!start_) return;
-  std::lock_guard lock(g_mutex);
+  if (!start_ && !cupti_) return;
   Pending p;
-  p.start = start_;
-  p.end = take_event(device_);
-  start_ = nullptr;
-  check(driver().EventRecord(p.end, stream_), "cuEventRecord (profiler)");
+  if (cupti_) {
+    cupti_ = false;
+    cupti::pop_external();
+    p.correlation = external_;
+  }
+  std::lock_guard lock(g_mutex);
+  if (!p.correlation) {
+    p.start = start_;
+    p.end = take_event(device_);
+    start_ = nullptr;
+    check(driver().EventRecord(p.end, stream_), "cuEventRecord (profiler)");
+  }
   profiler::Event& e = p.event;
   e.kind = kind;
   e.name = std::move(name);

@@ -31,7 +31,11 @@ __all__ = ["profile", "Profile", "range", "nvtx", "benchmark"]
 class Profile:
     """A recording: events between start() and stop() (the context manager calls both)."""
 
-    def __init__(self):
+    def __init__(self, device_times="events"):
+        if device_times not in ("events", "cupti"):
+            raise ValueError(f"device_times must be 'events' or 'cupti', got {device_times!r}")
+        self.device_times = device_times
+        self.notes = []
         self.events = []
         self.start_ns = self.stop_ns = None
 
@@ -39,6 +43,11 @@ class Profile:
         if _active:
             raise RuntimeError("a cupric profile is recording already (profiles do not nest)")
         _core.take_events()  # drop anything left from a recording that ended badly
+        if self.device_times == "cupti":
+            problem = _start_cupti()
+            if problem:
+                self.device_times = "events"
+                self.notes.append(f"kernel times from CUDA events: CUPTI is not available ({problem})")
         self.start_ns = _core.now_ns()
         _active.append(self)
         _core.set_mode("record", True)
@@ -67,7 +76,9 @@ class Profile:
     def table(self, sort_by="total", group_by="op", top=None, ceilings=True):
         """Calls, total/self/mean/min/max microseconds, GB/s, GFLOP/s and the fraction of the
         roofline bound per group ("op", "kernel" or "shape"); print it or read its rows."""
-        return _table.build(self.events, sort_by=sort_by, group_by=group_by, ceilings=ceilings, top=top)
+        table = _table.build(self.events, sort_by=sort_by, group_by=group_by, ceilings=ceilings, top=top)
+        table.notes.extend(self.notes)
+        return table
 
     def metadata(self):
         return {"python": sys.version.split()[0], "machine": platform.machine(), "pid": os.getpid(),
@@ -85,9 +96,38 @@ class Profile:
         return _roofline.draw(self.table(group_by=group_by), path)
 
 
-def profile():
-    """A new Profile, recording inside a `with` block."""
-    return Profile()
+def profile(device_times="events"):
+    """A new Profile, recording inside a `with` block. device_times: how kernels and copies are
+    timed on a GPU: "events" (a pair of CUDA events around each) or "cupti" (CUPTI's activity
+    records, loaded from the nvidia-cuda-cupti wheel or a toolkit; events where it is missing)."""
+    return Profile(device_times)
+
+
+def _cupti_candidates():
+    for base in sys.path:
+        for sub, names in (("nvidia/cuda_cupti/lib", ("libcupti.so.12", "libcupti.so")),
+                           ("nvidia/cu13/lib", ("libcupti.so.13", "libcupti.so"))):
+            for name in names:
+                path = os.path.join(base, sub, name)
+                if os.path.exists(path):
+                    yield path
+    for root in filter(None, (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda")):
+        for name in ("libcupti.so.13", "libcupti.so.12", "libcupti.so"):
+            path = os.path.join(root, "extras", "CUPTI", "lib64", name)
+            if os.path.exists(path):
+                yield path
+    yield "libcupti.so"
+
+
+def _start_cupti():
+    """Starts CUPTI from the first library that loads; the problem as text, or "" when it runs."""
+    problems = []
+    for path in _cupti_candidates():
+        ok, problem = _core.cupti_start(path)
+        if ok:
+            return ""
+        problems.append(problem)
+    return problems[-1] if problems else "libcupti not found (pip install nvidia-cuda-cupti-cu12)"
 
 
 class range(contextlib.ContextDecorator):  # noqa: A001  (cu.profiler.range, as torch's record_function)

@@ -176,7 +176,7 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   const CUstream stream = current.handle();
   Handles& h = handles(index_, stream, false);
   runtime::DeviceTimer timer;  // the profiler's library-call record: nothing unless it records
-  timer.begin(stream, index_, current.is_capturing());
+  timer.begin(stream, index_, current.is_capturing(), false);  // cuBLAS launches several kernels: events
   const GemmSide A = gemm_side(*this, a), B = gemm_side(*this, b);
   const std::int64_t batch = out.size() / (m * n);
   const bool single = t == DType::float32 || t == DType::float16 || t == DType::bfloat16 || t == DType::complex64;

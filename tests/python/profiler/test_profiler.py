@@ -175,3 +175,17 @@ def test_profile_command_writes_table_trace_and_picture(tmp_path):
     assert sum(e["name"] == "matmul" for e in trace["traceEvents"]) == 3
     if "--no-roofline" not in args:
         assert (tmp_path / "run.png").stat().st_size > 10_000
+
+
+def test_cupti_that_cannot_start_falls_back_to_events_with_a_note(monkeypatch):
+    from cupric import profiler
+
+    monkeypatch.setattr(profiler, "_cupti_candidates", lambda: iter(["/nonexistent/libcupti.so.12"]))
+    x = cu.ones(8)
+    with cu.profiler.profile(device_times="cupti") as prof:
+        x + x
+    assert prof.device_times == "events"
+    assert "CUPTI is not available (cannot load /nonexistent/libcupti.so.12" in str(prof.table(ceilings=False))
+    assert not cu._cupric._profiler.cupti_active()
+    with pytest.raises(ValueError, match="device_times must be 'events' or 'cupti', got 'nsight'"):
+        cu.profiler.profile(device_times="nsight")

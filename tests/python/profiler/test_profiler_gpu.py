@@ -59,6 +59,28 @@ def test_kernel_times_agree_with_cuda_events_within_ten_percent():
     assert np.median(profiled) == pytest.approx(np.median(measured), rel=0.10)
 
 
+def test_cupti_kernel_times_agree_with_cuda_events_within_ten_percent():
+    x = _big()
+    y = cu.empty_like(x)
+    for _ in range(3):
+        cu.multiply(x, 2.0, out=y)
+    cu.cuda.Device(0).synchronize()
+    timed = {}
+    for mode in ("cupti", "events"):
+        with cu.profiler.profile(device_times=mode) as prof:
+            for _ in range(10):
+                cu.multiply(x, 2.0, out=y)
+        if prof.device_times != mode:
+            pytest.skip("; ".join(prof.notes))  # the GPU machine lacks libcupti: install nvidia-cuda-cupti
+        kernels = [e for e in prof.events if e.kind == "kernel"]
+        assert len(kernels) == 10 and all(e.gpu_ns > 0 for e in kernels)
+        assert all("cupti" in e.detail for e in kernels) == (mode == "cupti")
+        timed[mode] = float(np.median([e.gpu_ns for e in kernels]))
+        op = next(r for r in prof.table() if r["name"] == "multiply")
+        assert op["timing"] == "device"
+    assert timed["cupti"] == pytest.approx(timed["events"], rel=0.10)
+
+
 def test_compiles_are_recorded_with_their_outcome(cache_dir):
     x = cu.asarray(RNG.random(1000).astype(np.float16), device="cuda:0")
     with cu.profiler.profile() as prof:
