@@ -154,7 +154,9 @@ def test_max_duration_stops_early():
 
 
 def test_profile_command_writes_table_trace_and_picture(tmp_path):
+    import importlib.util
     import json
+    import os
     import subprocess
     import sys
 
@@ -163,11 +165,10 @@ def test_profile_command_writes_table_trace_and_picture(tmp_path):
                       "    y = cu.matmul(x, x) + 1\n")
     out = tmp_path / "run"
     args = [sys.executable, "-m", "cupric.profile", "--out", str(out), str(script), "3"]
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("matplotlib") is None:  # not imported here: it would write into HOME
         args.insert(3, "--no-roofline")
-    done = subprocess.run(args, capture_output=True, text=True, check=True)
+    env = {**os.environ, "MPLCONFIGDIR": str(tmp_path / "mpl")}  # matplotlib's font cache stays out of HOME
+    done = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     assert "matmul" in done.stdout and "add" in done.stdout
     rows = [line.split() for line in (tmp_path / "run.txt").read_text().splitlines()[2:]]
     assert {r[0]: int(r[2]) for r in rows}["matmul"] == 3

@@ -49,7 +49,8 @@ def test_json_export_has_every_event(prof, tmp_path):
     assert mm["inputs"][0] == {"shape": [256, 256], "dtype": "float64", "weak": False}
 
 
-def test_roofline_png_is_written(prof, tmp_path):
+def test_roofline_png_is_written(prof, tmp_path, monkeypatch):
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mpl"))  # matplotlib's font cache stays out of HOME
     pytest.importorskip("matplotlib")
     path = prof.roofline(tmp_path / "roof.png")
     data = path.read_bytes()
