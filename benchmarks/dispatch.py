@@ -1,6 +1,6 @@
 """Per-call host cost of small eager operations: cupric beside NumPy, in one process.
 
-    python benchmarks/dispatch.py [--device cpu|cuda] [--repeat N] [--markdown]
+    python benchmarks/dispatch.py [--device cpu|cuda] [--repeat N] [--markdown] [--profile]
 
 For arrays of 1 and 1000 float64 elements, times x+x, x+1, 1.5*x, cu.exp(x), x.sum(), x[0] and
 x.reshape(...) and prints the per-call time in microseconds (best of several batches, so a
@@ -8,7 +8,11 @@ scheduler hiccup does not count) and the ratio cupric / NumPy (lower is better f
 With --device cuda the cupric arrays live on the GPU: batches are 500 calls (below the driver's
 launch queue depth, so the host is never held up by the GPU) and the stream is synchronised
 between batches, outside the timing, so the figure is the host cost of an asynchronous launch.
+With --profile every cupric batch runs inside cu.profiler.profile() (the recording's cost per op;
+the events are taken out after each batch, outside the timing).
 """
+
+import contextlib
 
 import argparse
 import platform
@@ -19,17 +23,18 @@ import cupric as cu
 import numpy as np
 
 
-def per_call_us(fn, calls, batches, sync=None):
+def per_call_us(fn, calls, batches, sync=None, around=contextlib.nullcontext):
     for _ in range(max(100, calls // 10)):  # warm-up: caches, kernel tables, lazy init
         fn()
     if sync:
         sync()
     best = float("inf")
     for _ in range(batches):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        dt = time.perf_counter() - t0
+        with around():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            dt = time.perf_counter() - t0
         if sync:
             sync()
         best = min(best, dt)
@@ -55,6 +60,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=None, help="batches per case, the best is kept (7; cuda 40)")
     ap.add_argument("--calls", type=int, default=None, help="calls per batch (20000; cuda 500)")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--profile", action="store_true", help="time cupric's calls inside cu.profiler.profile()")
     args = ap.parse_args()
     sync = None
     if args.device != "cpu":
@@ -62,7 +68,8 @@ def main():
     args.calls = args.calls or (20000 if sync is None else 500)
     args.repeat = args.repeat or (7 if sync is None else 40)
     print(f"cupric {cu.__version__} vs NumPy {np.__version__} on {platform.machine()}, "
-          f"python {sys.version.split()[0]}, cupric device {args.device}")
+          f"python {sys.version.split()[0]}, cupric device {args.device}"
+          + (", inside cu.profiler.profile()" if args.profile else ""))
     head = ("n", "op", "NumPy us", "cupric us", "cupric/NumPy")
     if args.markdown:
         print("| " + " | ".join(head) + " |")
@@ -72,7 +79,8 @@ def main():
     for n in (1, 1000):
         for label, np_fn, cu_fn in cases(n, args.device):
             t_np = per_call_us(np_fn, args.calls, args.repeat)
-            t_cu = per_call_us(cu_fn, args.calls, args.repeat, sync)
+            around = cu.profiler.profile if args.profile else contextlib.nullcontext
+            t_cu = per_call_us(cu_fn, args.calls, args.repeat, sync, around)
             if args.markdown:
                 print(f"| {n} | `{label}` | {t_np:.2f} | {t_cu:.2f} | {t_cu / t_np:.2f} |")
             else:

@@ -52,6 +52,11 @@ struct LinAlgError : ValueError {
   using ValueError::ValueError;
 };
 
+/// An op produced NaN or Inf while cupric.debug.check_finite is on: Python's FloatingPointError.
+struct FloatingPointError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// Builds a message from pieces: cat("cannot broadcast shapes ", a, " and ", b).
 template <class... Ts>
 std::string cat(Ts&&... parts) {

@@ -5,6 +5,8 @@
     (x * 2 + 1).sum()
 """
 
+import os as _os
+
 from . import _cupric
 from ._cupric import *  # noqa: F401,F403  (ufuncs, ndarray, creation functions)
 from ._cupric import Device, ndarray, ufunc  # noqa: F401
@@ -47,6 +49,8 @@ _install_pickle()
 _install_methods(ndarray)  # x.take, x.repeat, x.fill, x.tobytes, ... (NumPy's ndarray methods)
 _install_dask()  # Dask's dispatch tables, when (or once) dask.array is imported
 _cupric._cpu_dispatch()  # picks the CPU kernels' variant now: a bad CUPRIC_CPU_TARGETS fails the import
+if _os.environ.get("CUPRIC_SYNC", "0") != "0" or _os.environ.get("CUPRIC_CHECK_FINITE", "0") != "0":
+    from . import debug as _debug  # noqa: F401  (turns the modes on)
 
 
 def __getattr__(name):
@@ -55,7 +59,7 @@ def __getattr__(name):
         value = _dtypes.lookup(name)
         globals()[name] = value
         return value
-    if name in ("testing", "typing", "lib"):  # numpy.testing's checks for cupric arrays; the signatures' types
+    if name in ("testing", "typing", "lib", "profiler", "debug"):  # numpy.testing's checks for cupric arrays; the signatures' types
         import importlib
 
         return importlib.import_module(f"cupric.{name}")
@@ -67,4 +71,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile"})
+    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile", "profiler", "debug"})

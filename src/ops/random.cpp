@@ -6,6 +6,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 
 namespace cupric {
 
@@ -16,12 +17,14 @@ std::uint64_t random_blocks(RandomDistribution dist, DType t, std::int64_t n) {
 }
 
 Array Generator::draw(RandomRequest request, const Shape& shape, DType dtype, Device device) {
+  profiler::OpScope profiled(profiler::OpModel::copy, "random", {});
   Array out = Array::empty(shape, dtype, device);
   if (out.size() == 0) return out;
   request.key = key_;
   request.counter = counter_;
   backend_for(device).random(request, out);
   counter_ += random_blocks(request.dist, dtype, out.size());
+  profiled.output(out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"
 #include "cupric/reduction_table.hpp"
@@ -254,7 +255,10 @@ Array arg_extreme(ArgReduceOp op, const char* what, const Array& a, std::optiona
 Array reduce(ReduceOp op, const Array& a, const ReduceOptions& o) {
   const ReductionRow& row = reduction_row(op);
   const bool has_identity = row.identity == cu::Identity::zero || row.identity == cu::Identity::one;
-  return has_identity ? reduce_with_identity(row, a, o) : reduce_extreme(row, a, o);
+  profiler::OpScope profiled(profiler::OpModel::reduction, row.name, {&a});
+  Array r = has_identity ? reduce_with_identity(row, a, o) : reduce_extreme(row, a, o);
+  profiled.output(r);
+  return r;
 }
 
 Array sum(const Array& a, const ReduceOptions& o) { return reduce(ReduceOp::sum, a, o); }
@@ -289,10 +293,16 @@ Array count_nonzero(const Array& a, const Axes& axis, bool keepdims) {
 }
 
 Array argmin(const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
-  return arg_extreme(ArgReduceOp::argmin, "argmin", a, axis, keepdims, out);
+  profiler::OpScope profiled(profiler::OpModel::reduction, "argmin", {&a});
+  Array r = arg_extreme(ArgReduceOp::argmin, "argmin", a, axis, keepdims, out);
+  profiled.output(r);
+  return r;
 }
 Array argmax(const Array& a, std::optional<int> axis, bool keepdims, const Array& out) {
-  return arg_extreme(ArgReduceOp::argmax, "argmax", a, axis, keepdims, out);
+  profiler::OpScope profiled(profiler::OpModel::reduction, "argmax", {&a});
+  Array r = arg_extreme(ArgReduceOp::argmax, "argmax", a, axis, keepdims, out);
+  profiled.output(r);
+  return r;
 }
 
 }  // namespace cupric

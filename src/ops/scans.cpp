@@ -1,6 +1,7 @@
 // scans.cpp — cumsum, cumprod (NumPy) and cumulative_sum, cumulative_prod (Array API 2024.12):
 // axis handling, accumulation dtypes, include_initial and out=; the backend runs the scan.
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/reduction_table.hpp"
 #include "reduction_internal.hpp"
@@ -13,6 +14,7 @@ using namespace detail;
 Array scan_impl(ScanOp op, const char* what, const Array& a, const ScanOptions& o, bool array_api) {
   if (array_api && !o.axis && a.ndim() > 1)
     throw ValueError("For arrays which have more than one dimension ``axis`` argument is required.");
+  profiler::OpScope profiled(profiler::OpModel::scan, what, {&a});
   Array src = a;
   int ax = 0;
   if (!o.axis || a.ndim() == 0) {
@@ -50,8 +52,12 @@ Array scan_impl(ScanOp op, const char* what, const Array& a, const ScanOptions& 
     body = r.view(src.shape(), r.strides(), r.offset() + r.strides()[ax]);
   }
   if (src.size()) backend_for(a.device()).scan(op, src, body, ax);
-  if (!o.out.defined()) return r;
+  if (!o.out.defined()) {
+    profiled.output(r);
+    return r;
+  }
   copy_into(r, o.out);
+  profiled.output(o.out);
   return o.out;
 }
 }  // namespace

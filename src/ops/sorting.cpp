@@ -4,6 +4,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/indexing.hpp"
 #include "cupric/manipulation.hpp"
 #include "cupric/reduction.hpp"
@@ -16,6 +17,7 @@ namespace {
 /// Sorts (values and/or indices) along `axis` of `a`; returns {values, indices} in a's layout.
 std::pair<Array, Array> sort_along(const Array& a, std::optional<int> axis, bool descending, bool want_values,
                                    bool want_indices) {
+  profiler::OpScope profiled(profiler::OpModel::sort, want_values ? "sort" : "argsort", {&a});
   Array src = a;
   int ax = 0;
   if (!axis) {
@@ -29,7 +31,9 @@ std::pair<Array, Array> sort_along(const Array& a, std::optional<int> axis, bool
   Array indices = want_indices ? Array::empty(moved.shape(), DType::int64, a.device()) : Array();
   if (moved.size()) backend_for(a.device()).sort(moved, values, indices, descending);
   auto back = [&](const Array& r) { return !r.defined() || ax == last ? r : moveaxis(r, {last}, {ax}); };
-  return {back(values), back(indices)};
+  std::pair<Array, Array> result{back(values), back(indices)};
+  profiled.output(want_values ? result.first : result.second);
+  return result;
 }
 
 /// `a` converted to `t` (itself when it has it already).

@@ -8,6 +8,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"
 
@@ -186,6 +187,7 @@ const UfuncLoop& resolve_loop(const Ufunc& uf, const std::vector<Array>& inputs,
 }
 
 Array apply_ufunc(const Ufunc& uf, std::span<const Array* const> inputs_in, const UfuncOptions& options) {
+  profiler::OpScope profiled(profiler::OpModel::elementwise, uf.name.c_str(), inputs_in);
   const UfuncLoop& loop = resolve_loop(uf, inputs_in, options.dtype);
   if (auto answer = out_of_range_comparison(uf, loop, inputs_in)) {  // x == x is true for integers
     const Array& x = inputs_in[0]->weak() == WeakKind::none ? *inputs_in[0] : *inputs_in[1];
@@ -227,6 +229,7 @@ Array apply_ufunc(const Ufunc& uf, std::span<const Array* const> inputs_in, cons
   operands[nop++] = &out;
   if (where) operands[nop++] = where;
   backend_for(device).elementwise(uf, loop, elementwise_plan(std::span(operands.data(), nop), shape), where != nullptr);
+  profiled.output(out);
   return out;
 }
 

@@ -131,6 +131,8 @@ void translate_cupric_error(const std::exception_ptr& p) {
     PyErr_SetString(PyExc_BufferError, e.what());
   } catch (const MemoryError& e) {
     PyErr_SetString(PyExc_MemoryError, e.what());
+  } catch (const FloatingPointError& e) {
+    PyErr_SetString(PyExc_FloatingPointError, e.what());
   }
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/runtime/cache_files.hpp"
 #include "runtime/sha256.hpp"
 
@@ -260,6 +261,10 @@ void CompileCache::remember(const std::string& id, Value value) {
 
 CompileCache::Value CompileCache::get(ArtifactKind kind, const std::string& key) {
   check_key(key);
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
+  auto profiled = [&](const char* outcome) {  // the profiler's compile records: lookups, hit or miss
+    if (t0) profiler::record_span(profiler::EventKind::compile, cat("cache ", artifact_kind_name(kind)), t0, outcome);
+  };
   const std::string id = memory_id(kind, key);
   {
     std::lock_guard lock(mutex_);
@@ -267,6 +272,7 @@ CompileCache::Value CompileCache::get(ArtifactKind kind, const std::string& key)
     if (it != memory_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second.position);
       ++stats_.memory_hits;
+      profiled("hit memory");
       return it->second.value;
     }
   }
@@ -287,6 +293,7 @@ CompileCache::Value CompileCache::get(ArtifactKind kind, const std::string& key)
   }
   if (read == Read::rejected)
     warn(cat("deleted the compile cache entry ", path, ": ", problem, "; it will be rebuilt"));
+  profiled(read == Read::hit ? "hit disk" : "miss");
   return read == Read::hit ? value : nullptr;
 }
 

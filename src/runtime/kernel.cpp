@@ -9,6 +9,7 @@
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
+#include "cupric/runtime/device_timer.hpp"
 
 namespace cupric::runtime {
 using namespace cupric::cuda;
@@ -151,6 +152,9 @@ void launch(CUstream stream, StreamState* state, const LaunchConfig& c, const Ke
     throw ValueError(cat("kernel '", k.name(), "' was loaded on device ", k.device(), " but the stream is on device ",
                          state->device));
   Device(k.device()).activate();
+  DeviceTimer timer;  // device times for the profiler: nothing unless it records
+  if (profiler::recording()) [[unlikely]]
+    timer.begin(stream, k.device(), state && state->capturing);
   const DriverApi& d = driver();
   const char* op = "cuLaunchKernel";
   CUresult rc = c.uses_extended_launch()
@@ -159,6 +163,9 @@ void launch(CUstream stream, StreamState* state, const LaunchConfig& c, const Ke
                                      c.shared_memory, stream, args.params(), nullptr);
   if (rc != CUDA_SUCCESS) [[unlikely]]
     launch_failed(rc, op, c, k);
+  if (timer.active()) [[unlikely]]
+    timer.end(profiler::EventKind::kernel, k.name(), cat("grid ", dims(c.grid), " block ", dims(c.block)), 0,
+              state ? state->serial : 0);
   if (!state) return;
   const LaunchSiteHook site = launch_site_hook();
   state->launches.record(k.interned_name(), site ? site() : nullptr);  // for fault reports

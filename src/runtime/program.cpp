@@ -7,6 +7,7 @@
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/runtime/compile_cache.hpp"
 #include "cupric/runtime/device.hpp"
 
@@ -175,6 +176,11 @@ std::string Program::cache_key(CodeKind target, const std::vector<std::string>& 
 }
 
 ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& name_expressions, bool use_cache) const {
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
+  auto profiled = [&](const char* outcome, std::size_t bytes) {  // the profiler's compile record
+    if (t0) profiler::record_span(profiler::EventKind::compile, "nvrtc " + name_, t0, outcome, 0, -1, 0,
+                                  static_cast<std::int64_t>(bytes));
+  };
   const NvrtcApi& api = nvrtc();
   std::string arch = resolved_arch();
   std::vector<std::string> args = nvrtc_arguments(options_, target, arch);
@@ -185,7 +191,10 @@ ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& nam
     if (auto hit = cache.get(ArtifactKind::nvrtc, key)) {
       std::map<std::string, std::string> lowered;
       std::string log, code;
-      if (deserialize(*hit, lowered, log, code)) return ObjectCode(target, std::move(code), name_, lowered, log);
+      if (deserialize(*hit, lowered, log, code)) {
+        profiled("cached", code.size());
+        return ObjectCode(target, std::move(code), name_, lowered, log);
+      }
     }
   }
   ProgramHandle h{api};
@@ -213,6 +222,7 @@ ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& nam
   }
   std::string code = output(api, h.prog, target);
   if (use_cache) cache.put(ArtifactKind::nvrtc, key, serialize(lowered, log, code));
+  profiled("compiled", code.size());
   return ObjectCode(target, std::move(code), name_, std::move(lowered), std::move(log));
 }
 

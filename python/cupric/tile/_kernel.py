@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from .._cupric import _profiler
 from . import _cuda, _globals, _index
 from . import _interp as I
 from ._callables import Constant, Launchable, Specialisations, TileFunction, freeze, function, is_constant
@@ -378,9 +379,12 @@ class Kernel(Launchable):
 
     @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
+        t0 = _profiler.now_ns() if _profiler.mode("record") else 0  # cu.profiler's tile_launch record
         # the fast path: one C++ call when the arguments fit a launch plan (positional, no kwargs)
         if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
             self._run(grid, stream, interpret, self._bind(args, kwargs), tried=not (interpret or kwargs))
+        if t0:
+            _profiler.record("tile_launch", self.fn.__name__, t0, _profiler.now_ns(), f"grid {grid}")
 
     def _plans_for(self, num_threads):
         if num_threads is None or int(num_threads) == self.num_threads:

@@ -19,6 +19,7 @@
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
+#include "cupric/runtime/device_timer.hpp"
 #include "cupric/runtime/memory.hpp"
 #include "cupric/runtime/stream.hpp"
 #include "cupric/runtime/compile_cache.hpp"
@@ -265,6 +266,8 @@ void CudaBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes)
   runtime::activate_device(index_);
   const auto* from = static_cast<const char*>(src);
   const auto to = reinterpret_cast<cuda::CUdeviceptr>(dst);
+  runtime::DeviceTimer timer;  // the profiler's transfer record: nothing unless it records
+  timer.begin(s.handle(), index_, s.is_capturing());
   // large copies go through pinned blocks: the host returns without waiting for queued work
   // (a pageable copy would), and each block is reused once its DMA has run
   const bool staged = nbytes >= kStageMin && !s.is_capturing();
@@ -281,6 +284,7 @@ void CudaBackend::copy_from_host(void* dst, const void* src, std::size_t nbytes)
     if (rc != cuda::CUDA_SUCCESS) s.synchronize();  // a sticky error: report the kernel that caused it
     cuda::check(rc, "cuMemcpyHtoDAsync");
   }
+  timer.end(profiler::EventKind::transfer, "copy HtoD", "HtoD", static_cast<double>(nbytes), s.serial());
 }
 
 void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
@@ -289,6 +293,9 @@ void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
   runtime::activate_device(index_);
   auto* to = static_cast<char*>(dst);
   const auto from = reinterpret_cast<cuda::CUdeviceptr>(src);
+  runtime::DeviceTimer timer;  // the profiler's transfer record: nothing unless it records
+  timer.begin(s.handle(), index_, s.is_capturing());
+  auto done = [&] { timer.end(profiler::EventKind::transfer, "copy DtoH", "DtoH", static_cast<double>(nbytes), s.serial()); };
   auto fail = [&](cuda::CUresult rc) {
     if (rc == cuda::CUDA_SUCCESS) return;
     s.synchronize();  // a sticky error: report the kernel that caused it
@@ -296,6 +303,7 @@ void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
   };
   if (nbytes < kStageMin || s.is_capturing()) {
     fail(cuda::driver().MemcpyDtoHAsync(to, from, nbytes, s.handle()));
+    done();
     s.synchronize();  // the host reads it next
     return;
   }
@@ -314,6 +322,7 @@ void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
     landed[k % 2].synchronize();
     std::memcpy(to + k * kChunk, blocks[k % 2].ptr, length(k));
   }
+  done();
 }
 
 void CudaBackend::synchronize() { Stream::current(index_).synchronize(); }

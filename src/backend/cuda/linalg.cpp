@@ -14,6 +14,7 @@
 #include "cupric/errors.hpp"
 #include "cupric/linalg.hpp"
 #include "cupric/runtime/device.hpp"
+#include "cupric/runtime/device_timer.hpp"
 
 namespace cupric::cuda_backend {
 namespace {
@@ -171,8 +172,11 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   if (!is_inexact(t))
     throw NotImplementedError("integer matrix products have no cuBLAS routine (the ops layer composes them)");
   runtime::activate_device(index_);
-  const CUstream stream = runtime::Stream::current(index_).handle();
+  const runtime::Stream current = runtime::Stream::current(index_);
+  const CUstream stream = current.handle();
   Handles& h = handles(index_, stream, false);
+  runtime::DeviceTimer timer;  // the profiler's library-call record: nothing unless it records
+  timer.begin(stream, index_, current.is_capturing(), false);  // cuBLAS launches several kernels: events
   const GemmSide A = gemm_side(*this, a), B = gemm_side(*this, b);
   const std::int64_t batch = out.size() / (m * n);
   const bool single = t == DType::float32 || t == DType::float16 || t == DType::bfloat16 || t == DType::complex64;
@@ -192,6 +196,8 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
                                                  out.data(), type, narrow(n, "ldc"), m * n, narrow(batch, "batch"),
                                                  compute, cuda::CUBLAS_GEMM_DEFAULT),
              "cublasGemmStridedBatchedEx");
+  timer.end(profiler::EventKind::library, "cublasGemmStridedBatchedEx", cat(m, "x", n, "x", k, " batch ", batch), 0,
+            current.serial());
 }
 
 }  // namespace cupric::cuda_backend

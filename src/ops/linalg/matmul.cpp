@@ -4,6 +4,7 @@
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/indexing.hpp"
 #include "cupric/linalg.hpp"
 #include "cupric/reduction.hpp"
@@ -77,6 +78,7 @@ void check_out(const Array& out, const Shape& shape, DType dtype, Device device)
 }  // namespace
 
 Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DType> dtype) {
+  profiler::OpScope profiled(profiler::OpModel::matmul, "matmul", {&a, &b});
   for (int i = 0; i < 2; ++i)
     if ((i == 0 ? a : b).ndim() == 0)
       throw ValueError(cat("matmul: Input operand ", i, " does not have enough dimensions (has 0, gufunc core with ",
@@ -133,8 +135,12 @@ Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DTy
     }
   }
   const Array shaped = product.view(result, c_strides(result), product.offset());
-  if (!out.defined()) return shaped;
+  if (!out.defined()) {
+    profiled.output(shaped);
+    return shaped;
+  }
   copy_into(out, shaped);
+  profiled.output(out);
   return out;
 }
 
