@@ -7,6 +7,7 @@ import warnings
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from .._shape_functions import copyto as _copyto
 from . import _engine
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2",
@@ -41,9 +42,10 @@ def _points(n):
     return n
 
 
-def _dtypes(x, kind, name):
+def _dtypes(x, kind, name, passes=1):
     """(compute dtype of the input, dtype of the result) as NumPy 2 has them: complex results
-    result_type(x, 1j), real ones result_type(real(x), 1.0); float16/bfloat16 compute in float32."""
+    result_type(x, 1j), real ones result_type(real(x), 1.0), or of the complex passes before the
+    last (irfftn's float16 gives float32); float16/bfloat16 compute in float32."""
     dt = x.dtype
     if kind == "r2c":
         if dt.kind == "c":
@@ -53,13 +55,16 @@ def _dtypes(x, kind, name):
     real = {"c": {8: _dt.names.float32, 16: _dt.names.float64}.get(dt.itemsize)}.get(dt.kind, dt)
     if kind == "c2r":
         result = _c.result_type(real, 1.0)
-        return (_dt.names.complex64 if result.itemsize <= 4 else _dt.names.complex128), result
+        compute = _dt.names.complex64 if result.itemsize <= 4 else _dt.names.complex128
+        if passes > 1:
+            result = _dt.names.float32 if result.itemsize <= 4 else _dt.names.float64
+        return compute, result
     result = _c.result_type(dt, 1j)
     return result, result
 
 
 def _run(x, kind, axes, lengths, forward, norm, out, name):
-    compute, result = _dtypes(x, kind, name)
+    compute, result = _dtypes(x, kind, name, len(axes))
     y = _engine.execute(x.astype(compute, copy=False), kind, axes, lengths, forward, norm)
     if y.dtype != result:
         y = y.astype(result)
@@ -79,7 +84,7 @@ def _deliver(y, out, name):
                         "'same_kind'")
     if out.device != y.device:
         raise ValueError(f"{name}: out= is on {out.device}, the result on {y.device}")
-    _c.copyto(out, y, casting="same_kind")
+    _copyto(out, y, casting="same_kind")
     return out
 
 
