@@ -123,3 +123,13 @@ def test_gpu_out_and_streams():
         assert cu.fft.fft(x, out=out) is out
     s.synchronize()
     check(out.to_device("cpu"), np.fft.fft(a), np.complex64, 256)
+
+
+def test_cuda_layer_checks_its_operands_before_loading_cufft():
+    x = cu.ones((2, 8), dtype=cu.complex64)
+    with pytest.raises(ValueError, match="one GPU"):
+        cu._cupric._fft_cuda(x, [2, 8], "c2c", 1, True)
+    with pytest.raises(ValueError, match="unknown FFT kind 'x2y'"):
+        cu._cupric._fft_cuda(x, [2, 8], "x2y", 1, True)
+    with pytest.raises(ValueError, match="an FFT callback is"):
+        cu._cupric._fft_cuda(x, [2, 8], "c2c", 1, True, [(b"", "f")])
