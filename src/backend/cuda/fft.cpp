@@ -165,8 +165,9 @@ struct PlanRequest {
   }
 };
 
-/// A new plan; JIT LTO callbacks are attached between cufftCreate and cufftMakePlanMany64, the one
-/// moment cuFFT takes them.
+/// A new plan. JIT LTO callbacks are attached here, between cufftCreate and cufftMakePlanMany64,
+/// the one moment cuFFT takes them: this is the seam for the callbacks that cupric.fft._callbacks
+/// compiles (the caller passes them to fft_execute, and they are part of the plan's cache key).
 std::shared_ptr<FftPlan> make_plan(int device, const PlanRequest& r, std::string key) {
   const auto& api = cuda::cufft();
   auto plan = std::make_shared<FftPlan>();
