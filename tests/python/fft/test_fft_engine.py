@@ -2,12 +2,11 @@
 to give NumPy's result for every split), the 1-D passes of real n-D transforms, and the GPU path
 against the CPU (tests marked gpu)."""
 
+import cupric as cu
 import numpy as np
 import pytest
-from fft_helpers import check, random
-
-import cupric as cu
 from cupric.fft import _engine
+from fft_helpers import check, random
 
 
 @pytest.fixture
