@@ -35,6 +35,7 @@ from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import emath  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
 from .linalg._products import dot, inner, kron, matvec, outer, tensordot, trace, vdot, vecdot, vecmat  # noqa: E402,F401
 from .linalg._products import install as _install_products
 from .linalg._einsum import einsum, einsum_path  # noqa: E402,F401

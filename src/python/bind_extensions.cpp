@@ -19,6 +19,7 @@ void bind_tile(nb::module_& m);          // bind_tile.cpp: the cupric.tile compi
 void bind_cuda_backend(nb::module_& m);  // bind_cuda_backend.cpp: CUDA array kernels (tests, cache warm)
 void bind_linalg(nb::module_& m);        // bind_linalg.cpp: matmul, @, the factorisations
 void bind_profiler(nb::module_& m);      // bind_profiler.cpp: the profiler's recording core
+void bind_fft(nb::module_& m);           // bind_fft.cpp: cuFFT transforms and plan caches
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -36,6 +37,7 @@ void bind_extensions(nb::module_& m) {
   bind_cuda_backend(m);
   bind_linalg(m);
   bind_profiler(m);
+  bind_fft(m);
 }
 
 }  // namespace cupric::py
