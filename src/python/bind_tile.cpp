@@ -36,7 +36,8 @@ std::optional<Scalar> optional_scalar(nb::handle obj) {
 tile::Target target_from_name(const std::string& target) {
   if (target == "host") return tile::Target::host;
   if (target == "cuda") return tile::Target::cuda;
-  throw ValueError(cat("unknown target '", target, "' (expected 'host' or 'cuda')"));
+  if (target == "device_function") return tile::Target::device_function;
+  throw ValueError(cat("unknown target '", target, "' (expected 'host', 'cuda' or 'device_function')"));
 }
 
 void bind_builder(nb::module_& t) {
