@@ -62,6 +62,14 @@ class _CallbackFrontend(Frontend):
             return gather(base.re), gather(base.im)
         return gather(base)
 
+    def to_value(self, x, what="value"):
+        if isinstance(x, tuple) and len(x) == 2:
+            self.error(
+                f"{what}: a (real, imag) pair is not one value (tiles have no complex dtype); work on its "
+                "parts (v[0], v[1]) or multiply pairs with cmul(a, b)"
+            )
+        return super().to_value(x, what)
+
     def callback(self, tf, kind, element, operands, tile):
         """Builds the IR of a callback: for the GPU (tile=False) a scalar function whose parameters
         are the element's parts, the offset, the operands' arrays and one output array per part;
@@ -108,7 +116,7 @@ class _CallbackFrontend(Frontend):
             self.block(self.src.fdef.body, scope, top=True)
         except _Return as r:
             return r.value
-        self.error(f"the callback {tf.fn.__name__} returns nothing; it must return the new element value")
+        self.error(f"the callback {tf.fn.__name__} returns nothing; it must return the new element value", self.src.fdef)
 
     def _store(self, result, parts, outputs, tile):
         node = self.src.fdef.body[-1]
