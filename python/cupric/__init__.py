@@ -30,6 +30,7 @@ from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_
 from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
 from .linalg._products import dot, inner, kron, matvec, outer, tensordot, trace, vdot, vecdot, vecmat  # noqa: E402,F401
 from .linalg._products import install as _install_products
 from .linalg._einsum import einsum, einsum_path  # noqa: E402,F401

@@ -98,6 +98,11 @@ std::vector<std::string> fill(CusolverApi& api, void* handle) {
   CUPRIC_CUSOLVER_FUNCTIONS(CUPRIC_LOAD_ENTRY)
   return missing;
 }
+std::vector<std::string> fill(CufftApi& api, void* handle) {
+  std::vector<std::string> missing;
+  CUPRIC_CUFFT_FUNCTIONS(CUPRIC_LOAD_ENTRY)
+  return missing;
+}
 #undef CUPRIC_LOAD_ENTRY
 
 template <class Api>
@@ -226,6 +231,21 @@ const Loaded<CusolverApi>& cusolver_state() {
   return state;
 }
 
+const Loaded<CufftApi>& cufft_state() {
+  static const Loaded<CufftApi> state = [] {
+    // cuFFT of CUDA 13 is libcufft.so.12, of CUDA 12 libcufft.so.11
+    auto s = load_library<CufftApi>("libcufft", {"cu13/lib", "cufft/lib"}, "nvidia-cufft", "cuFFT",
+                                    "compute Fourier transforms on the GPU", {"12", "11"});
+    if (!s.error) {
+      s.api.GetProperty(0, &s.api.major), s.api.GetProperty(1, &s.api.minor);
+      // cuFFT 12's plain export and cuFFT 11's versioned one take the callback's symbol name
+      s.api.set_jit_callback = s.api.major >= 12 ? s.api.XtSetJITCallback : s.api.XtSetJITCallback12;
+    }
+    return s;
+  }();
+  return state;
+}
+
 template <class Api>
 const Api& get(const Loaded<Api>& state) {
   if (state.error) std::rethrow_exception(state.error);
@@ -262,6 +282,7 @@ const NvrtcApi& nvrtc() { return get(nvrtc_state()); }
 const NvJitLinkApi& nvjitlink() { return get(nvjitlink_state()); }
 const CublasApi& cublas() { return get(cublas_state()); }
 const CusolverApi& cusolver() { return get(cusolver_state()); }
+const CufftApi& cufft() { return get(cufft_state()); }
 
 const DriverApi* loaded_driver() {
   const auto& s = driver_state();

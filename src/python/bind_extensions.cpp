@@ -18,6 +18,7 @@ void bind_sort(nb::module_& m);          // bind_sort.cpp: sort, argsort, search
 void bind_tile(nb::module_& m);          // bind_tile.cpp: the cupric.tile compiler
 void bind_cuda_backend(nb::module_& m);  // bind_cuda_backend.cpp: CUDA array kernels (tests, cache warm)
 void bind_linalg(nb::module_& m);        // bind_linalg.cpp: matmul, @, the factorisations
+void bind_fft(nb::module_& m);           // bind_fft.cpp: cuFFT transforms and plan caches
 void bind_fft_callbacks(nb::module_& m);  // bind_fft_callbacks.cpp: cuFFT callbacks from tile functions
 
 void bind_extensions(nb::module_& m) {
@@ -35,6 +36,7 @@ void bind_extensions(nb::module_& m) {
   bind_tile(m);
   bind_cuda_backend(m);
   bind_linalg(m);
+  bind_fft(m);
   bind_fft_callbacks(m);
 }
 

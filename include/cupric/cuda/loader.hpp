@@ -22,6 +22,8 @@ const NvJitLinkApi& nvjitlink();
 /// first GPU product / factorisation; LibraryNotFoundError names the pip package when missing.
 const CublasApi& cublas();
 const CusolverApi& cusolver();
+/// cuFFT (pip wheel nvidia-cufft, or a toolkit), loaded at the first GPU transform.
+const CufftApi& cufft();
 
 /// True when the driver loads, initialises and sees at least one GPU. Never throws.
 bool is_available();

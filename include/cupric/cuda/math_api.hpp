@@ -1,6 +1,6 @@
-// cupric/cuda/math_api.hpp — our own declarations of the cuBLAS and cuSOLVER (dense, 64-bit
-// generic API) entry points cupric calls, from NVIDIA's documented C APIs; the loader fills the
-// tables at first use (loader.hpp: cublas(), cusolver()).
+// cupric/cuda/math_api.hpp — our own declarations of the cuBLAS, cuSOLVER (dense, 64-bit
+// generic API) and cuFFT entry points cupric calls, from NVIDIA's documented C APIs; the loader
+// fills the tables at first use (loader.hpp: cublas(), cusolver(), cufft()).
 #pragma once
 
 #include <cstddef>
@@ -109,6 +109,57 @@ constexpr int CUBLAS_GEMM_DEFAULT = -1;
   X(Zungqr, cusolverDnZungqr, true, cusolverStatus_t,                                                                  \
     (cusolverDnHandle_t, int, int, int, void*, int, const void*, void*, int, int*))
 
+// cuFFT: plans are int handles; cufftType and the direction, cufftXtCallbackType (the JIT LTO
+// callbacks' kinds), libraryPropertyType for the version.
+using cufftHandle = int;
+using cufftResult = int;
+constexpr int CUFFT_SUCCESS = 0;
+enum cufftType : int {
+  CUFFT_R2C = 0x2a,
+  CUFFT_C2R = 0x2c,
+  CUFFT_C2C = 0x29,
+  CUFFT_D2Z = 0x6a,
+  CUFFT_Z2D = 0x6c,
+  CUFFT_Z2Z = 0x69,
+};
+constexpr int CUFFT_FORWARD = -1;
+constexpr int CUFFT_INVERSE = 1;
+enum cufftXtCallbackType : int {
+  CUFFT_CB_LD_COMPLEX = 0x0,
+  CUFFT_CB_LD_COMPLEX_DOUBLE = 0x1,
+  CUFFT_CB_LD_REAL = 0x2,
+  CUFFT_CB_LD_REAL_DOUBLE = 0x3,
+  CUFFT_CB_ST_COMPLEX = 0x4,
+  CUFFT_CB_ST_COMPLEX_DOUBLE = 0x5,
+  CUFFT_CB_ST_REAL = 0x6,
+  CUFFT_CB_ST_REAL_DOUBLE = 0x7,
+};
+
+// The exec functions take cufftComplex*/cufftReal* (and the double forms); void* here. The JIT LTO
+// callback setter (cuFFT 11.5+) changed signature with CUDA 13: cuFFT 12 (CUDA 13) exports the
+// form with a symbol name as cufftXtSetJITCallback, cuFFT 11 (CUDA 12.8+) as
+// __cufftXtSetJITCallback_12_7 (its plain symbol is the older form without the name).
+#define CUPRIC_CUFFT_FUNCTIONS(X)                                                                                 \
+  X(Create, cufftCreate, true, cufftResult, (cufftHandle*))                                                      \
+  X(Destroy, cufftDestroy, true, cufftResult, (cufftHandle))                                                     \
+  X(SetStream, cufftSetStream, true, cufftResult, (cufftHandle, CUstream))                                       \
+  X(SetAutoAllocation, cufftSetAutoAllocation, true, cufftResult, (cufftHandle, int))                            \
+  X(SetWorkArea, cufftSetWorkArea, true, cufftResult, (cufftHandle, void*))                                      \
+  X(MakePlanMany64, cufftMakePlanMany64, true, cufftResult,                                                      \
+    (cufftHandle, int, long long*, long long*, long long, long long, long long*, long long, long long, int,     \
+     long long, std::size_t*))                                                                                   \
+  X(ExecC2C, cufftExecC2C, true, cufftResult, (cufftHandle, void*, void*, int))                                  \
+  X(ExecZ2Z, cufftExecZ2Z, true, cufftResult, (cufftHandle, void*, void*, int))                                  \
+  X(ExecR2C, cufftExecR2C, true, cufftResult, (cufftHandle, void*, void*))                                       \
+  X(ExecD2Z, cufftExecD2Z, true, cufftResult, (cufftHandle, void*, void*))                                       \
+  X(ExecC2R, cufftExecC2R, true, cufftResult, (cufftHandle, void*, void*))                                       \
+  X(ExecZ2D, cufftExecZ2D, true, cufftResult, (cufftHandle, void*, void*))                                       \
+  X(GetProperty, cufftGetProperty, true, cufftResult, (int, int*))                                               \
+  X(XtSetJITCallback, cufftXtSetJITCallback, false, cufftResult,                                                 \
+    (cufftHandle, const char*, const void*, std::size_t, int, void**))                                           \
+  X(XtSetJITCallback12, __cufftXtSetJITCallback_12_7, false, cufftResult,                                        \
+    (cufftHandle, const char*, const void*, std::size_t, int, void**))
+
 struct CublasApi {
 #define CUPRIC_DECLARE_ENTRY(member, symbol, required, ret, params) ret(*member) params = nullptr;
   CUPRIC_CUBLAS_FUNCTIONS(CUPRIC_DECLARE_ENTRY)
@@ -121,6 +172,15 @@ struct CusolverApi {
   CUPRIC_CUSOLVER_FUNCTIONS(CUPRIC_DECLARE_ENTRY)
 #undef CUPRIC_DECLARE_ENTRY
   int major = 0, minor = 0;
+};
+
+struct CufftApi {
+#define CUPRIC_DECLARE_ENTRY(member, symbol, required, ret, params) ret(*member) params = nullptr;
+  CUPRIC_CUFFT_FUNCTIONS(CUPRIC_DECLARE_ENTRY)
+#undef CUPRIC_DECLARE_ENTRY
+  int major = 0, minor = 0;
+  /// The JIT LTO callback setter with a symbol name (either export above), or null.
+  cufftResult (*set_jit_callback)(cufftHandle, const char*, const void*, std::size_t, int, void**) = nullptr;
 };
 
 }  // namespace cupric::cuda
