@@ -1,10 +1,8 @@
 // cupric/fft_callbacks.hpp — cuFFT's JIT LTO callbacks made from tile functions: the CUDA source
-// that wraps a tile `device_function` in cuFFT's load / store callback signature, and attaching
-// compiled callbacks to a plan between cufftCreate and cufftMakePlan*.
+// that wraps a tile `device_function` in cuFFT's load / store callback signature, and its
+// cufftXtCallbackType. (The plan layer, src/backend/cuda/fft.cpp, attaches the compiled callbacks.)
 #pragma once
 
-#include <cstddef>
-#include <span>
 #include <string>
 
 #include "cupric/dtype.hpp"
@@ -27,27 +25,8 @@ int cufft_callback_type(CallbackKind kind, DType element);
 /// order: the element's parts (one scalar of element's real dtype, or two: real and imaginary),
 /// the offset (int64 scalar), the operand arrays, and one output array of one element per part.
 /// Operand k is read from the caller-info words: its data pointer, its extents, then its strides
-/// in elements (caller_info_words lays them out).
+/// in elements (cupric.fft._callbacks.Callback.caller_info lays them out).
 std::string callback_source(const tile::Function& f, const std::string& function_source, CallbackKind kind,
                             DType element, const std::string& symbol);
-
-/// One compiled callback for a plan. cuFFT keeps `&caller_info` (its per-GPU array of one), so an
-/// entry must live as long as the plan it is attached to.
-struct FftCallback {
-  std::string ltoir;           ///< the callback compiled to LTO-IR (nvrtcGetLTOIR)
-  std::string symbol;          ///< its name in the source (C++, not extern "C": cuFFT mangles it)
-  int type = 0;                ///< cufftXtCallbackType (cufft_callback_type)
-  void* caller_info = nullptr;  ///< device pointer to the operands' words, or null without operands
-};
-
-/// cuFFT's JIT callback setter that takes a symbol name: `cufftXtSetJITCallback` of cuFFT 12
-/// (CUDA 13), `__cufftXtSetJITCallback_12_7` of cuFFT 11.5+; null where the library has neither.
-using SetJitCallback = int (*)(int plan, const char* symbol, const void* ltoir, std::size_t size, int type,
-                               void** caller_info);
-
-/// Attaches each callback to `plan`, after cufftCreate and before cufftMakePlan*, as cuFFT requires.
-/// A null setter is a NotImplementedError naming the cuFFT version needed; a failed call a
-/// RuntimeError with cuFFT's status and the callback's symbol.
-void attach_callbacks(SetJitCallback set_jit, int plan, std::span<FftCallback> callbacks);
 
 }  // namespace cupric::fft

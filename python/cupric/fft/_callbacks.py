@@ -37,10 +37,13 @@ def cmul(a, b):
 
 
 class _ComplexOperand:
-    """A complex operand inside the compiler: its real and imaginary parts, two array parameters."""
+    """A complex operand inside the compiler: its real and imaginary parts, two array parameters
+    (`h.shape` and `h.ndim` as an array's)."""
 
-    def __init__(self, re, im):
+    def __init__(self, fe, re, im):
         self.re, self.im = re, im
+        self.ndim = re.ndim
+        self.shape = tuple(fe.wrap(fe.b.array_dim(re.id, d)) for d in range(re.ndim))
 
 
 class _CallbackFrontend(Frontend):
@@ -88,7 +91,7 @@ class _CallbackFrontend(Frontend):
         for k, (dtype, ndim) in enumerate(operands):
             if np.dtype(dtype).kind == "c":
                 r = _dt.as_dtype(dtype).name.replace("complex64", "float32").replace("complex128", "float64")
-                args.append(_ComplexOperand(*(self.wrap(b.param_array(f"h{k}{s}", r, ndim)) for s in "ri")))
+                args.append(_ComplexOperand(self, *(self.wrap(b.param_array(f"h{k}{s}", r, ndim)) for s in "ri")))
             else:
                 args.append(self.wrap(b.param_array(f"h{k}", dtype, ndim)))
         outputs = [self.wrap(b.param_array(f"out{p}", real, 1)) for p in range(parts)]
@@ -231,16 +234,10 @@ class Callback:
             info = _tile.compile_host(f.emit("host")["source"], include_dir())
             self._cpu = _tile.HostLauncher(info["key"], f)
         flat = x.reshape(-1)  # a copy only where x is not C-contiguous
-        ins = _parts(flat)
-        outs = [_c.empty(flat.shape, dtype=ins[0].dtype) for _ in ins]
-        args = [a for op in operands for a in _parts(op)]
-        if flat.size:
-            self._cpu.launch((-(-flat.size // _CPU_BLOCK), 1, 1), *ins, *args, *outs)
-        if len(outs) == 1:
-            return outs[0].reshape(x.shape)
         out = _c.empty(flat.shape, dtype=x.dtype)
-        out.real[...] = outs[0]
-        out.imag[...] = outs[1]
+        args = [a for op in operands for a in _parts(op)]
+        if flat.size:  # the kernel writes the parts straight into the result's real / imag views
+            self._cpu.launch((-(-flat.size // _CPU_BLOCK), 1, 1), *_parts(flat), *args, *_parts(out))
         return out.reshape(x.shape)
 
 

@@ -1,9 +1,8 @@
 // fft_callbacks.cpp — cuFFT's JIT LTO callbacks from tile functions: the wrapper with cuFFT's
-// callback signature around a tile `device_function` (compiled to LTO-IR by NVRTC in Python), and
-// attaching compiled callbacks to a plan through the setter the cuFFT loader resolved.
+// callback signature around a tile `device_function` (compiled to LTO-IR by NVRTC in Python; the
+// plan layer in fft.cpp attaches it between cufftCreate and cufftMakePlanMany64).
 #include "cupric/fft_callbacks.hpp"
 
-#include "cupric/cuda/errors.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/tile_compiler/emit.hpp"
 
@@ -104,21 +103,6 @@ std::string callback_source(const tile::Function& f, const std::string& function
              complex ? "  out[1] = r1;\n" : "", "}\n");
   }
   return s;
-}
-
-void attach_callbacks(SetJitCallback set_jit, int plan, std::span<FftCallback> callbacks) {
-  if (callbacks.empty()) return;
-  if (set_jit == nullptr)
-    throw NotImplementedError(
-        "this cuFFT cannot link callbacks: prolog= and epilog= need cuFFT 11.5 (CUDA 12.8) or newer "
-        "(pip install -U nvidia-cufft)");
-  for (FftCallback& cb : callbacks) {
-    const int status = set_jit(plan, cb.symbol.c_str(), cb.ltoir.data(), cb.ltoir.size(), cb.type, &cb.caller_info);
-    if (status != 0)
-      throw cuda::CudaError(cat("cufftXtSetJITCallback failed for the callback `", cb.symbol,
-                                "` (cufftXtCallbackType ", cb.type, "): cuFFT status ", status),
-                            status, cat("CUFFT_STATUS_", status), "cufftXtSetJITCallback", false);
-  }
 }
 
 }  // namespace cupric::fft

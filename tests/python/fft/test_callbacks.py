@@ -7,10 +7,12 @@ import inspect
 
 import numpy as np
 import pytest
+from fake_driver import run_with_fake_driver
 
 import cupric as cu
 from cupric import tile as ct
 from cupric.fft import _callbacks as cb
+from cupric.fft import advanced as adv
 
 KINDS = ["prolog", "epilog"]
 ELEMENTS = ["complex64", "complex128", "float32", "float64"]
@@ -255,6 +257,37 @@ def test_callbacks_compile_to_ltoir_and_link_with_cufft_signatures(kind, element
         assert cubin.kind == "cubin" and len(cubin.code) > 0
 
 
+def test_caller_info_words_describe_the_device_operands(fake_dir, tmp_path):
+    """The words cuFFT hands the callback: per operand array (a complex one as its real and
+    imaginary views) the data pointer, extents and strides in elements (the stand-in driver's
+    device memory)."""
+    code = """
+import numpy as np, cupric as cu
+from cupric.fft import _callbacks as cb
+from cupric.fft import advanced as adv
+
+def f(v, i, w, h):
+    return v * w[i] + h[i][0]
+
+w = cu.asarray(np.arange(6, dtype=np.float32), device="cuda:0")
+h = cu.asarray(np.arange(12, dtype=np.complex64), device="cuda:0")[::-3]
+c = cb.compile_callback(f, "epilog", "float32", [w, h])
+info = c.caller_info([w, h])
+assert info.device == "cuda:0" and info.dtype == np.int64
+base = h.__cuda_array_interface__["data"][0]
+want = [w.__cuda_array_interface__["data"][0], 6, 1, base, 4, -6, base + 4, 4, -6]
+assert np.asarray(info.to_device("cpu")).tolist() == want, info
+assert cb.compile_callback(f, "epilog", "float32", [w[:2], h]).caller_info([w, h]) is not None
+try:
+    c.caller_info([w])
+except ValueError as err:
+    assert "compiled for operands" in str(err)
+else:
+    raise AssertionError("no error")
+"""
+    run_with_fake_driver(fake_dir, code, script=tmp_path / "caller_info.py")
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("element", ELEMENTS)
@@ -288,3 +321,73 @@ def test_callbacks_run_on_the_gpu_as_on_the_cpu(kind, element):
         info = c.caller_info(ops_gpu)
         cu.cuda.launch(None, cu.cuda.LaunchConfig(40, 128), kernel, src, dst, info, np.uint64(n))
         np.testing.assert_allclose(np.asarray(dst.to_device("cpu")), want, **_tol(element))
+
+
+# ---- through cupric.fft.advanced: prolog and epilog against the three-step result -------------
+
+
+@ct.function
+def scaled_by_operand(v, i, s):
+    """Real elements times s[i % 5] (a real operand)."""
+    return v * s[i % 5]
+
+
+@ct.function
+def times_operand(v, i, h):
+    """Complex elements times h[i] (a complex operand)."""
+    return cb.cmul(v, h[i])
+
+
+def _three_step(fft_type, x, pre, post, n):
+    """NumPy: prolog factors, the transform over the last axis, epilog factors."""
+    y = x * pre.reshape(x.shape)
+    y = {"C2C": np.fft.fft, "R2C": np.fft.rfft, "C2R": lambda a: np.fft.irfft(a, n) * n}[fft_type](y)
+    return y * post.reshape(y.shape)
+
+
+def _transform_with_callbacks(fft_type, precision, device):
+    """(got, want) of a batched transform of the last axis with a prolog and an epilog that each
+    multiply by an operand (real or complex as the transform's elements are)."""
+    complex_, real = ("complex64", "float32") if precision == "single" else ("complex128", "float64")
+    batch, n = 3, 48
+    m = n // 2 + 1
+    in_dtype, in_len = {"C2C": (complex_, n), "R2C": (real, n), "C2R": (complex_, m)}[fft_type]
+    out_dtype, out_len = {"C2C": (complex_, n), "R2C": (complex_, m), "C2R": (real, n)}[fft_type]
+    x = _random(batch * in_len, in_dtype).reshape(batch, in_len)
+    if fft_type == "C2R":  # a Hermitian spectrum: real first (and last, n even) terms
+        x[:, 0] = x[:, 0].real
+        x[:, -1] = x[:, -1].real
+    pre, post = _random(batch * in_len, in_dtype), _random(batch * out_len, out_dtype)
+
+    def spec(values):
+        if values.dtype.kind == "c":
+            return {"function": times_operand, "operands": [cu.asarray(values, device=device)]}
+        return {"function": scaled_by_operand, "operands": [cu.asarray(values[:5].copy(), device=device)]}
+
+    pre_full = pre if pre.dtype.kind == "c" else np.resize(pre[:5], pre.size)
+    post_full = post if post.dtype.kind == "c" else np.resize(post[:5], post.size)
+    f = {"C2C": adv.fft, "R2C": adv.rfft, "C2R": adv.irfft}[fft_type]
+    got = f(cu.asarray(x, device=device), axes=[-1], prolog=spec(pre), epilog=spec(post))
+    want = _three_step(fft_type, x.astype(np.complex128 if x.dtype.kind == "c" else np.float64), pre_full, post_full, n)
+    return np.asarray(got.to_device("cpu")), want
+
+
+_TRANSFORMS = [(t, p) for t in ("C2C", "R2C", "C2R") for p in ("single", "double")]
+
+
+def _check(got, want, precision):
+    scale = np.abs(want).max()
+    tol = 2e-5 if precision == "single" else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+
+
+@pytest.mark.parametrize("fft_type, precision", _TRANSFORMS)
+def test_advanced_fft_callbacks_on_the_cpu_equal_three_steps(fft_type, precision):
+    _check(*_transform_with_callbacks(fft_type, precision, "cpu"), precision)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fft_type, precision", _TRANSFORMS)
+def test_advanced_fft_callbacks_on_the_gpu_equal_three_steps(fft_type, precision):
+    """cuFFT with the prolog and epilog linked in (JIT LTO) against NumPy's three steps."""
+    _check(*_transform_with_callbacks(fft_type, precision, "cuda:0"), precision)
