@@ -236,6 +236,25 @@ def _linked(callback, arch):
 
 
 @pytest.mark.nvrtc
+def test_a_prolog_and_an_epilog_link_into_one_kernel():
+    """cuFFT links a plan's prolog and epilog into the same kernel: their LTO-IR must not define
+    the same symbols (the tile function of each is named after its kind)."""
+    h = [cu.asarray(_random(8, "complex64"))]
+    pro = cb.compile_callback(filter_product, "prolog", "complex64", h)
+    epi = cb.compile_callback(filter_product, "epilog", "complex64", h)
+    caller = cu.cuda.Program(
+        "__device__ float2 cupric_fft_prolog(void*, unsigned long long, void*, void*);\n"
+        "__device__ void cupric_fft_epilog(void*, unsigned long long, float2, void*, void*);\n"
+        'extern "C" __global__ void both(float2* a, float2* b, void* info) {\n'
+        "  cupric_fft_epilog(b, threadIdx.x, cupric_fft_prolog(a, threadIdx.x, info, nullptr), info, nullptr);\n}\n",
+        "both.cu",
+        arch="compute_90",
+    )
+    objects = [cu.cuda.ObjectCode(c.ltoir("compute_90"), "ltoir") for c in (pro, epi)] + [caller.compile("ltoir")]
+    assert cu.cuda.Linker(*objects, arch="sm_90").link("cubin").kind == "cubin"
+
+
+@pytest.mark.nvrtc
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("element", ELEMENTS)
 def test_callbacks_compile_to_ltoir_and_link_with_cufft_signatures(kind, element):
