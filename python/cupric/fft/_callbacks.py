@@ -23,6 +23,7 @@ from ..tile import _ops as _ct
 from ..tile._callables import TileFunction
 from ..tile._frontend import Frontend, _Return
 from ..tile._paths import include_dir
+from ..tile._source import CompileError
 from ..tile._values import Value
 
 _tile = _c._tile
@@ -185,6 +186,7 @@ class Callback:
         self.symbol = f"cupric_fft_{kind}"  # unique within a plan: at most one prolog and one epilog
         fe = _CallbackFrontend(_tile.Builder(f"cupric_fft_{kind}_body"))
         self.function = fe.callback(fn, kind, element, self.operands, tile=False)
+        self._cpu_function = _cpu_function(fn, kind, element, self.operands)  # both devices refuse alike
         self.source = _c._fft_callbacks.source(self.function, kind, element, self.symbol)
         self.cufft_type = _c._fft_callbacks.callback_type(kind, element)
         self._ltoir = {}
@@ -229,8 +231,7 @@ class Callback:
             raise TypeError(f"the {self.kind} was compiled for {self.element} elements, got {x.dtype}")
         self._check_operands(operands)
         if self._cpu is None:
-            fe = _CallbackFrontend(_tile.Builder(f"cupric_fft_{self.kind}_cpu"))
-            f = fe.callback(self.fn, self.kind, self.element, self.operands, tile=True)
+            f = self._cpu_function
             info = _tile.compile_host(f.emit("host")["source"], include_dir())
             self._cpu = _tile.HostLauncher(info["key"], f)
         flat = x.reshape(-1)  # a copy only where x is not C-contiguous
@@ -239,6 +240,20 @@ class Callback:
         if flat.size:  # the kernel writes the parts straight into the result's real / imag views
             self._cpu.launch((-(-flat.size // _CPU_BLOCK), 1, 1), *_parts(flat), *args, *_parts(out))
         return out.reshape(x.shape)
+
+
+def _cpu_function(fn, kind, element, operands):
+    """The IR of the CPU pass (blocks of elements); its errors say why a callback that compiles
+    per element may not compile there."""
+    try:
+        return _CallbackFrontend(_tile.Builder(f"cupric_fft_{kind}_cpu")).callback(fn, kind, element, operands, tile=True)
+    except CompileError as err:
+        err.notes.append(
+            "(on the CPU a callback runs over blocks of elements: write conditionals as `x if c else y` or "
+            "ct.where, which compile for both devices)"
+        )
+        err.args = (err._text(),)
+        raise
 
 
 def _byte_strides(a, cai):

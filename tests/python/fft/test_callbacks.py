@@ -162,6 +162,12 @@ def returns_nothing(v, i):
     v = v + 1
 
 
+def branches(v, i):
+    if v > 0:  # a run-time `if`: compiles per element (the GPU), not over the CPU pass's blocks
+        v = v * 2.0
+    return v
+
+
 def _line_of(fn, text):
     src, first = inspect.getsourcelines(fn)
     return first + next(k for k, line in enumerate(src) if text in line)
@@ -177,6 +183,7 @@ def _line_of(fn, text):
         (window, "float32", 0, "def window", "called as window(value, offset) (0 operand(s) given)"),
         (window, "complex64", 1, "return v * w", "a (real, imag) pair is not one value"),
         (returns_nothing, "float32", 0, "def returns_nothing", "returns nothing"),
+        (branches, "float64", 0, "if v > 0", "write conditionals as `x if c else y` or ct.where"),
     ],
 )
 def test_invalid_callback_is_a_compile_error_at_its_line(fn, element, operands, at, message):
