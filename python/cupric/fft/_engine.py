@@ -10,7 +10,6 @@ import threading
 from .. import _cupric as _c
 from .. import _dtypes as _dt
 from .._lazy import numpy as _np
-from .._printing import to_numpy as _to_numpy
 
 # A 1-D pass is split over threads only when each thread gets at least this many output elements:
 # waking a worker and NumPy's per-call overhead cost tens of microseconds.
@@ -58,19 +57,24 @@ def _steps(kind, axes, lengths, forward):
 # ---- CPU: pocketfft through NumPy --------------------------------------------------------------
 
 
+_REAL_TO_COMPLEX = {"f": "complex64", "d": "complex128"}
+_COMPLEX_TO_REAL = {"F": "float32", "D": "float64"}
+
+
+def _host(x):
+    """NumPy's zero-copy view of a CPU array in a compute dtype (never bfloat16)."""
+    return _np.asarray(memoryview(x))
+
+
 def _cpu(x, kind, axes, lengths, forward, norm):
-    src, result = _to_numpy(x), x
+    src, result = _host(x), x
     for name, axis, n in _steps(kind, axes, lengths, forward):
         shape = list(src.shape)
         shape[axis] = n // 2 + 1 if name == "rfft" else n
-        if name == "rfft":
-            dtype = _dt.names.complex64 if src.dtype == _np.float32 else _dt.names.complex128
-        elif name == "irfft":
-            dtype = _dt.names.float32 if src.dtype == _np.complex64 else _dt.names.float64
-        else:
-            dtype = src.dtype
+        char = src.dtype.char
+        dtype = _REAL_TO_COMPLEX[char] if name == "rfft" else _COMPLEX_TO_REAL[char] if name == "irfft" else char
         result = _c.empty(tuple(shape), dtype=dtype, device="cpu")
-        dst = _to_numpy(result)
+        dst = _host(result)
         if dst.size:
             _cpu_pass(getattr(_np.fft, name), src, dst, n, axis, norm)
         src = dst
@@ -113,7 +117,8 @@ def _gpu(x, kind, axes, lengths, forward, norm, callbacks):
         needed[-1] = lengths[-1] // 2 + 1
     x, fresh = _resized(x, axes, needed)
     nd, k = x.ndim, len(axes)
-    y = _c.moveaxis(x, axes, list(range(nd - k, nd)))
+    trailing = list(range(nd - k, nd))
+    y = x if axes == trailing else _c.moveaxis(x, axes, trailing)
     groups = [list(range(max(nd - k, stop - 3), stop)) for stop in range(nd, nd - k, -3)]
     if kind == "c2r":
         groups.reverse()  # the complex axes first, the halved one in the last plan
@@ -123,7 +128,7 @@ def _gpu(x, kind, axes, lengths, forward, norm, callbacks):
         real = (kind == "r2c" and i == 0) or (kind == "c2r" and i == len(groups) - 1)
         step = kind if real else "c2c"
         y = _plan_and_run(y, group, step, lengths[-1] if real else None, forward, callbacks, fresh or i > 0)
-    result = _c.moveaxis(y, list(range(nd - k, nd)), axes)
+    result = y if axes == trailing else _c.moveaxis(y, trailing, axes)
     scale = _scale(norm, forward, math.prod(lengths))
     if scale != 1:
         result *= scale

@@ -9,6 +9,7 @@ elements of the operand with the transform axes moved last, in C order (docs/fft
 import dataclasses
 
 from .. import _cupric as _c
+from .._shape_functions import ascontiguousarray as _contiguous
 from . import _engine
 
 __all__ = ["FFT", "FFTOptions", "fft", "ifft", "rfft", "irfft"]
@@ -46,14 +47,14 @@ def _compile_callback(spec, which, element):
     if spec is None:
         return None
     try:
-        from . import _callbacks
+        from ._callbacks import compile_callback
     except ModuleNotFoundError as err:
         if err.name != f"{__package__}._callbacks":
             raise
         raise NotImplementedError(f"FFT {which} callbacks need cupric.fft._callbacks (compile_callback), which "
                                   "this build of cupric lacks") from None
     fn, operands = (spec.get("function"), tuple(spec.get("operands", ()))) if isinstance(spec, dict) else (spec, ())
-    return _callbacks.compile_callback(fn, which, element, operands), operands
+    return compile_callback(fn, which, element, operands), operands
 
 
 class FFT:
@@ -146,11 +147,11 @@ class FFT:
         if y.device == "cpu":
             if self._planned["prolog"]:
                 cb, operands = self._planned["prolog"]
-                y = cb.apply(_c.ascontiguousarray(y), operands)
+                y = cb.apply(y, operands)
         else:
             callbacks = self._gpu_callbacks(keep)
             if callbacks:
-                y = _c.ascontiguousarray(y)  # callbacks see C-order offsets
+                y = _contiguous(y)  # callbacks see C-order offsets
         norm = "backward" if forward else "forward"  # no scaling either way
         r = _engine.execute(y, self._kind, axes, self._lengths, forward, norm, callbacks or None)
         if y.device == "cpu" and self._planned["epilog"]:
