@@ -10,15 +10,13 @@ index in the C-ordered input (prolog) or output (epilog) buffer, batches include
 operand an array given with the callback, read as `h[i]` (a pair for complex operands; indices
 outside the operand read 0)."""
 
-import ast
-import hashlib
 import inspect
 
 import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from ..tile import _cuda
+from ..tile import _cuda, _globals
 from ..tile import _ops as _ct
 from ..tile._callables import TileFunction
 from ..tile._frontend import Frontend, _Return
@@ -120,14 +118,16 @@ class _CallbackFrontend(Frontend):
             self.block(self.src.fdef.body, scope, top=True)
         except _Return as r:
             return r.value
-        self.error(f"the callback {tf.fn.__name__} returns nothing; it must return the new element value", self.src.fdef)
+        name = tf.fn.__name__
+        self.error(f"the callback {name} returns nothing; it must return the new element value", self.src.fdef)
 
     def _store(self, result, parts, outputs, tile):
         node = self.src.fdef.body[-1]
         got = result if isinstance(result, tuple) else (result,)
         if len(got) != parts or any(isinstance(v, tuple) for v in got):
             want = "a (real, imag) pair" if parts == 2 else "one real value"
-            self.error(f"the callback returns {self._describe(result)}; a callback of this transform returns {want}", node)
+            got = self._describe(result)
+            self.error(f"the callback returns {got}; a callback of this transform returns {want}", node)
         for v, out in zip(got, outputs, strict=True):
             if isinstance(v, Value) and v.is_array or not isinstance(v, (Value, int, float, bool, np.generic)):
                 self.error(f"the callback returns {self._describe(v)}; expected a scalar value", node)
@@ -246,7 +246,8 @@ def _cpu_function(fn, kind, element, operands):
     """The IR of the CPU pass (blocks of elements); its errors say why a callback that compiles
     per element may not compile there."""
     try:
-        return _CallbackFrontend(_tile.Builder(f"cupric_fft_{kind}_cpu")).callback(fn, kind, element, operands, tile=True)
+        fe = _CallbackFrontend(_tile.Builder(f"cupric_fft_{kind}_cpu"))
+        return fe.callback(fn, kind, element, operands, tile=True)
     except CompileError as err:
         err.notes.append(
             "(on the CPU a callback runs over blocks of elements: write conditionals as `x if c else y` or "
@@ -280,16 +281,19 @@ def compile_callback(fn, kind, element, operands=()):
     """Compiles `fn` as a prolog or an epilog ('prolog' / 'epilog') of a transform whose input
     (prolog) or output (epilog) elements have dtype `element`, for these operand arrays (their
     dtypes and ndims; any device). An invalid callback raises cupric.tile.CompileError at its line.
-    Cached per (function, kind, element, operand dtypes and ndims)."""
+    Cached per (function, kind, element, operand dtypes and ndims, values of the globals and closure
+    variables it reads)."""
     tf = _as_tile_function(fn)
     element = _check_element(kind, element)
     specs = tuple(_operand_spec(a) for a in operands)
-    key = (tf.fn, kind, element, specs, _source_digest(tf))
+    # the globals and closure variables it reads are compiled in: a new value compiles again
+    constants = _globals.snapshot(tf.fn.__name__, _globals.reads(tf.fn, _helper_of))
+    key = (tf.fn, kind, element, specs, constants)
     cb = _cache.get(key)
     if cb is None:
         cb = _cache[key] = Callback(tf, kind, element, specs)
     return cb
 
 
-def _source_digest(tf):
-    return hashlib.sha1(ast.dump(tf.source().fdef).encode()).hexdigest()
+def _helper_of(value):
+    return value.fn if isinstance(value, TileFunction) else None

@@ -45,13 +45,16 @@ void check_params(const tile::Function& f, const ElementRow& row) {
   }
   ok = ok && f.type(f.params[row.parts]).is_scalar() && f.type(f.params[row.parts]).dtype == DType::int64;
   for (std::size_t i = row.parts + 1; ok && i < n - row.parts; ++i) ok = f.type(f.params[i]).is_array();
-  if (!ok) throw ValueError(cat("internal: the tile function `", f.name, "` has not the parameters of a ", name(row.element), " callback"));
+  if (!ok)
+    throw ValueError(
+        cat("internal: the tile function `", f.name, "` has not the parameters of a ", name(row.element), " callback"));
 }
 
 /// The statements that read the operands from the caller-info words and call the tile function;
 /// `values` are the element's parts, the results land in r0 (and r1).
 std::string call_function(const tile::Function& f, const ElementRow& row, const std::string& values) {
-  std::string s = cat("  const long long* words = static_cast<const long long*>(info);\n  (void)words;\n  (void)shared;\n",
+  std::string s = cat("  const long long* words = static_cast<const long long*>(info);\n",
+                      "  (void)words;\n  (void)shared;\n",
                       "  const ::cu::tile::Block blk{{0, 0, 0}, {1, 1, 1}, 0, nullptr, nullptr};\n");
   std::string args = cat("blk, ", values, ", static_cast<long long>(offset)");
   const std::size_t n = f.params.size();

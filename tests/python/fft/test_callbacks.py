@@ -137,6 +137,28 @@ def test_compiled_callbacks_are_cached():
     assert cb.compile_callback(filter_product, "prolog", "complex64", [h]) is not a
 
 
+SCALE = 2.0
+
+
+def scaled(v, i):
+    return v * SCALE
+
+
+def test_a_global_the_callback_reads_is_compiled_in_and_a_new_value_compiles_again():
+    global SCALE
+    x = cu.asarray(_random(10, "float64"))
+    first = cb.compile_callback(scaled, "epilog", "float64")
+    np.testing.assert_array_equal(np.asarray(first.apply(x)), np.asarray(x) * 2.0)
+    SCALE = 3.0
+    try:
+        again = cb.compile_callback(scaled, "epilog", "float64")
+        assert again is not first
+        np.testing.assert_array_equal(np.asarray(again.apply(x)), np.asarray(x) * 3.0)
+    finally:
+        SCALE = 2.0
+    assert cb.compile_callback(scaled, "epilog", "float64") is first
+
+
 # ---- invalid callbacks --------------------------------------------------------------------------
 
 
@@ -212,10 +234,22 @@ def test_bad_arguments_are_clear_errors():
         c.apply(cu.asarray(np.ones(5)), [cu.asarray(np.ones(8, np.float32))])
 
 
+def test_the_wrapper_checks_the_tile_function_it_wraps():
+    native = cu._cupric._fft_callbacks
+    b = cu._cupric._tile.Builder("not_a_callback")
+    b.param_scalar("v", "float32", False)
+    with pytest.raises(ValueError, match="`not_a_callback` has not the parameters of a float32 callback"):
+        native.source(b.finish(), "epilog", "float32", "s")
+    with pytest.raises(TypeError, match="not int16"):
+        native.callback_type("prolog", "int16")
+    with pytest.raises(ValueError, match="not 'both'"):
+        native.callback_type("both", "float32")
+
+
 # ---- the cuFFT callback: LTO-IR, linked into a stand-in for cuFFT's kernel ---------------------
 
 _VALUE_TYPES = {"complex64": "float2", "complex128": "double2", "float32": "float", "float64": "double"}
-_CUFFT_TYPES = {("prolog", e): k for k, e in enumerate(ELEMENTS)} | {("epilog", e): 4 + k for k, e in enumerate(ELEMENTS)}
+_CUFFT_TYPES = {(kind, e): 4 * j + k for j, kind in enumerate(KINDS) for k, e in enumerate(ELEMENTS)}
 
 
 def _stand_in(kind, element):
