@@ -27,6 +27,7 @@ from ..tile._values import Value
 _tile = _c._tile
 _ELEMENTS = ("complex64", "complex128", "float32", "float64")
 _CPU_BLOCK = 2048  # elements per block of the CPU pass (a block is one thread's loop)
+_INFOS_KEPT = 16  # caller-info arrays kept per callback
 
 
 @TileFunction
@@ -191,6 +192,7 @@ class Callback:
         self.cufft_type = _c._fft_callbacks.callback_type(kind, element)
         self._ltoir = {}
         self._cpu = None
+        self._infos = {}  # (device, words) -> the int64 device array holding them
 
     def __repr__(self):
         return f"<FFT {self.kind} {self.fn.fn.__name__} on {self.element}, operands {list(self.operands)}>"
@@ -209,20 +211,35 @@ class Callback:
         if got != self.operands:
             raise ValueError(f"the {self.kind} was compiled for operands {list(self.operands)}, got {list(got)}")
 
-    def caller_info(self, operands):
+    def caller_info(self, operands, device=None):
         """The device words cuFFT hands the callback (per operand array: data pointer, extents,
-        strides in elements), as an int64 array on the operands' device; None without operands.
-        Keep it (and the operands) alive as long as the plan."""
+        strides in elements), as an int64 array on the operands' device (`device`, the transform's,
+        when given); None without operands. The same operands give the same array (the last
+        _INFOS_KEPT are kept), so that the plan cache, which keys on its address, hits."""
         self._check_operands(operands)
         if not operands:
             return None
+        where = {str(a.device) for a in operands} | ({str(device)} if device is not None else set())
+        if len(where) != 1 or "cpu" in where:
+            raise ValueError(
+                f"the {self.kind}'s operands must be on the transform's GPU, got operands on "
+                f"{[str(a.device) for a in operands]}" + (f" for a transform on {device}" if device else "")
+                + ": move them with x.to_device(...)"
+            )
         words = []
         for a in operands:
             for p in _parts(a):
                 cai = p.__cuda_array_interface__
                 itemsize = p.dtype.itemsize
                 words += [cai["data"][0], *p.shape, *(s // itemsize for s in _byte_strides(p, cai))]
-        return _c.asarray(np.array(words, dtype=np.int64), device=operands[0].device)
+        key = (where.pop(), tuple(words))
+        info = self._infos.pop(key, None)
+        if info is None:
+            info = _c.asarray(np.array(words, dtype=np.int64), device=key[0])
+            while len(self._infos) >= _INFOS_KEPT:
+                self._infos.pop(next(iter(self._infos)))
+        self._infos[key] = info  # most recently used last
+        return info
 
     def apply(self, x, operands=()):
         """The CPU pass: a new array with the callback applied to every element of `x` (flat C-order

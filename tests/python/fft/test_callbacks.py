@@ -338,6 +338,21 @@ base = h.__cuda_array_interface__["data"][0]
 want = [w.__cuda_array_interface__["data"][0], 6, 1, base, 4, -6, base + 4, 4, -6]
 assert np.asarray(info.to_device("cpu")).tolist() == want, info
 assert cb.compile_callback(f, "epilog", "float32", [w[:2], h]).caller_info([w, h]) is not None
+assert c.caller_info([w, h]) is info  # the same operands, the same address: the plan cache hits
+assert c.caller_info([w[1:], h]) is not info
+for bad in ([w.to_device("cpu"), h], [w, h.to_device("cpu")]):
+    try:
+        c.caller_info(bad)
+    except ValueError as err:
+        assert "must be on the transform's GPU" in str(err), err
+    else:
+        raise AssertionError("no error")
+try:
+    c.caller_info([w, h], device="cuda:1")
+except ValueError as err:
+    assert "for a transform on cuda:1" in str(err), err
+else:
+    raise AssertionError("no error")
 try:
     c.caller_info([w])
 except ValueError as err:
