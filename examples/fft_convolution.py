@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 import cupric as cu
-from cupric.fft import _callbacks as callbacks
+from cupric.fft import callbacks
 from cupric.fft import advanced
 
 

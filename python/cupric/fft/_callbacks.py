@@ -36,6 +36,11 @@ def cmul(a, b):
     return a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]
 
 
+def _real_name(dtype):
+    """The name of a dtype's real part type (complex64 -> float32; real dtypes are their own)."""
+    return {"complex64": "float32", "complex128": "float64"}.get(_dt.as_dtype(dtype).name, _dt.as_dtype(dtype).name)
+
+
 class _ComplexOperand:
     """A complex operand inside the compiler: its real and imaginary parts, two array parameters
     (`h.shape` and `h.ndim` as an array's)."""
@@ -69,7 +74,7 @@ class _CallbackFrontend(Frontend):
         if isinstance(x, tuple) and len(x) == 2:
             self.error(
                 f"{what}: a (real, imag) pair is not one value (tiles have no complex dtype); work on its "
-                "parts (v[0], v[1]) or multiply pairs with cmul(a, b)"
+                "parts (v[0], v[1]) or multiply pairs with cupric.fft.callbacks.cmul(a, b)"
             )
         return super().to_value(x, what)
 
@@ -79,7 +84,7 @@ class _CallbackFrontend(Frontend):
         for the CPU (tile=True) a kernel over blocks of _CPU_BLOCK elements of the part arrays."""
         self.src = tf.source()
         self.node = self.src.fdef
-        real = _dt.as_dtype(element).name.replace("complex64", "float32").replace("complex128", "float64")
+        real = _real_name(element)
         parts = 2 if _dt.as_dtype(element).kind == "c" else 1
         b = self.b
         if tile:
@@ -90,8 +95,8 @@ class _CallbackFrontend(Frontend):
         args = []
         for k, (dtype, ndim) in enumerate(operands):
             if np.dtype(dtype).kind == "c":
-                r = _dt.as_dtype(dtype).name.replace("complex64", "float32").replace("complex128", "float64")
-                args.append(_ComplexOperand(self, *(self.wrap(b.param_array(f"h{k}{s}", r, ndim)) for s in "ri")))
+                parts_of = (self.wrap(b.param_array(f"h{k}{s}", _real_name(dtype), ndim)) for s in "ri")
+                args.append(_ComplexOperand(self, *parts_of))
             else:
                 args.append(self.wrap(b.param_array(f"h{k}", dtype, ndim)))
         outputs = [self.wrap(b.param_array(f"out{p}", real, 1)) for p in range(parts)]
