@@ -13,9 +13,8 @@ import argparse
 import statistics
 import time
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 
 def median_time(fn, repeat, sync):

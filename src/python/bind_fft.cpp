@@ -74,8 +74,8 @@ void bind_fft(nb::module_& m) {
         nb::arg("forward"), nb::arg("callbacks") = nb::none(), nb::arg("input_is_scratch") = false,
         "The unnormalised cuFFT transform of x's last `rank` axes into a new array (cupric.fft uses it).");
   m.def("_fft_plan_cache_info", &plan_cache_info, nb::arg("device"));
-  m.def("_fft_set_plan_cache_limits", &cuda_backend::set_fft_plan_cache_limits, nb::arg("device"),
-        nb::arg("max_size"), nb::arg("max_memsize"));
+  m.def("_fft_set_plan_cache_limits", &cuda_backend::set_fft_plan_cache_limits, nb::arg("device"), nb::arg("max_size"),
+        nb::arg("max_memsize"));
   m.def("_fft_clear_plan_cache", &cuda_backend::clear_fft_plan_cache, nb::arg("device"));
 }
 

@@ -139,25 +139,25 @@ enum cufftXtCallbackType : int {
 // callback setter (cuFFT 11.5+) changed signature with CUDA 13: cuFFT 12 (CUDA 13) exports the
 // form with a symbol name as cufftXtSetJITCallback, cuFFT 11 (CUDA 12.8+) as
 // __cufftXtSetJITCallback_12_7 (its plain symbol is the older form without the name).
-#define CUPRIC_CUFFT_FUNCTIONS(X)                                                                                 \
-  X(Create, cufftCreate, true, cufftResult, (cufftHandle*))                                                      \
-  X(Destroy, cufftDestroy, true, cufftResult, (cufftHandle))                                                     \
-  X(SetStream, cufftSetStream, true, cufftResult, (cufftHandle, CUstream))                                       \
-  X(SetAutoAllocation, cufftSetAutoAllocation, true, cufftResult, (cufftHandle, int))                            \
-  X(SetWorkArea, cufftSetWorkArea, true, cufftResult, (cufftHandle, void*))                                      \
-  X(MakePlanMany64, cufftMakePlanMany64, true, cufftResult,                                                      \
-    (cufftHandle, int, long long*, long long*, long long, long long, long long*, long long, long long, int,     \
-     long long, std::size_t*))                                                                                   \
-  X(ExecC2C, cufftExecC2C, true, cufftResult, (cufftHandle, void*, void*, int))                                  \
-  X(ExecZ2Z, cufftExecZ2Z, true, cufftResult, (cufftHandle, void*, void*, int))                                  \
-  X(ExecR2C, cufftExecR2C, true, cufftResult, (cufftHandle, void*, void*))                                       \
-  X(ExecD2Z, cufftExecD2Z, true, cufftResult, (cufftHandle, void*, void*))                                       \
-  X(ExecC2R, cufftExecC2R, true, cufftResult, (cufftHandle, void*, void*))                                       \
-  X(ExecZ2D, cufftExecZ2D, true, cufftResult, (cufftHandle, void*, void*))                                       \
-  X(GetProperty, cufftGetProperty, true, cufftResult, (int, int*))                                               \
-  X(XtSetJITCallback, cufftXtSetJITCallback, false, cufftResult,                                                 \
-    (cufftHandle, const char*, const void*, std::size_t, int, void**))                                           \
-  X(XtSetJITCallback12, __cufftXtSetJITCallback_12_7, false, cufftResult,                                        \
+#define CUPRIC_CUFFT_FUNCTIONS(X)                                                                                      \
+  X(Create, cufftCreate, true, cufftResult, (cufftHandle*))                                                            \
+  X(Destroy, cufftDestroy, true, cufftResult, (cufftHandle))                                                           \
+  X(SetStream, cufftSetStream, true, cufftResult, (cufftHandle, CUstream))                                             \
+  X(SetAutoAllocation, cufftSetAutoAllocation, true, cufftResult, (cufftHandle, int))                                  \
+  X(SetWorkArea, cufftSetWorkArea, true, cufftResult, (cufftHandle, void*))                                            \
+  X(MakePlanMany64, cufftMakePlanMany64, true, cufftResult,                                                            \
+    (cufftHandle, int, long long*, long long*, long long, long long, long long*, long long, long long, int, long long, \
+     std::size_t*))                                                                                                    \
+  X(ExecC2C, cufftExecC2C, true, cufftResult, (cufftHandle, void*, void*, int))                                        \
+  X(ExecZ2Z, cufftExecZ2Z, true, cufftResult, (cufftHandle, void*, void*, int))                                        \
+  X(ExecR2C, cufftExecR2C, true, cufftResult, (cufftHandle, void*, void*))                                             \
+  X(ExecD2Z, cufftExecD2Z, true, cufftResult, (cufftHandle, void*, void*))                                             \
+  X(ExecC2R, cufftExecC2R, true, cufftResult, (cufftHandle, void*, void*))                                             \
+  X(ExecZ2D, cufftExecZ2D, true, cufftResult, (cufftHandle, void*, void*))                                             \
+  X(GetProperty, cufftGetProperty, true, cufftResult, (int, int*))                                                     \
+  X(XtSetJITCallback, cufftXtSetJITCallback, false, cufftResult,                                                       \
+    (cufftHandle, const char*, const void*, std::size_t, int, void**))                                                 \
+  X(XtSetJITCallback12, __cufftXtSetJITCallback_12_7, false, cufftResult,                                              \
     (cufftHandle, const char*, const void*, std::size_t, int, void**))
 
 struct CublasApi {

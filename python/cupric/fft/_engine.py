@@ -8,7 +8,6 @@ import math
 import threading
 
 from .. import _cupric as _c
-from .. import _dtypes as _dt
 from .._lazy import numpy as _np
 
 # A 1-D pass is split over threads only when each thread gets at least this many output elements:
@@ -46,7 +45,7 @@ def execute(x, kind, axes, lengths, forward, norm, callbacks=None):
 def _steps(kind, axes, lengths, forward):
     """The 1-D passes NumPy makes, in its order: (function name, axis, n)."""
     c = "fft" if forward else "ifft"
-    pairs = list(zip(axes, lengths))
+    pairs = list(zip(axes, lengths, strict=True))
     if kind == "c2c":
         return [(c, a, n) for a, n in reversed(pairs)]
     if kind == "r2c":
@@ -153,11 +152,11 @@ def _plan_and_run(y, group, kind, real_length, forward, callbacks, scratch):
 def _resized(x, axes, needed):
     """x cropped (a view) or zero-padded (a copy) to `needed` points along each axis, and whether
     the result is a fresh array (cuFFT may then overwrite it)."""
-    if all(x.shape[a] == n for a, n in zip(axes, needed)):
+    if all(x.shape[a] == n for a, n in zip(axes, needed, strict=True)):
         return x, False
     crop = [slice(None)] * x.ndim
     shape = list(x.shape)
-    for a, n in zip(axes, needed):
+    for a, n in zip(axes, needed, strict=True):
         crop[a] = slice(0, min(n, x.shape[a]))
         shape[a] = n
     x = x[tuple(crop)]

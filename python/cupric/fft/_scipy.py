@@ -19,7 +19,7 @@ def __ua_function__(method, args, kwargs):
     names = _SIGNATURES.get(name)
     if names is None or len(args) > len(names):
         return NotImplemented
-    bound = dict(zip(names, args))
+    bound = dict(zip(names, args, strict=False))  # (args may be fewer)
     for key, value in kwargs.items():
         if key in bound or key not in names + ("plan",):
             return NotImplemented

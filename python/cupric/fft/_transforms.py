@@ -152,7 +152,7 @@ def _nd_args(x, s, axes, kind):
         warnings.warn("Passing an array containing `None` values to `s` is deprecated in NumPy 2.0: pass the "
                       "lengths (-1 for the input's)", DeprecationWarning, stacklevel=4)
     lengths = []
-    for i, (v, a) in enumerate(zip(s, axes)):
+    for i, (v, a) in enumerate(zip(s, axes, strict=True)):
         if v is None:
             v = 2 * (x.shape[a] - 1) if kind == "c2r" and i == len(axes) - 1 else x.shape[a]
         v = operator.index(v)

@@ -110,12 +110,16 @@ class FFT:
         return real if self._kind == "c2r" else complex_
 
     def plan(self, *, prolog=None, epilog=None, stream=None):
-        """Compiles the callbacks (given here or to the constructor) and, on a GPU, makes the cuFFT
-        plan (kept in the device's plan cache)."""
+        """Compiles the callbacks (given here or to the constructor): on a GPU to LTO-IR, with the
+        device words of their operands, kept with the plan (cuFFT reads them as long as its plan
+        lives; the cuFFT plan itself is made at the first execute and kept in the plan cache)."""
         prolog = prolog if prolog is not None else self._prolog
         epilog = epilog if epilog is not None else self._epilog
         self._planned = {"prolog": _compile_callback(prolog, "prolog", self._element("prolog")),
                          "epilog": _compile_callback(epilog, "epilog", self._element("epilog"))}
+        self._cufft_callbacks, self._caller_info = None, []
+        if self._x.device != "cpu":
+            self._cufft_callbacks = self._gpu_callbacks() or None
         return self
 
     def _moved(self):
@@ -123,7 +127,7 @@ class FFT:
         y = _c.moveaxis(self._x, self._axes, list(range(nd - k, nd)))
         return y, list(range(nd - k, nd))
 
-    def _gpu_callbacks(self, keep):
+    def _gpu_callbacks(self):
         entries = []
         for which in ("prolog", "epilog"):
             compiled = self._planned[which]
@@ -131,7 +135,7 @@ class FFT:
                 continue
             cb, operands = compiled
             info = cb.caller_info(operands)
-            keep.append(info)
+            self._caller_info.append((info, operands))
             pointer = info.__cuda_array_interface__["data"][0] if info is not None else 0
             entries.append((cb.ltoir(), cb.symbol, cb.cufft_type, pointer))
         return entries
@@ -143,17 +147,14 @@ class FFT:
             self.plan()
         forward = self._direction(direction)
         y, axes = self._moved()
-        callbacks, keep = None, []
-        if y.device == "cpu":
-            if self._planned["prolog"]:
-                cb, operands = self._planned["prolog"]
-                y = cb.apply(y, operands)
-        else:
-            callbacks = self._gpu_callbacks(keep)
-            if callbacks:
-                y = _contiguous(y)  # callbacks see C-order offsets
+        callbacks = self._cufft_callbacks
+        if y.device == "cpu" and self._planned["prolog"]:
+            cb, operands = self._planned["prolog"]
+            y = cb.apply(y, operands)
+        elif callbacks:
+            y = _contiguous(y)  # callbacks see C-order offsets
         norm = "backward" if forward else "forward"  # no scaling either way
-        r = _engine.execute(y, self._kind, axes, self._lengths, forward, norm, callbacks or None)
+        r = _engine.execute(y, self._kind, axes, self._lengths, forward, norm, callbacks)
         if y.device == "cpu" and self._planned["epilog"]:
             cb, operands = self._planned["epilog"]
             r = cb.apply(r, operands)
@@ -186,7 +187,8 @@ class FFT:
 
     def free(self):
         """Lets go of the operand and the compiled callbacks (cached cuFFT plans stay in the cache)."""
-        self._planned = None
+        self._planned = self._cufft_callbacks = None
+        self._caller_info = []
         self._x = None
 
 

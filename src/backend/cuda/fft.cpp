@@ -21,12 +21,23 @@ namespace cupric::cuda_backend {
 namespace {
 
 const char* fft_status_name(int status) {
-  static const char* names[] = {"CUFFT_SUCCESS",       "CUFFT_INVALID_PLAN",   "CUFFT_ALLOC_FAILED",
-                                "CUFFT_INVALID_TYPE",  "CUFFT_INVALID_VALUE",  "CUFFT_INTERNAL_ERROR",
-                                "CUFFT_EXEC_FAILED",   "CUFFT_SETUP_FAILED",   "CUFFT_INVALID_SIZE",
-                                "CUFFT_UNALIGNED_DATA", "CUFFT_INCOMPLETE_PARAMETER_LIST", "CUFFT_INVALID_DEVICE",
-                                "CUFFT_PARSE_ERROR",   "CUFFT_NO_WORKSPACE",   "CUFFT_NOT_IMPLEMENTED",
-                                "CUFFT_LICENSE_ERROR", "CUFFT_NOT_SUPPORTED"};
+  static const char* names[] = {"CUFFT_SUCCESS",
+                                "CUFFT_INVALID_PLAN",
+                                "CUFFT_ALLOC_FAILED",
+                                "CUFFT_INVALID_TYPE",
+                                "CUFFT_INVALID_VALUE",
+                                "CUFFT_INTERNAL_ERROR",
+                                "CUFFT_EXEC_FAILED",
+                                "CUFFT_SETUP_FAILED",
+                                "CUFFT_INVALID_SIZE",
+                                "CUFFT_UNALIGNED_DATA",
+                                "CUFFT_INCOMPLETE_PARAMETER_LIST",
+                                "CUFFT_INVALID_DEVICE",
+                                "CUFFT_PARSE_ERROR",
+                                "CUFFT_NO_WORKSPACE",
+                                "CUFFT_NOT_IMPLEMENTED",
+                                "CUFFT_LICENSE_ERROR",
+                                "CUFFT_NOT_SUPPORTED"};
   return status >= 0 && status < static_cast<int>(std::size(names)) ? names[status] : "CUFFT_UNKNOWN_ERROR";
 }
 
@@ -137,10 +148,23 @@ struct PlanRequest {
 
   std::string key() const {
     std::string k;
-    const long long words[] = {type,          rank,          n[0],          n[1],          n[2],
-                               batch,         in.embed[0],   in.embed[1],   in.embed[2],   in.stride,
-                               in.dist,       out.embed[0],  out.embed[1],  out.embed[2],  out.stride,
-                               out.dist,      static_cast<long long>(callbacks->size())};
+    const long long words[] = {type,
+                               rank,
+                               n[0],
+                               n[1],
+                               n[2],
+                               batch,
+                               in.embed[0],
+                               in.embed[1],
+                               in.embed[2],
+                               in.stride,
+                               in.dist,
+                               out.embed[0],
+                               out.embed[1],
+                               out.embed[2],
+                               out.stride,
+                               out.dist,
+                               static_cast<long long>(callbacks->size())};
     k.append(reinterpret_cast<const char*>(words), sizeof words);
     for (const auto& cb : *callbacks) {
       const long long head[] = {cb.type, static_cast<long long>(cb.caller_info),
@@ -165,8 +189,9 @@ struct PlanRequest {
   }
 };
 
-/// A new plan; JIT LTO callbacks are attached between cufftCreate and cufftMakePlanMany64, the one
-/// moment cuFFT takes them.
+/// A new plan. JIT LTO callbacks are attached here, between cufftCreate and cufftMakePlanMany64,
+/// the one moment cuFFT takes them: this is the seam for the callbacks that cupric.fft._callbacks
+/// compiles (the caller passes them to fft_execute, and they are part of the plan's cache key).
 std::shared_ptr<FftPlan> make_plan(int device, const PlanRequest& r, std::string key) {
   const auto& api = cuda::cufft();
   auto plan = std::make_shared<FftPlan>();
@@ -179,9 +204,9 @@ std::shared_ptr<FftPlan> make_plan(int device, const PlanRequest& r, std::string
   plan->caller_info.reserve(r.callbacks->size());
   for (const auto& cb : *r.callbacks) {
     if (!api.set_jit_callback)
-      throw NotImplementedError(
-          cat("this cuFFT (", api.major, ".", api.minor, ") has no JIT LTO callbacks (cufftXtSetJITCallback): ",
-              "FFT callbacks need cuFFT 11.4 (CUDA 12.8) or newer: pip install -U nvidia-cufft"));
+      throw NotImplementedError(cat("this cuFFT (", api.major, ".", api.minor,
+                                    ") has no JIT LTO callbacks (cufftXtSetJITCallback): ",
+                                    "FFT callbacks need cuFFT 11.4 (CUDA 12.8) or newer: pip install -U nvidia-cufft"));
     plan->caller_info.push_back(reinterpret_cast<void*>(cb.caller_info));
     check_fft(api.set_jit_callback(plan->handle, cb.symbol.c_str(), cb.ltoir.data(), cb.ltoir.size(), cb.type,
                                    cb.caller_info ? &plan->caller_info.back() : nullptr),
@@ -242,18 +267,18 @@ int plan_type(FftKind kind, DType real_or_complex) {
 /// The dtype pairs and shapes cuFFT can take; everything NumPy-shaped was decided above.
 void check_operands(const Array& in, const Array& out, int rank, FftKind kind) {
   if (in.device().is_cpu() || in.device() != out.device())
-    throw ValueError(cat("fft_execute: both operands must be on one GPU, got ", in.device().str(), " and ",
-                         out.device().str()));
+    throw ValueError(
+        cat("fft_execute: both operands must be on one GPU, got ", in.device().str(), " and ", out.device().str()));
   if (rank < 1 || rank > 3 || in.ndim() < rank || in.ndim() != out.ndim())
     throw ValueError(cat("fft_execute: rank ", rank, " for operands of ", in.ndim(), " and ", out.ndim(),
                          " dimensions (cuFFT transforms 1 to 3 trailing axes)"));
   const DType ti = in.dtype(), to = out.dtype();
   const bool single = kind == FftKind::r2c ? ti == DType::float32 : ti == DType::complex64;
-  const bool ok = kind == FftKind::c2c   ? (ti == DType::complex64 || ti == DType::complex128) && to == ti
-                  : kind == FftKind::r2c ? (ti == DType::float32 || ti == DType::float64) &&
-                                               to == (single ? DType::complex64 : DType::complex128)
-                                         : (ti == DType::complex64 || ti == DType::complex128) &&
-                                               to == (single ? DType::float32 : DType::float64);
+  const bool ok =
+      kind == FftKind::c2c ? (ti == DType::complex64 || ti == DType::complex128) && to == ti
+      : kind == FftKind::r2c
+          ? (ti == DType::float32 || ti == DType::float64) && to == (single ? DType::complex64 : DType::complex128)
+          : (ti == DType::complex64 || ti == DType::complex128) && to == (single ? DType::float32 : DType::float64);
   if (!ok) throw TypeError(cat("fft_execute: no cuFFT transform from ", name(ti), " to ", name(to)));
   if (!out.is_c_contiguous()) throw ValueError("fft_execute: out must be C-contiguous");
   for (int d = 0; d < in.ndim(); ++d) {
@@ -262,7 +287,10 @@ void check_operands(const Array& in, const Array& out, int rank, FftKind kind) {
     const bool fits = !last || kind == FftKind::c2c ? a == b : kind == FftKind::r2c ? b == a / 2 + 1 : a == b / 2 + 1;
     if (!fits)
       throw ValueError(cat("fft_execute: shapes ", shape_str(in.shape()), " and ", shape_str(out.shape()),
-                           " do not match a ", kind == FftKind::c2c ? "C2C" : kind == FftKind::r2c ? "R2C" : "C2R",
+                           " do not match a ",
+                           kind == FftKind::c2c   ? "C2C"
+                           : kind == FftKind::r2c ? "R2C"
+                                                  : "C2R",
                            " transform"));
   }
 }
@@ -313,7 +341,8 @@ void fft_execute(const Array& in, const Array& out, int rank, FftKind kind, bool
   runtime::activate_device(device);
   const cuda::CUstream stream = runtime::Stream::current(device).handle();
   Array workspace;
-  if (plan->workspace) workspace = Array::empty({static_cast<std::int64_t>(plan->workspace)}, DType::uint8, out.device());
+  if (plan->workspace)
+    workspace = Array::empty({static_cast<std::int64_t>(plan->workspace)}, DType::uint8, out.device());
   std::lock_guard lock(plan->mutex);
   check_fft(api.SetStream(plan->handle, stream), "cufftSetStream");
   if (workspace.defined()) {

@@ -3,9 +3,8 @@ errors grow with log n)."""
 
 import math
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 
 RNG = np.random.default_rng(16)
 

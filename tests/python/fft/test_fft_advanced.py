@@ -4,12 +4,11 @@ callbacks reach cupric.fft._callbacks lazily (NotImplementedError naming it when
 
 import sys
 
+import cupric as cu
 import numpy as np
 import pytest
-from fft_helpers import check, random
-
-import cupric as cu
 from cupric.fft import advanced
+from fft_helpers import check, random
 
 DEVICES = ["cpu", pytest.param("cuda:0", marks=pytest.mark.gpu)]
 

@@ -1,12 +1,11 @@
 """cu.fft.config: the per-GPU cuFFT plan caches (hits and misses, LRU eviction by count and by
 workspace bytes, resizing, clearing) and its argument checks (these need no GPU)."""
 
+import cupric as cu
 import numpy as np
 import pytest
-from fft_helpers import check, random
-
-import cupric as cu
 from cupric.fft import config
+from fft_helpers import check, random
 
 
 def test_bounds_are_checked():

@@ -2,12 +2,11 @@
 to give NumPy's result for every split), the 1-D passes of real n-D transforms, and the GPU path
 against the CPU (tests marked gpu)."""
 
+import cupric as cu
 import numpy as np
 import pytest
-from fft_helpers import check, random
-
-import cupric as cu
 from cupric.fft import _engine
+from fft_helpers import check, random
 
 
 @pytest.fixture
@@ -123,3 +122,70 @@ def test_gpu_out_and_streams():
         assert cu.fft.fft(x, out=out) is out
     s.synchronize()
     check(out.to_device("cpu"), np.fft.fft(a), np.complex64, 256)
+
+
+def test_cuda_layer_checks_its_operands_before_loading_cufft():
+    x = cu.ones((2, 8), dtype=cu.complex64)
+    with pytest.raises(ValueError, match="one GPU"):
+        cu._cupric._fft_cuda(x, [2, 8], "c2c", 1, True)
+    with pytest.raises(ValueError, match="unknown FFT kind 'x2y'"):
+        cu._cupric._fft_cuda(x, [2, 8], "x2y", 1, True)
+    with pytest.raises(ValueError, match="an FFT callback is"):
+        cu._cupric._fft_cuda(x, [2, 8], "c2c", 1, True, [(b"", "f")])
+
+
+# ---- the GPU engine's Python half, on the CPU, with NumPy standing in for cuFFT ------------------
+
+
+@pytest.fixture
+def numpy_cufft(monkeypatch):
+    """_fft_cuda's contract (unnormalised, the last `rank` <= 3 axes, a new C-contiguous result of
+    out_shape) served by NumPy, so that the engine's grouping, moves, crops, pads and scaling run
+    without a GPU."""
+    calls = []
+
+    def fake(z, out_shape, kind, rank, forward, callbacks=None, input_is_scratch=False):
+        assert 1 <= rank <= 3 and len(out_shape) == z.ndim
+        calls.append((kind, rank))
+        a = z.get()
+        axes = tuple(range(z.ndim - rank, z.ndim))
+        if kind == "c2c":
+            r = np.fft.fftn(a, axes=axes) if forward else np.fft.ifftn(a, axes=axes, norm="forward")
+        elif kind == "r2c":
+            r = np.fft.rfftn(a, axes=axes)
+        else:
+            r = np.fft.irfftn(a, s=out_shape[-rank:], axes=axes, norm="forward")
+        assert r.shape == tuple(out_shape)
+        return cu.asarray(np.ascontiguousarray(r))
+
+    monkeypatch.setattr(cu._cupric, "_fft_cuda", fake)
+    return calls
+
+
+@pytest.mark.parametrize("name, shape, kwargs", GPU_CASES)
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_gpu_engine_logic_with_numpy_as_cufft(numpy_cufft, name, shape, kwargs, norm):
+    from cupric.fft import _transforms
+
+    real = name in ("rfft", "ihfft", "rfftn", "rfft2")
+    a = random(shape, np.float64 if real else np.complex128)
+    kwargs = dict(kwargs, norm=norm)
+    original = _engine._cpu
+    try:
+        _engine._cpu = lambda x, *rest: _engine._gpu(x, *rest, None)  # the GPU path on CPU arrays
+        got = getattr(_transforms, name)(cu.asarray(a), **kwargs)
+    finally:
+        _engine._cpu = original
+    check(got, getattr(np.fft, name)(a, **kwargs), a.dtype, max(a.size, 2))
+    if a.size and got.size:
+        assert numpy_cufft, "the transform should go through _fft_cuda"
+
+
+def test_gpu_engine_groups_four_axes_into_two_plans(numpy_cufft):
+    a = random((3, 4, 5, 6), np.float64)
+    _engine._gpu(cu.asarray(a), "r2c", [0, 1, 2, 3], [3, 4, 5, 6], True, "backward", None)
+    assert numpy_cufft == [("r2c", 3), ("c2c", 1)]
+    numpy_cufft.clear()
+    x = cu.asarray(random((3, 4, 5, 4), np.complex128))
+    _engine._gpu(x, "c2r", [0, 1, 2, 3], [3, 4, 5, 6], False, "backward", None)
+    assert numpy_cufft == [("c2c", 1), ("c2r", 3)]

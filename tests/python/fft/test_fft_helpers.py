@@ -1,9 +1,8 @@
 """cupric.fft's helpers against numpy.fft's: fftfreq, rfftfreq, fftshift, ifftshift."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 8, 11])

@@ -1,11 +1,10 @@
 """cupric.fft as SciPy's FFT backend: scipy.fft's functions on cupric arrays run in cupric (and
 match SciPy's own results); NumPy input and what cupric lacks (dct, hfft2, plan=) stay SciPy's."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from fft_helpers import check, random
-
-import cupric as cu
 
 scipy_fft = pytest.importorskip("scipy.fft")
 

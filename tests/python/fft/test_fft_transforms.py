@@ -2,11 +2,10 @@
 lengths, crops and pads, views (non-contiguous, negative strides), axes in any order, empty
 arrays, batches, dtypes (float16/bfloat16 computed in float32), out= and NumPy's errors."""
 
+import cupric as cu
 import numpy as np
 import pytest
 from fft_helpers import check, random
-
-import cupric as cu
 
 NORMS = [None, "backward", "ortho", "forward"]
 ONE_AXIS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
