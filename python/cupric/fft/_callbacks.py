@@ -234,9 +234,7 @@ class Callback:
         words = []
         for a in operands:
             for p in _parts(a):
-                cai = p.__cuda_array_interface__
-                itemsize = p.dtype.itemsize
-                words += [cai["data"][0], *p.shape, *(s // itemsize for s in _byte_strides(p, cai))]
+                words += [p._data_ptr, *p.shape, *p._element_strides]
         key = (where.pop(), tuple(words))
         info = self._infos.pop(key, None)
         if info is None:
@@ -252,6 +250,12 @@ class Callback:
         if x.dtype.name != self.element:
             raise TypeError(f"the {self.kind} was compiled for {self.element} elements, got {x.dtype}")
         self._check_operands(operands)
+        off_host = [str(a.device) for a in (x, *operands) if str(a.device) != "cpu"]
+        if off_host:
+            raise ValueError(
+                f"the CPU pass of the {self.kind} takes CPU arrays, got arrays on {off_host} (on a GPU the "
+                "callback runs inside cuFFT's kernels: give it to cupric.fft.advanced)"
+            )
         if self._cpu is None:
             f = self._cpu_function
             info = _tile.compile_host(f.emit("host")["source"], include_dir())
@@ -277,16 +281,6 @@ def _cpu_function(fn, kind, element, operands):
         )
         err.args = (err._text(),)
         raise
-
-
-def _byte_strides(a, cai):
-    strides = cai.get("strides")
-    if strides is None:  # C-contiguous
-        strides, step = [], a.dtype.itemsize
-        for n in reversed(a.shape):
-            strides.insert(0, step)
-            step *= n
-    return strides
 
 
 def _lto_arch():

@@ -136,7 +136,7 @@ class FFT:
             cb, operands = compiled
             info = cb.caller_info(operands)
             self._caller_info.append((info, operands))
-            pointer = info.__cuda_array_interface__["data"][0] if info is not None else 0
+            pointer = info._data_ptr if info is not None else 0
             entries.append((cb.ltoir(), cb.symbol, cb.cufft_type, pointer))
         return entries
 

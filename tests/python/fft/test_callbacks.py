@@ -348,6 +348,12 @@ for bad in ([w.to_device("cpu"), h], [w, h.to_device("cpu")]):
     else:
         raise AssertionError("no error")
 try:
+    c.apply(cu.ones(3, dtype=cu.float32, device="cuda:0"), [w, h])
+except ValueError as err:
+    assert "the CPU pass of the epilog takes CPU arrays" in str(err), err
+else:
+    raise AssertionError("no error")
+try:
     c.caller_info([w, h], device="cuda:1")
 except ValueError as err:
     assert "for a transform on cuda:1" in str(err), err
