@@ -150,7 +150,8 @@ void bind_tile(nb::module_& m) {
           "('stages': (name, IR text) after each stage, with record_stages).");
   t.def(
       "stage_names", [](const std::string& target) { return tile::stage_names(target_from_name(target)); },
-      nb::arg("target"), "The stages the compiler runs for 'host' or 'cuda', in order ('frontend' first).");
+      nb::arg("target"),
+      "The stages the compiler runs for 'host', 'cuda' or 'device_function', in order ('frontend' first).");
 
   t.def("host_compiler", [] {
     const tile::HostCompiler& c = tile::host_compiler();
