@@ -136,7 +136,7 @@ class FFT:
             cb, operands = compiled
             info = cb.caller_info(operands)
             self._caller_info.append((info, operands))
-            pointer = info._data_ptr if info is not None else 0
+            pointer = _c._import_array(info).ptr if info is not None else 0  # the importer reads it
             entries.append((cb.ltoir(), cb.symbol, cb.cufft_type, pointer))
         return entries
 
