@@ -20,6 +20,7 @@ void bind_cuda_backend(nb::module_& m);  // bind_cuda_backend.cpp: CUDA array ke
 void bind_linalg(nb::module_& m);        // bind_linalg.cpp: matmul, @, the factorisations
 void bind_profiler(nb::module_& m);      // bind_profiler.cpp: the profiler's recording core
 void bind_fft(nb::module_& m);           // bind_fft.cpp: cuFFT transforms and plan caches
+void bind_fft_callbacks(nb::module_& m);  // bind_fft_callbacks.cpp: cuFFT callbacks from tile functions
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -38,6 +39,7 @@ void bind_extensions(nb::module_& m) {
   bind_linalg(m);
   bind_profiler(m);
   bind_fft(m);
+  bind_fft_callbacks(m);
 }
 
 }  // namespace cupric::py

@@ -36,7 +36,8 @@ std::optional<Scalar> optional_scalar(nb::handle obj) {
 tile::Target target_from_name(const std::string& target) {
   if (target == "host") return tile::Target::host;
   if (target == "cuda") return tile::Target::cuda;
-  throw ValueError(cat("unknown target '", target, "' (expected 'host' or 'cuda')"));
+  if (target == "device_function") return tile::Target::device_function;
+  throw ValueError(cat("unknown target '", target, "' (expected 'host', 'cuda' or 'device_function')"));
 }
 
 void bind_builder(nb::module_& t) {
@@ -149,7 +150,8 @@ void bind_tile(nb::module_& m) {
           "('stages': (name, IR text) after each stage, with record_stages).");
   t.def(
       "stage_names", [](const std::string& target) { return tile::stage_names(target_from_name(target)); },
-      nb::arg("target"), "The stages the compiler runs for 'host' or 'cuda', in order ('frontend' first).");
+      nb::arg("target"),
+      "The stages the compiler runs for 'host', 'cuda' or 'device_function', in order ('frontend' first).");
 
   t.def("host_compiler", [] {
     const tile::HostCompiler& c = tile::host_compiler();

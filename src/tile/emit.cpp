@@ -1,7 +1,7 @@
 // emit.cpp — the tile compiler as named stages: the list of (name, pass) pairs each target runs
 // (the canonical ones, then what the target adds), CUPRIC_TILE_DUMP and the stage record of
 // kernel.inspect; the two targets' wrappers around the shared body (the host shared object's entry,
-// the CUDA __global__ kernel); and the choice of threads per block and vector width on the GPU.
+// the CUDA __global__ kernel, a CUDA __device__ function for callers that run it per element); and the choice of threads per block and vector width on the GPU.
 #include "cupric/tile_compiler/emit.hpp"
 
 #include <algorithm>
@@ -24,7 +24,7 @@ struct Launch {
 
 /// GPU: 4 warps, 8 for big tiles; vectors of 16 bytes of the narrowest dtype moved.
 Launch choose_launch(const Function& f, const EmitOptions& o) {
-  if (o.target == Target::host) return {};
+  if (o.target != Target::cuda) return {};  // one thread per block
   std::int64_t largest = 1;
   int narrowest = 16;
   walk(f.body, [&](const Op& op) {
@@ -145,6 +145,24 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
   return r;
 }
 
+/// A one-thread block's body as a __device__ function: the host body (a block is one thread there
+/// too), compiled by NVRTC. Tiles live in the calling thread's registers, so no op may need the
+/// block's shared memory (the host emitter asks for none).
+EmitResult emit_device_function(const Function& f, const EmitOptions& o, const Launch& l) {
+  EmitOptions host = o;
+  host.target = Target::host;
+  Emitter e(f, host, l.threads, l.vec);
+  const std::string body = e.body();
+  std::string decl, unpack, pass;
+  host_params(f, e, decl, unpack, pass);
+  EmitResult r;
+  r.entry = f.name;
+  r.source = header(f, "CUDA device function", l, 0) +
+             cat("\n", e.preamble(), e.preamble().empty() ? "" : "\n", "__device__ __forceinline__ void ", f.name,
+                 "(const ::cu::tile::Block& blk", decl.empty() ? "" : ", ", decl, ") {\n  (void)blk;", body, "\n}\n");
+  return r;
+}
+
 // ---- the stages --------------------------------------------------------------------------------
 
 /// What a stage may read besides the IR: the options, and the CUDA block size (chosen from the
@@ -191,6 +209,7 @@ struct TargetBackend {
 constexpr TargetBackend kTargets[] = {
     {Target::host, "host", add_host_stages, emit_host},
     {Target::cuda, "cuda", add_cuda_stages, emit_cuda},
+    {Target::device_function, "device_function", add_host_stages, emit_device_function},
 };
 
 const TargetBackend& backend(Target t) {

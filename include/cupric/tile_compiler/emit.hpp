@@ -11,7 +11,11 @@
 
 namespace cupric::tile {
 
-enum class Target : std::uint8_t { host, cuda };
+/// host: a shared object run block by block; cuda: one __global__ kernel; device_function: one
+/// CUDA `__device__` function of a one-thread block, called per element by other code (cuFFT's
+/// callbacks): `void <name>(const ::cu::tile::Block& blk, <params>)`, arrays as
+/// `const ::cu::tile::ArrayRef<T, N>&` and scalars by value, in the order of f.params.
+enum class Target : std::uint8_t { host, cuda, device_function };
 
 struct EmitOptions {
   Target target = Target::host;

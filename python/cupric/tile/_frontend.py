@@ -260,6 +260,7 @@ class Frontend(ControlFlow):
             if isinstance(s, ast.Return):
                 if not top or i != len(stmts) - 1:
                     self.error("`return` is only supported as the last statement of a kernel or @ct.function", s)
+                self.node = s  # errors in the returned expression point here, not at the statement before
                 value = None if s.value is None else self.expr(s.value, scope)
                 raise _Return(value)
             self.stmt(s, scope)

@@ -236,3 +236,20 @@ def test_error_inside_a_helper_names_the_call_site():
     ) as info:
         ct.kernel(kern)[(1,)](to_cu(np.zeros(4, np.float32)))
     assert info.value.lineno == _line_of(bad_helper.fn, "return t + ct.zeros")
+
+
+def test_error_in_a_returned_expression_points_at_the_return():
+    """Errors the frontend raises itself (not the builder) in a `return` pointed at the statement
+    before it (the `return` is handled outside the statement loop that records the node)."""
+
+    @ct.function
+    def helper(t):
+        u = t * 2
+        return u + (1, 2)
+
+    def kern(x):
+        helper(ct.load(x, index=(0,), shape=(4,)))
+
+    with pytest.raises(ct.CompileError, match="expected a tile, a scalar or a number, got tuple") as info:
+        ct.kernel(kern)[(1,)](to_cu(np.zeros(4, np.float32)))
+    assert info.value.lineno == _line_of(helper.fn, "return u + (1, 2)")

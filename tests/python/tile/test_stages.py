@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from cupric import _cupric
 from cupric import tile as ct
+from cupric.tile import _cuda
+from cupric.tile._paths import include_dir
 from tile_helpers import random, to_cu, to_np
 
 _tile = _cupric._tile
@@ -124,3 +126,28 @@ def test_dump_on_launch_compiles_past_the_kernel_index(monkeypatch, capfd):
     kernel[(1,)](x, out, n)
     np.testing.assert_allclose(to_np(out), 12 * to_np(x), rtol=1e-6)
     assert headers(capfd.readouterr().err) == [("canonical_demo", "remove_dead_code", "host")]
+
+
+@pytest.mark.nvrtc
+def test_device_function_target_renders_a_one_thread_device_function():
+    """The `device_function` target (FFT callbacks): the canonical stages only, then the host body
+    as a __device__ function taking the block and the parameters in order; NVRTC compiles it."""
+    assert _tile.stage_names("device_function") == HOST
+    b = _tile.Builder("scaled")
+    x = b.param_scalar("x", "float32", False)
+    out = b.param_array("out", "float32", 1)
+    two = b.constant(2.0, "float32")
+    b.store(out, [b.constant(0)], b.reshape(b.ufunc("multiply", [x, b.ufunc("add", [two, two])]), [1]), False)
+    r = b.finish().emit("device_function")
+    src = r["source"]
+    assert r["entry"] == "scaled"
+    assert "#define CUPRIC_TILE_THREADS 1" in src
+    assert re.search(r"__device__ __forceinline__ void scaled\(const ::cu::tile::Block& blk, const float \w+, "
+                     r"const ::cu::tile::ArrayRef<float, 1>& \w+\)", src), src
+    assert "4.0f" in src and "add" not in src.split("void scaled", 1)[1]  # constants folded first
+    caller = src + (
+        'extern "C" __global__ void k(float* o) {\n  const ::cu::tile::Block blk{};\n'
+        "  scaled(blk, 1.5f, ::cu::tile::ArrayRef<float, 1>{o, {1}, {1}});\n}\n"
+    )
+    ptx = _cuda._program(caller, include_dir(), "sm_90").compile("ptx").code.decode()
+    assert re.search(rf"\b{np.float32(6.0).view(np.int32)}\b", ptx), ptx  # 1.5 * (2 + 2), inlined and folded
