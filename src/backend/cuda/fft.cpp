@@ -59,8 +59,13 @@ struct FftLayout {
 };
 
 /// The layout of `a`'s last `rank` axes and its batch, or false when cuFFT cannot read the view as
-/// it is (negative strides, batch axes that do not merge, rows that overlap).
+/// it is (negative strides, batch axes that do not merge, rows that overlap, or a start that is not
+/// aligned to the complex element: cuFFT answered CUFFT_INVALID_VALUE for the real view x[1:, 3:]
+/// of a float32 matrix, 4-byte aligned, on an H200).
 bool describe(const Array& a, int rank, FftLayout& out) {
+  const bool real = a.dtype() == DType::float32 || a.dtype() == DType::float64;
+  const auto complex_bytes = static_cast<std::uintptr_t>(a.itemsize() * (real ? 2 : 1));
+  if (reinterpret_cast<std::uintptr_t>(a.data()) % complex_bytes != 0) return false;
   const int nd = a.ndim(), first = nd - rank;
   const auto& shape = a.shape();
   const auto& st = a.strides();
