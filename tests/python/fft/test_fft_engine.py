@@ -76,6 +76,7 @@ GPU_CASES = [
     ("rfftn", (4, 6, 8, 10), {}), ("irfftn", (4, 6, 8, 10), {"s": (5, 7, 9, 12), "axes": (0, 1, 2, 3)}),
     ("fft2", (2, 64, 97), {}), ("rfft2", (2, 64, 97), {"axes": (0, 2)}), ("irfft2", (3, 32, 17), {}),
     ("fftn", (6, 5), {"axes": (1, 1)}), ("fft", (0, 8), {}), ("rfftn", (3, 0, 8), {"axes": (0, 2)}),
+    ("ifft2", (3, 20, 9), {"norm": "forward"}),
 ]
 
 
@@ -103,6 +104,20 @@ def test_gpu_views(view, name):
     expected = getattr(np.fft, name)(view(a))
     check(getattr(cu.fft, name)(x), expected.astype(expected.dtype), np.float32, 960)
     np.testing.assert_array_equal(cu.asarray(a, device="cuda:0").get(), a)
+
+
+@pytest.mark.gpu
+def test_gpu_frequencies_and_shifts():
+    for n, d in [(1, 1.0), (8, 0.5), (9, 2.0)]:
+        for name in ("fftfreq", "rfftfreq"):
+            got = getattr(cu.fft, name)(n, d, device="cuda:0")
+            assert got.device == "cuda:0"
+            np.testing.assert_allclose(got.get(), getattr(np.fft, name)(n, d), rtol=1e-15)
+    a = random((5, 8, 7), np.complex64)
+    for axes in (None, 1, (0, 2)):
+        x = cu.asarray(a, device="cuda:0")
+        np.testing.assert_array_equal(cu.fft.fftshift(x, axes=axes).get(), np.fft.fftshift(a, axes=axes))
+        np.testing.assert_array_equal(cu.fft.ifftshift(x, axes=axes).get(), np.fft.ifftshift(a, axes=axes))
 
 
 @pytest.mark.gpu
