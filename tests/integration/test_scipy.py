@@ -93,8 +93,8 @@ SIGNAL = [
          marks=numpy_path),
     Case("signal.detrend", lambda a: signal.detrend(a), input=SIG, marks=numpy_path),
     Case("signal.medfilt", lambda a: signal.medfilt(a, 5), via_numpy=False, input=SIG),
-    Case("signal.hilbert", lambda a: signal.hilbert(a), input=SIG, marks=numpy_path),
-    Case("signal.resample", lambda a: signal.resample(a, 40), input=SIG, marks=numpy_path),
+    Case("signal.hilbert", lambda a: signal.hilbert(a), input=SIG),  # through cu.fft on the array's device
+    Case("signal.resample", lambda a: signal.resample(a, 40), input=SIG),  # through cu.fft
     Case("signal.upfirdn", lambda a: signal.upfirdn(a[:4], a, up=2, down=3), input=SIG, marks=numpy_path),
     Case("signal.sosfilt", lambda a: signal.sosfilt(like(a, [[1.0, 0.5, 0.0, 1.0, -0.2, 0.0]]), a), input=SIG,
          marks=numpy_path),
