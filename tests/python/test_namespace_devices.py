@@ -172,7 +172,8 @@ def _draw(name, device):
 def test_legacy_random_functions_draw_the_same_stream_on_every_device(name, device):
     got, again, on_cpu = _draw(name, device), _draw(name, device), _draw(name, "cpu")
     np.testing.assert_array_equal(got, again)
-    np.testing.assert_array_equal(got, on_cpu)
+    # the same stream; loc + scale * z may round differently where the GPU fuses the multiply-add
+    np.testing.assert_allclose(got, on_cpu, rtol=1e-13, atol=0)
     assert len(np.unique(got)) > 1
 
 
