@@ -26,7 +26,8 @@ BAD_VALUES = [None, "3", "", b"x", Opaque(), 2**70, -(2**70), 10**400, -1, 1.5, 
               [1, "a"], {}, {"a": 1}, (2**63,), (-1, 2), (1.5, 2), ("a",), slice(None), Ellipsis, np.float64(2.5),
               np.array(["x"])]
 BAD_KWARGS = [{"dtype": "nope"}, {"dtype": object}, {"dtype": 3}, {"axis": 99}, {"axis": 2**70}, {"axis": "x"},
-              {"axis": 1.5}, {"out": 3}, {"out": "x"}, {"keepdims": "x"}, {"device": "tpu:0"}, {"device": "cuda:x"}, {"device": 3},
+              {"axis": 1.5}, {"out": 3}, {"out": "x"}, {"keepdims": "x"}, {"device": "tpu:0"}, {"device": "cuda:x"},
+              {"device": 3},
               {"casting": "nope"}, {"order": "Q"}, {"k": 2**70}, {"ddof": "x"}, {"where": 3}, {"where": "x"},
               {"copy": "x"}, {"endpoint": "x"}, {"num": -1}, {"num": 2**70}, {"nonsense": 1}]
 
