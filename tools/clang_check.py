@@ -37,11 +37,14 @@ def clang_command(command, clang):
     return out + ["-fsyntax-only", "-Werror", color]
 
 
+SOURCE_FOLDERS = ("src", "tests", "examples", "tools")
+
+
 def own_entries(database):
-    """The project's own translation units (the build also compiles nanobind's sources)."""
+    """The project's own translation units (the build also compiles nanobind's sources, in .venv)."""
     for entry in json.loads(Path(database).read_text()):
         path = Path(entry["file"]).resolve()
-        if path.is_relative_to(ROOT) and not path.is_relative_to(ROOT / "build"):
+        if any(path.is_relative_to(ROOT / folder) for folder in SOURCE_FOLDERS):
             yield entry, path.relative_to(ROOT)
 
 
