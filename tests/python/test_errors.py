@@ -64,10 +64,15 @@ def namespace_functions():
     return out
 
 
+# Methods that write files named after the bad values into the working folder (tests/python/test_methods.py
+# covers them); a run once left files named 3 and x in the repository.
+METHOD_SKIP = {"tofile", "dump"}
+
+
 def method_calls(arrays):
     a = arrays[0]
     return [(f"ndarray.{n}", getattr(a, n)) for n in sorted(dir(a))
-            if not n.startswith("_") and callable(getattr(a, n))]
+            if not n.startswith("_") and n not in METHOD_SKIP and callable(getattr(a, n))]
 
 
 class Tally:
