@@ -9,7 +9,8 @@ WERROR ?= ON
 CMAKE_DEFS := --config-settings=cmake.define.CUPRIC_WERROR=$(WERROR) --config-settings=cmake.define.CUPRIC_TESTS=ON
 SOURCES := $(shell find src include device_include examples/cpp tests/cpp -type f 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: all build demo test test-python test-cpp test-integration test-baseline conformance install-check bench soak gpu-check lint format clean
+.PHONY: all build demo test test-python test-cpp test-integration test-baseline conformance install-check bench soak gpu-check \
+	lint ruff format format-check clang-check clean
 
 all: build
 
@@ -89,12 +90,30 @@ soak: build
 gpu-check:
 	bash tools/gpu_check.sh
 
-lint:
-	$(VENV)/bin/ruff check python tests benchmarks examples || true
-	clang-format --dry-run --Werror $$(find src include device_include examples tests/cpp -name '*.cpp' -o -name '*.hpp' -o -name '*.h')
+# Lint (CI): ruff on the Python, clang-format's check of the C++, and every C++ file compiled by
+# clang as well (tools/clang_check.py: -fsyntax-only with the build's flags and -Werror, so clang's
+# own warnings count too). The linters are pinned wheels in .venv, so every machine agrees.
+LINT_TOOLS := "ruff==0.17.6" "clang-format==18.1.8"
+CXX_SOURCES = $$(find src include device_include examples tests/cpp tools/probes -name '*.cpp' -o -name '*.hpp' \
+	-o -name '*.h' -o -name '*.cuh' -o -name '*.cu')
 
-format:
-	clang-format -i $$(find src include device_include examples tests/cpp -name '*.cpp' -o -name '*.hpp' -o -name '*.h')
+$(VENV)/.lint-deps: $(VENV)/.deps
+	$(PIP) install -q $(LINT_TOOLS)
+	touch $@
+
+lint: ruff format-check clang-check
+
+ruff: $(VENV)/.lint-deps
+	$(VENV)/bin/ruff check python tests benchmarks examples tools
+
+format-check: $(VENV)/.lint-deps
+	$(VENV)/bin/clang-format --dry-run --Werror $(CXX_SOURCES)
+
+format: $(VENV)/.lint-deps
+	$(VENV)/bin/clang-format -i $(CXX_SOURCES)
+
+clang-check: build
+	$(PY) tools/clang_check.py
 
 clean:
 	rm -rf build $(VENV)

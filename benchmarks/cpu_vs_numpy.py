@@ -38,7 +38,11 @@ def cases(n, dtype):
     yield "add", (lambda: a + b), (lambda: x + y)
     yield "multiply", (lambda: a * b), (lambda: x * y)
     yield "exp", (lambda: np.exp(a)), (lambda: cu.exp(x))
-    yield "5-op expr", (lambda: np.sqrt(a * a + b * b) * 0.5 + np.sin(a)), (lambda: cu.sqrt(x * x + y * y) * 0.5 + cu.sin(x))
+    yield (
+        "5-op expr",
+        (lambda: np.sqrt(a * a + b * b) * 0.5 + np.sin(a)),
+        (lambda: cu.sqrt(x * x + y * y) * 0.5 + cu.sin(x)),
+    )
     yield "sum", (lambda: a.sum()), (lambda: x.sum())
     yield "sum axis=0", (lambda: m.sum(axis=0)), (lambda: xm.sum(axis=0))
     yield "sum axis=1", (lambda: m.sum(axis=1)), (lambda: xm.sum(axis=1))

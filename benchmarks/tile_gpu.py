@@ -290,7 +290,7 @@ def _attention(p, quick, row, within_budget):
         if not within_budget(f"attention causal={causal}", 8):
             return
 
-        def run(c=causal):
+        def run(c=causal, bm=bm, bn=bn):
             attention.attention_kernel[(ct.cdiv(S, bm), B * H)](q3, k3, v3, o3, 1.0 / math.sqrt(D), c, bm, bn, D)
 
         def sdpa(c=causal):

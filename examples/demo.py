@@ -1,5 +1,6 @@
 """The founding demo: create 100 random 5000x5000 matrices and sum them, with cupric and with
-NumPy side by side (and CuPy and PyTorch on the GPU, where installed), then a short tour. Runs on the GPU when cupric has one, else on the CPU.
+NumPy side by side (and CuPy and PyTorch on the GPU, where installed), then a short tour. Runs on
+the GPU when cupric has one, else on the CPU.
 
     make demo          (or: python examples/demo.py [--count N] [--size N])
 
@@ -7,6 +8,7 @@ NumPy side by side (and CuPy and PyTorch on the GPU, where installed), then a sh
 """
 
 import argparse
+import functools
 import os
 import time
 
@@ -42,13 +44,13 @@ def founding_story(n, count, dtype, device):
     rng = np.random.default_rng(0)
     mats, t_np_gen = timed(lambda: [rng.random((n, n), dtype=dtype) for _ in range(count)])
 
-    def np_sum():
+    def np_sum(mats):
         total = np.zeros((n, n), dtype)
         for m in mats:
             total += m
         return total
 
-    np_total, t_np_sum = timed(np_sum)
+    np_total, t_np_sum = timed(functools.partial(np_sum, mats))
     np_check = float(np_total[0, 0])
     del mats, np_total
 
@@ -64,13 +66,13 @@ def founding_story(n, count, dtype, device):
     g = cu.random.default_rng(0)
     cmats, t_cu_gen = timed(lambda: [g.random((n, n), dtype=getattr(cu, dtype), device=device) for _ in range(count)])
 
-    def cu_sum():
+    def cu_sum(cmats):
         total = cu.zeros((n, n), dtype=getattr(cu, dtype), device=device)
         for m in cmats:
             total += m
         return total
 
-    cu_total, t_cu_sum = timed(cu_sum)
+    cu_total, t_cu_sum = timed(functools.partial(cu_sum, cmats))
     mean_cu = float(cu_total.mean()) / count
     del cmats
 
@@ -88,7 +90,8 @@ def founding_story(n, count, dtype, device):
             print(f"{'cupric vs ' + who:18s} generate {tg / t_cu_gen:6.2f}x   sum {ts / t_cu_sum:6.2f}x   "
                   f"({who} time / cupric time)")
     print(f"check: mean of the sum / count = {mean_cu:.4f} (expect ~0.5); NumPy total[0,0] = {np_check:.2f}; "
-          f"cupric's warm-up (first use of its kernels: NVRTC compiles on a GPU) took {t_first:.2f} s, before the clock started")
+          f"cupric's warm-up (first use of its kernels: NVRTC compiles on a GPU) took {t_first:.2f} s, "
+          "before the clock started")
 
 
 def peer_rows(n, count, dtype):

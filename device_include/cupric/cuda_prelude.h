@@ -4,6 +4,8 @@
 // Included only when __CUDACC_RTC__ is defined.
 #pragma once
 
+// (not formatted: the standard library's declarations in a compact form, one a line)
+// clang-format off
 namespace std {
 
 typedef signed char int8_t;
@@ -216,3 +218,4 @@ struct bfloat16 {
 };
 
 }  // namespace cupric
+// clang-format on

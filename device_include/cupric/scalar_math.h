@@ -38,14 +38,15 @@ CUPRIC_HD bool truthy(T a) {
   if constexpr (is_complex_v<T>) return a.real() != 0 || a.imag() != 0;
   else return a != T(0);
 }
-// & and |, not && and ||: no branch, so that loops over them (any / all) vectorise
+// & and |, not && and ||: no branch, so that loops over them (any / all) vectorise (on ints, which
+// says to clang's -Wbitwise-instead-of-logical that no short-circuit was meant)
 template <class A, class B>
 CUPRIC_HD bool logical_and(A a, B b) {
-  return truthy(a) & truthy(b);
+  return static_cast<int>(truthy(a)) & static_cast<int>(truthy(b));
 }
 template <class A, class B>
 CUPRIC_HD bool logical_or(A a, B b) {
-  return truthy(a) | truthy(b);
+  return static_cast<int>(truthy(a)) | static_cast<int>(truthy(b));
 }
 
 // ---- libm functions under cu:: (the table's expressions name only cu:: and operators, so that

@@ -2,7 +2,6 @@ import numpy
 
 import cupric
 from cupric import AxisError as AxisError
-import cupric._flatiter
 from cupric._interop import (
     _array as __array__,
     _array_function as __array_function__,
@@ -12,7 +11,6 @@ from cupric._interop import (
 )
 from cupric._methods import (
     argpartition as argpartition,
-    byteswap as byteswap,
     choose as choose,
     compress as compress,
     dump as dump,
@@ -21,11 +19,9 @@ from cupric._methods import (
     partition as partition,
     put as put,
     repeat as repeat,
-    resize as resize,
     take as take,
     tobytes as tobytes,
-    tofile as tofile,
-    view as view
+    tofile as tofile
 )
 from cupric._pickle import (
     _copy as __copy__,
@@ -79,7 +75,7 @@ class ndarray:
     def shape(self) -> tuple: ...
 
     @property
-    def dtype(self) -> object: ...
+    def dtype(self) -> numpy.dtype: ...
 
     @property
     def ndim(self) -> int: ...
@@ -120,14 +116,14 @@ class ndarray:
 
     def item(self) -> object: ...
 
-    def astype(self, dtype: object, order: object = ..., casting: str = ..., subok: bool = ..., copy: bool = ..., *, device: object | None = ...) -> object:
+    def astype(self, dtype: cupric.typing.DTypeLike, order: str = ..., casting: str = ..., subok: bool = ..., copy: bool = ..., *, device: cupric.typing.DeviceLike | None = ...) -> cupric.ndarray:
         """
         A copy in dtype (NumPy's keywords; copy=False returns this array when nothing changes).
         """
 
     def copy(self) -> ndarray: ...
 
-    def to_device(self, arg0: object, /, *, stream: object | None = ...) -> object:
+    def to_device(self, arg0: cupric.typing.DeviceLike, /, *, stream: object | None = ...) -> cupric.ndarray:
         """
         This array on `device` (itself when already there); a GPU copy runs on `stream` when given.
         """
@@ -319,28 +315,26 @@ class ndarray:
 
     __array_priority__: int = ...
 
-    flat: cupric._flatiter.flat_attribute = ...
+def asarray(obj: cupric.typing.ArrayLike, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ..., copy: bool | None = ...) -> ndarray: ...
 
-def asarray(obj: object, dtype: object | None = ..., device: object | None = ..., copy: object | None = ...) -> ndarray: ...
-
-def astype(arg0: object, arg1: object, /, *, copy: bool = ..., device: object | None = ...) -> object:
+def astype(arg0: cupric.typing.ArrayLike, arg1: cupric.typing.DTypeLike, /, *, copy: bool = ..., device: cupric.typing.DeviceLike | None = ...) -> cupric.ndarray:
     """Array API astype(x, dtype, /, *, copy=True, device=None)."""
 
-def empty(shape: object, dtype: object | None = ..., device: object | None = ...) -> ndarray: ...
+def empty(shape: cupric.typing.ShapeLike, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ...) -> ndarray: ...
 
-def zeros(shape: object, dtype: object | None = ..., device: object | None = ...) -> ndarray: ...
+def zeros(shape: cupric.typing.ShapeLike, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ...) -> ndarray: ...
 
-def ones(shape: object, dtype: object | None = ..., device: object | None = ...) -> ndarray: ...
+def ones(shape: cupric.typing.ShapeLike, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ...) -> ndarray: ...
 
-def full(shape: object, fill_value: object, dtype: object | None = ..., device: object | None = ...) -> ndarray: ...
+def full(shape: cupric.typing.ShapeLike, fill_value: cupric.typing.ScalarLike, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ...) -> ndarray: ...
 
-def empty_like(a: ndarray, dtype: object | None = ..., device: object | None = ..., shape: object | None = ...) -> ndarray: ...
+def empty_like(a: ndarray, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ..., shape: cupric.typing.ShapeLike | None = ...) -> ndarray: ...
 
-def zeros_like(a: ndarray, dtype: object | None = ..., device: object | None = ..., shape: object | None = ...) -> ndarray: ...
+def zeros_like(a: ndarray, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ..., shape: cupric.typing.ShapeLike | None = ...) -> ndarray: ...
 
-def ones_like(a: ndarray, dtype: object | None = ..., device: object | None = ..., shape: object | None = ...) -> ndarray: ...
+def ones_like(a: ndarray, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ..., shape: cupric.typing.ShapeLike | None = ...) -> ndarray: ...
 
-def full_like(a: ndarray, fill_value: object, dtype: object | None = ..., device: object | None = ..., shape: object | None = ...) -> ndarray: ...
+def full_like(a: ndarray, fill_value: cupric.typing.ScalarLike, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ..., shape: cupric.typing.ShapeLike | None = ...) -> ndarray: ...
 
 def get_num_threads() -> int:
     """

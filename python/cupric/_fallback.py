@@ -6,9 +6,8 @@ import os
 import threading
 import warnings
 
-from ._lazy import numpy as _np
-
 from . import _cupric as _c
+from ._lazy import numpy as _np
 from ._printing import to_numpy as _to_numpy
 
 _MODES = {

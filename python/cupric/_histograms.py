@@ -61,7 +61,8 @@ def bincount(x, weights=None, minlength=0):
     if x.size == 0 and _dt.kind(x.dtype) not in "iub":
         x = x.astype("int64")
     if _dt.kind(x.dtype) not in "iub" or str(x.dtype) == "uint64":
-        raise TypeError(f"Cannot cast array data from dtype('{x.dtype}') to dtype('int64') according to the rule 'safe'")
+        raise TypeError(f"Cannot cast array data from dtype('{x.dtype}') to dtype('int64') "
+                        "according to the rule 'safe'")
     minlength = _operator.index(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")

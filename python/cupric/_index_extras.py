@@ -272,8 +272,9 @@ class _Concatenator:
             else:
                 part = on(k, device)
             if part.ndim < self.ndmin:
-                part = part.reshape(part.shape + (1,) * (self.ndmin - part.ndim)) if self.ndmin == 2 and part.ndim == 1 \
-                    else part.reshape((1,) * (self.ndmin - part.ndim) + part.shape)
+                ones = (1,) * (self.ndmin - part.ndim)
+                # a 1-d part becomes a column when ndmin is 2 (c_); otherwise it gains leading axes
+                part = part.reshape(part.shape + ones if self.ndmin == 2 and part.ndim == 1 else ones + part.shape)
             parts.append(part.reshape(1) if part.ndim == 0 else part)
         return _c.concatenate(parts, axis=self.axis)
 

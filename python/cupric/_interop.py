@@ -4,10 +4,9 @@ the same memory for CPU arrays, see _fallback.py), plus repr/str/tolist (see _pr
 
 import sys
 
-from ._lazy import numpy as _np
-
 from . import _cupric as _c
 from . import _fallback
+from ._lazy import numpy as _np
 from ._printing import install as _install_printing
 from ._printing import to_numpy as _to_numpy
 

@@ -3,6 +3,7 @@ reductions and views, so each runs on every device: iscomplex/isreal, isposinf, 
 frexp/ldexp, divmod, float_power, average, cov/corrcoef, gradient, trapezoid, convolve/correlate,
 unwrap, geomspace, vander and the windows (polynomials: _polynomials.py)."""
 
+import functools as _functools
 import math as _math
 import operator as _op
 
@@ -13,9 +14,8 @@ from ._operands import device_of, on
 
 __all__ = ["iscomplex", "isreal", "iscomplexobj", "isrealobj", "isneginf", "isposinf", "real_if_close", "fix",
            "sinc", "modf", "frexp", "ldexp", "divmod", "float_power", "spacing", "average", "cov", "corrcoef",
-           "gradient", "trapezoid", "convolve", "correlate", "unwrap", "interp", "geomspace", "vander", "bartlett", "blackman",
-           "hamming", "hanning", "array_equiv",
-           "euler_gamma"]
+           "gradient", "trapezoid", "convolve", "correlate", "unwrap", "interp", "geomspace", "vander", "bartlett",
+           "blackman", "hamming", "hanning", "array_equiv", "euler_gamma"]
 
 euler_gamma = 0.5772156649015329
 
@@ -256,6 +256,13 @@ def _diag_idx(n, device):
     return i, i
 
 
+def _slab(x, ax, lo, hi):
+    """x[..., lo:hi, ...] with the slice on axis ax."""
+    s = [slice(None)] * x.ndim
+    s[ax] = slice(lo, hi)
+    return x[tuple(s)]
+
+
 def gradient(f, *varargs, axis=None, edge_order=1):
     x = _arr(f)
     x = x if _dt.kind(x.dtype) in "fc" else x.astype("float64")
@@ -278,13 +285,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             out.append(_gradient_uneven(x, on(h, x.device).astype(x.dtype), ax, edge_order))
             continue
         h = float(_arr(h)) if not isinstance(h, (int, float)) else float(h)
-        s = [slice(None)] * x.ndim
-
-        def part(lo, hi):
-            s2 = list(s)
-            s2[ax] = slice(lo, hi)
-            return x[tuple(s2)]
-
+        part = _functools.partial(_slab, x, ax)
         interior = (part(2, None) - part(None, -2)) / (2 * h)
         if edge_order == 1:
             first = (part(1, 2) - part(0, 1)) / h
@@ -304,10 +305,7 @@ def _gradient_uneven(x, coords, ax, edge_order):
     shape = [1] * x.ndim
     shape[ax] = -1
 
-    def part(lo, hi):
-        s = [slice(None)] * x.ndim
-        s[ax] = slice(lo, hi)
-        return x[tuple(s)]
+    part = _functools.partial(_slab, x, ax)
 
     d1, d2 = dx[:-1].reshape(shape), dx[1:].reshape(shape)
     a = -d2 / (d1 * (d1 + d2))

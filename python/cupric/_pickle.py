@@ -8,9 +8,8 @@ import pickle
 import sys
 import warnings
 
-from ._lazy import numpy as _np
-
 from . import _cupric as _c
+from ._lazy import numpy as _np
 
 # Written into every array and Generator pickle; _check_version refuses any other.
 FORMAT_VERSION = 1

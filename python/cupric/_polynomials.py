@@ -67,7 +67,10 @@ def polyadd(a1, a2):
     a, b = on(a1, device).reshape(-1), on(a2, device).reshape(-1)
     dtype = _c.result_type(a.dtype, b.dtype)
     n = max(a.shape[0], b.shape[0])
-    pad = lambda c: _c.concatenate([_c.zeros((n - c.shape[0],), dtype=dtype, device=c.device), c.astype(dtype)])
+
+    def pad(c):
+        return _c.concatenate([_c.zeros((n - c.shape[0],), dtype=dtype, device=c.device), c.astype(dtype)])
+
     return pad(a) + pad(b)
 
 

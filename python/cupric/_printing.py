@@ -3,9 +3,8 @@ bfloat16 prints its values as float32 with dtype=bfloat16, device arrays add dev
 
 import sys
 
-from ._lazy import numpy as _np
-
 from . import _dtypes as _dt
+from ._lazy import numpy as _np
 
 # numpy.set_printoptions(legacy=...) values as NumPy numbers them internally
 _LEGACY = {"1.13": 113, "1.21": 121, "1.25": 125, "2.1": 201, "2.2": 202}

@@ -3,7 +3,8 @@ them: what each argument accepts."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence, SupportsIndex, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex, Union
 
 if TYPE_CHECKING:
     import numpy as np
@@ -19,5 +20,5 @@ ArrayLike = Union["ndarray", ScalarLike, Sequence[Any], Any]
 DTypeLike = Union["np.dtype[Any]", type, str, None]
 #: "cpu", "cuda", "cuda:N" or a Device
 DeviceLike = Union[str, "Device"]
-AxisLike = Union[SupportsIndex, Sequence[SupportsIndex]]
-ShapeLike = Union[SupportsIndex, Sequence[SupportsIndex]]
+AxisLike = SupportsIndex | Sequence[SupportsIndex]
+ShapeLike = SupportsIndex | Sequence[SupportsIndex]

@@ -36,6 +36,8 @@ struct Alias {
   const char* text;
   DType dtype;
 };
+// (not formatted: a table in columns)
+// clang-format off
 constexpr Alias kAliases[] = {
     {"bool", DType::bool_},       {"?", DType::bool_},           {"b1", DType::bool_},
     {"bool_", DType::bool_},      {"int8", DType::int8},         {"i1", DType::int8},
@@ -57,6 +59,7 @@ constexpr Alias kAliases[] = {
     {"csingle", DType::complex64}, {"complex128", DType::complex128}, {"c16", DType::complex128},
     {"D", DType::complex128},     {"complex", DType::complex128}, {"cdouble", DType::complex128},
 };
+// clang-format on
 
 int kind_rank(DType t) {
   switch (kind(t)) {

@@ -8,6 +8,7 @@
 
 #include "bind_cuda.hpp"
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/backend.hpp"
 #include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
@@ -142,6 +143,12 @@ nb::dict array_interface(const Array& a) {
   d["version"] = 3;
   return d;
 }
+
+/// full's fill value: a cupric array stands for its scalar (0-d, or of one element).
+nb::object fill_scalar(nb::handle fill_value) {
+  return nb::isinstance<Array>(fill_value) ? scalar_to_py(nb::cast<Array>(fill_value)) : nb::borrow(fill_value);
+}
+
 }  // namespace
 
 nb::handle ndarray_type() { return g_ndarray_type; }
@@ -169,7 +176,7 @@ void bind_array(nb::module_& m) {
                               nb::type_slots(ndarray_buffer_slots()));
   g_ndarray_type = cls;
   cls.def_prop_ro("shape", [](const Array& a) { return tuple_of(a.shape()); })
-      .def_prop_ro("dtype", [](const Array& a) { return dtype_to_py(a.dtype()); })
+      .def_prop_ro("dtype", [](const Array& a) { return nb::borrow<DTypeResult>(dtype_to_py(a.dtype())); })
       .def_prop_ro("ndim", &Array::ndim)
       .def_prop_ro("size", &Array::size)
       .def_prop_ro("itemsize", &Array::itemsize)
@@ -217,64 +224,64 @@ void bind_array(nb::module_& m) {
         return nb::int_(scalar_to_py(a));
       })
       .def("item", [](const Array& a) { return scalar_to_py(a); })
-      .def("astype", [](nb::handle self, nb::handle dtype, nb::handle order, const std::string& casting, bool, bool copy,
-                        nb::handle device) { return astype_py(self, dtype, order_from_py(order), casting, copy, device); },
+      .def("astype", [](nb::handle self, DTypeLike dtype, OrderLike order, const std::string& casting, bool, bool copy,
+                        DeviceLike device) {
+        return nb::borrow<NdarrayResult>(astype_py(self, dtype, order_from_py(order), casting, copy, device));
+      },
            nb::arg("dtype"), nb::arg("order") = "K", nb::arg("casting") = "unsafe", nb::arg("subok") = true,
            nb::arg("copy") = true, nb::kw_only(), nb::arg("device") = nb::none(),
            "A copy in dtype (NumPy's keywords; copy=False returns this array when nothing changes).")
       .def("copy", [](const Array& a) { return convert_array(a, std::nullopt, std::nullopt, true); })
-      .def("to_device", [](nb::handle self, nb::handle device, nb::handle stream) -> nb::object {
+      .def("to_device", [](nb::handle self, DeviceLike device, nb::handle stream) {
         const Array& a = nb::cast<const Array&>(self);
         Array out = to_device_py(a, device_from_py(device), stream);
-        return out.storage() == a.storage() ? nb::borrow(self) : nb::cast(std::move(out));
+        return nb::borrow<NdarrayResult>(out.storage() == a.storage() ? nb::borrow(self) : nb::cast(std::move(out)));
       }, nb::arg(), nb::kw_only(), nb::arg("stream") = nb::none(),
          "This array on `device` (itself when already there); a GPU copy runs on `stream` when given.")
       .def("_host_contiguous", &host_contiguous)
       .def("_weak_kind", [](const Array& a) { return static_cast<int>(a.weak()); });
 
-  m.def("asarray", [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy) {
+  m.def("asarray", [](ArrayLike obj, DTypeLike dtype, DeviceLike device, BoolLike copy) {
     std::optional<bool> c;
     if (!copy.is_none()) c = bool_from_py(copy, "copy");
     return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
   }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
-  m.def("astype", [](nb::handle x, nb::handle dtype, bool copy, nb::handle device) {
-    return astype_py(x, dtype, 'K', "unsafe", copy, device);
+  m.def("astype", [](ArrayLike x, DTypeLike dtype, bool copy, DeviceLike device) {
+    return nb::borrow<NdarrayResult>(astype_py(x, dtype, 'K', "unsafe", copy, device));
   }, nb::arg(), nb::arg(), nb::kw_only(), nb::arg("copy") = true, nb::arg("device") = nb::none(),
      "Array API astype(x, dtype, /, *, copy=True, device=None).");
-  m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+  m.def("empty", [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
     return Array::empty(shape_from_py(shape), optional_dtype(dtype).value_or(DType::float64), device_from_py(device));
   }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
-  m.def("zeros", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+  m.def("zeros", [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
     return filled(shape_from_py(shape), 0, optional_dtype(dtype), device_from_py(device));
   }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
-  m.def("ones", [](nb::handle shape, nb::handle dtype, nb::handle device) {
+  m.def("ones", [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
     return filled(shape_from_py(shape), 1, optional_dtype(dtype), device_from_py(device));
   }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
-  m.def("full", [](nb::handle shape, nb::handle fill_value, nb::handle dtype, nb::handle device) {
-    if (nb::isinstance<Array>(fill_value)) fill_value = scalar_to_py(nb::cast<Array>(fill_value)).release();
-    return full_array(shape_from_py(shape), fill_value, optional_dtype(dtype), device_from_py(device));
+  m.def("full", [](ShapeLike shape, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
+    return full_array(shape_from_py(shape), fill_scalar(fill_value), optional_dtype(dtype), device_from_py(device));
   }, nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
-  auto like = [](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+  auto like = [](const Array& a, const DTypeLike& dtype, const DeviceLike& device, const ShapeLike& shape) {
     return std::make_tuple(shape.is_none() ? a.shape() : shape_from_py(shape), optional_dtype(dtype).value_or(a.dtype()),
                            device.is_none() ? a.device() : device_from_py(device));
   };
-  m.def("empty_like", [like](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+  m.def("empty_like", [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
     auto [s, t, d] = like(a, dtype, device, shape);
     return Array::empty(s, t, d);
   }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
-  m.def("zeros_like", [like](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+  m.def("zeros_like", [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
     auto [s, t, d] = like(a, dtype, device, shape);
     return filled(s, 0, t, d);
   }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
-  m.def("ones_like", [like](const Array& a, nb::handle dtype, nb::handle device, nb::handle shape) {
+  m.def("ones_like", [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
     auto [s, t, d] = like(a, dtype, device, shape);
     return filled(s, 1, t, d);
   }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
-  m.def("full_like", [like](const Array& a, nb::handle fill_value, nb::handle dtype, nb::handle device, nb::handle shape) {
+  m.def("full_like", [like](const Array& a, ScalarLike fill_value, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
     auto [s, t, d] = like(a, dtype, device, shape);
-    if (nb::isinstance<Array>(fill_value)) fill_value = scalar_to_py(nb::cast<Array>(fill_value)).release();
-    return full_array(s, fill_value, t, d);
+    return full_array(s, fill_scalar(fill_value), t, d);
   }, nb::arg("a"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
      nb::arg("shape") = nb::none());
 

@@ -78,7 +78,8 @@ def test_matches_numpy_input(case, device):
 
 
 LABEL_CASES = [
-    Case("LabelEncoder", lambda y: (lambda le: (le.fit_transform(y), le.classes_))(preprocessing.LabelEncoder()), via_numpy=False),
+    Case("LabelEncoder", lambda y: (lambda le: (le.fit_transform(y), le.classes_))(preprocessing.LabelEncoder()),
+         via_numpy=False),
     Case("accuracy_score", lambda y: accuracy_score(y, y_other(y)), via_numpy=False),
     Case("accuracy_score-normalize", lambda y: accuracy_score(y, y_other(y), normalize=False), via_numpy=False),
 ]

@@ -27,7 +27,8 @@ def run_with_fake_driver(fake_dir, code, env=None, drop=(), script=None):
     variables of this process and those named in `drop` are left out of the child's environment;
     `script`: a file to run the code from (kernels that need their source file)."""
     full = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_") and k not in drop}
-    full.update(env or {}, PYTHONFAULTHANDLER="1", LD_LIBRARY_PATH=f"{fake_dir}:{os.environ.get('LD_LIBRARY_PATH', '')}")
+    library_path = f"{fake_dir}:{os.environ.get('LD_LIBRARY_PATH', '')}"
+    full.update(env or {}, PYTHONFAULTHANDLER="1", LD_LIBRARY_PATH=library_path)
     code += "\nprint('ok')\n"
     if script is not None:
         script.write_text(code)

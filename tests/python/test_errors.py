@@ -26,7 +26,8 @@ BAD_VALUES = [None, "3", "", b"x", Opaque(), 2**70, -(2**70), 10**400, -1, 1.5, 
               [1, "a"], {}, {"a": 1}, (2**63,), (-1, 2), (1.5, 2), ("a",), slice(None), Ellipsis, np.float64(2.5),
               np.array(["x"])]
 BAD_KWARGS = [{"dtype": "nope"}, {"dtype": object}, {"dtype": 3}, {"axis": 99}, {"axis": 2**70}, {"axis": "x"},
-              {"axis": 1.5}, {"out": 3}, {"out": "x"}, {"keepdims": "x"}, {"device": "tpu:0"}, {"device": "cuda:x"}, {"device": 3},
+              {"axis": 1.5}, {"out": 3}, {"out": "x"}, {"keepdims": "x"}, {"device": "tpu:0"}, {"device": "cuda:x"},
+              {"device": 3},
               {"casting": "nope"}, {"order": "Q"}, {"k": 2**70}, {"ddof": "x"}, {"where": 3}, {"where": "x"},
               {"copy": "x"}, {"endpoint": "x"}, {"num": -1}, {"num": 2**70}, {"nonsense": 1}]
 
@@ -63,10 +64,15 @@ def namespace_functions():
     return out
 
 
+# Methods that write files named after the bad values into the working folder (tests/python/test_methods.py
+# covers them); a run once left files named 3 and x in the repository.
+METHOD_SKIP = {"tofile", "dump"}
+
+
 def method_calls(arrays):
     a = arrays[0]
     return [(f"ndarray.{n}", getattr(a, n)) for n in sorted(dir(a))
-            if not n.startswith("_") and callable(getattr(a, n))]
+            if not n.startswith("_") and n not in METHOD_SKIP and callable(getattr(a, n))]
 
 
 class Tally:
@@ -80,18 +86,23 @@ class Tally:
         self.calls += 1
         given = [a for a in list(args) + list(kwargs.values()) if isinstance(a, cu.ndarray)]
         before = [np.asarray(a).copy() for a in given]
-        context = f"{what}{args!r:.100}{kwargs}"
+
+        def context():  # made only for a failure: the arrays' reprs cost more than the calls
+            return f"{what}{args!r:.100}{kwargs}"
+
         try:
             fn(*args, **kwargs)
         except NUMPY_KINDS as err:
             self.raised += 1
             message = str(err)
-            assert not CPP_TEXT.search(message), f"{context}: {type(err).__name__}: {message}"
-            assert message, f"{context}: {type(err).__name__} without a message"
+            assert not CPP_TEXT.search(message), f"{context()}: {type(err).__name__}: {message}"
+            assert message, f"{context()}: {type(err).__name__} without a message"
             for a, b in zip(given, before, strict=True):
-                np.testing.assert_array_equal(np.asarray(a), b, err_msg=f"{context} raised and changed an argument")
+                now = np.asarray(a)
+                if not np.array_equal(now, b, equal_nan=b.dtype.kind in "fc"):
+                    np.testing.assert_array_equal(now, b, err_msg=f"{context()} raised and changed an argument")
         except Exception as err:  # noqa: BLE001
-            raise AssertionError(f"{context}: {type(err).__name__}: {err}") from err
+            raise AssertionError(f"{context()}: {type(err).__name__}: {err}") from err
 
 
 @pytest.fixture(autouse=True)

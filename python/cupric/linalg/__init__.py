@@ -5,6 +5,7 @@ in its LAPACK (OpenBLAS's / cuSOLVER), batched over leading dimensions. See docs
 from .. import _cupric as _c
 from .._cupric import diagonal as _diagonal
 from .._cupric import matmul, matrix_transpose  # noqa: F401
+from . import advanced  # noqa: F401  (plans with epilogues, after nvmath-python)
 from ._decompositions import (  # noqa: F401
     EighResult,
     EigResult,
@@ -32,7 +33,6 @@ from ._decompositions import (  # noqa: F401
     tensorsolve,
 )
 from ._norms import cond, cross, matrix_norm, norm, vector_norm  # noqa: F401
-from . import advanced  # noqa: F401  (plans with epilogues, after nvmath-python)
 from ._products import multi_dot, tensordot, vecdot  # noqa: F401
 from ._products import outer as _outer
 from ._products import trace as _trace

@@ -593,7 +593,8 @@ class Frontend(ControlFlow):
             return self.ufunc("absolute", args)
         if fn in (int, float, bool) and has_value:
             (x,) = args
-            return self.wrap(self.b.cast(x.id, {int: _dt.names.int64, float: _dt.names.float64, bool: _dt.names.bool_}[fn]))
+            target = {int: _dt.names.int64, float: _dt.names.float64, bool: _dt.names.bool_}[fn]
+            return self.wrap(self.b.cast(x.id, target))
         if fn is print:
             return _ops.LOWERINGS[_ops.print](self, {"args": tuple(args)})
         if fn in (min, max, abs, int, float, bool, isinstance, math.ceil, math.floor) and not has_value:

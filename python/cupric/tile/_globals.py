@@ -11,7 +11,7 @@ import numpy as np
 from ._source import CompileError
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _global_names(code):
     """Every name the code (and the code nested in it: comprehensions) looks up in its globals."""
     names = {ins.argval for ins in dis.get_instructions(code) if ins.opname == "LOAD_GLOBAL"}

@@ -316,7 +316,7 @@ class Kernel(Launchable):
                 key.append(freeze(v))
                 specs.append((p.name, ("constant", v)))
             elif _is_typed_scalar(v):  # before arrays: NumPy scalars have __array_interface__ too
-                dt = _dt.as_dtype(v.dtype) if isinstance(v, _c.ndarray) else _dt.as_dtype(I.host_view(np.asarray(v)).dtype)
+                dt = _dt.as_dtype(v.dtype if isinstance(v, _c.ndarray) else I.host_view(np.asarray(v)).dtype)
                 key.append(("s", dt.name))
                 specs.append((p.name, ("scalar", dt, False)))
                 runtime.append(v.item())
@@ -336,7 +336,8 @@ class Kernel(Launchable):
                 runtime.append(a)
             elif isinstance(v, (bool, int, float)):
                 key.append(("S", type(v).__name__))
-                dt = _dt.names.bool_ if isinstance(v, bool) else _dt.names.int64 if isinstance(v, int) else _dt.names.float64
+                dt = _dt.names.bool_ if isinstance(v, bool) else _dt.names.int64 if isinstance(v, int) \
+                    else _dt.names.float64
                 specs.append((p.name, ("scalar", dt, True)))
                 runtime.append(v)
             else:

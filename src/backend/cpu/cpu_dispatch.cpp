@@ -9,6 +9,10 @@
 
 #include "cupric/errors.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 #ifndef CUPRIC_CPU_BASELINE_MARCH
 #define CUPRIC_CPU_BASELINE_MARCH ""
 #endif
@@ -31,13 +35,18 @@ CUPRIC_CPU_VARIANT_ENTRY_POINTS
 namespace {
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// F16C from CPUID leaf 1 (ECX bit 29): clang before 16 has no "f16c" for __builtin_cpu_supports
+[[maybe_unused]] bool has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+}
 // The features of each x86-64 level that the compiler's code may use (x86-64-v3: AVX2, FMA,
 // BMI1/2, F16C, LZCNT, MOVBE; v4 adds AVX-512 F/BW/CD/DQ/VL). __builtin_cpu_supports also
 // checks that the OS saves the vector registers.
 [[maybe_unused]] bool has_x86_64_v3() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&
-         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("popcnt");
+         __builtin_cpu_supports("bmi2") && has_f16c() && __builtin_cpu_supports("popcnt");
 }
 [[maybe_unused]] bool has_x86_64_v4() {
   return has_x86_64_v3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&

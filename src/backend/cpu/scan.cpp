@@ -136,8 +136,9 @@ void CpuBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
   }
   // the running combination of the scan's reduction row (reduction_table.def)
   [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((op == static_cast<ScanOp>(I) ? (scan_with<Reduction<kScanRows[I].reduction>>(layout, in, out), true) : false) ||
-     ...);
+    (void)((op == static_cast<ScanOp>(I) ? (scan_with<Reduction<kScanRows[I].reduction>>(layout, in, out), true)
+                                         : false) ||
+           ...);
   }
   (std::make_index_sequence<std::size(kScanRows)>());
 }

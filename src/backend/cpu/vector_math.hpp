@@ -72,8 +72,15 @@ inline double exp(double x) {
 // ---- log ---------------------------------------------------------------------------------
 // x = m 2^e with m in [sqrt(1/2), sqrt(2)); log(m) = 2 atanh(s), s = (m-1)/(m+1), by its odd
 // series; log(x) = e ln2 + log(m) with ln2 in two parts.
-inline bool log_fast_range(float x) { return (x >= std::numeric_limits<float>::min()) & (x <= std::numeric_limits<float>::max()); }
-inline bool log_fast_range(double x) { return (x >= std::numeric_limits<double>::min()) & (x <= std::numeric_limits<double>::max()); }
+// (bounds as constants: clang takes a call on the right of & for a short-circuit meant)
+inline bool log_fast_range(float x) {
+  constexpr float lo = std::numeric_limits<float>::min(), hi = std::numeric_limits<float>::max();
+  return (x >= lo) & (x <= hi);
+}
+inline bool log_fast_range(double x) {
+  constexpr double lo = std::numeric_limits<double>::min(), hi = std::numeric_limits<double>::max();
+  return (x >= lo) & (x <= hi);
+}
 
 inline float log(float x) {
   const std::int32_t bits = std::bit_cast<std::int32_t>(x);

@@ -113,7 +113,8 @@ def test_arange_integer_overflow_and_wraparound_follow_numpy():
     check(cu.arange(2**64 - 3, 2**64, dtype=cu.uint64), np.arange(2**64 - 3, 2**64, dtype=np.uint64))
     check(cu.arange(INT64.max - 2, INT64.max, dtype=cu.float64), np.arange(INT64.max - 2, INT64.max, dtype=np.float64))
     # past the second value NumPy's fill wraps around in the dtype, and so does cupric's
-    check(cu.arange(INT64.max - 1, INT64.max + 5, dtype=cu.int64), np.arange(INT64.max - 1, INT64.max + 5, dtype=np.int64))
+    check(cu.arange(INT64.max - 1, INT64.max + 5, dtype=cu.int64),
+          np.arange(INT64.max - 1, INT64.max + 5, dtype=np.int64))
     for args, kwargs in [((-3, 3), {"dtype": np.uint8}), ((250, 270, 10), {"dtype": np.uint8})]:
         cu_kwargs = {"dtype": cu.dtype(kwargs["dtype"])}
         raises_like(lambda a=args, k=kwargs: np.arange(*a, **k), lambda a=args, k=cu_kwargs: cu.arange(*a, **k))
@@ -269,7 +270,7 @@ def test_meshgrid(indexing, sparse, device):
         got = cu.meshgrid(*[cu.asarray(x, device=device) for x in xs[:k]], indexing=indexing, sparse=sparse)
         want = np.meshgrid(*xs[:k], indexing=indexing, sparse=sparse)
         assert isinstance(got, list) and len(got) == len(want)
-        for g, w in zip(got, want):
+        for g, w in zip(got, want, strict=True):
             check(g, w, device=device)
 
 

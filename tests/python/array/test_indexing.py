@@ -368,7 +368,7 @@ def test_iteration_over_the_first_axis(device):
     n, c = pair((3, 2), device=device)
     rows = list(c)
     assert len(rows) == 3
-    for got, want in zip(rows, n):
+    for got, want in zip(rows, n, strict=True):
         check_on(device, got, want)
         assert shares_storage(got, c)
     assert [x.item() for x in cu.arange(4)] == [0, 1, 2, 3]
@@ -391,8 +391,8 @@ def test_index_arrays_are_never_modified_and_errors_name_the_first_bad_index(dev
         np.testing.assert_array_equal(np.asarray(ci), keep)
         np.testing.assert_array_equal(idx, keep)
     for bad in [np.array([0, 7, -9]), np.array([1, -7]), np.array([[6]], np.int16)]:
-        raises_like(lambda: n[bad], lambda: c[cu.asarray(bad, device=device)])
-        raises_like(lambda: n[:, bad], lambda: c[:, bad])
+        raises_like(lambda bad=bad: n[bad], lambda bad=bad: c[cu.asarray(bad, device=device)])
+        raises_like(lambda bad=bad: n[:, bad], lambda bad=bad: c[:, bad])
 
 
 def test_boolean_index_reads_any_nonzero_bool_byte_as_true():

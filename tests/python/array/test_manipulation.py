@@ -226,7 +226,7 @@ def test_broadcast_arrays_and_shapes(device):
     got = cu.broadcast_arrays(ca, cb, cz)
     want = np.broadcast_arrays(a, b, z)
     assert isinstance(got, list) and len(got) == 3
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         check_on(device, g, w)
     assert shares(got[0], ca)
     assert cu.broadcast_shapes((3, 1), (4,), ()) == np.broadcast_shapes((3, 1), (4,), ())
@@ -318,11 +318,11 @@ def test_nonzero_flatnonzero_argwhere(shape, dtype, device):
     n = (RNG.random(shape) > 0.5) * RNG.integers(-3, 4, size=shape)
     n = n.astype(dtype)
     c = cu.asarray(n, device=device)
-    for got, want in zip(cu.nonzero(c), np.nonzero(n)):
+    for got, want in zip(cu.nonzero(c), np.nonzero(n), strict=True):
         check_on(device, got, want)
-    for got, want in zip(c.nonzero(), n.nonzero()):
+    for got, want in zip(c.nonzero(), n.nonzero(), strict=True):
         check_on(device, got, want)
-    for got, want in zip(cu.where(c), np.where(n)):
+    for got, want in zip(cu.where(c), np.where(n), strict=True):
         check_on(device, got, want)
     check_on(device, cu.flatnonzero(c), np.flatnonzero(n))
     check_on(device, cu.argwhere(c), np.argwhere(n))
@@ -370,7 +370,7 @@ def test_where_single_argument_is_nonzero(device):
     got = cu.where(cu.asarray(c, device=device))
     want = np.where(c)
     assert len(got) == len(want)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         check_on(device, g, w)
     with pytest.raises(ValueError, match="both or neither"):
         cu.where(c, 1)

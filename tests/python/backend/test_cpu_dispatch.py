@@ -25,7 +25,7 @@ def run_python(code_or_path, targets=None, args=()):
     env.pop("CUPRIC_CPU_TARGETS", None)
     if targets is not None:
         env["CUPRIC_CPU_TARGETS"] = targets
-    argv = [sys.executable, str(code_or_path)] if isinstance(code_or_path, Path) else [sys.executable, "-c", code_or_path]
+    argv = [sys.executable, *((str(code_or_path),) if isinstance(code_or_path, Path) else ("-c", code_or_path))]
     return subprocess.run([*argv, *args], env=env, capture_output=True, text=True, timeout=600)
 
 

@@ -249,8 +249,8 @@ def test_random_streams_identical(n, dtype):
         tol = (2e-5, 2e-6) if dtype == "float32" else (1e-9, 1e-12)
         same(gg.standard_normal((n,), dtype=dtype, device="cuda"),
              gc.standard_normal((n,), dtype=dtype, device="cpu"), tol=tol)
-        same(gg.normal(1.0, 2.0, (n,), dtype=dtype, device="cuda"), gc.normal(1.0, 2.0, (n,), dtype=dtype, device="cpu"),
-             tol=tol)
+        same(gg.normal(1.0, 2.0, (n,), dtype=dtype, device="cuda"),
+             gc.normal(1.0, 2.0, (n,), dtype=dtype, device="cpu"), tol=tol)
         same(gg.exponential(2.0, (n,), dtype=dtype, device="cuda"),
              gc.exponential(2.0, (n,), dtype=dtype, device="cpu"), tol=tol)
 
@@ -297,7 +297,8 @@ def test_other_reductions(shape, axis, op):
     for dtype in ("int64", "float32"):
         a = rand(dtype, shape, 14, low=-100, high=100)
         if op == "prod":
-            a = rand(dtype, shape, 14, low=1, high=1) if dtype == "int64" else rand(dtype, shape, 14, low=0.999, high=1.001)
+            low, high = (1, 1) if dtype == "int64" else (0.999, 1.001)
+            a = rand(dtype, shape, 14, low=low, high=high)
         if dtype == "float32" and a.size > 10 and op != "prod":
             a.flat[7] = np.nan
         xc, xg = on_both(a)

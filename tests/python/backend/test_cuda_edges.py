@@ -49,7 +49,8 @@ def test_extrema_of_signed_zeros_agree_with_the_cpu(op, dtype):
         m = (n // 32) * 32
         if m:
             for axis in (0, 1):
-                bits_equal(getattr(cu, op)(xg[:m].reshape(32, -1), axis=axis), getattr(cu, op)(x[:m].reshape(32, -1), axis=axis))
+                fn = getattr(cu, op)
+                bits_equal(fn(xg[:m].reshape(32, -1), axis=axis), fn(x[:m].reshape(32, -1), axis=axis))
     for first, second in [(-0.0, 0.0), (0.0, -0.0)]:  # the rule itself: -0.0 < +0.0 in any order
         x = cu.asarray([first, second], dtype=dtype, device="cuda")
         assert np.signbit(np.asarray(getattr(cu, op)(x)).astype(np.float32)) == ("min" in op)
@@ -63,7 +64,8 @@ def test_nan_to_num_of_device_arrays():
             x = x + 1j * cu.asarray(a[::-1]).astype(dtype)
         xg = x.to_device("cuda")
         bits_equal(cu.nan_to_num(xg), cu.nan_to_num(x))
-        bits_equal(cu.nan_to_num(xg, nan=7.0, posinf=1.0, neginf=-2.0), cu.nan_to_num(x, nan=7.0, posinf=1.0, neginf=-2.0))
+        replace = dict(nan=7.0, posinf=1.0, neginf=-2.0)
+        bits_equal(cu.nan_to_num(xg, **replace), cu.nan_to_num(x, **replace))
         y = xg.copy()
         assert cu.nan_to_num(y, copy=False) is not None
         bits_equal(y, cu.nan_to_num(x))

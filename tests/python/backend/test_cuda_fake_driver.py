@@ -59,7 +59,8 @@ try:
     raise AssertionError("no error")
 except cu.cuda.OutOfMemoryError as e:
     assert e.requested == 3 << 30 and "out of memory" in str(e)
-    assert str(e).startswith("Unable to allocate 3.00 GiB for an array with shape (3221225472,) and data type uint8 on cuda:0")
+    assert str(e).startswith("Unable to allocate 3.00 GiB for an array with shape (3221225472,) "
+                             "and data type uint8 on cuda:0")
 assert len(held) == 5
 del held
 assert pool.stats()["bytes_in_use"] == before

@@ -241,8 +241,8 @@ except cu.cuda.CUDAError as e:
 
 
 def test_a_fault_names_its_kernel_and_stream():
-    out = subprocess.run([sys.executable, "-c", FAULT], capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, CUDA_LAUNCH_BLOCKING="0", CUPRIC_LAUNCH_SITES="1", CUPRIC_DEVICE="cuda:0"))
+    env = dict(os.environ, CUDA_LAUNCH_BLOCKING="0", CUPRIC_LAUNCH_SITES="1", CUPRIC_DEVICE="cuda:0")
+    out = subprocess.run([sys.executable, "-c", FAULT], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["raised"] and result["sticky"], result

@@ -67,8 +67,8 @@ def test_operators_with_objects_that_have_no_dtype(op, other):
     for shape in [(3,), (2, 3), ()]:
         ref = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
         x = cu.asarray(ref)
-        assert_same_outcome(lambda: op(ref, other), lambda: op(x, other), f"{op.__name__}({shape}, {other!r})")
-        assert_same_outcome(lambda: op(other, ref), lambda: op(other, x), f"{op.__name__}({other!r}, {shape})")
+        assert_same_outcome(lambda r=ref: op(r, other), lambda x=x: op(x, other), f"{op.__name__}({shape}, {other!r})")
+        assert_same_outcome(lambda r=ref: op(other, r), lambda x=x: op(other, x), f"{op.__name__}({other!r}, {shape})")
 
 
 def test_opaque_operands_that_do_not_broadcast():
@@ -109,13 +109,13 @@ def test_comparisons_with_python_ints_of_any_size(op, dtype):
     # range); bool arrays promote to int64, where big ints overflow
     ref = values(dtype)
     x = cu.asarray(ref)
+    name = UFUNC_OF[op]
+    np_ufunc, cu_ufunc = getattr(np, name), getattr(cu, name)
     for v in BIG_INTS:
         with np.errstate(all="ignore"):
             assert_same_outcome(lambda v=v: op(ref, v), lambda v=v: op(x, v), f"{op.__name__}({dtype}, {v})")
             assert_same_outcome(lambda v=v: op(v, ref), lambda v=v: op(v, x), f"{op.__name__}({v}, {dtype})")
-            name = UFUNC_OF[op]
-            assert_same_outcome(lambda v=v: getattr(np, name)(ref, v), lambda v=v: getattr(cu, name)(x, v),
-                                f"{name}({dtype}, {v})")
+            assert_same_outcome(lambda v=v: np_ufunc(ref, v), lambda v=v: cu_ufunc(x, v), f"{name}({dtype}, {v})")
 
 
 def test_huge_ints_still_overflow_in_arithmetic():

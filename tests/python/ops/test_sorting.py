@@ -174,7 +174,7 @@ def test_stability_by_sorting_pairs(device):
     keys = rng.integers(0, 20, 3000).astype(np.float32)
     order = to_host(cu.argsort(on(keys, device)))
     # among equal keys the original positions must come in increasing order
-    pairs = list(zip(keys[order].tolist(), order.tolist()))
+    pairs = list(zip(keys[order].tolist(), order.tolist(), strict=True))
     assert pairs == sorted(pairs)
 
 
@@ -190,7 +190,8 @@ def test_descending_is_stable_with_nan_first(dtype, device):
     want_order = x.shape[1] - 1 - flipped
     got = to_host(cu.argsort(on(x, device), descending=True))
     np.testing.assert_array_equal(got, want_order)
-    np.testing.assert_array_equal(to_host(cu.sort(on(x, device), descending=True)), np.take_along_axis(x, want_order, 1))
+    got = cu.sort(on(x, device), descending=True)
+    np.testing.assert_array_equal(to_host(got), np.take_along_axis(x, want_order, 1))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -43,9 +43,9 @@ def test_every_row_and_dtype_compiles_with_nvrtc():
         pytest.skip(f"cupric.cuda unavailable: {err}")
     lines = ['#include "cupric/scalar_math.h"', '#include "cupric/convert.h"', '#include "cupric/philox.h"']
     count = 0
-    for name, nin, types, expr in table_rows():
-        lines.append(f"struct op_{name} {{ template <class A, class B, class C> __device__ static auto apply(A a, B b, C c)"
-                     f" {{ return {expr}; }} }};")
+    for name, _nin, types, expr in table_rows():
+        lines.append(f"struct op_{name} {{ template <class A, class B, class C>"
+                     f" __device__ static auto apply(A a, B b, C c) {{ return {expr}; }} }};")
         for code in sorted(set(types)):
             t = CTYPES[code]
             lines.append(f'extern "C" __global__ void k_{name}_{ord(code)}(const {t}* a, double* o) {{'

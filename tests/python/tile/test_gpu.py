@@ -151,7 +151,7 @@ def test_mma_epilogues_exact(dtype, mkn, tiles, threads):
     grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
     kernel[grid](*(lib.put(x) for x in (a, b, bias_r, bias_c)), *outs, *tiles, dtype == "float32")
     want = test_mma.epilogue_reference(a, b, bias_r, bias_c, tiles, dtype_of(out16))
-    for name, got, w in zip(("out", "out16", "rsum", "rmax", "csum"), outs, want):
+    for name, got, w in zip(("out", "out16", "rsum", "rmax", "csum"), outs, want, strict=True):
         np.testing.assert_array_equal(lib.get(got), w.astype(np.float32), err_msg=name)
 
 
@@ -175,11 +175,12 @@ def test_mma_staged_exact(dtype, mkn, tiles, threads, view):
     grid = (ct.cdiv(m, tiles[0]), ct.cdiv(n, tiles[1]))
     kernel[grid](da, db, lib.put(bias_r), lib.put(bias_c), *outs, *tiles, False)
     want = test_mma.epilogue_reference(a, b, bias_r, bias_c, tiles, dtype_of(dtype))
-    for name, got, w in zip(("out", "out16", "rsum", "rmax", "csum"), outs, want):
+    for name, got, w in zip(("out", "out16", "rsum", "rmax", "csum"), outs, want, strict=True):
         np.testing.assert_array_equal(lib.get(got), w.astype(np.float32), err_msg=name)
 
 
-@pytest.mark.parametrize("dtype,mkn,tiles", test_mma.B_TRANSPOSED_CASES + [("bfloat16", (200, 192, 136), (128, 128, 64))])
+@pytest.mark.parametrize("dtype,mkn,tiles",
+                         test_mma.B_TRANSPOSED_CASES + [("bfloat16", (200, 192, 136), (128, 128, 64))])
 def test_mma_b_transposed_exact(dtype, mkn, tiles):
     """mma(a, transpose(x)): the transpose folds into the product (x staged as its rows, ldmatrix
     without .trans for 16-bit inputs); exact for integer-valued inputs."""
@@ -229,7 +230,8 @@ def test_attention(lib, causal, dtype, shape, tiles):
         lib.put(q), lib.put(k), lib.put(v), out, 1.0 / math.sqrt(d), causal, bm, bn, d
     )
     want = attention.reference(q, k, v, causal)
-    tol = {"bfloat16": dict(rtol=3e-2, atol=3e-2), "float16": dict(rtol=4e-3, atol=4e-3)}.get(dtype, dict(rtol=1e-4, atol=1e-4))
+    tol = {"bfloat16": dict(rtol=3e-2, atol=3e-2), "float16": dict(rtol=4e-3, atol=4e-3)}.get(
+        dtype, dict(rtol=1e-4, atol=1e-4))
     assert_close(lib.get(out).astype(np.float32), want.astype(np.float32), **tol)
 
 

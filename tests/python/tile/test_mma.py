@@ -138,12 +138,13 @@ def test_mma_epilogues_exact(dtype, mkn, tiles, mode):
     outs = epilogue_outputs(m, n, tiles, out16, lambda s, d: cu.zeros(s, dtype=cu.dtype(d)))
     grid = (-(-m // tiles[0]), -(-n // tiles[1]))
     run(mma_epilogues, mode, grid, *(to_cu(x) for x in (a, b, bias_r, bias_c)), *outs, *tiles, dtype == "float32")
-    for got, want in zip(outs, epilogue_reference(a, b, bias_r, bias_c, tiles, np_dtype(out16))):
+    for got, want in zip(outs, epilogue_reference(a, b, bias_r, bias_c, tiles, np_dtype(out16)), strict=True):
         np.testing.assert_array_equal(to_np(got), want)
 
 
 @ct.kernel
-def mma_b_transposed(a, bt, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int], TF32: ct.Constant[bool]):
+def mma_b_transposed(a, bt, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int],
+                     TF32: ct.Constant[bool]):
     """out = a @ bt.T; on the GPU the transpose folds into the product (b staged as bt's rows)."""
     acc = ct.zeros((BM, BN), dtype=out.dtype)
     for k in range(ct.cdiv(a.shape[1], BK)):
@@ -168,12 +169,14 @@ def test_mma_b_transposed_exact(dtype, mkn, tiles, mode):
     a, bt = integer_valued((m, k), dtype, rng), integer_valued((n, k), dtype, rng)
     acc = "float64" if dtype == "float64" else "float32"
     out = cu.zeros((m, n), dtype=cu.dtype(acc))
-    run(mma_b_transposed, mode, (-(-m // tiles[0]), -(-n // tiles[1])), to_cu(a), to_cu(bt), out, *tiles, dtype == "float32")
+    grid = (-(-m // tiles[0]), -(-n // tiles[1]))
+    run(mma_b_transposed, mode, grid, to_cu(a), to_cu(bt), out, *tiles, dtype == "float32")
     np.testing.assert_array_equal(to_np(out), (a.astype(np.float64) @ bt.astype(np.float64).T).astype(acc))
 
 
 @ct.kernel
-def mma_invariant_a(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], K: ct.Constant[int], TF32: ct.Constant[bool]):
+def mma_invariant_a(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], K: ct.Constant[int],
+                    TF32: ct.Constant[bool]):
     """out = a @ (the sum of b's column blocks): a is loaded once, before the loop (on the GPU it is
     staged in shared memory once, like attention's q)."""
     ta = ct.load(a, index=(ct.bid(0), 0), shape=(BM, K))
@@ -225,8 +228,9 @@ def test_mma_staged_exact(dtype, mkn, tiles, threads, mode):
     a, b, bias_r, bias_c = epilogue_inputs(m, k, n, dtype)
     outs = epilogue_outputs(m, n, tiles, dtype, lambda s, d: cu.zeros(s, dtype=cu.dtype(d)))
     kernel = ct.kernel(mma_epilogues.fn, num_threads=threads) if threads else mma_epilogues
-    run(kernel, mode, (-(-m // tiles[0]), -(-n // tiles[1])), *(to_cu(x) for x in (a, b, bias_r, bias_c)), *outs, *tiles, False)
-    for got, want in zip(outs, epilogue_reference(a, b, bias_r, bias_c, tiles, np_dtype(dtype))):
+    grid = (-(-m // tiles[0]), -(-n // tiles[1]))
+    run(kernel, mode, grid, *(to_cu(x) for x in (a, b, bias_r, bias_c)), *outs, *tiles, False)
+    for got, want in zip(outs, epilogue_reference(a, b, bias_r, bias_c, tiles, np_dtype(dtype)), strict=True):
         np.testing.assert_array_equal(to_np(got), want)
 
 
