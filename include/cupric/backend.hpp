@@ -14,6 +14,9 @@
 
 namespace cupric {
 
+struct PlannedMatmul;
+class MatmulPlan;
+
 /// How to walk several same-shaped operands together: dimensions already broadcast (stride 0),
 /// reordered so the last one has the smallest strides, and merged where all operands are
 /// contiguous across them. An empty `shape` means one element; a zero in it means none.
@@ -161,6 +164,9 @@ class Backend {
   virtual void matmul(const Array& a, const Array& b, const Array& out);
   /// (optional) A factorisation or solver over a batch of matrices (LapackOp above).
   virtual void lapack(const LapackCall& call);
+  /// (optional) A library plan for a product with a fused epilogue (cupric/linalg.hpp's
+  /// PlannedMatmul), or null. Default: null (the caller composes the product and the epilogue).
+  virtual std::shared_ptr<MatmulPlan> plan_matmul(const PlannedMatmul&) { return nullptr; }
 };
 
 /// The backend serving a device (the CPU backend always exists; others register themselves).

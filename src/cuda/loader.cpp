@@ -93,6 +93,11 @@ std::vector<std::string> fill(CublasApi& api, void* handle) {
   CUPRIC_CUBLAS_FUNCTIONS(CUPRIC_LOAD_ENTRY)
   return missing;
 }
+std::vector<std::string> fill(CublasLtApi& api, void* handle) {
+  std::vector<std::string> missing;
+  CUPRIC_CUBLASLT_FUNCTIONS(CUPRIC_LOAD_ENTRY)
+  return missing;
+}
 std::vector<std::string> fill(CusolverApi& api, void* handle) {
   std::vector<std::string> missing;
   CUPRIC_CUSOLVER_FUNCTIONS(CUPRIC_LOAD_ENTRY)
@@ -215,6 +220,15 @@ const Loaded<CublasApi>& cublas_state() {
   }();
   return state;
 }
+const Loaded<CublasLtApi>& cublaslt_state() {
+  static const Loaded<CublasLtApi> state = [] {
+    auto s = load_library<CublasLtApi>("libcublasLt", {"cu13/lib", "cublas/lib"}, "nvidia-cublas", "cuBLASLt",
+                                       "run planned matrix products with fused epilogues on the GPU");
+    if (!s.error) s.api.version = s.api.GetVersion();
+    return s;
+  }();
+  return state;
+}
 const Loaded<CusolverApi>& cusolver_state() {
   static const Loaded<CusolverApi> state = [] {
     // cuSOLVER of CUDA 13 is libcusolver.so.12, of CUDA 12 libcusolver.so.11
@@ -262,6 +276,7 @@ const NvrtcApi& nvrtc() { return get(nvrtc_state()); }
 const NvJitLinkApi& nvjitlink() { return get(nvjitlink_state()); }
 const CublasApi& cublas() { return get(cublas_state()); }
 const CusolverApi& cusolver() { return get(cusolver_state()); }
+const CublasLtApi& cublaslt() { return get(cublaslt_state()); }
 
 const DriverApi* loaded_driver() {
   const auto& s = driver_state();
