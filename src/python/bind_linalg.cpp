@@ -103,15 +103,16 @@ void bind_matmul_plans(nb::module_& m) {
            [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
               double alpha, double beta, std::string_view epilogue, int index, int iterations) {
              return plan.time(planned(a, b, d, bias, aux, alpha, beta, epilogue), index, iterations);
-           })
+           },
+           nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("epilogue"), nb::arg("index"), nb::arg("iterations"))
       .def("execute", [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias,
                          nb::handle aux, double alpha, double beta, std::string_view epilogue) {
         plan.execute(planned(a, b, d, bias, aux, alpha, beta, epilogue));
-      });
+      }, nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("epilogue"));
   m.def("_plan_matmul", [](const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
                            double alpha, double beta, std::string_view epilogue) {
     return plan_matmul(planned(a, b, d, bias, aux, alpha, beta, epilogue));
-  });
+  }, nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("epilogue"));
   m.def("_set_gemm_library", [](std::string_view library) {
     if (library != "cublas" && library != "cublaslt")
       throw ValueError(cat("the gemm library must be 'cublas' or 'cublaslt', got '", library, "'"));

@@ -21,7 +21,13 @@ ROWS_BIAS = {"bias", "relu_bias", "gelu_bias", "gelu_aux_bias", "dgelu_bgrad"}
 AUX = {"gelu_aux", "gelu_aux_bias", "dgelu", "dgelu_bgrad"}
 GRAD = {"dgelu_bgrad": "m", "bgrada": "m", "bgradb": "n"}
 DTYPES = ("float16", "bfloat16", "float32", "float64")
+DEVICES = ("cuda",)  # devices whose backend may plan fused products (tests add a fake library)
 _FORMAT = "cupric.linalg Matmul autotune 1"
+
+
+def library_plan(a, b, d, bias, aux, alpha, beta, epilogue):
+    """The device library's plan (cupric/linalg.hpp plan_matmul), or None."""
+    return _c._plan_matmul(a, b, d, bias, aux, alpha, beta, epilogue)
 
 
 def _round8(n):
@@ -44,9 +50,10 @@ class FusedPlan:
     def __init__(self, a, b, epilogue, bias, alpha):
         self.plan = None
         self.name, self.post = FUSED.get(epilogue, (None, None))
-        if self.name is None or a.device.type != "cuda" or str(a.dtype) not in DTYPES or a.dtype != b.dtype:
+        if self.name is None or a.device.type not in DEVICES or str(a.dtype) not in DTYPES or a.dtype != b.dtype:
             return
-        if bias is not None and (bias.ndim != 1 or self.name not in ROWS_BIAS):
+        bias = bias if self.name in ROWS_BIAS else None
+        if bias is not None and bias.ndim != 1:
             return
         batch = tuple(_c.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
         self.a_shape, self.b_shape = (*batch, *a.shape[-2:]), (*batch, *b.shape[-2:])
@@ -57,7 +64,7 @@ class FusedPlan:
         d = self.result()
         self.aux_buffer = self._aux() if self.name in AUX else None
         bias = self._bias(bias)
-        self.plan = _c._plan_matmul(a, b, d, bias, self.aux_buffer, float(alpha), 0.0, self.name)
+        self.plan = library_plan(a, b, d, bias, self.aux_buffer, float(alpha), 0.0, self.name)
 
     def _operands(self, a, b):
         return _c.broadcast_to(a, self.a_shape), _c.broadcast_to(b, self.b_shape)
@@ -77,7 +84,8 @@ class FusedPlan:
             return _c.empty(m if GRAD[self.name] == "m" else n, dtype=self.dtype, device=self.device)
         if bias is None:
             return None
-        return _c.ascontiguousarray(bias.astype(self.dtype, copy=False))
+        bias = bias.astype(self.dtype, copy=False)
+        return bias if bias.strides == (bias.itemsize,) else bias.astype(self.dtype, copy=True)
 
     def algorithms(self):
         return self.plan.algorithms()
@@ -95,7 +103,7 @@ class FusedPlan:
             aux[...] = inputs["gelu_aux"]
         elif aux is not None:
             aux = self._aux()
-        bias = self._bias(inputs.get("bias"))
+        bias = self._bias(inputs.get("bias") if self.name in ROWS_BIAS else None)
         self.plan.execute(a, b, d, bias, aux, float(alpha), float(beta), self.name)
         out = {}
         if self.post == "mask":

@@ -8,7 +8,7 @@ import enum
 import math
 
 from .. import _cupric as _c
-from ._fused import FusedPlan
+from . import _fused
 from ._products import _arr
 
 __all__ = ["Matmul", "MatmulEpilog", "matmul"]
@@ -138,8 +138,8 @@ class Matmul:
         if bias is not None and bias.shape[0] != m:
             raise ValueError(f"Matmul: the bias has {bias.shape[0]} entries but the result has {m} rows")
         self._fused = None
-        if self.a.device.type == "cuda" and self.options.get("fuse", True):
-            fused = FusedPlan(self.a, self.b, self.epilogue.value, bias, self.alpha)
+        if self.a.device.type in _fused.DEVICES and self.options.get("fuse", True):
+            fused = _fused.FusedPlan(self.a, self.b, self.epilogue.value, bias, self.alpha)
             if fused.plan is not None:
                 fused.recall(self.a, self.b)
                 self._fused = fused
