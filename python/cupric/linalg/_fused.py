@@ -30,6 +30,15 @@ def library_plan(a, b, d, bias, aux, alpha, beta, epilogue):
     return _c._plan_matmul(a, b, d, bias, aux, alpha, beta, epilogue)
 
 
+def _device_name(device):
+    """The GPU's model name (a choice made on one model is not another's), or the device string."""
+    if device.type != "cuda":
+        return str(device)
+    from .. import cuda as _cuda
+
+    return _cuda.Device(device.index).name
+
+
 def _round8(n):
     return (n + 7) // 8 * 8
 
@@ -114,10 +123,10 @@ class FusedPlan:
             out[self.name] = bias
         return d, out
 
-    def autotune(self, a, b, iterations):
+    def autotune(self, a, b, inputs, iterations):
         """Times every candidate on these operands, chooses the fastest, records the choice."""
         a, b = self._operands(a, b)
-        d, bias = self.result(), self._bias(None)
+        d, bias = self.result(), self._bias(inputs.get("bias") if self.name in ROWS_BIAS else None)
         aux = self.aux_buffer
         times = [self.plan.time(a, b, d, bias, aux, 1.0, 0.0, self.name, i, iterations)
                  for i in range(len(self.algorithms()))]
@@ -132,10 +141,7 @@ class FusedPlan:
         cache = _c.compile_cache
         if not cache.directory:
             return None, None
-        from .. import cuda as _cuda
-
-        dev = _cuda.Device(self.device.index)
-        parts = (_FORMAT, self.plan.library, dev.name, self.name, str(self.dtype), repr(self.shape),
+        parts = (_FORMAT, self.plan.library, _device_name(self.device), self.name, str(self.dtype), repr(self.shape),
                  repr(tuple(a.strides)), repr(tuple(b.strides)), _c._get_matmul_precision(),
                  repr(self.algorithms()))
         return cache, cache.make_key(*parts)

@@ -155,7 +155,7 @@ class Matmul:
         self._needs_plan()
         if self._fused is None:
             return []
-        return self._fused.autotune(self.a, self.b, max(int(iterations), 1))
+        return self._fused.autotune(self.a, self.b, self.epilogue_inputs, max(int(iterations), 1))
 
     def reset_operands(self, a=None, b=None, c=None, *, alpha=None, beta=None, epilogue_inputs=None):
         """New operands of the planned layouts (shape, dtype, device, strides); the plan stays."""

@@ -52,8 +52,17 @@ class FakeLt:
             epilogue not in _fused.ROWS_BIAS
         assert self.transposed or d.strides[-2] == item, "cuBLASLt needs a row- or column-major result"
 
+    library = "fake cuBLASLt"
+    chosen = 0
+
     def algorithms(self):
         return ["fake 0", "fake 1"]
+
+    def choose(self, index):
+        self.chosen = index
+
+    def time(self, *args):
+        return [2.0, 1.0][args[-2]]  # (operands..., index, iterations): candidate 1 is the faster
 
     def execute(self, a, b, d, bias, aux, alpha, beta, epilogue):
         a, b = np.asarray(a), np.asarray(b)
@@ -123,3 +132,44 @@ def test_fused_alpha_beta_c_and_reset(fake_library):
         a2 = np.random.default_rng(6).standard_normal(A.shape)
         mm.reset_operands(a=cu.asarray(a2), beta=0.0)
         close(mm.execute(), np.maximum(2 * (a2 @ B) + BIAS[:, None], 0))
+
+
+class DictCache:
+    """The compile cache's interface over a dict (directory set: choices are kept)."""
+
+    directory = "memory"
+
+    def __init__(self):
+        self.entries = {}
+
+    def make_key(self, *parts):
+        return repr(parts)
+
+    def put(self, kind, key, data):
+        self.entries[kind, key] = data
+
+    def get(self, kind, key):
+        return self.entries.get((kind, key))
+
+    def remove(self, kind, key):
+        self.entries.pop((kind, key), None)
+
+
+def test_autotune_keeps_the_fastest_and_a_new_plan_recalls_it(fake_library, monkeypatch):
+    cache = DictCache()
+    monkeypatch.setattr(cu._cupric, "compile_cache", cache)
+    a, b, bias = cu.asarray(A), cu.asarray(B), cu.asarray(BIAS)
+    with Matmul(a, b, epilogue="gelu_bias", epilogue_inputs={"bias": bias}) as mm:
+        mm.plan()
+        assert mm._fused.plan.chosen == 0
+        assert mm.autotune(iterations=2) == [2.0, 1.0]
+        assert mm._fused.plan.chosen == 1
+        close(mm.execute(), REFERENCE["GELU_BIAS"][0])
+    assert len(cache.entries) == 1
+    with Matmul(a, b, epilogue="gelu_bias", epilogue_inputs={"bias": bias}) as mm:
+        mm.plan()
+        assert mm._fused.plan.chosen == 1  # recalled, not timed
+    cache.put(*next(iter(cache.entries)), b"not json")
+    with Matmul(a, b, epilogue="gelu_bias", epilogue_inputs={"bias": bias}) as mm:
+        mm.plan()
+        assert mm._fused.plan.chosen == 0 and cache.entries == {}  # a bad record is dropped
