@@ -104,8 +104,7 @@ class Backend {
   /// Runs a ufunc loop over a plan whose operands are the inputs, then the output, then
   /// (when has_where) a bool mask. Operands may have other dtypes than the loop's compute
   /// types: the backend casts (the array layer has checked that the casts are allowed).
-  virtual void elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan,
-                           bool has_where) = 0;
+  virtual void elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan, bool has_where) = 0;
   /// Copies operand 0 into operand 1 of a two-operand plan, converting the dtype.
   virtual void cast(const ElementwisePlan& plan) = 0;
   /// Sets every element of dst to the value at `value` (one element of dst's dtype, host memory).

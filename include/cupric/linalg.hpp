@@ -34,7 +34,18 @@ MatmulPrecision matmul_precision();
 /// The epilogues a device may fuse into a planned product (cuBLASLt's, by the names of
 /// cupric.linalg.advanced.MatmulEpilog; the others are composed from ufuncs in Python).
 enum class MatmulEpilogue : std::uint8_t {
-  none, relu, gelu, bias, relu_bias, gelu_bias, gelu_aux, gelu_aux_bias, dgelu, dgelu_bgrad, bgrada, bgradb
+  none,
+  relu,
+  gelu,
+  bias,
+  relu_bias,
+  gelu_bias,
+  gelu_aux,
+  gelu_aux_bias,
+  dgelu,
+  dgelu_bgrad,
+  bgrada,
+  bgradb
 };
 
 /// The operands of a planned product d = epilogue(alpha * a @ b + beta * d) (cupric.linalg.advanced).

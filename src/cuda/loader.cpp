@@ -175,10 +175,10 @@ Loaded<Api> load_library(const char* stem, const std::vector<std::string>& wheel
     }
     Opened lib = open_first(candidates);
     if (!lib.handle)
-      throw LibraryNotFoundError(cat(first, " not found: pip install ", pip_name, " (or pip install 'cupric[cuda]') or set ",
-                                     "CUDA_HOME to a CUDA toolkit; ", what, " is needed to ", purpose,
-                                     ". Searched: ", join(candidates)),
-                                 first);
+      throw LibraryNotFoundError(
+          cat(first, " not found: pip install ", pip_name, " (or pip install 'cupric[cuda]') or set ",
+              "CUDA_HOME to a CUDA toolkit; ", what, " is needed to ", purpose, ". Searched: ", join(candidates)),
+          first);
     out.path = lib.path;
     auto missing = fill(out.api, lib.handle);
     if (!missing.empty()) throw LibraryNotFoundError(cat(lib.path, " is too old: it lacks ", join(missing)), first);
@@ -204,7 +204,7 @@ const Loaded<NvrtcApi>& nvrtc_state() {
 const Loaded<NvJitLinkApi>& nvjitlink_state() {
   static const Loaded<NvJitLinkApi> state = [] {
     auto s = load_library<NvJitLinkApi>("libnvJitLink", {"cu13/lib", "nvjitlink/lib"}, "nvidia-nvjitlink", "nvJitLink",
-                                         "link device code");
+                                        "link device code");
     if (!s.error && s.api.Version) s.api.Version(&s.api.major, &s.api.minor);
     return s;
   }();

@@ -68,12 +68,12 @@ PyObject* linalg_error_class() {
 
 namespace {
 constexpr std::pair<std::string_view, MatmulEpilogue> kEpilogues[] = {
-    {"default", MatmulEpilogue::none},     {"relu", MatmulEpilogue::relu},
-    {"gelu", MatmulEpilogue::gelu},        {"bias", MatmulEpilogue::bias},
+    {"default", MatmulEpilogue::none},        {"relu", MatmulEpilogue::relu},
+    {"gelu", MatmulEpilogue::gelu},           {"bias", MatmulEpilogue::bias},
     {"relu_bias", MatmulEpilogue::relu_bias}, {"gelu_bias", MatmulEpilogue::gelu_bias},
-    {"gelu_aux", MatmulEpilogue::gelu_aux}, {"gelu_aux_bias", MatmulEpilogue::gelu_aux_bias},
-    {"dgelu", MatmulEpilogue::dgelu},      {"dgelu_bgrad", MatmulEpilogue::dgelu_bgrad},
-    {"bgrada", MatmulEpilogue::bgrada},    {"bgradb", MatmulEpilogue::bgradb},
+    {"gelu_aux", MatmulEpilogue::gelu_aux},   {"gelu_aux_bias", MatmulEpilogue::gelu_aux_bias},
+    {"dgelu", MatmulEpilogue::dgelu},         {"dgelu_bgrad", MatmulEpilogue::dgelu_bgrad},
+    {"bgrada", MatmulEpilogue::bgrada},       {"bgradb", MatmulEpilogue::bgradb},
 };
 
 /// The operands of a planned product from Python's (a, b, d, bias or None, aux or None, alpha,
@@ -99,20 +99,27 @@ void bind_matmul_plans(nb::module_& m) {
       .def("choose", &MatmulPlan::choose)
       .def_prop_ro("chosen", &MatmulPlan::chosen)
       .def_prop_ro("library", &MatmulPlan::library)
-      .def("time",
-           [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
-              double alpha, double beta, std::string_view epilogue, int index, int iterations) {
-             return plan.time(planned(a, b, d, bias, aux, alpha, beta, epilogue), index, iterations);
-           },
-           nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("epilogue"), nb::arg("index"), nb::arg("iterations"))
-      .def("execute", [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias,
-                         nb::handle aux, double alpha, double beta, std::string_view epilogue) {
-        plan.execute(planned(a, b, d, bias, aux, alpha, beta, epilogue));
-      }, nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("epilogue"));
-  m.def("_plan_matmul", [](const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
-                           double alpha, double beta, std::string_view epilogue) {
-    return plan_matmul(planned(a, b, d, bias, aux, alpha, beta, epilogue));
-  }, nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("epilogue"));
+      .def(
+          "time",
+          [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
+             double alpha, double beta, std::string_view epilogue, int index, int iterations) {
+            return plan.time(planned(a, b, d, bias, aux, alpha, beta, epilogue), index, iterations);
+          },
+          nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"),
+          nb::arg("beta"), nb::arg("epilogue"), nb::arg("index"), nb::arg("iterations"))
+      .def(
+          "execute",
+          [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
+             double alpha, double beta,
+             std::string_view epilogue) { plan.execute(planned(a, b, d, bias, aux, alpha, beta, epilogue)); },
+          nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"),
+          nb::arg("beta"), nb::arg("epilogue"));
+  m.def(
+      "_plan_matmul",
+      [](const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux, double alpha, double beta,
+         std::string_view epilogue) { return plan_matmul(planned(a, b, d, bias, aux, alpha, beta, epilogue)); },
+      nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"),
+      nb::arg("beta"), nb::arg("epilogue"));
   m.def("_set_gemm_library", [](std::string_view library) {
     if (library != "cublas" && library != "cublaslt")
       throw ValueError(cat("the gemm library must be 'cublas' or 'cublaslt', got '", library, "'"));

@@ -118,24 +118,24 @@ constexpr int CUBLAS_GEMM_DEFAULT = -1;
 // The float (S) and double (D) forms of the Jacobi SVD (gesvdj, gesvdjBatched for <= 32 x 32),
 // the batched Jacobi eigensolver (syevjBatched, <= 32 x 32) and the batched Cholesky; optional
 // (cupric falls back to the generic loops when one is missing). Members are named T_routine.
-#define CUPRIC_CUSOLVER_REAL_FUNCTIONS(X, T)                                                                           \
-  X(T##_gesvdj_bufferSize, cusolverDn##T##gesvdj_bufferSize, false, cusolverStatus_t,                                  \
-    (cusolverDnHandle_t, int, int, int, int, const void*, int, const void*, const void*, int, const void*, int, int*,  \
-     gesvdjInfo_t))                                                                                                    \
-  X(T##_gesvdj, cusolverDn##T##gesvdj, false, cusolverStatus_t,                                                        \
-    (cusolverDnHandle_t, int, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*,              \
-     gesvdjInfo_t))                                                                                                    \
-  X(T##_gesvdjBatched_bufferSize, cusolverDn##T##gesvdjBatched_bufferSize, false, cusolverStatus_t,                    \
-    (cusolverDnHandle_t, int, int, int, const void*, int, const void*, const void*, int, const void*, int, int*,       \
-     gesvdjInfo_t, int))                                                                                               \
-  X(T##_gesvdjBatched, cusolverDn##T##gesvdjBatched, false, cusolverStatus_t,                                          \
-    (cusolverDnHandle_t, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*, gesvdjInfo_t,     \
-     int))                                                                                                             \
-  X(T##_syevjBatched_bufferSize, cusolverDn##T##syevjBatched_bufferSize, false, cusolverStatus_t,                      \
-    (cusolverDnHandle_t, int, int, int, const void*, int, const void*, int*, syevjInfo_t, int))                        \
-  X(T##_syevjBatched, cusolverDn##T##syevjBatched, false, cusolverStatus_t,                                            \
-    (cusolverDnHandle_t, int, int, int, void*, int, void*, void*, int, int*, syevjInfo_t, int))                        \
-  X(T##_potrfBatched, cusolverDn##T##potrfBatched, false, cusolverStatus_t,                                            \
+#define CUPRIC_CUSOLVER_REAL_FUNCTIONS(X, T)                                                                          \
+  X(T##_gesvdj_bufferSize, cusolverDn##T##gesvdj_bufferSize, false, cusolverStatus_t,                                 \
+    (cusolverDnHandle_t, int, int, int, int, const void*, int, const void*, const void*, int, const void*, int, int*, \
+     gesvdjInfo_t))                                                                                                   \
+  X(T##_gesvdj, cusolverDn##T##gesvdj, false, cusolverStatus_t,                                                       \
+    (cusolverDnHandle_t, int, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*,             \
+     gesvdjInfo_t))                                                                                                   \
+  X(T##_gesvdjBatched_bufferSize, cusolverDn##T##gesvdjBatched_bufferSize, false, cusolverStatus_t,                   \
+    (cusolverDnHandle_t, int, int, int, const void*, int, const void*, const void*, int, const void*, int, int*,      \
+     gesvdjInfo_t, int))                                                                                              \
+  X(T##_gesvdjBatched, cusolverDn##T##gesvdjBatched, false, cusolverStatus_t,                                         \
+    (cusolverDnHandle_t, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*, gesvdjInfo_t,    \
+     int))                                                                                                            \
+  X(T##_syevjBatched_bufferSize, cusolverDn##T##syevjBatched_bufferSize, false, cusolverStatus_t,                     \
+    (cusolverDnHandle_t, int, int, int, const void*, int, const void*, int*, syevjInfo_t, int))                       \
+  X(T##_syevjBatched, cusolverDn##T##syevjBatched, false, cusolverStatus_t,                                           \
+    (cusolverDnHandle_t, int, int, int, void*, int, void*, void*, int, int*, syevjInfo_t, int))                       \
+  X(T##_potrfBatched, cusolverDn##T##potrfBatched, false, cusolverStatus_t,                                           \
     (cusolverDnHandle_t, int, int, void**, int, int*, int))
 
 // cuBLASLt (libcublasLt, in the same wheels as cuBLAS): the matmul with descriptors, heuristics
@@ -175,28 +175,28 @@ constexpr int CUBLASLT_EPILOGUE_BGRAD = 16;  // the flag on DRELU/DGELU that add
 constexpr int CUBLASLT_EPILOGUE_BGRADA = 256;
 constexpr int CUBLASLT_EPILOGUE_BGRADB = 512;
 
-#define CUPRIC_CUBLASLT_FUNCTIONS(X)                                                                                \
-  X(Create, cublasLtCreate, true, cublasStatus_t, (cublasLtHandle_t*))                                              \
-  X(GetVersion, cublasLtGetVersion, true, std::size_t, ())                                                          \
-  X(MatmulDescCreate, cublasLtMatmulDescCreate, true, cublasStatus_t, (cublasLtMatmulDesc_t*, int, int))            \
-  X(MatmulDescDestroy, cublasLtMatmulDescDestroy, true, cublasStatus_t, (cublasLtMatmulDesc_t))                     \
-  X(MatmulDescSetAttribute, cublasLtMatmulDescSetAttribute, true, cublasStatus_t,                                   \
-    (cublasLtMatmulDesc_t, int, const void*, std::size_t))                                                          \
-  X(MatrixLayoutCreate, cublasLtMatrixLayoutCreate, true, cublasStatus_t,                                           \
-    (cublasLtMatrixLayout_t*, int, std::uint64_t, std::uint64_t, std::int64_t))                                     \
-  X(MatrixLayoutDestroy, cublasLtMatrixLayoutDestroy, true, cublasStatus_t, (cublasLtMatrixLayout_t))               \
-  X(MatrixLayoutSetAttribute, cublasLtMatrixLayoutSetAttribute, true, cublasStatus_t,                               \
-    (cublasLtMatrixLayout_t, int, const void*, std::size_t))                                                        \
-  X(MatmulPreferenceCreate, cublasLtMatmulPreferenceCreate, true, cublasStatus_t, (cublasLtMatmulPreference_t*))    \
-  X(MatmulPreferenceDestroy, cublasLtMatmulPreferenceDestroy, true, cublasStatus_t, (cublasLtMatmulPreference_t))   \
-  X(MatmulPreferenceSetAttribute, cublasLtMatmulPreferenceSetAttribute, true, cublasStatus_t,                       \
-    (cublasLtMatmulPreference_t, int, const void*, std::size_t))                                                    \
-  X(MatmulAlgoGetHeuristic, cublasLtMatmulAlgoGetHeuristic, true, cublasStatus_t,                                   \
+#define CUPRIC_CUBLASLT_FUNCTIONS(X)                                                                                 \
+  X(Create, cublasLtCreate, true, cublasStatus_t, (cublasLtHandle_t*))                                               \
+  X(GetVersion, cublasLtGetVersion, true, std::size_t, ())                                                           \
+  X(MatmulDescCreate, cublasLtMatmulDescCreate, true, cublasStatus_t, (cublasLtMatmulDesc_t*, int, int))             \
+  X(MatmulDescDestroy, cublasLtMatmulDescDestroy, true, cublasStatus_t, (cublasLtMatmulDesc_t))                      \
+  X(MatmulDescSetAttribute, cublasLtMatmulDescSetAttribute, true, cublasStatus_t,                                    \
+    (cublasLtMatmulDesc_t, int, const void*, std::size_t))                                                           \
+  X(MatrixLayoutCreate, cublasLtMatrixLayoutCreate, true, cublasStatus_t,                                            \
+    (cublasLtMatrixLayout_t*, int, std::uint64_t, std::uint64_t, std::int64_t))                                      \
+  X(MatrixLayoutDestroy, cublasLtMatrixLayoutDestroy, true, cublasStatus_t, (cublasLtMatrixLayout_t))                \
+  X(MatrixLayoutSetAttribute, cublasLtMatrixLayoutSetAttribute, true, cublasStatus_t,                                \
+    (cublasLtMatrixLayout_t, int, const void*, std::size_t))                                                         \
+  X(MatmulPreferenceCreate, cublasLtMatmulPreferenceCreate, true, cublasStatus_t, (cublasLtMatmulPreference_t*))     \
+  X(MatmulPreferenceDestroy, cublasLtMatmulPreferenceDestroy, true, cublasStatus_t, (cublasLtMatmulPreference_t))    \
+  X(MatmulPreferenceSetAttribute, cublasLtMatmulPreferenceSetAttribute, true, cublasStatus_t,                        \
+    (cublasLtMatmulPreference_t, int, const void*, std::size_t))                                                     \
+  X(MatmulAlgoGetHeuristic, cublasLtMatmulAlgoGetHeuristic, true, cublasStatus_t,                                    \
     (cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, \
-     cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t*, int*))              \
-  X(Matmul, cublasLtMatmul, true, cublasStatus_t,                                                                   \
-    (cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*, cublasLtMatrixLayout_t, const void*,         \
-     cublasLtMatrixLayout_t, const void*, const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,       \
+     cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t*, int*))               \
+  X(Matmul, cublasLtMatmul, true, cublasStatus_t,                                                                    \
+    (cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*, cublasLtMatrixLayout_t, const void*,          \
+     cublasLtMatrixLayout_t, const void*, const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,        \
      const cublasLtMatmulAlgo_t*, void*, std::size_t, CUstream))
 
 struct CublasLtApi {

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "cuda_backend.hpp"
-#include "gemm_layout.hpp"
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/linalg.hpp"
 #include "cupric/runtime/device.hpp"
+#include "gemm_layout.hpp"
 
 namespace cupric::cuda_backend {
 namespace {
@@ -170,11 +170,10 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   const void* beta = single ? static_cast<const void*>(&zero_f) : &zero_d;
   const int type = cuda_data_type(t);
   // row-major C = A B is column-major C^T = B^T A^T: B's side goes first
-  check_blas(cuda::cublas().GemmStridedBatchedEx(h.blas, B.op, A.op, narrow(n, "n"), narrow(m, "m"), narrow(k, "k"),
-                                                 alpha, B.data(), type, narrow(B.ld, "ldb"), B.stride,
-                                                 A.data(), type, narrow(A.ld, "lda"), A.stride, beta,
-                                                 out.data(), type, narrow(n, "ldc"), m * n, narrow(batch, "batch"),
-                                                 compute, cuda::CUBLAS_GEMM_DEFAULT),
+  check_blas(cuda::cublas().GemmStridedBatchedEx(
+                 h.blas, B.op, A.op, narrow(n, "n"), narrow(m, "m"), narrow(k, "k"), alpha, B.data(), type,
+                 narrow(B.ld, "ldb"), B.stride, A.data(), type, narrow(A.ld, "lda"), A.stride, beta, out.data(), type,
+                 narrow(n, "ldc"), m * n, narrow(batch, "batch"), compute, cuda::CUBLAS_GEMM_DEFAULT),
              "cublasGemmStridedBatchedEx");
 }
 

@@ -40,18 +40,30 @@ bool writes_bias(E e) { return e == E::dgelu_bgrad || e == E::bgrada || e == E::
 int lt_epilogue(E e, bool transposed) {
   using namespace cuda;
   switch (e) {
-    case E::none: return CUBLASLT_EPILOGUE_DEFAULT;
-    case E::relu: return CUBLASLT_EPILOGUE_RELU;
-    case E::gelu: return CUBLASLT_EPILOGUE_GELU;
-    case E::bias: return CUBLASLT_EPILOGUE_BIAS;
-    case E::relu_bias: return CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS;
-    case E::gelu_bias: return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_BIAS;
-    case E::gelu_aux: return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX;
-    case E::gelu_aux_bias: return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX | CUBLASLT_EPILOGUE_BIAS;
-    case E::dgelu: return CUBLASLT_EPILOGUE_DGELU;
-    case E::dgelu_bgrad: return CUBLASLT_EPILOGUE_DGELU | CUBLASLT_EPILOGUE_BGRAD;
-    case E::bgrada: return transposed ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_BGRADA;
-    case E::bgradb: return transposed ? CUBLASLT_EPILOGUE_BGRADA : CUBLASLT_EPILOGUE_BGRADB;
+    case E::none:
+      return CUBLASLT_EPILOGUE_DEFAULT;
+    case E::relu:
+      return CUBLASLT_EPILOGUE_RELU;
+    case E::gelu:
+      return CUBLASLT_EPILOGUE_GELU;
+    case E::bias:
+      return CUBLASLT_EPILOGUE_BIAS;
+    case E::relu_bias:
+      return CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS;
+    case E::gelu_bias:
+      return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_BIAS;
+    case E::gelu_aux:
+      return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX;
+    case E::gelu_aux_bias:
+      return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX | CUBLASLT_EPILOGUE_BIAS;
+    case E::dgelu:
+      return CUBLASLT_EPILOGUE_DGELU;
+    case E::dgelu_bgrad:
+      return CUBLASLT_EPILOGUE_DGELU | CUBLASLT_EPILOGUE_BGRAD;
+    case E::bgrada:
+      return transposed ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_BGRADA;
+    case E::bgradb:
+      return transposed ? CUBLASLT_EPILOGUE_BGRADA : CUBLASLT_EPILOGUE_BGRADB;
   }
   return CUBLASLT_EPILOGUE_DEFAULT;
 }
@@ -99,7 +111,8 @@ Signature signature(const PlannedMatmul& p) {
 
 class LtPlan final : public MatmulPlan {
  public:
-  LtPlan(CudaBackend& backend, const PlannedMatmul& p) : backend_(backend), signature_(signature(p)), epilogue_(p.epilogue) {
+  LtPlan(CudaBackend& backend, const PlannedMatmul& p)
+      : backend_(backend), signature_(signature(p)), epilogue_(p.epilogue) {
     const std::int64_t m = dim(p.d, 2), n = dim(p.d, 1), k = dim(p.a, 1);
     transposed_ = stride(p.d, 1) == 1 && (stride(p.d, 2) == n || m == 1) && !bias_along_rows(p.epilogue);
     if (!transposed_ && !(stride(p.d, 2) == 1 && (stride(p.d, 1) == m || n == 1)))
@@ -139,9 +152,9 @@ class LtPlan final : public MatmulPlan {
     check_lt(lt.MatmulPreferenceCreate(&d_.preference), "cublasLtMatmulPreferenceCreate");
     const LtContext ctx = context();
     const std::uint64_t ws = ctx.workspace_bytes;
-    check_lt(lt.MatmulPreferenceSetAttribute(d_.preference, cuda::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                             sizeof ws),
-             "cublasLtMatmulPreferenceSetAttribute");
+    check_lt(
+        lt.MatmulPreferenceSetAttribute(d_.preference, cuda::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+        "cublasLtMatmulPreferenceSetAttribute");
     align_ = std::min({alignment(A.data()), alignment(B.data()), alignment(p.d.data())});
     candidates_.resize(kCandidates);
     int found = 0;
@@ -174,8 +187,7 @@ class LtPlan final : public MatmulPlan {
     bool ok = run(p, checked(index), stream) == cuda::CUBLAS_STATUS_SUCCESS;  // warm-up
     if (ok) {
       drv.EventRecord(start, stream);
-      for (int i = 0; i < std::max(iterations, 1) && ok; ++i)
-        ok = run(p, index, stream) == cuda::CUBLAS_STATUS_SUCCESS;
+      for (int i = 0; i < std::max(iterations, 1) && ok; ++i) ok = run(p, index, stream) == cuda::CUBLAS_STATUS_SUCCESS;
       drv.EventRecord(stop, stream);
       drv.EventSynchronize(stop);
       if (!drv.EventElapsedTime || drv.EventElapsedTime(&ms, start, stop) != cuda::CUDA_SUCCESS) ok = false;
@@ -211,8 +223,8 @@ class LtPlan final : public MatmulPlan {
     const std::int32_t count = narrow(batch_, "batch");
     check_lt(lt.MatrixLayoutSetAttribute(d_.layout[i], cuda::CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
              "cublasLtMatrixLayoutSetAttribute");
-    check_lt(lt.MatrixLayoutSetAttribute(d_.layout[i], cuda::CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                         &batch_stride, sizeof batch_stride),
+    check_lt(lt.MatrixLayoutSetAttribute(d_.layout[i], cuda::CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &batch_stride,
+                                         sizeof batch_stride),
              "cublasLtMatrixLayoutSetAttribute");
   }
   /// The epilogue's pointers (their values also tell the heuristic their alignment).
@@ -251,8 +263,8 @@ class LtPlan final : public MatmulPlan {
     if (std::tuple{A.op, A.ld, A.stride, B.op, B.ld, B.stride} != sides_)
       throw ValueError("matmul plan: the operands' layout is not the planned one; plan again");
     if (std::min({alignment(A.data()), alignment(B.data()), alignment(p.d.data())}) < align_)
-      throw ValueError(cat("matmul plan: the operands are less aligned than the planned ones (", align_,
-                           " bytes); plan again"));
+      throw ValueError(
+          cat("matmul plan: the operands are less aligned than the planned ones (", align_, " bytes); plan again"));
     const LtContext ctx = lt_context(backend_.index(), stream);
     const double alpha_d = p.alpha, beta_d = p.beta;
     const float alpha_f = static_cast<float>(p.alpha), beta_f = static_cast<float>(p.beta);
@@ -261,9 +273,9 @@ class LtPlan final : public MatmulPlan {
     const GemmSide& first = transposed_ ? B : A;
     const GemmSide& second = transposed_ ? A : B;
     const auto& c = candidates_[static_cast<std::size_t>(index)];
-    return cuda::cublaslt().Matmul(ctx.handle, d_.desc, alpha, first.data(), d_.layout[0], second.data(),
-                                   d_.layout[1], beta, p.d.data(), d_.layout[2], p.d.data(), d_.layout[2], &c.algo,
-                                   ctx.workspace, ctx.workspace_bytes, stream);
+    return cuda::cublaslt().Matmul(ctx.handle, d_.desc, alpha, first.data(), d_.layout[0], second.data(), d_.layout[1],
+                                   beta, p.d.data(), d_.layout[2], p.d.data(), d_.layout[2], &c.algo, ctx.workspace,
+                                   ctx.workspace_bytes, stream);
   }
 
   CudaBackend& backend_;

@@ -137,7 +137,8 @@ bool cholesky_batched(SolverRun& r, CudaBackend& backend, const Array& cm) {
   const std::int64_t n = cm.shape().back();
   if (!run || r.batch_ < 2 || !fits_int(n) || !fits_int(r.batch_)) return false;
   std::vector<std::uint64_t> pointers(static_cast<std::size_t>(r.batch_));
-  for (std::int64_t i = 0; i < r.batch_; ++i) pointers[static_cast<std::size_t>(i)] = reinterpret_cast<std::uintptr_t>(at(cm, i, 2));
+  for (std::int64_t i = 0; i < r.batch_; ++i)
+    pointers[static_cast<std::size_t>(i)] = reinterpret_cast<std::uintptr_t>(at(cm, i, 2));
   Array table = Array::empty({r.batch_}, DType::uint64, backend.device());
   backend.copy_from_host(table.data(), pointers.data(), pointers.size() * sizeof(std::uint64_t));
   check_solver_status(run(r.h_, cuda::CUBLAS_FILL_MODE_LOWER, static_cast<int>(n), static_cast<void**>(table.data()),
@@ -206,9 +207,9 @@ bool eigh_batched(SolverRun& r, const Array& cm, const Array& w, int job) {
   if (!size || !run || !s.CreateSyevjInfo || r.batch_ < 2 || n > 32 || !fits_int(r.batch_)) return false;
   const int ni = static_cast<int>(n), batch = static_cast<int>(r.batch_);
   int lwork = 0;
-  check_solver_status(size(r.h_, job, cuda::CUBLAS_FILL_MODE_LOWER, ni, cm.data(), ni, w.data(), &lwork, syevj_params(),
-                           batch),
-                      "cusolverDn?syevjBatched_bufferSize");
+  check_solver_status(
+      size(r.h_, job, cuda::CUBLAS_FILL_MODE_LOWER, ni, cm.data(), ni, w.data(), &lwork, syevj_params(), batch),
+      "cusolverDn?syevjBatched_bufferSize");
   r.workspace(static_cast<std::size_t>(lwork) * static_cast<std::size_t>(cm.itemsize()), 0);
   check_solver_status(run(r.h_, job, cuda::CUBLAS_FILL_MODE_LOWER, ni, cm.data(), ni, w.data(), r.dwork(), lwork,
                           r.info(0), syevj_params(), batch),
@@ -265,10 +266,10 @@ bool svd_jacobi(SolverRun& r, const LapackCall& call) {
                             r.h_, job, R, C, a.data(), R, sv.data(), u0, R, v0, C, &lwork, gesvdj_params(), batch),
                         "cusolverDn?gesvdjBatched_bufferSize");
     r.workspace(static_cast<std::size_t>(lwork) * static_cast<std::size_t>(a.itemsize()), 0);
-    check_solver_status(real_form(t, s.S_gesvdjBatched, s.D_gesvdjBatched)(r.h_, job, R, C, a.data(), R, sv.data(), u0,
-                                                                           R, v0, C, r.dwork(), lwork, r.info(0),
-                                                                           gesvdj_params(), batch),
-                        "cusolverDn?gesvdjBatched");
+    check_solver_status(
+        real_form(t, s.S_gesvdjBatched, s.D_gesvdjBatched)(r.h_, job, R, C, a.data(), R, sv.data(), u0, R, v0, C,
+                                                           r.dwork(), lwork, r.info(0), gesvdj_params(), batch),
+        "cusolverDn?gesvdjBatched");
   } else {
     const int econ = call.mode == 'A' ? 0 : 1;
     check_solver_status(real_form(t, s.S_gesvdj_bufferSize, s.D_gesvdj_bufferSize)(

@@ -65,8 +65,8 @@ std::shared_ptr<MatmulPlan> plan_matmul(const PlannedMatmul& p) {
   want_a.insert(want_a.end(), {m, k});
   want_b.insert(want_b.end(), {k, n});
   if (p.a.shape() != want_a || p.b.shape() != want_b)
-    throw ValueError(cat("plan_matmul: shapes ", shape_str(p.a.shape()), " @ ", shape_str(p.b.shape()),
-                         " do not make ", shape_str(d)));
+    throw ValueError(cat("plan_matmul: shapes ", shape_str(p.a.shape()), " @ ", shape_str(p.b.shape()), " do not make ",
+                         shape_str(d)));
   if (!(p.a.device() == p.d.device()) || !(p.b.device() == p.d.device()))
     throw ValueError("plan_matmul: the operands are on different devices");
   p.d.check_writeable();
