@@ -35,6 +35,11 @@ def operands(dtype, batch=(), m=40, k=72, n=24):
             "gelu_aux": pre}
 
 
+# cuBLASLt's forward epilogues serve every layout; whether the gradient ones (DGELU, BGRADA/B) have
+# kernels for a layout and dtype is the heuristic's answer: those are compared, not required fused
+ALWAYS_FUSED = {"DEFAULT", "RELU", "GELU", "BIAS", "RELU_BIAS", "GELU_BIAS", "RELU_AUX", "RELU_AUX_BIAS"}
+
+
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float64"])
 @pytest.mark.parametrize("name", [e.name for e in MatmulEpilog])
 def test_fused_epilogues_match_the_cpu(dtype, name):
@@ -46,7 +51,7 @@ def test_fused_epilogues_match_the_cpu(dtype, name):
         inputs = {k: cu.asarray(ops[k], device=device) for k in ("bias", "relu_aux", "gelu_aux")}
         with Matmul(a, b, epilogue=MatmulEpilog[name], epilogue_inputs=inputs) as mm:
             algorithms = mm.plan()
-            if device != "cpu" and name not in ("DRELU", "DRELU_BGRAD") and dtype != "float64":
+            if device != "cpu" and name in ALWAYS_FUSED and dtype != "float64":
                 assert algorithms and algorithms[0].startswith("cuBLASLt"), algorithms
             out = mm.execute()
         results.append(out if isinstance(out, tuple) else (out, {}))
@@ -54,7 +59,7 @@ def test_fused_epilogues_match_the_cpu(dtype, name):
     agree(dg, dc, dtype)
     assert set(auxg) == set(auxc)
     for k in auxc:
-        if auxc[k].dtype == cu.bool_:
+        if auxc[k].dtype == cu.dtype(bool):
             # the mask may differ where the product rounds to zero differently: compare where it does not
             assert np.mean(host(auxg[k]) != host(auxc[k])) < 0.01
         else:
