@@ -200,6 +200,52 @@ inline void widening_sum(const float* p, std::int64_t n, double* re, double* im)
   }
 }
 
+/// The min/max/fmin/fmax rows over floats fold their lanes with a looser combine, without the
+/// signed-zero rule of cu::maximum (two or three vector operations instead of six: that rule made these
+/// reductions compute-bound, below NumPy's speed); a lane that ends on a zero then takes the zero the
+/// rule prefers (+0.0 for max, -0.0 for min) if the chunk holds one: the only case the rule decides.
+template <class Op>
+struct LooseExtreme {
+  static constexpr bool enabled = false;
+};
+template <ReduceOp O>
+requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax || O == ReduceOp::fmin)
+struct LooseExtreme<Reduction<O>> {
+  static constexpr bool enabled = true;
+  static constexpr bool max = O == ReduceOp::max || O == ReduceOp::fmax;
+  static constexpr bool skip_nan = O == ReduceOp::fmax || O == ReduceOp::fmin;
+  template <class T>
+  static T identity() {
+    return Reduction<O>::template identity<T>();
+  }
+  // a NaN accumulator stays (propagate); a NaN value is dropped (skip). Written as the x86
+  // max/min instruction (a > b ? a : b, which gives b when either is NaN) under a NaN mask, two
+  // operations with AVX-512's masked max
+  template <class T>
+  static T combine(T a, T b) {
+    const T m = max ? (a > b ? a : b) : (a < b ? a : b);
+    return (skip_nan ? b != b : a != a) ? a : m;
+  }
+};
+
+template <class Op, class E, int L>
+inline void fold_extreme_lanes(const E* p, std::int64_t n, E* lanes) {
+  using Loose = LooseExtreme<Op>;
+  fold_lanes<Loose, E, L>(p, n, lanes);
+  bool zero = false;
+  for (int j = 0; j < L; ++j) zero |= lanes[j] == E(0);
+  if (!zero) return;
+  using U = std::conditional_t<sizeof(E) == 4, std::uint32_t, std::uint64_t>;
+  const U preferred = Loose::max ? U(0) : U(1) << (8 * sizeof(E) - 1);  // +0.0 or -0.0
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (__builtin_bit_cast(U, p[i]) == preferred) {
+      for (int j = 0; j < L; ++j)
+        if (lanes[j] == E(0)) lanes[j] = p[i];
+      return;
+    }
+  }
+}
+
 /// The reduction of n contiguous elements (n may be 0: the identity), as a partial result.
 template <class Op, class T>
 inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
@@ -230,6 +276,8 @@ inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
     alignas(64) E lanes[L];
     if constexpr (Op::pairwise && std::is_floating_point_v<E>)
       pairwise_lanes<Op, E, L>(p, n, lanes);
+    else if constexpr (LooseExtreme<Op>::enabled && (std::is_same_v<E, float> || std::is_same_v<E, double>))
+      fold_extreme_lanes<Op, E, L>(p, n, lanes);
     else
       fold_lanes<Op, E, L>(p, n, lanes);
     return tree_lanes<Op>(lanes, L, 1);
