@@ -316,7 +316,8 @@ bool matmul_through_lt(CudaBackend& backend, const Array& a, const Array& b, con
   p.a = a, p.b = b, p.d = out;
   using Key = std::tuple<int, int, Signature, int, int>;
   static std::mutex mutex;
-  static std::map<Key, std::shared_ptr<MatmulPlan>> plans;
+  // never destroyed: at exit the plans would call into cuBLASLt after its context is gone
+  static auto& plans = *new std::map<Key, std::shared_ptr<MatmulPlan>>();
   const GemmSide A = gemm_side(backend, a), B = gemm_side(backend, b);
   const int align = std::min({alignment(A.data()), alignment(B.data()), alignment(out.data())});
   Key key{backend.index(), align, signature(p), static_cast<int>(matmul_precision()), 0};
