@@ -121,6 +121,17 @@ struct ComplexSortKey {
   }
 };
 
+/// Whether `v`, following `prev` in sort()'s order, begins a new run of equal elements as
+/// NumPy's unique compares them (`!=`: -0.0 equals 0.0; NaN equals nothing unless equal_nan).
+template <class T>
+CUPRIC_HD bool starts_run(T prev, T v, bool equal_nan) {
+  using Key = typename SortKey<T>::Key;
+  const Key k = SortKey<T>::key(v);
+  if (k != SortKey<T>::key(prev)) return true;
+  if constexpr (SortKey<T>::kFloating) return !equal_nan && k == Key(~Key(0));  // both NaN
+  return false;
+}
+
 /// The key of v in the requested direction: a descending sort is an ascending sort of the
 /// complemented keys (so it stays stable, and NaN comes first, as the Array API's flip-based
 /// descending order has it).

@@ -148,7 +148,8 @@ class Array {
 
   /// A view with new shape, strides (elements) and offset over the same storage.
   Array view(Shape shape, Strides strides, std::int64_t offset) const;
-  /// Same data as another dtype of equal itemsize (bit reinterpretation).
+  /// The same bytes as another dtype (ndarray.view): of another item size, the last axis grows or
+  /// shrinks as NumPy's does (it must be contiguous; ValueError otherwise).
   Array view_as(DType dtype) const;
 
   /// The Python-scalar kind this array came from (NEP 50 weak scalar), or none.

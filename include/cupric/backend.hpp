@@ -145,6 +145,14 @@ class Backend {
   /// before equal elements, or after them with `right`. `out` is int64, C-contiguous, of
   /// needles' shape.
   virtual void search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) = 0;
+  /// unique's runs of equal elements (NumPy's `!=`; NaNs one run with equal_nan) of the 1-d
+  /// C-contiguous `sorted` (sort()'s ascending order, a real dtype), which `perm` (int64, needed
+  /// for index and inverse) took there from the input: at run r's first element values[r] = the
+  /// element and index[r] = perm there, ends[r + 1] = one past its last (ends[0] = 0), and
+  /// inverse[perm[i]] = i's run. values and index have room for n elements, ends for n + 1;
+  /// any output may be undefined. Returns the number of runs (waiting for the device).
+  virtual std::int64_t unique_runs(const Array& sorted, const Array& perm, const Array& values, const Array& index,
+                                   const Array& ends, const Array& inverse, bool equal_nan) = 0;
 
   /// (optional) Indexed copy over one leading dimension: out[i, r...] = the element of `src`
   /// at r... moved by offsets[i] elements. `offsets` is a 1-d int64 array on this device, `out`

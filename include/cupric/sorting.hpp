@@ -19,6 +19,15 @@ void sort_in_place(const Array& a, int axis = -1, bool descending = false);
 /// NumPy's searchsorted: for each element of `v`, where it goes in the 1-d `sorted` (or in
 /// sorted[sorter] when `sorter` is given) to keep it sorted; before equal elements, or after
 /// them with `right`. int64 indices of v's shape.
+/// NumPy's unique over the flattened `a` (a real dtype): the sorted distinct elements and, when
+/// asked, the index of each one's first occurrence, the inverse (a's size, int64: which distinct
+/// element each one is) and the counts; equal_nan: every NaN is one element. One sort and one
+/// pass over it; the number of distinct elements is the one value read back from a device.
+struct UniqueResult {
+  Array values, index, inverse, counts;  ///< those not asked for are undefined
+};
+UniqueResult unique_flat(const Array& a, bool want_index, bool want_inverse, bool want_counts, bool equal_nan);
+
 Array searchsorted(const Array& sorted, const Array& v, bool right = false, const Array& sorter = {});
 
 }  // namespace cupric

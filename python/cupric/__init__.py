@@ -25,11 +25,14 @@ from ._polynomials import *  # noqa: F401,F403  (polyval, polyfit, roots, poly, 
 from ._index_extras import *  # noqa: F401,F403  (tril_indices, fill_diagonal, compress, choose, select, mgrid, r_, ...)
 from ._io import *  # noqa: F401,F403  (save, load, savez, loadtxt, frombuffer, array2string, set_printoptions, ...)
 from ._pad import pad  # noqa: F401
+from ._flatiter import flatiter  # noqa: F401
+from ._vectorize import VectorizeWarning, frompyfunc, vectorize  # noqa: F401
 from ._array_utils import *  # noqa: F401,F403  (asanyarray, copy, ndim, shape, isscalar, packbits, i0, kaiser, broadcast, vectorize, ...)
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from . import emath  # noqa: E402,F401
 from .linalg._products import dot, inner, kron, matvec, outer, tensordot, trace, vdot, vecdot, vecmat  # noqa: E402,F401
 from .linalg._products import install as _install_products
 from .linalg._einsum import einsum, einsum_path  # noqa: E402,F401

@@ -1,8 +1,7 @@
 """NumPy's small array utilities: conversions (asanyarray, asarray_chkfinite, copy), questions about
 arrays and types (ndim/shape/size, isscalar, iterable, isfortran, issubdtype, common_type, ...),
-memory overlap, bit packing, the Kaiser window with i0, numpy.broadcast and vectorize."""
+memory overlap, bit packing, the Kaiser window with i0 and numpy.broadcast."""
 
-import builtins as _builtins
 import importlib
 
 from . import _cupric as _c
@@ -10,7 +9,7 @@ from . import _dtypes as _dt
 
 __all__ = ["asanyarray", "asarray_chkfinite", "copy", "ndim", "shape", "size", "isscalar", "iterable", "isfortran",
            "issubdtype", "typename", "mintypecode", "common_type", "min_scalar_type", "may_share_memory",
-           "shares_memory", "packbits", "unpackbits", "bitwise_count", "i0", "kaiser", "broadcast", "vectorize",
+           "shares_memory", "packbits", "unpackbits", "bitwise_count", "i0", "kaiser", "broadcast",
            "little_endian", "typecodes", "ScalarType"]
 
 
@@ -252,27 +251,6 @@ class broadcast:
 
     def reset(self):
         self.index = 0
-
-
-class vectorize:
-    """numpy.vectorize for cupric arrays: the Python function runs on the host over NumPy's
-    vectorize (element by element, as in NumPy), and the result comes back on the inputs' device."""
-
-    def __init__(self, pyfunc, otypes=None, doc=None, excluded=None, cache=False, signature=None):
-        self._np_vec = _np().vectorize(pyfunc, otypes=otypes, doc=doc, excluded=excluded, cache=cache,
-                                       signature=signature)
-        self.__doc__ = self._np_vec.__doc__
-
-    def __call__(self, *args, **kwargs):
-        devices = {str(a.device) for a in _builtins.list(args) + _builtins.list(kwargs.values())
-                   if isinstance(a, _c.ndarray)}
-        device = devices.pop() if len(devices) == 1 else None
-        host = [a.get() if isinstance(a, _c.ndarray) else a for a in args]
-        host_kw = {k: v.get() if isinstance(v, _c.ndarray) else v for k, v in kwargs.items()}
-        out = self._np_vec(*host, **host_kw)
-        if isinstance(out, tuple):
-            return tuple(_c.asarray(o, device=device) for o in out)
-        return _c.asarray(out, device=device)
 
 
 # ---- NumPy's floating-point error state: cupric's kernels raise no floating-point warnings, so

@@ -4,6 +4,7 @@ device; only scalars (ranges, bin widths) come to the host."""
 
 import math as _math
 import operator as _operator
+import warnings as _warnings
 
 from . import _cupric as _c
 from . import _dtypes as _dt
@@ -129,14 +130,36 @@ def _auto(x):
     return min(fd, _sturges(x)) if fd else _sturges(x)
 
 
+def _stone(x, edges_range, range_given):
+    """Stone's rule: the width of the bin count (1 to max(100, sqrt(n))) whose histogram
+    minimises the cross-validated integrated squared error, NumPy's first minimum."""
+    n, ptp_x = x.size, _ptp(x)
+    if n <= 1 or ptp_x == 0:
+        return 0
+    data = _c.sort(x)  # once: each count's histogram is then a search of its edges
+
+    def jhat(nbins):
+        p_k = _bin_counts(data, _uniform_edges(x, *edges_range, nbins, range_given)) / n
+        return (2 - (n + 1) * float(_c.sum(p_k * p_k))) / (ptp_x / nbins)
+
+    upper = max(100, int(_math.sqrt(n)))
+    nbins = min(range(1, upper + 1), key=jhat)
+    if nbins == upper:
+        _warnings.warn("The number of bins estimated may be suboptimal.", RuntimeWarning, stacklevel=4)
+    return ptp_x / nbins
+
+
+# each rule's bin width from the data (trimmed to the range), the range's (first, last), and
+# whether the range was given
 _BIN_WIDTHS = {
-    "sqrt": lambda x: _ptp(x) / _math.sqrt(x.size),
-    "sturges": _sturges,
-    "rice": lambda x: _ptp(x) / (2.0 * x.size ** (1.0 / 3)),
-    "scott": lambda x: (24.0 * _math.pi**0.5 / x.size) ** (1.0 / 3.0) * float(_c.std(x)),
-    "fd": _fd,
-    "doane": _doane,
-    "auto": _auto,
+    "stone": _stone,
+    "sqrt": lambda x, r, given: _ptp(x) / _math.sqrt(x.size),
+    "sturges": lambda x, r, given: _sturges(x),
+    "rice": lambda x, r, given: _ptp(x) / (2.0 * x.size ** (1.0 / 3)),
+    "scott": lambda x, r, given: (24.0 * _math.pi**0.5 / x.size) ** (1.0 / 3.0) * float(_c.std(x)),
+    "fd": lambda x, r, given: _fd(x),
+    "doane": lambda x, r, given: _doane(x),
+    "auto": lambda x, r, given: _auto(x),
 }
 
 
@@ -150,7 +173,7 @@ def _bin_edges(a, bins, range, weights):
         first, last = _outer_edges(a, range)
         if range is not None:
             a = a[_c.logical_and(a >= first, a <= last)]
-        width = _BIN_WIDTHS[bins](a) if a.size else 0
+        width = _BIN_WIDTHS[bins](a, (first, last), range is not None) if a.size else 0
         if width and _dt.kind(a.dtype) in "iu" and width < 1:
             width = 1  # integer data never gets bins narrower than 1
         count = int(_math.ceil((last - first) / width)) if width else 1
@@ -170,10 +193,14 @@ def _bin_edges(a, bins, range, weights):
         if edges.size > 1 and bool(_c.any(edges[:-1] > edges[1:])):
             raise ValueError("`bins` must increase monotonically, when an array")
         return edges
+    return _uniform_edges(a, first, last, count, range is not None)
+
+
+def _uniform_edges(a, first, last, count, range_given):
+    """count + 1 evenly spaced edges from first to last, as NumPy computes them: in the dtype of
+    the extremes (the data's, or float64 for a range given), rounded to the data's float dtype."""
     dtype = a.dtype if _dt.kind(a.dtype) == "f" else "float64"
-    # NumPy computes the edges in the edges' dtype (the data's extremes are of its dtype)
-    # NumPy computes the edges in the dtype of the extremes: the data's, or float64 for a range
-    start_dtype = "float64" if range is not None else dtype
+    start_dtype = "float64" if range_given else dtype
     first, last = (_c.asarray(v, dtype=start_dtype, device=a.device) for v in (first, last))
     return _c.linspace(first, last, count + 1, endpoint=True, dtype=dtype)
 

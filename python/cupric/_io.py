@@ -101,7 +101,13 @@ fromfile = _reader("fromfile")
 frombuffer = _reader("frombuffer")
 fromstring = _reader("fromstring")
 fromiter = _reader("fromiter")
-fromregex = _reader("fromregex")
+
+
+def fromregex(file, regexp, dtype, encoding=None, *, device=None):
+    """numpy.fromregex returns a structured array, which cupric does not hold (out of scope): this
+    says so before reading anything."""
+    raise TypeError("fromregex returns a structured array, and cupric has no structured dtypes: read the "
+                    "file with numpy.fromregex and pass each field to cu.asarray (arr['name'])")
 
 
 def fromfunction(function, shape, *, dtype=float, device=None, **kwargs):

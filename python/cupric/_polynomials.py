@@ -1,7 +1,9 @@
-"""NumPy's poly* functions (coefficients highest power first) on every device: evaluation and
-arithmetic from ufuncs and convolve, fitting by least squares (cu.linalg.lstsq), roots as the
+"""NumPy's poly* functions and poly1d (coefficients highest power first) on every device: evaluation
+and arithmetic from ufuncs and convolve, fitting by least squares (cu.linalg.lstsq), roots as the
 eigenvalues of the companion matrix (cu.linalg.eigvals)."""
 
+import functools as _functools
+import numbers as _numbers
 import operator as _op
 
 from . import _cupric as _c
@@ -9,8 +11,28 @@ from . import _dtypes as _dt
 from ._math_extras import convolve, vander
 from ._namespace import finfo as _finfo
 from ._operands import device_of, on
+from ._shape_functions import atleast_1d, trim_zeros
 
-__all__ = ["polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyfit", "roots", "poly"]
+__all__ = ["polyval", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint", "polyfit", "roots", "poly",
+           "poly1d"]
+
+
+def _poly1d_aware(wrap):
+    """NumPy's poly* functions take poly1d arguments for coefficients, and (when `wrap`) return
+    poly1d results when any argument was one."""
+
+    def decorate(fn):
+        @_functools.wraps(fn)
+        def call(*args, **kwargs):
+            given = any(isinstance(a, poly1d) for a in args)
+            out = fn(*(a.coeffs if isinstance(a, poly1d) else a for a in args), **kwargs)
+            if not (wrap and given):
+                return out
+            return tuple(poly1d(o) for o in out) if isinstance(out, tuple) else poly1d(out)
+
+        return call
+
+    return decorate
 
 
 def _arr(x):
@@ -18,6 +40,9 @@ def _arr(x):
 
 
 def polyval(p, x):
+    if isinstance(x, poly1d):  # composition, as NumPy's
+        return poly1d(p)(x)
+    p = p.coeffs if isinstance(p, poly1d) else p
     device = device_of(x, p)
     c = on(p, device)
     v = on(x, device)
@@ -36,6 +61,7 @@ def _first_nonzero(c):
     return nz[0] if nz else c.shape[0] - 1
 
 
+@_poly1d_aware(wrap=True)
 def polyadd(a1, a2):
     device = device_of(a1, a2)
     a, b = on(a1, device).reshape(-1), on(a2, device).reshape(-1)
@@ -45,16 +71,19 @@ def polyadd(a1, a2):
     return pad(a) + pad(b)
 
 
+@_poly1d_aware(wrap=True)
 def polysub(a1, a2):
     device = device_of(a1, a2)
     return polyadd(on(a1, device), -on(a2, device))
 
 
+@_poly1d_aware(wrap=True)
 def polymul(a1, a2):
     device = device_of(a1, a2)
     return convolve(on(a1, device).reshape(-1), on(a2, device).reshape(-1))
 
 
+@_poly1d_aware(wrap=True)
 def polyder(p, m=1):
     c = _arr(p).reshape(-1)
     c = c if _dt.kind(c.dtype) in "fc" else c.astype("float64") if _dt.kind(c.dtype) == "b" else c
@@ -66,6 +95,7 @@ def polyder(p, m=1):
     return c
 
 
+@_poly1d_aware(wrap=True)
 def polyint(p, m=1, k=None):
     c = _arr(p).reshape(-1)
     c = c if _dt.kind(c.dtype) in "fc" else c.astype("float64")
@@ -78,6 +108,7 @@ def polyint(p, m=1, k=None):
     return c
 
 
+@_poly1d_aware(wrap=True)
 def polydiv(u, v):
     """(quotient, remainder) of the long division of u by v."""
     device = device_of(u, v)
@@ -138,6 +169,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return c
 
 
+@_poly1d_aware(wrap=False)
 def roots(p):
     c = _arr(p).reshape(-1)
     nz = _c.flatnonzero(c).tolist()
@@ -181,3 +213,174 @@ def poly(seq_of_zeros):
 
         a = real_if_close(a) if bool(_c.all(_c.abs(_c.imag(a)) < 1e-10 * (1 + _c.abs(_c.real(a))))) else a
     return a
+
+
+def _is_scalar(x):
+    """numpy.isscalar's answer for numbers: Python's and NumPy's scalars, not 0-d arrays."""
+    return isinstance(x, _numbers.Number)
+
+
+class poly1d:
+    """numpy.poly1d: poly1d([1, 2, 3]) is x**2 + 2x + 3; poly1d(roots, r=True) is built from its
+    roots; `variable` names the unknown in str(). The coefficients are a cupric array; a
+    poly1d's operations run on its device."""
+
+    __hash__ = None
+
+    def __init__(self, c_or_r, r=False, variable=None):
+        if isinstance(c_or_r, poly1d):
+            self._variable = c_or_r._variable if variable is None else variable
+            self._coeffs = c_or_r._coeffs
+            return
+        if r:
+            c_or_r = poly(c_or_r)
+        c = atleast_1d(on(c_or_r, device_of(c_or_r)))
+        if c.ndim > 1:
+            raise ValueError(f"Polynomial must be 1d only, got coefficients of shape {c.shape}")
+        c = trim_zeros(c, trim="f")
+        if c.shape[0] == 0:
+            c = _c.zeros((1,), dtype=c.dtype, device=c.device)
+        self._coeffs = c
+        self._variable = "x" if variable is None else variable
+
+    # -- NumPy's attributes and their short names
+    @property
+    def coeffs(self):
+        return self._coeffs
+
+    @coeffs.setter
+    def coeffs(self, value):
+        if value is not self._coeffs:  # NumPy allows only `p.coeffs += ...`-style writes in place
+            raise AttributeError("Cannot set attribute")
+
+    c = coef = coefficients = coeffs
+
+    @property
+    def variable(self):
+        return self._variable
+
+    @property
+    def order(self):
+        return self._coeffs.shape[0] - 1
+
+    o = order
+
+    @property
+    def roots(self):
+        return roots(self._coeffs)
+
+    r = roots
+
+    # -- conversions and printing
+    def __array__(self, dtype=None, copy=None):
+        import numpy
+
+        return numpy.asarray(self._coeffs.get(), dtype=dtype)
+
+    def _host(self):
+        import numpy
+
+        return numpy.poly1d(self._coeffs.get(), variable=self._variable)
+
+    def __repr__(self):
+        return repr(self._host())
+
+    def __str__(self):
+        return str(self._host())
+
+    def __len__(self):
+        return self.order
+
+    def __iter__(self):
+        return iter(self._coeffs)
+
+    # -- evaluation and arithmetic (NumPy's rules: a scalar scales, anything else is a polynomial)
+    def __call__(self, val):
+        if isinstance(val, poly1d):
+            out = poly1d([0], variable=self._variable)
+            for k in range(self._coeffs.shape[0]):
+                out = out * val + self._coeffs[k:k + 1]
+            return out
+        return polyval(self._coeffs, val)
+
+    def _other(self, other):
+        return other if isinstance(other, poly1d) else poly1d(on(other, self._coeffs.device))
+
+    def __neg__(self):
+        return poly1d(-self._coeffs)
+
+    def __pos__(self):
+        return self
+
+    def __mul__(self, other):
+        if _is_scalar(other):
+            return poly1d(self._coeffs * other)
+        return poly1d(polymul(self._coeffs, self._other(other)._coeffs))
+
+    def __rmul__(self, other):
+        return poly1d(other * self._coeffs) if _is_scalar(other) else self._other(other) * self
+
+    def __add__(self, other):
+        return poly1d(polyadd(self._coeffs, self._other(other)._coeffs))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return poly1d(polysub(self._coeffs, self._other(other)._coeffs))
+
+    def __rsub__(self, other):
+        return self._other(other) - self
+
+    def __pow__(self, val):
+        if not _is_scalar(val) or int(val) != val or val < 0:
+            raise ValueError(f"Power to non-negative integers only, got {val!r}")
+        out = poly1d(_c.ones((1,), dtype="int64", device=self._coeffs.device))
+        for _ in range(int(val)):
+            out = self * out
+        return out
+
+    def __truediv__(self, other):
+        if _is_scalar(other):
+            return poly1d(self._coeffs / other)
+        q, r = polydiv(self._coeffs, self._other(other)._coeffs)
+        return poly1d(q), poly1d(r)
+
+    def __rtruediv__(self, other):
+        if _is_scalar(other):
+            return poly1d(other / self._coeffs)
+        return self._other(other) / self
+
+    def __eq__(self, other):
+        if not isinstance(other, poly1d):
+            return NotImplemented
+        if self._coeffs.shape != other._coeffs.shape:
+            return False
+        return bool(_c.all(self._coeffs == other._coeffs))
+
+    def __ne__(self, other):
+        if not isinstance(other, poly1d):
+            return NotImplemented
+        return not self.__eq__(other)
+
+    # -- coefficients by power
+    def __getitem__(self, power):
+        power = _op.index(power)
+        if power > self.order or power < 0:
+            return self._coeffs.dtype.type(0)
+        return self._coeffs[self.order - power]
+
+    def __setitem__(self, power, val):
+        power = _op.index(power)
+        if power < 0:
+            raise ValueError(f"Does not support negative powers, got {power}")
+        if power > self.order:
+            zeros = _c.zeros((power - self.order,), dtype=self._coeffs.dtype, device=self._coeffs.device)
+            self._coeffs = _c.concatenate([zeros, self._coeffs])
+        self._coeffs[self.order - power] = val
+
+    # -- calculus
+    def integ(self, m=1, k=0):
+        return poly1d(polyint(self._coeffs, m=m, k=k))
+
+    def deriv(self, m=1):
+        return poly1d(polyder(self._coeffs, m=m))

@@ -1,13 +1,14 @@
 """Order statistics on every device, from one sort along the reduced axes: median, quantile and
-percentile with every NumPy method, their nan-variants (each slice's count of numbers as its
-length), and ptp. NumPy's formulas (Hyndman & Fan's virtual indexes, its lerp), NumPy's dtypes."""
+percentile with every NumPy method (and NumPy's weights= for inverted_cdf), their nan-variants
+(each slice's count of numbers as its length), and ptp. NumPy's formulas (Hyndman & Fan's
+virtual indexes, its lerp), NumPy's dtypes."""
 
 import math as _math
 import warnings as _warnings
 
 from . import _cupric as _c
 from . import _dtypes as _dt
-from ._sorting import _axis
+from ._sorting import _axis, take_along_axis
 
 __all__ = ["median", "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile", "ptp"]
 
@@ -19,23 +20,28 @@ _METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation", "int
             "weibull", "linear", "median_unbiased", "normal_unbiased", "lower", "higher", "midpoint", "nearest")
 
 
-def _sorted_slices(a, axis):
-    """`a` sorted along the reduced axes, moved first and merged: (sorted (N, R), the kept shape,
-    the keepdims shape)."""
+def _reduced_axes(axis, ndim):
+    """The reduced axes as a tuple of non-negative ints, in the order given."""
     if axis is None:
-        axes = tuple(range(a.ndim))
-    else:
-        axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
-        axes = tuple(_axis(ax, a.ndim) for ax in axes)
-        if len(set(axes)) != len(axes):
-            raise ValueError("duplicate value in 'axis'")
+        return tuple(range(ndim))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    axes = tuple(_axis(ax, ndim) for ax in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    return axes
+
+
+def _sorted_slices(a, axis, sort=True):
+    """`a` sorted along the reduced axes, moved first and merged: (sorted (N, R), the kept shape,
+    the keepdims shape); unsorted when not `sort`."""
+    axes = _reduced_axes(axis, a.ndim)
     kept = [d for d in range(a.ndim) if d not in axes]
     moved = _c.permute_dims(a, tuple(axes) + tuple(kept)) if a.ndim else a.reshape(1)
     kept_shape = tuple(a.shape[d] for d in kept)
     n = _math.prod(a.shape[d] for d in axes) if a.ndim else 1
     flat = moved.reshape((n, _math.prod(kept_shape)))
     keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
-    return _c.sort(flat, axis=0), kept_shape, keep_shape
+    return (_c.sort(flat, axis=0) if sort else flat), kept_shape, keep_shape
 
 
 def _gather(s, idx):
@@ -117,9 +123,76 @@ def _finish(result, kept_shape, keep_shape, q_shape, keepdims, out):
     return result
 
 
+def _checked_weights(weights, a, axis):
+    """NumPy's _weights_are_valid: weights of a's shape, or of the reduced axes' shapes (in
+    `axis` order) broadcast along the kept ones; none negative."""
+    w = _c.asarray(weights, device=a.device)
+    if w.shape != a.shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        axes = _reduced_axes(axis, a.ndim)
+        if w.shape != tuple(a.shape[ax] for ax in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+        w = _c.permute_dims(w, tuple(sorted(range(len(axes)), key=lambda i: axes[i])))
+        w = _c.broadcast_to(w.reshape(tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape))), a.shape)
+    if w.size and bool(_c.any(w < 0)):
+        raise ValueError("Weights must be non-negative.")
+    return w
+
+
+def _weighted_inverted_cdf(a, w, q, axis, nan):
+    """NumPy's weighted inverted_cdf over the slices: the first sorted element whose share of the
+    slice's weight, accumulated in float64, reaches q (NaN elements weigh nothing for `nan`).
+    Returns (result (Q, R), the sorted slices, their counts of numbers or None, shapes)."""
+    flat, kept_shape, keep_shape = _sorted_slices(a, axis, sort=False)
+    perm = _c.argsort(flat, axis=0)
+    s = take_along_axis(flat, perm, axis=0)
+    ws = take_along_axis(_sorted_slices(w, axis, sort=False)[0], perm, axis=0)
+    n = s.shape[0]
+    if nan and _dt.kind(a.dtype) == "f":
+        numbers = _c.logical_not(_c.isnan(s))
+        ws = _c.where(numbers, ws, 0)
+        n = _c.count_nonzero(numbers, axis=0)
+    cdf = _c.cumsum(ws, axis=0, dtype="float64")
+    total = cdf[-1:]
+    if not isinstance(n, int):
+        total = _c.where(n == 0, 1.0, total)  # all-NaN slices: NaN later, not an error
+    cdf = cdf / total
+    if bool(_c.any(_c.isnan(cdf[-1]))):
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    if _dt.kind(q.dtype) == "f":
+        cdf = cdf.astype(q.dtype)
+    cdf = _c.where(cdf == 0, -1, cdf).astype(cdf.dtype)  # leading zero weights: never reach q = 0
+    # searchsorted(cdf[:, r], q, side="left") for every slice: the number of cdf values below q
+    below = _c.sum(cdf.reshape((1,) + cdf.shape) < q.reshape(-1, 1, 1), axis=1)
+    idx = _c.maximum(_c.minimum(below, n - 1), 0)
+    return _gather(s, idx), s, (None if isinstance(n, int) else n), kept_shape, keep_shape
+
+
+def _quantile_weighted(a, q, axis, out, keepdims, weights, nan):
+    result, s, n, kept_shape, keep_shape = _weighted_inverted_cdf(a, weights, q, axis, nan)
+    if n is not None:
+        empty = n == 0
+        if bool(_c.any(empty)):
+            _warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=4)
+            result = _c.where(empty, float("nan"), result).astype(result.dtype)
+    elif _dt.kind(a.dtype) == "f":
+        result = _c.where(_c.isnan(s[-1]), s[-1], result)
+    return _finish(result, kept_shape, keep_shape, q.shape, keepdims, out)
+
+
 def _quantile(a, q, axis, out, method, keepdims, weights, nan, weak_q):
     if weights is not None:
-        raise NotImplementedError("quantile: weights= is not supported by cupric")
+        if method != "inverted_cdf":
+            raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
+        weights = _checked_weights(weights, a, axis)
+        if q.ndim > 2:
+            raise ValueError("q must be a scalar or 1d")
+        if _dt.kind(a.dtype) == "c":
+            raise TypeError("a must be an array of real numbers")
+        if a.size == 0:
+            raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+        return _quantile_weighted(a, q, axis, out, keepdims, weights, nan)
     if method not in _METHODS:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
     if q.ndim > 2:

@@ -1,5 +1,6 @@
 """Set functions on every device, composed of sort, argsort and searchsorted: unique (and the
-Array API's unique_all/counts/inverse/values), isin, in1d, intersect1d, union1d, setdiff1d,
+Array API's unique_all/counts/inverse/values; real elements through the core's one-pass
+unique_flat, complex ones composed here), isin, in1d, intersect1d, union1d, setdiff1d,
 setxor1d. NumPy's results, element for element (values sorted)."""
 
 from collections import namedtuple as _namedtuple
@@ -46,6 +47,12 @@ def _unique1d(ar, return_index, return_inverse, return_counts, equal_nan, invers
         nans = _c.isnan(ar)
         numbers = _unique1d(ar[_c.logical_not(nans)], False, False, False, False, None)[0]
         return (_c.concatenate([numbers, ar[nans][:1]]),)
+    if _dt.kind(ar.dtype) != "c":  # one sort and one pass over it (sorting.hpp's unique_flat)
+        values, index, inverse, counts = _c._unique_flat(ar, return_index, return_inverse, return_counts, equal_nan)
+        ret = (values,)
+        ret += (index,) if return_index else ()
+        ret += (inverse.reshape(inverse_shape),) if return_inverse else ()
+        return ret + ((counts,) if return_counts else ())
     if return_index or return_inverse:
         perm = _c.argsort(ar)
         aux = ar[perm]

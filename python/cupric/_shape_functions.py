@@ -402,21 +402,41 @@ def append(arr, values, axis=None):
     return _c.concatenate([a, v], axis=axis)
 
 
-def _positions(obj, n, name):
+def _host_list(obj):
+    """obj (a slice's positions, an int, a sequence or array of them) as a Python list and whether it
+    was boolean; cupric arrays are read on the host, as NumPy reads its index arrays."""
+    if isinstance(obj, _c.ndarray):
+        return obj.tolist() if obj.ndim else [obj.item()], obj.dtype == _c.bool_
+    if hasattr(obj, "dtype") and hasattr(obj, "tolist"):  # a NumPy array or scalar
+        items = obj.tolist()
+        return items if isinstance(items, list) else [items], obj.dtype.kind == "b"
+    items = list(obj) if isinstance(obj, (list, tuple)) else [obj]
+    return items, bool(items) and all(isinstance(i, bool) for i in items)
+
+
+def _positions(obj, n, ax, name):
+    """The positions `obj` names along an axis of length n, as delete reads them (negative ones
+    from the end; a boolean obj of the axis' length is a mask of them)."""
     if isinstance(obj, slice):
         return list(range(n))[obj]
-    if isinstance(obj, _c.ndarray):
-        obj = obj.tolist()
-    items = obj if isinstance(obj, (list, tuple)) else [obj]
+    items, boolean = _host_list(obj)
+    if boolean:
+        if _np_shape(obj) != (n,):
+            raise ValueError(f"boolean array argument obj to {name} must be one dimensional and match the axis "
+                             f"length of {n}")
+        return [i for i, keep in enumerate(items) if keep]
     out = []
     for i in items:
-        if isinstance(i, bool):
-            raise IndexError(f"{name}: boolean index {i} is not supported; use an integer array")
         i = _op.index(i)
         if not -n <= i < n:
-            raise IndexError(f"index {i} is out of bounds for axis 0 with size {n}")
+            raise IndexError(f"index {i} is out of bounds for axis {ax} with size {n}")
         out.append(i % n)
     return out
+
+
+def _np_shape(obj):
+    shape = getattr(obj, "shape", None)
+    return tuple(shape) if shape is not None else (len(obj),) if isinstance(obj, (list, tuple)) else ()
 
 
 def delete(arr, obj, axis=None):
@@ -425,11 +445,46 @@ def delete(arr, obj, axis=None):
         a, axis = a.reshape(-1), 0
     ax = _axis(axis, a.ndim)
     n = a.shape[ax]
-    gone = set(_positions(obj, n, "delete"))
+    gone = set(_positions(obj, n, ax, "delete"))
     keep = [i for i in range(n) if i not in gone]
     index = [slice(None)] * a.ndim
     index[ax] = _c.asarray(keep, dtype="int64", device=a.device)
     return a[tuple(index)]
+
+
+def _insert_positions(obj, n, ax):
+    """(positions, as_block, from_scalar): NumPy's reading of insert's obj. One position inserts
+    `values` as a block; negative positions count from the end (-1 is before the last element)."""
+    if isinstance(obj, slice):
+        where = list(range(n))[obj]
+        return where, len(where) == 1, False
+    items, boolean = _host_list(obj)
+    if boolean:
+        raise IndexError("insert: a boolean obj is not supported (NumPy reads it as integers, with a warning); "
+                         "pass the integer positions")
+    if len(_np_shape(obj)) > 1:
+        raise ValueError("index array argument obj to insert must be one dimensional or scalar")
+    where = []
+    for i in items:
+        i = _op.index(i)
+        if not -n <= i <= n:
+            raise IndexError(f"index {i} is out of bounds for axis {ax} with size {n}")
+        where.append(i + n if i < 0 else i)
+    return where, len(where) == 1, _np_shape(obj) == ()
+
+
+def _insert_block(a, ax, at, v, from_scalar):
+    # NumPy's rule: values get at least a.ndim dimensions; a scalar obj moves their first axis to `axis`
+    v = v.reshape((1,) * (a.ndim - v.ndim) + v.shape) if v.ndim < a.ndim else v
+    if from_scalar:
+        v = _c.moveaxis(v, 0, ax)
+    shape = list(a.shape)
+    shape[ax] = v.shape[ax]
+    v = _c.broadcast_to(v, tuple(shape))
+    lo = [slice(None)] * a.ndim
+    hi = [slice(None)] * a.ndim
+    lo[ax], hi[ax] = slice(None, at), slice(at, None)
+    return _c.concatenate([a[tuple(lo)], v, a[tuple(hi)]], axis=ax)
 
 
 def insert(arr, obj, values, axis=None):
@@ -438,32 +493,12 @@ def insert(arr, obj, values, axis=None):
         a, axis = a.reshape(-1), 0
     ax = _axis(axis, a.ndim)
     n = a.shape[ax]
-    scalar_obj = not isinstance(obj, (slice, list, tuple)) and not (isinstance(obj, _c.ndarray) and obj.ndim > 0)
-    if isinstance(obj, slice):
-        where = list(range(n))[obj]
-    else:
-        items = obj.tolist() if isinstance(obj, _c.ndarray) else obj
-        items = items if isinstance(items, (list, tuple)) else [items]
-        where = []
-        for i in items:
-            i = _op.index(i)
-            if not -n <= i <= n:
-                raise IndexError(f"index {i} is out of bounds for axis {ax} with size {n}")
-            where.append(i % (n + 1) if i < 0 else i)
+    where, as_block, from_scalar = _insert_positions(obj, n, ax)
     v = on(values, a.device)
     if v.dtype != a.dtype:
         v = v.astype(a.dtype)
-    if scalar_obj:
-        # NumPy's rule: values get at least a.ndim dimensions, their first axis moved to `axis`
-        v = v.reshape((1,) * (a.ndim - v.ndim) + v.shape) if v.ndim < a.ndim else v
-        v = _c.moveaxis(v, 0, ax)
-        shape = list(a.shape)
-        shape[ax] = v.shape[ax]
-        v = _c.broadcast_to(v, tuple(shape))
-        lo = [slice(None)] * a.ndim
-        hi = [slice(None)] * a.ndim
-        lo[ax], hi[ax] = slice(None, where[0]), slice(where[0], None)
-        return _c.concatenate([a[tuple(lo)], v, a[tuple(hi)]], axis=ax)
+    if as_block:
+        return _insert_block(a, ax, where[0], v, from_scalar)
     count = len(where)
     shape = list(a.shape)
     shape[ax] = count

@@ -153,12 +153,47 @@ Array Array::view(Shape shape, Strides strides, std::int64_t offset) const {
   return v;
 }
 
+namespace {
+/// NumPy's conditions for viewing an array as a dtype of another item size (ndarray.view).
+void check_resizing_view(const Array& a, DType dtype) {
+  const std::int64_t from = a.itemsize(), to = itemsize(dtype);
+  if (a.ndim() == 0)
+    throw ValueError(cat("Changing the dtype of a 0d array is only supported if the itemsize is unchanged (",
+                         name(a.dtype()), " to ", name(dtype), ")"));
+  const int last = a.ndim() - 1;
+  if (a.shape()[last] != 1 && a.size() != 0 && a.strides()[last] != 1)
+    throw ValueError(cat("To change to a dtype of a different size, the last axis must be contiguous (viewing ",
+                         a.str(), " as ", name(dtype), ")"));
+  if (to < from && from % to != 0)
+    throw ValueError(cat("When changing to a smaller dtype, its size must be a divisor of the size of original dtype (",
+                         name(a.dtype()), " to ", name(dtype), ")"));
+  if (to > from && (a.shape()[last] * from) % to != 0)
+    throw ValueError(cat("When changing to a larger dtype, its size must be a divisor of the total size in bytes of "
+                         "the last axis of the array (", a.shape()[last] * from, " bytes, ", name(dtype), " is ", to,
+                         ")"));
+}
+}  // namespace
+
 Array Array::view_as(DType dtype) const {
-  if (cupric::itemsize(dtype) != itemsize())
-    throw ValueError(cat("cannot view ", name(dtype_), " as ", name(dtype), ": item sizes differ"));
+  const std::int64_t from = itemsize(), to = cupric::itemsize(dtype);
   Array v = *this;
   v.dtype_ = dtype;
   v.weak_ = WeakKind::none;
+  if (from == to) return v;
+  check_resizing_view(*this, dtype);
+  // strides and the offset count elements here, so every one must be a whole number of the new items
+  auto in_new_items = [&](std::int64_t elements, const char* what) {
+    if ((elements * from) % to != 0)
+      throw ValueError(cat("cannot view ", str(), " as ", name(dtype), ": its ", what, " of ", elements * from,
+                           " bytes is not a multiple of ", to, " (cupric counts strides in elements); view a copy"));
+    return elements * from / to;
+  };
+  const int last = ndim() - 1;
+  for (int i = 0; i < last; ++i) v.strides_[i] = in_new_items(strides_[i], "stride");
+  v.offset_ = in_new_items(offset_, "offset");
+  v.shape_[last] = shape_[last] * from / to;
+  v.strides_[last] = 1;
+  check_layout(v.shape_, v.strides_, v.offset_, to);
   return v;
 }
 

@@ -7,6 +7,7 @@
 #include "cupric/indexing.hpp"
 #include "cupric/manipulation.hpp"
 #include "cupric/reduction.hpp"
+#include "cupric/ufunc.hpp"
 
 namespace cupric {
 
@@ -95,6 +96,43 @@ Array searchsorted(const Array& sorted, const Array& v, bool right, const Array&
   Array out = Array::empty(needles.shape(), DType::int64, sorted.device());
   if (out.size()) backend_for(sorted.device()).search_sorted(hay, needles, out, right);
   return out;
+}
+
+namespace {
+/// The first k elements of the 1-d `a` as an array of their own (so a's spare room is freed).
+Array first_k(const Array& a, std::int64_t k) {
+  Array out = Array::empty({k}, a.dtype(), a.device());
+  if (k) copy_into(out, a.view({k}, {1}, 0));
+  return out;
+}
+}  // namespace
+
+UniqueResult unique_flat(const Array& a, bool want_index, bool want_inverse, bool want_counts, bool equal_nan) {
+  if (is_complex(a.dtype()))
+    throw TypeError(cat("unique_flat takes real elements, got ", name(a.dtype()), " (complex unique composes in Python)"));
+  const Device dev = a.device();
+  const std::int64_t n = a.size();
+  const Array flat = reshape(a, {n});
+  const bool want_perm = want_index || want_inverse;
+  UniqueResult r;
+  Array sorted = Array::empty({n}, a.dtype(), dev);
+  Array perm = want_perm ? Array::empty({n}, DType::int64, dev) : Array();
+  Array values = Array::empty({n}, a.dtype(), dev);
+  Array index = want_index ? Array::empty({n}, DType::int64, dev) : Array();
+  Array ends = want_counts ? Array::empty({n + 1}, DType::int64, dev) : Array();
+  if (want_inverse) r.inverse = Array::empty(a.shape(), DType::int64, dev);
+  Backend& be = backend_for(dev);
+  std::int64_t k = 0;
+  if (n) {
+    be.sort(flat, sorted, perm, false);
+    k = be.unique_runs(sorted, perm, values, index, ends, r.inverse, equal_nan);
+  }
+  r.values = first_k(values, k);
+  if (want_index) r.index = first_k(index, k);
+  if (want_counts)
+    r.counts = k ? apply_ufunc("subtract", {ends.view({k}, {1}, 1), ends.view({k}, {1}, 0)})
+                 : Array::empty({0}, DType::int64, dev);
+  return r;
 }
 
 }  // namespace cupric

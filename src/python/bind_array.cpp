@@ -193,6 +193,10 @@ void bind_array(nb::module_& m) {
         return d;
       })
       .def_prop_ro("__array_interface__", &array_interface)
+      // for ndarray.resize (python/cupric/_methods.py): how many arrays share this one's memory,
+      // and taking over another array's memory, shape and layout in place
+      .def_prop_ro("_storage_users", [](const Array& a) { return a.storage().use_count(); })
+      .def("_become", [](Array& a, const Array& other) { a = other; })
       .def("__len__", [](const Array& a) {
         if (a.ndim() == 0) throw TypeError("len() of unsized object");
         return a.shape()[0];

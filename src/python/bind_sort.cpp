@@ -54,6 +54,13 @@ using SortFn = Array (*)(const Array&, std::optional<int>, bool);
 }  // namespace
 
 void bind_sort(nb::module_& m) {
+  // unique's one pass for real dtypes (python/cupric/_sets.py): (values, index, inverse, counts),
+  // None for what was not asked
+  m.def("_unique_flat", [](const Array& a, bool index, bool inverse, bool counts, bool equal_nan) {
+    UniqueResult r = unique_flat(a, index, inverse, counts, equal_nan);
+    auto opt = [](const Array& x) { return x.defined() ? nb::cast(x) : nb::none(); };
+    return nb::make_tuple(r.values, opt(r.index), opt(r.inverse), opt(r.counts));
+  });
   // for the Python compositions: the AxisError they raise is the core's (NumPy's subclass)
   m.def("_normalize_axis", [](IntLike axis, int ndim) { return normalize_axis(*axis_from_py(axis), ndim); });
   for (auto [name, fn] : {std::pair<const char*, SortFn>{"sort", &sort}, {"argsort", &argsort}}) {

@@ -104,6 +104,11 @@ DType dtype_from_py(nb::handle obj) {
   // an equal dtype that is not NumPy's canonical instance (an unpickled one, one with metadata):
   // its scalar type is a singleton
   if (int i = find_numpy_dtype(t, np_dtype.attr("type").ptr()); i >= 0) return static_cast<DType>(i);
+  // NumPy's second integer type of a width (longlong and ulonglong beside int64 and uint64 on
+  // Linux, long beside int32 on Windows) has its own scalar type: it is the same integer
+  const std::string kind = nb::cast<std::string>(np_dtype.attr("kind"));
+  if (kind == "i" || kind == "u")
+    return dtype_from_name(cat(kind == "i" ? "int" : "uint", 8 * nb::cast<int64_t>(np_dtype.attr("itemsize"))));
   unsupported_dtype(np_dtype);
 }
 

@@ -1,7 +1,7 @@
 // test_cuda_kernels_host.cpp — the CUDA backend's kernel bodies (device_include/cupric/kernels)
 // compiled by the host compiler and run as one thread of a one-block grid, for the families
 // whose threads never talk to each other (maps, gather/scatter, arange, random) and the radix
-// sort (its warps of one lane still rank, count and scan every tile): their logic
+// sort and unique (warps of one lane still rank, count, scan and look back over every tile): their logic
 // (vector paths and tails, masks, broadcast values, strided walks, Philox streams) is checked
 // against the CPU backend without a GPU. NVRTC compiles every family for every dtype in
 // tests/python/backend/test_cuda_kernels.py; these check what the code computes.
@@ -195,44 +195,60 @@ struct HostBuffer {
   T& operator[](std::size_t i) { return p[i]; }
 };
 
-/// Sorts rows x n elements as CudaBackend::sort does: keys (ComplexSortKey's three in turn for
-/// complex), one histogram / offset scan / scatter round per key byte, then values and indices.
+/// The onesweep sequence of CudaBackend::sort (RadixSort::run) on one thread: the digit
+/// histograms of every pass, their starts, then a pass per key byte; from values (values_in) or
+/// from the keys and payload already in keys[cur] / idx[cur]; the last pass writes values and
+/// indices when asked (values_out or indices_out), else keys and payload.
+template <class T, class U>
+void onesweep_on_host(const T* values_in, std::vector<U> (&keys)[2], std::vector<u32> (&idx)[2], int& cur,
+                      std::int64_t rows, std::int64_t n, bool desc, T* values_out, i64* indices_out) {
+  constexpr int kb = sizeof(U);
+  const std::int64_t tile = kSortItems<U>, tiles = (n + tile - 1) / tile, ntiles = rows * tiles;
+  std::vector<u32> hist(rows * kb * kSortRadix), counters(kb);
+  std::vector<u32> status[2] = {std::vector<u32>(ntiles * kSortRadix), std::vector<u32>(ntiles * kSortRadix)};
+  const int dir = desc ? kSortDescending : 0;
+  const void* first_in = values_in ? static_cast<const void*>(values_in) : keys[cur].data();
+  gridDim.x = 3;  // blocks walk runs of tiles: three of them, one after another
+  for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)
+    sort_histograms<T, U>(first_in, hist.data(), n, tiles, ntiles, tile, values_in ? kSortFirst | dir : 0);
+  gridDim.x = 1, blockIdx.x = 0;
+  sort_digit_starts(hist.data(), rows * kb);
+  const bool fused_last = values_out || indices_out;
+  for (int pass = 0; pass < kb; ++pass) {
+    const bool first = pass == 0 && values_in, last = pass == kb - 1 && fused_last;
+    void* out = last ? static_cast<void*>(values_out) : keys[1 - cur].data();
+    void* iout = last ? static_cast<void*>(indices_out) : idx[1 - cur].data();
+    sort_onesweep<T, U, u32, true>(first ? first_in : keys[cur].data(), out, idx[cur].data(), iout,
+                                   hist.data() + pass * kSortRadix, status[pass % 2].data(),
+                                   status[1 - pass % 2].data(), &counters[pass], n, tiles, ntiles, 8 * pass,
+                                   (first ? kSortFirst : 0) | (last ? kSortLast : 0) | dir);
+    cur = 1 - cur;
+  }
+}
+
+/// Sorts rows x n elements as CudaBackend::sort does (complex: ComplexSortKey's three keys in
+/// turn, then a gather), into values and indices.
 template <class T>
 void radix_sort_on_host(const HostBuffer<T>& in, std::int64_t rows, std::int64_t n, bool desc, HostBuffer<T>& values,
                         HostBuffer<i64>& indices) {
   constexpr bool kComplex = cu::is_complex_v<T>;
   using R = std::conditional_t<kComplex, float, T>;  // the tests' complex type is complex<float>
   using U = typename cu::SortKey<R>::Key;
-  const std::int64_t total = rows * n, tiles = (n + kSortItems - 1) / kSortItems, length = 256 * tiles;
-  const std::int64_t chunks = (length + kSortChunk - 1) / kSortChunk;
+  const std::int64_t total = rows * n;
   std::vector<U> keys[2] = {std::vector<U>(total), std::vector<U>(total)};
   std::vector<u32> idx[2] = {std::vector<u32>(total), std::vector<u32>(total)};
-  std::vector<u32> counts(rows * length), sums(rows * chunks);
   int cur = 0;
-  auto passes = [&] {
-    for (int byte = 0; byte < static_cast<int>(sizeof(U)); ++byte) {
-      sort_histogram<U>(keys[cur].data(), counts.data(), n, tiles, rows * tiles, 8 * byte);
-      sort_chunk_sums(counts.data(), sums.data(), length, chunks, rows * chunks);
-      sort_scan_sums(sums.data(), chunks, rows);
-      sort_chunk_offsets(counts.data(), sums.data(), length, chunks, rows * chunks);
-      sort_scatter<U, true>(keys[cur].data(), keys[1 - cur].data(), idx[cur].data(), idx[1 - cur].data(),
-                            counts.data(), n, tiles, rows * tiles, 8 * byte);
-      cur = 1 - cur;
-    }
-  };
   values = HostBuffer<T>(total);
   indices = HostBuffer<i64>(total);
   if constexpr (kComplex) {
     for (int part = 0; part < 3; ++part) {
       sort_complex_keys<T>(in.data(), keys[cur].data(), part ? idx[cur].data() : nullptr, idx[cur].data(), total, n,
                            part, desc);
-      passes();
+      onesweep_on_host<R, U>(nullptr, keys, idx, cur, rows, n, false, nullptr, nullptr);
     }
     sort_gather<T>(in.data(), idx[cur].data(), values.data(), indices.data(), total, n);
   } else {
-    sort_make_keys<T>(in.data(), keys[cur].data(), idx[cur].data(), total, n, desc);
-    passes();
-    sort_finish<T>(keys[cur].data(), idx[cur].data(), values.data(), indices.data(), total, desc);
+    onesweep_on_host<T, U>(in.data(), keys, idx, cur, rows, n, desc, values.data(), indices.data());
   }
 }
 
@@ -281,11 +297,62 @@ TEST(CudaKernelsOnHost, RadixSortMatchesTheCpuBackend) {
       expect_sort_matches_the_cpu_backend(sort_input<std::complex<float>>(rows * n, 25), rows, n, desc);
     }
   }
+  // one thread's tiles hold kSortItems keys: sizes around one and two tiles, many tiles, all equal
+  for (std::int64_t n : {15, 16, 17, 32, 33, 4099}) {
+    expect_sort_matches_the_cpu_backend(sort_input<double>(n, 1 << 20), 1, n, false);
+    expect_sort_matches_the_cpu_backend(sort_input<std::uint32_t>(2 * n, 7), 2, n, true);
+    expect_sort_matches_the_cpu_backend(sort_input<std::int32_t>(n, 1), 1, n, false);
+  }
   HostBuffer<float> specials(10);
   const float special_values[] = {NAN, 1.0f, -0.0f, INFINITY, 0.0f, -NAN, -INFINITY, 2.0f, 0.0f, -1.0f};
   std::memcpy(specials.data(), special_values, sizeof(special_values));
   expect_sort_matches_the_cpu_backend(specials, 1, 10, false);
   expect_sort_matches_the_cpu_backend(specials, 2, 5, true);
+}
+
+namespace {
+/// unique_runs (one thread: tiles of kUniqueItems) against CpuBackend::unique_runs over the
+/// CPU backend's sort of `data`.
+template <class T>
+void expect_unique_runs_match_the_cpu_backend(const HostBuffer<T>& data, bool equal_nan) {
+  using cupric::Array, cupric::DType;
+  const std::int64_t n = static_cast<std::int64_t>(data.size());
+  const DType t = cupric::dtype_of<T>();
+  cupric::Backend& cpu = cupric::backend_for(cupric::Device::cpu());
+  Array in = Array::empty({n}, t), sorted = Array::empty({n}, t), perm = Array::empty({n}, DType::int64);
+  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
+  cpu.sort(in, sorted, perm, false);
+  Array want[4] = {Array::empty({n}, t), Array::empty({n}, DType::int64), Array::empty({n + 1}, DType::int64),
+                   Array::empty({n}, DType::int64)};
+  const std::int64_t want_runs = cpu.unique_runs(sorted, perm, want[0], want[1], want[2], want[3], equal_nan);
+  HostBuffer<T> values(n);
+  HostBuffer<i64> index(n), ends(n + 1), inverse(n);
+  std::vector<unsigned long long> status((n + kUniqueItems - 1) / kUniqueItems + 1);
+  u32 counter = 0;
+  i64 runs = -1;
+  unique_runs<T>(static_cast<const T*>(sorted.data()), static_cast<const i64*>(perm.data()), values.data(),
+                 index.data(), ends.data(), inverse.data(), status.data(), &counter, &runs, n, equal_nan);
+  ASSERT_EQ(runs, want_runs) << "n=" << n;
+  EXPECT_EQ(0, std::memcmp(values.data(), want[0].data(), static_cast<std::size_t>(runs) * sizeof(T)));
+  EXPECT_EQ(0, std::memcmp(index.data(), want[1].data(), static_cast<std::size_t>(runs) * 8));
+  EXPECT_EQ(0, std::memcmp(ends.data(), want[2].data(), static_cast<std::size_t>(runs + 1) * 8));
+  EXPECT_EQ(0, std::memcmp(inverse.data(), want[3].data(), static_cast<std::size_t>(n) * 8));
+}
+}  // namespace
+
+TEST(CudaKernelsOnHost, UniqueRunsMatchTheCpuBackend) {
+  for (bool equal_nan : {true, false}) {
+    for (std::int64_t n : {1, 15, 16, 17, 33, 1000}) {
+      expect_unique_runs_match_the_cpu_backend(sort_input<std::int32_t>(n, 9), equal_nan);
+      expect_unique_runs_match_the_cpu_backend(sort_input<std::uint8_t>(n, 1), equal_nan);
+      expect_unique_runs_match_the_cpu_backend(sort_input<std::int64_t>(n, 1 << 30), equal_nan);
+      expect_unique_runs_match_the_cpu_backend(sort_input<bool>(n, 2), equal_nan);
+    }
+    HostBuffer<double> specials(12);
+    const double special_values[] = {NAN, 1.0, -0.0, INFINITY, 0.0, -NAN, -INFINITY, 2.0, 0.0, NAN, 1.0, -1.0};
+    std::memcpy(specials.data(), special_values, sizeof(special_values));
+    expect_unique_runs_match_the_cpu_backend(specials, equal_nan);
+  }
 }
 
 TEST(CudaKernelsOnHost, SearchSortedMatchesTheCpuBackend) {

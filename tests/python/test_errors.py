@@ -94,6 +94,13 @@ class Tally:
             raise AssertionError(f"{context}: {type(err).__name__}: {err}") from err
 
 
+@pytest.fixture(autouse=True)
+def in_a_scratch_directory(tmp_path, monkeypatch):
+    """Methods such as x.tofile and x.dump write files named after the bad values: in a scratch
+    directory, not the checkout (they once left files named 3 and x in the repository)."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture(scope="module")
 def tally():
     t = Tally()

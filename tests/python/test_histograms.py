@@ -1,5 +1,7 @@
 """python/cupric/_histograms.py against NumPy on every device: digitize, bincount, histogram with
-every bin rule (but stone), weights and density, histogram_bin_edges, histogram2d, histogramdd."""
+every bin rule, weights and density, histogram_bin_edges, histogram2d, histogramdd."""
+
+import warnings
 
 import cupric as cu
 import numpy as np
@@ -67,6 +69,29 @@ def test_histogram(bins, dtype, device):
     same(cu.histogram_bin_edges(on(a, device), bins=cb), np.histogram_bin_edges(a, bins=b))
     dens, _ = cu.histogram(on(a, device), bins=cb, density=True)
     same(dens, np.histogram(a, bins=b, density=True)[0], exact=False)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_stone_bins(dtype, device):
+    # Stone's rule: the first bin count (up to max(100, sqrt(n))) of least estimated error, with
+    # NumPy's warning when it is the largest
+    rng = np.random.default_rng(4)
+    for n, scale, span in [(2, 1, None), (300, 20, None), (2000, 5, (-4, 6)), (50, 1, None)]:
+        a = (rng.standard_normal(n) * scale).astype(dtype)
+        if n == 50:
+            a = np.repeat(a[:2], 25)  # two values: many bin counts err alike
+        with warnings.catch_warnings(record=True) as want_warnings:
+            warnings.simplefilter("always")
+            want = np.histogram(a, "stone", range=span)
+        with warnings.catch_warnings(record=True) as got_warnings:
+            warnings.simplefilter("always")
+            got = cu.histogram(on(a, device), "stone", range=span)
+        same(got[1], want[1])
+        same(got[0], want[0])
+        assert [str(w.message) for w in got_warnings] == [str(w.message) for w in want_warnings]
+    ones = np.ones(5, dtype)
+    same(cu.histogram_bin_edges(on(ones, device), "stone"), np.histogram_bin_edges(ones, "stone"))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -3,6 +3,9 @@
 import cupric as cu
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from oracle_helpers import PROPERTIES, assert_same_outcome
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 RNG = np.random.default_rng(33)
@@ -110,3 +113,25 @@ def test_apply_and_iterate(device):
     assert list(cu.ndindex(2, 3)) == list(np.ndindex(2, 3)) and list(cu.ndindex((2,))) == [(0,), (1,)]
     small = RNG.integers(0, 9, (2, 2))
     assert list(cu.ndenumerate(dev(small, device))) == list(np.ndenumerate(small))
+
+
+# ---- properties (hypothesis): the index helpers against NumPy on random sizes and offsets ----------------------
+
+
+@PROPERTIES
+@given(n=st.integers(0, 7), k=st.integers(-8, 8), m=st.one_of(st.none(), st.integers(0, 7)))
+def test_triangle_indices_properties_match_numpy(n, k, m):
+    for cu_fn, np_fn in ((cu.tril_indices, np.tril_indices), (cu.triu_indices, np.triu_indices)):
+        assert_same_outcome(lambda f=cu_fn: f(n, k, m), lambda f=np_fn: f(n, k, m))
+    a = RNG.standard_normal((n, n if m is None else m))
+    for cu_fn, np_fn in ((cu.tril_indices_from, np.tril_indices_from), (cu.triu_indices_from, np.triu_indices_from)):
+        assert_same_outcome(lambda f=cu_fn: f(cu.asarray(a), k), lambda f=np_fn: f(a, k))
+
+
+@PROPERTIES
+@given(n=st.integers(0, 5), ndim=st.integers(1, 4), square=st.booleans())
+def test_diagonal_indices_properties_match_numpy(n, ndim, square):
+    assert_same_outcome(lambda: cu.diag_indices(n, ndim), lambda: np.diag_indices(n, ndim))
+    shape = (n,) * ndim if square else (n,) * (ndim - 1) + (n + 1,)
+    a = np.zeros(shape)
+    assert_same_outcome(lambda: cu.diag_indices_from(cu.asarray(a)), lambda: np.diag_indices_from(a))

@@ -55,6 +55,17 @@ def test_text_and_buffers(device):
                                                                                         (3, 4)))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_raw_files_and_regex_reads(tmp_path, device):
+    a = RNG.standard_normal(7)
+    cu.asarray(a, device=device)[::2].tofile(tmp_path / "a.bin")
+    got = cu.fromfile(tmp_path / "a.bin", dtype=np.float64, device=device)
+    assert got.device == device
+    same(got, a[::2])
+    with pytest.raises(TypeError, match="structured array.*numpy.fromregex"):
+        cu.fromregex(tmp_path / "r.txt", r"x=(\d+)", [("x", np.int64)], device=device)
+
+
 def test_printing_follows_numpy():
     a = RNG.standard_normal((3, 3))
     x = cu.asarray(a)

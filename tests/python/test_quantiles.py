@@ -1,5 +1,5 @@
 """python/cupric/_quantiles.py against NumPy on every device: median, quantile and percentile
-with every method, their nan-variants, axes/keepdims/out, result dtypes, and ptp."""
+with every method, weights= (inverted_cdf), their nan-variants, axes/keepdims/out, result dtypes, and ptp."""
 
 import warnings
 
@@ -91,3 +91,42 @@ def test_out_and_errors(device):
         cu.quantile(on(x, device), 0.5, method="best")
     with pytest.raises(TypeError, match="real numbers"):
         cu.percentile(on(x.astype(complex), device), 5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_weighted_inverted_cdf(dtype, device):
+    rng = np.random.default_rng(8)
+    x = data(dtype, nan=dtype != "int64")
+    w = rng.integers(0, 4, x.shape).astype(np.float64)
+    w[0, :3] = 0.0  # zero weights never hold a quantile
+    cases = [(None, w), (0, w), (1, w), ((0, 1), w), (0, w[:, 0]), (1, w[0] + 1), ((1, 0), w.T)]
+    qs = [0.0, 0.3, [0.0, 0.25, 0.5, 0.99, 1.0], np.float32(0.4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis, weights in cases:
+            for q in qs:
+                # NumPy's nanquantile fails on weights of fewer dimensions (IndexError)
+                for name in ["quantile", "nanquantile"] if weights.shape == x.shape else ["quantile"]:
+                    same(getattr(cu, name)(on(x, device), q, axis=axis, method="inverted_cdf",
+                                           weights=on(weights, device)),
+                         getattr(np, name)(x, q, axis=axis, method="inverted_cdf", weights=weights))
+            same(cu.percentile(on(x, device), [10, 90], axis=axis, method="inverted_cdf", weights=on(weights, device),
+                               keepdims=True),
+                 np.percentile(x, [10, 90], axis=axis, method="inverted_cdf", weights=weights, keepdims=True))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_weights_errors_are_numpys(device):
+    x = on(data("float64", nan=False), device)
+    w = on(np.ones((7, 6)), device)
+    with pytest.raises(ValueError, match="Only method 'inverted_cdf' supports weights. Got: linear."):
+        cu.quantile(x, 0.5, weights=w)
+    with pytest.raises(TypeError, match="Axis must be specified"):
+        cu.quantile(x, 0.5, method="inverted_cdf", weights=w[0])
+    with pytest.raises(ValueError, match="Shape of weights must be consistent"):
+        cu.quantile(x, 0.5, axis=0, method="inverted_cdf", weights=w[0])
+    with pytest.raises(ValueError, match="Weights must be non-negative"):
+        cu.quantile(x, 0.5, method="inverted_cdf", weights=-w)
+    with pytest.raises(ValueError, match="Weights included NaN, inf or were all zero"):
+        cu.quantile(x, 0.5, method="inverted_cdf", weights=w * 0)

@@ -48,6 +48,27 @@ def test_unique_nan(equal_nan, device):
     same(cu.unique(on(z, device), equal_nan=equal_nan), np.unique(z, equal_nan=equal_nan))
 
 
+UNIQUE_DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
+                 "float32", "float64"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", UNIQUE_DTYPES)
+def test_unique_one_pass_sizes_and_runs(dtype, device):
+    # sorting.hpp's unique_flat: its GPU tiles hold 4096 elements, so runs cross tile edges; sizes
+    # around one and two tiles, many tiles, one run, every element its own run
+    rng = np.random.default_rng(21)
+    everything = ("return_index", "return_inverse", "return_counts")
+    for n, distinct in [(1, 1), (4095, 7), (4096, 4096), (4097, 300), (8193, 2), (50_000, 5000), (70_001, 1)]:
+        x = rng.integers(0, distinct, n).astype(dtype)
+        if np.dtype(dtype).kind == "f" and n > 8:
+            x[rng.integers(0, n, 5)] = np.nan
+            x[rng.integers(0, n, 5)] = -0.0
+        for kw in [{}, dict.fromkeys(everything, True), {"return_counts": True, "equal_nan": False}]:
+            same(cu.unique(on(x.reshape(-1, 1) if n % 2 else x, device), **kw),
+                 np.unique(x.reshape(-1, 1) if n % 2 else x, **kw))
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("axis", [0, 1, -1, 2])
 def test_unique_axis(axis, device):

@@ -4,6 +4,9 @@ axis, views as inputs, and NumPy's errors; on the CPU and (marked gpu) on a CUDA
 import cupric as cu
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from oracle_helpers import PROPERTIES, assert_same_outcome
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 RNG = np.random.default_rng(12)
@@ -234,3 +237,50 @@ def test_copyto(device):
     with pytest.raises(TypeError, match="Cannot cast"):
         cu.copyto(cu.asarray(rand((3,), "int32"), device=device), cu.asarray(rand((3,)), device=device))
     same(dst, before)  # the failed call wrote nothing
+
+
+# ---- properties (hypothesis): splits, insert and delete against NumPy ------------------------------------------
+
+
+@st.composite
+def arrays_and_axis(draw, max_side=6):
+    shape = tuple(draw(st.lists(st.integers(0, max_side), min_size=1, max_size=3)))
+    axis = draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1)))
+    return RNG.integers(-50, 50, shape).astype(draw(st.sampled_from(["int64", "float32"]))), axis
+
+
+INDEX_LISTS = st.lists(st.integers(-8, 8), max_size=4)
+
+
+@PROPERTIES
+@given(case=arrays_and_axis(), sections=st.one_of(st.integers(1, 7), st.just(-1), INDEX_LISTS))
+def test_split_properties_match_numpy(case, sections):
+    a, axis = case
+    axis = 0 if axis is None else axis
+    x = cu.asarray(a)
+    for cu_split, np_split in ((cu.split, np.split), (cu.array_split, np.array_split)):
+        assert_same_outcome(lambda f=cu_split: f(x, sections, axis=axis), lambda f=np_split: f(a, sections, axis=axis))
+
+
+POSITIONS = st.one_of(st.integers(-8, 8), INDEX_LISTS,
+                      st.builds(slice, st.one_of(st.none(), st.integers(-8, 8)),
+                                st.one_of(st.none(), st.integers(-8, 8)), st.sampled_from([None, 1, 2, -1, 3])))
+
+
+@PROPERTIES
+@given(case=arrays_and_axis(max_side=5), obj=POSITIONS,
+       values=st.one_of(st.integers(-9, 9), st.lists(st.integers(-9, 9), min_size=1, max_size=3)))
+def test_insert_and_delete_properties_match_numpy(case, obj, values):
+    a, axis = case
+    x = cu.asarray(a)
+    assert_same_outcome(lambda: cu.delete(x, obj, axis=axis), lambda: np.delete(a, obj, axis=axis))
+    n = a.size if axis is None else a.shape[axis]
+    if isinstance(obj, list) and len(obj) > 1 and not all(-n <= i <= n for i in obj):
+        # NumPy checks no bounds for several positions: they wrap or fail in its assignment
+        with pytest.raises(IndexError, match="out of bounds"):
+            cu.insert(x, obj, values, axis=axis)
+    else:
+        assert_same_outcome(lambda: cu.insert(x, obj, values, axis=axis),
+                            lambda: np.insert(a, obj, values, axis=axis))
+    mask = RNG.random(n) < 0.5
+    assert_same_outcome(lambda: cu.delete(x, mask, axis=axis), lambda: np.delete(a, mask, axis=axis))

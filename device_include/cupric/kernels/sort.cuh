@@ -1,9 +1,11 @@
-// cupric/kernels/sort.cuh — sorting and searching on the CUDA backend: an LSD radix sort of the
-// unsigned keys of cupric/sort_keys.h (8-bit digits), batched over C-contiguous rows, with an
-// optional uint32 index payload (argsort). Per digit: a histogram per tile of keys, an exclusive
-// scan of the counts in (row, digit, tile) order (chunk sums, a scan of them per row, the chunks'
-// offsets), then a stable scatter that ranks keys inside a tile with warp matches. Every kernel
-// walks its work with blockDim-agnostic loops, so the host test runs them as one thread.
+// cupric/kernels/sort.cuh — sorting and searching on the CUDA backend: a onesweep LSD radix sort
+// (Adinets & Merrill 2022) of the unsigned keys of cupric/sort_keys.h, 8-bit digits, batched over
+// C-contiguous rows, with an optional uint32 index payload (argsort). One kernel counts every
+// digit of every pass at once; then one kernel per digit ranks each tile's keys in shared memory
+// and finds the tile's place among its row's tiles by decoupled look-back. The first pass makes
+// the keys from the values and the last one writes values and int64 indices, so a sort reads and
+// writes the data once per digit. Every kernel walks its work with blockDim-agnostic loops, so
+// the host test runs them as one thread.
 #pragma once
 
 #include "cupric/kernels/common.cuh"
@@ -12,11 +14,17 @@
 namespace cupric::kernels {
 
 typedef unsigned int u32;
-inline constexpr int kSortItems = 8;       ///< keys per thread in a tile
-inline constexpr int kSortRadix = 256;     ///< buckets of an 8-bit digit
-inline constexpr int kSortChunk = 4096;    ///< counts per block of the offset scan
-inline constexpr int kSortMaxThreads = 256;  ///< threads of a scatter block (its shared tile)
+inline constexpr int kSortRadix = 256;       ///< buckets of an 8-bit digit
+inline constexpr int kSortMaxThreads = 256;  ///< threads of a pass block (its shared tile)
 inline constexpr int kSortMaxWarps = kSortMaxThreads / 32;
+/// Keys per thread of a tile: a tile and its payload are staged in the 48 KiB of static shared
+/// memory (src/backend/cuda/sort.cpp sizes its tiles by the same rule).
+template <class U>
+inline constexpr int kSortItems = sizeof(U) == 8 ? 8 : 16;
+/// What a pass kernel does besides moving keys (its `mode` argument).
+inline constexpr int kSortFirst = 1;       ///< read values (T) and make their keys; payload = position
+inline constexpr int kSortLast = 2;        ///< write values (T) and int64 indices, not keys and u32
+inline constexpr int kSortDescending = 4;  ///< keys are complemented (both ends)
 
 /// The ordered key of an element for searching (unsigned, or a complex one's three).
 template <class T>
@@ -45,17 +53,7 @@ __device__ __forceinline__ u32 block_exclusive_scan(u32 v, u32* sh, u32& total) 
   return inclusive - v;
 }
 
-// ---- keys in, values out -------------------------------------------------------------------------
-
-/// keys[i] (and idx[i] = position in its row, when idx) of the contiguous rows of length n.
-template <class T>
-__device__ __forceinline__ void sort_make_keys(const T* in, typename cu::SortKey<T>::Key* keys, u32* idx, i64 total,
-                                               i64 n, int descending) {
-  CUPRIC_GRID_LOOP(i, 0, total) {
-    keys[i] = cu::directed_key(in[i], descending != 0);
-    if (idx) idx[i] = static_cast<u32>(i % n);
-  }
-}
+// ---- complex keys and the final gather (complex sorts run three key sorts) -----------------------
 
 /// One of ComplexSortKey's keys (part 0 secondary, 1 primary, 2 class) of the element each row's
 /// permutation `perm` puts at i (perm null: the identity, and idx gets it).
@@ -76,16 +74,6 @@ __device__ __forceinline__ void sort_complex_keys(const C* in, typename cu::Sort
   }
 }
 
-/// values[i] from the sorted keys, indices[i] from the payload (either may be null).
-template <class T>
-__device__ __forceinline__ void sort_finish(const typename cu::SortKey<T>::Key* keys, const u32* idx, T* values,
-                                            i64* indices, i64 total, int descending) {
-  CUPRIC_GRID_LOOP(i, 0, total) {
-    if (values) values[i] = cu::directed_value<T>(keys[i], descending != 0);
-    if (indices) indices[i] = static_cast<i64>(idx[i]);
-  }
-}
-
 /// values[i] = the row's element perm[i] (complex sorts end so), indices[i] = perm[i].
 template <class T>
 __device__ __forceinline__ void sort_gather(const T* in, const u32* perm, T* values, i64* indices, i64 total, i64 n) {
@@ -96,136 +84,169 @@ __device__ __forceinline__ void sort_gather(const T* in, const u32* perm, T* val
   }
 }
 
-// ---- one digit pass ------------------------------------------------------------------------------
+// ---- onesweep -------------------------------------------------------------------------------------
 
-/// counts[(row * 256 + digit) * tiles + tile]: how many keys of each tile have each digit.
 template <class U>
-__device__ __forceinline__ void sort_histogram(const U* keys, u32* counts, i64 n, i64 tiles, i64 ntiles, int shift) {
-  __shared__ u32 hist[kSortRadix];
-  const i64 tile_size = static_cast<i64>(blockDim.x) * kSortItems;
-  for (i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-    for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x) hist[d] = 0;
-    __syncthreads();
-    const i64 row = tile / tiles, t = tile - row * tiles;
-    const U* k = keys + row * n;
-    const i64 hi = (t + 1) * tile_size < n ? (t + 1) * tile_size : n;
-    for (i64 j = t * tile_size + threadIdx.x; j < hi; j += blockDim.x) atomicAdd(&hist[(k[j] >> shift) & 0xff], 1u);
-    __syncthreads();
-    for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x) counts[(row * kSortRadix + d) * tiles + t] = hist[d];
-    __syncthreads();
-  }
+__device__ __forceinline__ u32 digit_of(U key, int shift) {
+  return static_cast<u32>(key >> shift) & 0xffu;
 }
 
-/// The first element of this thread's run of a chunk (runs of consecutive counts per thread).
-__device__ __forceinline__ void chunk_run(i64 lo, i64 hi, i64& a, i64& b) {
-  const i64 per = (kSortChunk + blockDim.x - 1) / blockDim.x;
-  a = lo + static_cast<i64>(threadIdx.x) * per;
-  b = a + per < hi ? a + per : hi;
-  if (a > hi) a = hi;
+/// Key j of a row: made from the values (T) in the first pass, else read (U).
+template <class T, class U>
+__device__ __forceinline__ U load_key(const void* in, i64 j, int mode) {
+  if (mode & kSortFirst) return cu::directed_key(static_cast<const T*>(in)[j], (mode & kSortDescending) != 0);
+  return static_cast<const U*>(in)[j];
 }
 
-/// sums[chunk]: the total of each chunk of kSortChunk counts (chunks never cross rows; each row
-/// has `length` = 256 * tiles counts and `chunks` chunks).
-__device__ __forceinline__ void sort_chunk_sums(const u32* counts, u32* sums, i64 length, i64 chunks, i64 nchunks) {
-  __shared__ u32 sh[1024];
-  for (i64 c = blockIdx.x; c < nchunks; c += gridDim.x) {
-    const i64 row = c / chunks, k = c - row * chunks;
-    const u32* p = counts + row * length;
-    const i64 lo = k * kSortChunk, hi = lo + kSortChunk < length ? lo + kSortChunk : length;
-    i64 a, b;
-    chunk_run(lo, hi, a, b);
-    u32 local = 0;
-    for (i64 j = a; j < b; ++j) local += p[j];
-    u32 total;
-    block_exclusive_scan(local, sh, total);
-    if (threadIdx.x == 0) sums[c] = total;
-  }
-}
-
-/// Each row's chunk sums become their exclusive prefix (a block per row).
-__device__ __forceinline__ void sort_scan_sums(u32* sums, i64 chunks, i64 rows) {
-  __shared__ u32 sh[1024];
-  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-    u32* s = sums + row * chunks;
-    u32 carry = 0;
-    for (i64 base = 0; base < chunks; base += blockDim.x) {
-      const i64 j = base + threadIdx.x;
-      const u32 v = j < chunks ? s[j] : 0u;
-      u32 total;
-      const u32 before = block_exclusive_scan(v, sh, total);
-      if (j < chunks) s[j] = carry + before;
-      carry += total;
+/// hist[(row * passes + p) * 256 + d] += how many keys of the row have digit d at bits 8p
+/// (hist starts zeroed; mode: kSortFirst when `in` holds values). Each block walks its own run
+/// of consecutive tiles of `tile_size` keys and adds its shared counts to hist when its row
+/// changes (rarely: runs are consecutive).
+template <class T, class U>
+__device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n, i64 tiles, i64 ntiles,
+                                                i64 tile_size, int mode) {
+  constexpr int kPasses = sizeof(U);
+  __shared__ u32 local[kPasses * kSortRadix];
+  i64 row = -1;
+  const i64 per_block = (ntiles + gridDim.x - 1) / gridDim.x, end_tile = (blockIdx.x + 1) * per_block;
+  for (i64 tile = blockIdx.x * per_block;; ++tile) {
+    const i64 r = tile < ntiles && tile < end_tile ? tile / tiles : -1;
+    if (r != row || r < 0) {
+      __syncthreads();
+      if (row >= 0)
+        for (unsigned j = threadIdx.x; j < kPasses * kSortRadix; j += blockDim.x)
+          if (local[j]) atomicAdd(hist + row * kPasses * kSortRadix + j, local[j]);
+      if (r < 0) break;
+      __syncthreads();
+      for (unsigned j = threadIdx.x; j < kPasses * kSortRadix; j += blockDim.x) local[j] = 0;
+      __syncthreads();
+      row = r;
+    }
+    const i64 t = tile - r * tiles, hi = (t + 1) * tile_size < n ? (t + 1) * tile_size : n;
+    for (i64 j = t * tile_size + threadIdx.x; j < hi; j += blockDim.x) {
+      const U key = load_key<T, U>(in, r * n + j, mode);
+#pragma unroll
+      for (int p = 0; p < kPasses; ++p) atomicAdd(&local[p * kSortRadix + digit_of(key, 8 * p)], 1u);
     }
   }
 }
 
-/// The counts become their exclusive prefix within the row: where each (digit, tile) starts.
-__device__ __forceinline__ void sort_chunk_offsets(u32* counts, const u32* sums, i64 length, i64 chunks,
-                                                   i64 nchunks) {
-  __shared__ u32 sh[1024];
-  for (i64 c = blockIdx.x; c < nchunks; c += gridDim.x) {
-    const i64 row = c / chunks, k = c - row * chunks;
-    u32* p = counts + row * length;
-    const i64 lo = k * kSortChunk, hi = lo + kSortChunk < length ? lo + kSortChunk : length;
-    i64 a, b;
-    chunk_run(lo, hi, a, b);
-    u32 local = 0;
-    for (i64 j = a; j < b; ++j) local += p[j];
-    u32 total;
-    u32 run = sums[c] + block_exclusive_scan(local, sh, total);
-    for (i64 j = a; j < b; ++j) {
-      const u32 v = p[j];
-      p[j] = run;
-      run += v;
-    }
-  }
-}
-
-/// Moves each tile's keys (and payload) to their places for the digit at `shift`. A key's place
-/// in the tile's digit order is its digit's start in the tile, plus the keys of that digit in
-/// earlier warps, plus those before it in its warp (warp w holds the tile's w-th run of
-/// lanes * kSortItems keys, taken lane-interleaved in rounds, so ranks follow the keys' order).
-/// The tile is staged in shared memory in that order and written out by consecutive threads, so
-/// each digit's run of keys is a coalesced write at its (digit, tile) offset.
-template <class U, bool WithIdx>
-__device__ __forceinline__ void sort_scatter(const U* keys_in, U* keys_out, const u32* idx_in, u32* idx_out,
-                                             const u32* offsets, i64 n, i64 tiles, i64 ntiles, int shift) {
-  __shared__ u32 wcount[kSortMaxWarps][kSortRadix];  // per warp and digit: count, then start
-  __shared__ u32 start[kSortRadix];                  // the digit's first place in the tile
-  __shared__ i64 shift_out[kSortRadix];              // from a place in the tile to one in the row
+/// Each group of 256 digit counts (a row's pass) becomes its exclusive prefix: where each
+/// digit's keys start in the row.
+__device__ __forceinline__ void sort_digit_starts(u32* hist, i64 groups) {
   __shared__ u32 sh[kSortMaxThreads];
-  __shared__ U stage_keys[kSortMaxThreads * kSortItems];
-  __shared__ u32 stage_idx[WithIdx ? kSortMaxThreads * kSortItems : 1];
+  const unsigned per = (kSortRadix + blockDim.x - 1) / blockDim.x;
+  for (i64 g = blockIdx.x; g < groups; g += gridDim.x) {
+    u32* h = hist + g * kSortRadix;
+    u32 local = 0;
+    for (unsigned d = threadIdx.x * per; d < (threadIdx.x + 1) * per && d < kSortRadix; ++d) local += h[d];
+    u32 total;
+    u32 at = block_exclusive_scan(local, sh, total);
+    for (unsigned d = threadIdx.x * per; d < (threadIdx.x + 1) * per && d < kSortRadix; ++d) {
+      const u32 c = h[d];
+      h[d] = at;
+      at += c;
+    }
+  }
+}
+
+/// A tile's status word per digit for the look-back: the flag in the top two bits (0: not yet
+/// published, aggregate: this tile's count, inclusive: the count of this and every earlier tile
+/// of the row) over the value. D is u32 (rows below 2^30 keys) or unsigned long long.
+template <class D>
+struct LookBack {
+  static constexpr D kAggregate = D(1) << (8 * sizeof(D) - 2);
+  static constexpr D kInclusive = D(2) << (8 * sizeof(D) - 2);
+  static constexpr D kValue = kAggregate - 1;
+  static __device__ __forceinline__ void publish(D* p, D v) { *static_cast<volatile D*>(p) = v; }
+  static __device__ __forceinline__ D read(const D* p) { return *static_cast<const volatile D*>(p); }
+};
+
+/// The keys of this tile before digit d in earlier tiles of the row: digit d's words of the
+/// tiles before `tile` (its row's tile t), added from the nearest back until an inclusive one.
+/// Tiles are numbered in the order blocks took them, so every earlier tile is held by a running
+/// block and the wait ends.
+template <class D, int Stride = kSortRadix>
+__device__ __forceinline__ D look_back(const D* desc, i64 tile, i64 t, unsigned d) {
+  D prefix = 0;
+  for (i64 p = tile - 1; p >= tile - t;) {
+    const D v = LookBack<D>::read(desc + p * Stride + d);
+    if ((v & ~LookBack<D>::kValue) == 0) continue;  // not published yet: wait
+    prefix += v & LookBack<D>::kValue;
+    if (v & LookBack<D>::kInclusive) break;
+    --p;
+  }
+  return prefix;
+}
+
+/// Ranks the tile's keys by the digit at `shift`: wcount[warp][d] counts each warp's keys of
+/// digit d and rank[i] is key i's place among its warp's keys of its digit (warp w holds the
+/// tile's w-th run of lanes * Items keys, taken lane-interleaved in rounds, so ranks follow the
+/// keys' order and the sort stays stable).
+template <class U, int Items>
+__device__ __forceinline__ void rank_in_warps(const U (&key)[Items], const bool (&valid)[Items], u32 (&rank)[Items],
+                                              u32 (*wcount)[kSortRadix], unsigned lanes, int shift) {
+  const unsigned warp = threadIdx.x / lanes, lane = threadIdx.x % lanes;
+  const u32 below = (1u << lane) - 1u;
+#pragma unroll
+  for (int i = 0; i < Items; ++i) {
+    const u32 d = valid[i] ? digit_of(key[i], shift) : 0x100u;  // a group of its own
+    const u32 peers = __match_any_sync(0xffffffffu >> (32 - lanes), d);
+    const u32 before = valid[i] ? wcount[warp][d] : 0u;
+    __syncwarp();
+    if (valid[i] && (peers & below) == 0) wcount[warp][d] = before + static_cast<u32>(__popc(peers));
+    __syncwarp();
+    rank[i] = before + static_cast<u32>(__popc(peers & below));
+  }
+}
+
+/// One digit pass (the digit at `shift`) over every tile of every row: ranks the tile's keys,
+/// publishes its digit counts, looks back for the earlier tiles' counts, and writes its keys (and
+/// payload) at their places through a shared-memory copy of the tile in digit order, so each
+/// digit's run is one coalesced write. starts: sort_digit_starts' offsets of this pass's digits
+/// in row 0 (rows are sizeof(U) * 256 words apart);
+/// desc: this pass's status words (zeroed), desc_next: the next pass's (zeroed here); counter:
+/// this pass's tile counter (zeroed). `in`/`out` hold values (T) or keys (U) as `mode` says;
+/// idx_out holds int64 indices in the last pass, else u32.
+template <class T, class U, class D, bool WithIdx>
+__device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u32* idx_in, void* idx_out,
+                                              const u32* starts, D* desc, D* desc_next, u32* counter, i64 n,
+                                              i64 tiles, i64 ntiles, int shift, int mode) {
+  constexpr int kItems = kSortItems<U>, kPasses = sizeof(U);
+  __shared__ u32 wcount[kSortMaxWarps][kSortRadix];  // per warp and digit: count, then start
+  __shared__ u32 tile_count[kSortRadix];
+  __shared__ u32 tile_start[kSortRadix];  // the digit's first place in the tile
+  __shared__ i64 shift_out[kSortRadix];   // from a place in the tile to one in the output
+  __shared__ u32 sh[kSortMaxThreads];
+  __shared__ U stage_keys[kSortMaxThreads * kItems];
+  __shared__ u32 stage_idx[WithIdx ? kSortMaxThreads * kItems : 1];
+  __shared__ u32 taken;
   const unsigned lanes = blockDim.x < 32 ? blockDim.x : 32;
   const unsigned nwarps = blockDim.x / lanes, warp = threadIdx.x / lanes, lane = threadIdx.x % lanes;
-  const u32 below = (1u << lane) - 1u;
-  const i64 tile_size = static_cast<i64>(blockDim.x) * kSortItems;
+  const i64 tile_size = static_cast<i64>(blockDim.x) * kItems;
   const unsigned per = (kSortRadix + blockDim.x - 1) / blockDim.x;  // digits per thread in scans
-  for (i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+  const bool descending = (mode & kSortDescending) != 0;
+  for (;;) {
+    if (threadIdx.x == 0) taken = atomicAdd(counter, 1u);
     for (unsigned w = 0; w < nwarps; ++w)
       for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x) wcount[w][d] = 0;
     __syncthreads();
-    const i64 row = tile / tiles, t = tile - row * tiles;
-    const i64 first = row * n, tile_first = t * tile_size;
-    const i64 lo = tile_first + static_cast<i64>(warp) * lanes * kSortItems;
-    U key[kSortItems];
-    u32 val[kSortItems], rank[kSortItems];
+    const i64 tile = taken;
+    if (tile >= ntiles) break;
+    const i64 row = tile / tiles, t = tile - row * tiles, first = row * n;
+    const i64 lo = t * tile_size + static_cast<i64>(warp) * lanes * kItems;
+    U key[kItems];
+    bool valid[kItems];
+    u32 rank[kItems];
 #pragma unroll
-    for (int i = 0; i < kSortItems; ++i) {
+    for (int i = 0; i < kItems; ++i) {
       const i64 j = lo + static_cast<i64>(i) * lanes + lane;
-      const bool valid = j < n;
-      key[i] = valid ? keys_in[first + j] : U(0);
-      val[i] = WithIdx && valid ? idx_in[first + j] : 0u;
-      const u32 d = valid ? static_cast<u32>((key[i] >> shift) & 0xff) : 0x100u;  // a group of its own
-      const u32 peers = __match_any_sync(0xffffffffu >> (32 - lanes), d);
-      const u32 before = valid ? wcount[warp][d] : 0u;
-      __syncwarp();
-      if (valid && (peers & below) == 0) wcount[warp][d] = before + static_cast<u32>(__popc(peers));
-      __syncwarp();
-      rank[i] = before + static_cast<u32>(__popc(peers & below));
+      valid[i] = j < n;
+      key[i] = valid[i] ? load_key<T, U>(in, first + j, mode) : U(0);
     }
+    rank_in_warps<U, kItems>(key, valid, rank, wcount, lanes, shift);
     __syncthreads();
-    // each thread scans its run of `per` digits: warps' counts to starts, then the digit totals
+    // each thread scans its run of `per` digits: warps' counts to starts, then the tile's counts
     u32 local = 0;
     for (unsigned d = threadIdx.x * per; d < (threadIdx.x + 1) * per && d < kSortRadix; ++d) {
       u32 run = 0;
@@ -234,33 +255,100 @@ __device__ __forceinline__ void sort_scatter(const U* keys_in, U* keys_out, cons
         wcount[w][d] = run;
         run += c;
       }
-      start[d] = run;  // the digit's total for now
+      tile_count[d] = run;
       local += run;
     }
     u32 total;
-    u32 at = block_exclusive_scan(local, sh, total);
+    u32 at = block_exclusive_scan(local, sh, total);  // its barriers publish tile_count
+    for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x)  // publish before waiting
+      LookBack<D>::publish(desc + tile * kSortRadix + d,
+                           (t == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(tile_count[d]));
     for (unsigned d = threadIdx.x * per; d < (threadIdx.x + 1) * per && d < kSortRadix; ++d) {
-      const u32 count = start[d];
-      start[d] = at;
-      shift_out[d] = first + static_cast<i64>(offsets[(row * kSortRadix + d) * tiles + t]) - static_cast<i64>(at);
-      at += count;
+      tile_start[d] = at;
+      at += tile_count[d];
     }
     __syncthreads();
+    for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x) {
+      const D before = t == 0 ? D(0) : look_back(desc, tile, t, d);
+      if (t != 0) LookBack<D>::publish(desc + tile * kSortRadix + d, LookBack<D>::kInclusive | (before + tile_count[d]));
+      shift_out[d] = first + static_cast<i64>(starts[row * kPasses * kSortRadix + d]) + static_cast<i64>(before) -
+                     static_cast<i64>(tile_start[d]);
+      desc_next[tile * kSortRadix + d] = 0;
+    }
 #pragma unroll
-    for (int i = 0; i < kSortItems; ++i) {
-      const i64 j = lo + static_cast<i64>(i) * lanes + lane;
-      if (j >= n) continue;
-      const u32 d = static_cast<u32>((key[i] >> shift) & 0xff);
-      const u32 place = start[d] + wcount[warp][d] + rank[i];
+    for (int i = 0; i < kItems; ++i) {  // the payload is read only now: fewer registers, more blocks
+      if (!valid[i]) continue;
+      const u32 d = digit_of(key[i], shift);
+      const u32 place = tile_start[d] + wcount[warp][d] + rank[i];
       stage_keys[place] = key[i];
-      if constexpr (WithIdx) stage_idx[place] = val[i];
+      if constexpr (WithIdx) {
+        const i64 j = lo + static_cast<i64>(i) * lanes + lane;
+        stage_idx[place] = (mode & kSortFirst) ? static_cast<u32>(j) : idx_in[first + j];
+      }
     }
     __syncthreads();
     for (i64 k = threadIdx.x; k < static_cast<i64>(total); k += blockDim.x) {
       const U k_key = stage_keys[k];
-      const i64 pos = shift_out[(k_key >> shift) & 0xff] + k;
-      keys_out[pos] = k_key;
-      if constexpr (WithIdx) idx_out[pos] = stage_idx[k];
+      const i64 pos = shift_out[digit_of(k_key, shift)] + k;
+      if (!(mode & kSortLast)) {
+        static_cast<U*>(out)[pos] = k_key;
+        if constexpr (WithIdx) static_cast<u32*>(idx_out)[pos] = stage_idx[k];
+      } else {
+        if (out) static_cast<T*>(out)[pos] = cu::directed_value<T>(k_key, descending);
+        if constexpr (WithIdx) static_cast<i64*>(idx_out)[pos] = static_cast<i64>(stage_idx[k]);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// ---- unique ------------------------------------------------------------------------------------
+
+inline constexpr int kUniqueItems = 16;  ///< consecutive elements per thread
+
+/// unique's runs of equal elements of the sorted `s` (n elements, perm: the int64 permutation
+/// that sorted them) in one pass: at run r's first element values[r] and index[r] = perm there,
+/// ends[r + 1] = one past its last (ends[0] = 0), inverse[perm[i]] = r everywhere (any output may
+/// be null), and *runs = the number of runs. A tile's runs before it come from the look-back over
+/// `status` (one zeroed word per tile), tiles taken from `counter` (zeroed).
+template <class T>
+__device__ __forceinline__ void unique_runs(const T* s, const i64* perm, T* values, i64* index, i64* ends,
+                                            i64* inverse, unsigned long long* status, u32* counter, i64* runs, i64 n,
+                                            int equal_nan) {
+  typedef unsigned long long D;
+  __shared__ u32 sh[kSortMaxThreads];
+  __shared__ u32 taken;
+  __shared__ D tile_before;
+  const i64 tile_size = static_cast<i64>(blockDim.x) * kUniqueItems, ntiles = (n + tile_size - 1) / tile_size;
+  const bool nan_equal = equal_nan != 0;
+  for (;;) {
+    if (threadIdx.x == 0) taken = atomicAdd(counter, 1u);
+    __syncthreads();
+    const i64 tile = taken;
+    if (tile >= ntiles) break;
+    const i64 lo = tile * tile_size + static_cast<i64>(threadIdx.x) * kUniqueItems;
+    const i64 hi = lo + kUniqueItems < n ? lo + kUniqueItems : n;
+    u32 count = 0;
+    for (i64 j = lo; j < hi; ++j) count += j == 0 || cu::starts_run(s[j - 1], s[j], nan_equal);
+    u32 total;
+    const u32 before_thread = block_exclusive_scan(count, sh, total);
+    if (threadIdx.x == 0) {
+      LookBack<D>::publish(status + tile, (tile == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(total));
+      const D before = tile == 0 ? D(0) : look_back<D, 1>(status, tile, tile, 0);
+      if (tile != 0) LookBack<D>::publish(status + tile, LookBack<D>::kInclusive | (before + total));
+      if (tile == ntiles - 1) *runs = static_cast<i64>(before + total);
+      tile_before = before;
+    }
+    __syncthreads();
+    i64 id = static_cast<i64>(tile_before) + before_thread;  // runs begun up to element j
+    for (i64 j = lo; j < hi; ++j) {
+      const bool start = j == 0 || cu::starts_run(s[j - 1], s[j], nan_equal);
+      id += start;
+      if (start && values) values[id - 1] = s[j];
+      if (start && index) index[id - 1] = perm[j];
+      if (ends && (j == n - 1 || cu::starts_run(s[j], s[j + 1], nan_equal))) ends[id] = j + 1;
+      if (ends && j == 0) ends[0] = 0;
+      if (inverse) inverse[perm[j]] = id - 1;
     }
     __syncthreads();
   }

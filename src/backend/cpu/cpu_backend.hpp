@@ -40,6 +40,8 @@ class CpuBackend final : public Backend {
   void random(const RandomRequest& request, const Array& out) override;
   void sort(const Array& in, const Array& values, const Array& indices, bool descending) override;  // sort.cpp
   void search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) override;  // sort.cpp
+  std::int64_t unique_runs(const Array& sorted, const Array& perm, const Array& values, const Array& index,
+                           const Array& ends, const Array& inverse, bool equal_nan) override;  // sort.cpp
   void gather(const Array& src, const Array& offsets, const Array& out) override;    // gather.cpp
   void scatter(const Array& dst, const Array& offsets, const Array& values) override;  // gather.cpp
   void matmul(const Array& a, const Array& b, const Array& out) override;               // matmul.cpp

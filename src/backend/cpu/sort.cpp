@@ -253,4 +253,39 @@ void CpuBackend::search_sorted(const Array& sorted, const Array& needles, const 
   visit_dtype(sorted.dtype(), [&]<class T>() { search_typed<T>(sorted, needles, out, right); });
 }
 
+namespace {
+template <class T>
+std::int64_t unique_runs_typed(const Array& sorted, const Array& perm, const Array& values, const Array& index,
+                               const Array& ends, const Array& inverse, bool equal_nan) {
+  const std::int64_t n = sorted.size();
+  const T* s = static_cast<const T*>(sorted.data());
+  const auto* p = static_cast<const std::int64_t*>(perm.defined() ? perm.data() : nullptr);
+  T* v = static_cast<T*>(values.defined() ? values.data() : nullptr);
+  auto* ix = static_cast<std::int64_t*>(index.defined() ? index.data() : nullptr);
+  auto* e = static_cast<std::int64_t*>(ends.defined() ? ends.data() : nullptr);
+  auto* inv = static_cast<std::int64_t*>(inverse.defined() ? inverse.data() : nullptr);
+  std::int64_t id = 0;  // runs begun up to element j
+  if (e) e[0] = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const bool start = j == 0 || cu::starts_run(s[j - 1], s[j], equal_nan);
+    id += start;
+    if (start && v) v[id - 1] = s[j];
+    if (start && ix) ix[id - 1] = p[j];
+    if (e && (j == n - 1 || cu::starts_run(s[j], s[j + 1], equal_nan))) e[id] = j + 1;
+    if (inv) inv[p[j]] = id - 1;
+  }
+  return id;
+}
+}  // namespace
+
+std::int64_t CpuBackend::unique_runs(const Array& sorted, const Array& perm, const Array& values, const Array& index,
+                                     const Array& ends, const Array& inverse, bool equal_nan) {
+  if (is_complex(sorted.dtype())) throw TypeError("unique_runs: complex elements have no run order here");
+  std::int64_t runs = 0;
+  visit_dtype(sorted.dtype(), [&]<class T>() {
+    if constexpr (!cu::is_complex_v<T>) runs = unique_runs_typed<T>(sorted, perm, values, index, ends, inverse, equal_nan);
+  });
+  return runs;
+}
+
 }  // namespace cupric::cpu

@@ -1,7 +1,7 @@
 // sort.cpp — sorting and searching on the GPU: the renderer of kernels/sort.cuh (one program per
-// dtype holding its key making, digit passes, finishing and binary search) and the launchers:
-// an LSD radix sort over the rows of a C-contiguous copy, 8 bits a pass, with the temporary
-// keys, payloads and counts from the stream-ordered pool.
+// dtype: the digit histograms, the onesweep passes, complex keys, binary search) and the
+// launchers: a onesweep LSD radix sort over the rows of a C-contiguous copy, 8 bits a pass, in
+// batches of rows, with the temporary keys, payloads and status words from the stream-ordered pool.
 #include "cuda_backend.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/indexing.hpp"
@@ -12,9 +12,7 @@ namespace cupric::cuda_backend {
 using runtime::ArgPacker;
 
 namespace {
-constexpr int kThreads = 256;
-constexpr std::int64_t kTile = std::int64_t{kThreads} * 8;  // kSortItems
-constexpr std::int64_t kChunk = 4096;                       // kSortChunk
+constexpr int kThreads = 256;  // kSortMaxThreads
 
 /// Bytes of a sort key: the element's, or a complex part's.
 int key_bytes(DType t) { return static_cast<int>(is_complex(t) ? itemsize(t) / 2 : itemsize(t)); }
@@ -28,114 +26,134 @@ DType key_dtype(int bytes) {
 
 std::string render_sort(DType t) {
   const std::string s = short_name(t);
-  const std::string T = device_type(t);
   const bool cplx = is_complex(t);
-  std::string src = cat(include_family("sort"), "using namespace cupric::kernels;\ntypedef ", T, " T;\ntypedef ",
-                        key_type(key_bytes(t)), " U;\n");
-  auto entry = [&](const std::string& name, const std::string& params, const std::string& body) {
-    src += cat("extern \"C\" __global__ void __launch_bounds__(256) ", name, "_", s, "(", params, ") {\n  ", body,
-               ";\n}\n");
+  // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
+  const std::string R = device_type(cplx ? real_dtype(t) : t);
+  std::string src = cat(include_family("sort"), "using namespace cupric::kernels;\ntypedef ", device_type(t),
+                        " V;\ntypedef ", R, " T;\ntypedef ", key_type(key_bytes(t)),
+                        " U;\ntypedef unsigned long long u64;\n");
+  auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
+                   const char* bounds = "256") {
+    src += cat("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "_", s, "(", params, ") {\n  ",
+               body, ";\n}\n");
   };
   if (cplx) {
-    entry("sort_ckeys", "const T* in, U* keys, const u32* perm, u32* idx, i64 total, i64 n, int part, int desc",
-          "sort_complex_keys<T>(in, keys, perm, idx, total, n, part, desc)");
-    entry("sort_gather", "const T* in, const u32* perm, T* values, i64* indices, i64 total, i64 n",
-          "sort_gather<T>(in, perm, values, indices, total, n)");
-  } else {
-    entry("sort_keys", "const T* in, U* keys, u32* idx, i64 total, i64 n, int desc",
-          "sort_make_keys<T>(in, keys, idx, total, n, desc)");
-    entry("sort_finish", "const U* keys, const u32* idx, T* values, i64* indices, i64 total, int desc",
-          "sort_finish<T>(keys, idx, values, indices, total, desc)");
+    entry("sort_ckeys", "const V* in, U* keys, const u32* perm, u32* idx, i64 total, i64 n, int part, int desc",
+          "sort_complex_keys<V>(in, keys, perm, idx, total, n, part, desc)");
+    entry("sort_gather", "const V* in, const u32* perm, V* values, i64* indices, i64 total, i64 n",
+          "sort_gather<V>(in, perm, values, indices, total, n)");
   }
-  entry("sort_hist", "const U* keys, u32* counts, i64 n, i64 tiles, i64 ntiles, int shift",
-        "sort_histogram<U>(keys, counts, n, tiles, ntiles, shift)");
-  entry("sort_sums", "const u32* counts, u32* sums, i64 length, i64 chunks, i64 nchunks",
-        "sort_chunk_sums(counts, sums, length, chunks, nchunks)");
-  entry("sort_scan", "u32* sums, i64 chunks, i64 rows", "sort_scan_sums(sums, chunks, rows)");
-  entry("sort_offsets", "u32* counts, const u32* sums, i64 length, i64 chunks, i64 nchunks",
-        "sort_chunk_offsets(counts, sums, length, chunks, nchunks)");
-  const std::string scatter_params =
-      "const U* kin, U* kout, const u32* iin, u32* iout, const u32* offsets, i64 n, i64 tiles, i64 ntiles, int shift";
-  entry("sort_scatter", scatter_params, "sort_scatter<U, false>(kin, kout, iin, iout, offsets, n, tiles, ntiles, shift)");
-  entry("sort_scatter_idx", scatter_params,
-        "sort_scatter<U, true>(kin, kout, iin, iout, offsets, n, tiles, ntiles, shift)");
-  entry("search", "const T* hay, i64 n, const T* needles, i64* out, i64 m, int right",
-        "search_sorted<T>(hay, n, needles, out, m, right)");
+  entry("sort_hist", "const void* in, u32* hist, i64 n, i64 tiles, i64 ntiles, i64 tile_size, int mode",
+        "sort_histograms<T, U>(in, hist, n, tiles, ntiles, tile_size, mode)");
+  entry("sort_starts", "u32* hist, i64 groups", "sort_digit_starts(hist, groups)");
+  for (const bool wide : {false, true}) {
+    for (const bool with_idx : {false, true}) {
+      const std::string D = wide ? "u64" : "u32";
+      entry(cat("sort_pass", with_idx ? "_idx" : "", wide ? "_wide" : ""),
+            cat("const void* in, void* out, const u32* iin, void* iout, const u32* starts, ", D, "* desc, ", D,
+                "* desc_next, u32* counter, i64 n, i64 tiles, i64 ntiles, int shift, int mode"),
+            cat("sort_onesweep<T, U, ", D, ", ", with_idx ? "true" : "false",
+                ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
+            "256, 3");  // three blocks an SM: registers capped at 85 (ptxas: no spills)
+    }
+  }
+  if (!cplx)
+    entry("unique", "const V* s, const i64* perm, V* values, i64* index, i64* ends, i64* inverse, u64* status, "
+          "u32* counter, i64* runs, i64 n, int equal_nan",
+          "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
+  entry("search", "const V* hay, i64 n, const V* needles, i64* out, i64 m, int right",
+        "search_sorted<V>(hay, n, needles, out, m, right)");
   return src;
 }
 
 namespace {
 
-/// The temporary buffers of a batched sort and the kernels of its dtype.
+/// Keys of a tile (kSortItems in kernels/sort.cuh: 16 per thread, 8 for 8-byte keys).
+std::int64_t tile_keys(int key_bytes) { return std::int64_t{kThreads} * (key_bytes == 8 ? 8 : 16); }
+/// Status words of the look-back are u32 (30-bit counts) for rows below 2^30 keys, else u64.
+bool wide_status(std::int64_t n) { return n >= (std::int64_t{1} << 30); }
+/// Scratch bytes a row needs besides its keys: digit counts and two passes' status words.
+std::int64_t scratch_per_row(DType t, std::int64_t n) {
+  const int kb = key_bytes(t);
+  const std::int64_t tiles = ceil_div(n, tile_keys(kb));
+  return std::int64_t{4} * 256 * kb + 2 * tiles * 256 * (wide_status(n) ? 8 : 4);
+}
+
+/// A batch of rows sorted by the onesweep passes: the keys and payloads ping-pong between two
+/// buffers; `meta` holds the digit counts, the passes' tile counters and the status words.
 class RadixSort {
  public:
   RadixSort(CudaBackend& be, DType t, std::int64_t rows, std::int64_t n, bool with_idx)
-      : be_(be), t_(t), rows_(rows), n_(n), total_(rows * n), with_idx_(with_idx) {
-    const DType kd = key_dtype(key_bytes(t));
-    keys_[0] = Array::empty({total_}, kd, be.device());
-    keys_[1] = Array::empty({total_}, kd, be.device());
+      : be_(be), t_(t), kb_(key_bytes(t)), rows_(rows), n_(n), with_idx_(with_idx) {
+    const std::int64_t total = rows * n;
+    keys_[0] = Array::empty({total}, key_dtype(kb_), be.device());
+    keys_[1] = Array::empty({total}, key_dtype(kb_), be.device());
     if (with_idx) {
-      idx_[0] = Array::empty({total_}, DType::uint32, be.device());
-      idx_[1] = Array::empty({total_}, DType::uint32, be.device());
+      idx_[0] = Array::empty({total}, DType::uint32, be.device());
+      idx_[1] = Array::empty({total}, DType::uint32, be.device());
     }
-    tiles_ = ceil_div(n, kTile);
-    length_ = tiles_ * 256;
-    chunks_ = ceil_div(length_, kChunk);
-    counts_ = Array::empty({rows * length_}, DType::uint32, be.device());
-    sums_ = Array::empty({rows * chunks_}, DType::uint32, be.device());
+    tile_ = tile_keys(kb_);
+    tiles_ = ceil_div(n, tile_);
+    ntiles_ = rows * tiles_;
+    if (ntiles_ >= std::int64_t{UINT32_MAX})
+      throw NotImplementedError(cat("sort on CUDA devices: ", ntiles_, " tiles in one batch"));
+    wide_ = wide_status(n);
+    const std::int64_t words = ntiles_ * 256 * (wide_ ? 2 : 1);  // u32 words of one pass's status
+    hist_words_ = rows * 256 * kb_;
+    status_at_ = hist_words_ + 8;  // the tile counters between (8 passes at most)
+    meta_ = Array::empty({status_at_ + 2 * words}, DType::uint32, be.device());
+    status_words_ = words;
   }
 
-  const runtime::Kernel& kernel(const char* name) {
+  const runtime::Kernel& kernel(const std::string& name) {
     const std::string s = short_name(t_);
     return be_.kernel(cat("sort|", s), cat(name, "_", s), [&] { return render_sort(t_); });
   }
   static std::uint64_t ptr(const Array& a) { return a.defined() ? reinterpret_cast<std::uint64_t>(a.data()) : 0; }
   const Array& keys() const { return keys_[cur_]; }
   const Array& idx() const { return idx_[cur_]; }
-  std::int64_t total() const { return total_; }
+  std::int64_t total() const { return rows_ * n_; }
 
-  /// One stable pass per key byte over keys() and idx(), which end where the last pass put them.
-  void passes() {
-    const std::int64_t ntiles = rows_ * tiles_, nchunks = rows_ * chunks_;
-    const std::int64_t grid_cap = std::int64_t{be_.sm_count()} * 16;
-    for (int byte = 0; byte < key_bytes(t_); ++byte) {
-      const Array &kin = keys_[cur_], &kout = keys_[1 - cur_];
-      {
-        const runtime::Kernel& k = kernel("sort_hist");
-        ArgPacker a = packer(k);
-        a.add_pointer(ptr(kin)), a.add_pointer(ptr(counts_)), a.add_int(n_), a.add_int(tiles_), a.add_int(ntiles);
-        add_i32(a, 8 * byte);
-        launch_2d(be_, k, std::min(ntiles, grid_cap), 1, kThreads, 1, a);
-      }
-      {
-        const runtime::Kernel& k = kernel("sort_sums");
-        ArgPacker a = packer(k);
-        a.add_pointer(ptr(counts_)), a.add_pointer(ptr(sums_)), a.add_int(length_), a.add_int(chunks_);
-        a.add_int(nchunks);
-        launch_2d(be_, k, std::min(nchunks, grid_cap), 1, kThreads, 1, a);
-      }
-      {
-        const runtime::Kernel& k = kernel("sort_scan");
-        ArgPacker a = packer(k);
-        a.add_pointer(ptr(sums_)), a.add_int(chunks_), a.add_int(rows_);
-        launch_2d(be_, k, std::min(rows_, grid_cap), 1, kThreads, 1, a);
-      }
-      {
-        const runtime::Kernel& k = kernel("sort_offsets");
-        ArgPacker a = packer(k);
-        a.add_pointer(ptr(counts_)), a.add_pointer(ptr(sums_)), a.add_int(length_), a.add_int(chunks_);
-        a.add_int(nchunks);
-        launch_2d(be_, k, std::min(nchunks, grid_cap), 1, kThreads, 1, a);
-      }
-      {
-        const runtime::Kernel& k = kernel(with_idx_ ? "sort_scatter_idx" : "sort_scatter");
-        ArgPacker a = packer(k);
-        a.add_pointer(ptr(kin)), a.add_pointer(ptr(kout)), a.add_pointer(ptr(idx_[cur_])),
-            a.add_pointer(ptr(idx_[1 - cur_])), a.add_pointer(ptr(counts_));
-        a.add_int(n_), a.add_int(tiles_), a.add_int(ntiles);
-        add_i32(a, 8 * byte);
-        launch_2d(be_, k, std::min(ntiles, grid_cap), 1, kThreads, 1, a);
-      }
+  /// Sorts: from `values_in` (the batch's values, T; null: from keys() and idx(), as complex
+  /// sorts do) into `values_out` and `indices_out` (when the last pass writes them: either may
+  /// be null), else into keys() and idx().
+  void run(std::uint64_t values_in, std::uint64_t values_out, std::uint64_t indices_out, bool descending) {
+    const std::uint32_t zero = 0;
+    be_.fill(meta_.view({status_at_ + status_words_}, {1}, 0), &zero);  // counts, counters, pass 0's words
+    const int dir = descending ? 4 : 0;  // kSortDescending
+    const std::uint64_t meta = ptr(meta_);
+    const std::int64_t grid_cap = std::int64_t{be_.sm_count()} * 8;
+    {
+      const runtime::Kernel& k = kernel("sort_hist");
+      ArgPacker a = packer(k);
+      a.add_pointer(values_in ? values_in : ptr(keys())), a.add_pointer(meta), a.add_int(n_), a.add_int(tiles_);
+      a.add_int(ntiles_), a.add_int(tile_);
+      add_i32(a, values_in ? 1 | dir : 0);
+      launch_2d(be_, k, std::min(ntiles_, grid_cap), 1, kThreads, 1, a);
+    }
+    {
+      const runtime::Kernel& k = kernel("sort_starts");
+      ArgPacker a = packer(k);
+      a.add_pointer(meta), a.add_int(rows_ * kb_);
+      launch_2d(be_, k, std::min(rows_ * kb_, grid_cap), 1, kThreads, 1, a);
+    }
+    const bool fused_last = values_out || indices_out;
+    const std::string name = cat("sort_pass", with_idx_ ? "_idx" : "", wide_ ? "_wide" : "");
+    for (int pass = 0; pass < kb_; ++pass) {
+      const bool first = pass == 0 && values_in, last = pass == kb_ - 1 && fused_last;
+      const std::uint64_t status = meta + 4 * static_cast<std::uint64_t>(status_at_ + (pass % 2) * status_words_);
+      const std::uint64_t status_next = meta + 4 * static_cast<std::uint64_t>(status_at_ + (1 - pass % 2) * status_words_);
+      const runtime::Kernel& k = kernel(name);
+      ArgPacker a = packer(k);
+      a.add_pointer(first ? values_in : ptr(keys_[cur_])), a.add_pointer(last ? values_out : ptr(keys_[1 - cur_]));
+      a.add_pointer(first ? 0 : ptr(idx_[cur_])), a.add_pointer(last ? indices_out : ptr(idx_[1 - cur_]));
+      a.add_pointer(meta + 4 * static_cast<std::uint64_t>(pass) * 256);  // row 0's starts; rows step kb * 256
+      a.add_pointer(status), a.add_pointer(status_next);
+      a.add_pointer(meta + 4 * static_cast<std::uint64_t>(hist_words_ + pass));
+      a.add_int(n_), a.add_int(tiles_), a.add_int(ntiles_);
+      add_i32(a, 8 * pass);
+      add_i32(a, (first ? 1 : 0) | (last ? 2 : 0) | dir);
+      launch_2d(be_, k, ntiles_, 1, kThreads, 1, a);
       cur_ = 1 - cur_;
     }
   }
@@ -143,10 +161,12 @@ class RadixSort {
  private:
   CudaBackend& be_;
   DType t_;
-  std::int64_t rows_, n_, total_;
+  int kb_;
+  std::int64_t rows_, n_;
   bool with_idx_;
-  Array keys_[2], idx_[2], counts_, sums_;
-  std::int64_t tiles_ = 0, length_ = 0, chunks_ = 0;
+  Array keys_[2], idx_[2], meta_;
+  std::int64_t tile_ = 0, tiles_ = 0, ntiles_ = 0, hist_words_ = 0, status_at_ = 0, status_words_ = 0;
+  bool wide_ = false;
   int cur_ = 0;
 };
 
@@ -158,46 +178,44 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
   if (n > std::int64_t{UINT32_MAX})
     throw NotImplementedError(cat("sort on CUDA devices takes rows of at most 2^32 - 1 elements, got ", n));
   const Array src = ascontiguous(in);
-  const bool cplx = is_complex(in.dtype());
-  RadixSort rs(*this, in.dtype(), rows, n, cplx || indices.defined());
+  const DType t = in.dtype();
+  const bool cplx = is_complex(t);
   if (values.defined()) note_write(values);
   if (indices.defined()) note_write(indices);
-  if (!cplx) {
-    const runtime::Kernel& k = rs.kernel("sort_keys");
-    ArgPacker a = packer(k);
-    a.add_pointer(RadixSort::ptr(src)), a.add_pointer(RadixSort::ptr(rs.keys())), a.add_pointer(RadixSort::ptr(rs.idx()));
-    a.add_int(rs.total()), a.add_int(n);
-    add_i32(a, descending);
-    launch_grid(k, rs.total(), a);
-    rs.passes();
-    const runtime::Kernel& f = rs.kernel("sort_finish");
-    ArgPacker b = packer(f);
-    b.add_pointer(RadixSort::ptr(rs.keys())), b.add_pointer(RadixSort::ptr(rs.idx()));
-    b.add_pointer(RadixSort::ptr(values)), b.add_pointer(RadixSort::ptr(indices));
-    b.add_int(rs.total());
-    add_i32(b, descending);
-    launch_grid(f, rs.total(), b);
-    return;
+  // rows go in batches whose scratch (digit counts, status words) stays under 256 MiB
+  const std::int64_t batch = std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n), 1, rows);
+  const std::int64_t vbytes = itemsize(t) * n;
+  for (std::int64_t r0 = 0; r0 < rows; r0 += batch) {
+    const std::int64_t nr = std::min(batch, rows - r0);
+    const std::uint64_t at = static_cast<std::uint64_t>(r0);
+    const std::uint64_t src_p = RadixSort::ptr(src) + at * vbytes;
+    const std::uint64_t val_p = values.defined() ? RadixSort::ptr(values) + at * vbytes : 0;
+    const std::uint64_t idx_p = indices.defined() ? RadixSort::ptr(indices) + at * 8 * n : 0;
+    RadixSort rs(*this, t, nr, n, cplx || indices.defined());
+    if (!cplx) {
+      rs.run(src_p, val_p, idx_p, descending);
+      continue;
+    }
+    // complex: three key sorts (secondary, primary, class keys), each key made through the
+    // permutation so far, which rides along as the payload
+    for (int part = 0; part < 3; ++part) {
+      const runtime::Kernel& k = rs.kernel("sort_ckeys");
+      ArgPacker a = packer(k);
+      a.add_pointer(src_p), a.add_pointer(RadixSort::ptr(rs.keys()));
+      a.add_pointer(part == 0 ? 0 : RadixSort::ptr(rs.idx())), a.add_pointer(RadixSort::ptr(rs.idx()));
+      a.add_int(rs.total()), a.add_int(n);
+      add_i32(a, part);
+      add_i32(a, descending);
+      launch_grid(k, rs.total(), a);
+      rs.run(0, 0, 0, false);  // the parts' keys are complemented already when descending
+    }
+    const runtime::Kernel& g = rs.kernel("sort_gather");
+    ArgPacker b = packer(g);
+    b.add_pointer(src_p), b.add_pointer(RadixSort::ptr(rs.idx()));
+    b.add_pointer(val_p), b.add_pointer(idx_p);
+    b.add_int(rs.total()), b.add_int(n);
+    launch_grid(g, rs.total(), b);
   }
-  // complex: three sorts (secondary, primary, class keys), each key made through the
-  // permutation so far, which rides along as the payload
-  for (int part = 0; part < 3; ++part) {
-    const runtime::Kernel& k = rs.kernel("sort_ckeys");
-    ArgPacker a = packer(k);
-    a.add_pointer(RadixSort::ptr(src)), a.add_pointer(RadixSort::ptr(rs.keys()));
-    a.add_pointer(part == 0 ? 0 : RadixSort::ptr(rs.idx())), a.add_pointer(RadixSort::ptr(rs.idx()));
-    a.add_int(rs.total()), a.add_int(n);
-    add_i32(a, part);
-    add_i32(a, descending);
-    launch_grid(k, rs.total(), a);
-    rs.passes();
-  }
-  const runtime::Kernel& g = rs.kernel("sort_gather");
-  ArgPacker b = packer(g);
-  b.add_pointer(RadixSort::ptr(src)), b.add_pointer(RadixSort::ptr(rs.idx()));
-  b.add_pointer(RadixSort::ptr(values)), b.add_pointer(RadixSort::ptr(indices));
-  b.add_int(rs.total()), b.add_int(n);
-  launch_grid(g, rs.total(), b);
 }
 
 void CudaBackend::search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) {
@@ -205,13 +223,39 @@ void CudaBackend::search_sorted(const Array& sorted, const Array& needles, const
   const Array hay = ascontiguous(sorted), want = ascontiguous(needles);
   note_write(out);
   const std::string s = short_name(sorted.dtype());
-  const runtime::Kernel& k =
-      kernel(cat("sort|", s), cat("search_", s), [&] { return render_sort(sorted.dtype()); });
+  const runtime::Kernel& k = kernel(cat("sort|", s), cat("search_", s), [&] { return render_sort(sorted.dtype()); });
   ArgPacker a = packer(k);
   a.add_pointer(RadixSort::ptr(hay)), a.add_int(hay.size()), a.add_pointer(RadixSort::ptr(want));
   a.add_pointer(RadixSort::ptr(out)), a.add_int(want.size());
   add_i32(a, right);
   launch_grid(k, want.size(), a);
+}
+
+std::int64_t CudaBackend::unique_runs(const Array& sorted, const Array& perm, const Array& values,
+                                      const Array& index, const Array& ends, const Array& inverse, bool equal_nan) {
+  const std::int64_t n = sorted.size();
+  if (n == 0) return 0;
+  for (const Array* out : {&values, &index, &ends, &inverse})
+    if (out->defined()) note_write(*out);
+  const std::int64_t ntiles = ceil_div(n, std::int64_t{kThreads} * 16);  // kUniqueItems
+  // status words, then the tile counter and the run count (u64 each)
+  const Array meta = Array::empty({ntiles + 2}, DType::uint64, device());
+  const std::uint64_t zero = 0;
+  fill(meta, &zero);
+  const std::uint64_t m = RadixSort::ptr(meta);
+  const std::string s = short_name(sorted.dtype());
+  const runtime::Kernel& k = kernel(cat("sort|", s), cat("unique_", s), [&] { return render_sort(sorted.dtype()); });
+  ArgPacker a = packer(k);
+  a.add_pointer(RadixSort::ptr(sorted)), a.add_pointer(RadixSort::ptr(perm)), a.add_pointer(RadixSort::ptr(values));
+  a.add_pointer(RadixSort::ptr(index)), a.add_pointer(RadixSort::ptr(ends)), a.add_pointer(RadixSort::ptr(inverse));
+  a.add_pointer(m), a.add_pointer(m + 8 * static_cast<std::uint64_t>(ntiles));
+  a.add_pointer(m + 8 * static_cast<std::uint64_t>(ntiles + 1));
+  a.add_int(n);
+  add_i32(a, equal_nan);
+  launch_2d(*this, k, ntiles, 1, kThreads, 1, a);
+  std::int64_t runs = 0;
+  copy_to_host(&runs, reinterpret_cast<const char*>(meta.data()) + 8 * (ntiles + 1), sizeof(runs));
+  return runs;
 }
 
 }  // namespace cupric::cuda_backend

@@ -50,9 +50,9 @@ def test_sources_define_the_kernels_the_backend_launches():
               "reduce any f4": ["reduce_any_f4_b1_rows", "reduce_any_f4_b1_cols"],
               "cumsum f2": ["cumsum_f2_f2"], "cumprod i4": ["cumprod_i4_i4"], "argmax f8": ["argmax_f8"],
               "argmin c8": ["argmin_c8"], "gather 8": ["gather_8", "scatter_8"],
-              "sort f4": ["sort_keys_f4", "sort_hist_f4", "sort_sums_f4", "sort_scan_f4", "sort_offsets_f4",
-                          "sort_scatter_f4", "sort_scatter_idx_f4", "sort_finish_f4", "search_f4"],
-              "sort c8": ["sort_ckeys_c8", "sort_gather_c8", "sort_scatter_idx_c8", "search_c8"]}
+              "sort f4": ["sort_hist_f4", "sort_starts_f4", "sort_pass_f4", "sort_pass_idx_f4", "sort_pass_wide_f4",
+                          "sort_pass_idx_wide_f4", "unique_f4", "search_f4"],
+              "sort c8": ["sort_ckeys_c8", "sort_gather_c8", "sort_pass_idx_c8", "search_c8"]}
     for label, names in expect.items():
         for name in names:
             assert f" {name}(" in SOURCES[label], (label, name)

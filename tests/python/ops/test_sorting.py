@@ -121,6 +121,46 @@ def test_non_contiguous_views(device):
         np.testing.assert_array_equal(to_host(cu.argsort(view, axis=0)), np.argsort(want, axis=0, kind="stable"))
 
 
+# the GPU sort's tiles hold 4096 keys (2048 of 8-byte keys): sizes around one, two and many tiles
+TILE_SIZES = [2047, 2048, 2049, 4095, 4096, 4097, 8191, 8193, 3 * 4096 + 1]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ALL)
+def test_sizes_around_gpu_tiles(dtype, device):
+    rng = np.random.default_rng(11)
+    floating = np.dtype(as_numpy_dtype(dtype)).kind == "f" or dtype == "bfloat16"
+    for n in TILE_SIZES:
+        x = rand(dtype, n, rng, spread=10**6)
+        if floating:
+            x = with_specials(x)
+        check_sorted(x, -1, device)
+    check_sorted(np.full(4097, rand(dtype, 1, rng)[0]), -1, device)  # every key in one bucket
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_many_tiles_of_negative_floats_nan_and_signed_zeros(dtype, device):
+    rng = np.random.default_rng(12)
+    x = -np.abs(rand(dtype, (1 << 20) + 3, rng))
+    x[rng.integers(0, x.size, 2000)] = np.array(np.nan).astype(x.dtype)
+    x[rng.integers(0, x.size, 2000)] = np.array(-0.0).astype(x.dtype)
+    x[rng.integers(0, x.size, 2000)] = np.array(0.0).astype(x.dtype)
+    check_sorted(x, -1, device)
+    got = to_host(cu.argsort(on(x, device), descending=True))
+    want = np.argsort(-oracle(x), kind="stable")  # NaN first, equal keys in input order
+    nan = np.isnan(oracle(x))
+    np.testing.assert_array_equal(got, np.concatenate([np.flatnonzero(nan), want[: (~nan).sum()]]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_more_rows_than_one_batch_of_scratch(device):
+    # the GPU sorts rows in batches whose scratch stays bounded (about 26,000 rows of int64)
+    rng = np.random.default_rng(13)
+    check_sorted(rand("int64", (60_000, 3), rng, spread=10**12), -1, device)
+    check_sorted(rand("float32", (30_001, 5), rng), -1, device)
+
+
 def test_long_row_is_split_over_threads():
     rng = np.random.default_rng(4)
     for dtype in ["float32", "int64", "complex64"]:
