@@ -1,12 +1,21 @@
 """Matrix products and factorisations, side by side in one process: cupric on the CPU beside
-NumPy (both on OpenBLAS), and on a GPU beside PyTorch and CuPy where they are installed.
+NumPy (both on OpenBLAS), and on a GPU beside PyTorch, CuPy and nvmath-python where installed.
 
-    python benchmarks/linalg.py [--quick] [--markdown] [--device cpu|cuda]
+    python benchmarks/linalg.py [--quick | --full] [--markdown] [--device cpu|cuda] [--only TEXT]
 
-Prints the median time of each and the ratio peer time / cupric time (> 1: cupric is faster).
+--quick: small sizes (matmul 1024³, factorisations 512²); default: matmul 2048³, factorisations
+1024²; --full: the sizes of issue 13 (matmul 8192³ bf16/f16/tf32/f32/f64, 4096 batched 64³ f32,
+1024 batched 256³ bf16, matmul + bias + relu bf16 8192³ through the epilogue, factorisations
+4096²; on the CPU matmul 2048³ and solve/svd 1024²). Rows marked [cuBLASLt] run cupric's plain
+products through cuBLASLt instead of cuBLAS (cu.linalg._set_gemm_library) to compare the two.
+Each time is the median of several batches of back-to-back calls (one synchronisation per batch,
+so launch latency is amortised as in a real program); the ratio table (peer time / cupric time,
+> 1: cupric is faster) is printed last.
 """
 
 import argparse
+import contextlib
+import math
 import statistics
 import time
 
@@ -14,57 +23,182 @@ import cupric as cu
 import numpy as np
 
 
-def median_time(fn, repeat, sync=lambda: None):
-    fn()  # warm-up (library loading, handles, workspaces)
+def measure(fn, sync, repeat, budget=0.02):
+    """Seconds per call: a warm-up, then `repeat` batches of calls sized to about `budget` s."""
+    fn()
     sync()
+    t0 = time.perf_counter()
+    fn()
+    sync()
+    one = max(time.perf_counter() - t0, 1e-7)
+    if one > 10 * budget:  # a long call (a 4096² svd): that one timing is the answer
+        return one
+    inner = max(1, min(2000, math.ceil(budget / one)))
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        fn()
+        for _ in range(inner):
+            fn()
         sync()
-        times.append(time.perf_counter() - t0)
+        times.append((time.perf_counter() - t0) / inner)
     return statistics.median(times)
 
 
 def spd(n, dtype, rng):
-    x = rng.standard_normal((n, n))
-    return (x @ x.T + n * np.eye(n)).astype(dtype)
+    x = rng.standard_normal((n, n)).astype(np.float32)
+    return (x @ x.T + n * np.eye(n, dtype=np.float32)).astype(dtype)
 
 
-def cases(quick):
-    """(name, dtype, NumPy-side host inputs maker, op on a namespace)."""
-    big = 1024 if quick else 2048
-    fact = 512 if quick else 1024
+def normal(*shape, dtype="float32", rng):
+    import ml_dtypes  # noqa: F401  (bfloat16)
+
+    return rng.standard_normal(shape, dtype=np.float32).astype(dtype)
+
+
+@contextlib.contextmanager
+def tf32(lib, on):
+    """TF32 float32 products for one library while the block runs (a no-op when off)."""
+    if not on:
+        yield
+        return
+    if lib == "cupric":
+        cu.linalg.set_matmul_precision("tf32")
+    elif lib == "torch":
+        import torch
+
+        torch.backends.cuda.matmul.allow_tf32 = True
+    else:
+        raise NotImplementedError(f"{lib} has no per-call TF32 switch here")
+    try:
+        yield
+    finally:
+        if lib == "cupric":
+            cu.linalg.set_matmul_precision("highest")
+        elif lib == "torch":
+            torch.backends.cuda.matmul.allow_tf32 = False
+
+
+@contextlib.contextmanager
+def gemm_library(name):
+    old = cu._cupric._get_gemm_library()
+    cu._cupric._set_gemm_library(name)
+    try:
+        yield
+    finally:
+        cu._cupric._set_gemm_library(old)
+
+
+def product(tf=False, lt=False):
+    """A @ B for every library; tf: TF32 for float32; lt: cupric through cuBLASLt only."""
+
+    def build(lib, xp, a, b):
+        if lt and lib != "cupric":
+            return None
+
+        def run():
+            with tf32(lib, tf), (gemm_library("cublaslt") if lt else contextlib.nullcontext()):
+                return a @ b
+
+        return run
+
+    return build
+
+
+def generic(op):
+    return lambda lib, xp, *xs: (lambda: op(xp, *xs))
+
+
+def bias_relu(lib, xp, a, b, bias):
+    """epilogue(a @ b + bias) fused where the library can: cupric's and nvmath's planned Matmul
+    with RELU_BIAS (bias along rows), PyTorch's addmm then relu (bias along columns: the same
+    work for a square product)."""
+    if lib == "cupric":
+        from cupric.linalg.advanced import Matmul, MatmulEpilog
+
+        mm = Matmul(a, b, epilogue=MatmulEpilog.RELU_BIAS, epilogue_inputs={"bias": bias})
+        mm.plan()
+        return mm.execute
+    if lib == "nvmath":
+        from nvmath.linalg.advanced import Matmul, MatmulEpilog
+
+        mm = Matmul(a, b)
+        mm.plan(epilogue=MatmulEpilog.RELU_BIAS, epilogue_inputs={"bias": bias})
+        return mm.execute
+    if lib == "torch":
+        return lambda: xp.relu(xp.addmm(bias, a, b))
+    return None
+
+
+def gpu_cases(size):
+    big, fact = {"quick": (1024, 512), "default": (2048, 1024), "full": (8192, 4096)}[size]
     out = []
+    for dtype in ("bfloat16", "float16", "float32", "tf32", "float64"):
+        if dtype in ("bfloat16", "float16", "tf32") and size != "full":
+            continue
+        real = "float32" if dtype == "tf32" else dtype
+        make = lambda r, d=real: [normal(big, big, dtype=d, rng=r), normal(big, big, dtype=d, rng=r)]  # noqa: E731
+        out.append((f"matmul {big}³", dtype, make, product(tf=dtype == "tf32")))
+        if dtype in ("bfloat16", "float32"):
+            out.append((f"matmul {big}³ [cuBLASLt]", dtype, make, product(tf=dtype == "tf32", lt=True)))
+    batched = [(4096, 64, "float32"), (4096, 64, "float64")] + ([(1024, 256, "bfloat16")] if size == "full" else [])
+    for count, n, dtype in batched:
+        make = lambda r, c=count, n=n, d=dtype: [normal(c, n, n, dtype=d, rng=r), normal(c, n, n, dtype=d, rng=r)]  # noqa: E731
+        out.append((f"batched {count} × {n}³", dtype, make, product()))
+        out.append((f"batched {count} × {n}³ [cuBLASLt]", dtype, make, product(lt=True)))
+    if size == "full":
+        make = lambda r: [normal(big, big, dtype="bfloat16", rng=r), normal(big, big, dtype="bfloat16", rng=r),  # noqa: E731
+                          normal(big, dtype="bfloat16", rng=r)]
+        out.append((f"matmul + bias + relu {big}³", "bfloat16", make, bias_relu))
     for dtype in ("float32", "float64"):
-        out.append((f"matmul {big}^3", dtype, lambda r, d=dtype: [r.standard_normal((big, big)).astype(d)] * 2,
-                    lambda xp, a, b: a @ b))
-        out.append(("batched 4096 x 64^3", dtype,
-                    lambda r, d=dtype: [r.standard_normal((4096, 64, 64)).astype(d)] * 2, lambda xp, a, b: a @ b))
-        out.append(("matmul 16^3 (host cost)", dtype, lambda r, d=dtype: [r.standard_normal((16, 16)).astype(d)] * 2,
-                    lambda xp, a, b: a @ b))
-        out.append((f"solve {fact}^2", dtype,
-                    lambda r, d=dtype: [spd(fact, d, r), r.standard_normal((fact, 1)).astype(d)],
-                    lambda xp, a, b: xp.linalg.solve(a, b)))
-        out.append((f"cholesky {fact}^2", dtype, lambda r, d=dtype: [spd(fact, d, r)],
-                    lambda xp, a: xp.linalg.cholesky(a)))
-        out.append((f"qr {fact}^2", dtype, lambda r, d=dtype: [r.standard_normal((fact, fact)).astype(d)],
-                    lambda xp, a: xp.linalg.qr(a)))
-        out.append((f"svd {fact}^2", dtype, lambda r, d=dtype: [r.standard_normal((fact, fact)).astype(d)],
-                    lambda xp, a: xp.linalg.svd(a)))
-        out.append((f"eigh {fact}^2", dtype, lambda r, d=dtype: [spd(fact, d, r)], lambda xp, a: xp.linalg.eigh(a)))
+        out.append(("matmul 16³ (host cost)", dtype, lambda r, d=dtype: [normal(16, 16, dtype=d, rng=r)] * 2,
+                    product()))
+        out += factorisations(fact, dtype)
     return out
 
 
-def peers(device):
-    """(name, namespace, to-array, sync) of each peer for the device."""
+def factorisations(n, dtype):
+    return [
+        (f"solve {n}²", dtype, lambda r: [spd(n, dtype, r), normal(n, 1, dtype=dtype, rng=r)],
+         generic(lambda xp, a, b: xp.linalg.solve(a, b))),
+        (f"cholesky {n}²", dtype, lambda r: [spd(n, dtype, r)], generic(lambda xp, a: xp.linalg.cholesky(a))),
+        (f"qr {n}²", dtype, lambda r: [normal(n, n, dtype=dtype, rng=r)], generic(lambda xp, a: xp.linalg.qr(a))),
+        (f"svd {n}²", dtype, lambda r: [normal(n, n, dtype=dtype, rng=r)], generic(lambda xp, a: xp.linalg.svd(a))),
+        (f"eigh {n}²", dtype, lambda r: [spd(n, dtype, r)], generic(lambda xp, a: xp.linalg.eigh(a))),
+    ]
+
+
+def cpu_cases(size):
+    big, fact = {"quick": (1024, 512), "default": (2048, 1024), "full": (2048, 1024)}[size]
+    out = []
+    for dtype in ("float32", "float64"):
+        make = lambda r, d=dtype: [normal(big, big, dtype=d, rng=r), normal(big, big, dtype=d, rng=r)]  # noqa: E731
+        out.append((f"matmul {big}³", dtype, make, product()))
+        out.append(("matmul 16³ (host cost)", dtype, lambda r, d=dtype: [normal(16, 16, dtype=d, rng=r)] * 2,
+                    product()))
+        out += [c for c in factorisations(fact, dtype) if size != "full" or c[0].split()[0] in ("solve", "svd")]
+    return out
+
+
+def libraries(device):
+    """(name, namespace, host array -> library array, sync) of cupric and each peer installed."""
     if device == "cpu":
-        return [("numpy", np, np.asarray, lambda: None)]
-    found = []
+        return [("cupric", cu, lambda x: cu.asarray(x), lambda: None), ("numpy", np, np.asarray, lambda: None)]
+    found = [("cupric", cu, lambda x: cu.asarray(x, device="cuda:0"), lambda: cu.cuda.Device(0).synchronize())]
     try:
         import torch
 
-        found.append(("torch", torch, lambda x: torch.as_tensor(x, device="cuda"), torch.cuda.synchronize))
+        def to_torch(x):
+            if x.dtype.name == "bfloat16":
+                return torch.as_tensor(x.view(np.uint16), device="cuda").view(torch.bfloat16)
+            return torch.as_tensor(x, device="cuda")
+
+        found.append(("torch", torch, to_torch, torch.cuda.synchronize))
+        try:
+            import nvmath  # noqa: F401
+
+            found.append(("nvmath", None, to_torch, torch.cuda.synchronize))
+        except ImportError:
+            pass
     except ImportError:
         pass
     try:
@@ -76,32 +210,26 @@ def peers(device):
     return found
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
-    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
-    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    args = ap.parse_args()
-    repeat = 3 if args.quick else 7
-    rng = np.random.default_rng(0)
-    device = "cpu" if args.device == "cpu" else "cuda:0"
-    sync = (lambda: None) if device == "cpu" else (lambda: cu.cuda.Device(0).synchronize())
-    others = peers(args.device)
-    header = ["case", "dtype", "cupric ms"] + [f"{n} ms" for n, *_ in others] + [f"{n}/cupric" for n, *_ in others]
-    rows = []
-    for name, dtype, make, op in cases(args.quick):
-        host = make(rng)
-        ours = [cu.asarray(x, device=device) for x in host]
-        t_cu = median_time(lambda op=op, ours=ours: op(cu, *ours), repeat, sync)
-        row = [name, dtype, f"{t_cu * 1e3:.3f}"]
-        ratios = []
-        for _, xp, conv, psync in others:
-            theirs = [conv(x) for x in host]
-            t = median_time(lambda op=op, xp=xp, theirs=theirs: op(xp, *theirs), repeat, psync)
-            row.append(f"{t * 1e3:.3f}")
-            ratios.append(f"{t / t_cu:.2f}")
-        rows.append(row + ratios)
-    if args.markdown:
+def run_case(lib, xp, conv, sync, host, build, repeat):
+    """Seconds per call, or None when the library does not run this case."""
+    if lib == "nvmath" and build is not bias_relu:  # nvmath-python runs the epilogue row only
+        return None
+    if lib == "cupy" and any(x.dtype.name == "bfloat16" for x in host):
+        return None
+    try:
+        fn = build(lib, xp, *[conv(x) for x in host])
+    except (ImportError, NotImplementedError, TypeError):
+        return None
+    if fn is None:
+        return None
+    try:
+        return measure(fn, sync, repeat)
+    except NotImplementedError:
+        return None
+
+
+def print_table(header, rows, markdown):
+    if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for r in rows:
@@ -110,6 +238,40 @@ def main():
         widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
         for r in [header, *rows]:
             print("  ".join(str(x).ljust(w) for x, w in zip(r, widths, strict=True)))
+    print()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    group.add_argument("--full", action="store_true", help="the sizes of issue 13 (about 6 minutes on an H200)")
+    ap.add_argument("--markdown", action="store_true", help="print markdown tables")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--only", default="", help="run only the cases whose name contains this text")
+    args = ap.parse_args()
+    size = "quick" if args.quick else "full" if args.full else "default"
+    repeat = 3 if args.quick else 5
+    rng = np.random.default_rng(0)
+    libs = libraries(args.device)
+    names = [n for n, *_ in libs]
+    cases = cpu_cases(size) if args.device == "cpu" else gpu_cases(size)
+    times, rows, ratios = [], [], []
+    for name, dtype, make, build in cases:
+        if args.only not in name:
+            continue
+        host = make(rng)
+        big = host[0].size >= 4096 * 4096
+        t = {lib: run_case(lib, xp, conv, sync, host, build, 2 if big and "matmul" not in name else repeat)
+             for lib, xp, conv, sync in libs}
+        ms = lambda s: "—" if s is None else f"{s * 1e3:.3f}"  # noqa: E731
+        rows.append([name, dtype] + [ms(t[n]) for n in names])
+        ours = t["cupric"]
+        ratios.append([name, dtype] + ["—" if t[n] is None or not ours else f"{t[n] / ours:.2f}" for n in names[1:]])
+        print(f"  {name} {dtype}: " + ", ".join(f"{n} {ms(t[n])} ms" for n in names), flush=True)
+    print()
+    print_table(["case", "dtype"] + [f"{n} ms" for n in names], rows, args.markdown)
+    print_table(["case", "dtype"] + [f"{n} / cupric" for n in names[1:]], ratios, args.markdown)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@
 
 namespace cupric {
 
+struct PlannedMatmul;
+class MatmulPlan;
+
 /// How to walk several same-shaped operands together: dimensions already broadcast (stride 0),
 /// reordered so the last one has the smallest strides, and merged where all operands are
 /// contiguous across them. An empty `shape` means one element; a zero in it means none.
@@ -101,8 +104,7 @@ class Backend {
   /// Runs a ufunc loop over a plan whose operands are the inputs, then the output, then
   /// (when has_where) a bool mask. Operands may have other dtypes than the loop's compute
   /// types: the backend casts (the array layer has checked that the casts are allowed).
-  virtual void elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan,
-                           bool has_where) = 0;
+  virtual void elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan, bool has_where) = 0;
   /// Copies operand 0 into operand 1 of a two-operand plan, converting the dtype.
   virtual void cast(const ElementwisePlan& plan) = 0;
   /// Sets every element of dst to the value at `value` (one element of dst's dtype, host memory).
@@ -169,6 +171,9 @@ class Backend {
   virtual void matmul(const Array& a, const Array& b, const Array& out);
   /// (optional) A factorisation or solver over a batch of matrices (LapackOp above).
   virtual void lapack(const LapackCall& call);
+  /// (optional) A library plan for a product with a fused epilogue (cupric/linalg.hpp's
+  /// PlannedMatmul), or null. Default: null (the caller composes the product and the epilogue).
+  virtual std::shared_ptr<MatmulPlan> plan_matmul(const PlannedMatmul&) { return nullptr; }
 };
 
 /// The backend serving a device (the CPU backend always exists; others register themselves).

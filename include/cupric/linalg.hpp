@@ -3,7 +3,9 @@
 // cuSOLVER on GPUs). Composite functions (tensordot, einsum, norms, pinv, ...) are in cupric.linalg.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -28,6 +30,64 @@ Array matmul_by_ufuncs(const Array& a, const Array& b, DType t);
 enum class MatmulPrecision : std::uint8_t { highest, tf32 };
 void set_matmul_precision(MatmulPrecision p);
 MatmulPrecision matmul_precision();
+
+/// The epilogues a device may fuse into a planned product (cuBLASLt's, by the names of
+/// cupric.linalg.advanced.MatmulEpilog; the others are composed from ufuncs in Python).
+enum class MatmulEpilogue : std::uint8_t {
+  none,
+  relu,
+  gelu,
+  bias,
+  relu_bias,
+  gelu_bias,
+  gelu_aux,
+  gelu_aux_bias,
+  dgelu,
+  dgelu_bgrad,
+  bgrada,
+  bgradb
+};
+
+/// The operands of a planned product d = epilogue(alpha * a @ b + beta * d) (cupric.linalg.advanced).
+/// a [..., m, k], b [..., k, n] and d [..., m, n] have one dtype and one batch shape (broadcast
+/// views allowed in a and b); each matrix of d is row-major (strides n, 1: the product runs as
+/// d^T = b^T a^T) or column-major (1, m: as d = a b, which the epilogues with a bias along d's rows
+/// need). bias: [m] read (bias epilogues) or written (dgelu_bgrad: [m], bgrada: a's sums [m],
+/// bgradb: b's sums [n]); aux: gelu's pre-activation [..., m, n] in d's orientation with a leading
+/// dimension that is a multiple of 8, written by gelu_aux* and read by dgelu*.
+struct PlannedMatmul {
+  Array a, b, d, bias, aux;
+  double alpha = 1, beta = 0;
+  MatmulEpilogue epilogue = MatmulEpilogue::none;
+};
+
+/// A device library's plan for one problem (its shapes, dtypes, layouts and epilogue).
+class MatmulPlan {
+ public:
+  virtual ~MatmulPlan() = default;
+  /// The library's candidate algorithms, its best guess first (one line each).
+  virtual std::vector<std::string> algorithms() const = 0;
+  virtual void choose(int index) = 0;  ///< execute() runs candidate `index` from now on
+  virtual int chosen() const = 0;
+  /// Milliseconds per run of candidate `index` on `operands` (mean of `iterations`, after one).
+  virtual double time(const PlannedMatmul& operands, int index, int iterations) = 0;
+  /// Runs the chosen candidate; ValueError when the operands' layout is not the planned one.
+  virtual void execute(const PlannedMatmul& operands) = 0;
+  /// The library and its version ("cuBLASLt 130100"), for cache keys and messages.
+  virtual std::string library() const = 0;
+};
+
+/// The device's plan for the problem of `operands`, or null where the device has no such library
+/// (the CPU: cupric.linalg.advanced composes BLAS and ufuncs there) or the library has no
+/// algorithm for it (the caller composes as well).
+std::shared_ptr<MatmulPlan> plan_matmul(const PlannedMatmul& operands);
+
+/// The library of plain float products on GPUs: cuBLAS's GemmStridedBatchedEx (the default) or
+/// cuBLASLt with its heuristic's first algorithm, planned once per problem and kept. Set with
+/// CUPRIC_GEMM_LIBRARY=cublas|cublaslt or cupric.linalg._set_gemm_library (benchmarks compare both).
+enum class GemmLibrary : std::uint8_t { cublas, cublaslt };
+void set_gemm_library(GemmLibrary library);
+GemmLibrary gemm_library();
 
 /// NumPy's diagonal: a read-only view of the diagonals of the (axis1, axis2) planes, as the
 /// last axis. Errors as NumPy's (AxisError, "axis1 and axis2 cannot be the same").

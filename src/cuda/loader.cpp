@@ -93,6 +93,11 @@ std::vector<std::string> fill(CublasApi& api, void* handle) {
   CUPRIC_CUBLAS_FUNCTIONS(CUPRIC_LOAD_ENTRY)
   return missing;
 }
+std::vector<std::string> fill(CublasLtApi& api, void* handle) {
+  std::vector<std::string> missing;
+  CUPRIC_CUBLASLT_FUNCTIONS(CUPRIC_LOAD_ENTRY)
+  return missing;
+}
 std::vector<std::string> fill(CusolverApi& api, void* handle) {
   std::vector<std::string> missing;
   CUPRIC_CUSOLVER_FUNCTIONS(CUPRIC_LOAD_ENTRY)
@@ -175,10 +180,10 @@ Loaded<Api> load_library(const char* stem, const std::vector<std::string>& wheel
     }
     Opened lib = open_first(candidates);
     if (!lib.handle)
-      throw LibraryNotFoundError(cat(first, " not found: pip install ", pip_name, " (or pip install 'cupric[cuda]') or set ",
-                                     "CUDA_HOME to a CUDA toolkit; ", what, " is needed to ", purpose,
-                                     ". Searched: ", join(candidates)),
-                                 first);
+      throw LibraryNotFoundError(
+          cat(first, " not found: pip install ", pip_name, " (or pip install 'cupric[cuda]') or set ",
+              "CUDA_HOME to a CUDA toolkit; ", what, " is needed to ", purpose, ". Searched: ", join(candidates)),
+          first);
     out.path = lib.path;
     auto missing = fill(out.api, lib.handle);
     if (!missing.empty()) throw LibraryNotFoundError(cat(lib.path, " is too old: it lacks ", join(missing)), first);
@@ -204,7 +209,7 @@ const Loaded<NvrtcApi>& nvrtc_state() {
 const Loaded<NvJitLinkApi>& nvjitlink_state() {
   static const Loaded<NvJitLinkApi> state = [] {
     auto s = load_library<NvJitLinkApi>("libnvJitLink", {"cu13/lib", "nvjitlink/lib"}, "nvidia-nvjitlink", "nvJitLink",
-                                         "link device code");
+                                        "link device code");
     if (!s.error && s.api.Version) s.api.Version(&s.api.major, &s.api.minor);
     return s;
   }();
@@ -216,6 +221,15 @@ const Loaded<CublasApi>& cublas_state() {
     auto s = load_library<CublasApi>("libcublas", {"cu13/lib", "cublas/lib"}, "nvidia-cublas", "cuBLAS",
                                      "multiply matrices on the GPU");
     if (!s.error) s.api.GetProperty(0, &s.api.major), s.api.GetProperty(1, &s.api.minor);
+    return s;
+  }();
+  return state;
+}
+const Loaded<CublasLtApi>& cublaslt_state() {
+  static const Loaded<CublasLtApi> state = [] {
+    auto s = load_library<CublasLtApi>("libcublasLt", {"cu13/lib", "cublas/lib"}, "nvidia-cublas", "cuBLASLt",
+                                       "run planned matrix products with fused epilogues on the GPU");
+    if (!s.error) s.api.version = s.api.GetVersion();
     return s;
   }();
   return state;
@@ -283,6 +297,7 @@ const NvJitLinkApi& nvjitlink() { return get(nvjitlink_state()); }
 const CublasApi& cublas() { return get(cublas_state()); }
 const CusolverApi& cusolver() { return get(cusolver_state()); }
 const CufftApi& cufft() { return get(cufft_state()); }
+const CublasLtApi& cublaslt() { return get(cublaslt_state()); }
 
 const DriverApi* loaded_driver() {
   const auto& s = driver_state();

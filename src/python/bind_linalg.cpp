@@ -1,8 +1,11 @@
 // bind_linalg.cpp — Python bindings of cupric/linalg.hpp: matmul and the @ operators, and the
 // factorisations as private functions (_linalg_*) that python/cupric/linalg composes.
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include "convert.hpp"
 #include "cupric/blas_info.hpp"
@@ -63,6 +66,69 @@ PyObject* linalg_error_class() {
 }
 }  // namespace
 
+namespace {
+constexpr std::pair<std::string_view, MatmulEpilogue> kEpilogues[] = {
+    {"default", MatmulEpilogue::none},        {"relu", MatmulEpilogue::relu},
+    {"gelu", MatmulEpilogue::gelu},           {"bias", MatmulEpilogue::bias},
+    {"relu_bias", MatmulEpilogue::relu_bias}, {"gelu_bias", MatmulEpilogue::gelu_bias},
+    {"gelu_aux", MatmulEpilogue::gelu_aux},   {"gelu_aux_bias", MatmulEpilogue::gelu_aux_bias},
+    {"dgelu", MatmulEpilogue::dgelu},         {"dgelu_bgrad", MatmulEpilogue::dgelu_bgrad},
+    {"bgrada", MatmulEpilogue::bgrada},       {"bgradb", MatmulEpilogue::bgradb},
+};
+
+/// The operands of a planned product from Python's (a, b, d, bias or None, aux or None, alpha,
+/// beta, epilogue name).
+PlannedMatmul planned(const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux, double alpha,
+                      double beta, std::string_view epilogue) {
+  PlannedMatmul p;
+  p.a = a, p.b = b, p.d = d;
+  if (!bias.is_none()) p.bias = nb::cast<Array>(bias);
+  if (!aux.is_none()) p.aux = nb::cast<Array>(aux);
+  p.alpha = alpha;
+  p.beta = beta;
+  bool known = false;
+  for (const auto& [name, e] : kEpilogues)
+    if (name == epilogue) p.epilogue = e, known = true;
+  if (!known) throw ValueError(cat("plan_matmul: no fused epilogue named '", epilogue, "'"));
+  return p;
+}
+
+void bind_matmul_plans(nb::module_& m) {
+  nb::class_<MatmulPlan>(m, "_MatmulPlan")
+      .def("algorithms", &MatmulPlan::algorithms)
+      .def("choose", &MatmulPlan::choose)
+      .def_prop_ro("chosen", &MatmulPlan::chosen)
+      .def_prop_ro("library", &MatmulPlan::library)
+      .def(
+          "time",
+          [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
+             double alpha, double beta, std::string_view epilogue, int index, int iterations) {
+            return plan.time(planned(a, b, d, bias, aux, alpha, beta, epilogue), index, iterations);
+          },
+          nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"),
+          nb::arg("beta"), nb::arg("epilogue"), nb::arg("index"), nb::arg("iterations"))
+      .def(
+          "execute",
+          [](MatmulPlan& plan, const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux,
+             double alpha, double beta,
+             std::string_view epilogue) { plan.execute(planned(a, b, d, bias, aux, alpha, beta, epilogue)); },
+          nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"),
+          nb::arg("beta"), nb::arg("epilogue"));
+  m.def(
+      "_plan_matmul",
+      [](const Array& a, const Array& b, const Array& d, nb::handle bias, nb::handle aux, double alpha, double beta,
+         std::string_view epilogue) { return plan_matmul(planned(a, b, d, bias, aux, alpha, beta, epilogue)); },
+      nb::arg("a"), nb::arg("b"), nb::arg("d"), nb::arg("bias").none(), nb::arg("aux").none(), nb::arg("alpha"),
+      nb::arg("beta"), nb::arg("epilogue"));
+  m.def("_set_gemm_library", [](std::string_view library) {
+    if (library != "cublas" && library != "cublaslt")
+      throw ValueError(cat("the gemm library must be 'cublas' or 'cublaslt', got '", library, "'"));
+    set_gemm_library(library == "cublaslt" ? GemmLibrary::cublaslt : GemmLibrary::cublas);
+  });
+  m.def("_get_gemm_library", [] { return gemm_library() == GemmLibrary::cublaslt ? "cublaslt" : "cublas"; });
+}
+}  // namespace
+
 void raise_linalg_error(const char* message) { PyErr_SetString(linalg_error_class(), message); }
 
 void bind_linalg(nb::module_& m) {
@@ -100,6 +166,7 @@ void bind_linalg(nb::module_& m) {
     set_matmul_precision(p == "tf32" ? MatmulPrecision::tf32 : MatmulPrecision::highest);
   });
   m.def("_get_matmul_precision", [] { return matmul_precision() == MatmulPrecision::tf32 ? "tf32" : "highest"; });
+  bind_matmul_plans(m);
   m.def("_linalg_cholesky", &cholesky);
   m.def("_linalg_lu_factor", &lu_factor);
   m.def("_linalg_solve", &solve);

@@ -21,6 +21,8 @@ const NvJitLinkApi& nvjitlink();
 /// cuBLAS and cuSOLVER (pip wheels nvidia-cublas, nvidia-cusolver, or a toolkit), loaded at the
 /// first GPU product / factorisation; LibraryNotFoundError names the pip package when missing.
 const CublasApi& cublas();
+/// cuBLASLt (libcublasLt, shipped with cuBLAS): loaded at the first planned product.
+const CublasLtApi& cublaslt();
 const CusolverApi& cusolver();
 /// cuFFT (pip wheel nvidia-cufft, or a toolkit), loaded at the first GPU transform.
 const CufftApi& cufft();

@@ -1,6 +1,6 @@
-// cupric/cuda/math_api.hpp — our own declarations of the cuBLAS, cuSOLVER (dense, 64-bit
+// cupric/cuda/math_api.hpp — our own declarations of the cuBLAS, cuBLASLt, cuSOLVER (dense, 64-bit
 // generic API) and cuFFT entry points cupric calls, from NVIDIA's documented C APIs; the loader
-// fills the tables at first use (loader.hpp: cublas(), cusolver(), cufft()).
+// fills the tables at first use (loader.hpp: cublas(), cublaslt(), cusolver(), cufft()).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,8 @@ namespace cupric::cuda {
 using cublasHandle_t = struct cublasContext*;
 using cusolverDnHandle_t = struct cusolverDnContext*;
 using cusolverDnParams_t = struct cusolverDnParams*;
+using gesvdjInfo_t = struct gesvdjInfo*;
+using syevjInfo_t = struct syevjInfo*;
 using cublasStatus_t = int;
 using cusolverStatus_t = int;
 constexpr int CUBLAS_STATUS_SUCCESS = 0;
@@ -107,7 +109,102 @@ constexpr int CUBLAS_GEMM_DEFAULT = -1;
   X(Cungqr, cusolverDnCungqr, true, cusolverStatus_t,                                                                  \
     (cusolverDnHandle_t, int, int, int, void*, int, const void*, void*, int, int*))                                    \
   X(Zungqr, cusolverDnZungqr, true, cusolverStatus_t,                                                                  \
-    (cusolverDnHandle_t, int, int, int, void*, int, const void*, void*, int, int*))
+    (cusolverDnHandle_t, int, int, int, void*, int, const void*, void*, int, int*))                                    \
+  CUPRIC_CUSOLVER_REAL_FUNCTIONS(X, S)                                                                                 \
+  CUPRIC_CUSOLVER_REAL_FUNCTIONS(X, D)                                                                                 \
+  X(CreateGesvdjInfo, cusolverDnCreateGesvdjInfo, false, cusolverStatus_t, (gesvdjInfo_t*))                            \
+  X(CreateSyevjInfo, cusolverDnCreateSyevjInfo, false, cusolverStatus_t, (syevjInfo_t*))
+
+// The float (S) and double (D) forms of the Jacobi SVD (gesvdj, gesvdjBatched for <= 32 x 32),
+// the batched Jacobi eigensolver (syevjBatched, <= 32 x 32) and the batched Cholesky; optional
+// (cupric falls back to the generic loops when one is missing). Members are named T_routine.
+#define CUPRIC_CUSOLVER_REAL_FUNCTIONS(X, T)                                                                          \
+  X(T##_gesvdj_bufferSize, cusolverDn##T##gesvdj_bufferSize, false, cusolverStatus_t,                                 \
+    (cusolverDnHandle_t, int, int, int, int, const void*, int, const void*, const void*, int, const void*, int, int*, \
+     gesvdjInfo_t))                                                                                                   \
+  X(T##_gesvdj, cusolverDn##T##gesvdj, false, cusolverStatus_t,                                                       \
+    (cusolverDnHandle_t, int, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*,             \
+     gesvdjInfo_t))                                                                                                   \
+  X(T##_gesvdjBatched_bufferSize, cusolverDn##T##gesvdjBatched_bufferSize, false, cusolverStatus_t,                   \
+    (cusolverDnHandle_t, int, int, int, const void*, int, const void*, const void*, int, const void*, int, int*,      \
+     gesvdjInfo_t, int))                                                                                              \
+  X(T##_gesvdjBatched, cusolverDn##T##gesvdjBatched, false, cusolverStatus_t,                                         \
+    (cusolverDnHandle_t, int, int, int, void*, int, void*, void*, int, void*, int, void*, int, int*, gesvdjInfo_t,    \
+     int))                                                                                                            \
+  X(T##_syevjBatched_bufferSize, cusolverDn##T##syevjBatched_bufferSize, false, cusolverStatus_t,                     \
+    (cusolverDnHandle_t, int, int, int, const void*, int, const void*, int*, syevjInfo_t, int))                       \
+  X(T##_syevjBatched, cusolverDn##T##syevjBatched, false, cusolverStatus_t,                                           \
+    (cusolverDnHandle_t, int, int, int, void*, int, void*, void*, int, int*, syevjInfo_t, int))                       \
+  X(T##_potrfBatched, cusolverDn##T##potrfBatched, false, cusolverStatus_t,                                           \
+    (cusolverDnHandle_t, int, int, void**, int, int*, int))
+
+// cuBLASLt (libcublasLt, in the same wheels as cuBLAS): the matmul with descriptors, heuristics
+// and fused epilogues. Attribute and enum values are cuBLASLt's documented ones.
+using cublasLtHandle_t = struct cublasLtContext*;
+using cublasLtMatmulDesc_t = struct cublasLtMatmulDescOpaque*;
+using cublasLtMatrixLayout_t = struct cublasLtMatrixLayoutOpaque*;
+using cublasLtMatmulPreference_t = struct cublasLtMatmulPreferenceOpaque*;
+struct cublasLtMatmulAlgo_t {
+  std::uint64_t data[8];
+};
+struct cublasLtMatmulHeuristicResult_t {
+  cublasLtMatmulAlgo_t algo;
+  std::size_t workspaceSize;
+  cublasStatus_t state;
+  float wavesCount;
+  int reserved[4];
+};
+constexpr int CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5;
+constexpr int CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6;
+constexpr int CUBLASLT_MATMUL_DESC_TRANSA = 3;
+constexpr int CUBLASLT_MATMUL_DESC_TRANSB = 4;
+constexpr int CUBLASLT_MATMUL_DESC_EPILOGUE = 7;
+constexpr int CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8;
+constexpr int CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER = 11;
+constexpr int CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD = 12;
+constexpr int CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE = 13;
+constexpr int CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1;
+// cublasLtEpilogue_t
+constexpr int CUBLASLT_EPILOGUE_DEFAULT = 1;
+constexpr int CUBLASLT_EPILOGUE_RELU = 2;
+constexpr int CUBLASLT_EPILOGUE_BIAS = 4;
+constexpr int CUBLASLT_EPILOGUE_GELU = 32;
+constexpr int CUBLASLT_EPILOGUE_AUX = 128;  // the flag that adds the auxiliary output
+constexpr int CUBLASLT_EPILOGUE_DGELU = 64 | 128;
+constexpr int CUBLASLT_EPILOGUE_BGRAD = 16;  // the flag on DRELU/DGELU that adds the bias gradient
+constexpr int CUBLASLT_EPILOGUE_BGRADA = 256;
+constexpr int CUBLASLT_EPILOGUE_BGRADB = 512;
+
+#define CUPRIC_CUBLASLT_FUNCTIONS(X)                                                                                 \
+  X(Create, cublasLtCreate, true, cublasStatus_t, (cublasLtHandle_t*))                                               \
+  X(GetVersion, cublasLtGetVersion, true, std::size_t, ())                                                           \
+  X(MatmulDescCreate, cublasLtMatmulDescCreate, true, cublasStatus_t, (cublasLtMatmulDesc_t*, int, int))             \
+  X(MatmulDescDestroy, cublasLtMatmulDescDestroy, true, cublasStatus_t, (cublasLtMatmulDesc_t))                      \
+  X(MatmulDescSetAttribute, cublasLtMatmulDescSetAttribute, true, cublasStatus_t,                                    \
+    (cublasLtMatmulDesc_t, int, const void*, std::size_t))                                                           \
+  X(MatrixLayoutCreate, cublasLtMatrixLayoutCreate, true, cublasStatus_t,                                            \
+    (cublasLtMatrixLayout_t*, int, std::uint64_t, std::uint64_t, std::int64_t))                                      \
+  X(MatrixLayoutDestroy, cublasLtMatrixLayoutDestroy, true, cublasStatus_t, (cublasLtMatrixLayout_t))                \
+  X(MatrixLayoutSetAttribute, cublasLtMatrixLayoutSetAttribute, true, cublasStatus_t,                                \
+    (cublasLtMatrixLayout_t, int, const void*, std::size_t))                                                         \
+  X(MatmulPreferenceCreate, cublasLtMatmulPreferenceCreate, true, cublasStatus_t, (cublasLtMatmulPreference_t*))     \
+  X(MatmulPreferenceDestroy, cublasLtMatmulPreferenceDestroy, true, cublasStatus_t, (cublasLtMatmulPreference_t))    \
+  X(MatmulPreferenceSetAttribute, cublasLtMatmulPreferenceSetAttribute, true, cublasStatus_t,                        \
+    (cublasLtMatmulPreference_t, int, const void*, std::size_t))                                                     \
+  X(MatmulAlgoGetHeuristic, cublasLtMatmulAlgoGetHeuristic, true, cublasStatus_t,                                    \
+    (cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, \
+     cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int, cublasLtMatmulHeuristicResult_t*, int*))               \
+  X(Matmul, cublasLtMatmul, true, cublasStatus_t,                                                                    \
+    (cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*, cublasLtMatrixLayout_t, const void*,          \
+     cublasLtMatrixLayout_t, const void*, const void*, cublasLtMatrixLayout_t, void*, cublasLtMatrixLayout_t,        \
+     const cublasLtMatmulAlgo_t*, void*, std::size_t, CUstream))
+
+struct CublasLtApi {
+#define CUPRIC_DECLARE_ENTRY(member, symbol, required, ret, params) ret(*member) params = nullptr;
+  CUPRIC_CUBLASLT_FUNCTIONS(CUPRIC_DECLARE_ENTRY)
+#undef CUPRIC_DECLARE_ENTRY
+  std::size_t version = 0;
+};
 
 // cuFFT: plans are int handles; cufftType and the direction, cufftXtCallbackType (the JIT LTO
 // callbacks' kinds), libraryPropertyType for the version.

@@ -1,13 +1,14 @@
 """cupric.linalg.advanced: stateful matrix-product plans with epilogues, after nvmath-python's
 `nvmath.linalg.advanced` (Matmul, matmul, MatmulEpilog). D = epilogue(alpha * A @ B + beta * C)
-on either device. This first version runs the product in the backend's BLAS (OpenBLAS / cuBLAS)
-and the epilogue as cupric ufuncs (the CPU's is the reference; a cuBLASLt-fused one is to come),
-so plans and results are the same everywhere; see docs/linalg.md."""
+on either device: on GPUs cuBLASLt runs the product with the epilogue fused (_fused.py), on the
+CPU (and for what cuBLASLt lacks) OpenBLAS runs it and the epilogue is composed from ufuncs, the
+reference both are tested against; see docs/linalg.md."""
 
 import enum
 import math
 
 from .. import _cupric as _c
+from . import _fused
 from ._products import _arr
 
 __all__ = ["Matmul", "MatmulEpilog", "matmul"]
@@ -100,6 +101,7 @@ class Matmul:
         self.epilogue_inputs = {k: _arr(v) for k, v in (epilogue_inputs or {}).items()}
         self._planned = False
         self._freed = False
+        self._fused = None
 
     def _check_operands(self):
         a, b, c = self.a, self.b, self.c
@@ -121,7 +123,8 @@ class Matmul:
 
     def plan(self, preferences=None, algorithms=None, epilogue=None, epilogue_inputs=None):
         """Checks the epilogue and its inputs and fixes the algorithm; returns the algorithms
-        considered (one: the backend's BLAS product)."""
+        considered: cuBLASLt's candidates on a GPU (the first is used until autotune() times
+        them), ["blas"] where the product is the backend's BLAS and the epilogue is composed."""
         self._alive()
         if epilogue is not None:
             self.epilogue = MatmulEpilog(epilogue)
@@ -134,15 +137,25 @@ class Matmul:
         bias = self.epilogue_inputs.get("bias")
         if bias is not None and bias.shape[0] != m:
             raise ValueError(f"Matmul: the bias has {bias.shape[0]} entries but the result has {m} rows")
+        self._fused = None
+        if self.a.device.type in _fused.DEVICES and self.options.get("fuse", True):
+            fused = _fused.FusedPlan(self.a, self.b, self.epilogue.value, bias, self.alpha)
+            if fused.plan is not None:
+                fused.recall(self.a, self.b)
+                self._fused = fused
         self._planned = True
         self._layouts = (_layout(self.a), _layout(self.b), None if self.c is None else _layout(self.c))
-        return ["blas"]
+        return self._fused.algorithms() if self._fused else ["blas"]
 
     def autotune(self, iterations=3, prune=None):
-        """Times the candidate algorithms and keeps the fastest (the backend's BLAS is the only one
-        today: nothing to time)."""
+        """Times the candidate algorithms on the current operands (mean of `iterations` runs
+        each), keeps the fastest and records it in the compile cache, so that a later plan of the
+        same problem starts with it. Returns the milliseconds of each candidate ([] where the
+        product is the backend's BLAS: nothing to choose)."""
         self._needs_plan()
-        return ["blas"]
+        if self._fused is None:
+            return []
+        return self._fused.autotune(self.a, self.b, self.epilogue_inputs, max(int(iterations), 1))
 
     def reset_operands(self, a=None, b=None, c=None, *, alpha=None, beta=None, epilogue_inputs=None):
         """New operands of the planned layouts (shape, dtype, device, strides); the plan stays."""
@@ -167,6 +180,15 @@ class Matmul:
     def execute(self):
         """The result (and, for epilogues with auxiliary outputs, a dict of them)."""
         self._needs_plan()
+        if self._fused is not None:
+            try:
+                d, aux = self._fused.execute(self.a, self.b, self.c, self.alpha, self.beta, self.epilogue_inputs)
+            except ValueError as err:
+                if "plan again" not in str(err):
+                    raise
+                self.plan()  # new operands less aligned than the planned ones
+                return self.execute()
+            return (d, aux) if aux else d
         d = _c.matmul(self.a, self.b)
         if self.alpha != 1:
             d = (self.alpha * d).astype(d.dtype)

@@ -106,6 +106,7 @@ class CudaBackend final : public Backend {
   void scatter(const Array& dst, const Array& offsets, const Array& values) override;
   void matmul(const Array& a, const Array& b, const Array& out) override;  // linalg.cpp (cuBLAS)
   void lapack(const LapackCall& call) override;                           // solver.cpp (cuSOLVER)
+  std::shared_ptr<MatmulPlan> plan_matmul(const PlannedMatmul& operands) override;  // matmul_lt.cpp
 
   /// Kernel `name` of the module `key`; `render` makes its source on the first request.
   const runtime::Kernel& kernel(const std::string& key, const std::string& name,

@@ -15,6 +15,7 @@
 #include "cupric/linalg.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/device_timer.hpp"
+#include "gemm_layout.hpp"
 
 namespace cupric::cuda_backend {
 namespace {
@@ -33,6 +34,8 @@ void check_solver(int status, const char* what) {
 /// the primary contexts are), with cuBLAS's workspace.
 struct Handles {
   cuda::cublasHandle_t blas = nullptr;
+  cuda::cublasLtHandle_t lt = nullptr;
+  void* workspace = nullptr;  ///< cuBLAS's, lent to cuBLASLt too: both run in this stream's order
   cuda::cusolverDnHandle_t solver = nullptr;
   cuda::cusolverDnParams_t params = nullptr;
 };
@@ -51,6 +54,7 @@ Handles& handles(int device, CUstream stream, bool solver) {
     cuda::CUdeviceptr ws = 0;
     cuda::check(cuda::driver().MemAlloc(&ws, kCublasWorkspace), "cuMemAlloc (cuBLAS workspace)");
     check_blas(b.SetWorkspace(h.blas, reinterpret_cast<void*>(ws), kCublasWorkspace), "cublasSetWorkspace");
+    h.workspace = reinterpret_cast<void*>(ws);
   }
   if (solver && !h.solver) {
     const auto& s = cuda::cusolver();
@@ -61,7 +65,9 @@ Handles& handles(int device, CUstream stream, bool solver) {
   return h;
 }
 
-int data_type(DType t) {
+}  // namespace
+
+int cuda_data_type(DType t) {
   switch (t) {
     case DType::float16:
       return cuda::CUDA_R_16F;
@@ -80,40 +86,21 @@ int data_type(DType t) {
   }
 }
 
-/// The memory of element `offset` of a (in bytes from the storage).
-char* element(const Array& a, std::int64_t offset) {
-  return static_cast<char*>(a.storage()->data()) + offset * a.itemsize();
-}
-
-/// Offsets of every matrix of a batched operand (leading dims the batch), in elements.
-std::vector<std::int64_t> batch_offsets(const Array& a) {
-  const int nb = a.ndim() - 2;
-  std::int64_t count = 1;
-  for (int d = 0; d < nb; ++d) count *= a.shape()[d];
-  std::vector<std::int64_t> out(static_cast<std::size_t>(count));
-  for (std::int64_t i = 0; i < count; ++i) {
-    std::int64_t rest = i, off = a.offset();
-    for (int d = nb - 1; d >= 0; --d) {
-      off += rest % a.shape()[d] * a.strides()[d];
-      rest /= a.shape()[d];
+bool uniform_batch_stride(const Array& a, std::int64_t& stride) {
+  stride = 0;
+  std::int64_t covered = 0;  // matrices spanned by the dimensions seen so far (0: none yet)
+  for (int d = a.ndim() - 3; d >= 0; --d) {
+    const std::int64_t size = a.shape()[d];
+    if (size == 1) continue;
+    if (covered == 0) {
+      stride = a.strides()[d];
+      covered = size;
+    } else if (a.strides()[d] == stride * covered) {
+      covered *= size;
+    } else {
+      return false;
     }
-    out[static_cast<std::size_t>(i)] = off;
   }
-  return out;
-}
-
-/// One gemm operand as cuBLAS reads it: the row-major matrix (rows x cols) is cuBLAS's
-/// column-major transpose, so a row-major view is OP_N and a column-major one OP_T.
-struct GemmSide {
-  Array array;  ///< the view itself, or a C-contiguous copy when cuBLAS cannot read the view
-  int op = cuda::CUBLAS_OP_N;
-  std::int64_t ld = 1, first = 0, stride = 0;
-};
-
-bool uniform(const std::vector<std::int64_t>& offsets, std::int64_t& stride) {
-  stride = offsets.size() > 1 ? offsets[1] - offsets[0] : 0;
-  for (std::size_t i = 1; i < offsets.size(); ++i)
-    if (offsets[i] - offsets[i - 1] != stride) return false;
   return stride >= 0;
 }
 
@@ -121,8 +108,7 @@ GemmSide gemm_side(CudaBackend& backend, const Array& a) {
   const std::int64_t rows = a.shape()[a.ndim() - 2], cols = a.shape()[a.ndim() - 1];
   const std::int64_t rs = a.strides()[a.ndim() - 2], cs = a.strides()[a.ndim() - 1];
   GemmSide s{a};
-  std::vector<std::int64_t> offsets = batch_offsets(a);
-  bool ok = uniform(offsets, s.stride);
+  bool ok = uniform_batch_stride(a, s.stride);
   if ((cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<std::int64_t>(cols, 1))) {
     s.op = cuda::CUBLAS_OP_N;
     s.ld = rows == 1 ? std::max<std::int64_t>(cols, 1) : rs;
@@ -137,26 +123,23 @@ GemmSide gemm_side(CudaBackend& backend, const Array& a) {
     backend.cast(elementwise_plan({&a, &s.array}, a.shape()));
     s.op = cuda::CUBLAS_OP_N;
     s.ld = std::max<std::int64_t>(cols, 1);
-    offsets = batch_offsets(s.array);
-    uniform(offsets, s.stride);
+    uniform_batch_stride(s.array, s.stride);
   }
-  s.first = offsets.empty() ? 0 : offsets[0];
+  s.first = s.array.offset();
   return s;
 }
 
-int narrow(std::int64_t v, const char* what) {
-  if (v > 0x7fffffff) throw ValueError(cat("matmul on the GPU: ", what, " = ", v, " exceeds cuBLAS's 32-bit sizes"));
-  return static_cast<int>(v);
+LtContext lt_context(int device, cuda::CUstream stream) {
+  Handles& h = handles(device, stream, false);
+  if (!h.lt) check_blas(cuda::cublaslt().Create(&h.lt), "cublasLtCreate");
+  return {h.lt, h.workspace, kCublasWorkspace};
 }
-
-}  // namespace
 
 cuda::cusolverDnHandle_t solver_handle(int device, cuda::CUstream stream, cuda::cusolverDnParams_t* params) {
   Handles& h = handles(device, stream, true);
   *params = h.params;
   return h.solver;
 }
-int cuda_data_type(DType t) { return data_type(t); }
 void check_solver_status(int status, const char* what) { check_solver(status, what); }
 
 void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
@@ -172,6 +155,7 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   if (!is_inexact(t))
     throw NotImplementedError("integer matrix products have no cuBLAS routine (the ops layer composes them)");
   runtime::activate_device(index_);
+  if (gemm_library() == GemmLibrary::cublaslt && matmul_through_lt(*this, a, b, out)) return;
   const runtime::Stream current = runtime::Stream::current(index_);
   const CUstream stream = current.handle();
   Handles& h = handles(index_, stream, false);
@@ -188,13 +172,12 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   const std::complex<float> one_f{1, 0}, zero_f{0, 0};
   const void* alpha = single ? static_cast<const void*>(&one_f) : &one_d;
   const void* beta = single ? static_cast<const void*>(&zero_f) : &zero_d;
-  const int type = data_type(t);
+  const int type = cuda_data_type(t);
   // row-major C = A B is column-major C^T = B^T A^T: B's side goes first
-  check_blas(cuda::cublas().GemmStridedBatchedEx(h.blas, B.op, A.op, narrow(n, "n"), narrow(m, "m"), narrow(k, "k"),
-                                                 alpha, element(B.array, B.first), type, narrow(B.ld, "ldb"), B.stride,
-                                                 element(A.array, A.first), type, narrow(A.ld, "lda"), A.stride, beta,
-                                                 out.data(), type, narrow(n, "ldc"), m * n, narrow(batch, "batch"),
-                                                 compute, cuda::CUBLAS_GEMM_DEFAULT),
+  check_blas(cuda::cublas().GemmStridedBatchedEx(
+                 h.blas, B.op, A.op, narrow(n, "n"), narrow(m, "m"), narrow(k, "k"), alpha, B.data(), type,
+                 narrow(B.ld, "ldb"), B.stride, A.data(), type, narrow(A.ld, "lda"), A.stride, beta, out.data(), type,
+                 narrow(n, "ldc"), m * n, narrow(batch, "batch"), compute, cuda::CUBLAS_GEMM_DEFAULT),
              "cublasGemmStridedBatchedEx");
   timer.end(profiler::EventKind::library, "cublasGemmStridedBatchedEx", cat(m, "x", n, "x", k, " batch ", batch), 0,
             current.serial());

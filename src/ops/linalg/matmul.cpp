@@ -1,6 +1,7 @@
 // matmul.cpp — NumPy's matmul rules (1-D promotion, broadcast batches, dtype, out=) in front of
 // Backend::matmul, which only ever sees same-dtype operands of one rank and a fresh output.
 #include <atomic>
+#include <cstdlib>
 
 #include "cupric/backend.hpp"
 #include "cupric/errors.hpp"
@@ -42,10 +43,36 @@ Array with_axis_from_end(const Array& a, int from_end) {
 
 std::atomic<MatmulPrecision> precision{MatmulPrecision::highest};
 
+GemmLibrary gemm_library_from_environment() {
+  const char* v = std::getenv("CUPRIC_GEMM_LIBRARY");
+  return v && std::string_view(v) == "cublaslt" ? GemmLibrary::cublaslt : GemmLibrary::cublas;
+}
+std::atomic<GemmLibrary> gemm_choice{gemm_library_from_environment()};
+
 }  // namespace
 
 void set_matmul_precision(MatmulPrecision p) { precision.store(p, std::memory_order_relaxed); }
 MatmulPrecision matmul_precision() { return precision.load(std::memory_order_relaxed); }
+void set_gemm_library(GemmLibrary library) { gemm_choice.store(library, std::memory_order_relaxed); }
+GemmLibrary gemm_library() { return gemm_choice.load(std::memory_order_relaxed); }
+
+std::shared_ptr<MatmulPlan> plan_matmul(const PlannedMatmul& p) {
+  if (!p.a.defined() || !p.b.defined() || !p.d.defined() || p.a.ndim() < 2 || p.b.ndim() != p.a.ndim() ||
+      p.d.ndim() != p.a.ndim())
+    throw ValueError("plan_matmul: a, b and d must be stacks of matrices of one ndim (>= 2)");
+  const Shape& d = p.d.shape();
+  const std::int64_t m = d[d.size() - 2], n = d.back(), k = p.a.shape().back();
+  Shape want_a(d.begin(), d.end() - 2), want_b = want_a;
+  want_a.insert(want_a.end(), {m, k});
+  want_b.insert(want_b.end(), {k, n});
+  if (p.a.shape() != want_a || p.b.shape() != want_b)
+    throw ValueError(cat("plan_matmul: shapes ", shape_str(p.a.shape()), " @ ", shape_str(p.b.shape()), " do not make ",
+                         shape_str(d)));
+  if (!(p.a.device() == p.d.device()) || !(p.b.device() == p.d.device()))
+    throw ValueError("plan_matmul: the operands are on different devices");
+  p.d.check_writeable();
+  return backend_for(p.d.device()).plan_matmul(p);
+}
 
 /// One broadcast multiply [..., m, k, n] summed over k in the result dtype, so that sums wrap as
 /// NumPy's do (bool: or of ands).

@@ -143,3 +143,34 @@ def test_tf32_only_when_asked():
         cu.linalg.set_matmul_precision("highest")
     assert np.max(np.abs(fast - exact)) <= 1e-2 * np.max(np.abs(exact))
     assert not np.array_equal(fast, highest)  # TF32's 10-bit inputs do change a 256-term sum
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(64, 32, 32), (16, 8, 20), (5, 40, 40), (1, 300, 200), (96, 6, 6)])
+def test_jacobi_and_batched_solvers(dtype, shape):
+    """gesvdj / gesvdjBatched (<= 32 x 32), syevjBatched (<= 32 x 32) and potrfBatched against the
+    CPU: singular values, orthogonal factors, reconstruction; eigenpairs; Cholesky factors and the
+    LinAlgError of a batch with one matrix that is not positive definite."""
+    a = sample(shape, dtype)
+    ac, ag = both(a)
+    tol = TOL[dtype] * 300
+    agree(cu.linalg.svdvals(ag), cu.linalg.svdvals(ac), tol)
+    for full in (True, False):
+        u, s, vh = cu.linalg.svd(ag, full_matrices=full)
+        k = s.shape[-1]
+        agree((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], ag, tol)
+        agree(u.mT @ u, cu.broadcast_to(cu.eye(u.shape[-1], dtype=dtype, device="cuda:0"), u.shape[:-2] + (u.shape[-1],) * 2), tol)
+        agree(vh @ vh.mT, cu.broadcast_to(cu.eye(vh.shape[-2], dtype=dtype, device="cuda:0"), vh.shape[:-2] + (vh.shape[-2],) * 2), tol)
+    if shape[-1] != shape[-2]:
+        return
+    n = shape[-1]
+    h = a @ np.swapaxes(a, -1, -2) + n * np.eye(n, dtype=dtype)
+    hc, hg = both(h)
+    agree(cu.linalg.eigvalsh(hg), cu.linalg.eigvalsh(hc), tol)
+    w, v = cu.linalg.eigh(hg)
+    agree(hg @ v, v * w[..., None, :], tol * n)
+    agree(cu.linalg.cholesky(hg), cu.linalg.cholesky(hc), tol)
+    bad = h.copy()
+    bad[-1] = -np.eye(n, dtype=dtype)
+    with pytest.raises(cu.linalg.LinAlgError, match="not positive definite"):
+        cu.linalg.cholesky(cu.asarray(bad, device="cuda:0"))

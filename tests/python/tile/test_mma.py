@@ -248,3 +248,44 @@ def test_staged_products_are_emitted():
     assert "mma_staged" not in src["cuda_source"] and "copy_async" not in src["cuda_source"]
     bt = mma_b_transposed.inspect(a, a, cu.zeros((256, 256), dtype=cu.float32), 128, 128, 64, False)
     assert "::cu::tile::mma_staged<128, 64, 128, true" in bt["cuda_source"]
+
+
+# ---- ct.mma and cu.matmul agree (the tile language's product and the library's) ----
+
+ACC = {"float16": "float32", "bfloat16": "float32", "float32": "float32", "float64": "float64"}
+
+
+def mma_and_matmul(dtype, device, launch):
+    """(the tile kernel's float32/float64 accumulator, cu.matmul in the accumulator's dtype,
+    cu.matmul in the operands' dtype) for 70 x 96 @ 96 x 45 random operands on `device`."""
+    rng = np.random.default_rng(23)
+    a, b = random((70, 96), dtype, rng), random((96, 45), dtype, rng)
+    ca, cb = to_cu(a).to_device(device), to_cu(b).to_device(device)
+    acc = cu.dtype(ACC[dtype])
+    out = cu.zeros((70, 45), dtype=acc, device=device)
+    launch((ct.cdiv(70, 32), ct.cdiv(45, 16)), ca, cb, out, 32, 16, 32, acc)
+    return out, cu.matmul(ca, cb, dtype=acc), cu.matmul(ca, cb)
+
+
+def check_mma_matches_matmul(dtype, out, same_loop, rounded):
+    """Products of float16/bfloat16 values are exact in float32, so the accumulator and matmul's
+    float32 loop differ only by the order of the sums; matmul in the operands' dtype is the same
+    sum rounded once to that dtype."""
+    got, want = to_np(out).astype(np.float64), to_np(same_loop).astype(np.float64)
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=0, atol=(1e-12 if dtype == "float64" else 2e-6) * scale)
+    if dtype in ("float16", "bfloat16"):
+        half = to_np(rounded).astype(np.float64)
+        ulp = {"float16": 2**-11, "bfloat16": 2**-8}[dtype]  # half a unit in the last place: one rounding
+        assert np.all(np.abs(half - got) <= ulp * np.abs(got) + 2e-6 * scale)
+
+
+@pytest.mark.parametrize("dtype", list(ACC))
+def test_mma_agrees_with_cu_matmul(dtype, mode):
+    check_mma_matches_matmul(dtype, *mma_and_matmul(dtype, "cpu", lambda g, *xs: run(mma_blocked, mode, g, *xs)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_mma_agrees_with_cu_matmul_on_gpu(dtype):
+    check_mma_matches_matmul(dtype, *mma_and_matmul(dtype, "cuda:0", lambda g, *xs: mma_blocked[g](*xs)))
