@@ -183,11 +183,24 @@ template <class T> __device__ inline complex<T> asinh(complex<T> a) { return log
 template <class T> __device__ inline complex<T> acosh(complex<T> a) {
   return log(a + sqrt(a + complex<T>(1)) * sqrt(a - complex<T>(1)));
 }
+// The branch cuts of asin, acos and atanh lie on the real axis beyond +-1, where the formulas
+// below took the conjugate branch on an H200 (acos(2 + 0i) gave +1.32i; NumPy and C99 give
+// -1.32i): a real argument (imaginary part +-0) is computed from the real functions, with the
+// imaginary part's sign taken from the zero's sign as C99 has it.
 template <class T> __device__ inline complex<T> atanh(complex<T> a) {
+  if (a.im == 0 && fabs(a.re) > 1)
+    return {atanh(T(1) / a.re), copysign(T(1.57079632679489661923), a.im)};
   return (log(complex<T>(1) + a) - log(complex<T>(1) - a)) * T(0.5);
 }
-template <class T> __device__ inline complex<T> asin(complex<T> a) { complex<T> s = asinh(complex<T>(-a.im, a.re)); return {s.im, -s.re}; }
+template <class T> __device__ inline complex<T> asin(complex<T> a) {
+  if (a.im == 0 && fabs(a.re) > 1)
+    return {copysign(T(1.57079632679489661923), a.re), copysign(acosh(fabs(a.re)), a.im)};
+  complex<T> s = asinh(complex<T>(-a.im, a.re));
+  return {s.im, -s.re};
+}
 template <class T> __device__ inline complex<T> acos(complex<T> a) {
+  if (a.im == 0 && fabs(a.re) > 1)
+    return {a.re > 0 ? T(0) : T(3.14159265358979323846), -copysign(acosh(fabs(a.re)), a.im)};
   complex<T> s = asin(a);
   return {T(1.57079632679489661923) - s.re, -s.im};
 }
