@@ -19,11 +19,11 @@ def host(x):
     return np.asarray(x.to_device("cpu")).astype(np.float64)
 
 
-def agree(gpu, cpu, dtype):
+def agree(gpu, cpu, dtype, tol=None):
     g, c = host(gpu), host(cpu)
     assert g.shape == c.shape, (g.shape, c.shape)
     scale = max(1.0, float(np.max(np.abs(c)))) if c.size else 1.0
-    assert np.max(np.abs(g - c)) <= TOL[dtype] * scale * 4, np.max(np.abs(g - c))
+    assert np.max(np.abs(g - c)) <= (tol or TOL[dtype]) * scale * 4, np.max(np.abs(g - c))
 
 
 def operands(dtype, batch=(), m=40, k=72, n=24):
@@ -56,7 +56,9 @@ def test_fused_epilogues_match_the_cpu(dtype, name):
             out = mm.execute()
         results.append(out if isinstance(out, tuple) else (out, {}))
     (dc, auxc), (dg, auxg) = results
-    agree(dg, dc, dtype)
+    # cuBLASLt's float64 GELU gradients agree with the reference to 3e-10 relative on an H200
+    # (its tanh is not correctly rounded), not to float64's 1e-11
+    agree(dg, dc, dtype, 1e-9 if dtype == "float64" and name.startswith("DGELU") else None)
     assert set(auxg) == set(auxc)
     for k in auxc:
         if auxc[k].dtype == cu.dtype(bool):
@@ -83,8 +85,8 @@ def test_views_alpha_beta_c_autotune_and_reset():
         mm.reset_operands(a=g(a2).T, beta=0.0)
         np.testing.assert_allclose(host(mm.execute()), np.maximum(1.5 * (a2.T @ b.T) + bias[:, None], 0),
                                    rtol=1e-4, atol=1e-3)
-    x = matmul(g(a[:8]), g(b[:, :8]).T, epilogue="gelu")  # the function form
-    w = a[:8] @ b[:, :8].T
+    x = matmul(g(a[:8]), g(b[:8, :64]).T, epilogue="gelu")  # the function form
+    w = a[:8] @ b[:8, :64].T
     np.testing.assert_allclose(host(x), 0.5 * w * (1 + np.tanh(math.sqrt(2 / math.pi) * (w + 0.044715 * w**3))),
                                rtol=1e-4, atol=1e-4)
 
