@@ -12,9 +12,8 @@ With --profile every cupric batch runs inside cu.profiler.profile() (the recordi
 the events are taken out after each batch, outside the timing).
 """
 
-import contextlib
-
 import argparse
+import contextlib
 import platform
 import sys
 import time

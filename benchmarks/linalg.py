@@ -256,7 +256,7 @@ def main():
     libs = libraries(args.device)
     names = [n for n, *_ in libs]
     cases = cpu_cases(size) if args.device == "cpu" else gpu_cases(size)
-    times, rows, ratios = [], [], []
+    rows, ratios = [], []
     for name, dtype, make, build in cases:
         if args.only not in name:
             continue

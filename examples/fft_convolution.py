@@ -9,9 +9,8 @@ pass after the transform). Checks that they agree and times both side by side.
 import argparse
 import time
 
-import numpy as np
-
 import cupric as cu
+import numpy as np
 from cupric import tile as ct
 from cupric.fft import advanced, callbacks
 

@@ -42,10 +42,8 @@ CUPRIC_HD T highest() {
 }
 template <class T>
 CUPRIC_HD T quiet_nan() {
-  if constexpr (is_complex_v<T>)
-    return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
-  else
-    return std::numeric_limits<T>::quiet_NaN();
+  if constexpr (is_complex_v<T>) return T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
+  else return std::numeric_limits<T>::quiet_NaN();
 }
 
 /// What every partial result of a reduction starts from. Floating zeros are -0.0, the exact
@@ -53,20 +51,13 @@ CUPRIC_HD T quiet_nan() {
 /// starts floats from NaN, so that one of only NaNs is NaN.
 template <class T, Identity I, NanRule N>
 CUPRIC_HD T reduction_start() {
-  if constexpr (N == NanRule::skip && (is_float_v<T> || is_complex_v<T>))
-    return quiet_nan<T>();
-  else if constexpr (I == Identity::zero && is_float_v<T>)
-    return T(-0.0);
-  else if constexpr (I == Identity::zero && is_complex_v<T>)
-    return T(-0.0, -0.0);
-  else if constexpr (I == Identity::zero)
-    return T(0);
-  else if constexpr (I == Identity::one)
-    return T(1);
-  else if constexpr (I == Identity::lowest)
-    return lowest<T>();
-  else
-    return highest<T>();
+  if constexpr (N == NanRule::skip && (is_float_v<T> || is_complex_v<T>)) return quiet_nan<T>();
+  else if constexpr (I == Identity::zero && is_float_v<T>) return T(-0.0);
+  else if constexpr (I == Identity::zero && is_complex_v<T>) return T(-0.0, -0.0);
+  else if constexpr (I == Identity::zero) return T(0);
+  else if constexpr (I == Identity::one) return T(1);
+  else if constexpr (I == Identity::lowest) return lowest<T>();
+  else return highest<T>();
 }
 
 }  // namespace cu

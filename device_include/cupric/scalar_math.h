@@ -51,15 +51,15 @@ CUPRIC_HD bool logical_or(A a, B b) {
 
 // ---- libm functions under cu:: (the table's expressions name only cu:: and operators, so that
 // each compiler -- host C++, NVRTC -- can map them to its own math library) ------------------
-#define CUPRIC_FORWARD1(NAME, STD)                   \
-  template <class T>                                 \
-  CUPRIC_HD auto NAME(T a) {                         \
-    return std::STD(a);                              \
+#define CUPRIC_FORWARD1(NAME, STD) \
+  template <class T>               \
+  CUPRIC_HD auto NAME(T a) {       \
+    return std::STD(a);            \
   }
-#define CUPRIC_FORWARD2(NAME, STD)                   \
-  template <class T>                                 \
-  CUPRIC_HD auto NAME(T a, T b) {                    \
-    return std::STD(a, b);                           \
+#define CUPRIC_FORWARD2(NAME, STD) \
+  template <class T>               \
+  CUPRIC_HD auto NAME(T a, T b) {  \
+    return std::STD(a, b);         \
   }
 CUPRIC_FORWARD1(fabs, fabs)
 CUPRIC_FORWARD1(sqrt, sqrt)
@@ -350,12 +350,12 @@ CUPRIC_HD auto angle(T a) {
 }
 
 // ---- rounding (integers are returned as they are) ----------------------------------------
-#define CUPRIC_ROUNDING(NAME, FN)                                                     \
-  template <class T>                                                                  \
-  CUPRIC_HD T NAME(T a) {                                                             \
-    if constexpr (is_complex_v<T>) return T(std::FN(a.real()), std::FN(a.imag()));   \
-    else if constexpr (is_float_v<T>) return std::FN(a);                              \
-    else return a;                                                                    \
+#define CUPRIC_ROUNDING(NAME, FN)                                                  \
+  template <class T>                                                               \
+  CUPRIC_HD T NAME(T a) {                                                          \
+    if constexpr (is_complex_v<T>) return T(std::FN(a.real()), std::FN(a.imag())); \
+    else if constexpr (is_float_v<T>) return std::FN(a);                           \
+    else return a;                                                                 \
   }
 CUPRIC_ROUNDING(floor, floor)
 CUPRIC_ROUNDING(ceil, ceil)
@@ -388,7 +388,7 @@ CUPRIC_HD T expm1(T a) {
     using R = typename T::value_type;
     R x = a.real(), y = a.imag();
     // the Array API's special cases (C99's cexp, minus one), where the formula makes inf * 0
-    if (y == 0 && x == 0) return T(R(0), y);  // +0 real part for either zero (expm1(-0 + 0j) too)
+    if (y == 0 && x == 0) return T(R(0), y);                   // +0 real part for either zero (expm1(-0 + 0j) too)
     if (y == 0 && !std::isinf(x)) return T(std::expm1(x), y);  // real input (NaN + 0j too): exact
     if (std::isinf(x)) {
       if (x < 0) return T(R(-1), std::isfinite(y) ? std::copysign(R(0), std::sin(y)) : R(0));
@@ -451,7 +451,10 @@ CUPRIC_HD T heaviside(T x, T h0) {
 /// a == b gives b, as C's nextafter and NumPy >= 2.5 (NumPy 2.4's half loop gave a).
 template <class T>
 CUPRIC_HD T nextafter(T a, T b) {
-  if constexpr (requires { a.bits; T::from_bits(a.bits); }) {
+  if constexpr (requires {
+                  a.bits;
+                  T::from_bits(a.bits);
+                }) {
     const float x = a, y = b;
     if (x != x || y != y) return T(x + y);
     if (x == y) return b;

@@ -68,8 +68,8 @@ struct SortKey {
   static constexpr Key kSign = Key(Key(1) << (8 * sizeof(T) - 1));
   static constexpr bool kFloating = !std::is_integral_v<T>;  // float, double, float16, bfloat16
   /// The bits of +inf: exponent all ones, mantissa zero.
-  static constexpr Key kInf = sizeof(T) == 8   ? Key(0x7ff0000000000000ull)
-                              : sizeof(T) == 4 ? Key(0x7f800000u)
+  static constexpr Key kInf = sizeof(T) == 8                        ? Key(0x7ff0000000000000ull)
+                              : sizeof(T) == 4                      ? Key(0x7f800000u)
                               : std::is_same_v<T, cupric::bfloat16> ? Key(0x7f80u)
                                                                     : Key(0x7c00u);
 
@@ -80,7 +80,7 @@ struct SortKey {
     } else if constexpr (kFloating) {
       const Key magnitude = Key(u & Key(~kSign));
       if (magnitude > kInf) return Key(~Key(0));  // NaN, any sign or payload
-      if (magnitude == 0) return kSign;          // -0.0 sorts as 0.0
+      if (magnitude == 0) return kSign;           // -0.0 sorts as 0.0
       return (u & kSign) ? Key(~u) : Key(u | kSign);
     } else if constexpr (std::is_signed_v<T>) {
       return Key(u ^ kSign);

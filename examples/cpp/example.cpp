@@ -9,7 +9,7 @@ int main() {
   Array x = Array::empty({4, 3}, DType::float32);
   auto* px = static_cast<float*>(x.data());
   for (int i = 0; i < 12; ++i) px[i] = static_cast<float>(i);
-  Array y = apply_ufunc("multiply", {x, x});      // y = x * x
+  Array y = apply_ufunc("multiply", {x, x});                                 // y = x * x
   Array z = apply_ufunc("add", {y, scalar_array(Scalar::from_float(1.0))});  // z = y + 1 (weak scalar)
   const auto* pz = static_cast<const float*>(z.data());
   for (int i = 0; i < 12; ++i) {

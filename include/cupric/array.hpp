@@ -129,7 +129,7 @@ class Array {
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }
   const Strides& strides() const { return strides_; }  ///< in elements
-  std::int64_t offset() const { return offset_; }       ///< in elements
+  std::int64_t offset() const { return offset_; }      ///< in elements
   DType dtype() const { return dtype_; }
   Device device() const { return storage_ ? storage_->device() : Device::cpu(); }
   int ndim() const { return static_cast<int>(shape_.size()); }
@@ -186,8 +186,8 @@ Array broadcast_to(const Array& a, const Shape& shape);
 struct Scalar {
   WeakKind kind = WeakKind::integer;
   bool b = false;
-  std::int64_t i = 0;        ///< integer value when it fits int64
-  std::uint64_t u = 0;       ///< integer value when it does not (big_unsigned)
+  std::int64_t i = 0;   ///< integer value when it fits int64
+  std::uint64_t u = 0;  ///< integer value when it does not (big_unsigned)
   bool big_unsigned = false;
   /// +1 / -1: an integer above uint64 / below int64 (a Python int), with f its nearest double
   /// (inf past double's range). Comparisons take one (the answer against an integer array is
@@ -196,11 +196,31 @@ struct Scalar {
   double f = 0;
   std::complex<double> c{};
 
-  static Scalar from_bool(bool v) { Scalar s; s.kind = WeakKind::boolean; s.b = v; return s; }
-  static Scalar from_int(std::int64_t v) { Scalar s; s.kind = WeakKind::integer; s.i = v; return s; }
+  static Scalar from_bool(bool v) {
+    Scalar s;
+    s.kind = WeakKind::boolean;
+    s.b = v;
+    return s;
+  }
+  static Scalar from_int(std::int64_t v) {
+    Scalar s;
+    s.kind = WeakKind::integer;
+    s.i = v;
+    return s;
+  }
   static Scalar from_uint(std::uint64_t v);
-  static Scalar from_float(double v) { Scalar s; s.kind = WeakKind::floating; s.f = v; return s; }
-  static Scalar from_complex(std::complex<double> v) { Scalar s; s.kind = WeakKind::complex; s.c = v; return s; }
+  static Scalar from_float(double v) {
+    Scalar s;
+    s.kind = WeakKind::floating;
+    s.f = v;
+    return s;
+  }
+  static Scalar from_complex(std::complex<double> v) {
+    Scalar s;
+    s.kind = WeakKind::complex;
+    s.c = v;
+    return s;
+  }
   static Scalar from_huge_int(double rounded) {
     Scalar s;
     s.kind = WeakKind::integer;

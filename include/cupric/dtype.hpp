@@ -39,12 +39,12 @@ enum class DTypeKind : char { boolean = 'b', signed_int = 'i', unsigned_int = 'u
 /// dtype.cpp: code that names a dtype reads a column here rather than switching on it).
 struct DTypeInfo {
   DType dtype;
-  const char* name;    ///< NumPy's name: "float32", "bool", ...
-  int itemsize;        ///< bytes per element
+  const char* name;  ///< NumPy's name: "float32", "bool", ...
+  int itemsize;      ///< bytes per element
   DTypeKind kind;
-  const char* typestr_code;  ///< array-interface code without byte order: "f4", "b1", ...
-  std::uint8_t dlpack_code;  ///< DLDataTypeCode: 0 int, 1 uint, 2 float, 5 complex, 4 bfloat, 6 bool
-  const char* ir_name;       ///< the tile IR's and its messages' short name: "f32", "bf16", "b1"
+  const char* typestr_code;   ///< array-interface code without byte order: "f4", "b1", ...
+  std::uint8_t dlpack_code;   ///< DLDataTypeCode: 0 int, 1 uint, 2 float, 5 complex, 4 bfloat, 6 bool
+  const char* ir_name;        ///< the tile IR's and its messages' short name: "f32", "bf16", "b1"
   const char* kernel_suffix;  ///< CUDA array kernels' names and cache keys: kind + bytes, "f4", "bf2", "b1"
   const char* cpp_type;       ///< C++ type in cupric's headers (host and device): "std::int8_t", "cupric::float16"
   const char* tile_type;      ///< C++ type of the tile library (generated tile code): "::cu::tile::i8"; null: none
@@ -102,10 +102,10 @@ DType result_type(const std::vector<TypeOperand>& operands);
 
 template <DType D>
 struct ctype_of;
-#define CUPRIC_CTYPE(D, T)                \
-  template <>                             \
-  struct ctype_of<DType::D> {             \
-    using type = T;                       \
+#define CUPRIC_CTYPE(D, T)    \
+  template <>                 \
+  struct ctype_of<DType::D> { \
+    using type = T;           \
   };
 CUPRIC_CTYPE(bool_, bool)
 CUPRIC_CTYPE(int8, std::int8_t)

@@ -60,8 +60,8 @@ struct float16 {
       return static_cast<std::uint16_t>(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
     }
     if (ax >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow -> inf
-    if (ax < 0x38800000u) {  // result is subnormal or zero
-      if (ax < 0x33000000u) return static_cast<std::uint16_t>(sign);  // < 2^-25 rounds to 0
+    if (ax < 0x38800000u) {                                                    // result is subnormal or zero
+      if (ax < 0x33000000u) return static_cast<std::uint16_t>(sign);           // < 2^-25 rounds to 0
       std::uint32_t e = ax >> 23;
       std::uint32_t m = (ax & 0x7fffffu) | 0x800000u;
       std::uint32_t shift = 126 - e;  // 14 .. 24 (113 - e + 13)

@@ -38,7 +38,7 @@ struct Event {
   EventKind kind = EventKind::op;
   OpModel model = OpModel::other;
   std::string name;
-  std::string detail;  ///< compile: "hit memory|hit disk|miss"; transfer: "HtoD|DtoH|DtoD"; op: "raised"
+  std::string detail;        ///< compile: "hit memory|hit disk|miss"; transfer: "HtoD|DtoH|DtoD"; op: "raised"
   std::int32_t depth = 0;    ///< ops inside ops (composites) are deeper
   std::int32_t device = -1;  ///< -1 the CPU, else the CUDA ordinal
   std::uint64_t stream = 0;  ///< the stream's serial (0 on the CPU)

@@ -18,9 +18,9 @@ struct RandomRequest {
   RandomDistribution dist = RandomDistribution::uniform;
   std::uint64_t key = 0;
   std::uint64_t counter = 0;
-  double a = 0, b = 1;        ///< uniform: low, high; normal: loc, scale; exponential: scale
-  std::int64_t low = 0;       ///< integers: low
-  std::uint64_t range = 1;    ///< integers: high - low (> 0)
+  double a = 0, b = 1;      ///< uniform: low, high; normal: loc, scale; exponential: scale
+  std::int64_t low = 0;     ///< integers: low
+  std::uint64_t range = 1;  ///< integers: high - low (> 0)
 };
 
 /// Philox blocks (4 words each) a draw of n values of dtype t uses.
@@ -36,9 +36,11 @@ class Generator {
 
   /// Uniform [0, 1).
   Array random(const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
-  Array uniform(double low, double high, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+  Array uniform(double low, double high, const Shape& shape, DType dtype = DType::float64,
+                Device device = Device::cpu());
   Array standard_normal(const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
-  Array normal(double loc, double scale, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
+  Array normal(double loc, double scale, const Shape& shape, DType dtype = DType::float64,
+               Device device = Device::cpu());
   Array exponential(double scale, const Shape& shape, DType dtype = DType::float64, Device device = Device::cpu());
   /// Integers in [low, high) (or [low, high] with endpoint).
   /// Integers in [low, high) ([low, high] with endpoint). The bounds are exact to the ends of

@@ -92,7 +92,7 @@ class SmallVector {
 
   void reserve(size_type n) {
     if (n <= capacity_) return;
-    T* fresh = static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{alignof(T)}));
+    T* fresh = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{alignof(T)}));
     std::uninitialized_move(data_, data_ + size_, fresh);
     std::destroy(data_, data_ + size_);
     free_heap();
@@ -201,7 +201,7 @@ class SmallVector {
   T* inline_data() noexcept { return std::launder(reinterpret_cast<T*>(inline_)); }
   bool on_heap() const noexcept { return capacity_ > N; }
   void free_heap() noexcept {
-    if (on_heap()) ::operator delete (data_, std::align_val_t{alignof(T)});
+    if (on_heap()) ::operator delete(data_, std::align_val_t{alignof(T)});
   }
   void release() noexcept {
     std::destroy(data_, data_ + size_);

@@ -30,14 +30,14 @@ struct UfuncLoop {
 
 /// A row of the ufunc table.
 struct Ufunc {
-  int id = 0;                ///< index in all_ufuncs()
+  int id = 0;  ///< index in all_ufuncs()
   std::string name;
   int nin = 1;
   OutRule out_rule = OutRule::same;
   UfuncFlags flags = UfuncFlags::none;
-  std::string types;         ///< type codes as in ufunc_table.def
-  std::string expression;    ///< scalar C++ expression in a, b, c
-  std::string doc;           ///< one line: what it computes (the table's doc column)
+  std::string types;       ///< type codes as in ufunc_table.def
+  std::string expression;  ///< scalar C++ expression in a, b, c
+  std::string doc;         ///< one line: what it computes (the table's doc column)
   std::vector<UfuncLoop> loops;
 
   /// NumPy-style loop names, e.g. "ff->f", for messages and introspection.
@@ -52,14 +52,14 @@ const Ufunc& find_ufunc(std::string_view name);
 /// Aliases in the namespace: {"abs", "absolute"}, {"acos", "arccos"}, ...
 const std::vector<std::pair<std::string, std::string>>& ufunc_aliases();
 
-char dtype_code(DType t);           ///< '?', 'b', ..., 'E' for bfloat16
+char dtype_code(DType t);  ///< '?', 'b', ..., 'E' for bfloat16
 DType dtype_from_code(char c);
 
 /// Options of a ufunc call, as NumPy's keywords.
 struct UfuncOptions {
-  Array out;                       ///< write here (must have the broadcast shape)
-  Array where;                     ///< bool mask: elements where it is false are left as they are
-  std::optional<DType> dtype;      ///< compute and return in this dtype
+  Array out;                   ///< write here (must have the broadcast shape)
+  Array where;                 ///< bool mask: elements where it is false are left as they are
+  std::optional<DType> dtype;  ///< compute and return in this dtype
   Casting casting = Casting::same_kind;
 };
 

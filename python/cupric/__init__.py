@@ -60,7 +60,8 @@ def __getattr__(name):
         value = _dtypes.lookup(name)
         globals()[name] = value
         return value
-    if name in ("testing", "typing", "lib", "profiler", "debug"):  # numpy.testing's checks for cupric arrays; the signatures' types
+    # numpy.testing's checks for cupric arrays; the signatures' types; tools
+    if name in ("testing", "typing", "lib", "profiler", "debug"):
         import importlib
 
         return importlib.import_module(f"cupric.{name}")

@@ -2,6 +2,7 @@ import numpy
 
 import cupric
 from cupric import AxisError as AxisError
+import cupric._flatiter
 from cupric._interop import (
     _array as __array__,
     _array_function as __array_function__,
@@ -11,6 +12,7 @@ from cupric._interop import (
 )
 from cupric._methods import (
     argpartition as argpartition,
+    byteswap as byteswap,
     choose as choose,
     compress as compress,
     dump as dump,
@@ -19,9 +21,11 @@ from cupric._methods import (
     partition as partition,
     put as put,
     repeat as repeat,
+    resize as resize,
     take as take,
     tobytes as tobytes,
-    tofile as tofile
+    tofile as tofile,
+    view as view
 )
 from cupric._pickle import (
     _copy as __copy__,
@@ -314,6 +318,8 @@ class ndarray:
     def __imatmul__(self, arg: object, /) -> object: ...
 
     __array_priority__: int = ...
+
+    flat: cupric._flatiter.flat_attribute = ...
 
 def asarray(obj: cupric.typing.ArrayLike, dtype: cupric.typing.DTypeLike | None = ..., device: cupric.typing.DeviceLike | None = ..., copy: bool | None = ...) -> ndarray: ...
 

@@ -81,10 +81,8 @@ std::shared_ptr<Storage> Storage::allocate(Device device, std::size_t nbytes) {
 }
 
 Storage::~Storage() {
-  if (owner_)
-    owner_->deallocate(data_, nbytes_, last_writer());
-  else if (release_)
-    release_(data_);
+  if (owner_) owner_->deallocate(data_, nbytes_, last_writer());
+  else if (release_) release_(data_);
 }
 
 std::int64_t shape_size(const Shape& shape) {
@@ -168,9 +166,10 @@ void check_resizing_view(const Array& a, DType dtype) {
     throw ValueError(cat("When changing to a smaller dtype, its size must be a divisor of the size of original dtype (",
                          name(a.dtype()), " to ", name(dtype), ")"));
   if (to > from && (a.shape()[last] * from) % to != 0)
-    throw ValueError(cat("When changing to a larger dtype, its size must be a divisor of the total size in bytes of "
-                         "the last axis of the array (", a.shape()[last] * from, " bytes, ", name(dtype), " is ", to,
-                         ")"));
+    throw ValueError(
+        cat("When changing to a larger dtype, its size must be a divisor of the total size in bytes of "
+            "the last axis of the array (",
+            a.shape()[last] * from, " bytes, ", name(dtype), " is ", to, ")"));
 }
 }  // namespace
 
@@ -235,9 +234,7 @@ void Scalar::store(DType t, void* dst) const {
     if constexpr (std::is_same_v<T, bool>) {
       switch (kind) {
         case WeakKind::boolean: v = b; break;
-        case WeakKind::integer:
-          v = big_unsigned || beyond || i != 0;
-          break;
+        case WeakKind::integer: v = big_unsigned || beyond || i != 0; break;
         case WeakKind::floating: v = f != 0; break;
         default: v = c != std::complex<double>(0); break;
       }
@@ -316,10 +313,8 @@ DType weak_storage_dtype(const Scalar& s) {
 namespace {
 /// Writes a weak scalar in weak_storage_dtype(s) (an integer past 64 bits as its double, even inf).
 void store_weak(const Scalar& s, void* dst) {
-  if (s.beyond)
-    std::memcpy(dst, &s.f, sizeof(double));
-  else
-    s.store(weak_storage_dtype(s), dst);
+  if (s.beyond) std::memcpy(dst, &s.f, sizeof(double));
+  else s.store(weak_storage_dtype(s), dst);
 }
 }  // namespace
 

@@ -10,9 +10,9 @@
 namespace cupric {
 
 namespace detail {
-Backend& builtin_cpu_backend();     // src/backend/cpu (linked into the same library)
+Backend& builtin_cpu_backend();                 // src/backend/cpu (linked into the same library)
 BackendFactory builtin_cuda_backend_factory();  // src/backend/cuda (constructing it loads CUDA)
-}
+}  // namespace detail
 
 namespace {
 /// Backends already made, by CUDA device index, read without the registry's lock (every op on a

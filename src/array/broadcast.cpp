@@ -27,7 +27,9 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
 Array broadcast_to(const Array& a, const Shape& shape) {
   const int nd = static_cast<int>(shape.size());
   const int shift = nd - a.ndim();
-  auto fail = [&] { return ValueError(cat("cannot broadcast an array of shape ", shape_str(a.shape()), " to shape ", shape_str(shape))); };
+  auto fail = [&] {
+    return ValueError(cat("cannot broadcast an array of shape ", shape_str(a.shape()), " to shape ", shape_str(shape)));
+  };
   if (shift < 0) throw fail();
   Strides strides(nd, 0);
   for (int d = 0; d < nd; ++d) {

@@ -19,14 +19,11 @@ bool is_integral(const Scalar& s) { return s.kind == WeakKind::integer || s.kind
 
 double as_double(const Scalar& s) {
   switch (s.kind) {
-    case WeakKind::boolean:
-      return s.b ? 1.0 : 0.0;
+    case WeakKind::boolean: return s.b ? 1.0 : 0.0;
     case WeakKind::integer:
       return s.beyond ? s.f : s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
-    case WeakKind::floating:
-      return s.f;
-    default:
-      return s.c.real();
+    case WeakKind::floating: return s.f;
+    default: return s.c.real();
   }
 }
 
@@ -58,8 +55,7 @@ double stored_as(const Scalar& s, DType t) {
       return static_cast<double>(v.real());
     else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
       return static_cast<double>(static_cast<float>(v));
-    else
-      return static_cast<double>(v);
+    else return static_cast<double>(v);
   });
 }
 

@@ -33,13 +33,10 @@ Device device_from_dlpack(DLDevice d) {
   if (d.device_id < 0) throw BufferError(cat("DLPack device id ", d.device_id, " is negative"));
   switch (d.device_type) {
     case kDLCPU:
-    case kDLCUDAHost:
-      return Device::cpu();
+    case kDLCUDAHost: return Device::cpu();
     case kDLCUDA:
-    case kDLCUDAManaged:
-      return Device::cuda(d.device_id);
-    default:
-      break;
+    case kDLCUDAManaged: return Device::cuda(d.device_id);
+    default: break;
   }
   throw BufferError(cat("cupric cannot use DLPack device type ", d.device_type, " (device ", d.device_id,
                         "): supported are kDLCPU (1), kDLCUDA (2), kDLCUDAHost (3) and kDLCUDAManaged (13)"));
@@ -109,8 +106,8 @@ Managed* make_export(const Array& a) {
 Array wrap(TensorLayout l, std::function<void(void*)> release) {
   const std::int64_t isz = itemsize(l.dtype);
   check_layout(l.shape, l.strides, 0, isz);  // what the Array constructor checks, so that it cannot throw below
-  auto storage =
-      std::make_shared<Storage>(l.device, l.data, static_cast<std::size_t>(shape_size(l.shape) * isz), std::move(release));
+  auto storage = std::make_shared<Storage>(l.device, l.data, static_cast<std::size_t>(shape_size(l.shape) * isz),
+                                           std::move(release));
   return Array(std::move(storage), std::move(l.shape), std::move(l.strides), 0, l.dtype);
 }
 }  // namespace

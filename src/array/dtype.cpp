@@ -225,7 +225,8 @@ DType result_type(const std::vector<TypeOperand>& operands) {
   const bool have_strong = first >= 0;
   DType strong = have_strong ? operands[first].dtype : DType::bool_;
   for (std::size_t k = 0; k < operands.size(); ++k)
-    if (operands[k].weak == WeakKind::none && static_cast<int>(k) != first) strong = promote_types(strong, operands[k].dtype);
+    if (operands[k].weak == WeakKind::none && static_cast<int>(k) != first)
+      strong = promote_types(strong, operands[k].dtype);
   if (!have_strong) {  // only Python scalars: their default dtypes promote
     DType t = operands[0].dtype;
     for (const auto& o : operands) t = promote_types(t, o.dtype);
@@ -238,17 +239,29 @@ DType result_type(const std::vector<TypeOperand>& operands) {
 FloatInfo finfo(DType t) {
   switch (real_dtype(t)) {
     case DType::float16:
-      return {16, std::ldexp(1.0, -10), 65504.0, -65504.0, std::ldexp(1.0, -14), std::ldexp(1.0, -24), 1e-3,
-              3, 10, 5, -14, 16, DType::float16};
+      return {
+          16, std::ldexp(1.0, -10), 65504.0, -65504.0, std::ldexp(1.0, -14), std::ldexp(1.0, -24), 1e-3, 3, 10, 5, -14,
+          16, DType::float16};
     case DType::bfloat16:
-      return {16, std::ldexp(1.0, -7), 3.3895313892515355e38, -3.3895313892515355e38, std::ldexp(1.0, -126),
-              std::ldexp(1.0, -133), 1e-2, 2, 7, 8, -126, 128, DType::bfloat16};
+      return {16,
+              std::ldexp(1.0, -7),
+              3.3895313892515355e38,
+              -3.3895313892515355e38,
+              std::ldexp(1.0, -126),
+              std::ldexp(1.0, -133),
+              1e-2,
+              2,
+              7,
+              8,
+              -126,
+              128,
+              DType::bfloat16};
     case DType::float32:
-      return {32, FLT_EPSILON, FLT_MAX, -FLT_MAX, FLT_MIN, std::ldexp(1.0, -149), 1e-6, 6, 23, 8, -126, 128,
-              DType::float32};
+      return {32, FLT_EPSILON, FLT_MAX, -FLT_MAX, FLT_MIN, std::ldexp(1.0, -149), 1e-6,
+              6,  23,          8,       -126,     128,     DType::float32};
     case DType::float64:
-      return {64, DBL_EPSILON, DBL_MAX, -DBL_MAX, DBL_MIN, std::ldexp(1.0, -1074), 1e-15, 15, 52, 11, -1022, 1024,
-              DType::float64};
+      return {64, DBL_EPSILON, DBL_MAX, -DBL_MAX, DBL_MIN, std::ldexp(1.0, -1074), 1e-15,
+              15, 52,          11,      -1022,    1024,    DType::float64};
     default: break;
   }
   throw ValueError(cat("data type ", name(t), " not inexact"));

@@ -29,10 +29,8 @@ Slice::Bounds Slice::resolve(std::int64_t size) const {
   b.step = st;
   b.start = clip(start, st < 0 ? size - 1 : 0);
   b.stop = clip(stop, st < 0 ? -1 : size);
-  if (st < 0)
-    b.length = b.stop < b.start ? (b.start - b.stop - 1) / (-st) + 1 : 0;
-  else
-    b.length = b.start < b.stop ? (b.stop - b.start - 1) / st + 1 : 0;
+  if (st < 0) b.length = b.stop < b.start ? (b.start - b.stop - 1) / (-st) + 1 : 0;
+  else b.length = b.start < b.stop ? (b.stop - b.start - 1) / st + 1 : 0;
   return b;
 }
 
@@ -133,17 +131,10 @@ int consumed_dims(const Index& index, int ndim) {
   for (const IndexItem& it : index) {
     switch (it.kind) {
       case IndexItem::Kind::integer:
-      case IndexItem::Kind::slice:
-        ++consumed;
-        break;
-      case IndexItem::Kind::ellipsis:
-        ++ellipses;
-        break;
-      case IndexItem::Kind::newaxis:
-        break;
-      case IndexItem::Kind::array:
-        consumed += is_bool(it.array.dtype()) ? it.array.ndim() : 1;
-        break;
+      case IndexItem::Kind::slice: ++consumed; break;
+      case IndexItem::Kind::ellipsis: ++ellipses; break;
+      case IndexItem::Kind::newaxis: break;
+      case IndexItem::Kind::array: consumed += is_bool(it.array.dtype()) ? it.array.ndim() : 1; break;
     }
   }
   if (ellipses > 1) throw IndexError("an index can only have a single ellipsis ('...')");

@@ -73,7 +73,8 @@ ElementwisePlan elementwise_plan(std::span<const Array* const> operands, const S
     plan.data[op] = static_cast<char*>(a.data());
     plan.dtypes[op] = a.dtype();
     const int shift = nd - a.ndim();
-    if (shift < 0) throw ValueError(cat("operand of shape ", shape_str(a.shape()), " has more dimensions than ", shape_str(shape)));
+    if (shift < 0)
+      throw ValueError(cat("operand of shape ", shape_str(a.shape()), " has more dimensions than ", shape_str(shape)));
     for (int d = 0; d < a.ndim(); ++d) {
       if (a.shape()[d] == shape[d + shift]) strides[op][d + shift] = a.strides()[d] * a.itemsize();
       else if (a.shape()[d] != 1)
@@ -101,8 +102,7 @@ ElementwisePlan elementwise_plan(std::span<const Array* const> operands, const S
   OperandVector<Strides> out_strides(static_cast<std::size_t>(nop));
   for (int d : dims) {
     bool merge = !out_shape.empty();
-    for (int op = 0; merge && op < nop; ++op)
-      merge = out_strides[op].back() == strides[op][d] * shape[d];
+    for (int op = 0; merge && op < nop; ++op) merge = out_strides[op].back() == strides[op][d] * shape[d];
     if (merge) {
       out_shape.back() *= shape[d];
       for (int op = 0; op < nop; ++op) out_strides[op].back() = strides[op][d];

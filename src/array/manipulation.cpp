@@ -56,10 +56,8 @@ std::optional<Strides> reshape_strides(const Array& a, const Shape& shape) {
   while (ni < new_nd && oi < old_nd) {
     std::int64_t np = shape[ni], op = old_dims[oi];
     while (np != op) {
-      if (np < op)
-        np *= shape[nj++];
-      else
-        op *= old_dims[oj++];
+      if (np < op) np *= shape[nj++];
+      else op *= old_dims[oj++];
     }
     for (int ok = oi; ok < oj - 1; ++ok)
       if (old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]) return std::nullopt;

@@ -34,10 +34,8 @@ bool is_sticky(CUresult code) {
     case CUDA_ERROR_TENSOR_MEMORY_LEAK:
     case CUDA_ERROR_ECC_UNCORRECTABLE:
     case CUDA_ERROR_NVLINK_UNCORRECTABLE:
-    case CUDA_ERROR_CONTAINED:
-      return true;
-    default:
-      return false;
+    case CUDA_ERROR_CONTAINED: return true;
+    default: return false;
   }
 }
 

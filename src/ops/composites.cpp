@@ -27,14 +27,10 @@ Array weak_int(std::int64_t v) { return scalar_array(Scalar::from_int(v)); }
 std::complex<double> weak_value(const Array& a) {
   const Scalar s = scalar_of_weak(a);
   switch (s.kind) {
-    case WeakKind::boolean:
-      return s.b ? 1.0 : 0.0;
-    case WeakKind::integer:
-      return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
-    case WeakKind::floating:
-      return s.f;
-    default:
-      return s.c;
+    case WeakKind::boolean: return s.b ? 1.0 : 0.0;
+    case WeakKind::integer: return s.big_unsigned ? static_cast<double>(s.u) : static_cast<double>(s.i);
+    case WeakKind::floating: return s.f;
+    default: return s.c;
   }
 }
 
@@ -112,8 +108,7 @@ Array isclose(const Array& a, const Array& b, const Array& rtol, const Array& at
   const Array y = inexact_operand(b);
   Array close = call("less_equal", {call("absolute", {call("subtract", {x, y})}), tolerance(y, rtol, atol)});
   close = call("logical_or", {call("logical_and", {close, classify("isfinite", y)}), call("equal", {x, y})});
-  if (equal_nan)
-    close = call("logical_or", {close, call("logical_and", {classify("isnan", x), classify("isnan", y)})});
+  if (equal_nan) close = call("logical_or", {close, call("logical_and", {classify("isnan", x), classify("isnan", y)})});
   return close;
 }
 
@@ -157,10 +152,8 @@ Array nan_to_num(const Array& x_in, bool copy, double nan, std::optional<double>
   const FloatInfo limits = finfo(real_dtype(x.dtype()));
   const double values[3] = {nan, posinf.value_or(limits.max), neginf.value_or(limits.min)};
   std::vector<Array> parts;
-  if (is_complex(x.dtype()))
-    parts = {complex_part(x, 0), complex_part(x, 1)};
-  else
-    parts = {x};
+  if (is_complex(x.dtype())) parts = {complex_part(x, 0), complex_part(x, 1)};
+  else parts = {x};
   const double inf = std::numeric_limits<double>::infinity();
   for (const Array& d : parts) {
     // all three masks first, so that a replacement value is not replaced again

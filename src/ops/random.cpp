@@ -35,7 +35,9 @@ void check_float(const char* what, DType t) {
 }
 }  // namespace
 
-Array Generator::random(const Shape& shape, DType dtype, Device device) { return uniform(0.0, 1.0, shape, dtype, device); }
+Array Generator::random(const Shape& shape, DType dtype, Device device) {
+  return uniform(0.0, 1.0, shape, dtype, device);
+}
 
 Array Generator::uniform(double low, double high, const Shape& shape, DType dtype, Device device) {
   check_float("uniform", dtype);

@@ -64,7 +64,8 @@ std::vector<std::int64_t> Generator::host_ordering(std::int64_t n) {
     if (t % 2 == 0) w = cu::philox4x32_10(counter_ + static_cast<std::uint64_t>(t / 2), 0, key_);
     const int k = static_cast<int>(t % 2);
     const std::int64_t i = n - 1 - t;
-    const auto j = static_cast<std::int64_t>(cu::bounded(w.v[2 * k], w.v[2 * k + 1], static_cast<std::uint64_t>(i + 1)));
+    const auto j =
+        static_cast<std::int64_t>(cu::bounded(w.v[2 * k], w.v[2 * k + 1], static_cast<std::uint64_t>(i + 1)));
     std::swap(idx[static_cast<std::size_t>(i)], idx[static_cast<std::size_t>(j)]);
   }
   counter_ += n > 1 ? static_cast<std::uint64_t>(n) / 2 : 0;  // ceil((n - 1) / 2) blocks
@@ -95,10 +96,11 @@ Array Generator::choice(const Array* population, std::int64_t n, const Shape& sh
   for (std::int64_t d : shape)
     if (d < 0) throw ValueError(cat("choice: negative dimensions are not allowed: size=", shape_str(shape)));
   const std::int64_t count = shape_size(shape);
-  if (n <= 0 && count > 0) throw ValueError(cat("choice: a cannot be empty unless no samples are taken (a has ", n, " elements)"));
+  if (n <= 0 && count > 0)
+    throw ValueError(cat("choice: a cannot be empty unless no samples are taken (a has ", n, " elements)"));
   if (!replace && count > n)
-    throw ValueError(cat("choice: cannot take a larger sample (", count, ") than the population (", n,
-                         ") when replace is False"));
+    throw ValueError(
+        cat("choice: cannot take a larger sample (", count, ") than the population (", n, ") when replace is False"));
   std::vector<double> prob;
   if (p) {
     if (p->ndim() != 1 || p->shape()[0] != n)
@@ -109,7 +111,8 @@ Array Generator::choice(const Array* population, std::int64_t n, const Shape& sh
     prob.assign(v, v + n);
     double total = 0;
     for (double q : prob) {
-      if (!(q >= 0) || !std::isfinite(q)) throw ValueError(cat("choice: probabilities must be finite and non-negative, got ", q));
+      if (!(q >= 0) || !std::isfinite(q))
+        throw ValueError(cat("choice: probabilities must be finite and non-negative, got ", q));
       total += q;
     }
     if (std::fabs(total - 1.0) > std::sqrt(1e-16) * 10)
@@ -146,9 +149,11 @@ Array Generator::choice(const Array* population, std::int64_t n, const Shape& sh
       const auto* kv = static_cast<const double*>(uk.data());
       std::vector<std::pair<double, std::int64_t>> keys;
       for (std::int64_t i = 0; i < n; ++i)
-        if (prob[static_cast<std::size_t>(i)] > 0) keys.emplace_back(std::log(kv[i]) / prob[static_cast<std::size_t>(i)], i);
-      std::partial_sort(keys.begin(), keys.begin() + count, keys.end(),
-                        [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+        if (prob[static_cast<std::size_t>(i)] > 0)
+          keys.emplace_back(std::log(kv[i]) / prob[static_cast<std::size_t>(i)], i);
+      std::partial_sort(keys.begin(), keys.begin() + count, keys.end(), [](const auto& a, const auto& b) {
+        return a.first > b.first || (a.first == b.first && a.second < b.second);
+      });
       for (std::int64_t i = 0; i < count; ++i) pos.push_back(keys[static_cast<std::size_t>(i)].second);
     }
   }

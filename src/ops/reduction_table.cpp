@@ -22,12 +22,9 @@ const ScanRow* find_scan(std::string_view name) {
 DType reduction_result_dtype(const ReductionRow& row, DType in) {
   switch (row.acc) {
     case AccRule::sum:
-    case AccRule::product:
-      return sum_dtype(in);
-    case AccRule::same:
-      return in;
-    case AccRule::boolean:
-      return DType::bool_;
+    case AccRule::product: return sum_dtype(in);
+    case AccRule::same: return in;
+    case AccRule::boolean: return DType::bool_;
   }
   return in;
 }
@@ -36,26 +33,21 @@ DType compute_dtype(DType t) { return t == DType::float16 || t == DType::bfloat1
 
 DType gpu_accumulator(const ReductionRow& row, DType out) {
   switch (row.acc) {
-    case AccRule::boolean:
-      return DType::bool_;
+    case AccRule::boolean: return DType::bool_;
     case AccRule::sum:
     case AccRule::product:  // float64 for 16/32-bit floats: better than a pairwise float32 sum
       if (out == DType::float16 || out == DType::bfloat16 || out == DType::float32) return DType::float64;
       return out == DType::complex64 ? DType::complex128 : out;
-    case AccRule::same:
-      return compute_dtype(out);
+    case AccRule::same: return compute_dtype(out);
   }
   return out;
 }
 
 Scalar empty_value(const ReductionRow& row) {
   switch (row.identity) {
-    case cu::Identity::zero:
-      return Scalar::from_int(0);
-    case cu::Identity::one:
-      return Scalar::from_int(1);
-    default:
-      throw ValueError(cat("reduce: an empty ", row.name, " has no value (", row.ufunc, " has no identity)"));
+    case cu::Identity::zero: return Scalar::from_int(0);
+    case cu::Identity::one: return Scalar::from_int(1);
+    default: throw ValueError(cat("reduce: an empty ", row.name, " has no value (", row.ufunc, " has no identity)"));
   }
 }
 

@@ -51,10 +51,8 @@ ReducePlan plan_reduction(const Array& a, const Axes& axis, bool keepdims, bool 
   }
   for (int d = 0; d < a.ndim(); ++d) {
     const bool reduced = std::find(p.axes.begin(), p.axes.end(), d) != p.axes.end();
-    if (!reduced)
-      p.result_shape.push_back(a.shape()[d]);
-    else if (keepdims)
-      p.result_shape.push_back(1);
+    if (!reduced) p.result_shape.push_back(a.shape()[d]);
+    else if (keepdims) p.result_shape.push_back(1);
   }
   return p;
 }
@@ -224,10 +222,8 @@ Array arg_extreme(ArgReduceOp op, const char* what, const Array& a, std::optiona
   } else {
     ax = normalize_axis(*axis, a.ndim());
     result_shape = a.shape();
-    if (keepdims)
-      result_shape[ax] = 1;
-    else
-      result_shape.erase(result_shape.begin() + ax);
+    if (keepdims) result_shape[ax] = 1;
+    else result_shape.erase(result_shape.begin() + ax);
   }
   if (src.shape()[ax] == 0) throw ValueError(cat("attempt to get ", what, " of an empty sequence"));
   if (out.defined()) {

@@ -24,10 +24,8 @@ Array scan_impl(ScanOp op, const char* what, const Array& a, const ScanOptions& 
     ax = normalize_axis(*o.axis, a.ndim());
   }
   DType acc = sum_dtype(a.dtype());
-  if (o.dtype)
-    acc = *o.dtype;
-  else if (o.out.defined())
-    acc = promote_types(a.dtype(), o.out.dtype());
+  if (o.dtype) acc = *o.dtype;
+  else if (o.out.defined()) acc = promote_types(a.dtype(), o.out.dtype());
 
   Shape shape = src.shape();
   if (o.include_initial) shape[ax] += 1;

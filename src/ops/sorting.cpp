@@ -53,14 +53,15 @@ std::int64_t host_int(const Array& a) {
 
 void check_sorter(const Array& sorter, std::int64_t n) {
   if (sorter.ndim() != 1 || sorter.size() != n)
-    throw ValueError(cat("sorter.size must equal a.size: sorter has shape ", shape_str(sorter.shape()),
-                         " and a has ", n, " elements"));
+    throw ValueError(cat("sorter.size must equal a.size: sorter has shape ", shape_str(sorter.shape()), " and a has ",
+                         n, " elements"));
   if (!is_integer(sorter.dtype()) || is_bool(sorter.dtype()))
     throw TypeError(cat("sorter must be an integer array, got ", name(sorter.dtype())));
   if (n == 0) return;
   const Array as64 = converted(sorter, DType::int64);
   const std::int64_t lo = host_int(min(as64)), hi = host_int(max(as64));
-  if (lo < 0 || hi >= n) throw ValueError(cat("Sorter index out of range: indices must be in [0, ", n, "), got ", lo < 0 ? lo : hi));
+  if (lo < 0 || hi >= n)
+    throw ValueError(cat("Sorter index out of range: indices must be in [0, ", n, "), got ", lo < 0 ? lo : hi));
 }
 }  // namespace
 
@@ -80,7 +81,8 @@ void sort_in_place(const Array& a, int axis, bool descending) {
 
 Array searchsorted(const Array& sorted, const Array& v, bool right, const Array& sorter) {
   if (sorted.ndim() != 1)
-    throw ValueError(cat("searchsorted: the sorted array must be 1-dimensional, got shape ", shape_str(sorted.shape())));
+    throw ValueError(
+        cat("searchsorted: the sorted array must be 1-dimensional, got shape ", shape_str(sorted.shape())));
   const bool weak = v.weak() != WeakKind::none;  // a Python scalar: a host value, on no device
   if (!weak && !(sorted.device() == v.device()))
     throw ValueError(cat("searchsorted: the sorted array is on ", sorted.device().str(), " but the values are on ",
@@ -94,7 +96,8 @@ Array searchsorted(const Array& sorted, const Array& v, bool right, const Array&
   Array needles = converted(v, t);
   if (!(needles.device() == sorted.device())) {  // a weak scalar moves to the array's device
     Array moved = Array::empty(needles.shape(), t, sorted.device());
-    backend_for(sorted.device()).copy_from_host(moved.data(), needles.data(), static_cast<std::size_t>(needles.nbytes()));
+    backend_for(sorted.device())
+        .copy_from_host(moved.data(), needles.data(), static_cast<std::size_t>(needles.nbytes()));
     needles = moved;
   }
   Array out = Array::empty(needles.shape(), DType::int64, sorted.device());
@@ -113,7 +116,8 @@ Array first_k(const Array& a, std::int64_t k) {
 
 UniqueResult unique_flat(const Array& a, bool want_index, bool want_inverse, bool want_counts, bool equal_nan) {
   if (is_complex(a.dtype()))
-    throw TypeError(cat("unique_flat takes real elements, got ", name(a.dtype()), " (complex unique composes in Python)"));
+    throw TypeError(
+        cat("unique_flat takes real elements, got ", name(a.dtype()), " (complex unique composes in Python)"));
   const Device dev = a.device();
   const std::int64_t n = a.size();
   const Array flat = reshape(a, {n});

@@ -84,17 +84,13 @@ std::optional<bool> out_of_range_comparison(const Ufunc& uf, const UfuncLoop& lo
   if (fits(s, loop.types[w])) return std::nullopt;
   const bool weak_above =
       s.beyond > 0 || s.big_unsigned || (!s.beyond && s.i > 0);  // above every value of the type, else below
-  const bool lhs_less = w == 1 ? weak_above : !weak_above;  // inputs[0] < inputs[1] everywhere
+  const bool lhs_less = w == 1 ? weak_above : !weak_above;       // inputs[0] < inputs[1] everywhere
   switch (cmp) {
-    case Comparison::equal:
-      return false;
-    case Comparison::not_equal:
-      return true;
+    case Comparison::equal: return false;
+    case Comparison::not_equal: return true;
     case Comparison::less:
-    case Comparison::less_equal:
-      return lhs_less;
-    default:
-      return !lhs_less;
+    case Comparison::less_equal: return lhs_less;
+    default: return !lhs_less;
   }
 }
 
@@ -148,10 +144,8 @@ void check_integer_power(const Ufunc& uf, const UfuncLoop& loop, const LoopInput
   if (where) negative = apply_ufunc("logical_and", {negative, *where});
   const Array found = any(negative);
   bool any_negative = false;
-  if (found.device().is_cpu())
-    any_negative = *static_cast<const bool*>(found.data());
-  else
-    backend_for(found.device()).copy_to_host(&any_negative, found.data(), 1);
+  if (found.device().is_cpu()) any_negative = *static_cast<const bool*>(found.data());
+  else backend_for(found.device()).copy_to_host(&any_negative, found.data(), 1);
   if (any_negative) throw ValueError("Integers to negative integer powers are not allowed.");
 }
 
@@ -195,7 +189,8 @@ Array apply_ufunc(const Ufunc& uf, std::span<const Array* const> inputs_in, cons
   }
   const Device device = common_device(uf.name, inputs_in, options.out);
   if (options.where.defined() && options.where.weak() == WeakKind::none && !(options.where.device() == device))
-    throw ValueError(cat(uf.name, ": where= is on ", options.where.device().str(), " but the operands are on ", device.str()));
+    throw ValueError(
+        cat(uf.name, ": where= is on ", options.where.device().str(), " but the operands are on ", device.str()));
 
   LoopInputs inputs(uf, loop, inputs_in, options);
   const Array* where = nullptr;

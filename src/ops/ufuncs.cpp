@@ -21,7 +21,8 @@ struct Row {
   const char* doc;
 };
 
-#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC) {#NAME, NIN, TYPES, OutRule::OUT, UfuncFlags::FLAGS, #EXPR, DOC},
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC) \
+  {#NAME, NIN, TYPES, OutRule::OUT, UfuncFlags::FLAGS, #EXPR, DOC},
 const Row kRows[] = {
 #include "cupric/ufunc_table.def"
 };
@@ -105,12 +106,23 @@ const std::vector<Ufunc>& all_ufuncs() {
 
 const std::vector<std::pair<std::string, std::string>>& ufunc_aliases() {
   static const std::vector<std::pair<std::string, std::string>> aliases = {
-      {"abs", "absolute"},         {"acos", "arccos"},         {"acosh", "arccosh"},
-      {"asin", "arcsin"},          {"asinh", "arcsinh"},       {"atan", "arctan"},
-      {"atanh", "arctanh"},        {"atan2", "arctan2"},       {"pow", "power"},
-      {"true_divide", "divide"},   {"mod", "remainder"},       {"conj", "conjugate"},
-      {"degrees", "rad2deg"},      {"radians", "deg2rad"},     {"bitwise_not", "invert"},
-      {"bitwise_invert", "invert"}, {"bitwise_left_shift", "left_shift"},
+      {"abs", "absolute"},
+      {"acos", "arccos"},
+      {"acosh", "arccosh"},
+      {"asin", "arcsin"},
+      {"asinh", "arcsinh"},
+      {"atan", "arctan"},
+      {"atanh", "arctanh"},
+      {"atan2", "arctan2"},
+      {"pow", "power"},
+      {"true_divide", "divide"},
+      {"mod", "remainder"},
+      {"conj", "conjugate"},
+      {"degrees", "rad2deg"},
+      {"radians", "deg2rad"},
+      {"bitwise_not", "invert"},
+      {"bitwise_invert", "invert"},
+      {"bitwise_left_shift", "left_shift"},
       {"bitwise_right_shift", "right_shift"},
   };
   return aliases;
@@ -239,8 +251,8 @@ const UfuncLoop& search_loop(const Ufunc& uf, const TypeOperand* ops, int n) {
     for (int i = 0; i < uf.nin && ok; ++i) ok = (safe[static_cast<int>(types[i])] >> static_cast<int>(l.types[i])) & 1u;
     if (ok) return l;
   }
-  throw TypeError(cat("ufunc '", uf.name, "' not supported for the input types (", listed(), "); its loops are: ",
-                      supported()));
+  throw TypeError(
+      cat("ufunc '", uf.name, "' not supported for the input types (", listed(), "); its loops are: ", supported()));
 }
 }  // namespace
 

@@ -79,10 +79,8 @@ bool all_finite(const Array& out) {
   } reset;
   const Array ok = all(apply_ufunc(find_ufunc("isfinite"), {out}));
   bool value = true;
-  if (ok.device().is_cpu())
-    value = *static_cast<const bool*>(ok.data());
-  else
-    backend_for(ok.device()).copy_to_host(&value, ok.data(), 1);
+  if (ok.device().is_cpu()) value = *static_cast<const bool*>(ok.data());
+  else backend_for(ok.device()).copy_to_host(&value, ok.data(), 1);
   return value;
 }
 }  // namespace
@@ -95,10 +93,8 @@ struct OpScope::State {
 };
 
 void set_mode(Mode mode, bool on) {
-  if (on)
-    g_modes.fetch_or(mode, std::memory_order_relaxed);
-  else
-    g_modes.fetch_and(~static_cast<std::uint32_t>(mode), std::memory_order_relaxed);
+  if (on) g_modes.fetch_or(mode, std::memory_order_relaxed);
+  else g_modes.fetch_and(~static_cast<std::uint32_t>(mode), std::memory_order_relaxed);
 }
 
 std::uint64_t thread_number() {

@@ -56,7 +56,8 @@ Array host_contiguous(const Array& a) {
 
 nb::object scalar_to_py(const Array& a) {
   if (a.size() != 1)
-    throw ValueError(cat("can only convert an array of size 1 to a Python scalar (got shape ", shape_str(a.shape()), ")"));
+    throw ValueError(
+        cat("can only convert an array of size 1 to a Python scalar (got shape ", shape_str(a.shape()), ")"));
   Array h = host_contiguous(a);
   return visit_dtype(h.dtype(), [&]<class T>() -> nb::object {
     T v;
@@ -65,7 +66,8 @@ nb::object scalar_to_py(const Array& a) {
     else if constexpr (std::is_integral_v<T>) return nb::int_(v);
     else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
       return nb::steal(PyComplex_FromDoubles(static_cast<double>(v.real()), static_cast<double>(v.imag())));
-    else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return nb::float_(static_cast<double>(static_cast<float>(v)));
+    else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
+      return nb::float_(static_cast<double>(static_cast<float>(v)));
     else return nb::float_(static_cast<double>(v));
   });
 }
@@ -100,7 +102,8 @@ nb::object astype_py(nb::handle self, nb::handle dtype, char order, const std::s
   // copy the axes permuted into the wanted memory order (C-contiguous there), then permute back
   const std::vector<std::int64_t> axes = copy_axis_order(a, order);
   std::vector<std::int64_t> inverse(axes.size());
-  for (std::size_t i = 0; i < axes.size(); ++i) inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
   Array out = convert_array(permute_dims(a, axes), t, d, true);
   return nb::cast(permute_dims(out, inverse));
 }
@@ -111,9 +114,11 @@ Array to_device_py(const Array& a, const Device& target, nb::handle stream) {
   if (stream.is_none()) return convert_array(a, std::nullopt, target, std::nullopt);
   const Device& gpu = target.is_cpu() ? a.device() : target;
   if (gpu.is_cpu())
-    throw ValueError(cat("stream must be None for a copy between CPU arrays, got ", nb::cast<std::string>(nb::repr(stream))));
+    throw ValueError(
+        cat("stream must be None for a copy between CPU arrays, got ", nb::cast<std::string>(nb::repr(stream))));
   const runtime::Stream s = stream_from_py(stream, gpu.index);
-  if (s.device() != gpu.index) throw ValueError(cat("the stream is on cuda:", s.device(), " but this copy runs on ", gpu.str()));
+  if (s.device() != gpu.index)
+    throw ValueError(cat("the stream is on cuda:", s.device(), " but this copy runs on ", gpu.str()));
   s.enter();
   Array out;
   try {
@@ -130,7 +135,8 @@ Array to_device_py(const Array& a, const Device& target, nb::handle stream) {
 
 nb::dict array_interface(const Array& a) {
   if (!a.device().is_cpu())
-    throw nb::attribute_error(cat("__array_interface__ is only available for CPU arrays; this one is on ", a.device().str()).c_str());
+    throw nb::attribute_error(
+        cat("__array_interface__ is only available for CPU arrays; this one is on ", a.device().str()).c_str());
   if (a.dtype() == DType::bfloat16) throw nb::attribute_error("bfloat16 arrays have no __array_interface__ typestr");
   nb::dict d;
   const auto& inf = info(a.dtype());
@@ -160,20 +166,21 @@ void bind_array(nb::module_& m) {
       .def("__init__", [](Device* self, const std::string& s) { new (self) Device(Device::parse(s)); })
       .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
       .def_prop_ro("index", [](const Device& d) { return d.index; })
-      .def("__eq__", [](const Device& d, nb::handle o) {
-        try {
-          return device_from_py(o) == d;
-        } catch (const std::exception&) {
-          PyErr_Clear();
-          return false;
-        }
-      })
+      .def("__eq__",
+           [](const Device& d, nb::handle o) {
+             try {
+               return device_from_py(o) == d;
+             } catch (const std::exception&) {
+               PyErr_Clear();
+               return false;
+             }
+           })
       .def("__hash__", [](const Device& d) { return nb::hash(nb::str(d.str().c_str())); })
       .def("__str__", &Device::str)
       .def("__repr__", [](const Device& d) { return cat("Device('", d.str(), "')"); });
 
   auto cls = nb::class_<Array>(m, "ndarray", "An n-dimensional array on the CPU or a CUDA device.",
-                              nb::type_slots(ndarray_buffer_slots()));
+                               nb::type_slots(ndarray_buffer_slots()));
   g_ndarray_type = cls;
   cls.def_prop_ro("shape", [](const Array& a) { return tuple_of(a.shape()); })
       .def_prop_ro("dtype", [](const Array& a) { return nb::borrow<DTypeResult>(dtype_to_py(a.dtype())); })
@@ -182,110 +189,160 @@ void bind_array(nb::module_& m) {
       .def_prop_ro("itemsize", &Array::itemsize)
       .def_prop_ro("nbytes", &Array::nbytes)
       .def_prop_ro("device", &Array::device)
-      .def_prop_ro("strides", [](const Array& a) {
-        std::vector<std::int64_t> bs;
-        for (auto s : a.strides()) bs.push_back(s * a.itemsize());
-        return tuple_of(bs);
-      }, "Strides in bytes, as NumPy reports them.")
+      .def_prop_ro(
+          "strides",
+          [](const Array& a) {
+            std::vector<std::int64_t> bs;
+            for (auto s : a.strides()) bs.push_back(s * a.itemsize());
+            return tuple_of(bs);
+          },
+          "Strides in bytes, as NumPy reports them.")
       .def_prop_ro("_element_strides", [](const Array& a) { return tuple_of(a.strides()); })
       .def_prop_ro("_offset", &Array::offset)
       .def_prop_ro("_data_ptr", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.data()); })
       .def_prop_ro("_storage_id", [](const Array& a) { return reinterpret_cast<std::uintptr_t>(a.storage().get()); })
-      .def_prop_ro("flags", [](const Array& a) {
-        nb::dict d;
-        d["C_CONTIGUOUS"] = a.is_c_contiguous();
-        d["F_CONTIGUOUS"] = a.is_f_contiguous();
-        d["WRITEABLE"] = a.writeable();
-        d["OWNDATA"] = false;
-        return d;
-      })
+      .def_prop_ro("flags",
+                   [](const Array& a) {
+                     nb::dict d;
+                     d["C_CONTIGUOUS"] = a.is_c_contiguous();
+                     d["F_CONTIGUOUS"] = a.is_f_contiguous();
+                     d["WRITEABLE"] = a.writeable();
+                     d["OWNDATA"] = false;
+                     return d;
+                   })
       .def_prop_ro("__array_interface__", &array_interface)
       // for ndarray.resize (python/cupric/_methods.py): how many arrays share this one's memory,
       // and taking over another array's memory, shape and layout in place
       .def_prop_ro("_storage_users", [](const Array& a) { return a.storage().use_count(); })
       .def("_become", [](Array& a, const Array& other) { a = other; })
-      .def("__len__", [](const Array& a) {
-        if (a.ndim() == 0) throw TypeError("len() of unsized object");
-        return a.shape()[0];
-      })
-      .def("__bool__", [](const Array& a) {
-        if (a.size() == 0)
-          throw ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not empty.");
-        if (a.size() != 1)
-          throw ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
-        return nb::cast<bool>(nb::bool_(scalar_to_py(a)));
-      })
+      .def("__len__",
+           [](const Array& a) {
+             if (a.ndim() == 0) throw TypeError("len() of unsized object");
+             return a.shape()[0];
+           })
+      .def("__bool__",
+           [](const Array& a) {
+             if (a.size() == 0)
+               throw ValueError(
+                   "The truth value of an empty array is ambiguous. Use `array.size > 0` to check that an array is not "
+                   "empty.");
+             if (a.size() != 1)
+               throw ValueError(
+                   "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+             return nb::cast<bool>(nb::bool_(scalar_to_py(a)));
+           })
       .def("__float__", [](const Array& a) { return nb::float_(zero_dim_scalar(a)); })
       .def("__int__", [](const Array& a) { return nb::int_(zero_dim_scalar(a)); })
-      .def("__complex__", [](const Array& a) { return nb::module_::import_("builtins").attr("complex")(zero_dim_scalar(a)); })
-      .def("__index__", [](const Array& a) {
-        if (!is_integer(a.dtype()) || a.ndim() != 0)
-          throw TypeError("only integer scalar arrays can be converted to a scalar index");
-        return nb::int_(scalar_to_py(a));
-      })
+      .def("__complex__",
+           [](const Array& a) { return nb::module_::import_("builtins").attr("complex")(zero_dim_scalar(a)); })
+      .def("__index__",
+           [](const Array& a) {
+             if (!is_integer(a.dtype()) || a.ndim() != 0)
+               throw TypeError("only integer scalar arrays can be converted to a scalar index");
+             return nb::int_(scalar_to_py(a));
+           })
       .def("item", [](const Array& a) { return scalar_to_py(a); })
-      .def("astype", [](nb::handle self, DTypeLike dtype, OrderLike order, const std::string& casting, bool, bool copy,
-                        DeviceLike device) {
-        return nb::borrow<NdarrayResult>(astype_py(self, dtype, order_from_py(order), casting, copy, device));
-      },
-           nb::arg("dtype"), nb::arg("order") = "K", nb::arg("casting") = "unsafe", nb::arg("subok") = true,
-           nb::arg("copy") = true, nb::kw_only(), nb::arg("device") = nb::none(),
-           "A copy in dtype (NumPy's keywords; copy=False returns this array when nothing changes).")
+      .def(
+          "astype",
+          [](nb::handle self, DTypeLike dtype, OrderLike order, const std::string& casting, bool, bool copy,
+             DeviceLike device) {
+            return nb::borrow<NdarrayResult>(astype_py(self, dtype, order_from_py(order), casting, copy, device));
+          },
+          nb::arg("dtype"), nb::arg("order") = "K", nb::arg("casting") = "unsafe", nb::arg("subok") = true,
+          nb::arg("copy") = true, nb::kw_only(), nb::arg("device") = nb::none(),
+          "A copy in dtype (NumPy's keywords; copy=False returns this array when nothing changes).")
       .def("copy", [](const Array& a) { return convert_array(a, std::nullopt, std::nullopt, true); })
-      .def("to_device", [](nb::handle self, DeviceLike device, nb::handle stream) {
-        const Array& a = nb::cast<const Array&>(self);
-        Array out = to_device_py(a, device_from_py(device), stream);
-        return nb::borrow<NdarrayResult>(out.storage() == a.storage() ? nb::borrow(self) : nb::cast(std::move(out)));
-      }, nb::arg(), nb::kw_only(), nb::arg("stream") = nb::none(),
-         "This array on `device` (itself when already there); a GPU copy runs on `stream` when given.")
+      .def(
+          "to_device",
+          [](nb::handle self, DeviceLike device, nb::handle stream) {
+            const Array& a = nb::cast<const Array&>(self);
+            Array out = to_device_py(a, device_from_py(device), stream);
+            return nb::borrow<NdarrayResult>(out.storage() == a.storage() ? nb::borrow(self)
+                                                                          : nb::cast(std::move(out)));
+          },
+          nb::arg(), nb::kw_only(), nb::arg("stream") = nb::none(),
+          "This array on `device` (itself when already there); a GPU copy runs on `stream` when given.")
       .def("_host_contiguous", &host_contiguous)
       .def("_weak_kind", [](const Array& a) { return static_cast<int>(a.weak()); });
 
-  m.def("asarray", [](ArrayLike obj, DTypeLike dtype, DeviceLike device, BoolLike copy) {
-    std::optional<bool> c;
-    if (!copy.is_none()) c = bool_from_py(copy, "copy");
-    return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
-  }, nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
-  m.def("astype", [](ArrayLike x, DTypeLike dtype, bool copy, DeviceLike device) {
-    return nb::borrow<NdarrayResult>(astype_py(x, dtype, 'K', "unsafe", copy, device));
-  }, nb::arg(), nb::arg(), nb::kw_only(), nb::arg("copy") = true, nb::arg("device") = nb::none(),
-     "Array API astype(x, dtype, /, *, copy=True, device=None).");
-  m.def("empty", [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
-    return Array::empty(shape_from_py(shape), optional_dtype(dtype).value_or(DType::float64), device_from_py(device));
-  }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
-  m.def("zeros", [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
-    return filled(shape_from_py(shape), 0, optional_dtype(dtype), device_from_py(device));
-  }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
-  m.def("ones", [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
-    return filled(shape_from_py(shape), 1, optional_dtype(dtype), device_from_py(device));
-  }, nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
-  m.def("full", [](ShapeLike shape, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
-    return full_array(shape_from_py(shape), fill_scalar(fill_value), optional_dtype(dtype), device_from_py(device));
-  }, nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def(
+      "asarray",
+      [](ArrayLike obj, DTypeLike dtype, DeviceLike device, BoolLike copy) {
+        std::optional<bool> c;
+        if (!copy.is_none()) c = bool_from_py(copy, "copy");
+        return array_from_py(obj, optional_dtype(dtype), optional_device(device), c);
+      },
+      nb::arg("obj"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("copy") = nb::none());
+  m.def(
+      "astype",
+      [](ArrayLike x, DTypeLike dtype, bool copy, DeviceLike device) {
+        return nb::borrow<NdarrayResult>(astype_py(x, dtype, 'K', "unsafe", copy, device));
+      },
+      nb::arg(), nb::arg(), nb::kw_only(), nb::arg("copy") = true, nb::arg("device") = nb::none(),
+      "Array API astype(x, dtype, /, *, copy=True, device=None).");
+  m.def(
+      "empty",
+      [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
+        return Array::empty(shape_from_py(shape), optional_dtype(dtype).value_or(DType::float64),
+                            device_from_py(device));
+      },
+      nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def(
+      "zeros",
+      [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
+        return filled(shape_from_py(shape), 0, optional_dtype(dtype), device_from_py(device));
+      },
+      nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def(
+      "ones",
+      [](ShapeLike shape, DTypeLike dtype, DeviceLike device) {
+        return filled(shape_from_py(shape), 1, optional_dtype(dtype), device_from_py(device));
+      },
+      nb::arg("shape"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
+  m.def(
+      "full",
+      [](ShapeLike shape, ScalarLike fill_value, DTypeLike dtype, DeviceLike device) {
+        return full_array(shape_from_py(shape), fill_scalar(fill_value), optional_dtype(dtype), device_from_py(device));
+      },
+      nb::arg("shape"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none());
 
   auto like = [](const Array& a, const DTypeLike& dtype, const DeviceLike& device, const ShapeLike& shape) {
-    return std::make_tuple(shape.is_none() ? a.shape() : shape_from_py(shape), optional_dtype(dtype).value_or(a.dtype()),
+    return std::make_tuple(shape.is_none() ? a.shape() : shape_from_py(shape),
+                           optional_dtype(dtype).value_or(a.dtype()),
                            device.is_none() ? a.device() : device_from_py(device));
   };
-  m.def("empty_like", [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
-    auto [s, t, d] = like(a, dtype, device, shape);
-    return Array::empty(s, t, d);
-  }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
-  m.def("zeros_like", [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
-    auto [s, t, d] = like(a, dtype, device, shape);
-    return filled(s, 0, t, d);
-  }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
-  m.def("ones_like", [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
-    auto [s, t, d] = like(a, dtype, device, shape);
-    return filled(s, 1, t, d);
-  }, nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
-  m.def("full_like", [like](const Array& a, ScalarLike fill_value, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
-    auto [s, t, d] = like(a, dtype, device, shape);
-    return full_array(s, fill_scalar(fill_value), t, d);
-  }, nb::arg("a"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-     nb::arg("shape") = nb::none());
+  m.def(
+      "empty_like",
+      [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
+        auto [s, t, d] = like(a, dtype, device, shape);
+        return Array::empty(s, t, d);
+      },
+      nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
+  m.def(
+      "zeros_like",
+      [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
+        auto [s, t, d] = like(a, dtype, device, shape);
+        return filled(s, 0, t, d);
+      },
+      nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
+  m.def(
+      "ones_like",
+      [like](const Array& a, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
+        auto [s, t, d] = like(a, dtype, device, shape);
+        return filled(s, 1, t, d);
+      },
+      nb::arg("a"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), nb::arg("shape") = nb::none());
+  m.def(
+      "full_like",
+      [like](const Array& a, ScalarLike fill_value, DTypeLike dtype, DeviceLike device, ShapeLike shape) {
+        auto [s, t, d] = like(a, dtype, device, shape);
+        return full_array(s, fill_scalar(fill_value), t, d);
+      },
+      nb::arg("a"), nb::arg("fill_value"), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("shape") = nb::none());
 
-  m.def("get_num_threads", &cpu::num_threads, "Threads the CPU backend uses (CUPRIC_NUM_THREADS sets the start value).");
+  m.def("get_num_threads", &cpu::num_threads,
+        "Threads the CPU backend uses (CUPRIC_NUM_THREADS sets the start value).");
   m.def("set_num_threads", &cpu::set_num_threads, nb::arg("n"),
         "Sets the CPU backend's thread count (< 1: all cores; at most 4 per core, or 64 on small machines: "
         "ValueError above). Fewer threads than before end the workers no longer needed.");

@@ -13,36 +13,21 @@ namespace {
 const char* buffer_format(DType t) {
   constexpr bool long_is_64 = sizeof(long) == 8;
   switch (t) {
-    case DType::bool_:
-      return "?";
-    case DType::int8:
-      return "b";
-    case DType::uint8:
-      return "B";
-    case DType::int16:
-      return "h";
-    case DType::uint16:
-      return "H";
-    case DType::int32:
-      return "i";
-    case DType::uint32:
-      return "I";
-    case DType::int64:
-      return long_is_64 ? "l" : "q";
-    case DType::uint64:
-      return long_is_64 ? "L" : "Q";
-    case DType::float16:
-      return "e";
-    case DType::float32:
-      return "f";
-    case DType::float64:
-      return "d";
-    case DType::complex64:
-      return "Zf";
-    case DType::complex128:
-      return "Zd";
-    case DType::bfloat16:
-      break;
+    case DType::bool_: return "?";
+    case DType::int8: return "b";
+    case DType::uint8: return "B";
+    case DType::int16: return "h";
+    case DType::uint16: return "H";
+    case DType::int32: return "i";
+    case DType::uint32: return "I";
+    case DType::int64: return long_is_64 ? "l" : "q";
+    case DType::uint64: return long_is_64 ? "L" : "Q";
+    case DType::float16: return "e";
+    case DType::float32: return "f";
+    case DType::float64: return "d";
+    case DType::complex64: return "Zf";
+    case DType::complex128: return "Zd";
+    case DType::bfloat16: break;
   }
   return nullptr;
 }

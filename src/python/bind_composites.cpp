@@ -28,7 +28,8 @@ std::optional<double> optional_double(nb::handle obj) {
   return nb::cast<double>(nb::float_(obj));
 }
 
-NdarrayResult clip_py(nb::handle x, nb::handle min, nb::handle max, nb::handle out, nb::handle a_min, nb::handle a_max) {
+NdarrayResult clip_py(nb::handle x, nb::handle min, nb::handle max, nb::handle out, nb::handle a_min,
+                      nb::handle a_max) {
   if ((!a_min.is_none() && !min.is_none()) || (!a_max.is_none() && !max.is_none()))
     throw TypeError("clip() got a bound both as min/max and as a_min/a_max; pass each bound once");
   const nb::handle lo = a_min.is_none() ? min : a_min;
@@ -73,7 +74,7 @@ void bind_composites(nb::module_& m) {
   m.def(
       "array_equal", [](ArrayLike a1, ArrayLike a2, bool equal_nan) { return array_equal_py(a1, a2, equal_nan); },
       nb::arg("a1"), nb::arg("a2"), nb::arg("equal_nan") = false,
-        "True when a1 and a2 have the same shape and elements.");
+      "True when a1 and a2 have the same shape and elements.");
   m.def(
       "nan_to_num",
       [](ArrayLike x, bool copy, ScalarLike nan, ScalarLike posinf, ScalarLike neginf) {
@@ -90,8 +91,8 @@ void bind_composites(nb::module_& m) {
       "The imaginary part (a view of complex arrays; zeros for real ones).");
   for (const char* name : {"round", "around"})
     m.def(
-        name, [](ArrayLike x, int decimals, OutArray out) { return round_py(x, decimals, out); }, nb::arg("x"), nb::arg("decimals") = 0, nb::arg("out") = nb::none(),
-          "Rounds half to even at `decimals` digits.");
+        name, [](ArrayLike x, int decimals, OutArray out) { return round_py(x, decimals, out); }, nb::arg("x"),
+        nb::arg("decimals") = 0, nb::arg("out") = nb::none(), "Rounds half to even at `decimals` digits.");
   // clip and angle replace the table's ufuncs of the same name with NumPy's fuller signatures
   nb::delattr(m, "clip");
   m.def(
@@ -99,13 +100,13 @@ void bind_composites(nb::module_& m) {
       [](ArrayLike x, ArrayLike min, ArrayLike max, OutArray out, ArrayLike a_min, ArrayLike a_max) {
         return clip_py(x, min, max, out, a_min, a_max);
       },
-      nb::arg("x"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(),
-        nb::arg("out") = nb::none(), nb::kw_only(), nb::arg("a_min") = nb::none(), nb::arg("a_max") = nb::none(),
-        "Limits x to [min, max]; a None bound is no bound.");
+      nb::arg("x"), nb::arg("min") = nb::none(), nb::arg("max") = nb::none(), nb::arg("out") = nb::none(),
+      nb::kw_only(), nb::arg("a_min") = nb::none(), nb::arg("a_max") = nb::none(),
+      "Limits x to [min, max]; a None bound is no bound.");
   nb::delattr(m, "angle");
   m.def(
-      "angle", [](ArrayLike z, bool deg) { return angle(array_from_py(z), deg); }, nb::arg("z"),
-      nb::arg("deg") = false, "The argument of complex numbers (radians, or degrees with deg=True).");
+      "angle", [](ArrayLike z, bool deg) { return angle(array_from_py(z), deg); }, nb::arg("z"), nb::arg("deg") = false,
+      "The argument of complex numbers (radians, or degrees with deg=True).");
 
   nb::handle cls = ndarray_type();
   def_property(cls, "real", [](const Array& a) { return real(a); });

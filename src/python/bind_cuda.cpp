@@ -117,21 +117,47 @@ void bind_loader(nb::module_& m) {
   m.def("_library_candidates", &cuda::library_candidates);
   // 0 where there is no driver (a laptop without a GPU), as the docs promise; errors of a driver
   // that is present still raise
-  m.def("device_count", [] { return cuda::is_available() ? Device::count() : 0; },
-        "The number of CUDA devices (0 when no driver or no GPU is present).");
+  m.def(
+      "device_count", [] { return cuda::is_available() ? Device::count() : 0; },
+      "The number of CUDA devices (0 when no driver or no GPU is present).");
 }
 
 // Every DeviceProperties field, once: bound as a Device property and listed in properties().
-#define CUPRIC_DEVICE_PROPERTIES(X)                                                                               \
-  X(name)                                                                                                         \
-  X(pci_bus_id) X(arch) X(multiprocessor_count) X(total_memory) X(l2_cache_size) X(max_persisting_l2_cache_size)  \
-      X(max_shared_memory_per_block) X(max_shared_memory_per_block_optin) X(max_shared_memory_per_multiprocessor) \
-          X(total_constant_memory) X(clock_rate_khz) X(memory_clock_rate_khz) X(memory_bus_width) X(warp_size)    \
-              X(max_threads_per_block) X(max_threads_per_multiprocessor) X(max_blocks_per_multiprocessor)         \
-                  X(max_registers_per_block) X(max_registers_per_multiprocessor) X(max_block_dim) X(max_grid_dim) \
-                      X(async_engine_count) X(integrated) X(managed_memory) X(concurrent_managed_access)          \
-                          X(cooperative_launch) X(cluster_launch) X(memory_pools_supported) X(ecc_enabled)        \
-                              X(stream_priorities_supported)
+// (hand-laid: clang-format lays out a list of macro calls differently on each pass)
+// clang-format off
+#define CUPRIC_DEVICE_PROPERTIES(X) \
+  X(name) \
+  X(pci_bus_id) \
+  X(arch) \
+  X(multiprocessor_count) \
+  X(total_memory) \
+  X(l2_cache_size) \
+  X(max_persisting_l2_cache_size) \
+  X(max_shared_memory_per_block) \
+  X(max_shared_memory_per_block_optin) \
+  X(max_shared_memory_per_multiprocessor) \
+  X(total_constant_memory) \
+  X(clock_rate_khz) \
+  X(memory_clock_rate_khz) \
+  X(memory_bus_width) \
+  X(warp_size) \
+  X(max_threads_per_block) \
+  X(max_threads_per_multiprocessor) \
+  X(max_blocks_per_multiprocessor) \
+  X(max_registers_per_block) \
+  X(max_registers_per_multiprocessor) \
+  X(max_block_dim) \
+  X(max_grid_dim) \
+  X(async_engine_count) \
+  X(integrated) \
+  X(managed_memory) \
+  X(concurrent_managed_access) \
+  X(cooperative_launch) \
+  X(cluster_launch) \
+  X(memory_pools_supported) \
+  X(ecc_enabled) \
+  X(stream_priorities_supported)
+// clang-format on
 
 void bind_device(nb::module_& m) {
   nb::class_<Device> cls(m, "Device", "A CUDA device. Device() is the calling thread's current device.");

@@ -46,8 +46,8 @@ struct DeviceArgument {
 /// The device address of a cupric Buffer, or of a device array the importer reads (cupric, PyTorch,
 /// __cuda_array_interface__, DLPack producers, asked to order their work before `consumer`:
 /// nullopt, the current stream); false when `obj` is none of those, or host memory.
-bool device_pointer_from_py(nb::handle obj, std::uint64_t* address, std::optional<cuda::CUstream> consumer = std::nullopt,
-                            DeviceArgument* info = nullptr);
+bool device_pointer_from_py(nb::handle obj, std::uint64_t* address,
+                            std::optional<cuda::CUstream> consumer = std::nullopt, DeviceArgument* info = nullptr);
 /// Makes `stream` wait for what produces a device argument (its writer or its CAI stream).
 void order_before_use(const DeviceArgument& arg, runtime::StreamState& stream);
 /// Notes a cupric argument as written by work just queued on `stream`.

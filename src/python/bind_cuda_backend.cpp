@@ -44,10 +44,8 @@ nb::dict cuda_array_interface(const Array& a) {
 }  // namespace
 
 void order_before_use(const DeviceArgument& arg, runtime::StreamState& stream) {
-  if (arg.storage)
-    runtime::wait_for_writer(stream, arg.storage->last_writer());
-  else if (arg.has_stream)
-    runtime::wait_for_handle(stream.handle, stream.device, arg.stream);
+  if (arg.storage) runtime::wait_for_writer(stream, arg.storage->last_writer());
+  else if (arg.has_stream) runtime::wait_for_handle(stream.handle, stream.device, arg.stream);
 }
 
 void note_written(const DeviceArgument& arg, const runtime::StreamState& stream) {

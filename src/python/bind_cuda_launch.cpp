@@ -67,10 +67,8 @@ struct DeviceArguments {
   std::size_t count = 0;
   void add(const DeviceArgument& a) {
     if (!a.storage && !a.has_stream) return;
-    if (count < kInline)
-      inline_args[count] = a;
-    else
-      more.push_back(a);
+    if (count < kInline) inline_args[count] = a;
+    else more.push_back(a);
     ++count;
   }
   template <class F>

@@ -48,12 +48,9 @@ void dlpack_capsule_destructor(PyObject* capsule) {
 
 std::pair<int, int> dlpack_device(const Buffer& b) {
   switch (b.kind()) {
-    case MemoryKind::device:
-      return {kDLCUDA, b.device()};
-    case MemoryKind::pinned:
-      return {kDLCUDAHost, 0};
-    case MemoryKind::managed:
-      return {kDLCUDAManaged, b.device()};
+    case MemoryKind::device: return {kDLCUDA, b.device()};
+    case MemoryKind::pinned: return {kDLCUDAHost, 0};
+    case MemoryKind::managed: return {kDLCUDAManaged, b.device()};
   }
   return {kDLCUDA, b.device()};
 }
@@ -149,7 +146,8 @@ std::size_t device_nbytes(const ForeignArray& f, std::optional<std::size_t> nbyt
   if (nbytes) return *nbytes;
   const Strides c = c_strides(f.shape);
   for (std::size_t d = 0; d < c.size(); ++d)
-    if (f.shape[d] > 1 && c[d] != f.strides[d]) throw ValueError("Buffer.copy_from: the source array is not contiguous");
+    if (f.shape[d] > 1 && c[d] != f.strides[d])
+      throw ValueError("Buffer.copy_from: the source array is not contiguous");
   return static_cast<std::size_t>(shape_size(f.shape) * itemsize(f.dtype));  // fits: the importer checked it
 }
 
@@ -262,12 +260,15 @@ void bind_cuda_memory(nb::module_& m) {
            "Gives every cached block back to the driver and trims its pool (synchronises the device).");
   m.def(
       "memory_pool",
-      [](std::optional<int> d) -> MemoryPool& { return MemoryPool::for_device(d ? *d : runtime::Device::current().index()); },
+      [](std::optional<int> d) -> MemoryPool& {
+        return MemoryPool::for_device(d ? *d : runtime::Device::current().index());
+      },
       nb::arg("device") = nb::none(), nb::rv_policy::reference);
   m.def("pinned_memory_stats", [] { return stats_dict(PinnedPool::global().stats()); });
   m.def("free_pinned_blocks", [] { PinnedPool::global().free_all_blocks(); });
   m.def(
-      "memory_info", [](std::optional<int> d) { return runtime::Device(d ? *d : runtime::Device::current().index()).memory_info(); },
+      "memory_info",
+      [](std::optional<int> d) { return runtime::Device(d ? *d : runtime::Device::current().index()).memory_info(); },
       nb::arg("device") = nb::none(), "(free, total) bytes of device memory.");
 
   nb::class_<Buffer>(m, "Buffer", "Owning memory (device, pinned host or managed), freed in stream order.")

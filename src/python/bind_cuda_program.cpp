@@ -150,8 +150,6 @@ void bind_program(nb::module_& m) {
 
 }  // namespace
 
-void bind_cuda_program(nb::module_& m) {
-  bind_program(m);
-}
+void bind_cuda_program(nb::module_& m) { bind_program(m); }
 
 }  // namespace cupric::py

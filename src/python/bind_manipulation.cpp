@@ -101,14 +101,12 @@ void bind_functions(nb::module_& m) {
       },
       nb::arg("a"), nb::arg("axes") = nb::none());
   m.def(
-      "permute_dims",
-      [](ArrayLike a, AxisLike axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); }, nb::arg("a"),
-      nb::arg("axes"));
+      "permute_dims", [](ArrayLike a, AxisLike axes) { return permute_dims(as_array(a), ints_from_py(axes, "axes")); },
+      nb::arg("a"), nb::arg("axes"));
+  m.def("matrix_transpose", [](ArrayLike a) { return matrix_transpose(as_array(a)); }, nb::arg("x"));
   m.def(
-      "matrix_transpose", [](ArrayLike a) { return matrix_transpose(as_array(a)); }, nb::arg("x"));
-  m.def(
-      "swapaxes", [](ArrayLike a, std::int64_t i, std::int64_t j) { return swapaxes(as_array(a), i, j); },
-      nb::arg("a"), nb::arg("axis1"), nb::arg("axis2"));
+      "swapaxes", [](ArrayLike a, std::int64_t i, std::int64_t j) { return swapaxes(as_array(a), i, j); }, nb::arg("a"),
+      nb::arg("axis1"), nb::arg("axis2"));
   m.def(
       "moveaxis",
       [](ArrayLike a, ArrayLike src, ArrayLike dst) {
@@ -129,7 +127,8 @@ void bind_functions(nb::module_& m) {
       [](ArrayLike a, ShapeLike shape) { return broadcast_view(as_array(a), ints_from_py(shape, "shape")); },
       nb::arg("array"), nb::arg("shape"));
   // a list, as the Array API has it (NumPy's tuple unpacks the same way)
-  m.def("broadcast_arrays", [](nb::args args) { return nb::list(tuple_of_arrays(broadcast_arrays(arrays_from_py(args)))); });
+  m.def("broadcast_arrays",
+        [](nb::args args) { return nb::list(tuple_of_arrays(broadcast_arrays(arrays_from_py(args)))); });
   m.def("broadcast_shapes", [](nb::args args) {
     std::vector<Shape> shapes;
     for (nb::handle s : args) shapes.push_back(ints_from_py(s, "shape"));

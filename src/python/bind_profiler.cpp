@@ -13,7 +13,8 @@ namespace cupric::py {
 namespace {
 using namespace cupric::profiler;
 
-constexpr const char* kKindNames[] = {"op", "kernel", "compile", "transfer", "alloc", "range", "library", "tile_launch"};
+constexpr const char* kKindNames[] = {"op",    "kernel", "compile", "transfer",
+                                      "alloc", "range",  "library", "tile_launch"};
 constexpr const char* kModelNames[] = {"elementwise", "reduction", "scan", "matmul", "sort", "copy", "other"};
 constexpr std::pair<const char*, Mode> kModes[] = {
     {"record", kRecord}, {"sync", kSync}, {"check_finite", kCheckFinite}, {"nvtx", kNvtx}};
@@ -42,11 +43,10 @@ nb::list operands_py(std::span<const OperandInfo> ops) {
 
 /// One event as a tuple, in the field order of cupric.profiler._events.FIELDS.
 nb::tuple event_py(const Event& e) {
-  return nb::make_tuple(kKindNames[static_cast<int>(e.kind)], e.name, e.detail, e.depth, e.device, e.stream, e.thread,
-                        e.t0_ns, e.t1_ns, e.gpu_t0_ns, e.gpu_t1_ns, e.bytes, e.flops, e.value,
-                        operands_py(std::span(e.inputs.data(), e.inputs.size())),
-                        operands_py(std::span(e.outputs.data(), e.outputs.size())),
-                        kModelNames[static_cast<int>(e.model)]);
+  return nb::make_tuple(
+      kKindNames[static_cast<int>(e.kind)], e.name, e.detail, e.depth, e.device, e.stream, e.thread, e.t0_ns, e.t1_ns,
+      e.gpu_t0_ns, e.gpu_t1_ns, e.bytes, e.flops, e.value, operands_py(std::span(e.inputs.data(), e.inputs.size())),
+      operands_py(std::span(e.outputs.data(), e.outputs.size())), kModelNames[static_cast<int>(e.model)]);
 }
 
 nb::object& location_callback() {

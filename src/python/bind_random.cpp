@@ -23,8 +23,8 @@ __int128 bound_from_py(nb::handle obj) {
   if (!overflow) return v;
   if (overflow < 0) return -(static_cast<__int128>(1) << 100);
   const __int128 base = 2 * static_cast<__int128>(std::numeric_limits<std::int64_t>::max());  // 2^64 - 2
-  nb::object past = value - nb::int_(std::numeric_limits<std::int64_t>::max()) -
-                    nb::int_(std::numeric_limits<std::int64_t>::max());
+  nb::object past =
+      value - nb::int_(std::numeric_limits<std::int64_t>::max()) - nb::int_(std::numeric_limits<std::int64_t>::max());
   const long long d = PyLong_AsLongLongAndOverflow(past.ptr(), &overflow);
   if (overflow) return static_cast<__int128>(1) << 100;
   return base + d;
@@ -37,8 +37,10 @@ void check_axis0(const char* what, int axis) {
 DType float_dtype(nb::handle dtype) { return optional_dtype(dtype).value_or(DType::float64); }
 
 [[noreturn]] void bad_seed(nb::handle seed) {
-  throw TypeError(cat("seed must be None, a non-negative int, a sequence or array of non-negative ints, a SeedSequence "
-                      "or a Generator; got ", nb::cast<std::string>(nb::repr(seed))));
+  throw TypeError(
+      cat("seed must be None, a non-negative int, a sequence or array of non-negative ints, a SeedSequence "
+          "or a Generator; got ",
+          nb::cast<std::string>(nb::repr(seed))));
 }
 
 /// SplitMix64's step and output function (Steele, Lea, Flood 2014): mixes one word into a key.
@@ -59,7 +61,8 @@ std::uint64_t fold_words(const std::vector<std::uint64_t>& words) {
 
 /// A non-negative int as 64-bit words, least significant first (none for 0).
 std::vector<std::uint64_t> int_words(nb::handle seed, const nb::int_& value) {
-  if (nb::cast<bool>(value.attr("__lt__")(0))) throw ValueError(cat("seed must be non-negative, got ", nb::cast<std::string>(nb::str(seed))));
+  if (nb::cast<bool>(value.attr("__lt__")(0)))
+    throw ValueError(cat("seed must be non-negative, got ", nb::cast<std::string>(nb::str(seed))));
   std::vector<std::uint64_t> words;
   for (nb::object v = value; nb::cast<bool>(v.attr("__ne__")(0)); v = v.attr("__rshift__")(64))
     words.push_back(PyLong_AsUnsignedLongLongMask(v.ptr()));
@@ -79,7 +82,8 @@ void list_words(nb::handle seed, nb::handle obj, std::vector<std::uint64_t>& wor
     PyErr_Clear();
     bad_seed(seed);
   }
-  if (nb::cast<bool>(value.attr("__lt__")(0))) throw ValueError(cat("seed values must be non-negative, got ", nb::cast<std::string>(nb::str(value))));
+  if (nb::cast<bool>(value.attr("__lt__")(0)))
+    throw ValueError(cat("seed values must be non-negative, got ", nb::cast<std::string>(nb::str(value))));
   std::vector<std::uint64_t> parts = int_words(seed, value);
   if (parts.size() > 1) bad_seed(seed);
   words.push_back(parts.empty() ? 0 : parts[0]);
@@ -132,61 +136,94 @@ std::uint64_t seed_from_py(nb::handle seed) {
 }  // namespace
 
 void bind_random(nb::module_& m) {
-  nb::class_<Generator>(m, "Generator", "Counter-based (Philox4x32-10) generator: the same seed gives the same numbers on every device.")
-      .def("__init__", [](Generator* g, nb::handle seed) { new (g) Generator(seed_from_py(seed)); }, nb::arg("seed") = nb::none())
+  nb::class_<Generator>(
+      m, "Generator", "Counter-based (Philox4x32-10) generator: the same seed gives the same numbers on every device.")
+      .def(
+          "__init__", [](Generator* g, nb::handle seed) { new (g) Generator(seed_from_py(seed)); },
+          nb::arg("seed") = nb::none())
       .def_prop_ro("seed", &Generator::seed)
       .def_prop_rw("counter", &Generator::counter, &Generator::set_counter, "Philox blocks consumed so far.")
-      .def("random", [](Generator& g, ShapeLike size, DTypeLike dtype, DeviceLike device) {
-        return g.random(size_from_py(size), float_dtype(dtype), device_from_py(device));
-      }, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
-      .def("uniform", [](Generator& g, double low, double high, ShapeLike size, DTypeLike dtype, DeviceLike device) {
-        return g.uniform(low, high, size_from_py(size), float_dtype(dtype), device_from_py(device));
-      }, nb::arg("low") = 0.0, nb::arg("high") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
-         nb::arg("device") = nb::none())
-      .def("standard_normal", [](Generator& g, ShapeLike size, DTypeLike dtype, DeviceLike device) {
-        return g.standard_normal(size_from_py(size), float_dtype(dtype), device_from_py(device));
-      }, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
-      .def("normal", [](Generator& g, double loc, double scale, ShapeLike size, DTypeLike dtype, DeviceLike device) {
-        return g.normal(loc, scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
-      }, nb::arg("loc") = 0.0, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
-         nb::arg("device") = nb::none())
-      .def("exponential", [](Generator& g, double scale, ShapeLike size, DTypeLike dtype, DeviceLike device) {
-        return g.exponential(scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
-      }, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
-      .def("integers", [](Generator& g, nb::handle low, nb::handle high, ShapeLike size, DTypeLike dtype, bool endpoint,
-                          DeviceLike device) {
-        const DType t = optional_dtype(dtype).value_or(DType::int64);
-        __int128 lo = 0, hi = 0;
-        if (high.is_none()) hi = bound_from_py(low);
-        else {
-          lo = bound_from_py(low);
-          hi = bound_from_py(high);
-        }
-        return g.integers(lo, hi, size_from_py(size), t, device_from_py(device), endpoint);
-      }, nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
-         nb::arg("endpoint") = false, nb::arg("device") = nb::none())
-      .def("permutation", [](Generator& g, ArrayLike x, int axis, DeviceLike device) {
-        check_axis0("permutation", axis);
-        if (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr())) return g.permutation(int64_from_py(x), device_from_py(device));
-        return g.permutation(array_from_py(x));
-      }, nb::arg("x"), nb::arg("axis") = 0, nb::arg("device") = nb::none(),
-         "A random ordering of range(x) (x an int), or a copy of x reordered along axis 0.")
-      .def("shuffle", [](Generator& g, const Array& x, int axis) {
-        check_axis0("shuffle", axis);
-        g.shuffle(x);
-      }, nb::arg("x"), nb::arg("axis") = 0, "Reorders x along axis 0 in place.")
-      .def("choice", [](Generator& g, ArrayLike a, ShapeLike size, bool replace, ArrayLike p, int axis, DeviceLike device) {
-        check_axis0("choice", axis);
-        std::optional<Array> pa, population;
-        if (!p.is_none()) pa = array_from_py(p);
-        std::int64_t n = 0;
-        if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) n = int64_from_py(a);
-        else population = array_from_py(a);
-        return g.choice(population ? &*population : nullptr, n, size_from_py(size), replace, pa ? &*pa : nullptr,
-                        device_from_py(device));
-      }, nb::arg("a"), nb::arg("size") = nb::none(), nb::arg("replace") = true, nb::arg("p") = nb::none(),
-         nb::arg("axis") = 0, nb::arg("device") = nb::none(),
-         "Samples of a (an array: along axis 0; an int n: of range(n)), with or without replacement, optionally weighted by p.");
+      .def(
+          "random",
+          [](Generator& g, ShapeLike size, DTypeLike dtype, DeviceLike device) {
+            return g.random(size_from_py(size), float_dtype(dtype), device_from_py(device));
+          },
+          nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
+      .def(
+          "uniform",
+          [](Generator& g, double low, double high, ShapeLike size, DTypeLike dtype, DeviceLike device) {
+            return g.uniform(low, high, size_from_py(size), float_dtype(dtype), device_from_py(device));
+          },
+          nb::arg("low") = 0.0, nb::arg("high") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+          nb::arg("device") = nb::none())
+      .def(
+          "standard_normal",
+          [](Generator& g, ShapeLike size, DTypeLike dtype, DeviceLike device) {
+            return g.standard_normal(size_from_py(size), float_dtype(dtype), device_from_py(device));
+          },
+          nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none())
+      .def(
+          "normal",
+          [](Generator& g, double loc, double scale, ShapeLike size, DTypeLike dtype, DeviceLike device) {
+            return g.normal(loc, scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
+          },
+          nb::arg("loc") = 0.0, nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+          nb::arg("device") = nb::none())
+      .def(
+          "exponential",
+          [](Generator& g, double scale, ShapeLike size, DTypeLike dtype, DeviceLike device) {
+            return g.exponential(scale, size_from_py(size), float_dtype(dtype), device_from_py(device));
+          },
+          nb::arg("scale") = 1.0, nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+          nb::arg("device") = nb::none())
+      .def(
+          "integers",
+          [](Generator& g, nb::handle low, nb::handle high, ShapeLike size, DTypeLike dtype, bool endpoint,
+             DeviceLike device) {
+            const DType t = optional_dtype(dtype).value_or(DType::int64);
+            __int128 lo = 0, hi = 0;
+            if (high.is_none()) hi = bound_from_py(low);
+            else {
+              lo = bound_from_py(low);
+              hi = bound_from_py(high);
+            }
+            return g.integers(lo, hi, size_from_py(size), t, device_from_py(device), endpoint);
+          },
+          nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::arg("dtype") = nb::none(),
+          nb::arg("endpoint") = false, nb::arg("device") = nb::none())
+      .def(
+          "permutation",
+          [](Generator& g, ArrayLike x, int axis, DeviceLike device) {
+            check_axis0("permutation", axis);
+            if (PyLong_Check(x.ptr()) && !PyBool_Check(x.ptr()))
+              return g.permutation(int64_from_py(x), device_from_py(device));
+            return g.permutation(array_from_py(x));
+          },
+          nb::arg("x"), nb::arg("axis") = 0, nb::arg("device") = nb::none(),
+          "A random ordering of range(x) (x an int), or a copy of x reordered along axis 0.")
+      .def(
+          "shuffle",
+          [](Generator& g, const Array& x, int axis) {
+            check_axis0("shuffle", axis);
+            g.shuffle(x);
+          },
+          nb::arg("x"), nb::arg("axis") = 0, "Reorders x along axis 0 in place.")
+      .def(
+          "choice",
+          [](Generator& g, ArrayLike a, ShapeLike size, bool replace, ArrayLike p, int axis, DeviceLike device) {
+            check_axis0("choice", axis);
+            std::optional<Array> pa, population;
+            if (!p.is_none()) pa = array_from_py(p);
+            std::int64_t n = 0;
+            if (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())) n = int64_from_py(a);
+            else population = array_from_py(a);
+            return g.choice(population ? &*population : nullptr, n, size_from_py(size), replace, pa ? &*pa : nullptr,
+                            device_from_py(device));
+          },
+          nb::arg("a"), nb::arg("size") = nb::none(), nb::arg("replace") = true, nb::arg("p") = nb::none(),
+          nb::arg("axis") = 0, nb::arg("device") = nb::none(),
+          "Samples of a (an array: along axis 0; an int n: of range(n)), with or without replacement, optionally "
+          "weighted by p.");
 }
 
 }  // namespace cupric::py

@@ -13,8 +13,7 @@ namespace cupric::py {
 
 /// The Python result: the out= object itself when one was given.
 NdarrayResult result_to_py(const Array& r, nb::handle out) {
-  if (!out.is_none())
-    return nb::borrow<NdarrayResult>(PyTuple_Check(out.ptr()) ? nb::borrow<nb::tuple>(out)[0] : out);
+  if (!out.is_none()) return nb::borrow<NdarrayResult>(PyTuple_Check(out.ptr()) ? nb::borrow<nb::tuple>(out)[0] : out);
   return nb::borrow<NdarrayResult>(nb::cast(r));
 }
 

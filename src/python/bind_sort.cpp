@@ -98,15 +98,18 @@ void bind_sort(nb::module_& m) {
   auto search = [](ArrayLike a, ArrayLike v, OptionalStr side, ArrayLike sorter) {
     const Array hay = array_from_py(a);
     // Python scalars stay weak (NEP 50); sequences are read onto the sorted array's device
-    const Array needles = nb::isinstance<Array>(v) || is_python_scalar(v) ? operand_from_py(v)
-                                                                          : array_from_py(v, std::nullopt, hay.device());
+    const Array needles = nb::isinstance<Array>(v) || is_python_scalar(v)
+                              ? operand_from_py(v)
+                              : array_from_py(v, std::nullopt, hay.device());
     return searchsorted(hay, needles, side_from_py(side), sorter_from_py(sorter, hay.device()));
   };
   m.def("searchsorted", search, nb::arg("a"), nb::arg("v"), nb::arg("side") = "left",
         nb::arg("sorter").none() = nb::none());
   def_method(
       ndarray_type(), "searchsorted",
-      [search](ArrayLike self, ArrayLike v, OptionalStr side, ArrayLike sorter) { return search(self, v, side, sorter); },
+      [search](ArrayLike self, ArrayLike v, OptionalStr side, ArrayLike sorter) {
+        return search(self, v, side, sorter);
+      },
       nb::arg("v"), nb::arg("side") = "left", nb::arg("sorter").none() = nb::none());
 }
 

@@ -44,16 +44,21 @@ void bind_builder(nb::module_& t) {
   nb::class_<Builder>(t, "Builder", "Builds one kernel's tile IR; every method type-checks and returns value ids.")
       .def(nb::init<std::string>())
       .def("set_location", &Builder::set_location)
-      .def("param_array", [](Builder& b, const std::string& n, nb::handle dt, int nd) { return b.param_array(n, dtype_from_py(dt), nd); })
-      .def("param_scalar", [](Builder& b, const std::string& n, nb::handle dt, bool weak) {
-        const DType t = dtype_from_py(dt);
-        WeakKind w = WeakKind::none;
-        if (weak) w = is_bool(t) ? WeakKind::boolean : is_integer(t) ? WeakKind::integer : WeakKind::floating;
-        return b.param_scalar(n, t, w);
-      })
-      .def("constant", [](Builder& b, nb::handle v, nb::handle dt) {
-        return dt.is_none() ? b.constant(scalar_from_py(v)) : b.constant(scalar_from_py(v), dtype_from_py(dt));
-      }, nb::arg("value"), nb::arg("dtype") = nb::none())
+      .def("param_array", [](Builder& b, const std::string& n, nb::handle dt,
+                             int nd) { return b.param_array(n, dtype_from_py(dt), nd); })
+      .def("param_scalar",
+           [](Builder& b, const std::string& n, nb::handle dt, bool weak) {
+             const DType t = dtype_from_py(dt);
+             WeakKind w = WeakKind::none;
+             if (weak) w = is_bool(t) ? WeakKind::boolean : is_integer(t) ? WeakKind::integer : WeakKind::floating;
+             return b.param_scalar(n, t, w);
+           })
+      .def(
+          "constant",
+          [](Builder& b, nb::handle v, nb::handle dt) {
+            return dt.is_none() ? b.constant(scalar_from_py(v)) : b.constant(scalar_from_py(v), dtype_from_py(dt));
+          },
+          nb::arg("value"), nb::arg("dtype") = nb::none())
       .def("bid", &Builder::bid)
       .def("num_blocks", &Builder::num_blocks)
       .def("array_dim", &Builder::array_dim)
@@ -66,19 +71,23 @@ void bind_builder(nb::module_& t) {
       .def("permute", &Builder::permute)
       .def("expand_dims", &Builder::expand_dims)
       .def("full", [](Builder& b, Shape s, int v, nb::handle dt) { return b.full(std::move(s), v, dtype_from_py(dt)); })
-      .def("arange", [](Builder& b, std::int64_t lo, std::int64_t hi, nb::handle dt) { return b.arange(lo, hi, dtype_from_py(dt)); })
+      .def("arange", [](Builder& b, std::int64_t lo, std::int64_t hi,
+                        nb::handle dt) { return b.arange(lo, hi, dtype_from_py(dt)); })
       .def("reduce", &Builder::reduce)
       .def("argreduce", &Builder::argreduce)
       .def("scan", &Builder::scan)
       .def("mma", &Builder::mma)
       .def("matmul", &Builder::matmul)
-      .def("load", [](Builder& b, int a, std::vector<int> idx, Shape s, nb::handle pad, bool offsets) {
-        return b.load(a, std::move(idx), std::move(s), optional_scalar(pad).value_or(Scalar::from_int(0)), offsets);
-      })
+      .def("load",
+           [](Builder& b, int a, std::vector<int> idx, Shape s, nb::handle pad, bool offsets) {
+             return b.load(a, std::move(idx), std::move(s), optional_scalar(pad).value_or(Scalar::from_int(0)),
+                           offsets);
+           })
       .def("store", &Builder::store)
-      .def("gather", [](Builder& b, int a, std::vector<int> idx, int mask, nb::handle pad) {
-        return b.gather(a, std::move(idx), mask, optional_scalar(pad).value_or(Scalar::from_int(0)));
-      })
+      .def("gather",
+           [](Builder& b, int a, std::vector<int> idx, int mask, nb::handle pad) {
+             return b.gather(a, std::move(idx), mask, optional_scalar(pad).value_or(Scalar::from_int(0)));
+           })
       .def("scatter", &Builder::scatter)
       .def("atomic", &Builder::atomic)
       .def("print", &Builder::print)
@@ -90,20 +99,24 @@ void bind_builder(nb::module_& t) {
       .def("end_if", &Builder::end_if)
       .def("depth", &Builder::depth)
       .def("rollback", &Builder::rollback)
-      .def("constant_value", [](const Builder& b, int v) -> nb::object {
-        auto c = b.constant_value(v);
-        if (!c) return nb::none();
-        switch (c->kind) {
-          case WeakKind::boolean: return nb::bool_(c->b);
-          case WeakKind::integer: return c->big_unsigned ? nb::int_(c->u) : nb::int_(c->i);
-          default: return nb::float_(c->f);
-        }
-      })
-      .def("type", [](const Builder& b, int v) {
-        const tile::Type& t = b.type(v);
-        return nb::make_tuple(t.is_array() ? "array" : "tile", dtype_to_py(t.dtype), shape_tuple(t.shape), t.ndim,
-                              t.weak != WeakKind::none);
-      }, "(kind, dtype, shape, ndim, weak) of a value")
+      .def("constant_value",
+           [](const Builder& b, int v) -> nb::object {
+             auto c = b.constant_value(v);
+             if (!c) return nb::none();
+             switch (c->kind) {
+               case WeakKind::boolean: return nb::bool_(c->b);
+               case WeakKind::integer: return c->big_unsigned ? nb::int_(c->u) : nb::int_(c->i);
+               default: return nb::float_(c->f);
+             }
+           })
+      .def(
+          "type",
+          [](const Builder& b, int v) {
+            const tile::Type& t = b.type(v);
+            return nb::make_tuple(t.is_array() ? "array" : "tile", dtype_to_py(t.dtype), shape_tuple(t.shape), t.ndim,
+                                  t.weak != WeakKind::none);
+          },
+          "(kind, dtype, shape, ndim, weak) of a value")
       .def("type_str", [](const Builder& b, int v) { return b.type(v).str(); })
       .def("text", [](const Builder& b) { return tile::to_text(b.function()); })
       .def("finish", &Builder::finish);

@@ -115,8 +115,11 @@ struct Target {
 class LaunchPlan {
  public:
   LaunchPlan(std::vector<PlanParam> params, Target target, nb::dict constants, nb::object grid3, nb::object tag)
-      : params_(std::move(params)), target_(std::move(target)), constants_(std::move(constants)),
-        grid3_(std::move(grid3)), tag_(std::move(tag)) {
+      : params_(std::move(params)),
+        target_(std::move(target)),
+        constants_(std::move(constants)),
+        grid3_(std::move(grid3)),
+        tag_(std::move(tag)) {
     for (const PlanParam& p : params_) nargs_ += p.kind == ArgKind::fixed ? 0 : 1;
   }
 
@@ -352,8 +355,7 @@ std::shared_ptr<tile::HostKernel> cached_host_kernel(const std::string& key) {
 }  // namespace
 
 void bind_tile_launch(nb::module_& t) {
-  nb::class_<HostLauncher>(t, "HostLauncher",
-                           "A loaded CPU kernel (by its compile cache key): launch(grid, *args).")
+  nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel (by its compile cache key): launch(grid, *args).")
       .def("__init__", [](HostLauncher* self, const std::string& key,
                           const Function& f) { new (self) HostLauncher(cached_host_kernel(key), f); })
       .def("__init__",

@@ -17,11 +17,13 @@ Array out_from_py(nb::handle out) {
   if (!out.is_valid() || out.is_none()) return {};
   if (nb::isinstance<nb::tuple>(out)) {
     nb::tuple t = nb::borrow<nb::tuple>(out);
-    if (nb::len(t) != 1) throw ValueError(cat("out= must be an array or a tuple of one array, got a tuple of ", nb::len(t)));
+    if (nb::len(t) != 1)
+      throw ValueError(cat("out= must be an array or a tuple of one array, got a tuple of ", nb::len(t)));
     return out_from_py(t[0]);
   }
   if (!nb::isinstance<Array>(out))
-    throw TypeError(cat("return arrays must be cupric arrays, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
+    throw TypeError(
+        cat("return arrays must be cupric arrays, got ", nb::cast<std::string>(nb::str(nb::type_name(out.type())))));
   return nb::cast<Array>(out);
 }
 
@@ -211,8 +213,9 @@ void bind_ufunc(nb::module_& m) {
       .def_prop_ro("nout", [](const PyUfunc&) { return 1; })
       .def_prop_ro("nargs", [](const PyUfunc& u) { return u.uf->nin + 1; })
       .def_prop_ro("types", [](const PyUfunc& u) { return u.uf->type_signatures(); })
-      .def_prop_ro("expression", [](const PyUfunc& u) { return u.uf->expression; },
-                   "The scalar C++ expression every backend instantiates.")
+      .def_prop_ro(
+          "expression", [](const PyUfunc& u) { return u.uf->expression; },
+          "The scalar C++ expression every backend instantiates.")
       .def_prop_ro("_doc", [](const PyUfunc& u) { return ufunc_doc(*u.uf); })
       .def("__repr__", [](const PyUfunc& u) { return cat("<ufunc '", u.uf->name, "'>"); });
 
@@ -238,9 +241,10 @@ void bind_ufunc(nb::module_& m) {
     const char* ufunc;
   };
   static const OpName binary[] = {
-      {"add", "add"}, {"sub", "subtract"}, {"mul", "multiply"}, {"truediv", "divide"},
-      {"floordiv", "floor_divide"}, {"mod", "remainder"}, {"pow", "power"}, {"and", "bitwise_and"},
-      {"or", "bitwise_or"}, {"xor", "bitwise_xor"}, {"lshift", "left_shift"}, {"rshift", "right_shift"},
+      {"add", "add"},         {"sub", "subtract"},          {"mul", "multiply"},
+      {"truediv", "divide"},  {"floordiv", "floor_divide"}, {"mod", "remainder"},
+      {"pow", "power"},       {"and", "bitwise_and"},       {"or", "bitwise_or"},
+      {"xor", "bitwise_xor"}, {"lshift", "left_shift"},     {"rshift", "right_shift"},
   };
   for (const OpName& op : binary) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
@@ -255,8 +259,8 @@ void bind_ufunc(nb::module_& m) {
         cls, cat("__i", op.py, "__").c_str(), [uf](ArrayLike a, ArrayLike b) { return inplace_op(*uf, a, b); },
         nb::arg("other").none());
   }
-  static const OpName compare[] = {{"lt", "less"}, {"le", "less_equal"}, {"gt", "greater"},
-                                   {"ge", "greater_equal"}, {"eq", "equal"}, {"ne", "not_equal"}};
+  static const OpName compare[] = {{"lt", "less"},          {"le", "less_equal"}, {"gt", "greater"},
+                                   {"ge", "greater_equal"}, {"eq", "equal"},      {"ne", "not_equal"}};
   for (const OpName& op : compare) {
     const Ufunc* uf = &find_ufunc(op.ufunc);
     def_method(

@@ -123,9 +123,7 @@ std::optional<DType> known_numpy_dtype(nb::handle obj) {
   return static_cast<DType>(i);
 }
 
-nb::object dtype_to_py(DType t) {
-  return nb::borrow(numpy_dtypes(t == DType::bfloat16).dtype[static_cast<int>(t)]);
-}
+nb::object dtype_to_py(DType t) { return nb::borrow(numpy_dtypes(t == DType::bfloat16).dtype[static_cast<int>(t)]); }
 
 nb::object scalar_type_to_py(DType t) {
   return nb::borrow(numpy_dtypes(t == DType::bfloat16).type[static_cast<int>(t)]);
@@ -196,7 +194,8 @@ Scalar scalar_from_py(nb::handle obj, bool huge_ints) {
       }
       return Scalar::from_huge_int(rounded);
     }
-    throw OverflowError(cat("Python integer ", nb::cast<std::string>(nb::str(obj)), " is out of bounds for int64 and uint64"));
+    throw OverflowError(
+        cat("Python integer ", nb::cast<std::string>(nb::str(obj)), " is out of bounds for int64 and uint64"));
   }
   if (PyFloat_Check(p)) return Scalar::from_float(PyFloat_AsDouble(p));
   if (PyComplex_Check(p)) return Scalar::from_complex({PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p)});
@@ -286,7 +285,8 @@ Operand::Operand(nb::handle obj, bool huge_ints) {
 
 // ---- arrays ----------------------------------------------------------------------------------
 
-Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy) {
+Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<Device> device,
+                    std::optional<bool> copy) {
   const DType t = dtype.value_or(a.dtype());
   const Device d = device.value_or(a.device());
   const bool needed = t != a.dtype() || !(d == a.device());
@@ -314,7 +314,8 @@ Array convert_array(const Array& a, std::optional<DType> dtype, std::optional<De
       backend_for(d).copy_from_host(moved.data(), host.data(), nbytes);
     }
     std::vector<std::int64_t> inverse(axes.size());
-    for (std::size_t i = 0; i < axes.size(); ++i) inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
     src = permute_dims(moved, inverse);
     if (t == src.dtype()) return src;
   }
@@ -361,15 +362,17 @@ void nested_collect(nb::handle obj, const Shape& shape, std::size_t depth, Neste
   if (is_sequence_like(obj)) {
     nb::sequence seq = nb::borrow<nb::sequence>(obj);
     if (depth >= shape.size() || static_cast<std::int64_t>(nb::len(seq)) != shape[depth])
-      throw ValueError(cat("setting an array element with a sequence. The requested array has an inhomogeneous shape after ",
-                           depth, " dimensions. The detected shape was ", shape_str(Shape(shape.begin(), shape.begin() + depth)),
-                           " + inhomogeneous part."));
+      throw ValueError(
+          cat("setting an array element with a sequence. The requested array has an inhomogeneous shape after ", depth,
+              " dimensions. The detected shape was ", shape_str(Shape(shape.begin(), shape.begin() + depth)),
+              " + inhomogeneous part."));
     for (nb::handle item : seq) nested_collect(item, shape, depth + 1, out);
     return;
   }
   if (is_python_scalar(obj)) {
     if (depth != shape.size())
-      throw ValueError(cat("setting an array element with a sequence: inhomogeneous shape after ", depth, " dimensions"));
+      throw ValueError(
+          cat("setting an array element with a sequence: inhomogeneous shape after ", depth, " dimensions"));
     out.leaves.push_back(nb::borrow(obj));
     out.leaf_arrays.emplace_back();
     return;
@@ -441,7 +444,8 @@ Array numpy_view(nb::handle ndarray) {
 }
 }  // namespace
 
-Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<Device> device, std::optional<bool> copy) {
+Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<Device> device,
+                    std::optional<bool> copy) {
   if (nb::isinstance<Array>(obj)) return convert_array(nb::cast<Array>(obj), dtype, device, copy);
   Array a;
   bool fresh = false;  // a is a new array nobody else sees (no copy needed for copy=True)
@@ -465,7 +469,8 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
     nb::object np = nb::module_::import_("numpy");
     a = numpy_view(np.attr("asarray")(nb::module_::import_("builtins").attr("memoryview")(obj)));
   } else {
-    throw TypeError(cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
+    throw TypeError(
+        cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
   }
   if (fresh && copy.value_or(false)) copy = std::nullopt;
   // host data goes to the default device; DLPack producers' arrays stay where they are

@@ -22,18 +22,12 @@ namespace cupric::py {
 
 const char* kind_name(ForeignKind k) {
   switch (k) {
-    case ForeignKind::cupric:
-      return "cupric";
-    case ForeignKind::numpy:
-      return "numpy";
-    case ForeignKind::torch:
-      return "torch";
-    case ForeignKind::array_interface:
-      return "array_interface";
-    case ForeignKind::cuda_array_interface:
-      return "cuda_array_interface";
-    case ForeignKind::dlpack:
-      return "dlpack";
+    case ForeignKind::cupric: return "cupric";
+    case ForeignKind::numpy: return "numpy";
+    case ForeignKind::torch: return "torch";
+    case ForeignKind::array_interface: return "array_interface";
+    case ForeignKind::cuda_array_interface: return "cuda_array_interface";
+    case ForeignKind::dlpack: return "dlpack";
   }
   return "?";
 }
@@ -185,24 +179,12 @@ std::optional<ForeignKind> foreign_kind(nb::handle obj, std::span<const ForeignK
   for (ForeignKind k : order) {
     bool is = false;
     switch (k) {
-      case ForeignKind::cupric:
-        is = nb::isinstance<Array>(obj);
-        break;
-      case ForeignKind::numpy:
-        is = is_instance(o, numpy_ndarray_type());
-        break;
-      case ForeignKind::torch:
-        is = is_instance(o, torch_tensor_type());
-        break;
-      case ForeignKind::array_interface:
-        is = has_attr(o, n.array_interface);
-        break;
-      case ForeignKind::cuda_array_interface:
-        is = has_attr(o, n.cuda_array_interface);
-        break;
-      case ForeignKind::dlpack:
-        is = PyCapsule_CheckExact(o) || has_attr(o, n.dlpack);
-        break;
+      case ForeignKind::cupric: is = nb::isinstance<Array>(obj); break;
+      case ForeignKind::numpy: is = is_instance(o, numpy_ndarray_type()); break;
+      case ForeignKind::torch: is = is_instance(o, torch_tensor_type()); break;
+      case ForeignKind::array_interface: is = has_attr(o, n.array_interface); break;
+      case ForeignKind::cuda_array_interface: is = has_attr(o, n.cuda_array_interface); break;
+      case ForeignKind::dlpack: is = PyCapsule_CheckExact(o) || has_attr(o, n.dlpack); break;
     }
     if (is) return k;
   }
@@ -216,18 +198,12 @@ bool import_as(nb::handle obj, ForeignKind kind, const ImportOptions& options, F
   out.readonly = false;
   PyObject* o = obj.ptr();
   switch (kind) {
-    case ForeignKind::cupric:
-      return read_cupric(o, options, out);
-    case ForeignKind::numpy:
-      return read_numpy(o, options, out);
-    case ForeignKind::torch:
-      return read_torch(o, options, out);
-    case ForeignKind::array_interface:
-      return read_array_interface(o, options, out);
-    case ForeignKind::cuda_array_interface:
-      return read_cuda_array_interface(o, options, out);
-    case ForeignKind::dlpack:
-      return read_dlpack(o, options, out);
+    case ForeignKind::cupric: return read_cupric(o, options, out);
+    case ForeignKind::numpy: return read_numpy(o, options, out);
+    case ForeignKind::torch: return read_torch(o, options, out);
+    case ForeignKind::array_interface: return read_array_interface(o, options, out);
+    case ForeignKind::cuda_array_interface: return read_cuda_array_interface(o, options, out);
+    case ForeignKind::dlpack: return read_dlpack(o, options, out);
   }
   return false;
 }
@@ -266,7 +242,8 @@ namespace {
 nb::tuple int_tuple(const SmallVector<std::int64_t, 8>& v) {
   nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(v.size())));
   if (!t.is_valid()) throw nb::python_error();
-  for (std::size_t i = 0; i < v.size(); ++i) PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(i), PyLong_FromLongLong(v[i]));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(i), PyLong_FromLongLong(v[i]));
   return nb::borrow<nb::tuple>(t);
 }
 

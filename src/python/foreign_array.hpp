@@ -47,9 +47,7 @@ struct ForeignArray {
 
   int ndim() const { return static_cast<int>(shape.size()); }
   /// What a launch orders itself after: the storage's last writer, or `stream`.
-  DeviceArgument device_argument() const {
-    return {storage, stream.has_value(), stream.value_or(nullptr)};
-  }
+  DeviceArgument device_argument() const { return {storage, stream.has_value(), stream.value_or(nullptr)}; }
 };
 
 struct ImportOptions {

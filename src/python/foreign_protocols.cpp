@@ -135,8 +135,7 @@ long long cai_version(PyObject* iface) {
     throw ValueError("Missing __cuda_array_interface__ version");
   }
   if (!PyLong_Check(v) || PyBool_Check(v))
-    throw TypeError(
-        cat("__cuda_array_interface__: version must be an int, got ", nb::cast<std::string>(nb::repr(v))));
+    throw TypeError(cat("__cuda_array_interface__: version must be an int, got ", nb::cast<std::string>(nb::repr(v))));
   const auto version = interface_int<long long>(v, "__cuda_array_interface__", "version");
   if (version < 0 || version > 3)
     throw ValueError(cat("__cuda_array_interface__: version ", version, " is not one cupric reads (0 to 3)"));
@@ -320,8 +319,8 @@ void take_tensor(PyObject* capsule, const char* name, const char* used, std::opt
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) l = dlpack::read_versioned(*m, &read_only);
   else l = dlpack::read_tensor(m->dl_tensor);
   if (said && !(*said == l.device))
-    throw BufferError(cat("the DLPack tensor is on ", l.device.str(), ", but its producer's __dlpack_device__() said ",
-                          said->str()));
+    throw BufferError(
+        cat("the DLPack tensor is on ", l.device.str(), ", but its producer's __dlpack_device__() said ", said->str()));
   nb::object owner = nb::steal(PyCapsule_New(m, kOwnerName, free_owned<Managed>));
   if (!owner.is_valid()) throw nb::python_error();
   PyCapsule_SetName(capsule, used);

@@ -35,8 +35,8 @@ class ErrorStash {
 
 /// Interned attribute and key names, made once.
 struct Names {
-  PyObject *dtype, *is_cuda, *get_device, *data_ptr, *shape, *stride, *array_interface, *cuda_array_interface,
-      *dlpack, *dlpack_device, *typestr, *data, *strides, *stream, *mask, *ref, *version;
+  PyObject *dtype, *is_cuda, *get_device, *data_ptr, *shape, *stride, *array_interface, *cuda_array_interface, *dlpack,
+      *dlpack_device, *typestr, *data, *strides, *stream, *mask, *ref, *version;
   Names();
 };
 const Names& names();

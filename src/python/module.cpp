@@ -18,8 +18,8 @@ namespace {
 /// cupric.AxisError: a ValueError and an IndexError, made without importing NumPy (import time).
 PyObject* make_axis_error() {
   nb::object bases = nb::make_tuple(nb::handle(PyExc_ValueError), nb::handle(PyExc_IndexError));
-  return PyErr_NewExceptionWithDoc("cupric.AxisError", "An axis argument is out of range (a ValueError and an IndexError).",
-                                   bases.ptr(), nullptr);
+  return PyErr_NewExceptionWithDoc(
+      "cupric.AxisError", "An axis argument is out of range (a ValueError and an IndexError).", bases.ptr(), nullptr);
 }
 PyObject* g_axis_error = nullptr;
 
@@ -61,8 +61,14 @@ namespace {
 /// ...", "SmallVector::at", "stoi") names C++ internals, not the user's problem: such messages of
 /// standard exceptions are replaced (cupric's own errors, errors.hpp, keep theirs).
 bool is_library_text(std::string_view s) {
-  static constexpr std::string_view markers[] = {"::", "basic_string", "bad_cast", "bad_alloc", "bad_any_cast",
-                                                 "bad_function_call", "bad optional access", "bad variant access",
+  static constexpr std::string_view markers[] = {"::",
+                                                 "basic_string",
+                                                 "bad_cast",
+                                                 "bad_alloc",
+                                                 "bad_any_cast",
+                                                 "bad_function_call",
+                                                 "bad optional access",
+                                                 "bad variant access",
                                                  "bad_weak_ptr"};
   for (std::string_view m : markers)
     if (s.find(m) != std::string_view::npos) return true;

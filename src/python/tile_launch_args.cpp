@@ -71,7 +71,8 @@ constexpr ForeignKind kHostSources[] = {ForeignKind::cupric, ForeignKind::numpy}
 constexpr ForeignKind kCudaSources[] = {ForeignKind::cupric, ForeignKind::torch, ForeignKind::cuda_array_interface};
 
 std::optional<PlanParam> classify_array(nb::handle value, PlanParam p, int device) {
-  const std::optional<ForeignKind> source = device < 0 ? foreign_kind(value, kHostSources) : foreign_kind(value, kCudaSources);
+  const std::optional<ForeignKind> source =
+      device < 0 ? foreign_kind(value, kHostSources) : foreign_kind(value, kCudaSources);
   if (!source) return std::nullopt;
   p.kind = ArgKind::array;
   p.source = *source;
@@ -153,20 +154,11 @@ bool match_array(const PlanParam& p, PyObject* v, int device, ReadArg& out) {
 bool match_scalar(const PlanParam& p, PyObject* v) {
   bool ok = false;
   switch (p.kind) {
-    case ArgKind::weak_bool:
-      ok = Py_TYPE(v) == &PyBool_Type;
-      break;
-    case ArgKind::weak_int:
-      ok = Py_TYPE(v) == &PyLong_Type;
-      break;
-    case ArgKind::weak_float:
-      ok = Py_TYPE(v) == &PyFloat_Type;
-      break;
-    case ArgKind::typed:
-      ok = reinterpret_cast<PyObject*>(Py_TYPE(v)) == p.token.ptr();
-      break;
-    default:
-      break;
+    case ArgKind::weak_bool: ok = Py_TYPE(v) == &PyBool_Type; break;
+    case ArgKind::weak_int: ok = Py_TYPE(v) == &PyLong_Type; break;
+    case ArgKind::weak_float: ok = Py_TYPE(v) == &PyFloat_Type; break;
+    case ArgKind::typed: ok = reinterpret_cast<PyObject*>(Py_TYPE(v)) == p.token.ptr(); break;
+    default: break;
   }
   if (!ok || !p.keyed) return ok;
   const int r = PyObject_RichCompareBool(v, p.key.ptr(), Py_EQ);
@@ -247,8 +239,9 @@ void grid_from_py(nb::handle grid, long long g[3]) {
 void check_cuda_grid(const long long g[3]) {
   constexpr long long max_yz = 65535;
   if (g[0] > 2147483647LL || g[1] > max_yz || g[2] > max_yz)
-    throw ValueError(cat("grid (", g[0], ", ", g[1], ", ", g[2], ") is too large for CUDA (x up to 2^31-1, y and z up to ",
-                         max_yz, "); put the largest extent first"));
+    throw ValueError(cat("grid (", g[0], ", ", g[1], ", ", g[2],
+                         ") is too large for CUDA (x up to 2^31-1, y and z up to ", max_yz,
+                         "); put the largest extent first"));
 }
 
 void run_host_kernel(const tile::HostKernel& k, const std::int64_t grid[3], const std::vector<void*>& args) {

@@ -29,7 +29,7 @@ inline bool is_array_kind(ArgKind k) { return k == ArgKind::array; }
 struct PlanParam {
   ArgKind kind = ArgKind::constant;
   ForeignKind source = ForeignKind::cupric;  ///< arrays: how the importer reads them
-  DType dtype = DType::float64;  ///< arrays: the element type; scalars: the type they are stored as
+  DType dtype = DType::float64;              ///< arrays: the element type; scalars: the type they are stored as
   int ndim = 0;
   bool written = false;  ///< an array the kernel writes: must not be read-only
   bool keyed = false;    ///< an @ct.autotune key: the same shape (arrays) or value (scalars) too

@@ -68,9 +68,7 @@ void ArgPacker::add_int(std::int64_t v) {
   };
   switch (e) {
     case 0:
-    case 8:
-      std::memcpy(slot(8, 8), &v, 8);
-      return;
+    case 8: std::memcpy(slot(8, 8), &v, 8); return;
     case 4: {
       fits(std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::uint32_t>::max());
       auto u = static_cast<std::uint32_t>(v);  // two's complement: int32 and uint32 share the bits
@@ -89,8 +87,7 @@ void ArgPacker::add_int(std::int64_t v) {
       std::memcpy(slot(1, 1), &u, 1);
       return;
     }
-    default:
-      fail_size(8, "a Python int");
+    default: fail_size(8, "a Python int");
   }
 }
 

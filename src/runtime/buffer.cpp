@@ -56,12 +56,8 @@ void Buffer::close(const Stream* stream) {
   if (!loaded_driver()) return;
   const Stream& s = stream ? *stream : stream_;
   switch (kind_) {
-    case MemoryKind::device:
-      MemoryPool::for_device(stream_.device()).deallocate(p, block_, s, graph_owned_);
-      break;
-    case MemoryKind::pinned:
-      PinnedPool::global().deallocate(reinterpret_cast<void*>(p), block_, s);
-      break;
+    case MemoryKind::device: MemoryPool::for_device(stream_.device()).deallocate(p, block_, s, graph_owned_); break;
+    case MemoryKind::pinned: PinnedPool::global().deallocate(reinterpret_cast<void*>(p), block_, s); break;
     case MemoryKind::managed:
       Device(stream_.device()).activate();
       driver().StreamSynchronize(s.handle());
@@ -85,8 +81,7 @@ void Buffer::copy_from_host(const void* src, std::size_t nbytes, const Stream& s
   if (kind_ != MemoryKind::device)
     check(driver().MemcpyAsync(ptr_ + offset, reinterpret_cast<CUdeviceptr>(src), nbytes, stream.handle()),
           "cuMemcpyAsync");
-  else
-    check(driver().MemcpyHtoDAsync(ptr_ + offset, src, nbytes, stream.handle()), "cuMemcpyHtoDAsync");
+  else check(driver().MemcpyHtoDAsync(ptr_ + offset, src, nbytes, stream.handle()), "cuMemcpyHtoDAsync");
 }
 
 void Buffer::copy_to_host(void* dst, std::size_t nbytes, const Stream& stream, std::size_t offset) const {
@@ -96,8 +91,7 @@ void Buffer::copy_to_host(void* dst, std::size_t nbytes, const Stream& stream, s
   if (kind_ != MemoryKind::device)
     check(driver().MemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), ptr_ + offset, nbytes, stream.handle()),
           "cuMemcpyAsync");
-  else
-    check(driver().MemcpyDtoHAsync(dst, ptr_ + offset, nbytes, stream.handle()), "cuMemcpyDtoHAsync");
+  else check(driver().MemcpyDtoHAsync(dst, ptr_ + offset, nbytes, stream.handle()), "cuMemcpyDtoHAsync");
 }
 
 void Buffer::copy_from_device(CUdeviceptr src, std::size_t nbytes, const Stream& stream, std::size_t offset) {
@@ -121,8 +115,7 @@ void Buffer::fill(std::uint32_t pattern, int width, const Stream& stream) {
     check(d.MemsetD8Async(ptr_, static_cast<unsigned char>(pattern), n, stream.handle()), "cuMemsetD8Async");
   else if (width == 2)
     check(d.MemsetD16Async(ptr_, static_cast<unsigned short>(pattern), n, stream.handle()), "cuMemsetD16Async");
-  else
-    check(d.MemsetD32Async(ptr_, pattern, n, stream.handle()), "cuMemsetD32Async");
+  else check(d.MemsetD32Async(ptr_, pattern, n, stream.handle()), "cuMemsetD32Async");
 }
 
 }  // namespace cupric::runtime

@@ -41,9 +41,9 @@ Api g_api;
 bool g_loaded = false, g_active = false;
 std::int64_t g_offset_ns = 0;  // profiler clock minus CUPTI's
 std::atomic<std::uint64_t> g_next_id{1};
-std::mutex g_mutex;  // guards the two maps
+std::mutex g_mutex;                                                                // guards the two maps
 std::unordered_map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> g_times;  // by CUPTI's correlation id
-std::unordered_multimap<std::uint64_t, std::uint32_t> g_external;                // our id -> correlation ids
+std::unordered_multimap<std::uint64_t, std::uint32_t> g_external;                  // our id -> correlation ids
 constexpr std::size_t kBufferBytes = 4 << 20;
 
 template <class T>
@@ -159,8 +159,8 @@ std::optional<std::pair<std::int64_t, std::int64_t>> take_times(std::uint64_t id
   for (auto it = first; it != last; ++it) {
     auto t = g_times.find(it->second);
     if (t == g_times.end()) continue;
-    span = span ? std::pair{std::min(span->first, t->second.first), std::max(span->second, t->second.second)}
-                : t->second;
+    span =
+        span ? std::pair{std::min(span->first, t->second.first), std::max(span->second, t->second.second)} : t->second;
     g_times.erase(t);
   }
   g_external.erase(id);

@@ -76,10 +76,8 @@ CUdeviceptr MemoryPool::driver_allocate(std::size_t size, CUstream stream) {
 
 void MemoryPool::driver_free(CUdeviceptr ptr, CUstream stream) {
   const DriverApi& d = driver();
-  if (async_)
-    d.MemFreeAsync(ptr, stream);
-  else
-    d.MemFree(ptr);
+  if (async_) d.MemFreeAsync(ptr, stream);
+  else d.MemFree(ptr);
 }
 
 CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned) {

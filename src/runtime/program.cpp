@@ -16,14 +16,10 @@ using namespace cupric::cuda;
 
 const char* code_kind_name(CodeKind kind) {
   switch (kind) {
-    case CodeKind::ptx:
-      return "ptx";
-    case CodeKind::cubin:
-      return "cubin";
-    case CodeKind::ltoir:
-      return "ltoir";
-    case CodeKind::fatbin:
-      return "fatbin";
+    case CodeKind::ptx: return "ptx";
+    case CodeKind::cubin: return "cubin";
+    case CodeKind::ltoir: return "ltoir";
+    case CodeKind::fatbin: return "fatbin";
   }
   return "?";
 }
@@ -178,8 +174,9 @@ std::string Program::cache_key(CodeKind target, const std::vector<std::string>& 
 ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& name_expressions, bool use_cache) const {
   const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
   auto profiled = [&](const char* outcome, std::size_t bytes) {  // the profiler's compile record
-    if (t0) profiler::record_span(profiler::EventKind::compile, "nvrtc " + name_, t0, outcome, 0, -1, 0,
-                                  static_cast<std::int64_t>(bytes));
+    if (t0)
+      profiler::record_span(profiler::EventKind::compile, "nvrtc " + name_, t0, outcome, 0, -1, 0,
+                            static_cast<std::int64_t>(bytes));
   };
   const NvrtcApi& api = nvrtc();
   std::string arch = resolved_arch();

@@ -44,8 +44,7 @@ const Type& Builder::tile_type(int v, const char* what) const {
 }
 
 void Builder::check_array(int v, const char* what) const {
-  if (!f_.type(v).is_array())
-    throw TypeError(cat(what, ": expected an array argument, got a tile ", f_.type(v).str()));
+  if (!f_.type(v).is_array()) throw TypeError(cat(what, ": expected an array argument, got a tile ", f_.type(v).str()));
 }
 
 int Builder::normalize_axis(int axis, int ndim, const char* what) const {
@@ -64,7 +63,8 @@ std::optional<Scalar> Builder::constant_value(int v) const {
 
 int Builder::param_array(const std::string& name, DType dtype, int ndim) {
   if (is_complex(dtype)) throw TypeError(cat("parameter '", name, "': complex arrays are not supported yet"));
-  if (ndim < 1 || ndim > 8) throw ValueError(cat("parameter '", name, "': arrays of 1 to 8 dimensions are supported, got ", ndim));
+  if (ndim < 1 || ndim > 8)
+    throw ValueError(cat("parameter '", name, "': arrays of 1 to 8 dimensions are supported, got ", ndim));
   Op& op = emit(OpKind::param, {}, {Type::array(dtype, ndim)});
   op.name = name;
   op.ints = {static_cast<std::int64_t>(f_.params.size())};
@@ -178,7 +178,8 @@ int Builder::ufunc(const std::string& name, std::vector<int> operands) {
   const Shape shape = broadcast_shapes(shapes);
   for (int i = 0; i < uf.nin; ++i) {
     int v = operands[static_cast<std::size_t>(i)];
-    if (!(all_weak && f_.type(v).dtype == loop.types[static_cast<std::size_t>(i)])) v = to_dtype(v, loop.types[static_cast<std::size_t>(i)]);
+    if (!(all_weak && f_.type(v).dtype == loop.types[static_cast<std::size_t>(i)]))
+      v = to_dtype(v, loop.types[static_cast<std::size_t>(i)]);
     operands[static_cast<std::size_t>(i)] = broadcast_operand(v, shape);
   }
   Type result{Kind::tile, loop.types[static_cast<std::size_t>(uf.nin)], shape, 0, WeakKind::none, {}};
@@ -227,7 +228,8 @@ int Builder::broadcast_to(int value, Shape shape) {
   const Type& t = tile_type(value, "broadcast_to");
   check_tile_shape(shape, "broadcast_to");
   const Shape got = broadcast_shapes(t.shape, shape);
-  if (got != shape) throw ValueError(cat("cannot broadcast a tile of shape ", shape_str(t.shape), " to ", shape_str(shape)));
+  if (got != shape)
+    throw ValueError(cat("cannot broadcast a tile of shape ", shape_str(t.shape), " to ", shape_str(shape)));
   if (t.shape == shape) return value;
   return emit1(OpKind::broadcast, {value}, Type::tile(t.dtype, std::move(shape)));
 }
@@ -247,7 +249,8 @@ int Builder::reshape(int value, Shape shape) {
   }
   if (infer >= 0 && known > 0 && n % known == 0) shape[static_cast<std::size_t>(infer)] = n / known;
   if (shape_size(shape) != n || (infer >= 0 && shape[static_cast<std::size_t>(infer)] == -1))
-    throw ValueError(cat("cannot reshape a tile of size ", n, " (shape ", shape_str(t.shape), ") into shape ", shape_str(shape)));
+    throw ValueError(
+        cat("cannot reshape a tile of size ", n, " (shape ", shape_str(t.shape), ") into shape ", shape_str(shape)));
   if (shape == t.shape) return value;
   Type r = t;
   r.shape = std::move(shape);
@@ -295,7 +298,8 @@ int Builder::full(Shape shape, int value, DType dtype) {
 
 int Builder::arange(std::int64_t start, std::int64_t stop, DType dtype) {
   if (stop <= start) throw ValueError(cat("arange: the tile would be empty (start ", start, ", stop ", stop, ")"));
-  if (!is_integer(dtype) && !is_floating(dtype)) throw TypeError(cat("arange: dtype must be integer or float, got ", name(dtype)));
+  if (!is_integer(dtype) && !is_floating(dtype))
+    throw TypeError(cat("arange: dtype must be integer or float, got ", name(dtype)));
   check_tile_shape({stop - start}, "arange");
   Op& op = emit(OpKind::arange, {}, {Type::tile(dtype, {stop - start})});
   op.ints = {start};

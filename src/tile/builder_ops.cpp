@@ -97,8 +97,8 @@ DType mma_acc_dtype(DType in) {
 int Builder::mma(int a, int b, int acc, bool allow_tf32) {
   const Type ta = tile_type(a, "mma"), tb = tile_type(b, "mma"), tc = tile_type(acc, "mma");
   if (ta.shape.size() != 2 || tb.shape.size() != 2 || tc.shape.size() != 2)
-    throw ValueError(cat("mma: expected 2-D tiles a (M, K), b (K, N), acc (M, N), got ", ta.str(), ", ", tb.str(), ", ",
-                         tc.str()));
+    throw ValueError(
+        cat("mma: expected 2-D tiles a (M, K), b (K, N), acc (M, N), got ", ta.str(), ", ", tb.str(), ", ", tc.str()));
   if (ta.shape[1] != tb.shape[0] || tc.shape[0] != ta.shape[0] || tc.shape[1] != tb.shape[1])
     throw ValueError(cat("mma: shapes do not match: a ", shape_str(ta.shape), " @ b ", shape_str(tb.shape), " + acc ",
                          shape_str(tc.shape), " (need a (M, K), b (K, N), acc (M, N))"));
@@ -107,7 +107,8 @@ int Builder::mma(int a, int b, int acc, bool allow_tf32) {
                         "; convert one with ct.astype"));
   const DType accd = mma_acc_dtype(ta.dtype);
   if (tc.dtype != accd)
-    throw TypeError(cat("mma: the accumulator of ", name(ta.dtype), " inputs must be ", name(accd), ", got ", name(tc.dtype)));
+    throw TypeError(
+        cat("mma: the accumulator of ", name(ta.dtype), " inputs must be ", name(accd), ", got ", name(tc.dtype)));
   Op& op = emit(OpKind::mma, {a, b, acc}, {tc});
   op.flag = allow_tf32;
   return op.result();
@@ -164,8 +165,8 @@ void Builder::store(int array, std::vector<int> index, int value, bool offsets) 
     throw ValueError(cat(what, ": the array has ", ta.ndim, " dimension(s) but index has ", index.size(), " entries"));
   if (tv.is_scalar()) value = reshape(value, Shape(static_cast<std::size_t>(ta.ndim), 1));
   if (static_cast<int>(f_.type(value).shape.size()) != ta.ndim)
-    throw ValueError(cat(what, ": a tile of shape ", shape_str(tv.shape), " cannot be stored into an array of ", ta.ndim,
-                         " dimension(s); reshape it first"));
+    throw ValueError(cat(what, ": a tile of shape ", shape_str(tv.shape), " cannot be stored into an array of ",
+                         ta.ndim, " dimension(s); reshape it first"));
   std::vector<int> ops{array};
   for (int v : index) ops.push_back(to_index(v, what));
   ops.push_back(to_dtype(value, ta.dtype));
@@ -177,7 +178,8 @@ std::vector<int> Builder::address_operands(int array, std::vector<int> indices, 
   check_array(array, what);
   const Type ta = f_.type(array);
   if (static_cast<int>(indices.size()) != ta.ndim)
-    throw ValueError(cat(what, ": the array has ", ta.ndim, " dimension(s) but ", indices.size(), " index tile(s) were given"));
+    throw ValueError(
+        cat(what, ": the array has ", ta.ndim, " dimension(s) but ", indices.size(), " index tile(s) were given"));
   std::vector<Shape> shapes;
   for (int v : indices) {
     const Type& t = tile_type(v, what);
@@ -225,7 +227,8 @@ void Builder::atomic(const std::string& kind, int array, std::vector<int> indice
   check_array(array, what.c_str());
   const DType t = f_.type(array).dtype;
   if (is_bool(t) || t == DType::int8 || t == DType::uint8 || t == DType::int16 || t == DType::uint16)
-    throw TypeError(cat(what, ": atomics on ", name(t), " arrays are not supported (use 32/64-bit integers or floats)"));
+    throw TypeError(
+        cat(what, ": atomics on ", name(t), " arrays are not supported (use 32/64-bit integers or floats)"));
   Shape shape;
   const std::size_t n = indices.size();
   std::vector<int> ops = address_operands(array, std::move(indices), value, mask, what.c_str(), &shape);
@@ -277,7 +280,8 @@ void check_yields(const Function& f, const std::vector<int>& expected, const std
     const Type& b = f.type(got[i]);
     if (!a.same_as(b) || (a.weak == WeakKind::none) != (b.weak == WeakKind::none))
       throw TypeError(cat(where, ": value #", i, " changes type from ", a.str(), " to ", b.str(),
-                          "; give it its final dtype and shape before the ", where, " (e.g. with ct.astype / ct.full)"));
+                          "; give it its final dtype and shape before the ", where,
+                          " (e.g. with ct.astype / ct.full)"));
   }
 }
 }  // namespace
@@ -296,7 +300,8 @@ std::vector<int> Builder::end_for(std::vector<int> yields) {
 
 void Builder::begin_if(int cond) {
   const Type& t = tile_type(cond, "if");
-  if (!t.is_scalar()) throw TypeError(cat("if: the condition must be a scalar, got a tile ", t.str(), "; use ct.where for tiles"));
+  if (!t.is_scalar())
+    throw TypeError(cat("if: the condition must be a scalar, got a tile ", t.str(), "; use ct.where for tiles"));
   if (!is_bool(t.dtype)) cond = ufunc("not_equal", {cond, constant(Scalar::from_int(0))});
   Op& op = emit(OpKind::if_, {cond}, {});
   op.regions.resize(2);
@@ -326,7 +331,8 @@ std::vector<int> Builder::end_if(std::vector<int> else_yields) {
 }
 
 void Builder::rollback(int depth) {
-  if (depth < 1 || depth >= static_cast<int>(stack_.size()) + 1) throw ValueError(cat("internal: bad rollback depth ", depth));
+  if (depth < 1 || depth >= static_cast<int>(stack_.size()) + 1)
+    throw ValueError(cat("internal: bad rollback depth ", depth));
   while (static_cast<int>(stack_.size()) > depth) stack_.pop_back();
   Region& r = *stack_.back();
   if (r.ops.empty() || (r.ops.back().kind != OpKind::for_ && r.ops.back().kind != OpKind::if_))

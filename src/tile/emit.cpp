@@ -1,7 +1,8 @@
 // emit.cpp — the tile compiler as named stages: the list of (name, pass) pairs each target runs
 // (the canonical ones, then what the target adds), CUPRIC_TILE_DUMP and the stage record of
 // kernel.inspect; the two targets' wrappers around the shared body (the host shared object's entry,
-// the CUDA __global__ kernel, a CUDA __device__ function for callers that run it per element); and the choice of threads per block and vector width on the GPU.
+// the CUDA __global__ kernel, a CUDA __device__ function for callers that run it per element); and the choice of
+// threads per block and vector width on the GPU.
 #include "cupric/tile_compiler/emit.hpp"
 
 #include <algorithm>
@@ -49,8 +50,8 @@ Launch choose_launch(const Function& f, const EmitOptions& o) {
 
 std::string header(const Function& f, const char* target, const Launch& l, int smem) {
   return cat("// cupric.tile kernel `", f.name, "` (", target, ") — generated; do not edit\n",
-             "#define CUPRIC_TILE_THREADS ", l.threads, "\n#define CUPRIC_TILE_VEC ", l.vec, "\n#define CUPRIC_TILE_SMEM ",
-             smem, "\n#include \"cupric/tile/tile.h\"\n");
+             "#define CUPRIC_TILE_THREADS ", l.threads, "\n#define CUPRIC_TILE_VEC ", l.vec,
+             "\n#define CUPRIC_TILE_SMEM ", smem, "\n#include \"cupric/tile/tile.h\"\n");
 }
 
 /// Parameter declarations of the host block function and how the entry unpacks args[i].
@@ -64,10 +65,12 @@ void host_params(const Function& f, const Emitter& e, std::string& decl, std::st
     if (t.is_array()) {
       const std::string ty = cat("::cu::tile::ArrayRef<", ctype(t.dtype), ", ", t.ndim, ">");
       decl += cat(ty, "& ", n);
-      unpack += cat("\n  const ", ty, " ", n, " = ::cu::tile::array_ref<", ctype(t.dtype), ", ", t.ndim, ">(args[", i, "]);");
+      unpack +=
+          cat("\n  const ", ty, " ", n, " = ::cu::tile::array_ref<", ctype(t.dtype), ", ", t.ndim, ">(args[", i, "]);");
     } else {
       decl += cat(ctype(t.dtype), " ", n);
-      unpack += cat("\n  const ", ctype(t.dtype), " ", n, " = *static_cast<const ", ctype(t.dtype), "*>(args[", i, "]);");
+      unpack +=
+          cat("\n  const ", ctype(t.dtype), " ", n, " = *static_cast<const ", ctype(t.dtype), "*>(args[", i, "]);");
     }
   }
 }
@@ -78,24 +81,27 @@ inline constexpr long long kHostTileBytes = 4ll << 20;
 EmitResult emit_host(const Function& f, const EmitOptions& o, const Launch& l) {
   Emitter e(f, o, l.threads, l.vec);
   if (e.tile_bytes() > kHostTileBytes)
-    throw ValueError(cat("cupric.tile: kernel `", f.name, "` keeps ", e.tile_bytes() >> 10, " KiB of tiles per block; the CPU "
-                         "target allows ", kHostTileBytes >> 10, " KiB (use smaller tiles and a loop)"));
+    throw ValueError(cat("cupric.tile: kernel `", f.name, "` keeps ", e.tile_bytes() >> 10,
+                         " KiB of tiles per block; the CPU "
+                         "target allows ",
+                         kHostTileBytes >> 10, " KiB (use smaller tiles and a loop)"));
   const std::string body = e.body();
   std::string decl, unpack, pass;
   host_params(f, e, decl, unpack, pass);
   EmitResult r;
   r.entry = "cupric_tile_entry";
-  r.source = header(f, "host C++", l, 0) +
-             cat("\nnamespace {\n\n", e.preamble(), e.preamble().empty() ? "" : "\n",
-                 "void cupric_tile_block(const ::cu::tile::Block& blk", decl.empty() ? "" : ", ", decl,
-                 ") {", body, "\n}\n\n}  // namespace\n\n",
-                 "extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry(\n",
-                 "    void* const* args, const long long* grid, long long begin, long long end, cupric_tile_status* status) {",
-                 unpack, "\n  (void)args;\n",
-                 "  ::cu::tile::Block blk{{0, 0, 0}, {grid[0], grid[1], grid[2]}, 0, nullptr, status};\n",
-                 "  for (long long b = begin; b < end; ++b) {\n", "    blk.bid[0] = b % grid[0];\n",
-                 "    blk.bid[1] = (b / grid[0]) % grid[1];\n", "    blk.bid[2] = b / (grid[0] * grid[1]);\n",
-                 "    cupric_tile_block(blk", pass, ");\n  }\n}\n");
+  r.source =
+      header(f, "host C++", l, 0) +
+      cat("\nnamespace {\n\n", e.preamble(), e.preamble().empty() ? "" : "\n",
+          "void cupric_tile_block(const ::cu::tile::Block& blk", decl.empty() ? "" : ", ", decl, ") {", body,
+          "\n}\n\n}  // namespace\n\n",
+          "extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry(\n",
+          "    void* const* args, const long long* grid, long long begin, long long end, cupric_tile_status* status) {",
+          unpack, "\n  (void)args;\n",
+          "  ::cu::tile::Block blk{{0, 0, 0}, {grid[0], grid[1], grid[2]}, 0, nullptr, status};\n",
+          "  for (long long b = begin; b < end; ++b) {\n", "    blk.bid[0] = b % grid[0];\n",
+          "    blk.bid[1] = (b / grid[0]) % grid[1];\n", "    blk.bid[2] = b / (grid[0] * grid[1]);\n",
+          "    cupric_tile_block(blk", pass, ");\n  }\n}\n");
   return r;
 }
 
@@ -128,20 +134,23 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
         stride += cat(d ? ", " : "", n, "_stride", d);
         r.params.push_back({ParamRole::stride, DType::int64});
       }
-      views += cat("\n  const ::cu::tile::ArrayRef<", ty, ", ", t.ndim, "> ", n, "{", n, "_data, {", shape, "}, {", stride, "}};");
+      views += cat("\n  const ::cu::tile::ArrayRef<", ty, ", ", t.ndim, "> ", n, "{", n, "_data, {", shape, "}, {",
+                   stride, "}};");
     } else {
       params += cat(ctype(t.dtype), " ", n);
       r.params.push_back({ParamRole::scalar, t.dtype});
     }
   }
-  r.source = header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
-             cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
-                 e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
-                 "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",
-                 "  const ::cu::tile::Block blk{{static_cast<long long>(blockIdx.x), static_cast<long long>(blockIdx.y), "
-                 "static_cast<long long>(blockIdx.z)},\n",
-                 "      {static_cast<long long>(gridDim.x), static_cast<long long>(gridDim.y), static_cast<long long>(gridDim.z)},\n",
-                 "      static_cast<int>(threadIdx.x), cupric_smem, nullptr};", views, body, "\n}\n");
+  r.source =
+      header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
+      cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
+          e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
+          "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",
+          "  const ::cu::tile::Block blk{{static_cast<long long>(blockIdx.x), static_cast<long long>(blockIdx.y), "
+          "static_cast<long long>(blockIdx.z)},\n",
+          "      {static_cast<long long>(gridDim.x), static_cast<long long>(gridDim.y), static_cast<long "
+          "long>(gridDim.z)},\n",
+          "      static_cast<int>(threadIdx.x), cupric_smem, nullptr};", views, body, "\n}\n");
   return r;
 }
 

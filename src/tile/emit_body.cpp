@@ -85,8 +85,8 @@ std::string Emitter::layout_type(int v) const {
   if (!l.is_mma()) return cat("::cu::tile::Layout<", t.size(), ">");
   return cat(l.slice == TileLayout::rows_of   ? "::cu::tile::MmaRows<"
              : l.slice == TileLayout::cols_of ? "::cu::tile::MmaCols<"
-                                               : "::cu::tile::MmaLayout<", l.rows, ", ", l.cols, ", ", l.warps_m, ", ",
-             l.warps_n, ">");
+                                              : "::cu::tile::MmaLayout<",
+             l.rows, ", ", l.cols, ", ", l.warps_m, ", ", l.warps_n, ">");
 }
 
 std::string Emitter::slot_loop(int v) const {
@@ -243,7 +243,8 @@ std::string Emitter::elem_expr(const Op& op, int n) {
     case OpKind::where: return cat("@ = ", refs.at(0), " ? ", refs.at(1), " : ", refs.at(2), ";");
     case OpKind::full: return cat("@ = ", refs.at(0), ";");
     case OpKind::arange:
-      return cat("@ = ::cu::tile::convert<", T, ">(", op.ints.at(0), " + ", layout_type(op.result()), "::elem(blk.tid, s));");
+      return cat("@ = ::cu::tile::convert<", T, ">(", op.ints.at(0), " + ", layout_type(op.result()),
+                 "::elem(blk.tid, s));");
     default: throw ValueError(cat("internal: ", op_name(op.kind), " is not elementwise"));
   }
 }
@@ -354,7 +355,8 @@ void Emitter::stage_invariant_operands(const Region& body) {
     const long long M = ta.shape[0], K = ta.shape[1];
     const long long rows = l.warps_m * ((((M + 15) / 16) + l.warps_m - 1) / l.warps_m) * 16;
     const bool tf32 = ta.dtype == DType::float32;
-    const long long bytes = tf32 ? (4 * rows * ((K + 7) / 8 * 8 + 4) + 15) / 16 * 16 : (2 * rows * ((K + 15) / 16 * 16 + 8) + 15) / 16 * 16;
+    const long long bytes =
+        tf32 ? (4 * rows * ((K + 7) / 8 * 8 + 4) + 15) / 16 * 16 : (2 * rows * ((K + 15) / 16 * 16 + 8) + 15) / 16 * 16;
     resident_ += bytes;  // mma.h: mma_smem_a; regions are counted from the end of the block's memory
     const std::string at = cat(name(op.result()), "_a");
     staged_a_[&op] = at;
@@ -362,8 +364,8 @@ void Emitter::stage_invariant_operands(const Region& body) {
     line() << "unsigned char* const " << at << " = blk.smem + (::cu::tile::kSmemBytes - " << resident_
            << ");  // loop-invariant a, staged once";
     line() << "::cu::tile::mma_stage_a<" << M << ", " << K << ", " << f_.type(op.result()).shape[1] << ", "
-           << (tf32 ? "true" : "false") << ", ::cu::tile::MmaLayout<" << acc.rows << ", " << acc.cols << ", " << acc.warps_m
-           << ", " << acc.warps_n << ">>(blk, " << at << ", " << name(a) << ");";
+           << (tf32 ? "true" : "false") << ", ::cu::tile::MmaLayout<" << acc.rows << ", " << acc.cols << ", "
+           << acc.warps_m << ", " << acc.warps_n << ">>(blk, " << at << ", " << name(a) << ");";
   }
 }
 
@@ -385,7 +387,8 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
     }
   for (std::size_t i : chain) emit_op(body.ops[i]);
   for (const Op& load : body.ops)
-    if (auto at = ring_offset_.find(&load); at != ring_offset_.end()) line() << panel_copy(load, cat(to, " + ", at->second));
+    if (auto at = ring_offset_.find(&load); at != ring_offset_.end())
+      line() << panel_copy(load, cat(to, " + ", at->second));
   line() << "::cu::tile::cp_async_commit();";
 }
 
@@ -422,8 +425,8 @@ void Emitter::emit_staged_for(const Op& op) {
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
   // stage_products marks loops of a positive constant step
-  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << name(op.operands[1])
-         << "; " << it << " += " << step << ") {";
+  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < "
+         << name(op.operands[1]) << "; " << it << " += " << step << ") {";
   ++indent_;
   line() << "::cu::tile::stage_ready<" << ahead - 1 << ">();";
   line() << "{";
@@ -472,7 +475,8 @@ void Emitter::emit_for(const Op& op) {
     const bool positive = s.kind == WeakKind::floating ? s.f > 0 : (s.big_unsigned || s.i > 0);
     cond = cat(name(iv), positive ? " < " : " > ", ub);
   }
-  line() << "for (::cu::tile::i64 " << name(iv) << " = " << lb << "; " << cond << "; " << name(iv) << " += " << step << ") {";
+  line() << "for (::cu::tile::i64 " << name(iv) << " = " << lb << "; " << cond << "; " << name(iv) << " += " << step
+         << ") {";
   ++indent_;
   emit_region(body);
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
@@ -491,7 +495,8 @@ void Emitter::emit_if(const Op& op) {
     ++indent_;
     emit_region(r);
     const Op& y = r.ops.back();
-    for (std::size_t k = 0; k < op.results.size(); ++k) line() << name(op.results[k]) << " = " << name(y.operands[k]) << ";";
+    for (std::size_t k = 0; k < op.results.size(); ++k)
+      line() << name(op.results[k]) << " = " << name(y.operands[k]) << ";";
     --indent_;
     line() << (i == 0 ? "} else {" : "}");
   }

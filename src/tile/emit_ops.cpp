@@ -27,12 +27,9 @@ DType extremum_acc(DType t) {
 DType tile_accumulator(const ReductionRow& row, DType in, DType out) {
   switch (row.acc) {
     case AccRule::sum:
-    case AccRule::product:
-      return compute_dtype(out);
-    case AccRule::same:
-      return extremum_acc(in);
-    case AccRule::boolean:
-      return DType::bool_;
+    case AccRule::product: return compute_dtype(out);
+    case AccRule::same: return extremum_acc(in);
+    case AccRule::boolean: return DType::bool_;
   }
   return out;
 }
@@ -89,11 +86,12 @@ void Emitter::emit_shape_op(const Op& op) {
   const std::string out = begin_result(v);
   if (op.kind == OpKind::broadcast) {
     need_smem(align16(itemsize(tx.dtype) * tx.size()));
-    line() << "::cu::tile::broadcast<" << dims(tx.shape) << ", " << dims(tv.shape) << ">(blk, " << out << ", " << name(x) << ");";
+    line() << "::cu::tile::broadcast<" << dims(tx.shape) << ", " << dims(tv.shape) << ">(blk, " << out << ", "
+           << name(x) << ");";
   } else {
     need_smem(align16(itemsize(tx.dtype) * tx.size()));
-    line() << "::cu::tile::permute<" << dims(tx.shape) << ", " << dims(tv.shape) << ", " << dims(op.ints) << ">(blk, " << out
-           << ", " << name(x) << ");";
+    line() << "::cu::tile::permute<" << dims(tx.shape) << ", " << dims(tv.shape) << ", " << dims(op.ints) << ">(blk, "
+           << out << ", " << name(x) << ");";
   }
   end_result(v);
 }
@@ -189,7 +187,8 @@ void Emitter::emit_mma(const Op& op) {
       need_smem(buffers * (with_a * align16(4 * ma * ld) + align16(4 * nb * ld)));
     } else {
       const long long kp = round_up(K, 16);
-      const long long b_bytes = bt ? align16(2 * round_up(nb, 16) * (kp + 8)) : align16(2 * kp * (round_up(nb, 16) + 8));
+      const long long b_bytes =
+          bt ? align16(2 * round_up(nb, 16) * (kp + 8)) : align16(2 * kp * (round_up(nb, 16) + 8));
       need_smem(buffers * (with_a * align16(2 * ma * (kp + 8)) + b_bytes));
     }
   } else {
@@ -200,16 +199,12 @@ void Emitter::emit_mma(const Op& op) {
   const std::string out = in_place ? name(c) : begin_result(v);
   std::string flags = bt ? (tf32 ? ", true, true" : ", false, true") : (tf32 ? ", true" : "");
   if (buffers == 2) flags = cat(tf32 ? ", true" : ", false", bt ? ", true" : ", false", ", true");
-  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << flags << ">(blk, "
-         << out << ", "
-         << (with_a ? name(a) : cat("::cu::tile::StagedA<", ctype(ta.dtype), ">{", staged->second, "}")) << ", " << name(b)
-         << ", " << name(c) << (buffers == 2 ? cat(", ", phase->second) : "")
-         << ");";
+  line() << "::cu::tile::mma<" << M << ", " << K << ", " << N << ", " << ctype(tc.dtype) << flags << ">(blk, " << out
+         << ", " << (with_a ? name(a) : cat("::cu::tile::StagedA<", ctype(ta.dtype), ">{", staged->second, "}")) << ", "
+         << name(b) << ", " << name(c) << (buffers == 2 ? cat(", ", phase->second) : "") << ");";
   if (buffers == 2) line() << phase->second << " ^= 1;";
-  if (in_place)
-    alias_[v] = c;
-  else
-    end_result(v);
+  if (in_place) alias_[v] = c;
+  else end_result(v);
 }
 
 void Emitter::emit_convert_layout(const Op& op) {
@@ -280,13 +275,15 @@ void Emitter::emit_indexed(const Op& op) {
   line() << "CUPRIC_TILE_FOR(s, " << n << ") {";  // blocked layouts (assign_layouts)
   std::string idx;
   for (int d = 0; d < nd; ++d)
-    idx += cat(d ? ", " : "", "static_cast<::cu::tile::i64>(", operand_ref(op.operands.at(static_cast<std::size_t>(d) + 1)), ")");
+    idx += cat(d ? ", " : "", "static_cast<::cu::tile::i64>(",
+               operand_ref(op.operands.at(static_cast<std::size_t>(d) + 1)), ")");
   line() << "  const ::cu::tile::i64 idx[" << nd << "] = {" << idx << "};";
   line() << "  ::cu::tile::i64 off = 0;";
   line() << "  const bool ok = " << (op.flag ? operand_ref(op.operands.at(mask_at)) + " && " : "")
          << "::cu::tile::index_offset(" << name(array) << ", idx, off);";
   if (gather) {
-    line() << "  " << name(op.result()) << ".v[s] = ok ? " << name(array) << ".data[off] : " << literal(op.value, ta.dtype) << ";";
+    line() << "  " << name(op.result()) << ".v[s] = ok ? " << name(array)
+           << ".data[off] : " << literal(op.value, ta.dtype) << ";";
   } else {
     const std::string owner = cat("::cu::tile::Layout<", n, ">::owns(blk.tid, s)");
     const std::string value = operand_ref(op.operands.at(value_at));

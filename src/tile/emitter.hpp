@@ -44,7 +44,7 @@ class Emitter {
 
   // output helpers
   std::ostringstream& line();
-  std::string tile_decl(int v) const;   ///< "Tile<float, 1024>", "Tile<float, 1024, MmaLayout<32, 32, 2, 2>>"
+  std::string tile_decl(int v) const;    ///< "Tile<float, 1024>", "Tile<float, 1024, MmaLayout<32, 32, 2, 2>>"
   std::string layout_type(int v) const;  ///< "::cu::tile::Layout<1024>", "::cu::tile::MmaLayout<32, 32, 2, 2>"
   std::string slot_loop(int v) const;    ///< the loop over the slots of v's tile this thread holds
   std::string dims(const Shape& s) const;
@@ -60,7 +60,7 @@ class Emitter {
   std::string elem_expr(const Op& op, int n);
   std::string elem_ref(int v, int n);
   std::string operand_ref(int v) const;  ///< slot s of a tile, a scalar, or element 0 of a size-1 tile
-  std::string decl_of(int v) const;  ///< "T v<id>" or "Tile<...> v<id>"
+  std::string decl_of(int v) const;      ///< "T v<id>" or "Tile<...> v<id>"
   void emit_for(const Op& op);
   /// A K loop marked by stage_products: the ring of stages, the copies ahead, the staged product.
   void emit_staged_for(const Op& op);
@@ -106,8 +106,8 @@ class Emitter {
   std::unordered_set<int> emitted_in_loop_;
   std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
   std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged
-  std::unordered_map<const Op*, int> rings_;        ///< a product of a staged loop -> products left in flight
-  std::unordered_map<int, std::string> panels_;     ///< a tile in shared-memory panels -> their address
+  std::unordered_map<const Op*, int> rings_;              ///< a product of a staged loop -> products left in flight
+  std::unordered_map<int, std::string> panels_;           ///< a tile in shared-memory panels -> their address
   std::unordered_map<const Op*, long long> ring_offset_;  ///< a load copied into a ring -> its offset in a stage
   int min_blocks_ = 1;
   std::string defines_;

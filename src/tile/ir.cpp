@@ -127,7 +127,8 @@ void print_op(std::ostringstream& os, const Function& f, const Op& op, int inden
   os << "\n";
   for (std::size_t i = 0; i < op.regions.size(); ++i) {
     const Region& r = op.regions[i];
-    os << std::string(static_cast<std::size_t>(indent) * 2, ' ') << (op.kind == OpKind::if_ ? (i ? "else" : "then") : "do");
+    os << std::string(static_cast<std::size_t>(indent) * 2, ' ')
+       << (op.kind == OpKind::if_ ? (i ? "else" : "then") : "do");
     if (!r.args.empty()) os << " (" << values_str(r.args) << ")";
     os << ":\n";
     print_region(os, f, r, indent + 1);
@@ -143,7 +144,8 @@ void print_region(std::ostringstream& os, const Function& f, const Region& r, in
 std::string to_text(const Function& f) {
   std::ostringstream os;
   os << "kernel " << f.name << "(";
-  for (std::size_t i = 0; i < f.params.size(); ++i) os << (i ? ", " : "") << "%" << f.params[i] << ": " << f.type(f.params[i]).str();
+  for (std::size_t i = 0; i < f.params.size(); ++i)
+    os << (i ? ", " : "") << "%" << f.params[i] << ": " << f.type(f.params[i]).str();
   os << ")\n";
   print_region(os, f, f.body, 1);
   return os.str();

@@ -29,12 +29,9 @@ bool is_follower(const Function& f, const Op& op) {
   switch (op.kind) {
     case OpKind::ufunc:
     case OpKind::cast:
-    case OpKind::where:
-      return f.type(op.result()).size() > 1 && !f.type(op.result()).is_scalar();
-    case OpKind::reshape:
-      return f.type(op.result()).size() > 1;
-    default:
-      return false;
+    case OpKind::where: return f.type(op.result()).size() > 1 && !f.type(op.result()).is_scalar();
+    case OpKind::reshape: return f.type(op.result()).size() > 1;
+    default: return false;
   }
 }
 
@@ -42,10 +39,8 @@ bool is_flexible_source(const Function& f, const Op& op) {
   switch (op.kind) {
     case OpKind::full:
     case OpKind::arange:
-    case OpKind::broadcast:
-      return f.type(op.result()).size() > 1;
-    default:
-      return false;
+    case OpKind::broadcast: return f.type(op.result()).size() > 1;
+    default: return false;
   }
 }
 
@@ -123,8 +118,8 @@ class LayoutPass {
       // a row reduction of an accumulator: one value per row, held by the threads of that row
       const Info& in = info_[static_cast<std::size_t>(op.operands.at(0))];
       const Type& tx = f_.type(op.operands.at(0));
-      if (in.state == State::mma && in.layout.is_accumulator() && tx.shape.size() == 2 && tx.shape[0] == in.layout.rows &&
-          tx.shape[1] == in.layout.cols) {
+      if (in.state == State::mma && in.layout.is_accumulator() && tx.shape.size() == 2 &&
+          tx.shape[0] == in.layout.rows && tx.shape[1] == in.layout.cols) {
         TileLayout rows = in.layout;
         rows.slice = TileLayout::rows_of;
         rows.cols = 0;  // the same rows in every accumulator of this height and warp grid
@@ -144,10 +139,8 @@ class LayoutPass {
         all_flexible = all_flexible && i.state == State::flexible;
       }
       Info& out = info_[static_cast<std::size_t>(op.result())];
-      if (mma)
-        out = *mma;
-      else if (all_flexible)
-        out.state = State::flexible;
+      if (mma) out = *mma;
+      else if (all_flexible) out.state = State::flexible;
     } else if (op.kind == OpKind::for_) {
       Region& body = op.regions.at(0);
       for (std::size_t i = 1; i < body.args.size(); ++i)
@@ -236,10 +229,8 @@ class LayoutPass {
       case OpKind::scatter:
       case OpKind::atomic:
       case OpKind::print:
-      case OpKind::assert_:
-        return TileLayout{};
-      default:
-        return std::nullopt;  // stores, reductions, broadcast / permute sources, mma a / b: any layout
+      case OpKind::assert_: return TileLayout{};
+      default: return std::nullopt;  // stores, reductions, broadcast / permute sources, mma a / b: any layout
     }
   }
 
@@ -263,10 +254,8 @@ class LayoutPass {
       for (const auto& [key, vote] : votes)
         if (vote.first > best || (vote.first == best && vote.second.is_mma())) {
           best = vote.first;
-          if (vote.second.is_mma())
-            info = {State::mma, vote.second};
-          else
-            info = {};
+          if (vote.second.is_mma()) info = {State::mma, vote.second};
+          else info = {};
         }
     }
   }
@@ -350,7 +339,7 @@ class LayoutPass {
   std::vector<Info> info_;
   std::vector<Op*> order_;  ///< every op, parents before their regions' ops
   std::unordered_map<int, std::vector<std::pair<Op*, std::size_t>>> uses_;
-  std::unordered_set<const Op*> staged_;  ///< the products of loops marked by stage_products
+  std::unordered_set<const Op*> staged_;                   ///< the products of loops marked by stage_products
   std::unordered_map<const Op*, const Op*> yield_parent_;  ///< a region's closing yield -> the for / if
   std::unordered_map<Region*, std::vector<std::pair<int, Op>>> inserts_;
 };

@@ -75,7 +75,6 @@ int fold_region(Function& f, Region& r, std::unordered_map<int, const Scalar*>& 
   return changed;
 }
 
-
 std::string op_key(const Function& f, const Op& op) {
   std::string k = cat(static_cast<int>(op.kind), "|", op.name, "|", op.flag, "|", f.type(op.result()).str(), "|");
   for (int v : op.operands) k += cat(v, ",");

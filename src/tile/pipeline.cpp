@@ -276,7 +276,8 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
     for (Region& sub : loop.regions) stage_region(f, sub, threads, constants, ix);
     if (loop.kind != OpKind::for_ || loop.staged.stages > 0) continue;
     auto step = constants.find(loop.operands.at(2));  // a positive constant step (the emitter's loop test)
-    if (step == constants.end() || step->second->value.kind != WeakKind::integer || step->second->value.i <= 0) continue;
+    if (step == constants.end() || step->second->value.kind != WeakKind::integer || step->second->value.i <= 0)
+      continue;
     Region& body = loop.regions.at(0);
     if (writes_memory(body)) continue;
     std::unordered_set<const Op*> in_body, top, beside;  // ops of the body, its top level, the loop's region
@@ -302,7 +303,8 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
         auto d = ix.def.find(v);
         Op* load = d != ix.def.end() && panel_load(f, *d->second) ? d->second : nullptr;
         const std::int64_t bytes = 2 * f.type(v).size();
-        if (load && top.count(load) && only_operand_of(ix, v, -1, products) && index_chain(f, body, *load).has_value()) {
+        if (load && top.count(load) && only_operand_of(ix, v, -1, products) &&
+            index_chain(f, body, *load).has_value()) {
           if (std::find(ring.begin(), ring.end(), load) == ring.end()) {
             ring.push_back(load);
             ring_bytes += bytes;
@@ -340,8 +342,8 @@ StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
   const Type& ta = f.type(mma.operands.at(0));
   const Type& tb = f.type(mma.operands.at(1));
   const Type& tc = f.type(mma.result());
-  if (ta.dtype != tb.dtype || (ta.dtype != DType::float16 && ta.dtype != DType::bfloat16) || tc.dtype != DType::float32 ||
-      ta.shape.size() != 2 || tc.shape.size() != 2)
+  if (ta.dtype != tb.dtype || (ta.dtype != DType::float16 && ta.dtype != DType::bfloat16) ||
+      tc.dtype != DType::float32 || ta.shape.size() != 2 || tc.shape.size() != 2)
     return {};
   const std::int64_t m = ta.shape[0], k = ta.shape[1], n = tc.shape[1], warps = threads / 32;
   // each warp 16 whole rows (wgmma: warpgroups of 64); panels of 64 columns; wgmma widths <= 256

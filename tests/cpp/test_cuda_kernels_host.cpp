@@ -275,12 +275,9 @@ HostBuffer<T> sort_input(std::int64_t count, int distinct) {
     T& x = v[i];
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     const int r = static_cast<int>((state >> 33) % static_cast<std::uint64_t>(distinct)) - distinct / 2;
-    if constexpr (cu::is_complex_v<T>)
-      x = T(static_cast<float>(r % 5), static_cast<float>(r / 5));
-    else if constexpr (std::is_same_v<T, bool>)
-      x = r > 0;
-    else
-      x = static_cast<T>(r);
+    if constexpr (cu::is_complex_v<T>) x = T(static_cast<float>(r % 5), static_cast<float>(r / 5));
+    else if constexpr (std::is_same_v<T, bool>) x = r > 0;
+    else x = static_cast<T>(r);
   }
   return v;
 }

@@ -84,10 +84,8 @@ TEST(ResolveLoop, CachedResolutionsMatchTheSearch) {
             l = &resolve_loop(uf, ops);
           } catch (const TypeError&) {
           }
-          if (pass == 0)
-            first.push_back(l);
-          else
-            EXPECT_EQ(l, first[static_cast<std::size_t>(k)]) << uf_name << " " << a << " " << w;
+          if (pass == 0) first.push_back(l);
+          else EXPECT_EQ(l, first[static_cast<std::size_t>(k)]) << uf_name << " " << a << " " << w;
           ++k;
         }
     }

@@ -66,9 +66,7 @@ TEST(ShapeRules, ViewsWhoseAddressesWouldOverflowAreRefused) {
 
 TEST(ShapeRules, ReshapeNeverWrapsToTheSameSize) {
   const Array empty = Array::empty({0}, DType::float32);
-  EXPECT_TRUE(has(message_of([&] {
-                    reshape(empty, {std::int64_t{1} << 32, std::int64_t{1} << 32, 0});
-                  }),
+  EXPECT_TRUE(has(message_of([&] { reshape(empty, {std::int64_t{1} << 32, std::int64_t{1} << 32, 0}); }),
                   "cannot reshape array of size 0"));
   EXPECT_THROW(reshape(empty, {std::int64_t{1} << 32, std::int64_t{1} << 32}), ValueError);
 }

@@ -28,9 +28,10 @@ TEST(ThreadPool, EveryIndexOnceUnderManyThreadsAndShortJobs) {
 }
 
 TEST(ThreadPool, ExceptionsReachTheCaller) {
-  EXPECT_THROW(cpu::parallel_for(100000, 10, [](std::int64_t b, std::int64_t) {
-                 if (b > 50000) throw std::runtime_error("boom");
-               }),
+  EXPECT_THROW(cpu::parallel_for(100000, 10,
+                                 [](std::int64_t b, std::int64_t) {
+                                   if (b > 50000) throw std::runtime_error("boom");
+                                 }),
                std::runtime_error);
   int ran = 0;
   cpu::parallel_for(10, 1, [&](std::int64_t b, std::int64_t e) { ran += static_cast<int>(e - b); });

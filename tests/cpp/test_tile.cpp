@@ -50,14 +50,21 @@ TEST(TileBuilder, ErrorsNameShapesAndDtypes) {
   const int a = b.load(x, {b.bid(0)}, {16}, Scalar::from_int(0), false);
   const int c = b.load(x, {b.bid(0)}, {17}, Scalar::from_int(0), false);
   EXPECT_EQ(message_of([&] { b.ufunc("add", {a, c}); }), "cannot broadcast shapes (16,) and (17,)");
-  EXPECT_NE(message_of([&] { b.load(x, {b.bid(0), b.bid(1)}, {4, 4}, Scalar::from_int(0), false); })
-                .find("the array has 1 dimension(s) but index has 2 entries"),
+  EXPECT_NE(message_of([&] {
+              b.load(x, {b.bid(0), b.bid(1)}, {4, 4}, Scalar::from_int(0), false);
+            }).find("the array has 1 dimension(s) but index has 2 entries"),
             std::string::npos);
   const int m = b.reshape(a, {4, 4});
-  EXPECT_EQ(message_of([&] { b.mma(m, b.cast(m, DType::float16), b.full({4, 4}, b.constant(Scalar::from_int(0)), DType::float32), false); }),
+  EXPECT_EQ(message_of([&] {
+              b.mma(m, b.cast(m, DType::float16), b.full({4, 4}, b.constant(Scalar::from_int(0)), DType::float32),
+                    false);
+            }),
             "mma: a and b must have the same dtype, got float32 and float16; convert one with ct.astype");
-  EXPECT_EQ(message_of([&] { b.reshape(a, {5, 3}); }), "cannot reshape a tile of size 16 (shape (16,)) into shape (5, 3)");
-  EXPECT_NE(message_of([&] { b.full({1 << 21}, b.constant(Scalar::from_int(0)), DType::float32); }).find("the limit is 1048576"),
+  EXPECT_EQ(message_of([&] { b.reshape(a, {5, 3}); }),
+            "cannot reshape a tile of size 16 (shape (16,)) into shape (5, 3)");
+  EXPECT_NE(message_of([&] {
+              b.full({1 << 21}, b.constant(Scalar::from_int(0)), DType::float32);
+            }).find("the limit is 1048576"),
             std::string::npos);
 }
 
@@ -69,9 +76,11 @@ TEST(TileBuilder, LoopsCarryValuesAndCheckTheirTypes) {
   const int t = b.load(x, {ids[0]}, {8}, Scalar::from_int(0), true);
   auto out = b.end_for({b.ufunc("add", {ids[1], t})});
   EXPECT_EQ(b.type(out.at(0)).str(), "f32[8]");
-  auto ids2 = b.begin_for(b.constant(Scalar::from_int(0)), b.constant(Scalar::from_int(4)), b.constant(Scalar::from_int(1)), {acc});
-  EXPECT_NE(message_of([&] { b.end_for({b.cast(ids2[1], DType::float64)}); }).find("changes type from f32[8] to f64[8]"),
-            std::string::npos);
+  auto ids2 = b.begin_for(b.constant(Scalar::from_int(0)), b.constant(Scalar::from_int(4)),
+                          b.constant(Scalar::from_int(1)), {acc});
+  EXPECT_NE(
+      message_of([&] { b.end_for({b.cast(ids2[1], DType::float64)}); }).find("changes type from f32[8] to f64[8]"),
+      std::string::npos);
   b.rollback(1);
   b.store(x, {b.constant(Scalar::from_int(0))}, out[0], false);
   tile::Function f = b.finish();
@@ -103,9 +112,11 @@ TEST(TileEmit, HostAndCudaShareTheBody) {
   tile::canonicalize(f);
   const tile::EmitResult host = tile::emit(f, {tile::Target::host});
   const tile::EmitResult cuda = tile::emit(f, {tile::Target::cuda});
-  EXPECT_NE(host.source.find("extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry"), std::string::npos);
+  EXPECT_NE(host.source.find("extern \"C\" __attribute__((visibility(\"default\"))) void cupric_tile_entry"),
+            std::string::npos);
   EXPECT_NE(cuda.source.find("__global__ void __launch_bounds__(128) scale("), std::string::npos);
-  for (const auto* src : {&host.source, &cuda.source}) EXPECT_NE(src->find("::cu::tile::load<::cu::tile::Dims<300>>"), std::string::npos);
+  for (const auto* src : {&host.source, &cuda.source})
+    EXPECT_NE(src->find("::cu::tile::load<::cu::tile::Dims<300>>"), std::string::npos);
   using tile::ParamRole;
   const std::vector<tile::KernelParam> params = {{ParamRole::data, DType::float32},
                                                  {ParamRole::extent, DType::int64},
@@ -115,7 +126,8 @@ TEST(TileEmit, HostAndCudaShareTheBody) {
   std::vector<std::string> declared;  // as the kernel's signature spells them
   for (const auto& p : cuda.params) declared.push_back(tile::param_ctype(p));
   EXPECT_EQ(declared, (std::vector<std::string>{"float*", "long long", "long long", "double"}));
-  EXPECT_NE(cuda.source.find("scale(float* v0_data, long long v0_shape0, long long v0_stride0, double v1)"), std::string::npos)
+  EXPECT_NE(cuda.source.find("scale(float* v0_data, long long v0_shape0, long long v0_stride0, double v1)"),
+            std::string::npos)
       << cuda.source;
 }
 
@@ -181,8 +193,9 @@ TEST(TileLayouts, AccumulatorStaysInTheMmaLayoutAcrossTheLoop) {
   const int row = b.reshape(b.load(bias, {zero}, {128}, Scalar::from_int(0), false), {1, 128});
   const int y = b.ufunc("maximum", {b.ufunc("add", {b.ufunc("add", {acc, row}), c}), zero});
   b.store(out, {zero, zero}, y, false);
-  b.scatter(out, {b.broadcast_to(b.reshape(b.arange(0, 128, DType::int32), {128, 1}), {128, 128}),
-                  b.broadcast_to(b.reshape(b.arange(0, 128, DType::int32), {1, 128}), {128, 128})},
+  b.scatter(out,
+            {b.broadcast_to(b.reshape(b.arange(0, 128, DType::int32), {128, 1}), {128, 128}),
+             b.broadcast_to(b.reshape(b.arange(0, 128, DType::int32), {1, 128}), {128, 128})},
             acc, -1);
   tile::Function f = b.finish();
   tile::canonicalize(f);
@@ -192,7 +205,7 @@ TEST(TileLayouts, AccumulatorStaysInTheMmaLayoutAcrossTheLoop) {
   const std::string mma = "f32[128, 128] mma(128x128, warps 4x2)";
   EXPECT_EQ(types_of(g, tile::OpKind::mma), std::vector<std::string>{mma});
   EXPECT_EQ(types_of(g, tile::OpKind::for_), std::vector<std::string>{mma});
-  EXPECT_EQ(types_of(g, tile::OpKind::full).at(0), mma);       // the zero accumulator is made in place
+  EXPECT_EQ(types_of(g, tile::OpKind::full).at(0), mma);  // the zero accumulator is made in place
   EXPECT_EQ(types_of(g, tile::OpKind::broadcast).at(0), "f32[128, 128] mma(128x128, warps 4x2)");  // bias row
   for (const std::string& t : types_of(g, tile::OpKind::ufunc))
     if (t.find("[128, 128]") != std::string::npos) EXPECT_EQ(t, mma);
@@ -205,7 +218,8 @@ TEST(TileLayouts, AccumulatorStaysInTheMmaLayoutAcrossTheLoop) {
   tile::EmitOptions recorded{tile::Target::cuda};
   recorded.record_stages = true;
   const tile::EmitResult cuda = tile::emit(f, recorded);
-  EXPECT_NE(cuda.source.find("::cu::tile::Tile<float, 16384, ::cu::tile::MmaLayout<128, 128, 4, 2>>"), std::string::npos);
+  EXPECT_NE(cuda.source.find("::cu::tile::Tile<float, 16384, ::cu::tile::MmaLayout<128, 128, 4, 2>>"),
+            std::string::npos);
   EXPECT_NE(cuda.source.find("::cu::tile::convert_layout(blk, "), std::string::npos);
   // the loop's only user of the scratch is its product: two staging buffers by turns
   EXPECT_NE(cuda.source.find("::cu::tile::mma<128, 32, 128, float, false, false, true>(blk, "), std::string::npos);
@@ -248,7 +262,8 @@ TEST(TilePipeline, LoadsFeedingMmaAreIssuedAnIterationAhead) {
     const int tb = b.load(a, {k, b.bid(1)}, {16, 32}, Scalar::from_int(0), false);
     const int acc = b.mma(ta, tb, ids[1], false);
     if (store_in_loop) b.store(o, {zero, zero}, acc, false);
-    b.store(o, {zero, zero}, b.end_for({acc, b.ufunc("multiply", {ids[2], b.constant(Scalar::from_int(3))})}).at(0), false);
+    b.store(o, {zero, zero}, b.end_for({acc, b.ufunc("multiply", {ids[2], b.constant(Scalar::from_int(3))})}).at(0),
+            false);
     tile::Function f = b.finish();
     tile::canonicalize(f);
     return tile::pipeline_loads(f);
@@ -267,7 +282,7 @@ TEST(TilePipeline, LoadsFeedingMmaAreIssuedAnIterationAhead) {
   EXPECT_EQ(body.args.size(), 5u);  // iv, acc, index, then the a and b tiles
   for (const tile::Op& op : body.ops)
     if (op.kind == tile::OpKind::mma) EXPECT_EQ(op.operands[0], body.args[3]);
-  EXPECT_EQ(body.ops.back().operands.size(), 4u);  // the yield carries the next tiles
+  EXPECT_EQ(body.ops.back().operands.size(), 4u);                      // the yield carries the next tiles
   EXPECT_NE(tile::to_text(g).find("ufunc add %"), std::string::npos);  // iv + step
   // a loop that stores may write what it loads, and a carried index is known only in the body:
   // both are left as they are

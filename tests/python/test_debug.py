@@ -6,10 +6,9 @@ import os
 import subprocess
 import sys
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(11)
 

@@ -47,12 +47,9 @@ __device__ __forceinline__ A block_reduce(A v, A* sw, int t) {
 // partial 1: [output][split] (row kernel), 2: [split][output] (column kernels), 0: the result
 template <class R, class A = typename R::A>
 __device__ __forceinline__ void finish(void* out, i64 o, i64 out_off, A v, int partial, i64 nout) {
-  if (partial == 1)
-    reinterpret_cast<A*>(out)[o * gridDim.y + blockIdx.y] = v;
-  else if (partial == 2)
-    reinterpret_cast<A*>(out)[blockIdx.y * nout + o] = v;
-  else
-    at_mut<typename R::O>(out, out_off) = cu::convert<typename R::O>(v);
+  if (partial == 1) reinterpret_cast<A*>(out)[o * gridDim.y + blockIdx.y] = v;
+  else if (partial == 2) reinterpret_cast<A*>(out)[blockIdx.y * nout + o] = v;
+  else at_mut<typename R::O>(out, out_off) = cu::convert<typename R::O>(v);
 }
 __device__ __forceinline__ i64 red_offset(const Geo<1>& red, i64 j) {
   if (red.nd == 1) return j * red.st[0][0];

@@ -103,8 +103,8 @@ __device__ __forceinline__ U load_key(const void* in, i64 j, int mode) {
 /// of consecutive tiles of `tile_size` keys and adds its shared counts to hist when its row
 /// changes (rarely: runs are consecutive).
 template <class T, class U>
-__device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n, i64 tiles, i64 ntiles,
-                                                i64 tile_size, int mode) {
+__device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n, i64 tiles, i64 ntiles, i64 tile_size,
+                                                int mode) {
   constexpr int kPasses = sizeof(U);
   __shared__ u32 local[kPasses * kSortRadix];
   i64 row = -1;
@@ -210,8 +210,8 @@ __device__ __forceinline__ void rank_in_warps(const U (&key)[Items], const bool 
 /// idx_out holds int64 indices in the last pass, else u32.
 template <class T, class U, class D, bool WithIdx>
 __device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u32* idx_in, void* idx_out,
-                                              const u32* starts, D* desc, D* desc_next, u32* counter, i64 n,
-                                              i64 tiles, i64 ntiles, int shift, int mode) {
+                                              const u32* starts, D* desc, D* desc_next, u32* counter, i64 n, i64 tiles,
+                                              i64 ntiles, int shift, int mode) {
   constexpr int kItems = kSortItems<U>, kPasses = sizeof(U);
   __shared__ u32 wcount[kSortMaxWarps][kSortRadix];  // per warp and digit: count, then start
   __shared__ u32 tile_count[kSortRadix];
@@ -259,7 +259,7 @@ __device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u
       local += run;
     }
     u32 total;
-    u32 at = block_exclusive_scan(local, sh, total);  // its barriers publish tile_count
+    u32 at = block_exclusive_scan(local, sh, total);                 // its barriers publish tile_count
     for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x)  // publish before waiting
       LookBack<D>::publish(desc + tile * kSortRadix + d,
                            (t == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(tile_count[d]));
@@ -270,7 +270,8 @@ __device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u
     __syncthreads();
     for (unsigned d = threadIdx.x; d < kSortRadix; d += blockDim.x) {
       const D before = t == 0 ? D(0) : look_back(desc, tile, t, d);
-      if (t != 0) LookBack<D>::publish(desc + tile * kSortRadix + d, LookBack<D>::kInclusive | (before + tile_count[d]));
+      if (t != 0)
+        LookBack<D>::publish(desc + tile * kSortRadix + d, LookBack<D>::kInclusive | (before + tile_count[d]));
       shift_out[d] = first + static_cast<i64>(starts[row * kPasses * kSortRadix + d]) + static_cast<i64>(before) -
                      static_cast<i64>(tile_start[d]);
       desc_next[tile * kSortRadix + d] = 0;
@@ -312,9 +313,8 @@ inline constexpr int kUniqueItems = 16;  ///< consecutive elements per thread
 /// be null), and *runs = the number of runs. A tile's runs before it come from the look-back over
 /// `status` (one zeroed word per tile), tiles taken from `counter` (zeroed).
 template <class T>
-__device__ __forceinline__ void unique_runs(const T* s, const i64* perm, T* values, i64* index, i64* ends,
-                                            i64* inverse, unsigned long long* status, u32* counter, i64* runs, i64 n,
-                                            int equal_nan) {
+__device__ __forceinline__ void unique_runs(const T* s, const i64* perm, T* values, i64* index, i64* ends, i64* inverse,
+                                            unsigned long long* status, u32* counter, i64* runs, i64 n, int equal_nan) {
   typedef unsigned long long D;
   __shared__ u32 sh[kSortMaxThreads];
   __shared__ u32 taken;
@@ -365,10 +365,8 @@ __device__ __forceinline__ void search_sorted(const T* hay, i64 n, const T* need
     while (lo < hi) {
       const i64 mid = lo + (hi - lo) / 2;
       const auto km = order_key(hay[mid]);
-      if (right ? !(k < km) : (km < k))
-        lo = mid + 1;
-      else
-        hi = mid;
+      if (right ? !(k < km) : (km < k)) lo = mid + 1;
+      else hi = mid;
     }
     out[i] = lo;
   }

@@ -74,7 +74,9 @@ struct MmaLayout {
   static constexpr int TM = (FM + WM - 1) / WM, TN = (FN + WN - 1) / WN;
   static constexpr int kSlots = TM * TN * 4;
   static constexpr int kRun = N % 2 == 0 ? 2 : 1;
-  static CUPRIC_TC int row(int tid, int s) { return ((tid / 32) / WN * TM + s / (4 * TN)) * 16 + (tid % 32) / 4 + 8 * ((s / 2) % 2); }
+  static CUPRIC_TC int row(int tid, int s) {
+    return ((tid / 32) / WN * TM + s / (4 * TN)) * 16 + (tid % 32) / 4 + 8 * ((s / 2) % 2);
+  }
   static CUPRIC_TC int col(int tid, int s) { return ((tid / 32) % WN * TN + (s / 4) % TN) * 8 + 2 * (tid % 4) + s % 2; }
   static CUPRIC_TC int elem(int tid, int s) {
     const int r = row(tid, s), c = col(tid, s);
@@ -99,7 +101,9 @@ struct MmaRows {
   static constexpr int kM = M, kWM = WM, kWN = WN, TM = Acc::TM;
   static constexpr int kSlots = TM * 2;
   static constexpr int kRun = 1;
-  static CUPRIC_TC int row(int tid, int s) { return ((tid / 32) / WN * TM + s / 2) * 16 + (tid % 32) / 4 + 8 * (s % 2); }
+  static CUPRIC_TC int row(int tid, int s) {
+    return ((tid / 32) / WN * TM + s / 2) * 16 + (tid % 32) / 4 + 8 * (s % 2);
+  }
   static CUPRIC_TC int elem(int tid, int s) { return row(tid, s) < M ? row(tid, s) : M; }
   static CUPRIC_TC bool valid(int tid, int s) { return elem(tid, s) < M; }
   static CUPRIC_TC bool owns(int tid, int s) { return valid(tid, s) && tid % 4 == 0 && (tid / 32) % WN == 0; }
@@ -128,7 +132,8 @@ inline constexpr bool is_mma_cols_v<MmaCols<M, N, WM, WN>> = true;
 /// Whether LC (MmaCols) holds, in each thread, the columns of the accumulator layout LA's fragments.
 template <class LC, class LA>
 CUPRIC_TC bool cols_of_v() {
-  if constexpr (is_mma_cols_v<LC> && is_mma_layout_v<LA>) return LC::kN == LA::kN && LC::kWM == LA::kWM && LC::kWN == LA::kWN;
+  if constexpr (is_mma_cols_v<LC> && is_mma_layout_v<LA>)
+    return LC::kN == LA::kN && LC::kWM == LA::kWM && LC::kWN == LA::kWN;
   else return false;
 }
 
@@ -141,7 +146,8 @@ inline constexpr bool is_mma_rows_v<MmaRows<M, N, WM, WN>> = true;
 /// the same rows and warp grid (the columns may differ).
 template <class LR, class LA>
 CUPRIC_TC bool rows_of_v() {
-  if constexpr (is_mma_rows_v<LR> && is_mma_layout_v<LA>) return LR::kM == LA::kM && LR::kWM == LA::kWM && LR::kWN == LA::kWN;
+  if constexpr (is_mma_rows_v<LR> && is_mma_layout_v<LA>)
+    return LR::kM == LA::kM && LR::kWM == LA::kWM && LR::kWN == LA::kWN;
   else return false;
 }
 

@@ -51,7 +51,8 @@ class PrintLine {
   template <class... Ts>
   void add_text(const char* fmt, Ts... args) {
     const int n = static_cast<int>(std::strlen(buf_));
-    if (n < static_cast<int>(sizeof(buf_)) - 1) std::snprintf(buf_ + n, sizeof(buf_) - static_cast<std::size_t>(n), fmt, args...);
+    if (n < static_cast<int>(sizeof(buf_)) - 1)
+      std::snprintf(buf_ + n, sizeof(buf_) - static_cast<std::size_t>(n), fmt, args...);
   }
   char buf_[16384] = {0};
 };

@@ -4,7 +4,7 @@
 #pragma once
 
 #if !defined(CUPRIC_TILE_DEVICE) && defined(__x86_64__) && defined(__GLIBC__) && defined(CUPRIC_TILE_LIBMVEC)
-#define CUPRIC_SIMD_DECL(NAME)                                       \
+#define CUPRIC_SIMD_DECL(NAME)                                        \
   __attribute__((simd("notinbranch"))) float NAME##f(float) noexcept; \
   __attribute__((simd("notinbranch"))) double NAME(double) noexcept;
 extern "C" {

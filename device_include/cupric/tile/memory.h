@@ -94,7 +94,8 @@ CUPRIC_TD bool run_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int 
 
 /// out = the window of shape Sh whose corner is at element `start` (padding outside).
 template <class Sh, class T, int ND, class L>
-CUPRIC_TD void load(const Block& b, Tile<T, Sh::size, L>& out, const ArrayRef<T, ND>& a, const i64 (&start)[ND], T pad) {
+CUPRIC_TD void load(const Block& b, Tile<T, Sh::size, L>& out, const ArrayRef<T, ND>& a, const i64 (&start)[ND],
+                    T pad) {
 #ifndef CUPRIC_TILE_DEVICE
   (void)b;
   host_load<Sh>(out, a, start, pad);
@@ -221,13 +222,13 @@ CUPRIC_TD void atomic_update(T* p, T v, Op op) {
   using U = typename bits_of<sizeof(T)>::type;
   U* q = reinterpret_cast<U*>(p);
 #ifdef CUPRIC_TILE_DEVICE
-  if constexpr (same_v<Op, AtomicAdd> && (same_v<T, float> || same_v<T, double> || same_v<T, int> ||
-                                          same_v<T, unsigned> || same_v<T, u64>)) {
+  if constexpr (same_v<Op, AtomicAdd> &&
+                (same_v<T, float> || same_v<T, double> || same_v<T, int> || same_v<T, unsigned> || same_v<T, u64>)) {
     atomicAdd(p, v);
   } else if constexpr (same_v<Op, AtomicAdd> && same_v<T, i64>) {
     atomicAdd(reinterpret_cast<u64*>(p), static_cast<u64>(v));
-  } else if constexpr (!same_v<Op, AtomicAdd> && (same_v<T, int> || same_v<T, unsigned> || same_v<T, i64> ||
-                                                   same_v<T, u64>)) {
+  } else if constexpr (!same_v<Op, AtomicAdd> &&
+                       (same_v<T, int> || same_v<T, unsigned> || same_v<T, i64> || same_v<T, u64>)) {
     if constexpr (same_v<Op, AtomicMax>) atomicMax(p, v);
     else atomicMin(p, v);
   } else {
@@ -246,8 +247,7 @@ CUPRIC_TD void atomic_update(T* p, T v, Op op) {
     U old = __atomic_load_n(q, __ATOMIC_RELAXED);
     for (;;) {
       const T nxt = op(bit_cast<T>(old), v);
-      if (__atomic_compare_exchange_n(q, &old, bit_cast<U>(nxt), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        break;
+      if (__atomic_compare_exchange_n(q, &old, bit_cast<U>(nxt), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
     }
   }
 #endif

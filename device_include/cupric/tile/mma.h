@@ -129,7 +129,7 @@ struct StagedA {
 template <class X>
 inline constexpr bool is_staged_v = false;
 template <class TI>
-inline constexpr bool is_staged_v<StagedA<TI>> = true;
+inline constexpr bool is_staged_v<StagedA<TI> > = true;
 
 /// Zeroes dst[r * LD + c] for r < RA, c < CA outside the (R, C) tile (the padding mma reads).
 template <class U, int RA, int CA, int LD, int R, int C>
@@ -240,7 +240,7 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const AOp& a
   constexpr int bytes = mma_smem<K, L, false, BT, HasA>();
   static_assert((DB ? 2 : 1) * bytes <= kSmemBytes, "cupric.tile: scratch too small (mma)");
   unsigned char* base = b.smem + (DB ? phase * bytes : 0);
-  const u16* sa;                                                               // [MA][LDA]  a
+  const u16* sa;                                                                     // [MA][LDA]  a
   u16* sb = reinterpret_cast<u16*>(base + (HasA ? smem_align(2LL * MA * LDA) : 0));  // [KP][LDB]  b ([NB][LDB] if BT)
   if constexpr (HasA) {
     u16* st = reinterpret_cast<u16*>(base);
@@ -278,7 +278,8 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const AOp& a
         bf[tn + 1][0] = r[2];
         bf[tn + 1][1] = r[3];
       }
-      if constexpr (TN % 2 == 1) ldmatrix_x2(bf[TN - 1][0], bf[TN - 1][1], bcol - (lane / 16) * 8 * LDB + (TN - 1) * 8 * LDB);
+      if constexpr (TN % 2 == 1)
+        ldmatrix_x2(bf[TN - 1][0], bf[TN - 1][1], bcol - (lane / 16) * 8 * LDB + (TN - 1) * 8 * LDB);
     } else {
       const u16* brow = sb + (k0 + lane % 16) * LDB + n0;
       CUPRIC_TILE_UNROLL
@@ -287,9 +288,8 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const AOp& a
       if constexpr (TN % 2 == 1) ldmatrix_x2_trans(bf[TN - 1][0], bf[TN - 1][1], brow + (TN - 1) * 8);
     }
     CUPRIC_TILE_UNROLL
-    for (int tm = 0; tm < TM; ++tm)
-      CUPRIC_TILE_UNROLL
-      for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + (tm * TN + tn) * 4, af[tm], bf[tn]);
+    for (int tm = 0; tm < TM; ++tm) CUPRIC_TILE_UNROLL
+    for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + (tm * TN + tn) * 4, af[tm], bf[tn]);
   }
   if constexpr (!DB) __syncthreads();
 }
@@ -307,7 +307,7 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const AOp& a
   constexpr int bytes = mma_smem<K, L, true, BT, HasA>();
   static_assert((DB ? 2 : 1) * bytes <= kSmemBytes, "cupric.tile: scratch too small (mma tf32)");
   unsigned char* base = b.smem + (DB ? phase * bytes : 0);
-  const u32* sa;                                                                         // [MA][LD]
+  const u32* sa;                                                                    // [MA][LD]
   u32* sb = reinterpret_cast<u32*>(base + (HasA ? smem_align(4LL * MA * LD) : 0));  // [NB][LD], b transposed
   if constexpr (HasA) {
     u32* st = reinterpret_cast<u32*>(base);
@@ -343,15 +343,14 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const AOp& a
       bf[tn][1] = br[4];
     }
     CUPRIC_TILE_UNROLL
-    for (int tm = 0; tm < TM; ++tm)
-      CUPRIC_TILE_UNROLL
-      for (int tn = 0; tn < TN; ++tn) {
-        float* d = out.v + (tm * TN + tn) * 4;
-        asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-            "{%0, %1, %2, %3};"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-            : "r"(af[tm][0]), "r"(af[tm][1]), "r"(af[tm][2]), "r"(af[tm][3]), "r"(bf[tn][0]), "r"(bf[tn][1]));
-      }
+    for (int tm = 0; tm < TM; ++tm) CUPRIC_TILE_UNROLL
+    for (int tn = 0; tn < TN; ++tn) {
+      float* d = out.v + (tm * TN + tn) * 4;
+      asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+          "{%0, %1, %2, %3};"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+          : "r"(af[tm][0]), "r"(af[tm][1]), "r"(af[tm][2]), "r"(af[tm][3]), "r"(bf[tn][0]), "r"(bf[tn][1]));
+    }
   }
   if constexpr (!DB) __syncthreads();
 }
@@ -377,8 +376,8 @@ CUPRIC_TD void mma_stage_a(const Block& b, unsigned char* dst, const Tile<TI, M 
 /// staged in buffer `phase` of two, which lets the product skip its closing barrier — the next
 /// call stages into the other buffer, and its own barrier orders it after this call's reads; the
 /// emitter alternates the phase and puts a barrier after the loop.
-template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, bool DB = false, class AOp, class TI, class LB,
-          class LC>
+template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, bool DB = false, class AOp, class TI,
+          class LB, class LC>
 CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const AOp& a, const Tile<TI, K * N, LB>& bm,
                    const Tile<A, M * N, LC>& acc, int phase = 0) {
   if constexpr (is_half_v<TI> && same_v<A, float>) {

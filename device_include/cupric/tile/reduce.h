@@ -21,7 +21,9 @@ struct ArgAcc {
 template <bool Max>
 struct ArgBest {
   template <class A>
-  static CUPRIC_TD ArgAcc<A> identity() { return {Max ? lowest<A>() : highest<A>(), 0x7fffffff}; }
+  static CUPRIC_TD ArgAcc<A> identity() {
+    return {Max ? lowest<A>() : highest<A>(), 0x7fffffff};
+  }
   template <class A>
   static CUPRIC_TD ArgAcc<A> combine(ArgAcc<A> x, ArgAcc<A> y) {
     const bool xn = ::cu::isnan(x.v), yn = ::cu::isnan(y.v);
@@ -119,7 +121,7 @@ struct acc_value_of {
   using type = V;
 };
 template <class A>
-struct acc_value_of<ArgAcc<A>> {
+struct acc_value_of<ArgAcc<A> > {
   using type = A;
 };
 
@@ -158,9 +160,9 @@ CUPRIC_TD void group_reduce(const Block& b, V* so, V* sp, Load load) {
 template <class Op, int Axis, class A, class TO, class TI, int NO, class LO, class L>
 CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, L::kM * L::kN, L>& x) {
   constexpr int M = L::kM, N = L::kN, TM = L::TM, TN = L::TN;
-  constexpr int P = Axis == 1 ? TM : TN;              // rows (columns) per thread: 2 per fragment
-  constexpr int W = Axis == 1 ? L::kWN : L::kWM;      // warps sharing a row (column)
-  constexpr int E = Axis == 1 ? M : N;                // outputs
+  constexpr int P = Axis == 1 ? TM : TN;          // rows (columns) per thread: 2 per fragment
+  constexpr int W = Axis == 1 ? L::kWN : L::kWM;  // warps sharing a row (column)
+  constexpr int E = Axis == 1 ? M : N;            // outputs
   static_assert(NO == E, "cupric.tile: reduce output size");
   static_assert(smem_align(sizeof(A) * W * E) <= kSmemBytes, "cupric.tile: scratch too small (reduce)");
   A part[P][2];
@@ -173,18 +175,17 @@ CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, 
     if (L::row(b.tid, s) < M && L::col(b.tid, s) < N) part[p][h] = Op::combine(part[p][h], convert<A>(x.v[s]));
   }
   CUPRIC_TILE_UNROLL
-  for (int p = 0; p < P; ++p)
-    CUPRIC_TILE_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      if constexpr (Axis == 1) {
-        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 1));
-        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 2));
-      } else {
-        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 4));
-        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 8));
-        part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 16));
-      }
+  for (int p = 0; p < P; ++p) CUPRIC_TILE_UNROLL
+  for (int h = 0; h < 2; ++h) {
+    if constexpr (Axis == 1) {
+      part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 1));
+      part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 2));
+    } else {
+      part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 4));
+      part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 8));
+      part[p][h] = Op::combine(part[p][h], shfl_xor(part[p][h], 16));
     }
+  }
   if constexpr (Axis == 1 && L::kWN == 1 && rows_of_v<LO, L>()) {
     // one warp per row: the quad holds the result, in the rows layout (no shared memory)
     CUPRIC_TILE_UNROLL
@@ -196,13 +197,12 @@ CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, 
   const int w = Axis == 1 ? warp % L::kWN : warp / L::kWN;
   if (Axis == 1 ? lane % 4 == 0 : lane < 4) {
     CUPRIC_TILE_UNROLL
-    for (int p = 0; p < P; ++p)
-      CUPRIC_TILE_UNROLL
-      for (int h = 0; h < 2; ++h) {
-        const int slot = Axis == 1 ? (p * TN) * 4 + 2 * h : p * 4 + h;  // a slot of this row (column)
-        const int i = Axis == 1 ? L::row(b.tid, slot) : L::col(b.tid, slot);
-        if (i < E) sp[w * E + i] = part[p][h];
-      }
+    for (int p = 0; p < P; ++p) CUPRIC_TILE_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int slot = Axis == 1 ? (p * TN) * 4 + 2 * h : p * 4 + h;  // a slot of this row (column)
+      const int i = Axis == 1 ? L::row(b.tid, slot) : L::col(b.tid, slot);
+      if (i < E) sp[w * E + i] = part[p][h];
+    }
   }
   __syncthreads();
   CUPRIC_TILE_UNROLL
@@ -248,9 +248,8 @@ CUPRIC_TD void argreduce(const Block& b, Tile<int, NO, LO>& out, const Tile<TI, 
   V* so = reinterpret_cast<V*>(b.smem + a0);
   V* sp = reinterpret_cast<V*>(b.smem + a0 + a1);
   stage(b, x, sx);
-  group_reduce<ArgBest<Max>, V, NO, K>(b, so, sp, [&](int o, int k) {
-    return V{sx[((o / Inner) * K + k) * Inner + o % Inner], k};
-  });
+  group_reduce<ArgBest<Max>, V, NO, K>(
+      b, so, sp, [&](int o, int k) { return V{sx[((o / Inner) * K + k) * Inner + o % Inner], k}; });
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < LO::kSlots; ++s) {
     const int e = LO::elem(b.tid, s);

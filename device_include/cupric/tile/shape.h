@@ -55,7 +55,8 @@ CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size, LO>& out, const Tile
   }
 #else
   if constexpr (rows_of_v<LI, LO>()) {
-    if constexpr (Src::rank == 2 && Src::dim(1) == 1 && Src::dim(0) == LI::kM && Dst::rank == 2 && Dst::dim(0) == LO::kM) {
+    if constexpr (Src::rank == 2 && Src::dim(1) == 1 && Src::dim(0) == LI::kM && Dst::rank == 2 &&
+                  Dst::dim(0) == LO::kM) {
       // a column of one value per row: the values are already in the threads of their rows
       CUPRIC_TILE_UNROLL
       for (int s = 0; s < LO::kSlots; ++s) out.v[s] = in.v[2 * (s / (4 * LO::TN)) + (s / 2) % 2];

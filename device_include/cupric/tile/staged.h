@@ -93,14 +93,16 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
     unsigned char* d = dst + panel_offset<R>(r, c);
     const T* src = a.data + lead + gr * a.stride[DR] + gc * a.stride[DC];
     const bool row_in = lead_in && gr >= 0 && gr < a.shape[DR];
-    if (row_in && gc >= 0 && gc + 8 <= a.shape[DC] && a.stride[DC] == 1 && (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
+    if (row_in && gc >= 0 && gc + 8 <= a.shape[DC] && a.stride[DC] == 1 &&
+        (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
       cp_async16(d, src);
     } else {
       u32 w[4] = {0, 0, 0, 0};
       CUPRIC_TILE_UNROLL
       for (int e = 0; e < 8; ++e)
         if (row_in && gc + e >= 0 && gc + e < a.shape[DC])
-          w[e / 2] |= static_cast<u32>(a.data[lead + gr * a.stride[DR] + (gc + e) * a.stride[DC]].bits) << (16 * (e % 2));
+          w[e / 2] |= static_cast<u32>(a.data[lead + gr * a.stride[DR] + (gc + e) * a.stride[DC]].bits)
+                      << (16 * (e % 2));
       *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
     }
   }
@@ -111,9 +113,11 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
 // MN-major (a (K, N) tile), else K-major (an (N, K) tile).
 // The accumulator operands of wgmma m64nNk16 (N / 2 float32 registers d[0 .. N/2)): their
 // place-holders in the instruction text and their constraints.
-#define CUPRIC_D8(b) "+f"(d[b]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), "+f"(d[b + 6]), "+f"(d[b + 7])
+#define CUPRIC_D8(b)                                                                                          \
+  "+f"(d[b]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), "+f"(d[b + 6]), \
+      "+f"(d[b + 7])
 #define CUPRIC_D32(b) CUPRIC_D8(b), CUPRIC_D8(b + 8), CUPRIC_D8(b + 16), CUPRIC_D8(b + 24)
-#define CUPRIC_WGMMA_REGS_64 \
+#define CUPRIC_WGMMA_REGS_64                                               \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
 #define CUPRIC_WGMMA_D_64 CUPRIC_D32(0)
@@ -121,7 +125,9 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
 #define CUPRIC_WGMMA_SS_PRED_64 "%34"
 #define CUPRIC_WGMMA_RS_TAIL_64 "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
 #define CUPRIC_WGMMA_RS_PRED_64 "%37"
-#define CUPRIC_WGMMA_REGS_128 CUPRIC_WGMMA_REGS_64 ", " \
+#define CUPRIC_WGMMA_REGS_128                                                        \
+  CUPRIC_WGMMA_REGS_64                                                               \
+  ", "                                                                               \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define CUPRIC_WGMMA_D_128 CUPRIC_D32(0), CUPRIC_D32(32)
@@ -129,7 +135,9 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
 #define CUPRIC_WGMMA_SS_PRED_128 "%66"
 #define CUPRIC_WGMMA_RS_TAIL_128 "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
 #define CUPRIC_WGMMA_RS_PRED_128 "%69"
-#define CUPRIC_WGMMA_REGS_192 CUPRIC_WGMMA_REGS_128 ", " \
+#define CUPRIC_WGMMA_REGS_192                                                        \
+  CUPRIC_WGMMA_REGS_128                                                              \
+  ", "                                                                               \
   "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
 #define CUPRIC_WGMMA_D_192 CUPRIC_D32(0), CUPRIC_D32(32), CUPRIC_D32(64)
@@ -137,7 +145,9 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
 #define CUPRIC_WGMMA_SS_PRED_192 "%98"
 #define CUPRIC_WGMMA_RS_TAIL_192 "}, {%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n"
 #define CUPRIC_WGMMA_RS_PRED_192 "%101"
-#define CUPRIC_WGMMA_REGS_256 CUPRIC_WGMMA_REGS_192 ", " \
+#define CUPRIC_WGMMA_REGS_256                                                                    \
+  CUPRIC_WGMMA_REGS_192                                                                          \
+  ", "                                                                                           \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 #define CUPRIC_WGMMA_D_256 CUPRIC_D32(0), CUPRIC_D32(32), CUPRIC_D32(64), CUPRIC_D32(96)
@@ -146,17 +156,19 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
 #define CUPRIC_WGMMA_RS_TAIL_256 "}, {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n"
 #define CUPRIC_WGMMA_RS_PRED_256 "%133"
 // wgmma with a and b by descriptor (SS) and with a from registers (RS), for a type ("bf16", "f16")
-#define CUPRIC_WGMMA_SS(N, T)                                                                        \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " CUPRIC_WGMMA_SS_PRED_##N ", 0;\n"                 \
-               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." T "." T " {" CUPRIC_WGMMA_REGS_##N \
-               CUPRIC_WGMMA_SS_TAIL_##N                                                              \
-               : CUPRIC_WGMMA_D_##N                                                                  \
+#define CUPRIC_WGMMA_SS(N, T)                                               \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " CUPRIC_WGMMA_SS_PRED_##N \
+               ", 0;\n"                                                     \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." T "." T    \
+               " {" CUPRIC_WGMMA_REGS_##N CUPRIC_WGMMA_SS_TAIL_##N          \
+               : CUPRIC_WGMMA_D_##N                                         \
                : "l"(da), "l"(db), "r"(1), "n"(TB))
-#define CUPRIC_WGMMA_RS(N, T)                                                                        \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " CUPRIC_WGMMA_RS_PRED_##N ", 0;\n"                 \
-               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." T "." T " {" CUPRIC_WGMMA_REGS_##N \
-               CUPRIC_WGMMA_RS_TAIL_##N                                                              \
-               : CUPRIC_WGMMA_D_##N                                                                  \
+#define CUPRIC_WGMMA_RS(N, T)                                               \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " CUPRIC_WGMMA_RS_PRED_##N \
+               ", 0;\n"                                                     \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." T "." T    \
+               " {" CUPRIC_WGMMA_REGS_##N CUPRIC_WGMMA_RS_TAIL_##N          \
+               : CUPRIC_WGMMA_D_##N                                         \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TB))
 
 /// wgmma with a from registers: a[0..3] the m16k16 fragment of this warp's 16 rows (mma.sync's).
@@ -164,10 +176,22 @@ template <int N, int TB, class TI>
 CUPRIC_TD void wgmma_rs(float* d, const u32 (&a)[4], u64 db) {
   static_assert(N == 64 || N == 128 || N == 192 || N == 256, "cupric.tile: wgmma widths are 64, 128, 192, 256");
   constexpr bool B = same_v<TI, bf16>;
-  if constexpr (N == 64) { if constexpr (B) CUPRIC_WGMMA_RS(64, "bf16"); else CUPRIC_WGMMA_RS(64, "f16"); }
-  if constexpr (N == 128) { if constexpr (B) CUPRIC_WGMMA_RS(128, "bf16"); else CUPRIC_WGMMA_RS(128, "f16"); }
-  if constexpr (N == 192) { if constexpr (B) CUPRIC_WGMMA_RS(192, "bf16"); else CUPRIC_WGMMA_RS(192, "f16"); }
-  if constexpr (N == 256) { if constexpr (B) CUPRIC_WGMMA_RS(256, "bf16"); else CUPRIC_WGMMA_RS(256, "f16"); }
+  if constexpr (N == 64) {
+    if constexpr (B) CUPRIC_WGMMA_RS(64, "bf16");
+    else CUPRIC_WGMMA_RS(64, "f16");
+  }
+  if constexpr (N == 128) {
+    if constexpr (B) CUPRIC_WGMMA_RS(128, "bf16");
+    else CUPRIC_WGMMA_RS(128, "f16");
+  }
+  if constexpr (N == 192) {
+    if constexpr (B) CUPRIC_WGMMA_RS(192, "bf16");
+    else CUPRIC_WGMMA_RS(192, "f16");
+  }
+  if constexpr (N == 256) {
+    if constexpr (B) CUPRIC_WGMMA_RS(256, "bf16");
+    else CUPRIC_WGMMA_RS(256, "f16");
+  }
 }
 
 /// wgmma with a and b by shared-memory descriptor.
@@ -175,10 +199,22 @@ template <int N, int TB, class TI>
 CUPRIC_TD void wgmma(float* d, u64 da, u64 db) {
   static_assert(N == 64 || N == 128 || N == 192 || N == 256, "cupric.tile: wgmma widths are 64, 128, 192, 256");
   constexpr bool B = same_v<TI, bf16>;
-  if constexpr (N == 64) { if constexpr (B) CUPRIC_WGMMA_SS(64, "bf16"); else CUPRIC_WGMMA_SS(64, "f16"); }
-  if constexpr (N == 128) { if constexpr (B) CUPRIC_WGMMA_SS(128, "bf16"); else CUPRIC_WGMMA_SS(128, "f16"); }
-  if constexpr (N == 192) { if constexpr (B) CUPRIC_WGMMA_SS(192, "bf16"); else CUPRIC_WGMMA_SS(192, "f16"); }
-  if constexpr (N == 256) { if constexpr (B) CUPRIC_WGMMA_SS(256, "bf16"); else CUPRIC_WGMMA_SS(256, "f16"); }
+  if constexpr (N == 64) {
+    if constexpr (B) CUPRIC_WGMMA_SS(64, "bf16");
+    else CUPRIC_WGMMA_SS(64, "f16");
+  }
+  if constexpr (N == 128) {
+    if constexpr (B) CUPRIC_WGMMA_SS(128, "bf16");
+    else CUPRIC_WGMMA_SS(128, "f16");
+  }
+  if constexpr (N == 192) {
+    if constexpr (B) CUPRIC_WGMMA_SS(192, "bf16");
+    else CUPRIC_WGMMA_SS(192, "f16");
+  }
+  if constexpr (N == 256) {
+    if constexpr (B) CUPRIC_WGMMA_SS(256, "bf16");
+    else CUPRIC_WGMMA_SS(256, "f16");
+  }
 }
 
 // b as (K, N) panels: the leading byte offset steps from one 64-column panel to the next (K * 128
@@ -208,7 +244,8 @@ template <class TI, int S, class L>
 CUPRIC_TD void a_fragment(u32 (&af)[4], const Tile<TI, S, L>& a, int k0) {
   const int c = k0 / 8;  // the fragment's first 8-column block: slots 4c ... 4c + 7
   CUPRIC_TILE_UNROLL
-  for (int i = 0; i < 4; ++i) af[i] = static_cast<u32>(a.v[4 * c + 2 * i].bits) | (static_cast<u32>(a.v[4 * c + 2 * i + 1].bits) << 16);
+  for (int i = 0; i < 4; ++i)
+    af[i] = static_cast<u32>(a.v[4 * c + 2 * i].bits) | (static_cast<u32>(a.v[4 * c + 2 * i + 1].bits) << 16);
 }
 
 template <class X>
@@ -267,7 +304,8 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
   CUPRIC_TILE_UNROLL
   for (int k0 = 0; k0 < K; k0 += 16) {
     u32 af[4], bf[TN][2];
-    if constexpr (APanels) ldmatrix_x4(af, reinterpret_cast<const u16*>(a + panel_offset<M>(m0 + lane % 16, k0 / 8 + lane / 16)));
+    if constexpr (APanels)
+      ldmatrix_x4(af, reinterpret_cast<const u16*>(a + panel_offset<M>(m0 + lane % 16, k0 / 8 + lane / 16)));
     else a_fragment(af, a, k0);
     CUPRIC_TILE_UNROLL
     for (int tn = 0; tn < TN; tn += 2) {

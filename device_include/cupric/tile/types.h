@@ -69,7 +69,7 @@ CUPRIC_TD bf16 to_bf16(float f) {
 #else
   const u32 u = float_bits(f);
   const u32 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;  // round to nearest even
-  const u32 quiet = (u >> 16) | 0x40u;                            // NaN stays NaN
+  const u32 quiet = (u >> 16) | 0x40u;                         // NaN stays NaN
   return bf16{static_cast<u16>((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded)};
 #endif
 }
@@ -101,7 +101,8 @@ CUPRIC_TD float to_float(f16 h) {
 }
 CUPRIC_TD f16 to_f16(float f) {
   const u32 x = float_bits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return f16{static_cast<u16>(sign | (ax == 0x7f800000u ? 0x7c00u : 0x7e00u | ((ax >> 13) & 0x3ffu)))};
+  if (ax >= 0x7f800000u)
+    return f16{static_cast<u16>(sign | (ax == 0x7f800000u ? 0x7c00u : 0x7e00u | ((ax >> 13) & 0x3ffu)))};
   if (ax >= 0x477ff000u) return f16{static_cast<u16>(sign | 0x7c00u)};
   if (ax < 0x38800000u) {
     if (ax < 0x33000000u) return f16{static_cast<u16>(sign)};

@@ -107,9 +107,9 @@ class Builder {
     return emit(kind, std::move(operands), {std::move(result)}).result();
   }
   const Type& tile_type(int v, const char* what) const;
-  int to_dtype(int v, DType t);                  ///< cast unless already t (constants fold)
-  int to_index(int v, const char* what);         ///< integer scalar -> int64
-  int broadcast_operand(int v, const Shape& to); ///< elementwise operand rule (size-1 stays)
+  int to_dtype(int v, DType t);                   ///< cast unless already t (constants fold)
+  int to_index(int v, const char* what);          ///< integer scalar -> int64
+  int broadcast_operand(int v, const Shape& to);  ///< elementwise operand rule (size-1 stays)
   int normalize_axis(int axis, int ndim, const char* what) const;
   void check_array(int v, const char* what) const;
   std::vector<int> address_operands(int array, std::vector<int> indices, int value, int mask, const char* what,

@@ -19,8 +19,8 @@ enum class Target : std::uint8_t { host, cuda, device_function };
 
 struct EmitOptions {
   Target target = Target::host;
-  int threads = 0;     ///< CUDA threads per block (0: chosen from the tile sizes)
-  bool debug = false;  ///< emit ct.print / ct.assert_ (dropped otherwise)
+  int threads = 0;             ///< CUDA threads per block (0: chosen from the tile sizes)
+  bool debug = false;          ///< emit ct.print / ct.assert_ (dropped otherwise)
   bool record_stages = false;  ///< keep the IR after every stage in EmitResult::stages (kernel.inspect)
 };
 
@@ -46,12 +46,12 @@ std::string param_ctype(const KernelParam& p);
 /// What the runtime needs besides the source.
 struct EmitResult {
   std::string source;
-  std::string entry;                      ///< symbol to look up (host) or kernel name (CUDA)
-  int threads = 1;                        ///< threads per block
-  int vec = 1;                            ///< elements per thread and access
-  int smem_bytes = 0;                     ///< dynamic shared memory per block (CUDA)
-  std::vector<KernelParam> params;        ///< CUDA: each kernel parameter, in order
-  std::vector<StageText> stages;          ///< with record_stages: "frontend" (the input), then each stage
+  std::string entry;                ///< symbol to look up (host) or kernel name (CUDA)
+  int threads = 1;                  ///< threads per block
+  int vec = 1;                      ///< elements per thread and access
+  int smem_bytes = 0;               ///< dynamic shared memory per block (CUDA)
+  std::vector<KernelParam> params;  ///< CUDA: each kernel parameter, in order
+  std::vector<StageText> stages;    ///< with record_stages: "frontend" (the input), then each stage
 };
 
 /// Compiles `f` for options.target: runs the target's stages (stage_names) on a copy of it, then

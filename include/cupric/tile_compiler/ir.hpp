@@ -19,7 +19,7 @@ enum class Kind : std::uint8_t { tile, array };
 /// elements dealt round-robin to the threads (Layout<N> in core.h). mma: the mma.sync m16n8
 /// accumulator fragments of a (rows, cols) tile, warps in a warps_m x warps_n grid (MmaLayout).
 struct TileLayout {
-  int warps_m = 0, warps_n = 0;   ///< 0: blocked
+  int warps_m = 0, warps_n = 0;  ///< 0: blocked
   std::int64_t rows = 0, cols = 0;
   /// 0: the accumulator. Rows / cols: a vector of one value per row ((rows,) or (rows, 1)) / per
   /// column ((cols,) or (1, cols)) of that accumulator: each thread holds the rows (columns) its
@@ -42,10 +42,10 @@ struct TileLayout {
 struct Type {
   Kind kind = Kind::tile;
   DType dtype = DType::float32;
-  Shape shape;                      ///< tiles: extents (empty for a scalar)
-  int ndim = 0;                     ///< arrays: number of dimensions
-  WeakKind weak = WeakKind::none;   ///< scalars that came from Python numbers (NEP 50 "weak")
-  TileLayout layout;                ///< tiles on the GPU (after assign_layouts); not part of same_as
+  Shape shape;                     ///< tiles: extents (empty for a scalar)
+  int ndim = 0;                    ///< arrays: number of dimensions
+  WeakKind weak = WeakKind::none;  ///< scalars that came from Python numbers (NEP 50 "weak")
+  TileLayout layout;               ///< tiles on the GPU (after assign_layouts); not part of same_as
 
   static Type scalar(DType t, WeakKind w = WeakKind::none) { return {Kind::tile, t, {}, 0, w, {}}; }
   static Type tile(DType t, Shape s) { return {Kind::tile, t, std::move(s), 0, WeakKind::none, {}}; }
@@ -68,36 +68,36 @@ struct Location {
 };
 
 enum class OpKind : std::uint8_t {
-  param,         ///< kernel parameter `ints[0]` (array or scalar); name = parameter name
-  constant,      ///< value = the constant
-  bid,           ///< block index along ints[0]
-  num_blocks,    ///< grid extent along ints[0]
-  array_dim,     ///< shape[ints[0]] of operand 0 (an array)
-  array_stride,  ///< stride (elements) ints[0] of operand 0
-  ufunc,         ///< name = ufunc; operands are scalars, size-1 tiles, or tiles of the result shape
-  cast,          ///< operand 0 converted to the result dtype
-  where,         ///< operands: cond (bool), x, y (same broadcasting rule as ufunc)
-  broadcast,     ///< operand 0 broadcast to the result shape
-  reshape,       ///< same elements in C order, new shape
-  permute,       ///< ints = the axis order
-  full,          ///< operand 0 (a scalar) repeated over the result shape
-  arange,        ///< ints[0] + 0, 1, ..., n-1 in the result dtype
-  reduce,        ///< name = sum|prod|max|min; ints[0] = axis; flag = keepdims
-  argreduce,     ///< name = argmax|argmin; ints[0] = axis; flag = keepdims
-  scan,          ///< name = cumsum|cumprod; ints[0] = axis
-  mma,           ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32 (b_transposed: b given as (N,K))
-  load,          ///< operand 0 array, then one tile index per dim; value = padding
-  store,         ///< operand 0 array, then one tile index per dim, then the tile
-  load_offset,   ///< like load, but the indices are element offsets of the window's corner
-  store_offset,  ///< like store, at element offsets
-  gather,        ///< operand 0 array, ints[0] index tiles, then (flag) a mask; value = padding
-  scatter,       ///< operand 0 array, ints[0] index tiles, the value, then (flag) a mask
-  atomic,        ///< name = add|max|min; operands as scatter
-  print,         ///< name = prefix text; operands printed
-  assert_,       ///< operand 0 must be true everywhere; name = message
-  for_,          ///< operands: lb, ub, step, inits...; regions[0] args: iv, carried...
-  if_,           ///< operand 0 scalar bool; regions[0] then, regions[1] else; both end in yield
-  yield,         ///< region terminator: its operands flow out of the region
+  param,           ///< kernel parameter `ints[0]` (array or scalar); name = parameter name
+  constant,        ///< value = the constant
+  bid,             ///< block index along ints[0]
+  num_blocks,      ///< grid extent along ints[0]
+  array_dim,       ///< shape[ints[0]] of operand 0 (an array)
+  array_stride,    ///< stride (elements) ints[0] of operand 0
+  ufunc,           ///< name = ufunc; operands are scalars, size-1 tiles, or tiles of the result shape
+  cast,            ///< operand 0 converted to the result dtype
+  where,           ///< operands: cond (bool), x, y (same broadcasting rule as ufunc)
+  broadcast,       ///< operand 0 broadcast to the result shape
+  reshape,         ///< same elements in C order, new shape
+  permute,         ///< ints = the axis order
+  full,            ///< operand 0 (a scalar) repeated over the result shape
+  arange,          ///< ints[0] + 0, 1, ..., n-1 in the result dtype
+  reduce,          ///< name = sum|prod|max|min; ints[0] = axis; flag = keepdims
+  argreduce,       ///< name = argmax|argmin; ints[0] = axis; flag = keepdims
+  scan,            ///< name = cumsum|cumprod; ints[0] = axis
+  mma,             ///< operands a (M,K), b (K,N), acc (M,N); flag = allow tf32 (b_transposed: b given as (N,K))
+  load,            ///< operand 0 array, then one tile index per dim; value = padding
+  store,           ///< operand 0 array, then one tile index per dim, then the tile
+  load_offset,     ///< like load, but the indices are element offsets of the window's corner
+  store_offset,    ///< like store, at element offsets
+  gather,          ///< operand 0 array, ints[0] index tiles, then (flag) a mask; value = padding
+  scatter,         ///< operand 0 array, ints[0] index tiles, the value, then (flag) a mask
+  atomic,          ///< name = add|max|min; operands as scatter
+  print,           ///< name = prefix text; operands printed
+  assert_,         ///< operand 0 must be true everywhere; name = message
+  for_,            ///< operands: lb, ub, step, inits...; regions[0] args: iv, carried...
+  if_,             ///< operand 0 scalar bool; regions[0] then, regions[1] else; both end in yield
+  yield,           ///< region terminator: its operands flow out of the region
   convert_layout,  ///< operand 0 in the result's layout (GPU; inserted by assign_layouts)
 };
 const char* op_name(OpKind k);
@@ -129,9 +129,9 @@ struct Op {
   OpKind kind = OpKind::constant;
   std::vector<int> operands;
   std::vector<int> results;
-  std::string name;                 ///< ufunc / reduction / atomic kind, print text, parameter name
-  std::vector<std::int64_t> ints;   ///< axes, permutations, counts, parameter index
-  Scalar value;                     ///< constants and padding values
+  std::string name;                ///< ufunc / reduction / atomic kind, print text, parameter name
+  std::vector<std::int64_t> ints;  ///< axes, permutations, counts, parameter index
+  Scalar value;                    ///< constants and padding values
   bool flag = false;
   std::vector<Region> regions;
   Location loc;

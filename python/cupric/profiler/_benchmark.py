@@ -75,7 +75,7 @@ def benchmark(func, args=(), kwargs=None, n_repeat=10000, name=None, n_warmup=10
         for s in syncs:
             s()
         cpu.append(t1 - t0)
-        for d, (start, end) in zip(devices, events):
+        for d, (start, end) in zip(devices, events, strict=True):
             gpu[d].append(start.elapsed_time(end) / 1e3)
         if t1 > deadline:
             break

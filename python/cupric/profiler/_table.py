@@ -36,7 +36,7 @@ class Table:
         widths[0] = min(widths[0], 60)
         out = []
         for j, line in enumerate(lines):
-            cells = [line[0][:60].ljust(widths[0])] + [c.rjust(w) for c, w in zip(line[1:], widths[1:])]
+            cells = [line[0][:60].ljust(widths[0])] + [c.rjust(w) for c, w in zip(line[1:], widths[1:], strict=True)]
             out.append("  ".join(cells))
             if j == 0:
                 out.append("-" * len(out[0]))
@@ -92,7 +92,8 @@ def build(events, sort_by="total", group_by="op", ceilings=True, top=None):
     rows = [_row(name, device, g, ceilings) for (name, device), g in groups.items()]
     if any(r["device"] != "cpu" and r["timing"] == "host" for r in rows):
         notes.append("GPU rows timed on the host (launch cost only): no kernel device times were recorded")
-    field = {"total": "total_us", "self": "self_us", "mean": "mean_us", "min": "min_us", "max": "max_us"}.get(sort_by, sort_by)
+    columns = {"total": "total_us", "self": "self_us", "mean": "mean_us", "min": "min_us", "max": "max_us"}
+    field = columns.get(sort_by, sort_by)
     if field == "name":
         rows.sort(key=lambda r: r["name"])
     else:  # largest first; rows without a rate last

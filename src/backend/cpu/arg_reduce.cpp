@@ -43,10 +43,8 @@ class ArgEngine {
       : L_(layout), load_(cast_kernel(in_dtype, dtype_of<T>())), in_is_t_(in_dtype == dtype_of<T>()) {}
 
   void run() const {
-    if (L_.single_axis_is_inner())
-      inner();
-    else
-      outer();
+    if (L_.single_axis_is_inner()) inner();
+    else outer();
   }
 
  private:

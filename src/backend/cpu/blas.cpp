@@ -61,10 +61,8 @@ void fill(Lapack<T>& t, char letter, void* h, std::vector<std::string>& missing)
   t.member = reinterpret_cast<decltype(t.member)>(lapacke(real_name, complex_name));
   CUPRIC_LAPACKE_FUNCTIONS(CUPRIC_LAPACKE_LOAD)
 #undef CUPRIC_LAPACKE_LOAD
-  if constexpr (complex)
-    t.geev_complex = reinterpret_cast<decltype(t.geev_complex)>(lapacke("geev", "geev"));
-  else
-    t.geev_real = reinterpret_cast<decltype(t.geev_real)>(lapacke("geev", "geev"));
+  if constexpr (complex) t.geev_complex = reinterpret_cast<decltype(t.geev_complex)>(lapacke("geev", "geev"));
+  else t.geev_real = reinterpret_cast<decltype(t.geev_real)>(lapacke("geev", "geev"));
   void* gemm = symbol(h, cat("scipy_cblas_", letter, "gemm64_"), missing);
   if constexpr (complex) {
     t.gemm = reinterpret_cast<decltype(t.gemm)>(gemm);

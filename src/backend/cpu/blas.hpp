@@ -70,14 +70,10 @@ struct Api {
 
   template <class T>
   const Lapack<T>& of() const {
-    if constexpr (std::is_same_v<T, float>)
-      return s;
-    else if constexpr (std::is_same_v<T, double>)
-      return d;
-    else if constexpr (std::is_same_v<T, std::complex<float>>)
-      return c;
-    else
-      return z;
+    if constexpr (std::is_same_v<T, float>) return s;
+    else if constexpr (std::is_same_v<T, double>) return d;
+    else if constexpr (std::is_same_v<T, std::complex<float>>) return c;
+    else return z;
   }
 };
 

@@ -38,14 +38,14 @@ class CpuBackend final : public Backend {
   void arange(const Array& out, double start, double step) override;
   void arange_integer(const Array& out, std::uint64_t start, std::uint64_t step) override;
   void random(const RandomRequest& request, const Array& out) override;
-  void sort(const Array& in, const Array& values, const Array& indices, bool descending) override;  // sort.cpp
+  void sort(const Array& in, const Array& values, const Array& indices, bool descending) override;       // sort.cpp
   void search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) override;  // sort.cpp
   std::int64_t unique_runs(const Array& sorted, const Array& perm, const Array& values, const Array& index,
                            const Array& ends, const Array& inverse, bool equal_nan) override;  // sort.cpp
-  void gather(const Array& src, const Array& offsets, const Array& out) override;    // gather.cpp
-  void scatter(const Array& dst, const Array& offsets, const Array& values) override;  // gather.cpp
-  void matmul(const Array& a, const Array& b, const Array& out) override;               // matmul.cpp
-  void lapack(const LapackCall& call) override;                                         // lapack.cpp
+  void gather(const Array& src, const Array& offsets, const Array& out) override;              // gather.cpp
+  void scatter(const Array& dst, const Array& offsets, const Array& values) override;          // gather.cpp
+  void matmul(const Array& a, const Array& b, const Array& out) override;                      // matmul.cpp
+  void lapack(const LapackCall& call) override;                                                // lapack.cpp
 };
 
 /// Walks the plan's elements [begin, end) (in C order of the plan) as runs along its last

@@ -57,10 +57,10 @@ bool always() { return true; }
 
 #define CUPRIC_CPU_VARIANT_ROW(NS, MARCH, SUPPORTED)                                         \
   CpuVariant {                                                                               \
-#NS, MARCH, SUPPORTED,                                                                   \
+    #NS, MARCH, SUPPORTED,                                                                   \
         {NS::fill_ufunc_loops_part0, NS::fill_ufunc_loops_part1, NS::fill_ufunc_loops_part2, \
-         NS::fill_ufunc_loops_part3 },                                                       \
-         NS::fill_cast_loops, NS::fill_reduce_loops, NS::fill_transpose_loops                \
+         NS::fill_ufunc_loops_part3},                                                        \
+        NS::fill_cast_loops, NS::fill_reduce_loops, NS::fill_transpose_loops                 \
   }
 
 }  // namespace
@@ -68,12 +68,12 @@ bool always() { return true; }
 const std::vector<CpuVariant>& compiled_cpu_variants() {
   static const std::vector<CpuVariant> variants = {
 #if defined(CUPRIC_CPU_HAVE_AVX512)
-    CUPRIC_CPU_VARIANT_ROW(avx512, "x86-64-v4", has_x86_64_v4),
+      CUPRIC_CPU_VARIANT_ROW(avx512, "x86-64-v4", has_x86_64_v4),
 #endif
 #if defined(CUPRIC_CPU_HAVE_AVX2)
-    CUPRIC_CPU_VARIANT_ROW(avx2, "x86-64-v3", has_x86_64_v3),
+      CUPRIC_CPU_VARIANT_ROW(avx2, "x86-64-v3", has_x86_64_v3),
 #endif
-    CUPRIC_CPU_VARIANT_ROW(baseline, CUPRIC_CPU_BASELINE_MARCH, always),
+      CUPRIC_CPU_VARIANT_ROW(baseline, CUPRIC_CPU_BASELINE_MARCH, always),
   };
   return variants;
 }

@@ -61,5 +61,4 @@ const std::vector<CpuVariant>& compiled_cpu_variants();
 /// allows, chosen once per process. Throws ValueError when CUPRIC_CPU_TARGETS names no variant.
 const CpuVariant& cpu_variant();
 
-
 }  // namespace cupric::cpu

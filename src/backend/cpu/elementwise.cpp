@@ -46,10 +46,8 @@ void CpuBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Eleme
     auto body = [&](std::int64_t b, std::int64_t e) {
       for_each_run(plan, b, e, [&](char** p, std::int64_t n) { fn(p, inner, n); });
     };
-    if (plan.size() <= kGrain)
-      body(0, plan.size());  // what parallel_for would do, without its std::function
-    else
-      parallel_for(plan.size(), kGrain, body);
+    if (plan.size() <= kGrain) body(0, plan.size());  // what parallel_for would do, without its std::function
+    else parallel_for(plan.size(), kGrain, body);
     return;
   }
 

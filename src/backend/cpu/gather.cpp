@@ -59,10 +59,8 @@ void indexed_elements(const char* flat, const std::int64_t* offsets, std::int64_
                       sizeof(T));
       }
     };
-    if (parallel)
-      parallel_for(n, kGrain, body);
-    else
-      body(0, n);
+    if (parallel) parallel_for(n, kGrain, body);
+    else body(0, n);
   };
   if (!visit_item_size(isz, typed)) typed.template operator()<std::complex<double>>();  // 16 bytes
 }
@@ -85,17 +83,13 @@ void indexed_copy(ElementwisePlan plan, const std::int64_t* offsets, std::int64_
       local.data[0] = flat_base + offsets[i] * isz;
       local.data[1] = rows_base + i * row_step;
       for_each_run(local, 0, per_index, [&](char** p, std::int64_t m) {
-        if (to_rows)
-          copy_run(p[0], flat_stride, p[1], rows_stride, m, isz);
-        else
-          copy_run(p[1], rows_stride, p[0], flat_stride, m, isz);
+        if (to_rows) copy_run(p[0], flat_stride, p[1], rows_stride, m, isz);
+        else copy_run(p[1], rows_stride, p[0], flat_stride, m, isz);
       });
     }
   };
-  if (parallel)
-    parallel_for(n, std::max<std::int64_t>(1, kGrain / per_index), body);
-  else
-    body(0, n);
+  if (parallel) parallel_for(n, std::max<std::int64_t>(1, kGrain / per_index), body);
+  else body(0, n);
 }
 
 const std::int64_t* host_offsets(const Array& offsets) {

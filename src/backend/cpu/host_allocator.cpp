@@ -22,7 +22,8 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;  // rounding and alignme
 std::size_t default_limit() {
   if (const char* env = std::getenv("CUPRIC_HOST_CACHE_MB")) return static_cast<std::size_t>(std::atoll(env)) << 20;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  const std::size_t ram = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (std::size_t{8} << 30);
+  const std::size_t ram =
+      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (std::size_t{8} << 30);
   return std::min<std::size_t>(ram / 8, std::size_t{4} << 30);
 }
 

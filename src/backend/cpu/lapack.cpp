@@ -65,26 +65,21 @@ Int run_one(const LapackCall& c, const blas::Lapack<T>& f, std::int64_t i) {
   const Int m = dim(ops[0], 2), n = dim(ops[0], 1);
   const Int lda = std::max<Int>(n, 1);
   switch (c.op) {
-    case LapackOp::cholesky:
-      return f.potrf(kLapackRowMajor, 'L', n, a, lda);
-    case LapackOp::lu:
-      return f.getrf(kLapackRowMajor, m, n, a, lda, static_cast<Int*>(at(1, 1)));
+    case LapackOp::cholesky: return f.potrf(kLapackRowMajor, 'L', n, a, lda);
+    case LapackOp::lu: return f.getrf(kLapackRowMajor, m, n, a, lda, static_cast<Int*>(at(1, 1)));
     case LapackOp::solve: {
       std::vector<Int> piv(static_cast<std::size_t>(std::max<Int>(n, 1)));
       const Int k = dim(ops[1], 1);
       return f.gesv(kLapackRowMajor, n, k, a, lda, piv.data(), static_cast<T*>(at(1, 2)), std::max<Int>(k, 1));
     }
-    case LapackOp::eigh:
-      return f.heevd(kLapackRowMajor, c.mode, 'L', n, a, lda, static_cast<R*>(at(1, 1)));
+    case LapackOp::eigh: return f.heevd(kLapackRowMajor, c.mode, 'L', n, a, lda, static_cast<R*>(at(1, 1)));
     case LapackOp::svd: {
       const Int ucols = ops[2].defined() ? dim(ops[2], 1) : 1, vcols = ops[3].defined() ? dim(ops[3], 1) : 1;
       return f.gesdd(kLapackRowMajor, c.mode, m, n, a, lda, static_cast<R*>(at(1, 1)), static_cast<T*>(at(2, 2)),
                      std::max<Int>(ucols, 1), static_cast<T*>(at(3, 2)), std::max<Int>(vcols, 1));
     }
-    case LapackOp::qr:
-      return f.geqrf(kLapackRowMajor, m, n, a, lda, static_cast<T*>(at(1, 1)));
-    case LapackOp::qr_q:
-      return f.ungqr(kLapackRowMajor, m, n, dim(ops[1], 1), a, lda, static_cast<const T*>(at(1, 1)));
+    case LapackOp::qr: return f.geqrf(kLapackRowMajor, m, n, a, lda, static_cast<T*>(at(1, 1)));
+    case LapackOp::qr_q: return f.ungqr(kLapackRowMajor, m, n, dim(ops[1], 1), a, lda, static_cast<const T*>(at(1, 1)));
     case LapackOp::eig:
       return eig_one<T>(f, n, a, static_cast<std::complex<R>*>(at(1, 1)), static_cast<std::complex<R>*>(at(2, 2)));
     case LapackOp::lstsq: {

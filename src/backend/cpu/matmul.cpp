@@ -127,8 +127,7 @@ void exact_batches(const Array& a, const Array& b, const Array& out) {
                      for (std::int64_t j = 0; j < n; ++j) {
                        if constexpr (std::is_same_v<T, bool>)
                          acc[static_cast<std::size_t>(j)] |= static_cast<std::uint64_t>(brow[j * bcs]);
-                       else
-                         acc[static_cast<std::size_t>(j)] += x * static_cast<std::uint64_t>(brow[j * bcs]);
+                       else acc[static_cast<std::size_t>(j)] += x * static_cast<std::uint64_t>(brow[j * bcs]);
                      }
                    }
                    T* crow = pc + r * n;
@@ -162,10 +161,8 @@ void CpuBackend::matmul(const Array& a, const Array& b, const Array& out) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::complex<float>> ||
                   std::is_same_v<T, std::complex<double>>)
       gemm_batches<T>(a, b, out);
-    else if constexpr (std::is_integral_v<T>)
-      exact_batches<T>(a, b, out);
-    else
-      throw TypeError(cat("matmul: no loop for ", name(t)));
+    else if constexpr (std::is_integral_v<T>) exact_batches<T>(a, b, out);
+    else throw TypeError(cat("matmul: no loop for ", name(t)));
   });
 }
 

@@ -1,6 +1,6 @@
 // radix_sort.hpp — the CPU's LSD radix sort of unsigned keys with an optional index payload:
-// 11-bit digits (8-bit for narrow keys), every digit's histogram counted in one read, passes whose digit is the same for
-// every key skipped; one row on the calling thread, or one long row split over the pool.
+// 11-bit digits (8-bit for narrow keys), every digit's histogram counted in one read, passes whose digit is the same
+// for every key skipped; one row on the calling thread, or one long row split over the pool.
 #pragma once
 
 #include <algorithm>
@@ -111,8 +111,7 @@ bool sort_row_parallel(U* keys, U* ktmp, I* idx, I* itmp, std::int64_t n, int ch
   std::vector<std::int64_t> all(static_cast<std::size_t>(chunks) * kDigits<U> * kB, 0);
   parallel_for(chunks, 1, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t t = b; t < e; ++t)
-      count_digits(keys + bound(t), bound(t + 1) - bound(t),
-                   reinterpret_cast<Hist*>(all.data() + t * kDigits<U> * kB));
+      count_digits(keys + bound(t), bound(t + 1) - bound(t), reinterpret_cast<Hist*>(all.data() + t * kDigits<U> * kB));
   });
   std::vector<std::int64_t> counts(static_cast<std::size_t>(chunks) * kB), total(kB);
   bool swapped = false;

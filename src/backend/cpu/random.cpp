@@ -71,7 +71,8 @@ void CpuBackend::random(const RandomRequest& request, const Array& out) {
   const std::int64_t n = out.size();
   if (request.dist == RandomDistribution::integers) {
     visit_dtype(out.dtype(), [&]<class T>() {
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) fill_integers(request, static_cast<T*>(out.data()), n);
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        fill_integers(request, static_cast<T*>(out.data()), n);
     });
   } else if (out.dtype() == DType::float32) {
     fill_float(request, static_cast<float*>(out.data()), n);

@@ -190,10 +190,8 @@ class Engine {
           q = reinterpret_cast<const T*>(base + rows.in());
           rows.next();
         }
-        if (r == rb)
-          loops_.rows4_first(acc, p[0], p[1], p[2], p[3], tw);
-        else
-          loops_.rows4(acc, p[0], p[1], p[2], p[3], tw);
+        if (r == rb) loops_.rows4_first(acc, p[0], p[1], p[2], p[3], tw);
+        else loops_.rows4(acc, p[0], p[1], p[2], p[3], tw);
       }
     } else {
       load_(base + rows.in(), rp.v.in, reinterpret_cast<char*>(acc), tsz, tw);
@@ -301,8 +299,7 @@ void reduce_row(const ReduceLayout& layout, const Array& in, const Array& out, D
     if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || (logical && !std::is_same_v<T, bool>))
       throw NotImplementedError(
           cat("reduce: no CPU kernel for ", reduction_row(Op).name, " accumulating in ", name(compute)));
-    else
-      reduce_engine::Engine<reduce_ops::Reduction<Op>, T>(layout, in.dtype(), out.dtype()).run();
+    else reduce_engine::Engine<reduce_ops::Reduction<Op>, T>(layout, in.dtype(), out.dtype()).run();
   });
 }
 
@@ -320,8 +317,7 @@ bool reduce_part(ReduceOp op, const ReduceLayout& layout, const Array& in, const
       return false;
     };
     return (one.template operator()<I>() || ...);
-  }
-  (std::make_index_sequence<std::size(kReductionRows)>());
+  }(std::make_index_sequence<std::size(kReductionRows)>());
 }
 
 }  // namespace cupric::cpu

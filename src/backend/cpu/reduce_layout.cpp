@@ -8,9 +8,7 @@
 
 namespace cupric::cpu {
 
-bool ReduceLayout::single_axis_is_inner() const {
-  return kept.empty() || std::llabs(reduced[0].in) < kept.back().in;
-}
+bool ReduceLayout::single_axis_is_inner() const { return kept.empty() || std::llabs(reduced[0].in) < kept.back().in; }
 
 std::int64_t ReduceLayout::kept_count() const {
   std::int64_t n = 1;

@@ -102,7 +102,8 @@ struct LaneType {
   using type = T;
 };
 template <ReduceOp Op, class R>  // sums add componentwise: over the interleaved parts
-requires(Reduction<Op>::pairwise) struct LaneType<Reduction<Op>, std::complex<R>> {
+  requires(Reduction<Op>::pairwise)
+struct LaneType<Reduction<Op>, std::complex<R>> {
   using type = R;
 };
 
@@ -162,11 +163,13 @@ struct Partial {
   using type = T;
 };
 template <ReduceOp Op>
-requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, float> {
+  requires(Reduction<Op>::pairwise)
+struct Partial<Reduction<Op>, float> {
   using type = double;
 };
 template <ReduceOp Op>
-requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, std::complex<float>> {
+  requires(Reduction<Op>::pairwise)
+struct Partial<Reduction<Op>, std::complex<float>> {
   using type = std::complex<double>;
 };
 template <class Op, class T>
@@ -209,7 +212,7 @@ struct LooseExtreme {
   static constexpr bool enabled = false;
 };
 template <ReduceOp O>
-requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax || O == ReduceOp::fmin)
+  requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax || O == ReduceOp::fmin)
 struct LooseExtreme<Reduction<O>> {
   static constexpr bool enabled = true;
   static constexpr bool max = O == ReduceOp::max || O == ReduceOp::fmax;
@@ -274,12 +277,10 @@ inline partial_t<Op, T> reduce_contiguous(const T* p, std::int64_t n) {
     return T(re, im);
   } else {
     alignas(64) E lanes[L];
-    if constexpr (Op::pairwise && std::is_floating_point_v<E>)
-      pairwise_lanes<Op, E, L>(p, n, lanes);
+    if constexpr (Op::pairwise && std::is_floating_point_v<E>) pairwise_lanes<Op, E, L>(p, n, lanes);
     else if constexpr (LooseExtreme<Op>::enabled && (std::is_same_v<E, float> || std::is_same_v<E, double>))
       fold_extreme_lanes<Op, E, L>(p, n, lanes);
-    else
-      fold_lanes<Op, E, L>(p, n, lanes);
+    else fold_lanes<Op, E, L>(p, n, lanes);
     return tree_lanes<Op>(lanes, L, 1);
   }
 }

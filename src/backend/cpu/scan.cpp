@@ -27,10 +27,8 @@ constexpr std::int64_t kTile = 1024;
 template <class Op, class T, class S>
 struct Step {
   static T apply(T acc, T v) {
-    if constexpr (std::is_same_v<S, T>)
-      return Op::combine(acc, v);
-    else
-      return static_cast<T>(S(Op::combine(acc, v)));
+    if constexpr (std::is_same_v<S, T>) return Op::combine(acc, v);
+    else return static_cast<T>(S(Op::combine(acc, v)));
   }
 };
 
@@ -47,10 +45,8 @@ class ScanEngine {
         out_is_t_(out_dtype == dtype_of<T>()) {}
 
   void run() const {
-    if (L_.single_axis_is_inner())
-      inner();
-    else
-      outer();
+    if (L_.single_axis_is_inner()) inner();
+    else outer();
   }
 
  private:
@@ -139,8 +135,7 @@ void CpuBackend::scan(ScanOp op, const Array& in, const Array& out, int axis) {
     (void)((op == static_cast<ScanOp>(I) ? (scan_with<Reduction<kScanRows[I].reduction>>(layout, in, out), true)
                                          : false) ||
            ...);
-  }
-  (std::make_index_sequence<std::size(kScanRows)>());
+  }(std::make_index_sequence<std::size(kScanRows)>());
 }
 
 }  // namespace cupric::cpu

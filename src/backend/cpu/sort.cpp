@@ -41,8 +41,11 @@ T load(const char* p) {
 class Rows {
  public:
   explicit Rows(const Array& a)
-      : base_(static_cast<const char*>(a.data())), isz_(a.itemsize()), n_(a.shape().back()),
-        stride_(a.strides().back() * a.itemsize()), outer_(a.shape().begin(), a.shape().end() - 1),
+      : base_(static_cast<const char*>(a.data())),
+        isz_(a.itemsize()),
+        n_(a.shape().back()),
+        stride_(a.strides().back() * a.itemsize()),
+        outer_(a.shape().begin(), a.shape().end() - 1),
         outer_strides_(a.strides().begin(), a.strides().end() - 1) {
     count_ = n_ ? a.size() / n_ : 0;
   }
@@ -72,9 +75,10 @@ struct Scratch {
   Array array;
   U* data = nullptr;
   explicit Scratch(std::int64_t n) {
-    constexpr DType kind = sizeof(U) == 1 ? DType::uint8 : sizeof(U) == 2 ? DType::uint16
-                                                       : sizeof(U) == 4 ? DType::uint32
-                                                                        : DType::uint64;
+    constexpr DType kind = sizeof(U) == 1   ? DType::uint8
+                           : sizeof(U) == 2 ? DType::uint16
+                           : sizeof(U) == 4 ? DType::uint32
+                                            : DType::uint64;
     array = Array::empty({n}, kind, Device::cpu());
     data = static_cast<U*>(array.data());
   }
@@ -83,10 +87,8 @@ struct Scratch {
 /// Runs fn(begin, end) over [0, n): split over the pool when `parallel`.
 template <class F>
 void over(std::int64_t n, bool parallel, F&& fn) {
-  if (parallel)
-    parallel_for(n, kGrain, fn);
-  else
-    fn(0, n);
+  if (parallel) parallel_for(n, kGrain, fn);
+  else fn(0, n);
 }
 
 /// Buffers for rows of up to n elements: two of keys, two of indices when indices are wanted.
@@ -94,8 +96,7 @@ template <class U, class I>
 struct RowBuffers {
   Scratch<U> k0, k1;
   Scratch<I> i0, i1;
-  RowBuffers(std::int64_t n, bool with_indices)
-      : k0(n), k1(n), i0(with_indices ? n : 0), i1(with_indices ? n : 0) {}
+  RowBuffers(std::int64_t n, bool with_indices) : k0(n), k1(n), i0(with_indices ? n : 0), i1(with_indices ? n : 0) {}
   /// Radix-sorts k0/i0 (chunks > 1: split over the pool) and returns where the result lies.
   std::pair<U*, I*> sort(std::int64_t n, bool with_indices, int chunks) {
     I* a = with_indices ? i0.data : nullptr;
@@ -129,8 +130,7 @@ void sort_real_row(const char* src, std::int64_t stride, std::int64_t n, bool de
 /// first, each carrying the permutation of the one before.
 template <class C, class I>
 void sort_complex_row(const char* src, std::int64_t stride, std::int64_t n, bool desc,
-                      RowBuffers<KeyOf<typename C::value_type>, I>& buf, C* values, std::int64_t* indices,
-                      int chunks) {
+                      RowBuffers<KeyOf<typename C::value_type>, I>& buf, C* values, std::int64_t* indices, int chunks) {
   using R = typename C::value_type;
   using U = KeyOf<R>;
   const bool par = chunks > 1;
@@ -178,10 +178,8 @@ void sort_typed(const Array& in, const Array& values, const Array& indices, bool
   auto one_row = [&](std::int64_t r, RowBuffers<U, I>& buf, int chunks) {
     T* v = vout ? vout + r * n : nullptr;
     std::int64_t* ix = iout ? iout + r * n : nullptr;
-    if constexpr (kComplex)
-      sort_complex_row<T, I>(rows.row(r), rows.stride(), n, desc, buf, v, ix, chunks);
-    else
-      sort_real_row<T, I>(rows.row(r), rows.stride(), n, desc, buf, v, ix, chunks);
+    if constexpr (kComplex) sort_complex_row<T, I>(rows.row(r), rows.stride(), n, desc, buf, v, ix, chunks);
+    else sort_real_row<T, I>(rows.row(r), rows.stride(), n, desc, buf, v, ix, chunks);
   };
   const int threads = num_threads();
   if (rows.count() < threads && n >= 4 * kGrain) {  // long rows: each split over the pool
@@ -223,7 +221,8 @@ void search_typed(const Array& sorted, const Array& needles, const Array& out, b
     for_each_run(plan, b, e, [&](char** p, std::int64_t m) {
       for (std::int64_t j = 0; j < m; ++j) {
         const K k = search_key(load<T>(p[0] + j * s0));
-        const auto it = right ? std::upper_bound(keys.begin(), keys.end(), k) : std::lower_bound(keys.begin(), keys.end(), k);
+        const auto it =
+            right ? std::upper_bound(keys.begin(), keys.end(), k) : std::lower_bound(keys.begin(), keys.end(), k);
         const std::int64_t pos = it - keys.begin();
         std::memcpy(p[1] + j * s1, &pos, sizeof(pos));
       }
@@ -235,21 +234,19 @@ void search_typed(const Array& sorted, const Array& needles, const Array& out, b
 
 void CpuBackend::sort(const Array& in, const Array& values, const Array& indices, bool descending) {
   if (in.size() == 0) return;
-  if (in.ndim() == 0) throw ValueError("sort: the backend sorts along the last axis of an array of 1 or more dimensions");
+  if (in.ndim() == 0)
+    throw ValueError("sort: the backend sorts along the last axis of an array of 1 or more dimensions");
   const bool narrow = in.shape().back() <= static_cast<std::int64_t>(UINT32_MAX);
   visit_dtype(in.dtype(), [&]<class T>() {
-    if (narrow)
-      sort_typed<T, std::uint32_t>(in, values, indices, descending);
-    else
-      sort_typed<T, std::uint64_t>(in, values, indices, descending);
+    if (narrow) sort_typed<T, std::uint32_t>(in, values, indices, descending);
+    else sort_typed<T, std::uint64_t>(in, values, indices, descending);
   });
 }
 
 void CpuBackend::search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) {
   if (needles.size() == 0) return;
   if (!(sorted.dtype() == needles.dtype()))
-    throw TypeError(cat("search_sorted: needles of ", name(needles.dtype()), " in an array of ",
-                        name(sorted.dtype())));
+    throw TypeError(cat("search_sorted: needles of ", name(needles.dtype()), " in an array of ", name(sorted.dtype())));
   visit_dtype(sorted.dtype(), [&]<class T>() { search_typed<T>(sorted, needles, out, right); });
 }
 
@@ -283,7 +280,8 @@ std::int64_t CpuBackend::unique_runs(const Array& sorted, const Array& perm, con
   if (is_complex(sorted.dtype())) throw TypeError("unique_runs: complex elements have no run order here");
   std::int64_t runs = 0;
   visit_dtype(sorted.dtype(), [&]<class T>() {
-    if constexpr (!cu::is_complex_v<T>) runs = unique_runs_typed<T>(sorted, perm, values, index, ends, inverse, equal_nan);
+    if constexpr (!cu::is_complex_v<T>)
+      runs = unique_runs_typed<T>(sorted, perm, values, index, ends, inverse, equal_nan);
   });
   return runs;
 }

@@ -20,16 +20,16 @@
 CUPRIC_CPU_VARIANT_BEGIN
 namespace kernels {
 
-#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC)                                       \
-  struct op_##NAME {                                                                           \
-    static constexpr int nin = NIN;                                                            \
-    static constexpr const char* types = TYPES;                                                \
-    static constexpr OutRule out = OutRule::OUT;                                               \
-    static constexpr UfuncFlags flags = UfuncFlags::FLAGS;                                     \
-    template <class A, class B, class C>                                                       \
-    static auto apply([[maybe_unused]] A a, [[maybe_unused]] B b, [[maybe_unused]] C c) {     \
-      return EXPR;                                                                             \
-    }                                                                                          \
+#define CUPRIC_UFUNC(NAME, NIN, TYPES, OUT, FLAGS, EXPR, DOC)                             \
+  struct op_##NAME {                                                                      \
+    static constexpr int nin = NIN;                                                       \
+    static constexpr const char* types = TYPES;                                           \
+    static constexpr OutRule out = OutRule::OUT;                                          \
+    static constexpr UfuncFlags flags = UfuncFlags::FLAGS;                                \
+    template <class A, class B, class C>                                                  \
+    static auto apply([[maybe_unused]] A a, [[maybe_unused]] B b, [[maybe_unused]] C c) { \
+      return EXPR;                                                                        \
+    }                                                                                     \
   };
 #include "cupric/ufunc_table.def"
 #undef CUPRIC_UFUNC
@@ -62,16 +62,22 @@ template <class Op>
 struct Vectorised {
   static constexpr bool enabled = false;
 };
-#define CUPRIC_VECTORISED(OP, FAST, RANGE, EXACT)                     \
-  template <>                                                         \
-  struct Vectorised<op_##OP> {                                        \
-    static constexpr bool enabled = true;                             \
-    template <class T>                                                \
-    static T fast(T x) { return vm::FAST(x); }                        \
-    template <class T>                                                \
-    static bool in_range(T x) { return vm::RANGE(x); }                \
-    template <class T>                                                \
-    static T exact(T x) { return std::EXACT(x); }                     \
+#define CUPRIC_VECTORISED(OP, FAST, RANGE, EXACT) \
+  template <>                                     \
+  struct Vectorised<op_##OP> {                    \
+    static constexpr bool enabled = true;         \
+    template <class T>                            \
+    static T fast(T x) {                          \
+      return vm::FAST(x);                         \
+    }                                             \
+    template <class T>                            \
+    static bool in_range(T x) {                   \
+      return vm::RANGE(x);                        \
+    }                                             \
+    template <class T>                            \
+    static T exact(T x) {                         \
+      return std::EXACT(x);                       \
+    }                                             \
   };
 CUPRIC_VECTORISED(exp, exp, exp_fast_range, exp)
 CUPRIC_VECTORISED(log, log, log_fast_range, log)
@@ -135,9 +141,8 @@ void loop(char** args, const std::int64_t* s, std::int64_t n) {
       const char* pb = args[1];
       char* po = args[2];
       for (std::int64_t i = 0; i < n; ++i, pa += s[0], pb += s[1], po += so)
-        *reinterpret_cast<O*>(po) =
-            static_cast<O>(Op::apply(*reinterpret_cast<const T*>(pa), *reinterpret_cast<const T*>(pb),
-                                     *reinterpret_cast<const T*>(pb)));
+        *reinterpret_cast<O*>(po) = static_cast<O>(Op::apply(
+            *reinterpret_cast<const T*>(pa), *reinterpret_cast<const T*>(pb), *reinterpret_cast<const T*>(pb)));
     }
   } else {
     const char* pa = args[0];
@@ -145,9 +150,8 @@ void loop(char** args, const std::int64_t* s, std::int64_t n) {
     const char* pc = args[2];
     char* po = args[3];
     for (std::int64_t i = 0; i < n; ++i, pa += s[0], pb += s[1], pc += s[2], po += so)
-      *reinterpret_cast<O*>(po) = static_cast<O>(Op::apply(*reinterpret_cast<const T*>(pa),
-                                                           *reinterpret_cast<const T*>(pb),
-                                                           *reinterpret_cast<const T*>(pc)));
+      *reinterpret_cast<O*>(po) = static_cast<O>(
+          Op::apply(*reinterpret_cast<const T*>(pa), *reinterpret_cast<const T*>(pb), *reinterpret_cast<const T*>(pc)));
   }
 }
 

@@ -34,10 +34,8 @@ std::vector<std::string> batched_sources(bool common_only, std::size_t per_batch
       std::size_t end = source.find('\n', pos);
       if (end == std::string::npos) end = source.size();
       const std::string line = source.substr(pos, end - pos);
-      if (line.rfind("#include ", 0) == 0)
-        includes.insert(line);
-      else
-        body += line + "\n";
+      if (line.rfind("#include ", 0) == 0) includes.insert(line);
+      else body += line + "\n";
       pos = end + 1;
     }
     for (std::size_t pos; (pos = body.find("extern \"C\" ")) != std::string::npos;) body.erase(pos, 11);

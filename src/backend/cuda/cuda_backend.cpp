@@ -295,7 +295,9 @@ void CudaBackend::copy_to_host(void* dst, const void* src, std::size_t nbytes) {
   const auto from = reinterpret_cast<cuda::CUdeviceptr>(src);
   runtime::DeviceTimer timer;  // the profiler's transfer record: nothing unless it records
   timer.begin(s.handle(), index_, s.is_capturing());
-  auto done = [&] { timer.end(profiler::EventKind::transfer, "copy DtoH", "DtoH", static_cast<double>(nbytes), s.serial()); };
+  auto done = [&] {
+    timer.end(profiler::EventKind::transfer, "copy DtoH", "DtoH", static_cast<double>(nbytes), s.serial());
+  };
   auto fail = [&](cuda::CUresult rc) {
     if (rc == cuda::CUDA_SUCCESS) return;
     s.synchronize();  // a sticky error: report the kernel that caused it

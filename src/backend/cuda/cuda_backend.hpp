@@ -104,8 +104,8 @@ class CudaBackend final : public Backend {
                            const Array& ends, const Array& inverse, bool equal_nan) override;  // sort.cpp
   void gather(const Array& src, const Array& offsets, const Array& out) override;
   void scatter(const Array& dst, const Array& offsets, const Array& values) override;
-  void matmul(const Array& a, const Array& b, const Array& out) override;  // linalg.cpp (cuBLAS)
-  void lapack(const LapackCall& call) override;                           // solver.cpp (cuSOLVER)
+  void matmul(const Array& a, const Array& b, const Array& out) override;           // linalg.cpp (cuBLAS)
+  void lapack(const LapackCall& call) override;                                     // solver.cpp (cuSOLVER)
   std::shared_ptr<MatmulPlan> plan_matmul(const PlannedMatmul& operands) override;  // matmul_lt.cpp
 
   /// Kernel `name` of the module `key`; `render` makes its source on the first request.

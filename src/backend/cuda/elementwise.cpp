@@ -42,10 +42,8 @@ std::string apply_struct(const MapSpec& s) {
 std::string kernel_params(const MapSpec& s) {
   std::string p;
   for (std::size_t k = 0; k < s.in_store.size(); ++k) {
-    if (s.in_mode[k] == InputMode::value)
-      p += cat("C", k, " s", k, ", ");
-    else
-      p += cat("const S", k, "* __restrict__ p", k, ", ");
+    if (s.in_mode[k] == InputMode::value) p += cat("C", k, " s", k, ", ");
+    else p += cat("const S", k, "* __restrict__ p", k, ", ");
   }
   p += "SO* __restrict__ po, ";
   if (s.where) p += "const bool* __restrict__ pw, ";
@@ -58,12 +56,10 @@ std::string operands(const MapSpec& s, int width) {
   const std::size_t nin = s.in_store.size();
   std::string out = s.where ? cat("MapMask<", width, ", ", nin + 1, ">(pw)") : std::string("NoMask()");
   for (std::size_t k = 0; k < nin; ++k) {
-    if (s.in_mode[k] == InputMode::array)
-      out += cat(", MapArray<S", k, ", C", k, ", ", width, ", ", k, ">(p", k, ")");
+    if (s.in_mode[k] == InputMode::array) out += cat(", MapArray<S", k, ", C", k, ", ", width, ", ", k, ">(p", k, ")");
     else if (s.in_mode[k] == InputMode::broadcast)  // a 0-d device operand, read once per thread
       out += cat(", MapValue<C", k, ">(cu::convert<C", k, ">(*p", k, "))");
-    else
-      out += cat(", MapValue<C", k, ">(s", k, ")");
+    else out += cat(", MapValue<C", k, ">(s", k, ")");
   }
   return out;
 }
@@ -246,12 +242,10 @@ void CudaBackend::fill(const Array& dst, const void* value) {
       const auto p = reinterpret_cast<cuda::CUdeviceptr>(dst.data());
       const std::size_t count = static_cast<std::size_t>(dst.nbytes()) / width;
       const auto& d = cuda::driver();
-      if (width == 1)
-        cuda::check(d.MemsetD8Async(p, static_cast<unsigned char>(pattern), count, s), "cuMemsetD8Async");
+      if (width == 1) cuda::check(d.MemsetD8Async(p, static_cast<unsigned char>(pattern), count, s), "cuMemsetD8Async");
       else if (width == 2)
         cuda::check(d.MemsetD16Async(p, static_cast<unsigned short>(pattern), count, s), "cuMemsetD16Async");
-      else
-        cuda::check(d.MemsetD32Async(p, pattern, count, s), "cuMemsetD32Async");
+      else cuda::check(d.MemsetD32Async(p, pattern, count, s), "cuMemsetD32Async");
       return;
     }
   }

@@ -259,12 +259,9 @@ std::shared_ptr<FftPlan> plan_for(int device, const PlanRequest& r) {
 int plan_type(FftKind kind, DType real_or_complex) {
   const bool dbl = real_or_complex == DType::float64 || real_or_complex == DType::complex128;
   switch (kind) {
-    case FftKind::c2c:
-      return dbl ? cuda::CUFFT_Z2Z : cuda::CUFFT_C2C;
-    case FftKind::r2c:
-      return dbl ? cuda::CUFFT_D2Z : cuda::CUFFT_R2C;
-    case FftKind::c2r:
-      return dbl ? cuda::CUFFT_Z2D : cuda::CUFFT_C2R;
+    case FftKind::c2c: return dbl ? cuda::CUFFT_Z2Z : cuda::CUFFT_C2C;
+    case FftKind::r2c: return dbl ? cuda::CUFFT_D2Z : cuda::CUFFT_R2C;
+    case FftKind::c2r: return dbl ? cuda::CUFFT_Z2D : cuda::CUFFT_C2R;
   }
   return 0;
 }
@@ -304,18 +301,12 @@ cuda::cufftResult run_plan(const cuda::CufftApi& api, cuda::cufftHandle h, int t
                            bool forward) {
   const int dir = forward ? cuda::CUFFT_FORWARD : cuda::CUFFT_INVERSE;
   switch (type) {
-    case cuda::CUFFT_C2C:
-      return api.ExecC2C(h, in, out, dir);
-    case cuda::CUFFT_Z2Z:
-      return api.ExecZ2Z(h, in, out, dir);
-    case cuda::CUFFT_R2C:
-      return api.ExecR2C(h, in, out);
-    case cuda::CUFFT_D2Z:
-      return api.ExecD2Z(h, in, out);
-    case cuda::CUFFT_C2R:
-      return api.ExecC2R(h, in, out);
-    default:
-      return api.ExecZ2D(h, in, out);
+    case cuda::CUFFT_C2C: return api.ExecC2C(h, in, out, dir);
+    case cuda::CUFFT_Z2Z: return api.ExecZ2Z(h, in, out, dir);
+    case cuda::CUFFT_R2C: return api.ExecR2C(h, in, out);
+    case cuda::CUFFT_D2Z: return api.ExecD2Z(h, in, out);
+    case cuda::CUFFT_C2R: return api.ExecC2R(h, in, out);
+    default: return api.ExecZ2D(h, in, out);
   }
 }
 

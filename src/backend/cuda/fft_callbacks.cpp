@@ -53,9 +53,9 @@ void check_params(const tile::Function& f, const ElementRow& row) {
 /// The statements that read the operands from the caller-info words and call the tile function;
 /// `values` are the element's parts, the results land in r0 (and r1).
 std::string call_function(const tile::Function& f, const ElementRow& row, const std::string& values) {
-  std::string s = cat("  const long long* words = static_cast<const long long*>(info);\n",
-                      "  (void)words;\n  (void)shared;\n",
-                      "  const ::cu::tile::Block blk{{0, 0, 0}, {1, 1, 1}, 0, nullptr, nullptr};\n");
+  std::string s =
+      cat("  const long long* words = static_cast<const long long*>(info);\n", "  (void)words;\n  (void)shared;\n",
+          "  const ::cu::tile::Block blk{{0, 0, 0}, {1, 1, 1}, 0, nullptr, nullptr};\n");
   std::string args = cat("blk, ", values, ", static_cast<long long>(offset)");
   const std::size_t n = f.params.size();
   int word = 0;
@@ -90,8 +90,8 @@ std::string callback_source(const tile::Function& f, const std::string& function
   check_params(f, row);
   const bool complex = row.parts == 2;
   const std::string parts = complex ? "r0, r1" : "r0";
-  std::string s = cat(function_source, "\n// cuFFT's ", kind == CallbackKind::prolog ? "load" : "store",
-                      " callback (", name(element), ")\n");
+  std::string s = cat(function_source, "\n// cuFFT's ", kind == CallbackKind::prolog ? "load" : "store", " callback (",
+                      name(element), ")\n");
   if (kind == CallbackKind::prolog) {
     s += cat("__device__ ", row.value_type, " ", symbol,
              "(void* data, unsigned long long offset, void* info, void* shared) {\n", "  const ", row.part_type,

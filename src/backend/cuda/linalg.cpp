@@ -69,20 +69,13 @@ Handles& handles(int device, CUstream stream, bool solver) {
 
 int cuda_data_type(DType t) {
   switch (t) {
-    case DType::float16:
-      return cuda::CUDA_R_16F;
-    case DType::bfloat16:
-      return cuda::CUDA_R_16BF;
-    case DType::float32:
-      return cuda::CUDA_R_32F;
-    case DType::float64:
-      return cuda::CUDA_R_64F;
-    case DType::complex64:
-      return cuda::CUDA_C_32F;
-    case DType::complex128:
-      return cuda::CUDA_C_64F;
-    default:
-      throw TypeError(cat("cuBLAS/cuSOLVER have no ", name(t), " type"));
+    case DType::float16: return cuda::CUDA_R_16F;
+    case DType::bfloat16: return cuda::CUDA_R_16BF;
+    case DType::float32: return cuda::CUDA_R_32F;
+    case DType::float64: return cuda::CUDA_R_64F;
+    case DType::complex64: return cuda::CUDA_C_32F;
+    case DType::complex128: return cuda::CUDA_C_64F;
+    default: throw TypeError(cat("cuBLAS/cuSOLVER have no ", name(t), " type"));
   }
 }
 

@@ -40,30 +40,18 @@ bool writes_bias(E e) { return e == E::dgelu_bgrad || e == E::bgrada || e == E::
 int lt_epilogue(E e, bool transposed) {
   using namespace cuda;
   switch (e) {
-    case E::none:
-      return CUBLASLT_EPILOGUE_DEFAULT;
-    case E::relu:
-      return CUBLASLT_EPILOGUE_RELU;
-    case E::gelu:
-      return CUBLASLT_EPILOGUE_GELU;
-    case E::bias:
-      return CUBLASLT_EPILOGUE_BIAS;
-    case E::relu_bias:
-      return CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS;
-    case E::gelu_bias:
-      return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_BIAS;
-    case E::gelu_aux:
-      return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX;
-    case E::gelu_aux_bias:
-      return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX | CUBLASLT_EPILOGUE_BIAS;
-    case E::dgelu:
-      return CUBLASLT_EPILOGUE_DGELU;
-    case E::dgelu_bgrad:
-      return CUBLASLT_EPILOGUE_DGELU | CUBLASLT_EPILOGUE_BGRAD;
-    case E::bgrada:
-      return transposed ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_BGRADA;
-    case E::bgradb:
-      return transposed ? CUBLASLT_EPILOGUE_BGRADA : CUBLASLT_EPILOGUE_BGRADB;
+    case E::none: return CUBLASLT_EPILOGUE_DEFAULT;
+    case E::relu: return CUBLASLT_EPILOGUE_RELU;
+    case E::gelu: return CUBLASLT_EPILOGUE_GELU;
+    case E::bias: return CUBLASLT_EPILOGUE_BIAS;
+    case E::relu_bias: return CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS;
+    case E::gelu_bias: return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_BIAS;
+    case E::gelu_aux: return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX;
+    case E::gelu_aux_bias: return CUBLASLT_EPILOGUE_GELU | CUBLASLT_EPILOGUE_AUX | CUBLASLT_EPILOGUE_BIAS;
+    case E::dgelu: return CUBLASLT_EPILOGUE_DGELU;
+    case E::dgelu_bgrad: return CUBLASLT_EPILOGUE_DGELU | CUBLASLT_EPILOGUE_BGRAD;
+    case E::bgrada: return transposed ? CUBLASLT_EPILOGUE_BGRADB : CUBLASLT_EPILOGUE_BGRADA;
+    case E::bgradb: return transposed ? CUBLASLT_EPILOGUE_BGRADA : CUBLASLT_EPILOGUE_BGRADB;
   }
   return CUBLASLT_EPILOGUE_DEFAULT;
 }
@@ -102,10 +90,8 @@ using Signature = std::vector<std::tuple<Shape, Strides, DType>>;
 Signature signature(const PlannedMatmul& p) {
   Signature s;
   for (const Array* x : {&p.a, &p.b, &p.d, &p.bias, &p.aux})
-    if (x->defined())
-      s.emplace_back(x->shape(), x->strides(), x->dtype());
-    else
-      s.emplace_back();
+    if (x->defined()) s.emplace_back(x->shape(), x->strides(), x->dtype());
+    else s.emplace_back();
   return s;
 }
 

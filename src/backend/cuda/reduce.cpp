@@ -100,10 +100,8 @@ void reduce_pass(CudaBackend& be, ReduceOp op, bool second, const void* in, DTyp
     add_i32(args, partial);
     add_geo(args, keep.pack("reduce"));
     add_geo(args, red.pack("reduce"));
-    if (cols)
-      launch_2d(be, k, gx, nsplit, 32, 8, args);
-    else
-      launch_2d(be, k, gx, nsplit, 256, 1, args);
+    if (cols) launch_2d(be, k, gx, nsplit, 32, 8, args);
+    else launch_2d(be, k, gx, nsplit, 256, 1, args);
   }
   if (!partial) return;
   // the next pass: partials (acc type, C order over keep's shape, one row of them per split or

@@ -28,7 +28,7 @@ struct MapSpec {
   std::vector<InputMode> in_mode;
   DType out_store = DType::float32, out_compute = DType::float32;
   bool where = false;
-  bool transpose = false;    ///< also <name>_t2: a 2-d copy through 32x32 shared-memory tiles (casts)
+  bool transpose = false;  ///< also <name>_t2: a 2-d copy through 32x32 shared-memory tiles (casts)
   /// The one kernel to render ('v' _vec, 'o' _one, 'n' _nd, 't' _t2): a launch compiles only the
   /// path it takes (ptxas time grows with the code); 0 renders every path in one source.
   char path = 0;

@@ -405,32 +405,19 @@ void CudaBackend::lapack(const LapackCall& call) {
   const auto& ops = call.operands;
   if (ops[0].size() > 0) {
     switch (call.op) {
-      case LapackOp::cholesky:
-        cholesky(run, *this, ops[0]);
-        break;
+      case LapackOp::cholesky: cholesky(run, *this, ops[0]); break;
       case LapackOp::lu: {
         Array cm = run.column_major(ops[0]);
         lu_in_place(run, cm, ops[1]);
         run.back(cm, ops[0]);
         break;
       }
-      case LapackOp::solve:
-        solve(run, ops[0], ops[1], *this);
-        break;
-      case LapackOp::eigh:
-        eigh(run, ops[0], ops[1], call.mode);
-        break;
-      case LapackOp::svd:
-        svd(run, call);
-        break;
-      case LapackOp::qr:
-        qr(run, ops[0], ops[1]);
-        break;
-      case LapackOp::qr_q:
-        qr_q(run, ops[0], ops[1]);
-        break;
-      default:
-        break;
+      case LapackOp::solve: solve(run, ops[0], ops[1], *this); break;
+      case LapackOp::eigh: eigh(run, ops[0], ops[1], call.mode); break;
+      case LapackOp::svd: svd(run, call); break;
+      case LapackOp::qr: qr(run, ops[0], ops[1]); break;
+      case LapackOp::qr_q: qr_q(run, ops[0], ops[1]); break;
+      default: break;
     }
   } else {
     const std::int64_t zero = 0;

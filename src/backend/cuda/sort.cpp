@@ -17,7 +17,10 @@ constexpr int kThreads = 256;  // kSortMaxThreads
 /// Bytes of a sort key: the element's, or a complex part's.
 int key_bytes(DType t) { return static_cast<int>(is_complex(t) ? itemsize(t) / 2 : itemsize(t)); }
 const char* key_type(int bytes) {
-  return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : bytes == 4 ? "unsigned int" : "unsigned long long";
+  return bytes == 1   ? "unsigned char"
+         : bytes == 2 ? "unsigned short"
+         : bytes == 4 ? "unsigned int"
+                      : "unsigned long long";
 }
 DType key_dtype(int bytes) {
   return bytes == 1 ? DType::uint8 : bytes == 2 ? DType::uint16 : bytes == 4 ? DType::uint32 : DType::uint64;
@@ -29,9 +32,9 @@ std::string render_sort(DType t) {
   const bool cplx = is_complex(t);
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
-  std::string src = cat(include_family("sort"), "using namespace cupric::kernels;\ntypedef ", device_type(t),
-                        " V;\ntypedef ", R, " T;\ntypedef ", key_type(key_bytes(t)),
-                        " U;\ntypedef unsigned long long u64;\n");
+  std::string src =
+      cat(include_family("sort"), "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
+          " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
                    const char* bounds = "256") {
     src += cat("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "_", s, "(", params, ") {\n  ",
@@ -58,7 +61,8 @@ std::string render_sort(DType t) {
     }
   }
   if (!cplx)
-    entry("unique", "const V* s, const i64* perm, V* values, i64* index, i64* ends, i64* inverse, u64* status, "
+    entry("unique",
+          "const V* s, const i64* perm, V* values, i64* index, i64* ends, i64* inverse, u64* status, "
           "u32* counter, i64* runs, i64 n, int equal_nan",
           "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
   entry("search", "const V* hay, i64 n, const V* needles, i64* out, i64 m, int right",
@@ -120,7 +124,7 @@ class RadixSort {
   void run(std::uint64_t values_in, std::uint64_t values_out, std::uint64_t indices_out, bool descending) {
     const std::uint32_t zero = 0;
     be_.fill(meta_.view({status_at_ + status_words_}, {1}, 0), &zero);  // counts, counters, pass 0's words
-    const int dir = descending ? 4 : 0;  // kSortDescending
+    const int dir = descending ? 4 : 0;                                 // kSortDescending
     const std::uint64_t meta = ptr(meta_);
     const std::int64_t grid_cap = std::int64_t{be_.sm_count()} * 8;
     {
@@ -142,7 +146,8 @@ class RadixSort {
     for (int pass = 0; pass < kb_; ++pass) {
       const bool first = pass == 0 && values_in, last = pass == kb_ - 1 && fused_last;
       const std::uint64_t status = meta + 4 * static_cast<std::uint64_t>(status_at_ + (pass % 2) * status_words_);
-      const std::uint64_t status_next = meta + 4 * static_cast<std::uint64_t>(status_at_ + (1 - pass % 2) * status_words_);
+      const std::uint64_t status_next =
+          meta + 4 * static_cast<std::uint64_t>(status_at_ + (1 - pass % 2) * status_words_);
       const runtime::Kernel& k = kernel(name);
       ArgPacker a = packer(k);
       a.add_pointer(first ? values_in : ptr(keys_[cur_])), a.add_pointer(last ? values_out : ptr(keys_[1 - cur_]));
@@ -231,8 +236,8 @@ void CudaBackend::search_sorted(const Array& sorted, const Array& needles, const
   launch_grid(k, want.size(), a);
 }
 
-std::int64_t CudaBackend::unique_runs(const Array& sorted, const Array& perm, const Array& values,
-                                      const Array& index, const Array& ends, const Array& inverse, bool equal_nan) {
+std::int64_t CudaBackend::unique_runs(const Array& sorted, const Array& perm, const Array& values, const Array& index,
+                                      const Array& ends, const Array& inverse, bool equal_nan) {
   const std::int64_t n = sorted.size();
   if (n == 0) return 0;
   for (const Array* out : {&values, &index, &ends, &inverse})

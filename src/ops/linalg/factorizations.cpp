@@ -141,10 +141,8 @@ Array qr_q(const Array& h, const Array& tau, std::int64_t columns) {
   Array head = h.view(part, st, h.offset());
   Array into = q.view(part, q.strides(), q.offset());
   copy_into(into, head);
-  if (q.size() > 0 && k > 0)
-    run(LapackOp::qr_q, {q, tau});
-  else if (q.size() > 0)
-    copy_into(q, eye(m, columns, 0, h.dtype(), h.device()));
+  if (q.size() > 0 && k > 0) run(LapackOp::qr_q, {q, tau});
+  else if (q.size() > 0) copy_into(q, eye(m, columns, 0, h.dtype(), h.device()));
   return q;
 }
 

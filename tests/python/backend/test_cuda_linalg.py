@@ -159,8 +159,10 @@ def test_jacobi_and_batched_solvers(dtype, shape):
         u, s, vh = cu.linalg.svd(ag, full_matrices=full)
         k = s.shape[-1]
         agree((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], ag, tol)
-        agree(u.mT @ u, cu.broadcast_to(cu.eye(u.shape[-1], dtype=dtype, device="cuda:0"), u.shape[:-2] + (u.shape[-1],) * 2), tol)
-        agree(vh @ vh.mT, cu.broadcast_to(cu.eye(vh.shape[-2], dtype=dtype, device="cuda:0"), vh.shape[:-2] + (vh.shape[-2],) * 2), tol)
+        eye_u = cu.eye(u.shape[-1], dtype=dtype, device="cuda:0")
+        eye_v = cu.eye(vh.shape[-2], dtype=dtype, device="cuda:0")
+        agree(u.mT @ u, cu.broadcast_to(eye_u, u.shape[:-2] + eye_u.shape), tol)
+        agree(vh @ vh.mT, cu.broadcast_to(eye_v, vh.shape[:-2] + eye_v.shape), tol)
     if shape[-1] != shape[-2]:
         return
     n = shape[-1]

@@ -5,14 +5,13 @@ and invalid callbacks as compile errors at their line."""
 
 import inspect
 
+import cupric as cu
 import numpy as np
 import pytest
-from fake_driver import run_with_fake_driver
-
-import cupric as cu
 from cupric import tile as ct
 from cupric.fft import _callbacks as cb
 from cupric.fft import advanced as adv
+from fake_driver import run_with_fake_driver
 
 KINDS = ["prolog", "epilog"]
 ELEMENTS = ["complex64", "complex128", "float32", "float64"]

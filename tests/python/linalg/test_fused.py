@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from cupric.linalg import _fused
 from cupric.linalg.advanced import Matmul, MatmulEpilog
-
 from test_advanced import BIAS, MASK, PRE, REFERENCE, A, B, close
 
 

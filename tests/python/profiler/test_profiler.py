@@ -1,10 +1,9 @@
 """cupric.profiler on the CPU: what a profile records for each op (names, shapes, dtypes, the
 bytes and flops models), nesting, user ranges, and that nothing is recorded when it is off."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from cupric.profiler import _events
 
 RNG = np.random.default_rng(17)

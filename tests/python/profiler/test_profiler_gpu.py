@@ -4,10 +4,9 @@ compiles recorded; sync and check_finite on device ops (the CPU backend is the o
 
 import json
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 pytestmark = pytest.mark.gpu
 RNG = np.random.default_rng(23)

@@ -1,10 +1,9 @@
 """prof.table(): grouping by op and shape, sorting, and rates that follow from the recorded bytes,
 flops and times (checked against the events themselves)."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(3)
 

@@ -3,10 +3,9 @@ schema Perfetto and chrome://tracing read (every event has ph, ts, pid, tid; X e
 
 import json
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 
 RNG = np.random.default_rng(5)
 
