@@ -15,6 +15,7 @@ import time
 
 import cupric as cu
 import numpy as np
+from _table import print_table
 
 
 def median_time(fn, repeat, sync):
@@ -135,15 +136,7 @@ def main():
             del theirs
         del x
         rows.append(row + ratios)
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for r in rows:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-        for r in [header, *rows]:
-            print("  ".join(str(x).ljust(w) for x, w in zip(r, widths, strict=True)))
+    print_table(header, rows, args.markdown)
 
 
 if __name__ == "__main__":

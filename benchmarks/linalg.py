@@ -21,6 +21,7 @@ import time
 
 import cupric as cu
 import numpy as np
+from _table import print_table
 
 
 def measure(fn, sync, repeat, budget=0.02):
@@ -226,19 +227,6 @@ def run_case(lib, xp, conv, sync, host, build, repeat):
         return measure(fn, sync, repeat)
     except NotImplementedError:
         return None
-
-
-def print_table(header, rows, markdown):
-    if markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for r in rows:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-        for r in [header, *rows]:
-            print("  ".join(str(x).ljust(w) for x, w in zip(r, widths, strict=True)))
-    print()
 
 
 def main():
