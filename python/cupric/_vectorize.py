@@ -102,10 +102,13 @@ class vectorize:
         otype = self._result_dtype(arrays)
         if otype is None:
             return self._refuse("its result is not a number of a cupric dtype")
-        out = _c.empty((int(_np().prod(shape)),), dtype=otype, device=device)
+        # NumPy's loop hands the function Python floats and ints (float64 and int64 arithmetic)
+        # and stores the results as otype: the kernel computes on the same widths
+        wide = {"b": "bool", "i": "int64", "u": "int64", "f": "float64"}
+        out = _c.empty((int(_np().prod(shape)),), dtype=wide[otype.kind], device=device)
         if out.size == 0:
-            return out.reshape(shape)
-        flat = [ascontiguousarray(a).reshape(-1) for a in arrays]
+            return out.reshape(shape).astype(otype)
+        flat = [ascontiguousarray(a.astype(wide[a.dtype.kind], copy=False)).reshape(-1) for a in arrays]
         try:
             kernel = self._kernels.get(len(flat)) or self._kernels.setdefault(len(flat),
                                                                                _compile_map(self.pyfunc, len(flat)))
@@ -113,7 +116,7 @@ class vectorize:
         except Exception as e:  # the tile compiler's CompileError, or the function's own refusal
             self._not_compiled = f"it is not in the tile language's scalar subset ({type(e).__name__}: {e})"
             return self._refuse(self._not_compiled)
-        return out.reshape(shape)
+        return out.reshape(shape).astype(otype, copy=False)
 
     def _result_dtype(self, arrays):
         """NumPy's rule: otypes, else the type of the function's result on the first elements."""
