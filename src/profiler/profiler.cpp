@@ -114,21 +114,27 @@ void record(Event&& event) {
   g_events.push_back(std::move(event));
 }
 
-void record_span(EventKind kind, std::string name, std::int64_t t0_ns, std::string detail, double bytes, int device,
-                 std::uint64_t stream, std::int64_t value) {
+void record_between(EventKind kind, std::string name, std::int64_t t0_ns, std::int64_t t1_ns, std::string detail,
+                    double bytes, int device, std::uint64_t stream, std::int64_t value, int depth) {
   if (!recording()) return;
   Event e;
   e.kind = kind;
   e.name = std::move(name);
   e.detail = std::move(detail);
   e.t0_ns = t0_ns;
-  e.t1_ns = now_ns();
+  e.t1_ns = t1_ns;
   e.bytes = bytes;
   e.device = device;
   e.stream = stream;
   e.value = value;
-  e.depth = t_depth;
+  e.depth = depth;
   record(std::move(e));
+}
+
+void record_span(EventKind kind, std::string name, std::int64_t t0_ns, std::string detail, double bytes, int device,
+                 std::uint64_t stream, std::int64_t value) {
+  if (!recording()) return;
+  record_between(kind, std::move(name), t0_ns, now_ns(), std::move(detail), bytes, device, stream, value, t_depth);
 }
 
 void add_flush_hook(FlushHook hook) {

@@ -82,18 +82,8 @@ void bind_profiler(nb::module_& parent) {
       "record",
       [](const std::string& kind, std::string name, std::int64_t t0, std::int64_t t1, std::string detail, double bytes,
          int device, std::uint64_t stream, std::int64_t value, int depth) {
-        Event e;
-        e.kind = kind_from_name(kind);
-        e.name = std::move(name);
-        e.detail = std::move(detail);
-        e.t0_ns = t0;
-        e.t1_ns = t1;
-        e.bytes = bytes;
-        e.device = device;
-        e.stream = stream;
-        e.value = value;
-        e.depth = depth;
-        record(std::move(e));
+        record_between(kind_from_name(kind), std::move(name), t0, t1, std::move(detail), bytes, device, stream, value,
+                       depth);
       },
       nb::arg("kind"), nb::arg("name"), nb::arg("t0"), nb::arg("t1"), nb::arg("detail") = "", nb::arg("bytes") = 0.0,
       nb::arg("device") = -1, nb::arg("stream") = 0, nb::arg("value") = 0, nb::arg("depth") = 0);
