@@ -15,6 +15,7 @@ import numpy as np
 from .. import _cupric as _c
 from .. import _dtypes as _dt
 from .._cupric import _profiler
+from .._progress import after_a_second
 from . import _cuda, _globals, _index
 from . import _interp as I
 from ._callables import Constant, Launchable, Specialisations, TileFunction, freeze, function, is_constant
@@ -163,7 +164,8 @@ class Compiled:
             t0 = time.perf_counter()
             if not self._load_from_index():
                 self.host = self.function.emit("host", self.kernel.debug)
-                info = _tile.compile_host(self.host["source"], include_dir())
+                with after_a_second(f"compiling tile kernel {self.kernel.fn.__name__} for the CPU"):
+                    info = _tile.compile_host(self.host["source"], include_dir())
                 self.host.update(info)
                 self.launcher = _tile.HostLauncher(info["key"], self.function)
                 if (key := self.index_key(("cpu", _tile.host_environment(include_dir())))) is not None:

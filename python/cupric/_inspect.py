@@ -1,0 +1,246 @@
+"""Kernel analysis: what each kernel costs the GPU before it runs. `cupric.inspect(op, *args)`
+lists the kernels an array op would launch; `kernel.inspect(...)` (tile kernels) reports its own.
+Each KernelReport holds the generated source, PTX, SASS (where nvdisasm or cuobjdump exist),
+registers, spills, local and shared memory, and the occupancy those give on an architecture;
+none of it needs a GPU (NVRTC makes the cubin, _kernel_analysis reads it)."""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import _cupric as _c
+
+_ka = _c._kernel_analysis
+DEFAULT_ARCH = "sm_90a"  # the target without a GPU: the H200 the project runs on
+ARRAY_KERNEL_THREADS = 256  # the block size of the CUDA backend's launches (kernels/common.cuh)
+
+
+# ---- tools and facts ----------------------------------------------------------------------------
+
+
+def default_arch():
+    """The current GPU's arch for the backend's kernels, else sm_90a."""
+    cuda = getattr(_c, "cuda", None)
+    try:
+        if cuda is not None and cuda.is_available():
+            return _ka.kernel_arch(cuda.Device().index)
+    except Exception:  # noqa: BLE001 - a driver that cannot answer: the default target
+        pass
+    return DEFAULT_ARCH
+
+
+def disassembler():
+    """(path, 'nvdisasm' | 'cuobjdump') of a SASS disassembler, or (None, why not): PATH,
+    CUDA_HOME, /usr/local/cuda, then the nvidia-cuda-nvdisasm / nvidia-cuda-cuobjdump wheels."""
+    folders = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    folders.append("/usr/local/cuda/bin")
+    for site in sys.path:
+        folders.extend(sorted(glob.glob(os.path.join(site, "nvidia", "*", "bin"))))
+    for tool in ("nvdisasm", "cuobjdump"):
+        found = shutil.which(tool) or next(
+            (p for p in (os.path.join(f, tool) for f in folders) if os.access(p, os.X_OK)), None)
+        if found:
+            return found, tool
+    return None, ("no SASS: neither nvdisasm nor cuobjdump was found "
+                  "(pip install nvidia-cuda-nvdisasm, or set CUDA_HOME to a CUDA toolkit)")
+
+
+def sass(cubin):
+    """(SASS text or None, a note saying which tool made it or why there is none)."""
+    path, tool = disassembler()
+    if path is None:
+        return None, tool
+    with tempfile.TemporaryDirectory(prefix="cupric-inspect-") as d:
+        file = os.path.join(d, "kernel.cubin")
+        with open(file, "wb") as f:
+            f.write(cubin)
+        argv = [path, "-c", "-g", file] if tool == "nvdisasm" else [path, "-sass", file]
+        r = subprocess.run(argv, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, f"{tool} failed: {r.stderr.strip()[:200]}"
+    return r.stdout, f"from {path}"
+
+
+def ptxas_report(log):
+    """kernel name -> {'registers', 'spill_stores', 'spill_loads', 'stack_bytes'} from ptxas -v."""
+    out, name = {}, None
+    for line in log.splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for) '?(\w+)'?", line)
+        if m:
+            name = m.group(1)
+            out.setdefault(name, {})
+        if name is None:
+            continue
+        for pattern, key in ((r"(\d+) bytes stack frame", "stack_bytes"), (r"(\d+) bytes spill stores", "spill_stores"),
+                             (r"(\d+) bytes spill loads", "spill_loads"), (r"Used (\d+) registers", "registers")):
+            m = re.search(pattern, line)
+            if m:
+                out[name][key] = int(m.group(1))
+    return out
+
+
+# ---- reports ------------------------------------------------------------------------------------
+
+
+class KernelReport:
+    """One kernel: its resources (from the cubin), ptxas' spill report, the occupancy on `arch`
+    for `threads` per block with `dynamic_shared_bytes`, and its source, PTX and SASS."""
+
+    def __init__(self, resources, arch, threads, dynamic_shared_bytes=0, spills=None, source=None, ptx=None,
+                 sass_text=None, sass_note=""):
+        self.name = resources["name"]
+        self.arch, self.threads = arch, threads
+        self.resources = dict(resources)
+        self.registers = resources["registers"]
+        self.local_bytes = resources["local_bytes"]
+        self.static_shared_bytes = resources["static_shared_bytes"]
+        self.dynamic_shared_bytes = dynamic_shared_bytes
+        spills = spills or {}
+        self.spill_stores, self.spill_loads = spills.get("spill_stores", 0), spills.get("spill_loads", 0)
+        self.source, self.ptx, self.sass, self.sass_note = source, ptx, sass_text, sass_note
+        self.occupancy = _ka.occupancy(arch, threads, max(self.registers, 0),
+                                       self.static_shared_bytes + dynamic_shared_bytes)
+        self.attributes = None  # with a GPU: the loaded kernel's cuFuncGetAttribute values
+        self.cost = None  # tile kernels: TileCost
+
+    @property
+    def shared_bytes(self):
+        return self.static_shared_bytes + self.dynamic_shared_bytes
+
+    def row(self):
+        o = self.occupancy
+        return [self.name, str(self.registers), f"{self.spill_stores}/{self.spill_loads}", str(self.local_bytes),
+                str(self.shared_bytes), str(self.threads), str(o["blocks_per_sm"]), str(o["warps_per_sm"]),
+                f"{100 * o['fraction']:.0f}%", o["limited_by"]]
+
+    def __str__(self):
+        text = table([self.row()], f"{self.name} on {self.arch}")
+        if self.cost is not None:
+            text += "\n" + str(self.cost)
+        return text
+
+    def __repr__(self):
+        o = self.occupancy
+        return (f"<KernelReport {self.name} {self.arch}: {self.registers} registers, {self.shared_bytes} B shared, "
+                f"{o['blocks_per_sm']} blocks / {o['warps_per_sm']} warps per SM ({o['limited_by']})>")
+
+
+HEADER = ["kernel", "regs", "spill st/ld", "local B", "smem B", "threads", "blocks/SM", "warps/SM", "occupancy",
+          "limited by"]
+
+
+def table(rows, title):
+    widths = [max(len(str(r[i])) for r in [HEADER, *rows]) for i in range(len(HEADER))]
+    lines = [title, "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(HEADER, widths)))]
+    lines.append("-" * len(lines[-1]))
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    return "\n".join(lines)
+
+
+class Inspection:
+    """The kernels one op would launch (`kernels`, KernelReports) and `notes` about the rest
+    (ops that call a library, ops the backend does not render); str() is a table."""
+
+    def __init__(self, what, arch, kernels, notes):
+        self.what, self.arch, self.kernels, self.notes = what, arch, kernels, notes
+
+    def __getitem__(self, name):
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        raise KeyError(f"no kernel {name!r} in this inspection (kernels: {', '.join(self.names())})")
+
+    def __iter__(self):
+        return iter(self.kernels)
+
+    def __len__(self):
+        return len(self.kernels)
+
+    def names(self):
+        return [k.name for k in self.kernels]
+
+    def __str__(self):
+        text = table([k.row() for k in self.kernels], f"{self.what} on {self.arch} ({limits_text(self.arch)})")
+        return text + "".join(f"\nnote: {n}" for n in self.notes)
+
+    __repr__ = __str__
+
+
+def limits_text(arch):
+    a = _ka.arch_limits(arch)
+    return (f"{a['example']}: {a['max_warps_per_sm']} warps, {a['max_blocks_per_sm']} blocks, "
+            f"{a['registers_per_sm'] // 1024}K registers, {a['shared_per_sm'] // 1024} KiB shared per SM")
+
+
+# ---- compiling and reading ----------------------------------------------------------------------
+
+
+def analyse(cubin, log, arch, threads_of, dynamic_shared_bytes=0, source=None, ptx=None, disassemble=True):
+    """KernelReports of every kernel in a cubin; threads_of(resources) gives each one's block size."""
+    text, note = sass(cubin) if disassemble else (None, "not asked for")
+    spills = ptxas_report(log or "")
+    return [KernelReport(r, arch, threads_of(r), dynamic_shared_bytes, spills.get(r["name"]), source, ptx, text, note)
+            for r in _ka.read_cubin(cubin)]
+
+
+def _array_kernel_threads(resources):
+    bound = resources["max_threads"][0] or resources["required_threads"][0]
+    return bound or ARRAY_KERNEL_THREADS
+
+
+def array_kernel_reports(label, source, arch, disassemble=True):
+    cubin, log = _ka.compile_array_kernel(source, arch, "cubin")
+    ptx, _ = _ka.compile_array_kernel(source, arch, "ptx")
+    return analyse(cubin, log, arch, _array_kernel_threads, 0, source, ptx.decode(errors="replace"), disassemble)
+
+
+# ---- cupric.inspect -----------------------------------------------------------------------------
+
+
+def _recorded_ops(op, args, kwargs):
+    """The ops `op(*args, **kwargs)` runs, as the profiler records them, run on CPU copies."""
+    import cupric as cu
+
+    from . import profiler
+
+    if profiler._active:
+        raise RuntimeError("cupric.inspect runs the op under its own profile: call it outside cu.profiler.profile()")
+    cpu_args = [a.to_device("cpu") if isinstance(a, cu.ndarray) and str(a.device) != "cpu" else a for a in args]
+    with cu.device("cpu"), profiler.profile() as prof:
+        op(*cpu_args, **kwargs)
+    return prof.ops()
+
+
+def inspect(op, *args, arch=None, sass=True, **kwargs):
+    """The kernels `op(*args, **kwargs)` would launch on a GPU, each compiled with NVRTC for
+    `arch` (default: this GPU's, else sm_90a) and read: an Inspection (print it for a table; each
+    KernelReport has .source, .ptx, .sass, .registers, .occupancy, ...). The op runs once on
+    CPU copies of its arguments, under the profiler, to learn which ops (and dtypes) it is made
+    of; ops that launch no kernel of cupric's own (matmul: cuBLAS) are listed in .notes."""
+    if not callable(op):
+        raise TypeError(f"cupric.inspect: op must be a cupric function or ufunc, got {type(op).__name__}")
+    arch = arch or default_arch()
+    _ka.arch_limits(arch)  # an arch without limits fails before anything is compiled
+    import cupric as cu
+
+    dense = all(a.flags["C_CONTIGUOUS"] for a in args if isinstance(a, cu.ndarray))
+    kernels, notes, seen = [], [], set()
+    for e in _recorded_ops(op, args, kwargs):
+        inputs = [dtype for _, dtype, _ in e.inputs]
+        weak = [bool(w) for _, _, w in e.inputs]
+        outputs = [dtype for _, dtype, _ in e.outputs]
+        sources = _ka.op_sources(e.name, inputs, weak, outputs, dense)
+        if not sources:
+            notes.append(f"{e.name}: no kernel of cupric's own (a library call, or work the backend does not render)")
+        for label, source in sources:
+            if source in seen:
+                continue
+            seen.add(source)
+            kernels.extend(array_kernel_reports(label, source, arch, sass))
+    what = getattr(op, "__name__", None) or getattr(op, "name", None) or repr(op)
+    return Inspection(f"cupric.inspect({what})", arch, kernels, notes)
