@@ -244,3 +244,94 @@ def inspect(op, *args, arch=None, sass=True, **kwargs):
             kernels.extend(array_kernel_reports(label, source, arch, sass))
     what = getattr(op, "__name__", None) or getattr(op, "name", None) or repr(op)
     return Inspection(f"cupric.inspect({what})", arch, kernels, notes)
+
+
+# ---- tile kernels: bytes and flops from the IR, the roofline bound --------------------------------
+
+
+def ceilings(device=None):
+    """The roofline's ceilings: this GPU's (cupric.profiler's table or measurement), else the
+    H200's row of the table (the target sm_90a stands for)."""
+    from .profiler import _ceilings
+
+    cuda = getattr(_c, "cuda", None)
+    if device is None and cuda is not None and cuda.is_available():
+        device = f"cuda:{cuda.Device().index}"
+    if device is not None:
+        return _ceilings.for_device(device)
+    bandwidth, flops = _ceilings.KNOWN_DEVICES["H200"]
+    return _ceilings.Ceilings("H200 (no GPU here: the table's row)", bandwidth, dict(flops), "table (H200)")
+
+
+class TileCost:
+    """A tile launch's traffic and work from its IR: per block (loads and stores by tile shape and
+    dtype, mma shapes, elementwise and reduction flops) and over `blocks`, with the roofline bound
+    on `ceiling`: the attainable GFLOP/s min(peak, intensity x bandwidth) and the least time."""
+
+    def __init__(self, block, blocks, dtype, ceiling):
+        self.load_bytes, self.store_bytes = block.load_bytes, block.store_bytes
+        self.flops, self.mma_flops = block.flops, block.mma_flops
+        self.exact, self.notes = block.exact, list(block.notes)
+        self.blocks, self.dtype, self.ceilings = blocks, dtype, ceiling
+        self.model = "matmul" if self.mma_flops > 0 else "elementwise"
+
+    @property
+    def bytes_per_block(self):
+        return self.load_bytes + self.store_bytes
+
+    @property
+    def flops_per_block(self):
+        return self.flops + self.mma_flops
+
+    @property
+    def bytes(self):
+        return self.bytes_per_block * self.blocks
+
+    @property
+    def total_flops(self):
+        return self.flops_per_block * self.blocks
+
+    @property
+    def intensity(self):
+        """FLOP per byte moved (inf when nothing is moved)."""
+        return self.flops_per_block / self.bytes_per_block if self.bytes_per_block else float("inf")
+
+    def bound_gflops(self):
+        return self.ceilings.bound(self.intensity, self.dtype, self.model)
+
+    def bound_seconds(self):
+        """The least time the launch can take: max(bytes / bandwidth, flops / peak)."""
+        peak = self.ceilings.peak_flops(self.dtype, self.model) * 1e9
+        return max(self.bytes / (self.ceilings.bandwidth * 1e9), self.total_flops / peak if peak else 0.0)
+
+    def limited_by(self):
+        peak = self.ceilings.peak_flops(self.dtype, self.model)
+        return "memory" if self.intensity * self.ceilings.bandwidth < peak else "compute"
+
+    def __str__(self):
+        lines = [
+            f"per block: {self.load_bytes:.0f} B loaded, {self.store_bytes:.0f} B stored, "
+            f"{self.flops:.0f} flops + {self.mma_flops:.0f} tensor-core flops",
+            f"{self.blocks} blocks: {self.bytes / 1e6:.3f} MB, {self.total_flops / 1e9:.3f} GFLOP, "
+            f"intensity {self.intensity:.2f} FLOP/B",
+            f"roofline on {self.ceilings.device}: {self.bound_gflops():.0f} GFLOP/s ({self.limited_by()}-bound, "
+            f"{self.dtype}), at least {self.bound_seconds() * 1e6:.2f} us",
+        ]
+        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+
+    __repr__ = __str__
+
+
+def tile_cost(function, params, grid, dtype, device=None):
+    """TileCost of a tile kernel's IR (`function`, a _tile.Function) launched over `grid` with the
+    run-time parameters `params` (name -> shape tuple or number)."""
+    g = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+    g = tuple(int(x) for x in g) + (1,) * (3 - len(g))
+    blocks = g[0] * g[1] * g[2]
+    return TileCost(function.block_cost(params, g), blocks, dtype, ceilings(device))
+
+
+def tile_kernel_report(cubin, log, arch, threads, smem_bytes, source, ptx, disassemble=True):
+    """The KernelReport of a compiled tile kernel (its one entry)."""
+    reports = analyse(cubin, log, arch, lambda r: threads, smem_bytes, source, ptx, disassemble)
+    return reports[0] if reports else None

@@ -308,6 +308,9 @@ def inspect(source, include_dir, arch=None, smem_bytes=0):
         "dynamic_shared_memory": max(smem_bytes, 16),
         "compile_seconds": r["seconds"],
         "compiler": r["compiler"],
+        "cubin": r["cubin"],
+        "resources_log": r["log"],
+        "arch": arch or default_arch(),
     }
     mod = _cuda_module()
     if "object" in r and mod is not None and mod.is_available() and (arch is None or arch == default_arch()):

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _cupric as _c
 from .. import _dtypes as _dt
 from .._cupric import _profiler
+from .. import _inspect
 from .._progress import after_a_second
 from . import _cuda, _globals, _index
 from . import _interp as I
@@ -446,17 +447,41 @@ class Kernel(Launchable):
     # ---- inspection ----------------------------------------------------------------------------------
 
     @user_facing
-    def inspect(self, *args, compile_cuda=False, **kwargs):
+    def cost(self, grid, *args, **kwargs):
+        """What a launch over `grid` with these arguments moves and computes, from the IR (no
+        compile, no GPU): a TileCost with .bytes and .total_flops over the grid, per block, and the
+        roofline bound on this GPU (else the H200); the profiler's table uses it for tile launches."""
+        return self._cost(grid, self._bind(args, kwargs))
+
+    def _cost(self, grid, values, num_threads=None):
+        key, specs, _, _ = self._specialise(values)
+        function = self.compiled(key, specs, num_threads).function
+        params, dtypes = {}, []
+        for p, constant, v in zip(self.params, self.constants, values, strict=True):
+            shape = getattr(v, "shape", ())
+            if constant:
+                continue
+            if len(shape):
+                params[p.name] = tuple(int(n) for n in shape)
+                dtypes.append(str(v.dtype))
+            else:
+                params[p.name] = float(v)
+        return _inspect.tile_cost(function, params, grid, _roof_dtype(dtypes))
+
+    @user_facing
+    def inspect(self, *args, compile_cuda=False, grid=None, **kwargs):
         """Every stage for these arguments: {'stages' (stage name -> the IR after it, in the order
         the compiler runs them: 'frontend', the canonical stages, then the GPU's), 'ir', 'ir_canonical',
         'ir_layout' (aliases of the IR after 'frontend', 'remove_dead_code' and 'assign_layouts'),
         'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through cupric.cuda,
-        else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report), 'registers',
-        'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU 'attributes' of the
-        loaded kernel}."""
-        return self._inspect(self._bind(args, kwargs), compile_cuda)
+        else nvcc) 'ptx', 'sass' (where nvdisasm or cuobjdump exists; 'sass_note' says which, or why not), 'resources' (ptxas' report), 'registers',
+        'spill_stores', 'spill_loads', 'dynamic_shared_memory', 'report' (a cupric KernelReport:
+        print it for registers, spills, shared memory and the occupancy on the arch), 'occupancy',
+        and with a GPU 'attributes' of the loaded kernel}; with grid=, 'cost' (kernel.cost: bytes
+        and flops from the IR and the roofline bound)."""
+        return self._inspect(self._bind(args, kwargs), compile_cuda, grid=grid)
 
-    def _inspect(self, values, compile_cuda, num_threads=None):
+    def _inspect(self, values, compile_cuda, num_threads=None, grid=None):
         key, specs, _, _ = self._specialise(values)
         c = self.compiled(key, specs, num_threads)
         host = c.function.emit("host", self.debug, record_stages=True)
@@ -473,9 +498,28 @@ class Kernel(Launchable):
         }
         if c.launcher is not None:
             out["host_binary"] = c.host["key"]  # its compile cache key (kind "shared_object")
+        if grid is not None:
+            out["cost"] = self._cost(grid, values, num_threads)
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
+            report = _inspect.tile_kernel_report(
+                out["cubin"], out["resources_log"], out["arch"], cuda["threads"], cuda["smem_bytes"],
+                cuda["source"], out["ptx"])
+            report.cost = out.get("cost")
+            if out.get("sass") is None:
+                out["sass"], out["sass_note"] = report.sass, report.sass_note
+            out["report"], out["occupancy"] = report, report.occupancy
         return out
+
+
+def _roof_dtype(dtypes):
+    """The precision a kernel's roof is read at: its narrowest floating arrays' (tensor cores read
+    bfloat16 / float16), float64 when all are, else float32."""
+    for t in ("bfloat16", "float16"):
+        if t in dtypes:
+            return t
+    floats = [t for t in dtypes if t.startswith("float")]
+    return "float64" if floats and all(t == "float64" for t in floats) else "float32"
 
 
 # inspect()'s keys from before the stages had names, kept for the code and docs that read them
