@@ -134,12 +134,15 @@ HEADER = ["kernel", "regs", "spill st/ld", "local B", "smem B", "threads", "bloc
 
 
 def table(rows, title):
+    """`rows` under HEADER, the first column left-aligned, the others right-aligned."""
     widths = [max(len(str(r[i])) for r in [HEADER, *rows]) for i in range(len(HEADER))]
-    lines = [title, "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(HEADER, widths)))]
-    lines.append("-" * len(lines[-1]))
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    return "\n".join(lines)
+
+    def line(cells):
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in pairs)
+
+    head = line(HEADER)
+    return "\n".join([title, head, "-" * len(head), *(line(r) for r in rows)])
 
 
 class Inspection:

@@ -1,10 +1,9 @@
 """cupric.inspect (python/cupric/_inspect.py): the kernels an array op would launch, compiled with
 NVRTC and read from their cubins, without a GPU."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from cupric import _inspect
 
 

@@ -4,7 +4,6 @@ import io
 import time
 
 import pytest
-
 from cupric import _progress
 
 

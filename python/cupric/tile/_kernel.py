@@ -14,8 +14,8 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from .._cupric import _profiler
 from .. import _inspect
+from .._cupric import _profiler
 from .._progress import after_a_second
 from . import _cuda, _globals, _index
 from . import _interp as I
@@ -474,7 +474,8 @@ class Kernel(Launchable):
         the compiler runs them: 'frontend', the canonical stages, then the GPU's), 'ir', 'ir_canonical',
         'ir_layout' (aliases of the IR after 'frontend', 'remove_dead_code' and 'assign_layouts'),
         'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through cupric.cuda,
-        else nvcc) 'ptx', 'sass' (where nvdisasm or cuobjdump exists; 'sass_note' says which, or why not), 'resources' (ptxas' report), 'registers',
+        else nvcc) 'ptx', 'sass' (where nvdisasm or cuobjdump exists; 'sass_note' says which, or why
+        not), 'resources' (ptxas' report), 'registers',
         'spill_stores', 'spill_loads', 'dynamic_shared_memory', 'report' (a cupric KernelReport:
         print it for registers, spills, shared memory and the occupancy on the arch), 'occupancy',
         and with a GPU 'attributes' of the loaded kernel}; with grid=, 'cost' (kernel.cost: bytes

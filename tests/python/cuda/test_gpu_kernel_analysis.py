@@ -1,10 +1,9 @@
 """Kernel analysis on a GPU: the cubin's resources and the occupancy calculator against the
 driver's own answers (cuFuncGetAttribute, cuOccupancyMaxActiveBlocksPerMultiprocessor)."""
 
+import cupric as cu
 import numpy as np
 import pytest
-
-import cupric as cu
 from cupric._cupric import _kernel_analysis as ka
 
 pytestmark = pytest.mark.gpu

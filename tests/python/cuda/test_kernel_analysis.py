@@ -5,8 +5,6 @@ calculator against cases worked by hand from NVIDIA's rules."""
 import re
 
 import pytest
-
-import cupric as cu
 from cupric._cupric import _kernel_analysis as ka
 
 # (arch, threads, registers, shared bytes) -> (blocks per SM, warps per SM, limiting resource), by hand:

@@ -1,11 +1,10 @@
 """kernel.cost (python/cupric/tile/_kernel.py over src/tile/cost.cpp): bytes moved and flops per
 block from the IR, against values worked out by hand, and the roofline bound they give."""
 
-import numpy as np
-import pytest
-
 import cupric as cu
 import cupric.tile as ct
+import numpy as np
+import pytest
 
 
 @ct.kernel
