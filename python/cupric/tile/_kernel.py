@@ -296,6 +296,7 @@ class Kernel(Launchable):
         self._guards = _tile.GlobalGuards()
         self._plans = _tile.LaunchPlans(self._guards)  # the fast path of launches with arguments met before
         self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
+        self._launch_costs = {}  # launch_cost's answers
         self.cache = Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
 
@@ -388,7 +389,17 @@ class Kernel(Launchable):
         if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
             self._run(grid, stream, interpret, self._bind(args, kwargs), tried=not (interpret or kwargs))
         if t0:
-            _profiler.record("tile_launch", self.fn.__name__, t0, _profiler.now_ns(), f"grid {grid}")
+            t1 = _profiler.now_ns()
+            moved = self._recorded_bytes(grid, args, kwargs)
+            _profiler.record("tile_launch", self.fn.__name__, t0, t1, f"grid {grid}", bytes=moved)
+
+    def _recorded_bytes(self, grid, args, kwargs):
+        """The bytes a profiled launch moved, from its IR; 0 where the model cannot tell (a grid
+        given as a function of the constants, arguments it cannot read)."""
+        try:
+            return self.launch_cost(grid, args, kwargs)[0]
+        except Exception:  # noqa: BLE001 - a profile must never break the launch it records
+            return 0.0
 
     def _plans_for(self, num_threads):
         if num_threads is None or int(num_threads) == self.num_threads:
@@ -452,6 +463,18 @@ class Kernel(Launchable):
         compile, no GPU): a TileCost with .bytes and .total_flops over the grid, per block, and the
         roofline bound on this GPU (else the H200); the profiler's table uses it for tile launches."""
         return self._cost(grid, self._bind(args, kwargs))
+
+    def launch_cost(self, grid, args, kwargs=None):
+        """(bytes, flops) of a launch over the whole grid, from the IR, cached per specialisation,
+        argument shapes and grid: what cu.profiler records for tile launches."""
+        values = self._bind(args, kwargs or {})
+        facts = tuple(tuple(v.shape) if len(getattr(v, "shape", ())) else v for v in values)  # arrays by shape
+        cache_key = (facts, tuple(grid) if isinstance(grid, (tuple, list)) else (grid,))
+        found = self._launch_costs.get(cache_key)
+        if found is None:
+            c = self._cost(grid, values)
+            found = self._launch_costs[cache_key] = (c.bytes, c.total_flops)
+        return found
 
     def _cost(self, grid, values, num_threads=None):
         key, specs, _, _ = self._specialise(values)

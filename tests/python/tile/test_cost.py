@@ -105,3 +105,14 @@ def test_inspect_compile_cuda_reports_registers_and_occupancy():
     assert r["ptx"] and "softmax_kernel" in r["ptx"]
     assert (r["sass"] is None) == ("no SASS" in r["sass_note"])
     assert "softmax_kernel" in str(report) and "roofline" in str(report)
+
+
+def test_launch_cost_is_what_a_profile_records_for_a_tile_launch():
+    x = _rand(4096, np.float32)
+    out = cu.empty_like(x)
+    assert copy_kernel.launch_cost((4,), (x, out, 1024)) == (4 * 8192, 0)
+    with cu.profiler.profile() as prof:
+        copy_kernel[(4,)](x, out, 1024)
+    (launch,) = [e for e in prof.events if e.kind == "tile_launch"]
+    assert launch.bytes == 4 * 8192
+    np.testing.assert_array_equal(out.to_device("cpu").__array__(), x.__array__())
