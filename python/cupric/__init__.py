@@ -66,9 +66,9 @@ def __getattr__(name):
 
         return importlib.import_module(f"cupric.{name}")
     if name == "inspect":  # kernel analysis (docs/profiling.md); loads no CUDA until called
-        from ._inspect import inspect
+        import importlib
 
-        return inspect
+        return importlib.import_module("cupric._inspect").inspect
     if name == "tile":  # cu.tile without `import cupric.tile` (it imports NumPy and the frontend)
         import importlib
 

@@ -4,7 +4,6 @@ NVRTC and read from their cubins, without a GPU."""
 import cupric as cu
 import numpy as np
 import pytest
-from cupric import _inspect
 
 
 def _x(shape=(64, 48), dtype=np.float32):
@@ -70,20 +69,3 @@ def test_inspect_errors_name_the_problem():
     with cu.profiler.profile():
         with pytest.raises(RuntimeError, match="outside cu.profiler.profile"):
             cu.inspect(cu.add, _x(), 1.0)
-
-
-def test_sass_says_why_when_no_disassembler_exists(monkeypatch):
-    monkeypatch.setattr(_inspect, "disassembler", lambda: (None, "no SASS: neither nvdisasm nor cuobjdump"))
-    assert _inspect.sass(b"\x7fELF") == (None, "no SASS: neither nvdisasm nor cuobjdump")
-
-
-def test_ptxas_report_reads_each_kernels_spills():
-    log = ("ptxas info    : Compiling entry function 'a' for 'sm_90a'\n"
-           "ptxas info    : Function properties for a\n"
-           "    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n"
-           "ptxas info    : Used 40 registers\n"
-           "ptxas info    : Compiling entry function 'b' for 'sm_90a'\n"
-           "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n")
-    assert _inspect.ptxas_report(log) == {
-        "a": {"stack_bytes": 8, "spill_stores": 4, "spill_loads": 12, "registers": 40},
-        "b": {"stack_bytes": 0, "spill_stores": 0, "spill_loads": 0}}

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
-from .. import _inspect
+from .. import _kernel_report
 from .._cupric import _profiler
 from .._progress import after_a_second
 from . import _cuda, _globals, _index
@@ -489,7 +489,7 @@ class Kernel(Launchable):
                 dtypes.append(str(v.dtype))
             else:
                 params[p.name] = float(v)
-        return _inspect.tile_cost(function, params, grid, _roof_dtype(dtypes))
+        return _kernel_report.tile_cost(function, params, grid, _roof_dtype(dtypes))
 
     @user_facing
     def inspect(self, *args, compile_cuda=False, grid=None, **kwargs):
@@ -526,7 +526,7 @@ class Kernel(Launchable):
             out["cost"] = self._cost(grid, values, num_threads)
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
-            report = _inspect.tile_kernel_report(
+            report = _kernel_report.tile_kernel_report(
                 out["cubin"], out["resources_log"], out["arch"], cuda["threads"], cuda["smem_bytes"],
                 cuda["source"], out["ptx"])
             report.cost = out.get("cost")
