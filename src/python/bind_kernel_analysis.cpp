@@ -112,8 +112,7 @@ void bind_kernel_analysis(nb::module_& m) {
   k.def(
       "compile_array_kernel",
       [](const std::string& source, const std::string& arch, const std::string& target) {
-        const runtime::Program p =
-            cuda_backend::kernel_program(source, arch, {"--ptxas-options=-v"});
+        const runtime::Program p = cuda_backend::kernel_program(source, arch, {"--ptxas-options=-v"});
         runtime::ObjectCode code = [&] {
           nb::gil_scoped_release release;
           return p.compile(runtime::code_kind_from_name(target), {}, false);

@@ -106,9 +106,15 @@ void apply_record(const Image& im, std::uint8_t attribute, std::uint16_t value, 
       for (int d = 0; d < 3; ++d) dims[static_cast<std::size_t>(d)] = static_cast<int>(u32_at(im, payload + 4u * d));
   };
   switch (attribute) {
-    case kRegisterCount: if (length >= 8) k.registers = static_cast<int>(u32_at(im, v)); break;
-    case kFrameSize: if (length >= 8) k.frame_bytes = u32_at(im, v); break;
-    case kMaxStackSize: if (length >= 8) k.max_stack_bytes = u32_at(im, v); break;
+    case kRegisterCount:
+      if (length >= 8) k.registers = static_cast<int>(u32_at(im, v));
+      break;
+    case kFrameSize:
+      if (length >= 8) k.frame_bytes = u32_at(im, v);
+      break;
+    case kMaxStackSize:
+      if (length >= 8) k.max_stack_bytes = u32_at(im, v);
+      break;
     case kMaxRegisterCount: k.max_registers = value; break;
     case kParamBankSize: k.param_bytes = value; break;
     case kMaxThreads: triple(k.max_threads); break;
@@ -152,7 +158,11 @@ std::int64_t static_shared(const std::vector<Section>& sections, std::size_t i) 
 }  // namespace
 
 std::vector<KernelResources> read_cubin(std::string_view image) {
-  if (image.size() < 64 || image.substr(0, 4) != std::string_view("\x7f" "ELF", 4) || image[4] != 2 || image[5] != 1)
+  if (image.size() < 64 ||
+      image.substr(0, 4) != std::string_view("\x7f"
+                                             "ELF",
+                                             4) ||
+      image[4] != 2 || image[5] != 1)
     throw ValueError(cat("cubin: not a 64-bit little-endian ELF image (", image.size(), " bytes)"));
   const Image im{image};
   const std::vector<Section> sections = read_sections(im);

@@ -75,7 +75,9 @@ class CostWalk {
         break;
       }
       case OpKind::bid: set(op, static_cast<double>(in_.block.at(static_cast<std::size_t>(op.ints.at(0))))); break;
-      case OpKind::num_blocks: set(op, static_cast<double>(in_.grid.at(static_cast<std::size_t>(op.ints.at(0))))); break;
+      case OpKind::num_blocks:
+        set(op, static_cast<double>(in_.grid.at(static_cast<std::size_t>(op.ints.at(0)))));
+        break;
       case OpKind::array_dim: {
         const Shape* s = shapes_.at(static_cast<std::size_t>(op.operands.at(0)));
         const auto d = static_cast<std::size_t>(op.ints.at(0));
@@ -83,8 +85,7 @@ class CostWalk {
         break;
       }
       case OpKind::cast:
-        if (auto v = known(op.operands.at(0)))
-          set(op, is_integer(f_.type(op.result()).dtype) ? std::trunc(*v) : *v);
+        if (auto v = known(op.operands.at(0))) set(op, is_integer(f_.type(op.result()).dtype) ? std::trunc(*v) : *v);
         break;
       case OpKind::ufunc: {
         if (!f_.type(op.result()).is_scalar()) break;
@@ -124,8 +125,8 @@ class CostWalk {
     BlockCost then_cost = region(op.regions.at(0));
     BlockCost else_cost = op.regions.size() > 1 ? region(op.regions[1]) : BlockCost{};
     const auto cond = known(op.operands.at(0));
-    const bool then_side = cond ? *cond != 0 : then_cost.bytes() + then_cost.total_flops() >=
-                                                   else_cost.bytes() + else_cost.total_flops();
+    const bool then_side =
+        cond ? *cond != 0 : then_cost.bytes() + then_cost.total_flops() >= else_cost.bytes() + else_cost.total_flops();
     scale_into(c, then_side ? then_cost : else_cost, 1);
   }
 
