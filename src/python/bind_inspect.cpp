@@ -1,4 +1,4 @@
-// bind_kernel_analysis.cpp — cupric._cupric._kernel_analysis: a compiled kernel's resources from
+// bind_inspect.cpp — cupric._cupric._kernel_analysis: a compiled kernel's resources from
 // its cubin, the occupancy calculator, and the sources the CUDA backend renders for a recorded op
 // (what `cupric.inspect` and `kernel.inspect` report; none of it needs a GPU).
 #include <nanobind/stl/pair.h>
@@ -57,7 +57,7 @@ int sm_number(nb::handle arch) {
 
 }  // namespace
 
-void bind_kernel_analysis(nb::module_& m) {
+void bind_inspect(nb::module_& m) {
   nb::module_ k = m.def_submodule("_kernel_analysis", "Kernel resources from cubins, occupancy, rendered op kernels.");
   k.def(
       "read_cubin",
