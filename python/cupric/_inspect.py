@@ -32,8 +32,9 @@ def inspect(op, *args, arch=None, sass=True, **kwargs):
     of; ops that launch no kernel of cupric's own (matmul: cuBLAS) are listed in .notes."""
     if not callable(op):
         raise TypeError(f"cupric.inspect: op must be a cupric function or ufunc, got {type(op).__name__}")
-    arch = arch or default_arch()
-    _ka.arch_limits(arch)  # an arch without limits fails before anything is compiled
+    if arch is not None:
+        _ka.arch_limits(arch)  # an arch asked for without limits fails before anything is compiled
+    arch = arch or default_arch()  # this GPU's: reports without occupancy where its limits are unknown
     dense = all(a.flags["C_CONTIGUOUS"] for a in args if isinstance(a, _c.ndarray))
     kernels, notes, seen = [], [], set()
     for e in _recorded_ops(op, args, kwargs):

@@ -102,8 +102,11 @@ class KernelReport:
         spills = spills or {}
         self.spill_stores, self.spill_loads = spills.get("spill_stores", 0), spills.get("spill_loads", 0)
         self.source, self.ptx, self.sass, self.sass_note = source, ptx, sass_text, sass_note
-        self.occupancy = _ka.occupancy(arch, threads, max(self.registers, 0),
-                                       self.static_shared_bytes + dynamic_shared_bytes)
+        try:
+            self.occupancy = _ka.occupancy(arch, threads, max(self.registers, 0),
+                                           self.static_shared_bytes + dynamic_shared_bytes)
+        except ValueError as err:  # an arch without a row of limits: everything but the occupancy
+            self.occupancy = {"blocks_per_sm": None, "warps_per_sm": None, "fraction": None, "limited_by": str(err)}
         self.attributes = None  # with a GPU: the loaded kernel's cuFuncGetAttribute values
         self.cost = None  # tile kernels: TileCost
 
@@ -113,9 +116,11 @@ class KernelReport:
 
     def row(self):
         o = self.occupancy
+        known = o["fraction"] is not None
         return [self.name, str(self.registers), f"{self.spill_stores}/{self.spill_loads}", str(self.local_bytes),
-                str(self.shared_bytes), str(self.threads), str(o["blocks_per_sm"]), str(o["warps_per_sm"]),
-                f"{100 * o['fraction']:.0f}%", o["limited_by"]]
+                str(self.shared_bytes), str(self.threads), str(o["blocks_per_sm"]) if known else "-",
+                str(o["warps_per_sm"]) if known else "-", f"{100 * o['fraction']:.0f}%" if known else "-",
+                o["limited_by"]]
 
     def __str__(self):
         text = table([self.row()], f"{self.name} on {self.arch}")
@@ -168,16 +173,19 @@ class Inspection:
         return [k.name for k in self.kernels]
 
     def __str__(self):
-        text = table([k.row() for k in self.kernels], f"{self.what} on {self.arch} ({limits_text(self.arch)})")
+        text = table([k.row() for k in self.kernels], f"{self.what} on {self.arch}{limits_text(self.arch)}")
         return text + "".join(f"\nnote: {n}" for n in self.notes)
 
     __repr__ = __str__
 
 
 def limits_text(arch):
+    """' (H100, H200: 64 warps, ...)', or '' for an arch without a row of limits."""
+    if int(re.sub(r"\D", "", arch) or 0) not in _ka.known_archs():
+        return ""
     a = _ka.arch_limits(arch)
-    return (f"{a['example']}: {a['max_warps_per_sm']} warps, {a['max_blocks_per_sm']} blocks, "
-            f"{a['registers_per_sm'] // 1024}K registers, {a['shared_per_sm'] // 1024} KiB shared per SM")
+    return (f" ({a['example']}: {a['max_warps_per_sm']} warps, {a['max_blocks_per_sm']} blocks, "
+            f"{a['registers_per_sm'] // 1024}K registers, {a['shared_per_sm'] // 1024} KiB shared per SM)")
 
 
 # ---- compiling and reading ----------------------------------------------------------------------

@@ -28,3 +28,24 @@ def test_a_report_table_aligns_its_columns():
     assert lines[0] == "title" and lines[1].startswith("kernel") and set(lines[2]) == {"-"}
     assert len({len(line) for line in lines[1:]}) == 1  # every line as wide as the header
     assert lines[3].startswith("k ") and lines[4].endswith("registers")
+
+
+def _resources(**kw):
+    base = {"name": "k", "registers": 64, "local_bytes": 0, "static_shared_bytes": 2048, "max_threads": (0, 0, 0),
+            "required_threads": (0, 0, 0)}
+    return {**base, **kw}
+
+
+def test_a_report_computes_occupancy_from_its_resources():
+    r = _kernel_report.KernelReport(_resources(), "sm_90a", 256, dynamic_shared_bytes=1024)
+    # 64 regs -> 2048 per warp -> 8 warps per scheduler -> 32 warps -> 4 blocks of 8 warps
+    assert (r.occupancy["blocks_per_sm"], r.occupancy["limited_by"], r.shared_bytes) == (4, "registers", 3072)
+    assert "4 blocks / 32 warps per SM (registers)" in repr(r)
+
+
+def test_an_arch_without_limits_still_reports_the_resources():
+    r = _kernel_report.KernelReport(_resources(), "sm_75", 128)
+    assert r.occupancy["fraction"] is None and "no occupancy limits for sm_75" in r.occupancy["limited_by"]
+    assert r.row()[:3] == ["k", "64", "0/0"] and r.row()[6:9] == ["-", "-", "-"]
+    text = str(_kernel_report.Inspection("cupric.inspect(x)", "sm_75", [r], []))
+    assert text.splitlines()[0] == "cupric.inspect(x) on sm_75"
