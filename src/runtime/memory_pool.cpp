@@ -1,5 +1,8 @@
 // memory_pool.cpp — the stream-ordered caching pool (see MemoryPool in memory.hpp for the
 // design), the pinned host pool, and the out-of-memory path (free the cache, retry, explain).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "cupric/cuda/errors.hpp"
@@ -51,11 +54,20 @@ std::size_t MemoryPool::round_size(std::size_t n) {
   return (n + step - 1) / step * step;
 }
 
-MemoryPool::MemoryPool(int device) : device_(device) {
+/// CUPRIC_POOL=direct: every block its own driver allocation of the exact size, freed at once
+/// (cuMemAlloc / cuMemFree), so that compute-sanitizer sees each array's bounds
+/// (`python -m cupric.sanitize` sets it).
+static bool direct_mode() {
+  const char* v = std::getenv("CUPRIC_POOL");
+  return v != nullptr && std::strcmp(v, "direct") == 0;
+}
+
+MemoryPool::MemoryPool(int device) : device_(device), direct_(direct_mode()) {
   Device dev(device);
   dev.activate();
   const DriverApi& d = driver();
-  async_ = d.MemAllocAsync && d.MemFreeAsync && d.DeviceGetDefaultMemPool && dev.properties().memory_pools_supported;
+  async_ = !direct_ && d.MemAllocAsync && d.MemFreeAsync && d.DeviceGetDefaultMemPool &&
+           dev.properties().memory_pools_supported;
   if (async_ && d.DeviceGetDefaultMemPool(&driver_pool_, dev.handle()) == CUDA_SUCCESS) {
     // Keep freed memory reserved in the driver's pool instead of returning it at every sync.
     std::uint64_t threshold = std::numeric_limits<std::uint64_t>::max();
@@ -81,12 +93,12 @@ void MemoryPool::driver_free(CUdeviceptr ptr, CUstream stream) {
 }
 
 CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned) {
-  std::size_t size = round_size(nbytes);
+  std::size_t size = direct_ ? std::max<std::size_t>(nbytes, 1) : round_size(nbytes);
   *block_size = size;
   *graph_owned = stream.capturing;
   StreamState* key = &stream;
   if (!stream.used.load(std::memory_order_relaxed)) stream.used.store(true, std::memory_order_relaxed);
-  if (!*graph_owned && !(async_ && size >= kLargeBlock)) {
+  if (!*graph_owned && !direct_ && !(async_ && size >= kLargeBlock)) {
     std::lock_guard lock(mutex_);
     ++stats_.allocations;
     auto it = cache_.find(key);
@@ -126,7 +138,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::s
         "MemoryPool.allocate", nbytes, free);
   }
   std::lock_guard lock(mutex_);
-  if (!*graph_owned && async_ && size >= kLargeBlock) ++stats_.allocations;  // (counted above otherwise)
+  if (!*graph_owned && (direct_ || (async_ && size >= kLargeBlock))) ++stats_.allocations;  // (else counted above)
   ++stats_.driver_allocations;
   stats_.bytes_in_use += size;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
@@ -134,7 +146,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::s
 }
 
 void MemoryPool::deallocate(CUdeviceptr ptr, std::size_t block_size, StreamState& stream, bool graph_owned) {
-  if (graph_owned || stream.capturing || (async_ && block_size >= kLargeBlock)) {
+  if (graph_owned || stream.capturing || direct_ || (async_ && block_size >= kLargeBlock)) {
     {
       std::lock_guard lock(mutex_);
       stats_.bytes_in_use -= block_size;

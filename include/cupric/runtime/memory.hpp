@@ -68,6 +68,7 @@ class MemoryPool {
   void flush_cache_locked();
 
   int device_;
+  bool direct_ = false;  ///< CUPRIC_POOL=direct: exact-size driver allocations, no cache (for sanitizers)
   bool async_ = false;
   cuda::CUmemoryPool driver_pool_ = nullptr;
   mutable std::mutex mutex_;
