@@ -8,6 +8,7 @@
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/memory.hpp"
 
@@ -92,7 +93,29 @@ void MemoryPool::driver_free(CUdeviceptr ptr, CUstream stream) {
   else d.MemFree(ptr);
 }
 
+/// The profiler's record of a block handed out or given back ("alloc" / "free", how, its size,
+/// and the bytes the pool holds after it: live blocks and cupric's cache).
+void MemoryPool::record(const char* what, const char* how, std::int64_t t0_ns, std::size_t size,
+                        const StreamState& stream) const {
+  std::uint64_t held = 0;
+  {
+    std::lock_guard lock(mutex_);
+    held = stats_.bytes_in_use + stats_.bytes_cached;
+  }
+  profiler::record_span(profiler::EventKind::alloc, what, t0_ns, how, static_cast<double>(size), device_, stream.serial,
+                        static_cast<std::int64_t>(held));
+}
+
 CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned) {
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
+  CUdeviceptr p = allocate_block(nbytes, stream, block_size, graph_owned);
+  if (t0) [[unlikely]]
+    record("alloc", *graph_owned ? "graph" : direct_ ? "direct" : "pool", t0, *block_size, stream);
+  return p;
+}
+
+CUdeviceptr MemoryPool::allocate_block(std::size_t nbytes, StreamState& stream, std::size_t* block_size,
+                                       bool* graph_owned) {
   std::size_t size = direct_ ? std::max<std::size_t>(nbytes, 1) : round_size(nbytes);
   *block_size = size;
   *graph_owned = stream.capturing;
@@ -146,6 +169,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::s
 }
 
 void MemoryPool::deallocate(CUdeviceptr ptr, std::size_t block_size, StreamState& stream, bool graph_owned) {
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
   if (graph_owned || stream.capturing || direct_ || (async_ && block_size >= kLargeBlock)) {
     {
       std::lock_guard lock(mutex_);
@@ -153,12 +177,18 @@ void MemoryPool::deallocate(CUdeviceptr ptr, std::size_t block_size, StreamState
     }
     Device(device_).activate();
     driver_free(ptr, stream.handle);
+    if (t0) [[unlikely]]
+      record("free", "to the driver", t0, block_size, stream);
     return;
   }
-  std::lock_guard lock(mutex_);
-  stats_.bytes_in_use -= block_size;
-  stats_.bytes_cached += block_size;
-  cache_[&stream].by_size[block_size].push_back(ptr);
+  {
+    std::lock_guard lock(mutex_);
+    stats_.bytes_in_use -= block_size;
+    stats_.bytes_cached += block_size;
+    cache_[&stream].by_size[block_size].push_back(ptr);
+  }
+  if (t0) [[unlikely]]
+    record("free", "into the cache", t0, block_size, stream);
 }
 
 void MemoryPool::flush_cache_locked() {

@@ -63,6 +63,8 @@ class MemoryPool {
 
  private:
   explicit MemoryPool(int device);
+  cuda::CUdeviceptr allocate_block(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned);
+  void record(const char* what, const char* how, std::int64_t t0_ns, std::size_t size, const StreamState& stream) const;
   cuda::CUdeviceptr driver_allocate(std::size_t size, cuda::CUstream stream);
   void driver_free(cuda::CUdeviceptr ptr, cuda::CUstream stream);
   void flush_cache_locked();
