@@ -96,10 +96,12 @@ _LIBRARIES = (("cublasLt", "cuBLASLt"), ("cublas", "cuBLAS"), ("gemm", "cuBLAS")
               ("getrf", "cuSOLVER"), ("geqrf", "cuSOLVER"), ("syevd", "cuSOLVER"), ("gesvd", "cuSOLVER"))
 
 
-def _is_ufunc(name):
+def _cupric_function(name):
+    """'ufunc' or 'function' when cupric's namespace has that name, else None."""
     import cupric
 
-    return isinstance(getattr(cupric, name, None), cupric.ufunc)
+    f = getattr(cupric, name, None) if name and not name.startswith("_") else None
+    return "ufunc" if isinstance(f, cupric.ufunc) else "function" if callable(f) else None
 
 
 def describe_kernel(name, tile_kernels=None):
@@ -108,14 +110,17 @@ def describe_kernel(name, tile_kernels=None):
         return "unknown kernel"
     if tile_kernels and name in tile_kernels:
         return tile_kernels[name]
-    parts = name.split("_")
+    parts = name.lstrip("_").split("_")
     for n in range(len(parts) - 1, 0, -1):  # the longest prefix that is a ufunc: logical_and_vec
-        if _is_ufunc("_".join(parts[:n])):
+        if _cupric_function("_".join(parts[:n])) == "ufunc":
             return f"cupric op '{'_'.join(parts[:n])}' (CUDA backend map, kernel {name})"
     family = _FAMILIES.get(parts[0])
     if family:
         op = f" '{parts[1]}'" if parts[0] == "reduce" and len(parts) > 1 else ""
         return f"cupric {family}{op} (CUDA backend, kernel {name})"
+    for n in range(len(parts) - 1, 0, -1):  # argmax_f4, clip_vec, _where_nd
+        if _cupric_function("_".join(parts[:n])):
+            return f"cupric op '{'_'.join(parts[:n])}' (CUDA backend, kernel {name})"
     lowered = name.lower()
     for key, library in _LIBRARIES:
         if key.lower() in lowered:

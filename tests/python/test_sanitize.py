@@ -71,6 +71,8 @@ def test_a_clean_report_has_no_findings():
     ("add_vec", "cupric op 'add' (CUDA backend map, kernel add_vec)"),
     ("reduce_sum_f4_f4_rows", "cupric reduction 'sum' (CUDA backend, kernel reduce_sum_f4_f4_rows)"),
     ("gather_8", "cupric gather (indexing) (CUDA backend, kernel gather_8)"),
+    ("argmax_f4", "cupric op 'argmax' (CUDA backend, kernel argmax_f4)"),
+    ("_where_nd", "cupric op 'where' (CUDA backend, kernel _where_nd)"),
     ("cutlass::Kernel2<s1688gemm>", "a cuBLAS kernel (cutlass::Kernel2<s1688gemm>)"),
     ("regular_fft_factor", "a cuFFT kernel (regular_fft_factor)"),
     ("softmax_kernel", "tile kernel softmax_kernel (/home/u/model.py:3)"),
@@ -228,3 +230,18 @@ def test_memcheck_finds_a_deliberate_out_of_bounds_store(tmp_path):
     assert "memcheck found 1 error" in out.stdout, out.stdout
     assert "Invalid __global__ write of size 4 bytes" in out.stdout and "in kernel oob_store" in out.stdout
     assert "after the nearest allocation" in out.stdout  # the pool is visible: y's own 400 bytes
+
+
+def test_every_cuda_backend_kernel_maps_to_an_op():
+    """Every entry of the CUDA backend's kernel catalogue (each family for each dtype) is named as
+    a cupric op or family, none left as a bare kernel name."""
+    import re
+
+    import cupric as cu
+
+    names = set()
+    for _, source in cu._cupric._cuda_kernel_sources(False):
+        names |= set(re.findall(r"__global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(", source))
+    assert len(names) > 1000
+    unnamed = sorted(n for n in names if sanitize.describe_kernel(n).startswith("kernel "))
+    assert unnamed == [], unnamed[:20]
