@@ -72,6 +72,15 @@ def test_an_access_outside_raises_index_error_naming_file_and_line(change, marke
     launch(plain, **change)  # the plain build reads padding and drops the writes
 
 
+@pytest.mark.parametrize("change, marker, message", BAD)
+def test_the_interpreter_checks_debug_kernels_alike(change, marker, message):
+    where = f"{re.escape(__file__)}:{line_of(accesses, marker)}: ct\\.{marker[2:]}: "
+    with pytest.raises(IndexError, match=where):
+        launch(checked.interpret, **change)
+    launch(plain.interpret, **change)  # no checks without debug
+    assert_close(launch(checked.interpret, 3, -10), launch(plain, 3, -10))
+
+
 STORES = [
     ("store", "ct.store(out, index=(i,), tile=t)", r"ct\.store to 'out': the window at tile index \(9,\)"),
     ("store_offset", "ct.store_offset(out, offset=(i,), tile=t)", r"ct\.store_offset to 'out': the window at offset"),
@@ -96,6 +105,10 @@ def test_a_write_outside_raises_and_writes_nothing_past_the_array(tmp_path, name
     out = cu.zeros(8, dtype=cu.float32)
     with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: {message}"):
         namespace["k"][(1,)](to_cu(x), out, 9)
+    what = "atomic_max" if name == "atomic" else name
+    with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: ct\\.{what}: "):
+        namespace["k"].interpret[(1,)](to_cu(x), out, 9)
+    assert not to_np(out).any()
     out = cu.zeros(8, dtype=cu.float32)
     namespace["k"][(1,)](to_cu(x), out, 0)
     assert_close(to_np(out), np.maximum(x, 0) if name == "atomic" else x)
