@@ -2,6 +2,9 @@
 // dtype: the digit histograms, the onesweep passes, complex keys, binary search) and the
 // launchers: a onesweep LSD radix sort over the rows of a C-contiguous copy, 8 bits a pass, in
 // batches of rows, with the temporary keys, payloads and status words from the stream-ordered pool.
+#include <cstdlib>
+#include <string>
+
 #include "cuda_backend.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/indexing.hpp"
@@ -25,6 +28,20 @@ const char* key_type(int bytes) {
 DType key_dtype(int bytes) {
   return bytes == 1 ? DType::uint8 : bytes == 2 ? DType::uint16 : bytes == 4 ? DType::uint32 : DType::uint64;
 }
+
+/// The tile of the sweep pass (kernels/sort_pass.cuh) for keys of `key_bytes`: threads of a block
+/// and keys per thread (held in registers; the staged tile stays within 48 KiB of shared memory).
+struct SweepShape {
+  int threads, items;
+};
+SweepShape sweep_shape(int key_bytes) { return key_bytes == 8 ? SweepShape{256, 12} : SweepShape{384, 16}; }
+
+/// CUPRIC_SORT_KERNEL=old picks the first onesweep pass (kernels/sort.cuh), read at every sort so
+/// that one process can time both.
+bool old_pass_kernel() {
+  const char* v = std::getenv("CUPRIC_SORT_KERNEL");
+  return v && std::string(v) == "old";
+}
 }  // namespace
 
 std::string render_sort(DType t) {
@@ -33,7 +50,7 @@ std::string render_sort(DType t) {
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
   std::string src =
-      cat(include_family("sort"), "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
+      cat(include_family("sort_pass"), "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
           " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
                    const char* bounds = "256") {
@@ -58,6 +75,13 @@ std::string render_sort(DType t) {
             cat("sort_onesweep<T, U, ", D, ", ", with_idx ? "true" : "false",
                 ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
             "256, 3");  // three blocks an SM: registers capped at 85 (ptxas: no spills)
+      const SweepShape shape = sweep_shape(key_bytes(t));
+      entry(cat("sort_sweep", with_idx ? "_idx" : "", wide ? "_wide" : ""),
+            cat("const void* in, void* out, const u32* iin, void* iout, const u32* starts, ", D, "* desc, ", D,
+                "* desc_next, u32* counter, i64 n, i64 tiles, i64 ntiles, int shift, int mode"),
+            cat("sort_sweep<T, U, ", D, ", ", with_idx ? "true" : "false", ", ", shape.threads, ", ", shape.items,
+                ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
+            cat(shape.threads, ", ", 65536 / (shape.threads * 80)).c_str());  // registers capped near 80
     }
   }
   if (!cplx)
@@ -72,14 +96,18 @@ std::string render_sort(DType t) {
 
 namespace {
 
-/// Keys of a tile (kSortItems in kernels/sort.cuh: 16 per thread, 8 for 8-byte keys).
-std::int64_t tile_keys(int key_bytes) { return std::int64_t{kThreads} * (key_bytes == 8 ? 8 : 16); }
+/// Keys of a tile: the sweep's shape, or the old pass's (kSortItems in kernels/sort.cuh: 16 per
+/// thread, 8 for 8-byte keys).
+std::int64_t tile_keys(int key_bytes, bool old) {
+  const SweepShape s = sweep_shape(key_bytes);
+  return old ? std::int64_t{kThreads} * (key_bytes == 8 ? 8 : 16) : std::int64_t{s.threads} * s.items;
+}
 /// Status words of the look-back are u32 (30-bit counts) for rows below 2^30 keys, else u64.
 bool wide_status(std::int64_t n) { return n >= (std::int64_t{1} << 30); }
 /// Scratch bytes a row needs besides its keys: digit counts and two passes' status words.
-std::int64_t scratch_per_row(DType t, std::int64_t n) {
+std::int64_t scratch_per_row(DType t, std::int64_t n, bool old) {
   const int kb = key_bytes(t);
-  const std::int64_t tiles = ceil_div(n, tile_keys(kb));
+  const std::int64_t tiles = ceil_div(n, tile_keys(kb, old));
   return std::int64_t{4} * 256 * kb + 2 * tiles * 256 * (wide_status(n) ? 8 : 4);
 }
 
@@ -87,8 +115,8 @@ std::int64_t scratch_per_row(DType t, std::int64_t n) {
 /// buffers; `meta` holds the digit counts, the passes' tile counters and the status words.
 class RadixSort {
  public:
-  RadixSort(CudaBackend& be, DType t, std::int64_t rows, std::int64_t n, bool with_idx)
-      : be_(be), t_(t), kb_(key_bytes(t)), rows_(rows), n_(n), with_idx_(with_idx) {
+  RadixSort(CudaBackend& be, DType t, std::int64_t rows, std::int64_t n, bool with_idx, bool old)
+      : be_(be), t_(t), kb_(key_bytes(t)), rows_(rows), n_(n), with_idx_(with_idx), old_(old) {
     const std::int64_t total = rows * n;
     keys_[0] = Array::empty({total}, key_dtype(kb_), be.device());
     keys_[1] = Array::empty({total}, key_dtype(kb_), be.device());
@@ -96,7 +124,7 @@ class RadixSort {
       idx_[0] = Array::empty({total}, DType::uint32, be.device());
       idx_[1] = Array::empty({total}, DType::uint32, be.device());
     }
-    tile_ = tile_keys(kb_);
+    tile_ = tile_keys(kb_, old);
     tiles_ = ceil_div(n, tile_);
     ntiles_ = rows * tiles_;
     if (ntiles_ >= std::int64_t{UINT32_MAX})
@@ -142,7 +170,8 @@ class RadixSort {
       launch_2d(be_, k, std::min(rows_ * kb_, grid_cap), 1, kThreads, 1, a);
     }
     const bool fused_last = values_out || indices_out;
-    const std::string name = cat("sort_pass", with_idx_ ? "_idx" : "", wide_ ? "_wide" : "");
+    const std::string name = cat(old_ ? "sort_pass" : "sort_sweep", with_idx_ ? "_idx" : "", wide_ ? "_wide" : "");
+    const int threads = old_ ? kThreads : sweep_shape(kb_).threads;
     for (int pass = 0; pass < kb_; ++pass) {
       const bool first = pass == 0 && values_in, last = pass == kb_ - 1 && fused_last;
       const std::uint64_t status = meta + 4 * static_cast<std::uint64_t>(status_at_ + (pass % 2) * status_words_);
@@ -158,7 +187,7 @@ class RadixSort {
       a.add_int(n_), a.add_int(tiles_), a.add_int(ntiles_);
       add_i32(a, 8 * pass);
       add_i32(a, (first ? 1 : 0) | (last ? 2 : 0) | dir);
-      launch_2d(be_, k, ntiles_, 1, kThreads, 1, a);
+      launch_2d(be_, k, ntiles_, 1, threads, 1, a);
       cur_ = 1 - cur_;
     }
   }
@@ -168,7 +197,7 @@ class RadixSort {
   DType t_;
   int kb_;
   std::int64_t rows_, n_;
-  bool with_idx_;
+  bool with_idx_, old_;
   Array keys_[2], idx_[2], meta_;
   std::int64_t tile_ = 0, tiles_ = 0, ntiles_ = 0, hist_words_ = 0, status_at_ = 0, status_words_ = 0;
   bool wide_ = false;
@@ -188,7 +217,9 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
   if (values.defined()) note_write(values);
   if (indices.defined()) note_write(indices);
   // rows go in batches whose scratch (digit counts, status words) stays under 256 MiB
-  const std::int64_t batch = std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n), 1, rows);
+  const bool old = old_pass_kernel();
+  const std::int64_t batch =
+      std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, old), 1, rows);
   const std::int64_t vbytes = itemsize(t) * n;
   for (std::int64_t r0 = 0; r0 < rows; r0 += batch) {
     const std::int64_t nr = std::min(batch, rows - r0);
@@ -196,7 +227,7 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
     const std::uint64_t src_p = RadixSort::ptr(src) + at * vbytes;
     const std::uint64_t val_p = values.defined() ? RadixSort::ptr(values) + at * vbytes : 0;
     const std::uint64_t idx_p = indices.defined() ? RadixSort::ptr(indices) + at * 8 * n : 0;
-    RadixSort rs(*this, t, nr, n, cplx || indices.defined());
+    RadixSort rs(*this, t, nr, n, cplx || indices.defined(), old);
     if (!cplx) {
       rs.run(src_p, val_p, idx_p, descending);
       continue;

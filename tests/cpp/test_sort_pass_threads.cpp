@@ -1,0 +1,190 @@
+// test_sort_pass_threads.cpp — the CUDA sort's sweep pass (device_include/cupric/kernels/sort_pass.cuh)
+// run on the host with one std::thread per CUDA thread of a block: shared memory, barriers and the
+// warp intrinsics it uses (match, shuffles, atomics) are emulated, so its warp ranking, shuffle
+// scans and look-back run as on a GPU and the sorts are checked against the CPU backend's.
+#include <gtest/gtest.h>
+
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+// ---- one block of CUDA threads on the host ------------------------------------------------------
+#define __device__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __shared__ static  // blocks run one at a time: a static is the block's shared memory
+namespace {
+struct HostDim3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+thread_local HostDim3 threadIdx;
+HostDim3 blockIdx, blockDim{1, 1, 1}, gridDim{1, 1, 1};
+
+/// The running block: a barrier of all its threads, and per warp a barrier and one slot per lane
+/// through which the warp intrinsics exchange values.
+struct HostBlock {
+  struct Warp {
+    std::barrier<> sync{32};
+    unsigned long long slot[32] = {};
+  };
+  explicit HostBlock(int threads) : all(threads), warps(new Warp[(threads + 31) / 32]) {}
+  std::barrier<> all;
+  std::unique_ptr<Warp[]> warps;
+};
+HostBlock* running = nullptr;
+
+inline void __syncthreads() { running->all.arrive_and_wait(); }
+/// Every lane of the warp offers v; read(slots, lane) runs once all have, and no slot changes
+/// until every lane has read.
+template <class Read>
+unsigned warp_exchange(unsigned long long v, Read read) {
+  HostBlock::Warp& w = running->warps[threadIdx.x / 32];
+  const unsigned lane = threadIdx.x % 32;
+  w.slot[lane] = v;
+  w.sync.arrive_and_wait();
+  const unsigned r = read(w.slot, lane);
+  w.sync.arrive_and_wait();
+  return r;
+}
+inline unsigned __match_any_sync(unsigned, unsigned v) {
+  return warp_exchange(v, [v](const unsigned long long* s, unsigned) {
+    unsigned m = 0;
+    for (unsigned l = 0; l < 32; ++l) m |= static_cast<unsigned>(s[l] == v) << l;
+    return m;
+  });
+}
+inline unsigned __shfl_sync(unsigned, unsigned v, int from) {
+  return warp_exchange(v, [from](const unsigned long long* s, unsigned) { return static_cast<unsigned>(s[from]); });
+}
+inline unsigned __shfl_up_sync(unsigned, unsigned v, int delta) {
+  return warp_exchange(v, [v, delta](const unsigned long long* s, unsigned lane) {
+    return lane >= static_cast<unsigned>(delta) ? static_cast<unsigned>(s[lane - delta]) : v;
+  });
+}
+inline void __syncwarp() { warp_exchange(0, [](const unsigned long long*, unsigned) { return 0u; }); }
+inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
+inline int __popc(unsigned v) { return __builtin_popcount(v); }
+inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+
+/// Runs body() as `threads` threads of one block (blockIdx.x as set by the caller).
+template <class Body>
+void run_block(unsigned threads, Body body) {
+  HostBlock block(static_cast<int>(threads));
+  running = &block;
+  blockDim.x = threads;
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([t, &body] {
+      threadIdx.x = t;
+      body();
+    });
+  for (std::thread& th : pool) th.join();
+  running = nullptr;
+}
+}  // namespace
+
+#include "cupric/cupric.hpp"
+// the kernel headers get a namespace of their own: another test compiles them for one thread
+#define kernels kernels_threaded
+#include "cupric/kernels/sort_pass.cuh"
+
+using namespace cupric::kernels;
+
+namespace {
+/// The launcher's sequence (src/backend/cuda/sort.cpp, RadixSort::run) with the sweep pass in
+/// tiles of Threads x Items: digit histograms of every pass (three blocks), their starts, then a
+/// pass per key byte from the values to sorted values and int64 indices.
+template <class T, class D, int Threads, int Items>
+void sweep_sort(const std::vector<T>& in, std::int64_t rows, std::int64_t n, bool desc, std::vector<T>& values,
+                std::vector<i64>& indices) {
+  typedef typename cu::SortKey<T>::Key U;
+  constexpr int kb = sizeof(U), tile = Threads * Items;
+  const std::int64_t tiles = (n + tile - 1) / tile, ntiles = rows * tiles, total = rows * n;
+  std::vector<U> keys[2] = {std::vector<U>(total), std::vector<U>(total)};
+  std::vector<u32> idx[2] = {std::vector<u32>(total), std::vector<u32>(total)};
+  std::vector<u32> hist(rows * kb * kSortRadix), counters(kb);
+  std::vector<D> status[2] = {std::vector<D>(ntiles * kSortRadix), std::vector<D>(ntiles * kSortRadix)};
+  const int dir = desc ? kSortDescending : 0;
+  gridDim.x = 3;
+  for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)
+    run_block(64, [&] { sort_histograms<T, U>(in.data(), hist.data(), n, tiles, ntiles, tile, kSortFirst | dir); });
+  gridDim.x = 1, blockIdx.x = 0;
+  run_block(64, [&] { sort_digit_starts(hist.data(), rows * kb); });
+  values.assign(total, T());
+  indices.assign(total, 0);
+  int cur = 0;
+  for (int pass = 0; pass < kb; ++pass) {
+    const bool first = pass == 0, last = pass == kb - 1;
+    const void* src = first ? static_cast<const void*>(in.data()) : keys[cur].data();
+    void* out = last ? static_cast<void*>(values.data()) : keys[1 - cur].data();
+    void* iout = last ? static_cast<void*>(indices.data()) : idx[1 - cur].data();
+    run_block(Threads, [&] {
+      sort_sweep<T, U, D, true, Threads, Items>(src, out, idx[cur].data(), iout, hist.data() + pass * kSortRadix,
+                                                status[pass % 2].data(), status[1 - pass % 2].data(), &counters[pass],
+                                                n, tiles, ntiles, 8 * pass,
+                                                (first ? kSortFirst : 0) | (last ? kSortLast : 0) | dir);
+    });
+    cur = 1 - cur;
+  }
+}
+
+template <class T, class D = u32, int Threads = 64, int Items = 5>
+void expect_sweep_matches_the_cpu_backend(const std::vector<T>& data, std::int64_t rows, std::int64_t n, bool desc) {
+  std::vector<T> values;
+  std::vector<i64> indices;
+  sweep_sort<T, D, Threads, Items>(data, rows, n, desc, values, indices);
+  const cupric::DType t = cupric::dtype_of<T>();
+  cupric::Array in = cupric::Array::empty({rows, n}, t);
+  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
+  cupric::Array want_values = cupric::Array::empty({rows, n}, t);
+  cupric::Array want_indices = cupric::Array::empty({rows, n}, cupric::DType::int64);
+  cupric::backend_for(cupric::Device::cpu()).sort(in, want_values, want_indices, desc);
+  // indices equal to the stable CPU sort's: equal keys kept their order in every pass
+  EXPECT_EQ(0, std::memcmp(values.data(), want_values.data(), values.size() * sizeof(T))) << rows << "x" << n;
+  EXPECT_EQ(0, std::memcmp(indices.data(), want_indices.data(), indices.size() * sizeof(i64))) << rows << "x" << n;
+}
+
+/// count values of `distinct` kinds (negative ones too) from a fixed linear congruential stream.
+template <class T>
+std::vector<T> sweep_input(std::int64_t count, std::int64_t distinct) {
+  std::vector<T> v(static_cast<std::size_t>(count));
+  std::uint64_t state = 987654321;
+  for (T& x : v) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const std::int64_t r = static_cast<std::int64_t>((state >> 20) % static_cast<std::uint64_t>(distinct)) - distinct / 2;
+    x = static_cast<T>(r);
+  }
+  return v;
+}
+}  // namespace
+
+TEST(SortSweepThreads, TilesOfTwoWarpsMatchTheCpuBackend) {
+  // tiles of 320 keys: sizes around one and two tiles, rows of one tile and of several
+  for (bool desc : {false, true}) {
+    for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {1, 319}, {1, 320}, {1, 321}, {1, 1000},
+                           {3, 333}, {5, 17}}) {
+      expect_sweep_matches_the_cpu_backend(sweep_input<float>(rows * n, 40), rows, n, desc);
+      expect_sweep_matches_the_cpu_backend(sweep_input<std::int64_t>(rows * n, std::int64_t{1} << 40), rows, n, desc);
+    }
+  }
+  expect_sweep_matches_the_cpu_backend(sweep_input<std::int16_t>(2000, 3000), 1, 2000, false);
+  expect_sweep_matches_the_cpu_backend(sweep_input<std::uint8_t>(1500, 200), 3, 500, true);
+  expect_sweep_matches_the_cpu_backend(sweep_input<std::int32_t>(1300, 1), 1, 1300, false);  // all equal
+  expect_sweep_matches_the_cpu_backend<double, unsigned long long>(sweep_input<double>(700, 1 << 20), 1, 700, false);
+}
+
+TEST(SortSweepThreads, SpecialFloatsOrderAsNumpy) {
+  std::vector<float> v = sweep_input<float>(700, 9);
+  const float specials[] = {NAN, -0.0f, INFINITY, 0.0f, -NAN, -INFINITY};
+  for (std::size_t i = 0; i < v.size(); i += 7) v[i] = specials[(i / 7) % 6];
+  expect_sweep_matches_the_cpu_backend(v, 1, 700, false);
+  expect_sweep_matches_the_cpu_backend(v, 2, 350, true);
+}
+
+TEST(SortSweepThreads, TheLaunchedShapeMatchesTheCpuBackend) {
+  // the shape src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no digit)
+  expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(sweep_input<float>(2 * 6144 + 5, 5000), 1, 2 * 6144 + 5,
+                                                            false);
+}
