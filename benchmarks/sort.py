@@ -6,6 +6,10 @@ GPU (where installed), side by side in one run, with the ratios of their times t
     python benchmarks/sort.py --gpu      # only the GPU cases (about a minute on the H200)
     python benchmarks/sort.py --scale 4  # every size divided by 4 (a quick look)
 
+On the GPU cupric runs twice: its default digit pass (kernels/sort_pass.cuh) and, as "cupric old",
+the first onesweep pass (CUPRIC_SORT_KERNEL=old); then the profiler's per-kernel times of one
+sort of 2^28 float32 with each (the histogram kernel and each digit pass).
+
 Cases (issue 14): sort of 2^24 float32 and int64 and argsort of 2^24 float32 on the CPU (all
 cores; NumPy's AVX-512 sort is the anchor), sort along the rows of 4096 x 4096 float32, unique of
 2^22 int32 with 2^16 distinct values, searchsorted of 2^22 queries in 2^22 sorted values, median
@@ -19,6 +23,7 @@ read for the digit histograms, ~9 GiB at ~4.0 TB/s: ~2.4 ms (CuPy/CUB measured 7
 
 import argparse
 import functools
+import os
 import time
 
 import numpy as np
@@ -116,12 +121,49 @@ def cpu_libs():
             "numpy": (np, lambda a: a, lambda: None)}
 
 
+class OldSortPass:
+    """cupric's namespace with CUPRIC_SORT_KERNEL=old set while each call launches its kernels."""
+
+    def __init__(self, cu):
+        self.cu = cu
+
+    def __getattr__(self, name):
+        fn = getattr(self.cu, name)
+
+        def call(*args, **kwargs):
+            with sort_kernel("old"):
+                return fn(*args, **kwargs)
+
+        return call
+
+
+class sort_kernel:  # noqa: N801  (a context manager, named as the variable it sets)
+    def __init__(self, which):
+        self.which = which
+
+    def __enter__(self):
+        self.saved = os.environ.get("CUPRIC_SORT_KERNEL")
+        if self.which:
+            os.environ["CUPRIC_SORT_KERNEL"] = self.which
+        else:
+            os.environ.pop("CUPRIC_SORT_KERNEL", None)
+
+    def __exit__(self, *exc):
+        if self.saved is None:
+            os.environ.pop("CUPRIC_SORT_KERNEL", None)
+        else:
+            os.environ["CUPRIC_SORT_KERNEL"] = self.saved
+
+
 def gpu_libs():
     import cupric as cu
 
     libs = {}
     if cu.cuda.is_available():
-        libs["cupric"] = (cu, lambda a: cu.asarray(a, device="cuda:0"), lambda: cu.cuda.Device().synchronize())
+        to_device = lambda a: cu.asarray(a, device="cuda:0")  # noqa: E731
+        sync = lambda: cu.cuda.Device().synchronize()  # noqa: E731
+        libs["cupric"] = (cu, to_device, sync)
+        libs["cupric old"] = (OldSortPass(cu), to_device, sync)
     try:
         import cupy as cp
 
@@ -163,6 +205,27 @@ def main():
         return
     print("\n## GPU\n")
     run(libs, gpu_cases((1 << 28) // args.scale, 16384 // int(args.scale**0.5), 1 << 20), args.reps)
+    pass_times((1 << 28) // args.scale)
+
+
+def pass_times(n):
+    """The profiler's device time per kernel of one float32 sort of n keys, each digit pass."""
+    import cupric as cu
+
+    x = cu.asarray(np.random.default_rng(1).standard_normal(n).astype(np.float32), device="cuda:0")
+    for which in (None, "old"):
+        with sort_kernel(which):
+            cu.sort(x)  # compiled and warm
+            cu.cuda.Device().synchronize()
+            try:
+                with cu.profiler.profile() as prof:
+                    cu.sort(x)
+                    cu.cuda.Device().synchronize()
+            except Exception as e:  # noqa: BLE001
+                print(f"\n(no per-kernel times: {type(e).__name__}: {e})")
+                return
+        print(f"\n### sort {n:,} float32, {which or 'default'} pass: device time per kernel\n")
+        print(prof.table(group_by="kernel"))
 
 
 if __name__ == "__main__":

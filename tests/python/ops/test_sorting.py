@@ -121,8 +121,10 @@ def test_non_contiguous_views(device):
         np.testing.assert_array_equal(to_host(cu.argsort(view, axis=0)), np.argsort(want, axis=0, kind="stable"))
 
 
-# the GPU sort's tiles hold 4096 keys (2048 of 8-byte keys): sizes around one, two and many tiles
-TILE_SIZES = [2047, 2048, 2049, 4095, 4096, 4097, 8191, 8193, 3 * 4096 + 1]
+# the GPU sort's tiles hold 6144 keys (3072 of 8-byte keys; CUPRIC_SORT_KERNEL=old: 4096 and
+# 2048): sizes around one, two and many tiles of either
+TILE_SIZES = [2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 6144, 6145, 8191, 8193, 3 * 4096 + 1,
+              2 * 6144 + 1]
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -151,6 +153,17 @@ def test_many_tiles_of_negative_floats_nan_and_signed_zeros(dtype, device):
     want = np.argsort(-oracle(x), kind="stable")  # NaN first, equal keys in input order
     nan = np.isnan(oracle(x))
     np.testing.assert_array_equal(got, np.concatenate([np.flatnonzero(nan), want[: (~nan).sum()]]))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint16", "int8"])
+def test_large_sorts_on_the_gpu(dtype):
+    # 2^24 keys: thousands of tiles in each pass's look-back; few distinct values, so stability counts
+    rng = np.random.default_rng(14)
+    x = rand(dtype, 1 << 24, rng, spread=10**9 if dtype == "int64" else 300)
+    if dtype == "float32":
+        x = with_specials(x)
+    check_sorted(x, -1, "cuda")
 
 
 @pytest.mark.parametrize("device", DEVICES)
