@@ -2,12 +2,15 @@
 // dtype: the digit histograms, the onesweep passes, complex keys, binary search) and the
 // launchers: a onesweep LSD radix sort over the rows of a C-contiguous copy, 8 bits a pass, in
 // batches of rows, with the temporary keys, payloads and status words from the stream-ordered pool.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "cuda_backend.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/indexing.hpp"
+#include "cupric/runtime/stream.hpp"
 #include "launch_args.hpp"
 #include "render.hpp"
 
@@ -163,20 +166,22 @@ class RadixSort {
       add_i32(a, values_in ? 1 | dir : 0);
       launch_2d(be_, k, std::min(ntiles_, grid_cap), 1, kThreads, 1, a);
     }
+    const bool fused_last = values_out || indices_out;
+    const std::vector<int> passes = varying_passes(values_in || fused_last);  // from the counts, before their scan
     {
       const runtime::Kernel& k = kernel("sort_starts");
       ArgPacker a = packer(k);
       a.add_pointer(meta), a.add_int(rows_ * kb_);
       launch_2d(be_, k, std::min(rows_ * kb_, grid_cap), 1, kThreads, 1, a);
     }
-    const bool fused_last = values_out || indices_out;
     const std::string name = cat(old_ ? "sort_pass" : "sort_sweep", with_idx_ ? "_idx" : "", wide_ ? "_wide" : "");
     const int threads = old_ ? kThreads : sweep_shape(kb_).threads;
-    for (int pass = 0; pass < kb_; ++pass) {
-      const bool first = pass == 0 && values_in, last = pass == kb_ - 1 && fused_last;
-      const std::uint64_t status = meta + 4 * static_cast<std::uint64_t>(status_at_ + (pass % 2) * status_words_);
+    for (std::size_t run = 0; run < passes.size(); ++run) {
+      const int pass = passes[run];
+      const bool first = run == 0 && values_in, last = run + 1 == passes.size() && fused_last;
+      const std::uint64_t status = meta + 4 * static_cast<std::uint64_t>(status_at_ + (run % 2) * status_words_);
       const std::uint64_t status_next =
-          meta + 4 * static_cast<std::uint64_t>(status_at_ + (1 - pass % 2) * status_words_);
+          meta + 4 * static_cast<std::uint64_t>(status_at_ + (1 - run % 2) * status_words_);
       const runtime::Kernel& k = kernel(name);
       ArgPacker a = packer(k);
       a.add_pointer(first ? values_in : ptr(keys_[cur_])), a.add_pointer(last ? values_out : ptr(keys_[1 - cur_]));
@@ -190,6 +195,26 @@ class RadixSort {
       launch_2d(be_, k, ntiles_, 1, threads, 1, a);
       cur_ = 1 - cur_;
     }
+  }
+
+  /// The passes to run: those whose digit differs between keys (a pass over a digit that every key
+  /// shares keeps the order as it is: small integers in wide types skip most of theirs). The counts
+  /// are read back only for one long row outside graph capture (a sync, worth it past 2^16 keys);
+  /// else every pass runs. need_one: a pass must read the values or write the outputs.
+  std::vector<int> varying_passes(bool need_one) {
+    std::vector<std::uint32_t> counts;
+    if (rows_ == 1 && n_ >= (std::int64_t{1} << 16) && !runtime::Stream::current(be_.index()).is_capturing()) {
+      counts.resize(static_cast<std::size_t>(256 * kb_));
+      be_.copy_to_host(counts.data(), meta_.data(), counts.size() * sizeof(std::uint32_t));
+    }
+    std::vector<int> out;
+    for (int pass = 0; pass < kb_; ++pass) {
+      const auto digit = counts.begin() + 256 * pass;
+      if (counts.empty() || std::find(digit, digit + 256, static_cast<std::uint32_t>(n_)) == digit + 256)
+        out.push_back(pass);
+    }
+    if (out.empty() && need_one) out.push_back(kb_ - 1);
+    return out;
   }
 
  private:

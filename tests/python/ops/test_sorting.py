@@ -167,6 +167,24 @@ def test_large_sorts_on_the_gpu(dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["int64", "uint32", "float64", "uint8"])
+@pytest.mark.parametrize("values", ["small", "one_byte_varies", "all_equal"])
+def test_passes_over_a_shared_digit_are_skipped(dtype, values, device):
+    # past 2^16 keys in one row the GPU runs only the passes whose digit differs between keys:
+    # none but one when all are equal, the first or a middle one alone, a first and a last one
+    rng = np.random.default_rng(15)
+    n = (1 << 17) + 5
+    x = rand(dtype, n, rng, spread=100)
+    if values == "one_byte_varies" and dtype != "float64":
+        x = (x.astype(np.int64) % 7 * 256 + 3).astype(dtype)  # the second byte alone varies
+    elif values == "all_equal":
+        x = np.full(n, x[0])
+    check_sorted(x, -1, device)
+    got = to_host(cu.argsort(on(x, device), descending=True))
+    np.testing.assert_array_equal(got, np.argsort(-x.astype(np.float64), kind="stable"))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_more_rows_than_one_batch_of_scratch(device):
     # the GPU sorts rows in batches whose scratch stays bounded (about 26,000 rows of int64)
     rng = np.random.default_rng(13)
