@@ -4,6 +4,7 @@
 // scans and look-back run as on a GPU and the sorts are checked against the CPU backend's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <barrier>
 #include <cmath>
 #include <cstring>
@@ -187,4 +188,60 @@ TEST(SortSweepThreads, TheLaunchedShapeMatchesTheCpuBackend) {
   // the shape src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no digit)
   expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(sweep_input<float>(2 * 6144 + 5, 5000), 1, 2 * 6144 + 5,
                                                             false);
+}
+
+namespace {
+/// unique_tiles (tiles of 64 threads x kUniqueItems) against CpuBackend::unique_runs over the CPU
+/// backend's sort of `data`; want_perm false: values and ends alone, as a plain unique asks.
+template <class T>
+void expect_unique_tiles_match_the_cpu_backend(const std::vector<T>& data, bool equal_nan, bool want_perm = true) {
+  using cupric::Array, cupric::DType;
+  const std::int64_t n = static_cast<std::int64_t>(data.size());
+  const DType t = cupric::dtype_of<T>();
+  cupric::Backend& cpu = cupric::backend_for(cupric::Device::cpu());
+  Array in = Array::empty({n}, t), sorted = Array::empty({n}, t), perm = Array::empty({n}, DType::int64);
+  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
+  cpu.sort(in, sorted, perm, false);
+  Array want[4] = {Array::empty({n}, t), Array::empty({n}, DType::int64), Array::empty({n + 1}, DType::int64),
+                   Array::empty({n}, DType::int64)};
+  const std::int64_t want_runs = cpu.unique_runs(sorted, perm, want[0], want[1], want[2], want[3], equal_nan);
+  std::vector<T> values(n);
+  std::vector<i64> index(n, -7), ends(n + 1), inverse(n, -7);
+  std::vector<unsigned long long> status(n / 1024 + 2);
+  u32 counter = 0;
+  i64 runs = -1;
+  run_block(64, [&] {
+    unique_tiles<T, 64>(static_cast<const T*>(sorted.data()), want_perm ? static_cast<const i64*>(perm.data()) : nullptr,
+                        values.data(), want_perm ? index.data() : nullptr, ends.data(),
+                        want_perm ? inverse.data() : nullptr, status.data(), &counter, &runs, n, equal_nan);
+  });
+  ASSERT_EQ(runs, want_runs) << "n=" << n;
+  EXPECT_EQ(0, std::memcmp(values.data(), want[0].data(), static_cast<std::size_t>(runs) * sizeof(T))) << n;
+  EXPECT_EQ(0, std::memcmp(ends.data(), want[2].data(), static_cast<std::size_t>(runs + 1) * 8)) << n;
+  if (!want_perm) return;
+  EXPECT_EQ(0, std::memcmp(index.data(), want[1].data(), static_cast<std::size_t>(runs) * 8)) << n;
+  EXPECT_EQ(0, std::memcmp(inverse.data(), want[3].data(), static_cast<std::size_t>(n) * 8)) << n;
+}
+}  // namespace
+
+TEST(SortSweepThreads, UniqueTilesMatchTheCpuBackend) {
+  for (bool equal_nan : {true, false}) {
+    // tiles of 1024 elements: sizes around one and two tiles, runs across tile and thread edges
+    for (std::int64_t n : {1, 15, 16, 17, 1023, 1024, 1025, 3000}) {
+      expect_unique_tiles_match_the_cpu_backend(sweep_input<std::int32_t>(n, 9), equal_nan);
+      expect_unique_tiles_match_the_cpu_backend(sweep_input<std::int64_t>(n, std::int64_t{1} << 40), equal_nan);
+      expect_unique_tiles_match_the_cpu_backend(sweep_input<std::uint8_t>(n, 1), equal_nan, false);
+    }
+    std::vector<double> v = sweep_input<double>(2500, 40);
+    const double specials[] = {NAN, -0.0, INFINITY, 0.0, -NAN, -INFINITY};
+    for (std::size_t i = 0; i < v.size(); i += 5) v[i] = specials[(i / 5) % 6];
+    expect_unique_tiles_match_the_cpu_backend(v, equal_nan);
+    expect_unique_tiles_match_the_cpu_backend(sweep_input<std::int16_t>(2100, 3000), equal_nan);
+    for (std::int64_t edge : {1023, 1024, 1025}) {  // a run of zeros ends at (or beside) the first tile's end
+      std::vector<std::int32_t> runs(2100, 5);
+      std::fill(runs.begin(), runs.begin() + edge, 0);
+      expect_unique_tiles_match_the_cpu_backend(runs, equal_nan);
+    }
+    expect_unique_tiles_match_the_cpu_backend(sweep_input<std::uint8_t>(1500, 2), equal_nan, false);
+  }
 }

@@ -1,7 +1,7 @@
-// cupric/kernels/sort_pass.cuh — the onesweep digit pass the CUDA sort runs by default (sort.cuh's
-// first pass stays selectable: CUPRIC_SORT_KERNEL=old): a tile of Threads x Items keys held in
-// registers, warp-private digit counts in shared memory, ranks from one match and one atomic per
-// key and warp, the tile's counts published before it ranks, and two-barrier shuffle scans.
+// cupric/kernels/sort_pass.cuh — the onesweep digit pass and the unique pass the CUDA backend runs by
+// default (sort.cuh's first ones stay selectable: CUPRIC_SORT_KERNEL=old): a tile of Threads x
+// Items keys held in registers, warp-private digit counts in shared memory, ranks from one match
+// and one atomic per key and warp, the tile's counts published before it ranks, shuffle scans.
 #pragma once
 
 #include "cupric/kernels/sort.cuh"
@@ -232,6 +232,74 @@ __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32*
     sweep_write_keys<T, U, WithIdx, Threads, Items>(sh, out, row_first, count, shift, mode);
     if constexpr (WithIdx)
       sweep_move_payload<Threads, Items>(sh, idx_in, idx_out, row_first, tile_first, count, place0, mode, rank);
+    __syncthreads();
+  }
+}
+
+// ---- unique -------------------------------------------------------------------------------------
+
+/// A tile's element k in shared memory, one padding word each 32: a thread reading its run of
+/// consecutive elements meets no bank conflict.
+__device__ __forceinline__ int unique_slot(int k) { return k + (k >> 5); }
+
+/// unique_runs (sort.cuh) with the same arguments and results, over tiles of Threads x
+/// kUniqueItems sorted elements: each tile and its two neighbours come into shared memory by
+/// coalesced loads, each thread flags where runs start and end in its consecutive elements, and a
+/// shuffle scan numbers the runs.
+template <class T, int Threads>
+__device__ __forceinline__ void unique_tiles(const T* s, const i64* perm, T* values, i64* index, i64* ends,
+                                             i64* inverse, unsigned long long* status, u32* counter, i64* runs, i64 n,
+                                             int equal_nan) {
+  typedef unsigned long long D;
+  constexpr int kTile = Threads * kUniqueItems;
+  __shared__ T around[kTile + 2 + (kTile + 2) / 32 + 1];  // slot k + 1: element k of the tile; 0, count + 1: neighbours
+  __shared__ u32 warp_sums[Threads / 32];
+  __shared__ u32 taken;
+  __shared__ D tile_before;
+  const i64 ntiles = (n + kTile - 1) / kTile;
+  const bool nan_equal = equal_nan != 0;
+  const int first = static_cast<int>(threadIdx.x) * kUniqueItems;
+  for (;;) {
+    if (threadIdx.x == 0) taken = atomicAdd(counter, 1u);
+    __syncthreads();
+    const i64 tile = taken;
+    if (tile >= ntiles) break;
+    const i64 lo = tile * kTile;
+    const int count = static_cast<int>(n - lo < kTile ? n - lo : kTile);
+    for (int k = static_cast<int>(threadIdx.x); k < count + 2; k += Threads) {
+      const i64 j = lo - 1 + k;
+      if (j >= 0 && j < n) around[unique_slot(k)] = s[j];
+    }
+    __syncthreads();
+    u32 starts = 0, stops = 0;  // bit m: element first + m begins / ends a run
+    for (int m = 0; m < kUniqueItems && first + m < count; ++m) {
+      const int k = first + m;
+      const i64 j = lo + k;
+      const T v = around[unique_slot(k + 1)];
+      if (j == 0 || cu::starts_run(around[unique_slot(k)], v, nan_equal)) starts |= 1u << m;
+      if (j == n - 1 || cu::starts_run(v, around[unique_slot(k + 2)], nan_equal)) stops |= 1u << m;
+    }
+    u32 total;
+    const u32 before_thread = sweep_block_scan<Threads>(static_cast<u32>(__popc(starts)), warp_sums, total);
+    if (threadIdx.x == 0) {
+      LookBack<D>::publish(status + tile, (tile == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(total));
+      const D before = tile == 0 ? D(0) : look_back<D, 1>(status, tile, tile, 0);
+      if (tile != 0) LookBack<D>::publish(status + tile, LookBack<D>::kInclusive | (before + total));
+      if (tile == ntiles - 1) *runs = static_cast<i64>(before + total);
+      tile_before = before;
+    }
+    __syncthreads();
+    i64 id = static_cast<i64>(tile_before) + before_thread;  // runs begun up to element j
+    if (ends && lo == 0 && threadIdx.x == 0) ends[0] = 0;
+    for (int m = 0; m < kUniqueItems && first + m < count; ++m) {
+      const i64 j = lo + first + m;
+      const bool start = (starts >> m) & 1u;
+      id += start;
+      if (start && values) values[id - 1] = around[unique_slot(first + m + 1)];
+      if (start && index) index[id - 1] = perm[j];
+      if (ends && ((stops >> m) & 1u)) ends[id] = j + 1;
+      if (inverse) inverse[perm[j]] = id - 1;
+    }
     __syncthreads();
   }
 }

@@ -87,11 +87,15 @@ std::string render_sort(DType t) {
             cat(shape.threads, ", ", 65536 / (shape.threads * 80)).c_str());  // registers capped near 80
     }
   }
-  if (!cplx)
-    entry("unique",
-          "const V* s, const i64* perm, V* values, i64* index, i64* ends, i64* inverse, u64* status, "
-          "u32* counter, i64* runs, i64 n, int equal_nan",
-          "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
+  if (!cplx) {
+    const char* params =
+        "const V* s, const i64* perm, V* values, i64* index, i64* ends, i64* inverse, u64* status, u32* counter, "
+        "i64* runs, i64 n, int equal_nan";
+    entry("unique", params, "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
+    entry("unique_tiles", params,
+          cat("unique_tiles<V, ", kThreads,
+              ">(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)"));
+  }
   entry("search", "const V* hay, i64 n, const V* needles, i64* out, i64 m, int right",
         "search_sorted<V>(hay, n, needles, out, m, right)");
   return src;
@@ -298,14 +302,15 @@ std::int64_t CudaBackend::unique_runs(const Array& sorted, const Array& perm, co
   if (n == 0) return 0;
   for (const Array* out : {&values, &index, &ends, &inverse})
     if (out->defined()) note_write(*out);
-  const std::int64_t ntiles = ceil_div(n, std::int64_t{kThreads} * 16);  // kUniqueItems
+  const std::int64_t ntiles = ceil_div(n, std::int64_t{kThreads} * 16);  // kUniqueItems, either kernel
   // status words, then the tile counter and the run count (u64 each)
   const Array meta = Array::empty({ntiles + 2}, DType::uint64, device());
   const std::uint64_t zero = 0;
   fill(meta, &zero);
   const std::uint64_t m = RadixSort::ptr(meta);
   const std::string s = short_name(sorted.dtype());
-  const runtime::Kernel& k = kernel(cat("sort|", s), cat("unique_", s), [&] { return render_sort(sorted.dtype()); });
+  const runtime::Kernel& k = kernel(cat("sort|", s), cat(old_pass_kernel() ? "unique_" : "unique_tiles_", s),
+                                    [&] { return render_sort(sorted.dtype()); });
   ArgPacker a = packer(k);
   a.add_pointer(RadixSort::ptr(sorted)), a.add_pointer(RadixSort::ptr(perm)), a.add_pointer(RadixSort::ptr(values));
   a.add_pointer(RadixSort::ptr(index)), a.add_pointer(RadixSort::ptr(ends)), a.add_pointer(RadixSort::ptr(inverse));

@@ -54,7 +54,7 @@ def test_sources_define_the_kernels_the_backend_launches():
               "argmin c8": ["argmin_c8"], "gather 8": ["gather_8", "scatter_8"],
               "sort f4": ["sort_hist_f4", "sort_starts_f4", "sort_pass_f4", "sort_pass_idx_f4", "sort_pass_wide_f4",
                           "sort_pass_idx_wide_f4", "sort_sweep_f4", "sort_sweep_idx_f4", "sort_sweep_wide_f4",
-                          "sort_sweep_idx_wide_f4", "unique_f4", "search_f4"],
+                          "sort_sweep_idx_wide_f4", "unique_f4", "unique_tiles_f4", "search_f4"],
               "sort c8": ["sort_ckeys_c8", "sort_gather_c8", "sort_pass_idx_c8", "sort_sweep_idx_c8", "search_c8"]}
     for label, names in expect.items():
         for name in names:
