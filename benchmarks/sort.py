@@ -8,7 +8,8 @@ GPU (where installed), side by side in one run, with the ratios of their times t
 
 On the GPU cupric runs twice: its default digit pass (kernels/sort_pass.cuh) and, as "cupric old",
 the first onesweep pass (CUPRIC_SORT_KERNEL=old); then the profiler's per-kernel times of one
-sort of 2^28 float32 with each (the histogram kernel and each digit pass).
+sort of 2^28 float32 (the histogram kernel and each digit pass) and one unique of 2^26 int32
+with each.
 
 Cases (issue 14): sort of 2^24 float32 and int64 and argsort of 2^24 float32 on the CPU (all
 cores; NumPy's AVX-512 sort is the anchor), sort along the rows of 4096 x 4096 float32, unique of
@@ -209,23 +210,28 @@ def main():
 
 
 def pass_times(n):
-    """The profiler's device time per kernel of one float32 sort of n keys, each digit pass."""
+    """The profiler's device time per kernel of a float32 sort of n keys (each digit pass) and of
+    a unique of n / 4 int32 with 2^20 distinct values, with either pass kernel."""
     import cupric as cu
 
-    x = cu.asarray(np.random.default_rng(1).standard_normal(n).astype(np.float32), device="cuda:0")
-    for which in (None, "old"):
-        with sort_kernel(which):
-            cu.sort(x)  # compiled and warm
-            cu.cuda.Device().synchronize()
-            try:
-                with cu.profiler.profile() as prof:
-                    cu.sort(x)
-                    cu.cuda.Device().synchronize()
-            except Exception as e:  # noqa: BLE001
-                print(f"\n(no per-kernel times: {type(e).__name__}: {e})")
-                return
-        print(f"\n### sort {n:,} float32, {which or 'default'} pass: device time per kernel\n")
-        print(prof.table(group_by="kernel"))
+    rng = np.random.default_rng(1)
+    x = cu.asarray(rng.standard_normal(n).astype(np.float32), device="cuda:0")
+    ints = cu.asarray(rng.integers(0, 1 << 20, n // 4).astype(np.int32), device="cuda:0")
+    cases = [(f"sort {n:,} float32", lambda: cu.sort(x)), (f"unique {n // 4:,} int32", lambda: cu.unique(ints))]
+    for label, fn in cases:
+        for which in (None, "old"):
+            with sort_kernel(which):
+                fn()  # compiled and warm
+                cu.cuda.Device().synchronize()
+                try:
+                    with cu.profiler.profile() as prof:
+                        fn()
+                        cu.cuda.Device().synchronize()
+                except Exception as e:  # noqa: BLE001
+                    print(f"\n(no per-kernel times: {type(e).__name__}: {e})")
+                    return
+            print(f"\n### {label}, {which or 'default'} kernels: device time per kernel\n")
+            print(prof.table(group_by="kernel"))
 
 
 if __name__ == "__main__":
