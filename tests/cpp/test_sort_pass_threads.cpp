@@ -64,7 +64,9 @@ inline unsigned __shfl_up_sync(unsigned, unsigned v, int delta) {
     return lane >= static_cast<unsigned>(delta) ? static_cast<unsigned>(s[lane - delta]) : v;
   });
 }
-inline void __syncwarp() { warp_exchange(0, [](const unsigned long long*, unsigned) { return 0u; }); }
+inline void __syncwarp() {
+  warp_exchange(0, [](const unsigned long long*, unsigned) { return 0u; });
+}
 inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
 inline int __popc(unsigned v) { return __builtin_popcount(v); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
@@ -154,7 +156,8 @@ std::vector<T> sweep_input(std::int64_t count, std::int64_t distinct) {
   std::uint64_t state = 987654321;
   for (T& x : v) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const std::int64_t r = static_cast<std::int64_t>((state >> 20) % static_cast<std::uint64_t>(distinct)) - distinct / 2;
+    const std::int64_t r =
+        static_cast<std::int64_t>((state >> 20) % static_cast<std::uint64_t>(distinct)) - distinct / 2;
     x = static_cast<T>(r);
   }
   return v;
@@ -164,8 +167,8 @@ std::vector<T> sweep_input(std::int64_t count, std::int64_t distinct) {
 TEST(SortSweepThreads, TilesOfTwoWarpsMatchTheCpuBackend) {
   // tiles of 320 keys: sizes around one and two tiles, rows of one tile and of several
   for (bool desc : {false, true}) {
-    for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {1, 319}, {1, 320}, {1, 321}, {1, 1000},
-                           {3, 333}, {5, 17}}) {
+    for (auto [rows, n] :
+         {std::pair<std::int64_t, std::int64_t>{1, 1}, {1, 319}, {1, 320}, {1, 321}, {1, 1000}, {3, 333}, {5, 17}}) {
       expect_sweep_matches_the_cpu_backend(sweep_input<float>(rows * n, 40), rows, n, desc);
       expect_sweep_matches_the_cpu_backend(sweep_input<std::int64_t>(rows * n, std::int64_t{1} << 40), rows, n, desc);
     }
@@ -211,9 +214,10 @@ void expect_unique_tiles_match_the_cpu_backend(const std::vector<T>& data, bool 
   u32 counter = 0;
   i64 runs = -1;
   run_block(64, [&] {
-    unique_tiles<T, 64>(static_cast<const T*>(sorted.data()), want_perm ? static_cast<const i64*>(perm.data()) : nullptr,
-                        values.data(), want_perm ? index.data() : nullptr, ends.data(),
-                        want_perm ? inverse.data() : nullptr, status.data(), &counter, &runs, n, equal_nan);
+    unique_tiles<T, 64>(static_cast<const T*>(sorted.data()),
+                        want_perm ? static_cast<const i64*>(perm.data()) : nullptr, values.data(),
+                        want_perm ? index.data() : nullptr, ends.data(), want_perm ? inverse.data() : nullptr,
+                        status.data(), &counter, &runs, n, equal_nan);
   });
   ASSERT_EQ(runs, want_runs) << "n=" << n;
   EXPECT_EQ(0, std::memcmp(values.data(), want[0].data(), static_cast<std::size_t>(runs) * sizeof(T))) << n;

@@ -5,7 +5,8 @@ import cupric as cu
 import numpy as np
 import pytest
 
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+# "cuda:old": the GPU with the first sort and unique kernels (CUPRIC_SORT_KERNEL=old, set by conftest.py)
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu), pytest.param("cuda:old", marks=pytest.mark.gpu)]
 
 
 def host(a):
@@ -24,7 +25,7 @@ def same(got, want):
 
 
 def on(x, device):
-    return cu.asarray(x).to_device(device)
+    return cu.asarray(x).to_device(device.removesuffix(":old"))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -18,9 +18,9 @@ struct SweepShared {
   static constexpr int kSlot = sizeof(U) > 4 ? static_cast<int>(sizeof(U)) : 4;
   alignas(16) unsigned char stage[kTile * kSlot];
   u32 warp_digit[kWarps][kSortRadix];
-  u32 tile_count[kSortRadix];  ///< the tile's keys of each digit
-  u32 tile_start[kSortRadix];  ///< where each digit's keys start in the tile
-  u32 bins[kSortRadix];        ///< from a place in the tile to one in the row (mod 2^32)
+  u32 tile_count[kSortRadix];       ///< the tile's keys of each digit
+  u32 tile_start[kSortRadix];       ///< where each digit's keys start in the tile
+  u32 bins[kSortRadix];             ///< from a place in the tile to one in the row (mod 2^32)
   unsigned char slot_digit[kTile];  ///< the digit of each staged key, for its payload
   u32 warp_sums[kWarps];
   u32 taken;
@@ -149,8 +149,7 @@ __device__ __forceinline__ void sweep_resolve(Shared& sh, D* desc, D* desc_next,
 /// of a digit go to consecutive places, so each digit's run is one coalesced write. With a
 /// payload, slot_digit keeps each slot's digit (in shared memory: registers are short).
 template <class T, class U, bool WithIdx, int Threads, int Items, class Shared>
-__device__ __forceinline__ void sweep_write_keys(Shared& sh, void* out, i64 row_first, u32 count, int shift,
-                                                 int mode) {
+__device__ __forceinline__ void sweep_write_keys(Shared& sh, void* out, i64 row_first, u32 count, int shift, int mode) {
   const U* stage = reinterpret_cast<const U*>(sh.stage);
   const bool last = (mode & kSortLast) != 0, descending = (mode & kSortDescending) != 0;
 #pragma unroll

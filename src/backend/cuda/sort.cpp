@@ -91,7 +91,8 @@ std::string render_sort(DType t) {
     const char* params =
         "const V* s, const i64* perm, V* values, i64* index, i64* ends, i64* inverse, u64* status, u32* counter, "
         "i64* runs, i64 n, int equal_nan";
-    entry("unique", params, "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
+    entry("unique", params,
+          "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
     entry("unique_tiles", params,
           cat("unique_tiles<V, ", kThreads,
               ">(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)"));
@@ -247,8 +248,7 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
   if (indices.defined()) note_write(indices);
   // rows go in batches whose scratch (digit counts, status words) stays under 256 MiB
   const bool old = old_pass_kernel();
-  const std::int64_t batch =
-      std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, old), 1, rows);
+  const std::int64_t batch = std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, old), 1, rows);
   const std::int64_t vbytes = itemsize(t) * n;
   for (std::int64_t r0 = 0; r0 < rows; r0 += batch) {
     const std::int64_t nr = std::min(batch, rows - r0);

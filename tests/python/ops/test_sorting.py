@@ -8,7 +8,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+# "cuda:old": the GPU with the first sort and unique kernels (CUPRIC_SORT_KERNEL=old, set by conftest.py)
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu), pytest.param("cuda:old", marks=pytest.mark.gpu)]
 REAL = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
         "float64"]
 ALL = REAL + ["bfloat16", "complex64", "complex128"]
@@ -52,7 +53,7 @@ def to_host(a):
 
 
 def on(x, device):
-    return cu.asarray(x).to_device(device)
+    return cu.asarray(x).to_device(device.removesuffix(":old"))
 
 
 def check_sorted(x, axis, device):
@@ -156,14 +157,15 @@ def test_many_tiles_of_negative_floats_nan_and_signed_zeros(dtype, device):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("device", ["cuda", "cuda:old"])
 @pytest.mark.parametrize("dtype", ["float32", "int64", "uint16", "int8"])
-def test_large_sorts_on_the_gpu(dtype):
+def test_large_sorts_on_the_gpu(dtype, device):
     # 2^24 keys: thousands of tiles in each pass's look-back; few distinct values, so stability counts
     rng = np.random.default_rng(14)
     x = rand(dtype, 1 << 24, rng, spread=10**9 if dtype == "int64" else 300)
     if dtype == "float32":
         x = with_specials(x)
-    check_sorted(x, -1, "cuda")
+    check_sorted(x, -1, device)
 
 
 @pytest.mark.parametrize("device", DEVICES)
