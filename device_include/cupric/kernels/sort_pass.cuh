@@ -303,4 +303,55 @@ __device__ __forceinline__ void unique_tiles(const T* s, const i64* perm, T* val
   }
 }
 
+// ---- radix select (median, quantiles) -----------------------------------------------------------
+
+inline constexpr int kSelectMax = 8;  ///< ranks selected together: one read of the data a digit
+
+/// One digit of the radix select, most significant first: hist[t * 256 + d] (zeroed) counts the
+/// keys of `in` whose digits above `shift` are prefix[t] (the digits chosen so far for target t)
+/// and whose digit at `shift` is d.
+template <class T>
+__device__ __forceinline__ void select_histograms(const T* in, i64 n, const typename cu::SortKey<T>::Key* prefix,
+                                                  u32* hist, int targets, int shift) {
+  typedef typename cu::SortKey<T>::Key U;
+  __shared__ u32 local[kSelectMax * kSortRadix];
+  __shared__ U want[kSelectMax];
+  for (int j = static_cast<int>(threadIdx.x); j < targets * kSortRadix; j += blockDim.x) local[j] = 0;
+  for (int t = static_cast<int>(threadIdx.x); t < targets; t += blockDim.x) want[t] = prefix[t];
+  __syncthreads();
+  const int above = shift + 8;
+  CUPRIC_GRID_LOOP(i, 0, n) {
+    const U key = cu::SortKey<T>::key(in[i]);
+    const U high = above >= 8 * static_cast<int>(sizeof(U)) ? U(0) : U(key >> above);
+    const u32 d = digit_of(key, shift);
+    for (int t = 0; t < targets; ++t)
+      if (high == want[t]) atomicAdd(&local[t * kSortRadix + d], 1u);
+  }
+  __syncthreads();
+  for (int j = static_cast<int>(threadIdx.x); j < targets * kSortRadix; j += blockDim.x)
+    if (local[j]) atomicAdd(hist + j, local[j]);
+}
+
+/// After the counts of the digit at `shift`: target t's digit is the one its rank (rank[t], among
+/// the keys under its prefix) falls in; prefix[t] gains it and rank[t] becomes the rank among the
+/// keys under the longer prefix. After the last digit prefix[t] is the key and out[t] its value
+/// (+0.0 for a zero, the canonical NaN: keys do not tell them apart).
+template <class T>
+__device__ __forceinline__ void select_step(const u32* hist, typename cu::SortKey<T>::Key* prefix, i64* rank, T* out,
+                                            int targets, int shift) {
+  typedef typename cu::SortKey<T>::Key U;
+  for (int t = static_cast<int>(threadIdx.x); t < targets; t += blockDim.x) {
+    i64 left = rank[t];
+    u32 d = 0;
+    for (; d < kSortRadix - 1; ++d) {
+      const i64 c = hist[t * kSortRadix + d];
+      if (left < c) break;
+      left -= c;
+    }
+    rank[t] = left;
+    prefix[t] = U(U(prefix[t] << 8) | U(d));
+    if (shift == 0) out[t] = cu::SortKey<T>::value(prefix[t]);
+  }
+}
+
 }  // namespace cupric::kernels

@@ -93,6 +93,10 @@ std::string render_sort(DType t) {
         "i64* runs, i64 n, int equal_nan";
     entry("unique", params,
           "unique_runs<V>(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)");
+    entry("select_hist", "const V* in, i64 n, const cu::SortKey<V>::Key* prefix, u32* hist, int targets, int shift",
+          "select_histograms<V>(in, n, prefix, hist, targets, shift)");
+    entry("select_step", "const u32* hist, cu::SortKey<V>::Key* prefix, i64* rank, V* out, int targets, int shift",
+          "select_step<V>(hist, prefix, rank, out, targets, shift)");
     entry("unique_tiles", params,
           cat("unique_tiles<V, ", kThreads,
               ">(s, perm, values, index, ends, inverse, status, counter, runs, n, equal_nan)"));
@@ -280,6 +284,44 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
     b.add_pointer(val_p), b.add_pointer(idx_p);
     b.add_int(rs.total()), b.add_int(n);
     launch_grid(g, rs.total(), b);
+  }
+}
+
+void CudaBackend::select_ranks(const Array& in, const std::vector<std::int64_t>& ranks, const Array& out) {
+  if (ranks.empty()) return;
+  note_write(out);
+  const DType t = in.dtype();
+  const int kb = key_bytes(t);
+  const std::int64_t n = in.size(), targets_max = 8;  // kSelectMax
+  const std::string s = short_name(t);
+  auto k = [&](const char* name) -> const runtime::Kernel& {
+    return kernel(cat("sort|", s), cat(name, "_", s), [&] { return render_sort(t); });
+  };
+  // per launch of up to 8 targets: 8 prefixes, 8 ranks (u64 each), then each digit's counts
+  const std::int64_t hist_words = std::int64_t{kb} * targets_max * 256;
+  const Array scratch = Array::empty({16 + hist_words / 2}, DType::uint64, device());
+  const std::uint64_t base = RadixSort::ptr(scratch), prefix = base, rank = base + 64, hist = base + 128;
+  const std::int64_t grid = std::min(ceil_div(n, std::int64_t{kThreads}), std::int64_t{sm_count()} * 4);
+  for (std::size_t first = 0; first < ranks.size(); first += targets_max) {
+    const int targets = static_cast<int>(std::min<std::size_t>(targets_max, ranks.size() - first));
+    const std::uint64_t zero = 0;
+    fill(scratch, &zero);
+    copy_from_host(reinterpret_cast<void*>(rank), ranks.data() + first, targets * sizeof(std::int64_t));
+    for (int pass = 0; pass < kb; ++pass) {
+      const int shift = 8 * (kb - 1 - pass);
+      const std::uint64_t counts = hist + 4 * static_cast<std::uint64_t>(pass) * targets_max * 256;
+      ArgPacker a = packer(k("select_hist"));
+      a.add_pointer(RadixSort::ptr(in)), a.add_int(n), a.add_pointer(prefix), a.add_pointer(counts);
+      add_i32(a, targets);
+      add_i32(a, shift);
+      launch_2d(*this, k("select_hist"), grid, 1, kThreads, 1, a);
+      ArgPacker b = packer(k("select_step"));
+      b.add_pointer(counts), b.add_pointer(prefix), b.add_pointer(rank);
+      b.add_pointer(RadixSort::ptr(out) + first * itemsize(t));
+      add_i32(b, targets);
+      add_i32(b, shift);
+      launch_2d(*this, k("select_step"), 1, 1, 32, 1, b);
+    }
   }
 }
 
