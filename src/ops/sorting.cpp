@@ -144,8 +144,7 @@ UniqueResult unique_flat(const Array& a, bool want_index, bool want_inverse, boo
 }
 
 Array select_ranks(const Array& a, const Array& ranks) {
-  if (is_complex(a.dtype()))
-    throw TypeError(cat("select_ranks takes real numbers, got ", name(a.dtype())));
+  if (is_complex(a.dtype())) throw TypeError(cat("select_ranks takes real numbers, got ", name(a.dtype())));
   if (!is_integer(ranks.dtype()))
     throw TypeError(cat("select_ranks: ranks must be integers, got ", name(ranks.dtype())));
   const std::int64_t n = a.size();

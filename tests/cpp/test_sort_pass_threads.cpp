@@ -249,3 +249,42 @@ TEST(SortSweepThreads, UniqueTilesMatchTheCpuBackend) {
     expect_unique_tiles_match_the_cpu_backend(sweep_input<std::uint8_t>(1500, 2), equal_nan, false);
   }
 }
+
+namespace {
+/// The radix select of CudaBackend::select_ranks (two blocks of 64 threads a digit, most
+/// significant first, then the step) against the CPU backend's sort: same keys at each rank.
+template <class T>
+void expect_select_matches_the_sort(const std::vector<T>& data, const std::vector<i64>& ranks) {
+  typedef typename cu::SortKey<T>::Key U;
+  const std::int64_t n = static_cast<std::int64_t>(data.size());
+  const int targets = static_cast<int>(ranks.size());
+  cupric::Array in = cupric::Array::empty({n}, cupric::dtype_of<T>()), sorted = cupric::Array::empty({n}, in.dtype());
+  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
+  cupric::backend_for(cupric::Device::cpu()).sort(in, sorted, cupric::Array(), false);
+  std::vector<U> prefix(targets, 0);
+  std::vector<i64> rank = ranks;
+  std::vector<T> out(targets);
+  for (int shift = 8 * (static_cast<int>(sizeof(U)) - 1); shift >= 0; shift -= 8) {
+    std::vector<u32> hist(static_cast<std::size_t>(targets) * kSortRadix);
+    gridDim.x = 2;
+    for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)
+      run_block(64, [&] { select_histograms<T>(data.data(), n, prefix.data(), hist.data(), targets, shift); });
+    gridDim.x = 1, blockIdx.x = 0;
+    run_block(32, [&] { select_step<T>(hist.data(), prefix.data(), rank.data(), out.data(), targets, shift); });
+  }
+  for (int t = 0; t < targets; ++t)
+    EXPECT_EQ(cu::SortKey<T>::key(out[t]), cu::SortKey<T>::key(static_cast<const T*>(sorted.data())[ranks[t]]))
+        << "rank " << ranks[t] << " of " << n;
+}
+}  // namespace
+
+TEST(SortSweepThreads, RadixSelectFindsTheSortedRanks) {
+  std::vector<double> f8 = sweep_input<double>(3001, 700);
+  const double specials[] = {NAN, -0.0, INFINITY, 0.0, -NAN, -INFINITY};
+  for (std::size_t i = 0; i < f8.size(); i += 11) f8[i] = specials[(i / 11) % 6];
+  expect_select_matches_the_sort(f8, {0, 1, 1500, 1500, 2000, 2700, 2999, 3000});
+  expect_select_matches_the_sort(sweep_input<float>(2000, 1 << 20), {999, 1000, 0, 1999});
+  expect_select_matches_the_sort(sweep_input<std::int16_t>(1500, 3000), {3, 749, 750, 1499});
+  expect_select_matches_the_sort(sweep_input<std::uint8_t>(900, 1), {0, 450, 899});  // all equal
+  expect_select_matches_the_sort(sweep_input<std::int64_t>(777, std::int64_t{1} << 50), {0, 388, 776});
+}
