@@ -15,7 +15,8 @@ Cases (issue 14): sort of 2^24 float32 and int64 and argsort of 2^24 float32 on 
 cores; NumPy's AVX-512 sort is the anchor), sort along the rows of 4096 x 4096 float32, unique of
 2^22 int32 with 2^16 distinct values, searchsorted of 2^22 queries in 2^22 sorted values, median
 of 2^24 float64; on the GPU sort and argsort of 2^24 and 2^28 int32 and float32, rows of 16384 x
-16384 float32, unique of 2^26 int32 with 2^20 distinct values and searchsorted of 2^24 in 2^24.
+16384 float32, unique of 2^26 int32 with 2^20 distinct values, searchsorted of 2^24 in 2^24,
+and median and 5 percentiles of 2^24 float64 (cupric selects the ranks: no sort).
 Times are the best of a few runs after a warm-up (which compiles the kernels); a missing peer is
 n/a. A ratio column is the peer's time over cupric's: above 1, cupric is faster.
 
@@ -69,6 +70,7 @@ def gpu_cases(n, rows, distinct):
     ints = rng.integers(0, distinct, n // 4).astype(np.int32)
     hay = np.sort(rng.standard_normal(n // 16))
     queries = rng.standard_normal(n // 16)
+    f64 = rng.standard_normal(n // 16)
     out = []
     for fn in ("sort", "argsort"):
         for size in (n // 16, n):
@@ -79,6 +81,8 @@ def gpu_cases(n, rows, distinct):
         (f"sort rows {rows} x {rows} float32", lambda xp, d: xp.sort(d(sq), axis=-1)),
         (f"unique {ints.size:,} int32 ({distinct:,} distinct)", lambda xp, d: xp.unique(d(ints))),
         (f"searchsorted {queries.size:,} in {hay.size:,}", lambda xp, d: xp.searchsorted(d(hay), d(queries))),
+        (f"median {f64.size:,} float64", lambda xp, d: xp.median(d(f64))),
+        (f"percentile {f64.size:,} float64 (5 q)", lambda xp, d: xp.percentile(d(f64), [1, 25, 50, 75, 99])),
     ]
     return out
 
