@@ -6,11 +6,17 @@ GPU (where installed), side by side in one run, with the ratios of their times t
     python benchmarks/sort.py --gpu      # only the GPU cases (about a minute on the H200)
     python benchmarks/sort.py --scale 4  # every size divided by 4 (a quick look)
 
+On the GPU cupric runs twice: its default digit pass (kernels/sort_pass.cuh) and, as "cupric old",
+the first onesweep pass (CUPRIC_SORT_KERNEL=old); then the profiler's per-kernel times of one
+sort of 2^28 float32 (the histogram kernel and each digit pass) and one unique of 2^26 int32
+with each.
+
 Cases (issue 14): sort of 2^24 float32 and int64 and argsort of 2^24 float32 on the CPU (all
 cores; NumPy's AVX-512 sort is the anchor), sort along the rows of 4096 x 4096 float32, unique of
 2^22 int32 with 2^16 distinct values, searchsorted of 2^22 queries in 2^22 sorted values, median
 of 2^24 float64; on the GPU sort and argsort of 2^24 and 2^28 int32 and float32, rows of 16384 x
-16384 float32, unique of 2^26 int32 with 2^20 distinct values and searchsorted of 2^24 in 2^24.
+16384 float32, unique of 2^26 int32 with 2^20 distinct values, searchsorted of 2^24 in 2^24,
+and median and 5 percentiles of 2^24 float64 (cupric selects the ranks: no sort).
 Times are the best of a few runs after a warm-up (which compiles the kernels); a missing peer is
 n/a. A ratio column is the peer's time over cupric's: above 1, cupric is faster.
 
@@ -19,6 +25,7 @@ read for the digit histograms, ~9 GiB at ~4.0 TB/s: ~2.4 ms (CuPy/CUB measured 7
 
 import argparse
 import functools
+import os
 import time
 
 import numpy as np
@@ -63,6 +70,7 @@ def gpu_cases(n, rows, distinct):
     ints = rng.integers(0, distinct, n // 4).astype(np.int32)
     hay = np.sort(rng.standard_normal(n // 16))
     queries = rng.standard_normal(n // 16)
+    f64 = rng.standard_normal(n // 16)
     out = []
     for fn in ("sort", "argsort"):
         for size in (n // 16, n):
@@ -73,6 +81,8 @@ def gpu_cases(n, rows, distinct):
         (f"sort rows {rows} x {rows} float32", lambda xp, d: xp.sort(d(sq), axis=-1)),
         (f"unique {ints.size:,} int32 ({distinct:,} distinct)", lambda xp, d: xp.unique(d(ints))),
         (f"searchsorted {queries.size:,} in {hay.size:,}", lambda xp, d: xp.searchsorted(d(hay), d(queries))),
+        (f"median {f64.size:,} float64", lambda xp, d: xp.median(d(f64))),
+        (f"percentile {f64.size:,} float64 (5 q)", lambda xp, d: xp.percentile(d(f64), [1, 25, 50, 75, 99])),
     ]
     return out
 
@@ -116,12 +126,49 @@ def cpu_libs():
             "numpy": (np, lambda a: a, lambda: None)}
 
 
+class OldSortPass:
+    """cupric's namespace with CUPRIC_SORT_KERNEL=old set while each call launches its kernels."""
+
+    def __init__(self, cu):
+        self.cu = cu
+
+    def __getattr__(self, name):
+        fn = getattr(self.cu, name)
+
+        def call(*args, **kwargs):
+            with sort_kernel("old"):
+                return fn(*args, **kwargs)
+
+        return call
+
+
+class sort_kernel:  # noqa: N801  (a context manager, named as the variable it sets)
+    def __init__(self, which):
+        self.which = which
+
+    def __enter__(self):
+        self.saved = os.environ.get("CUPRIC_SORT_KERNEL")
+        if self.which:
+            os.environ["CUPRIC_SORT_KERNEL"] = self.which
+        else:
+            os.environ.pop("CUPRIC_SORT_KERNEL", None)
+
+    def __exit__(self, *exc):
+        if self.saved is None:
+            os.environ.pop("CUPRIC_SORT_KERNEL", None)
+        else:
+            os.environ["CUPRIC_SORT_KERNEL"] = self.saved
+
+
 def gpu_libs():
     import cupric as cu
 
     libs = {}
     if cu.cuda.is_available():
-        libs["cupric"] = (cu, lambda a: cu.asarray(a, device="cuda:0"), lambda: cu.cuda.Device().synchronize())
+        to_device = lambda a: cu.asarray(a, device="cuda:0")  # noqa: E731
+        sync = lambda: cu.cuda.Device().synchronize()  # noqa: E731
+        libs["cupric"] = (cu, to_device, sync)
+        libs["cupric old"] = (OldSortPass(cu), to_device, sync)
     try:
         import cupy as cp
 
@@ -163,6 +210,32 @@ def main():
         return
     print("\n## GPU\n")
     run(libs, gpu_cases((1 << 28) // args.scale, 16384 // int(args.scale**0.5), 1 << 20), args.reps)
+    pass_times((1 << 28) // args.scale)
+
+
+def pass_times(n):
+    """The profiler's device time per kernel of a float32 sort of n keys (each digit pass) and of
+    a unique of n / 4 int32 with 2^20 distinct values, with either pass kernel."""
+    import cupric as cu
+
+    rng = np.random.default_rng(1)
+    x = cu.asarray(rng.standard_normal(n).astype(np.float32), device="cuda:0")
+    ints = cu.asarray(rng.integers(0, 1 << 20, n // 4).astype(np.int32), device="cuda:0")
+    cases = [(f"sort {n:,} float32", lambda: cu.sort(x)), (f"unique {n // 4:,} int32", lambda: cu.unique(ints))]
+    for label, fn in cases:
+        for which in (None, "old"):
+            with sort_kernel(which):
+                fn()  # compiled and warm
+                cu.cuda.Device().synchronize()
+                try:
+                    with cu.profiler.profile() as prof:
+                        fn()
+                        cu.cuda.Device().synchronize()
+                except Exception as e:  # noqa: BLE001
+                    print(f"\n(no per-kernel times: {type(e).__name__}: {e})")
+                    return
+            print(f"\n### {label}, {which or 'default'} kernels: device time per kernel\n")
+            print(prof.table(group_by="kernel"))
 
 
 if __name__ == "__main__":

@@ -154,6 +154,12 @@ class Backend {
   virtual std::int64_t unique_runs(const Array& sorted, const Array& perm, const Array& values, const Array& index,
                                    const Array& ends, const Array& inverse, bool equal_nan) = 0;
 
+  /// (optional) The elements sort() would put at each of `ranks` (each in [0, n); repeats allowed)
+  /// of the 1-d C-contiguous `in` (a real dtype) into out[i] (C-contiguous, in's dtype, ranks.size()
+  /// elements), without sorting: a radix select, one read of `in` a key byte. Sort keys do not
+  /// tell -0.0 from 0.0 nor one NaN from another: a zero comes out as +0.0, a NaN as the canonical
+  /// one. Default: NotImplementedError naming the device.
+  virtual void select_ranks(const Array& in, const std::vector<std::int64_t>& ranks, const Array& out);
   /// (optional) Indexed copy over one leading dimension: out[i, r...] = the element of `src`
   /// at r... moved by offsets[i] elements. `offsets` is a 1-d int64 array on this device, `out`
   /// has shape [n] + src.shape and src's dtype. The array layer has checked the bounds.

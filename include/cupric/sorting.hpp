@@ -30,4 +30,10 @@ UniqueResult unique_flat(const Array& a, bool want_index, bool want_inverse, boo
 
 Array searchsorted(const Array& sorted, const Array& v, bool right = false, const Array& sorter = {});
 
+/// The elements of the flattened `a` (a real dtype) that sort() would put at each
+/// of `ranks` (integers in [0, a.size), any shape: the result is 1-d), found by the backend's radix
+/// select without sorting; a zero comes out as +0.0 and a NaN as the canonical one. Devices whose
+/// backend has no select raise NotImplementedError (median and quantile use it on CUDA only).
+Array select_ranks(const Array& a, const Array& ranks);
+
 }  // namespace cupric

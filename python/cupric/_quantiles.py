@@ -1,7 +1,8 @@
 """Order statistics on every device, from one sort along the reduced axes: median, quantile and
 percentile with every NumPy method (and NumPy's weights= for inverted_cdf), their nan-variants
 (each slice's count of numbers as its length), and ptp. NumPy's formulas (Hyndman & Fan's
-virtual indexes, its lerp), NumPy's dtypes."""
+virtual indexes, its lerp), NumPy's dtypes. One long column on a GPU is not sorted: the ranks
+the formulas read are selected (sorting.hpp's select_ranks, a radix select)."""
 
 import math as _math
 import warnings as _warnings
@@ -31,9 +32,37 @@ def _reduced_axes(axis, ndim):
     return axes
 
 
-def _sorted_slices(a, axis, sort=True):
+# the shortest column a GPU selects from rather than sorts, and the most ranks it selects (each
+# 8 of them read the data once a key byte)
+_SELECT_MIN = 1 << 16
+_SELECT_MAX_RANKS = 32
+
+
+class _Selected:
+    """Stands for the sorted (N, 1) slices of one long column on a GPU without sorting it:
+    _gather selects the rows asked for; the unsorted column serves what the order does not change
+    (the NaN count, the shape)."""
+
+    def __init__(self, flat):
+        self.unsorted = flat
+        self.shape, self.dtype, self.device = flat.shape, flat.dtype, flat.device
+
+
+def _selectable(flat, ranks):
+    """Whether `ranks` rows of the (N, R) slices come cheaper by selection than by a sort."""
+    return (flat.device.type == "cuda" and flat.shape[1] == 1 and flat.shape[0] >= _SELECT_MIN
+            and _dt.kind(flat.dtype) != "c" and ranks <= _SELECT_MAX_RANKS)
+
+
+def _unsorted(s):
+    """The slices in some order: the sorted ones, or the column a _Selected stands for."""
+    return s.unsorted if isinstance(s, _Selected) else s
+
+
+def _sorted_slices(a, axis, sort=True, ranks=None):
     """`a` sorted along the reduced axes, moved first and merged: (sorted (N, R), the kept shape,
-    the keepdims shape); unsorted when not `sort`."""
+    the keepdims shape); unsorted when not `sort`; a _Selected when `ranks` (how many rows will
+    be gathered) are selected cheaper."""
     axes = _reduced_axes(axis, a.ndim)
     kept = [d for d in range(a.ndim) if d not in axes]
     moved = _c.permute_dims(a, tuple(axes) + tuple(kept)) if a.ndim else a.reshape(1)
@@ -41,12 +70,24 @@ def _sorted_slices(a, axis, sort=True):
     n = _math.prod(a.shape[d] for d in axes) if a.ndim else 1
     flat = moved.reshape((n, _math.prod(kept_shape)))
     keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+    if sort and ranks is not None and _selectable(flat, ranks):
+        return _Selected(flat), kept_shape, keep_shape
     return (_c.sort(flat, axis=0) if sort else flat), kept_shape, keep_shape
 
 
-def _gather(s, idx):
-    """s[idx[q, r], r] for the sorted (N, R) slices; idx is (Q, R) or (Q, 1)."""
-    return s[idx, _c.arange(s.shape[1], device=s.device)]
+def _gather(s, *idxs):
+    """s[idx[q, r], r] for the sorted (N, R) slices, for each idx ((Q, R) or (Q, 1)); one array
+    for one idx, else a list. A _Selected selects all of them at once."""
+    if isinstance(s, _Selected):
+        flat = _c.concatenate([idx.reshape(-1) for idx in idxs])
+        picked = _c._select_ranks(s.unsorted, flat)
+        out, at = [], 0
+        for idx in idxs:
+            out.append(picked[at:at + idx.size].reshape(idx.shape))
+            at += idx.size
+    else:
+        out = [s[idx, _c.arange(s.shape[1], device=s.device)] for idx in idxs]
+    return out[0] if len(out) == 1 else out
 
 
 def _lerp(a, b, t, weak_dtype=None):
@@ -86,14 +127,16 @@ def _virtual_index(method, n, q):
     return _c.rint((n - 1) * q).astype("int64")  # nearest: round half to even, as np.around
 
 
-def _quantile_of_sorted(s, q, n, method, weak_q):
+def _quantile_of_sorted(s, q, n, method, weak_q, also=None):
     """Quantiles (Q, R) of the sorted slices s (N, R) holding n numbers each (an int, or an int64
-    array (R,) for the nan-variants); q is a float array (Q, 1)."""
+    array (R,) for the nan-variants); q is a float array (Q, 1). also: more rows of s (an index
+    array) gathered with them: then (quantiles, those rows)."""
     last = n - 1
     vi = _virtual_index(method, n, q)
+    extra = () if also is None else (also,)
     if method in _DISCRETE:
         idx = _c.clip(vi, 0, max(last, 0) if isinstance(last, int) else _c.maximum(last, 0))
-        return _gather(s, idx if idx.ndim == 2 else idx.reshape(-1, 1))
+        return _gather(s, idx if idx.ndim == 2 else idx.reshape(-1, 1), *extra)
     prev = _c.floor(vi)
     above = _c.logical_or(vi >= last, _c.isnan(vi))
     prev_i = _c.where(above, last, _c.where(vi < 0, 0, prev)).astype("int64")
@@ -107,7 +150,9 @@ def _quantile_of_sorted(s, q, n, method, weak_q):
     shape = lambda i: i if i.ndim == 2 else i.reshape(-1, 1)  # noqa: E731
     prev_i, next_i = _c.maximum(shape(prev_i), 0), _c.maximum(shape(next_i), 0)
     gamma = gamma if gamma.ndim == 2 else gamma.reshape(-1, 1)
-    return _lerp(_gather(s, prev_i), _gather(s, next_i), gamma, weak_dtype)
+    below, above, *rest = _gather(s, prev_i, next_i, *extra)
+    result = _lerp(below, above, gamma, weak_dtype)
+    return (result, *rest) if rest else result
 
 
 def _check_q(q, hi, what):
@@ -199,7 +244,7 @@ def _quantile(a, q, axis, out, method, keepdims, weights, nan, weak_q):
         raise ValueError("q must be a scalar or 1d")
     if _dt.kind(a.dtype) == "c":
         raise TypeError("a must be an array of real numbers")
-    s, kept_shape, keep_shape = _sorted_slices(a, axis)
+    s, kept_shape, keep_shape = _sorted_slices(a, axis, ranks=2 * q.size + 1)
     weak_q = weak_q is True or (weak_q == "numpy" and kept_shape == () and not nan)
     if s.shape[0] == 0:
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")
@@ -208,16 +253,18 @@ def _quantile(a, q, axis, out, method, keepdims, weights, nan, weak_q):
     q_col = q.reshape(-1, 1)
     floating = _dt.kind(a.dtype) == "f"
     if nan and floating:
-        n = s.shape[0] - _c.count_nonzero(_c.isnan(s), axis=0)
+        n = s.shape[0] - _c.count_nonzero(_c.isnan(_unsorted(s)), axis=0)
         result = _quantile_of_sorted(s, q_col, n, method, weak_q)
         empty = n == 0
         if bool(_c.any(empty)):
             _warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
             result = _c.where(empty, float("nan"), result)
+    elif floating:  # NaN sorts last: a slice with one has it in its last row
+        last_row = _c.full((1, 1), s.shape[0] - 1, dtype="int64", device=a.device)
+        result, last = _quantile_of_sorted(s, q_col, s.shape[0], method, weak_q, also=last_row)
+        result = _c.where(_c.isnan(last), last, result)
     else:
         result = _quantile_of_sorted(s, q_col, s.shape[0], method, weak_q)
-        if floating:
-            result = _c.where(_c.isnan(s[-1]), s[-1], result)
     return _finish(result, kept_shape, keep_shape, q.shape, keepdims, out)
 
 
@@ -276,10 +323,10 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 def _median(a, axis, out, keepdims, nan):
     a = _c.asarray(a)
-    s, kept_shape, keep_shape = _sorted_slices(a, axis)
+    s, kept_shape, keep_shape = _sorted_slices(a, axis, ranks=3)
     floating = _dt.kind(a.dtype) in "fc"
     if nan and _dt.kind(a.dtype) == "f":
-        n = s.shape[0] - _c.count_nonzero(_c.isnan(s), axis=0)
+        n = s.shape[0] - _c.count_nonzero(_c.isnan(_unsorted(s)), axis=0)
     else:
         n = s.shape[0]
     if s.shape[0] == 0:
@@ -292,16 +339,17 @@ def _median(a, axis, out, keepdims, nan):
         else:
             lo = _c.maximum((n - 1) // 2, 0).reshape(1, -1)
             hi = _c.maximum(n // 2, 0).reshape(1, -1)
-        pair = _c.concatenate([_gather(s, lo), _gather(s, hi)])
-        result = _c.mean(pair, axis=0, keepdims=True)
-        if nan and floating and _dt.kind(a.dtype) == "f":
+        checks_nan = floating and not (nan and _dt.kind(a.dtype) == "f")
+        last_row = _c.full((1, 1), s.shape[0] - 1, dtype="int64", device=a.device)
+        low, high, *last = _gather(s, lo, hi, *((last_row,) if checks_nan else ()))
+        result = _c.mean(_c.concatenate([low, high]), axis=0, keepdims=True)
+        if not checks_nan and floating:
             empty = n == 0
             if bool(_c.any(empty)):
                 _warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
                 result = _c.where(empty, float("nan"), result)
-        elif floating:
-            last = s[-1:]
-            result = _c.where(_c.isnan(last), last.astype(result.dtype), result)
+        elif checks_nan:  # NaN sorts last: a slice with one has it in its last row
+            result = _c.where(_c.isnan(last[0]), last[0].astype(result.dtype), result)
     return _finish(result, kept_shape, keep_shape, (), keepdims, out)
 
 

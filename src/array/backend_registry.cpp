@@ -36,6 +36,10 @@ void register_backend(Device::Type type, BackendFactory factory) {
   registry().factories[type] = factory;
 }
 
+void Backend::select_ranks(const Array&, const std::vector<std::int64_t>&, const Array&) {
+  throw NotImplementedError(cat("selection by rank (radix select) is not implemented on ", device().str()));
+}
+
 void Backend::gather(const Array&, const Array&, const Array&) {
   throw NotImplementedError(cat("indexing with arrays (gather) is not implemented on ", device().str()));
 }

@@ -143,4 +143,22 @@ UniqueResult unique_flat(const Array& a, bool want_index, bool want_inverse, boo
   return r;
 }
 
+Array select_ranks(const Array& a, const Array& ranks) {
+  if (is_complex(a.dtype())) throw TypeError(cat("select_ranks takes real numbers, got ", name(a.dtype())));
+  if (!is_integer(ranks.dtype()))
+    throw TypeError(cat("select_ranks: ranks must be integers, got ", name(ranks.dtype())));
+  const std::int64_t n = a.size();
+  const Array flat = ascontiguous(reshape(a, {n}));
+  const Array want = ascontiguous(converted(reshape(ranks, {ranks.size()}), DType::int64));
+  std::vector<std::int64_t> host(static_cast<std::size_t>(want.size()));
+  backend_for(want.device()).copy_to_host(host.data(), want.data(), host.size() * sizeof(std::int64_t));
+  for (const std::int64_t r : host)
+    if (r < 0 || r >= n) throw IndexError(cat("rank ", r, " is out of bounds for ", n, " elements"));
+  profiler::OpScope profiled(profiler::OpModel::sort, "select_ranks", {&a});
+  Array out = Array::empty({want.size()}, a.dtype(), a.device());
+  backend_for(a.device()).select_ranks(flat, host, out);
+  profiled.output(out);
+  return out;
+}
+
 }  // namespace cupric

@@ -61,6 +61,8 @@ void bind_sort(nb::module_& m) {
     auto opt = [](const Array& x) { return x.defined() ? nb::cast(x) : nb::none(); };
     return nb::make_tuple(r.values, opt(r.index), opt(r.inverse), opt(r.counts));
   });
+  // median and quantile of one long column on a GPU (python/cupric/_quantiles.py)
+  m.def("_select_ranks", [](const Array& a, const Array& ranks) { return select_ranks(a, ranks); });
   // for the Python compositions: the AxisError they raise is the core's (NumPy's subclass)
   m.def("_normalize_axis", [](IntLike axis, int ndim) { return normalize_axis(*axis_from_py(axis), ndim); });
   for (auto [name, fn] : {std::pair<const char*, SortFn>{"sort", &sort}, {"argsort", &argsort}}) {

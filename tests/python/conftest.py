@@ -51,6 +51,15 @@ def device(request):
     return request.param
 
 
+@pytest.fixture(autouse=True)
+def _first_sort_kernels(request, monkeypatch):
+    """A test given the device "cuda:old" (the sorting and set tests) runs on CUDA with the first
+    onesweep pass and unique kernel (CUPRIC_SORT_KERNEL=old), beside the default ones."""
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and callspec.params.get("device") == "cuda:old":
+        monkeypatch.setenv("CUPRIC_SORT_KERNEL", "old")
+
+
 @pytest.fixture(scope="session")
 def fake_dir(tmp_path_factory):
     """The directory of the stand-in libcuda.so.1 (fake_driver.py), built once per session."""

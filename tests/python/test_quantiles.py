@@ -130,3 +130,54 @@ def test_weights_errors_are_numpys(device):
         cu.quantile(x, 0.5, method="inverted_cdf", weights=-w)
     with pytest.raises(ValueError, match="Weights included NaN, inf or were all zero"):
         cu.quantile(x, 0.5, method="inverted_cdf", weights=w * 0)
+
+
+def select_cases(dtype, nan, n):
+    """A long column (past the GPU's selection threshold) with NaN, repeats and extremes."""
+    rng = np.random.default_rng(31)
+    x = (rng.standard_normal(n) * 1000).astype(dtype)
+    x[rng.integers(0, n, n // 3)] = x[7]  # a long run of one value
+    if nan:
+        x[rng.integers(0, n, 5)] = np.nan
+    return x
+
+
+def check_order_statistics(x, device):
+    c = on(x, device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(cu.median(c), np.median(x))
+        same(cu.nanmedian(c), np.nanmedian(x))
+        same(cu.median(c[:-1]), np.median(x[:-1]))  # an even count: the mean of two ranks
+        for method in METHODS:
+            same(cu.quantile(c, [0.0, 0.1, 0.5, 0.77, 1.0], method=method),
+                 np.quantile(x, [0.0, 0.1, 0.5, 0.77, 1.0], method=method))
+            same(cu.nanquantile(c, 0.3, method=method), np.nanquantile(x, 0.3, method=method))
+        same(cu.percentile(c.reshape(-1, 1), 42, axis=0, keepdims=True),
+             np.percentile(x.reshape(-1, 1), 42, axis=0, keepdims=True))
+
+
+def test_selection_composes_as_the_sort(monkeypatch):
+    # the compositions around the GPU's radix select, on the CPU with a stand-in select (the rows
+    # of the sorted column): the ranks they ask for, how they split them, the NaN check
+    from cupric import _quantiles
+
+    asked = []
+
+    def fake_select(a, ranks):
+        asked.append(ranks.size)
+        return cu.sort(a.reshape(-1))[ranks]
+
+    monkeypatch.setattr(_quantiles, "_selectable", lambda flat, ranks: flat.shape[1] == 1 and ranks <= 32)
+    monkeypatch.setattr(_quantiles._c, "_select_ranks", fake_select, raising=False)
+    for dtype, nan in [("float64", True), ("float32", False), ("int64", False), ("float16", True)]:
+        check_order_statistics(select_cases(dtype, nan, 1001), "cpu")
+    assert asked and max(asked) <= 11  # one select per statistic: 5 quantiles, twice, and the last row
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int16", "uint8", "float16"])
+def test_order_statistics_of_a_long_column_select_on_the_gpu(dtype):
+    floating = np.dtype(dtype).kind == "f"
+    for nan in [False, True] if floating else [False]:
+        check_order_statistics(select_cases(dtype, nan, (1 << 17) + 3), "cuda")

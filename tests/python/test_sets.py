@@ -5,7 +5,8 @@ import cupric as cu
 import numpy as np
 import pytest
 
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+# "cuda:old": the GPU with the first sort and unique kernels (CUPRIC_SORT_KERNEL=old, set by conftest.py)
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu), pytest.param("cuda:old", marks=pytest.mark.gpu)]
 
 
 def host(a):
@@ -24,7 +25,7 @@ def same(got, want):
 
 
 def on(x, device):
-    return cu.asarray(x).to_device(device)
+    return cu.asarray(x).to_device(device.removesuffix(":old"))
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -67,6 +68,10 @@ def test_unique_one_pass_sizes_and_runs(dtype, device):
         for kw in [{}, dict.fromkeys(everything, True), {"return_counts": True, "equal_nan": False}]:
             same(cu.unique(on(x.reshape(-1, 1) if n % 2 else x, device), **kw),
                  np.unique(x.reshape(-1, 1) if n % 2 else x, **kw))
+    for edge in (4095, 4096, 4097):  # a run ends at (or beside) the first tile's last element
+        x = np.repeat(np.array([0, 1]).astype(dtype), [edge, 9000 - edge])
+        same(cu.unique(on(x, device), return_counts=True, return_inverse=True),
+             np.unique(x, return_counts=True, return_inverse=True))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -100,6 +100,7 @@ class CudaBackend final : public Backend {
   void random(const RandomRequest& request, const Array& out) override;
   void sort(const Array& in, const Array& values, const Array& indices, bool descending) override;       // sort.cpp
   void search_sorted(const Array& sorted, const Array& needles, const Array& out, bool right) override;  // sort.cpp
+  void select_ranks(const Array& in, const std::vector<std::int64_t>& ranks, const Array& out) override;
   std::int64_t unique_runs(const Array& sorted, const Array& perm, const Array& values, const Array& index,
                            const Array& ends, const Array& inverse, bool equal_nan) override;  // sort.cpp
   void gather(const Array& src, const Array& offsets, const Array& out) override;

@@ -53,8 +53,9 @@ def test_sources_define_the_kernels_the_backend_launches():
               "cumsum f2": ["cumsum_f2_f2"], "cumprod i4": ["cumprod_i4_i4"], "argmax f8": ["argmax_f8"],
               "argmin c8": ["argmin_c8"], "gather 8": ["gather_8", "scatter_8"],
               "sort f4": ["sort_hist_f4", "sort_starts_f4", "sort_pass_f4", "sort_pass_idx_f4", "sort_pass_wide_f4",
-                          "sort_pass_idx_wide_f4", "unique_f4", "search_f4"],
-              "sort c8": ["sort_ckeys_c8", "sort_gather_c8", "sort_pass_idx_c8", "search_c8"]}
+                          "sort_pass_idx_wide_f4", "sort_sweep_f4", "sort_sweep_idx_f4", "sort_sweep_wide_f4",
+                          "sort_sweep_idx_wide_f4", "unique_f4", "unique_tiles_f4", "search_f4"],
+              "sort c8": ["sort_ckeys_c8", "sort_gather_c8", "sort_pass_idx_c8", "sort_sweep_idx_c8", "search_c8"]}
     for label, names in expect.items():
         for name in names:
             assert f" {name}(" in SOURCES[label], (label, name)
@@ -91,7 +92,7 @@ def test_a_bad_source_is_a_compile_error_with_the_log():
 
 
 FAMILY = {"reduce": "reduce", "argmax": "arg_reduce", "argmin": "arg_reduce", "cumsum": "scan", "cumprod": "scan",
-          "gather": "gather", "random": "random", "arange": "arange", "sort": "sort"}
+          "gather": "gather", "random": "random", "arange": "arange", "sort": "sort_pass"}
 
 
 def test_each_source_includes_only_its_family_header():

@@ -8,7 +8,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+# "cuda:old": the GPU with the first sort and unique kernels (CUPRIC_SORT_KERNEL=old, set by conftest.py)
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu), pytest.param("cuda:old", marks=pytest.mark.gpu)]
 REAL = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
         "float64"]
 ALL = REAL + ["bfloat16", "complex64", "complex128"]
@@ -52,7 +53,7 @@ def to_host(a):
 
 
 def on(x, device):
-    return cu.asarray(x).to_device(device)
+    return cu.asarray(x).to_device(device.removesuffix(":old"))
 
 
 def check_sorted(x, axis, device):
@@ -121,8 +122,10 @@ def test_non_contiguous_views(device):
         np.testing.assert_array_equal(to_host(cu.argsort(view, axis=0)), np.argsort(want, axis=0, kind="stable"))
 
 
-# the GPU sort's tiles hold 4096 keys (2048 of 8-byte keys): sizes around one, two and many tiles
-TILE_SIZES = [2047, 2048, 2049, 4095, 4096, 4097, 8191, 8193, 3 * 4096 + 1]
+# the GPU sort's tiles hold 6144 keys (3072 of 8-byte keys; CUPRIC_SORT_KERNEL=old: 4096 and
+# 2048): sizes around one, two and many tiles of either
+TILE_SIZES = [2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 6144, 6145, 8191, 8193, 3 * 4096 + 1,
+              2 * 6144 + 1]
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -151,6 +154,36 @@ def test_many_tiles_of_negative_floats_nan_and_signed_zeros(dtype, device):
     want = np.argsort(-oracle(x), kind="stable")  # NaN first, equal keys in input order
     nan = np.isnan(oracle(x))
     np.testing.assert_array_equal(got, np.concatenate([np.flatnonzero(nan), want[: (~nan).sum()]]))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("device", ["cuda", "cuda:old"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint16", "int8"])
+def test_large_sorts_on_the_gpu(dtype, device):
+    # 2^24 keys: thousands of tiles in each pass's look-back; few distinct values, so stability counts
+    rng = np.random.default_rng(14)
+    x = rand(dtype, 1 << 24, rng, spread=10**9 if dtype == "int64" else 300)
+    if dtype == "float32":
+        x = with_specials(x)
+    check_sorted(x, -1, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["int64", "uint32", "float64", "uint8"])
+@pytest.mark.parametrize("values", ["small", "one_byte_varies", "all_equal"])
+def test_passes_over_a_shared_digit_are_skipped(dtype, values, device):
+    # past 2^16 keys in one row the GPU runs only the passes whose digit differs between keys:
+    # none but one when all are equal, the first or a middle one alone, a first and a last one
+    rng = np.random.default_rng(15)
+    n = (1 << 17) + 5
+    x = rand(dtype, n, rng, spread=100)
+    if values == "one_byte_varies" and dtype != "float64":
+        x = (x.astype(np.int64) % 7 * 256 + 3).astype(dtype)  # the second byte alone varies
+    elif values == "all_equal":
+        x = np.full(n, x[0])
+    check_sorted(x, -1, device)
+    got = to_host(cu.argsort(on(x, device), descending=True))
+    np.testing.assert_array_equal(got, np.argsort(-x.astype(np.float64), kind="stable"))
 
 
 @pytest.mark.parametrize("device", DEVICES)
