@@ -95,8 +95,7 @@ TEST(CudaKernelsOnHost, MaskKeepsTheOutputAndBroadcastIsReadOnce) {
   map_vec<AddF4, 4>(out.data(), n, MapMask<4, 2>(mask), MapArray<float, float, 4, 0>(x.data()),
                     MapValue<float>(cu::convert<float>(zero_d)));
   map_one<AddF4, kOnePerThread>(out_one.data(), n, MapMask<kOnePerThread, 2>(mask),
-                                MapArray<float, float, kOnePerThread, 0>(x.data()),
-                 MapValue<float>(zero_d));
+                                MapArray<float, float, kOnePerThread, 0>(x.data()), MapValue<float>(zero_d));
   for (std::int64_t i = 0; i < n; ++i) {
     const float want = mask_bytes[i] ? x[i] + 10.0f : -100.0f;
     ASSERT_EQ(out[i], want) << i;

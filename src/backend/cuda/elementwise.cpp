@@ -91,8 +91,9 @@ std::string render_map(const MapSpec& s) {
     out += entry(s, "_nd", "kNdThreads", cat(params, ", const Geo<", nop, "> g"),
                  cat("map_nd<Map>(po, n, g, ", operands(s, "1"), ")"));
   if (s.transpose && on('t'))
-    out += entry(s, "_t2", "256", "const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx",
-                 "map_t2<Map, C0>(p0, po, nx, ny, in_sy, out_sx)");
+    out +=
+        entry(s, "_t2", "256", "const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx",
+              "map_t2<Map, C0>(p0, po, nx, ny, in_sy, out_sx)");
   return out;
 }
 
