@@ -97,7 +97,8 @@ __device__ __forceinline__ void map_vec(SO* __restrict__ po, i64 n, Mask w, In..
       if (w.lane(e)) r.v[e] = F::apply(in.lane(e)...);
     reinterpret_cast<Vec<SO, V>*>(po)[j] = r;
   }
-  CUPRIC_GRID_LOOP(i, nv * V, n) {
+#pragma unroll 1  // (fewer than V elements: a loop only for grids of fewer threads, as on the host)
+  for (i64 i = nv * V + (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
     if (!w.on(i)) continue;
     po[i] = F::apply(in.value(i)...);
   }
