@@ -452,7 +452,7 @@ class Kernel(Launchable):
         for bz in range(g[2]):
             for by in range(g[1]):
                 for bx in range(g[0]):
-                    with I.Block((bx, by, bz), g):
+                    with I.Block((bx, by, bz), g, self.debug):
                         self.fn(*args)
 
     # ---- inspection ----------------------------------------------------------------------------------
