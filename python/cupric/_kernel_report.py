@@ -16,7 +16,7 @@ from . import _cupric as _c
 
 _ka = _c._kernel_analysis
 DEFAULT_ARCH = "sm_90a"  # the target without a GPU: the H200 the project runs on
-ARRAY_KERNEL_THREADS = 256  # the block size of the CUDA backend's launches (kernels/common.cuh)
+ARRAY_KERNEL_THREADS = 256  # the block size of the CUDA backend's launches with no __launch_bounds__
 
 
 # ---- tools and facts ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 // tests/python/backend/test_cuda_kernels.py; these check what the code computes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -67,7 +68,8 @@ TEST(CudaKernelsOnHost, MapPathsAgree) {
   std::vector<float> vec(n), one(n), nd(n);
   map_vec<AddF4, 4>(vec.data(), n, NoMask(), MapArray<float, float, 4, 0>(x.data()),
                     MapArray<float, float, 4, 1>(y.data()));
-  map_one<AddF4>(one.data(), n, NoMask(), MapArray<float, float, 1, 0>(x.data()), MapValue<float>(2.5f));
+  map_one<AddF4, kOnePerThread>(one.data(), n, NoMask(), MapArray<float, float, kOnePerThread, 0>(x.data()),
+                                MapValue<float>(2.5f));
   Geo<3> g{};  // x read backwards, y forwards, the output forwards: byte strides
   g.nd = 1;
   g.shape[0] = n;
@@ -92,12 +94,48 @@ TEST(CudaKernelsOnHost, MaskKeepsTheOutputAndBroadcastIsReadOnce) {
   const float zero_d = 10.0f;  // a 0-d device operand: read once, as a value
   map_vec<AddF4, 4>(out.data(), n, MapMask<4, 2>(mask), MapArray<float, float, 4, 0>(x.data()),
                     MapValue<float>(cu::convert<float>(zero_d)));
-  map_one<AddF4>(out_one.data(), n, MapMask<1, 2>(mask), MapArray<float, float, 1, 0>(x.data()),
-                 MapValue<float>(zero_d));
+  map_one<AddF4, kOnePerThread>(out_one.data(), n, MapMask<kOnePerThread, 2>(mask),
+                                MapArray<float, float, kOnePerThread, 0>(x.data()), MapValue<float>(zero_d));
   for (std::int64_t i = 0; i < n; ++i) {
     const float want = mask_bytes[i] ? x[i] + 10.0f : -100.0f;
     ASSERT_EQ(out[i], want) << i;
     ASSERT_EQ(out_one[i], want) << i;
+  }
+}
+
+/// Runs `body` as every thread of a grid of `blocks` x `threads`, one after another (map threads
+/// never talk to each other, so any order is one the GPU could take).
+template <class Body>
+void as_grid(unsigned blocks, unsigned threads, const Body& body) {
+  gridDim.x = blocks, blockDim.x = threads;
+  for (blockIdx.x = 0; blockIdx.x < blocks; ++blockIdx.x)
+    for (threadIdx.x = 0; threadIdx.x < threads; ++threadIdx.x) body();
+  gridDim.x = blockDim.x = 1, blockIdx.x = threadIdx.x = 0;
+}
+
+TEST(CudaKernelsOnHost, MapsCoverEveryElementOnceForAnyGrid) {
+  // the launcher's one-pass grid (map_launch.h), and grids too small for one pass (clamped at
+  // 2^31 - 1 blocks on the GPU): every element is written, by the vector body or the tail
+  for (const std::int64_t n : {1, 3, 4, 5, 127, 128, 513, 1003, 4099}) {
+    const std::vector<float> x = iota(n, 0.5f), y = iota(n, -1.5f);
+    const auto nv = static_cast<unsigned>(n / 4);
+    const auto pass_vec = static_cast<unsigned>((nv + kVecThreads - 1) / kVecThreads);
+    const auto pass_one = static_cast<unsigned>((n + kOneThreads * kOnePerThread - 1) / (kOneThreads * kOnePerThread));
+    for (const unsigned blocks : {std::max(pass_vec, 1u), 1u, 2u}) {
+      std::vector<float> vec(n, NAN), one(n, NAN);
+      as_grid(blocks, kVecThreads, [&] {
+        map_vec<AddF4, 4>(vec.data(), n, NoMask(), MapArray<float, float, 4, 0>(x.data()),
+                          MapArray<float, float, 4, 1>(y.data()));
+      });
+      as_grid(blocks == 1 ? 1 : std::max(pass_one, 1u), blocks == 2 ? 3 : kOneThreads, [&] {
+        map_one<AddF4, kOnePerThread>(one.data(), n, NoMask(), MapArray<float, float, kOnePerThread, 0>(x.data()),
+                                      MapArray<float, float, kOnePerThread, 1>(y.data()));
+      });
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(vec[i], x[i] + y[i]) << n << " " << blocks << " " << i;
+        ASSERT_EQ(one[i], x[i] + y[i]) << n << " " << blocks << " " << i;
+      }
+    }
   }
 }
 

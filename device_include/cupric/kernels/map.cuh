@@ -1,35 +1,48 @@
 // cupric/kernels/map.cuh — the elementwise map kernels of the CUDA backend (ufunc loops, casts,
-// fills): out = F::apply(inputs...) over n elements. Paths: map_vec (contiguous, 16-byte vectors,
-// grid-stride, each thread's next vectors requested an iteration ahead), map_one (contiguous,
-// element by element), map_nd (any strides, through Geo) and map_t2 (a 2-d copy through 32x32
-// shared-memory tiles). The renderer (src/backend/cuda/elementwise.cpp) writes F and the entry
-// points; inputs are MapArray (read from memory) or MapValue (one value), the mask MapMask or NoMask.
+// fills): out = F::apply(inputs...) over n elements. Paths: map_vec (contiguous, one 16-byte
+// vector per operand and thread), map_one (contiguous, element by element), map_nd (any strides,
+// through Geo) and map_t2 (a 2-d copy through 32x32 shared-memory tiles); map_launch.h says how a
+// launch covers the elements. The renderer (src/backend/cuda/elementwise.cpp) writes F and the
+// entry points; inputs are MapArray (read from memory) or MapValue (one value), the mask MapMask
+// or NoMask.
 #pragma once
 
 #include "cupric/kernels/common.cuh"
+#include "cupric/kernels/map_launch.h"
 
 namespace cupric::kernels {
 
+/// log2 of a power of two, so that counts of vectors are shifts: a signed 64-bit division by a
+/// template constant became a call to a division routine under NVRTC's -Ofc=min.
+template <int V>
+__device__ constexpr int log2_of() {
+  static_assert(V > 0 && (V & (V - 1)) == 0, "vector widths are powers of two");
+  if constexpr (V == 1) return 0;
+  else return 1 + log2_of<V / 2>();
+}
+
 /// Input K of a map, read from memory in its stored type S and converted to its compute type C:
-/// element by element, or V at a time (x holds this iteration's vector, y the next one's).
+/// element by element, or V at a time into x (one 16-byte vector, or V elements `spaced` apart).
 template <class S, class C, int V, int K>
 struct MapArray {
-  __device__ __forceinline__ explicit MapArray(const S* q) : p(q) {}  // (x and y start unset)
+  __device__ __forceinline__ explicit MapArray(const S* q) : p(q) {}  // (x starts unset)
   const S* p;
-  Vec<S, V> x, y;
-  __device__ __forceinline__ void first(i64 j) { x = reinterpret_cast<const Vec<S, V>*>(p)[j]; }
-  __device__ __forceinline__ void next(i64 j) { y = reinterpret_cast<const Vec<S, V>*>(p)[j]; }
-  __device__ __forceinline__ void shift() { x = y; }
+  Vec<S, V> x;
+  __device__ __forceinline__ void load(i64 j) { x = reinterpret_cast<const Vec<S, V>*>(p)[j]; }
+  __device__ __forceinline__ void load_spaced(i64 i, i64 gap, i64 n) {
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      if (i + e * gap < n) x.v[e] = p[i + e * gap];
+  }
   __device__ __forceinline__ C lane(int e) const { return cu::convert<C>(x.v[e]); }
   __device__ __forceinline__ C value(i64 i) const { return cu::convert<C>(p[i]); }
   __device__ __forceinline__ C value_at(const i64* o) const { return cu::convert<C>(at<S>(p, o[K])); }
 };
 
-/// What an operand that reads no memory per element does on the vector path: nothing.
+/// What an operand that reads no memory per element does when the others load: nothing.
 struct Unread {
-  __device__ __forceinline__ void first(i64) {}
-  __device__ __forceinline__ void next(i64) {}
-  __device__ __forceinline__ void shift() {}
+  __device__ __forceinline__ void load(i64) {}
+  __device__ __forceinline__ void load_spaced(i64, i64, i64) {}
 };
 
 /// An input that is one value: a Python scalar passed by value, or a 0-d device operand read
@@ -49,10 +62,13 @@ struct MapMask {
   static constexpr bool kOn = true;
   __device__ __forceinline__ explicit MapMask(const bool* q) : p(q) {}
   const bool* p;
-  Vec<bool, V> w, yw;
-  __device__ __forceinline__ void first(i64 j) { w = reinterpret_cast<const Vec<bool, V>*>(p)[j]; }
-  __device__ __forceinline__ void next(i64 j) { yw = reinterpret_cast<const Vec<bool, V>*>(p)[j]; }
-  __device__ __forceinline__ void shift() { w = yw; }
+  Vec<bool, V> w;
+  __device__ __forceinline__ void load(i64 j) { w = reinterpret_cast<const Vec<bool, V>*>(p)[j]; }
+  __device__ __forceinline__ void load_spaced(i64 i, i64 gap, i64 n) {
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      if (i + e * gap < n) w.v[e] = p[i + e * gap];
+  }
   __device__ __forceinline__ bool lane(int e) const { return w.v[e]; }
   __device__ __forceinline__ bool on(i64 i) const { return p[i]; }
   __device__ __forceinline__ bool on_at(const i64* o) const { return at<bool>(p, o[K]); }
@@ -64,42 +80,44 @@ struct NoMask : Unread {
   __device__ __forceinline__ bool on_at(const i64*) const { return true; }
 };
 
-/// Contiguous operands, V elements per 16-byte vector (n / V vectors, then the tail one by one).
+/// Contiguous operands, V elements per 16-byte vector: thread j maps vector j (every load issued
+/// before the first store), then the n % V elements past the last vector one by one.
 template <class F, int V, class SO, class Mask, class... In>
 __device__ __forceinline__ void map_vec(SO* __restrict__ po, i64 n, Mask w, In... in) {
-  const i64 nv = n / V;
+  const i64 nv = n >> log2_of<V>();
   const i64 step = (i64)gridDim.x * blockDim.x;
-  i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < nv) {
-    (in.first(j), ...);
-    w.first(j);
-  }
-  for (; j < nv; j += step) {
-    if (j + step < nv) {
-      (in.next(j + step), ...);
-      w.next(j + step);
-    }
+#pragma unroll 1  // one pass on the launcher's grid: unrolling would only add a trip-count division
+  for (i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x; j < nv; j += step) {
+    (in.load(j), ...);
+    w.load(j);
     Vec<SO, V> r;
     if constexpr (Mask::kOn) r = reinterpret_cast<const Vec<SO, V>*>(po)[j];
 #pragma unroll
     for (int e = 0; e < V; ++e)
       if (w.lane(e)) r.v[e] = F::apply(in.lane(e)...);
     reinterpret_cast<Vec<SO, V>*>(po)[j] = r;
-    (in.shift(), ...);
-    w.shift();
   }
-  CUPRIC_GRID_LOOP(i, nv * V, n) {
+#pragma unroll 1  // (fewer than V elements: a loop only for grids of fewer threads, as on the host)
+  for (i64 i = nv * V + (i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
     if (!w.on(i)) continue;
     po[i] = F::apply(in.value(i)...);
   }
 }
 
-/// Contiguous operands, one element at a time (misaligned or too short for vectors).
-template <class F, class SO, class Mask, class... In>
+/// Contiguous operands, element by element (misaligned, or too short for vectors): a block maps
+/// a tile of U * blockDim elements, each thread U of them a block apart, loaded before any is
+/// stored (the operands are rendered with V = U).
+template <class F, int U, class SO, class Mask, class... In>
 __device__ __forceinline__ void map_one(SO* __restrict__ po, i64 n, Mask w, In... in) {
-  CUPRIC_GRID_LOOP(i, 0, n) {
-    if (!w.on(i)) continue;
-    po[i] = F::apply(in.value(i)...);
+  const i64 tile = (i64)blockDim.x * U;
+#pragma unroll 1
+  for (i64 t = (i64)blockIdx.x * tile; t < n; t += (i64)gridDim.x * tile) {
+    const i64 i = t + threadIdx.x;
+    (in.load_spaced(i, blockDim.x, n), ...);
+    w.load_spaced(i, blockDim.x, n);
+#pragma unroll
+    for (int e = 0; e < U; ++e)
+      if (i + e * blockDim.x < n && w.lane(e)) po[i + e * blockDim.x] = F::apply(in.lane(e)...);
   }
 }
 

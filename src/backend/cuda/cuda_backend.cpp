@@ -355,6 +355,14 @@ void CudaBackend::launch_grid(const runtime::Kernel& k, std::int64_t work, runti
   launch(k, c, args);
 }
 
+void CudaBackend::launch_pass(const runtime::Kernel& k, std::int64_t work, int threads, runtime::ArgPacker& args) {
+  runtime::LaunchConfig c;
+  const std::int64_t blocks = std::clamp<std::int64_t>((work + threads - 1) / threads, 1, std::int64_t{0x7fffffff});
+  c.grid = {static_cast<unsigned>(blocks), 1, 1};
+  c.block = {static_cast<unsigned>(threads), 1, 1};
+  launch(k, c, args);
+}
+
 // ---- registration --------------------------------------------------------------------------
 
 std::unique_ptr<Backend> make_cuda_backend(int index) { return std::make_unique<CudaBackend>(index); }

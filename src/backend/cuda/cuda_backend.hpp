@@ -114,6 +114,9 @@ class CudaBackend final : public Backend {
                                 const std::function<std::string()>& render);
   /// Launches a grid-stride kernel over `work` items (blocks of 256, a few waves at most).
   void launch_grid(const runtime::Kernel& k, std::int64_t work, runtime::ArgPacker& args);
+  /// One pass of a map: `work` threads' worth (rounded up to whole blocks of `threads`), as many
+  /// blocks as that takes (clamped to CUDA's 2^31 - 1: the map kernels stride over their grid).
+  void launch_pass(const runtime::Kernel& k, std::int64_t work, int threads, runtime::ArgPacker& args);
   void launch(const runtime::Kernel& k, const runtime::LaunchConfig& config, runtime::ArgPacker& args);
   /// Notes that work queued now on the current stream writes `storage` (its last writer).
   void note_write(Storage* storage);

@@ -10,6 +10,7 @@
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/kernels/map_launch.h"
 #include "cupric/runtime/device.hpp"
 #include "launch_args.hpp"
 
@@ -51,8 +52,9 @@ std::string kernel_params(const MapSpec& s) {
   return p;
 }
 
-/// The mask and inputs handed to a map template; `width`: elements per vector load (1: none).
-std::string operands(const MapSpec& s, int width) {
+/// The mask and inputs handed to a map template; `width`: the elements each operand holds per
+/// thread (a vector's lanes, or map_one's kOnePerThread; 1: none, read through value_at).
+std::string operands(const MapSpec& s, const std::string& width) {
   const std::size_t nin = s.in_store.size();
   std::string out = s.where ? cat("MapMask<", width, ", ", nin + 1, ">(pw)") : std::string("NoMask()");
   for (std::size_t k = 0; k < nin; ++k) {
@@ -64,9 +66,11 @@ std::string operands(const MapSpec& s, int width) {
   return out;
 }
 
-std::string entry(const MapSpec& s, const char* suffix, const std::string& params, const std::string& body) {
-  return cat("extern \"C\" __global__ void __launch_bounds__(256) ", s.name, suffix, "(", params, ") {\n  ", body,
-             ";\n}\n");
+/// An entry point; `threads`: its block size (a constant of cupric/kernels/map_launch.h or a number).
+std::string entry(const MapSpec& s, const char* suffix, const char* threads, const std::string& params,
+                  const std::string& body) {
+  return cat("extern \"C\" __global__ void __launch_bounds__(", threads, ") ", s.name, suffix, "(", params, ") {\n  ",
+             body, ";\n}\n");
 }
 }  // namespace
 
@@ -77,15 +81,19 @@ std::string render_map(const MapSpec& s) {
   const std::string params = kernel_params(s);
   const std::size_t nop = s.in_store.size() + 1 + (s.where ? 1 : 0);
   std::string out = cat(include_family("map"), "using namespace cupric::kernels;\n", typedefs(s), apply_struct(s));
+  const std::string width = std::to_string(s.vector_width());
   if (on('v'))
-    out += entry(s, "_vec", params,
-                 cat("map_vec<Map, ", s.vector_width(), ">(po, n, ", operands(s, s.vector_width()), ")"));
-  if (on('o')) out += entry(s, "_one", params, cat("map_one<Map>(po, n, ", operands(s, 1), ")"));
+    out += entry(s, "_vec", "kVecThreads", params, cat("map_vec<Map, ", width, ">(po, n, ", operands(s, width), ")"));
+  if (on('o'))
+    out += entry(s, "_one", "kOneThreads", params,
+                 cat("map_one<Map, kOnePerThread>(po, n, ", operands(s, "kOnePerThread"), ")"));
   if (on('n'))
-    out += entry(s, "_nd", cat(params, ", const Geo<", nop, "> g"), cat("map_nd<Map>(po, n, g, ", operands(s, 1), ")"));
+    out += entry(s, "_nd", "kNdThreads", cat(params, ", const Geo<", nop, "> g"),
+                 cat("map_nd<Map>(po, n, g, ", operands(s, "1"), ")"));
   if (s.transpose && on('t'))
-    out += entry(s, "_t2", "const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx",
-                 "map_t2<Map, C0>(p0, po, nx, ny, in_sy, out_sx)");
+    out +=
+        entry(s, "_t2", "256", "const S0* __restrict__ p0, SO* __restrict__ po, i64 nx, i64 ny, i64 in_sy, i64 out_sx",
+              "map_t2<Map, C0>(p0, po, nx, ny, in_sy, out_sx)");
   return out;
 }
 
@@ -180,10 +188,11 @@ void CudaBackend::run_map(MapKey key, const char* what, const ElementwisePlan& p
       throw NotImplementedError(cat(what, ": ", nop, " operands (at most ", kInlineOperands, " on CUDA)"));
     const std::size_t words = geo.pack_into(packed, "elementwise");
     args.add_bytes(packed, words * sizeof(std::int64_t), 8, "geometry");
-    launch_grid(k, n, args);
+    launch_pass(k, n, kernels::kNdThreads, args);
     return;
   }
-  launch_grid(k, vec ? n / width : n, args);
+  if (vec) launch_pass(k, n / width, kernels::kVecThreads, args);
+  else launch_pass(k, (n + kernels::kOnePerThread - 1) / kernels::kOnePerThread, kernels::kOneThreads, args);
 }
 
 void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const ElementwisePlan& plan_in, bool has_where) {

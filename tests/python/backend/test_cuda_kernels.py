@@ -132,3 +132,18 @@ def test_device_headers_are_found():
     import os
 
     assert os.path.exists(os.path.join(_c._cuda_device_include(), "cupric", "convert.h"))
+
+
+def test_the_vector_map_reads_each_operand_once_per_thread():
+    """The shape of `x + y` on float32 (docs/performance.md, "Eager elementwise on the H200"): one
+    16-byte load per input and one 16-byte store per thread, 128-thread blocks, no loop unrolled
+    into more loads (a prefetch or an unroll raised the registers past what 2048 threads per
+    multiprocessor allow) and no 64-bit division (a call under NVRTC's -Ofc=min)."""
+    import re
+
+    src = dict(_c._cuda_kernel_sources(True))["add f4 arrays v"]
+    ptx = cu.cuda.Program(src, "k.cu", arch="sm_90a", std="c++20",
+                          include_paths=[_c._cuda_device_include()]).compile("ptx", cache=False).code.decode()
+    assert len(re.findall(r"ld\.global(?:\.nc)?\.v4\.f32", ptx)) == 2
+    assert len(re.findall(r"st\.global\.v4\.f32", ptx)) == 1
+    assert "div." not in ptx and ".maxntid 128, 1, 1" in ptx
