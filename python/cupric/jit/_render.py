@@ -1,0 +1,247 @@
+"""Tile-language source for a jit step (python/cupric/tile compiles it for the CPU or a GPU).
+`map` kernels: one block per BLOCK elements of the last dimension; `rows` kernels: one block per
+position of the kept dimensions, looping over the reduced ones (one loop per reduction, then the
+full-shaped outputs), optionally split over a second grid dimension for long reductions."""
+
+import math
+
+# reduction -> (identity, combining ufunc)
+_COMBINE = {"sum": "add", "mean": "add", "prod": "multiply", "max": "maximum", "min": "minimum",
+            "any": "logical_or", "all": "logical_and"}
+
+
+def _identity(op, acc):
+    if op in ("sum", "mean"):
+        return "0"
+    if op == "prod":
+        return "1"
+    if op in ("any", "all"):
+        return "False" if op == "any" else "True"
+    if acc.kind == "f":
+        return "-ct.inf" if op == "max" else "ct.inf"
+    if acc.kind == "b":
+        return "False" if op == "max" else "True"
+    import numpy as np
+
+    info = np.iinfo(acc)
+    return str(info.min if op == "max" else info.max)
+
+
+def accumulator(node, input_dtype):
+    """The dtype a reduction accumulates in: float32 for 16-bit floats, bool for any/all, else its result's."""
+    import numpy as np
+
+    p = node.params
+    if p["op"] == "mean":
+        return np.dtype(p["acc"])
+    if p["op"] in ("any", "all"):
+        return np.dtype("bool")
+    if node.dtype.kind == "f" and node.dtype.itemsize <= 2 and p["op"] in ("sum", "prod"):
+        return np.dtype("float32")
+    return node.dtype
+
+
+class Source:
+    """Lines of a kernel body and the dtype names it refers to."""
+
+    def __init__(self):
+        self.lines, self.dtypes = [], set()
+
+    def add(self, indent, text):
+        self.lines.append("    " * indent + text)
+
+    def dtype(self, dt):
+        self.dtypes.add(dt)
+        return f"D_{dt.name}"
+
+
+class Expressions:
+    """Renders elementwise nodes as tile expressions, each once per scope, with their tile shapes."""
+
+    def __init__(self, nodes, src, names, shapes, tag="t"):
+        # names carry the scope's tag: the tile language carries a name assigned before a loop
+        # into it, so loops must not share names
+        self.nodes, self.src, self.names, self.shapes, self.tag = nodes, src, dict(names), dict(shapes), tag
+
+    def value(self, i, indent):
+        if i in self.names:
+            return self.names[i]
+        n = self.nodes[i]
+        args = [self.value(a, indent) for a in n.args]
+        if n.kind == "ufunc":
+            text = f"ct.{n.params['name']}({', '.join(args)})"
+        elif n.kind == "where":
+            text = f"ct.where({', '.join(args)})"
+        elif n.kind == "astype":
+            text = f"ct.astype({args[0]}, {self.src.dtype(n.params['dtype'])})"
+        else:
+            raise AssertionError(f"render: {n.kind} is not elementwise")
+        name = f"v{i}_{self.tag}"
+        self.src.add(indent, f"{name} = {text}")
+        self.names[i] = name
+        self.shapes[i] = _broadcast([self.shapes.get(a, ()) for a in n.args])
+        return name
+
+    def child(self, tag):
+        return Expressions(self.nodes, self.src, self.names, self.shapes, tag)
+
+
+def _broadcast(shapes):
+    rank = max((len(s) for s in shapes), default=0)
+    out = [1] * rank
+    for s in shapes:
+        for j, e in enumerate(s):
+            k = rank - len(s) + j
+            out[k] = max(out[k], e)
+    return tuple(out)
+
+
+def _index(flags, names, block_dim=None):
+    """Tile index and shape over the full space for a leaf with broadcast `flags`."""
+    index = ", ".join("0" if b else names[j] for j, b in enumerate(flags))
+    shape = tuple(1 if (b or j != block_dim) else "BLOCK" for j, b in enumerate(flags))
+    return f"({index},)", shape
+
+
+def _shape_text(shape):
+    return "(" + ", ".join(str(s) for s in shape) + ",)"
+
+
+def _numeric(shape, block):
+    return tuple(block if s == "BLOCK" else s for s in shape)
+
+
+def _load(src, e, leaf, arg, flags, names, block_dim, indent):
+    index, shape = _index(flags, names, block_dim)
+    src.add(indent, f"v{leaf}_{e.tag} = ct.load({arg}, index={index}, shape={_shape_text(shape)})")
+    e.names[leaf] = f"v{leaf}_{e.tag}"
+    e.shapes[leaf] = _numeric(shape, 2)  # 2 stands for BLOCK in the shape bookkeeping
+
+
+def render_map(nodes, outputs, arrays, scalars, rank):
+    """A map kernel: `arrays` are (leaf id, broadcast flags over `rank` dims); `scalars` leaf ids."""
+    src = Source()
+    names = [f"i{j}" for j in range(rank - 1)] + ["c"]
+    params = [f"a{k}" for k in range(len(arrays))] + [f"o{k}" for k in range(len(outputs))]
+    params += [f"s{k}" for k in range(len(scalars))] + [f"n{j}" for j in range(rank)]
+    src.add(1, "b = ct.bid(0)")
+    src.add(1, f"nc = ct.cdiv(n{rank - 1}, BLOCK)")
+    src.add(1, "c = b % nc")
+    src.add(1, "r = b // nc")
+    for j in reversed(range(rank - 1)):
+        src.add(1, f"i{j} = r % n{j}")
+        src.add(1, f"r = r // n{j}")
+    e = Expressions(nodes, src, {s: f"s{k}" for k, s in enumerate(scalars)}, {})
+    for k, (leaf, flags) in enumerate(arrays):
+        _load(src, e, leaf, f"a{k}", flags, names, rank - 1, 1)
+    full = (1,) * (rank - 1) + (2,)
+    for k, o in enumerate(outputs):
+        _store(src, f"o{k}", f"({', '.join(names)},)", e.value(o, 1), e.shapes[o], full, 1)
+    return _finish("jit_map", params, src)
+
+
+def _store(src, out, index, value, shape, full, indent):
+    if tuple(shape) != tuple(full):
+        value = f"ct.broadcast_to({value}, {_shape_text(['BLOCK' if s == 2 else s for s in full])})"
+    src.add(indent, f"ct.store({out}, index={index}, tile={value})")
+
+
+def _finish(name, params, src):
+    head = f"def {name}({', '.join(params)}, BLOCK: ct.Constant[int]):"
+    return "\n".join([head, *src.lines]) + "\n", sorted(src.dtypes, key=str)
+
+
+class RowsLayout:
+    """The full space of a rows kernel: which dims are kept, looped over, or tiled by BLOCK."""
+
+    def __init__(self, rank, axes):
+        self.rank, self.axes = rank, axes
+        self.kept = [j for j in range(rank) if j not in axes]
+        self.last = axes[-1]
+        self.names = [f"r{j}" if j in axes else f"i{j}" for j in range(rank)]
+        self.names[self.last] = "c"
+        self.tile = tuple(2 if j == self.last else 1 for j in range(rank))
+
+    def loops(self, src, indent, chunks):
+        for j in self.axes[:-1]:
+            src.add(indent, f"for r{j} in range(n{j}):")
+            indent += 1
+        src.add(indent, f"for c in {chunks}:")
+        return indent + 1
+
+
+def render_rows(nodes, step, arrays, scalars, split):
+    """A rows kernel for `step` (reductions, tails, kept); `arrays` (leaf id, broadcast flags)."""
+    lay = RowsLayout(step.ndim, step.axes)
+    src = Source()
+    d, reds = step.ndim, step.reductions
+    params = [f"a{k}" for k in range(len(arrays))] + [f"q{k}" for k in range(len(reds))]
+    params += [f"t{k}" for k in range(len(step.tails))] + [f"k{k}" for k in range(len(step.kept))]
+    means = [r for r in reds if nodes[r].params["op"] == "mean"]
+    params += [f"s{k}" for k in range(len(scalars))] + [f"m{k}" for k in range(len(means))]
+    params += [f"n{j}" for j in range(d)] + ["nsplit"]
+    src.add(1, "b = ct.bid(0)")
+    src.add(1, "sid = ct.bid(1)")
+    src.add(1, "r = b")
+    for j in reversed(lay.kept):
+        src.add(1, f"i{j} = r % n{j}")
+        src.add(1, f"r = r // n{j}")
+    top = Expressions(nodes, src, {s: f"s{k}" for k, s in enumerate(scalars)}, {})
+    varying = []
+    for k, (leaf, flags) in enumerate(arrays):
+        if all(flags[a] for a in step.axes):  # constant along the reduced dims: loaded once
+            _load(src, top, leaf, f"a{k}", flags, lay.names, None, 1)
+        else:
+            varying.append((k, leaf, flags))
+    chunks = "range(sid, ct.cdiv(n{0}, BLOCK), nsplit)" if split else "range(ct.cdiv(n{0}, BLOCK))"
+    tile = _shape_text(["BLOCK" if s == 2 else s for s in lay.tile])
+    for q, r in enumerate(reds):
+        node = nodes[r]
+        acc_dt = accumulator(node, nodes[node.args[0]].dtype)
+        op = node.params["op"]
+        ident = _identity(op, acc_dt)
+        src.add(1, f"acc{q} = ct.full({tile}, {ident}, dtype={src.dtype(acc_dt)})")
+        body = lay.loops(src, 1, chunks.format(lay.last))
+        e = top.child(f"l{q}")
+        src.add(body, f"valid{q} = ct.reshape(c * BLOCK + ct.arange(BLOCK) < n{lay.last}, {tile})")
+        for k, leaf, flags in varying:
+            _load(src, e, leaf, f"a{k}", flags, lay.names, lay.last, body)
+        x = e.value(node.args[0], body)
+        src.add(body, f"acc{q} = ct.{_COMBINE[op]}(acc{q}, ct.where(valid{q}, ct.astype({x}, {src.dtype(acc_dt)}), "
+                      f"{ident}))")
+        total = _final(op, f"acc{q}")
+        if split:
+            src.add(1, f"ct.store(q{q}, index=(b, sid), tile=ct.reshape({total}, (1, 1)))")
+            continue
+        if op == "mean":
+            total = f"({total}) / m{means.index(r)}"
+        src.add(1, f"R{r} = ct.astype({total}, {src.dtype(node.dtype)})")
+        src.add(1, f"ct.store(q{q}, index=(b, 0), tile=ct.reshape(R{r}, (1, 1)))")
+        top.names[r] = f"R{r}"
+        top.shapes[r] = ()
+    for k, o in enumerate(step.kept):
+        src.add(1, f"ct.store(k{k}, index=(b, 0), tile=ct.reshape({top.value(o, 1)}, (1, 1)))")
+    if step.tails:
+        body = lay.loops(src, 1, f"range(ct.cdiv(n{lay.last}, BLOCK))")
+        e = top.child("tail")
+        for k, leaf, flags in varying:
+            _load(src, e, leaf, f"a{k}", flags, lay.names, lay.last, body)
+        index = f"({', '.join(lay.names)},)"
+        for k, t in enumerate(step.tails):
+            _store(src, f"t{k}", index, e.value(t, body), e.shapes[t], lay.tile, body)
+    return _finish("jit_rows", params, src)
+
+
+def _final(op, acc):
+    if op in ("any", "all"):
+        return f"ct.{'max' if op == 'any' else 'min'}(ct.astype({acc}, ct.int32)) > 0"
+    return f"ct.{'sum' if op == 'mean' else op}({acc})"
+
+
+def split_count(kept, reduced, block, device):
+    """How many blocks share one kept position: enough blocks for the machine when there are few
+    kept positions and long reductions (the partial results are combined eagerly)."""
+    if kept >= 1024 or reduced < 16 * block:
+        return 1
+    want = 4096 if device != "cpu" else 64
+    return max(1, min(want // max(kept, 1), math.ceil(reduced / (4 * block)), 1024))
