@@ -42,10 +42,31 @@ class JitFunction:
         self.static = {params[i] if i < len(params) else i for i in nums} | set(names)
         self.entries = {}  # signature key -> Program or _Eager
         self.trace_count = 0
+        kinds = {p.kind for p in self.signature.parameters.values()}
+        self._positional = len(params) if not self.static and kinds <= {inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                                         inspect.Parameter.POSITIONAL_ONLY} else -1
+        self._fast = {}  # exact (dtype, shape, device) / scalar type per argument -> Program: the warm path
 
     # ---- calls ---------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and len(args) == self._positional:
+            fast = tuple((a.dtype, a.shape, a.device) if type(a) is _c.ndarray else type(a) if type(a) in _PY_SCALARS
+                         else None for a in args)
+            program = self._fast.get(fast)
+            if program is not None:
+                return program.run(args)
+            if None not in fast:
+                result = self._call(args, kwargs)
+                program = self.entries.get(self._key(self._bind(args, kwargs)))
+                if isinstance(program, Program):
+                    if len(self._fast) > 256:
+                        self._fast.clear()
+                    self._fast[fast] = program
+                return result
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         bound = self._bind(args, kwargs)
         key = self._key(bound)
         entry = self.entries.get(key)
@@ -93,7 +114,7 @@ class JitFunction:
         trace = Trace()
         args = {}
         for name, v in bound.arguments.items():
-            args[name] = trace.argument(v, name) if name not in self.static and _is_traced(v) else v
+            args[name] = trace.argument(v, name) if name not in self.static and _is_traced(v) else _traced_module(v)
         traced_fn = _with_traced_cupric(self.fn)
         call = inspect.BoundArguments(self.signature, args)
         try:
@@ -168,14 +189,20 @@ def _hashable(name, v):
     return v
 
 
+def _traced_module(v):
+    if isinstance(v, types.ModuleType) and (v.__name__ == "cupric" or v.__name__.startswith("cupric.")):
+        return TracedNamespace(v)
+    return v
+
+
 def _with_traced_cupric(fn):
     """fn with `cupric` (and names bound to its functions) replaced by the tracing namespace in its
     globals and closure cells."""
     cupric = sys.modules["cupric"]
 
     def replace(v):
-        if isinstance(v, types.ModuleType) and (v.__name__ == "cupric" or v.__name__.startswith("cupric.")):
-            return TracedNamespace(v)
+        if isinstance(v, types.ModuleType):
+            return _traced_module(v)
         name = getattr(v, "__name__", None)
         if callable(v) and not isinstance(v, type) and isinstance(name, str) and getattr(cupric, name, None) is v:
             return namespace_function(name, v)  # `from cupric import sin`

@@ -12,7 +12,7 @@ from ._partition import expression
 from ._render import accumulator, render_map, render_rows, split_count
 
 _KERNELS = {}  # tile source -> ct.Kernel, shared by every jit function
-MAP_BLOCK = {"cpu": 4096, "cuda": 4096}
+MAP_BLOCK = {"cpu": 4096, "cuda": 1024}  # GPU: 8 elements a thread; 4096 compiles 4x longer (docs/jit.md)
 ROWS_BLOCK = {"cpu": 1024, "cuda": 1024}
 _SCALAR_KINDS = ("scalar", "const", "pyop")
 
@@ -54,6 +54,8 @@ class StepRunner:
         self.scalars = sorted(i for i in leaves if nodes[i].kind in _SCALAR_KINDS)
         self.arrays = sorted(i for i in leaves if nodes[i].kind not in _SCALAR_KINDS)
         self.variants = {}
+        self.plans = {}  # (leaf shapes, contiguity) -> Launch, or _EAGER
+        self._last = None  # the latest launch's plan and leaves (last_launch)
         self.splittable = step.kind == "rows" and len(step.reductions) == 1 and not step.tails and not step.kept
 
     def kernel(self, key, render):
@@ -72,73 +74,134 @@ class StepRunner:
 
     def run(self, env):
         arrays = [env[i] for i in self.arrays]
-        if not arrays:
+        # a launch depends on the leaves' shapes and on whether they are C-contiguous (flat kernels)
+        key = tuple([(a.shape, a.strides) for a in arrays])
+        plan = self.plans.get(key)
+        if plan is None:
+            plan = self.plans[key] = self._plan(arrays)
+            if len(self.plans) > 64:  # many shapes: keep the latest
+                self.plans.pop(next(iter(self.plans)))
+        if plan is _EAGER:
             return self.eager(env)
+        plan.run(env, arrays, self.scalars)
+        self._last = (plan, arrays, env)
+
+    @property
+    def last_launch(self):
+        """(kernel, arguments) like the latest launch's (new outputs), for inspection and tests; or None."""
+        if self._last is None:
+            return None
+        plan, arrays, env = self._last
+        views, outs, scalars = plan.arguments(env, arrays, self.scalars, arrays[0].device)
+        return plan.kernel, (*views, *outs, *scalars, *plan.tail)
+
+    def _plan(self, arrays):
+        if not arrays:
+            return _EAGER
         try:
             full = tuple(_c.broadcast_shapes(*(a.shape for a in arrays)))
         except ValueError:
-            return self.eager(env)  # raises the error with the user's line
+            return _EAGER  # the eager ops raise the error with the user's line
         if math.prod(full) == 0:
-            return self.eager(env)
-        device = arrays[0].device
+            return _EAGER
+        dev_type = _device_type(arrays[0].device)
         if self.step.kind == "map":
-            return self._map(env, arrays, full, device)
+            if any(node_shape_of(self.nodes, o, arrays, self.arrays) != full for o in self.step.outputs[1:]):
+                return _EAGER  # outputs of one pattern but other shapes: rare, eager
+            return self._map_plan(arrays, full, dev_type)
         if len(full) != self.step.ndim:
-            return self.eager(env)
-        return self._rows(env, arrays, full, device)
+            return _EAGER
+        return self._rows_plan(arrays, full, dev_type)
 
-    def _map(self, env, arrays, full, device):
+    def _map_plan(self, arrays, full, dev_type):
         nodes, outs = self.nodes, self.step.outputs
-        flat = all(a.shape == full and a.flags["C_CONTIGUOUS"] for a in arrays)
-        if flat:
+        if all(a.shape == full and a.flags["C_CONTIGUOUS"] for a in arrays):
             shape = (math.prod(full),)
-            views = [a.reshape(shape) for a in arrays]
+            views = [shape] * len(arrays)
             flags = tuple((False,) for _ in arrays)
         else:
             rank = max(len(full), 1)
             shape = (1,) * (rank - len(full)) + full
-            views = [a.reshape((1,) * (rank - a.ndim) + a.shape) if a.ndim != rank else a for a in arrays]
-            flags = tuple(tuple(v.shape[j] == 1 and shape[j] != 1 for j in range(rank)) for v in views)
+            views = [(1,) * (rank - a.ndim) + a.shape if a.ndim != rank else None for a in arrays]
+            flags = tuple(tuple((v or a.shape)[j] == 1 and shape[j] != 1 for j in range(rank))
+                          for a, v in zip(arrays, views, strict=True))
         kernel = self.kernel(("map", flags), lambda: render_map(
             nodes, outs, list(zip(self.arrays, flags, strict=True)), self.scalars, len(shape)))
-        results = [_c.empty(shape, dtype=nodes[o].dtype, device=device) for o in outs]
-        block = MAP_BLOCK[device.type if hasattr(device, "type") else str(device).split(":")[0]]
-        grid = math.prod(shape[:-1]) * -(-shape[-1] // block)
-        kernel[(grid,)](*views, *results, *(env[s] for s in self.scalars), *shape, block)
-        for o, r in zip(outs, results, strict=True):
-            env[o] = r.reshape(full) if r.shape != full else r
+        block = MAP_BLOCK[dev_type]
+        grid = (math.prod(shape[:-1]) * -(-shape[-1] // block),)
+        results = [(o, full if shape != full else None, None) for o in outs]
+        return Launch(kernel, grid, views, [(shape, nodes[o].dtype) for o in outs], (*shape, block), results)
 
-    def _rows(self, env, arrays, full, device):
+    def _rows_plan(self, arrays, full, dev_type):
         nodes, step = self.nodes, self.step
         d, axes = step.ndim, step.axes
-        views = [a.reshape((1,) * (d - a.ndim) + a.shape) if a.ndim != d else a for a in arrays]
-        flags = tuple(tuple(v.shape[j] == 1 and full[j] != 1 for j in range(d)) for v in views)
+        views = [(1,) * (d - a.ndim) + a.shape if a.ndim != d else None for a in arrays]
+        flags = tuple(tuple((v or a.shape)[j] == 1 and full[j] != 1 for j in range(d))
+                      for a, v in zip(arrays, views, strict=True))
         kept = math.prod(full[j] for j in range(d) if j not in axes)
         reduced = math.prod(full[a] for a in axes)
-        dev_type = str(device).split(":")[0]
         block = ROWS_BLOCK[dev_type]
         nsplit = split_count(kept, reduced, block, dev_type) if self.splittable else 1
         split = nsplit > 1
         kernel = self.kernel(("rows", flags, split), lambda: render_rows(
             nodes, step, list(zip(self.arrays, flags, strict=True)), self.scalars, split))
-        red_out = []
+        outs, results = [], []
         for r in step.reductions:
-            dt = accumulator(nodes[r], None) if split else nodes[r].dtype
-            red_out.append(_c.empty((kept, nsplit), dtype=dt, device=device))
-        tails = [_c.empty(full, dtype=nodes[t].dtype, device=device) for t in step.tails]
-        kept_out = [_c.empty((kept, 1), dtype=nodes[k].dtype, device=device) for k in step.kept]
-        means = [float(reduced - nodes[r].params["ddof"]) for r in step.reductions if nodes[r].params["op"] == "mean"]
-        kernel[(kept, nsplit)](*views, *red_out, *tails, *kept_out, *(env[s] for s in self.scalars), *means, *full,
-                               nsplit, block)
-        for r, q in zip(step.reductions, red_out, strict=True):
             p = nodes[r].params
-            if split:
-                q = _finish_split(nodes[r], q, float(reduced - p["ddof"]))
-            env[r] = q.reshape(reduced_shape(full, axes, p["keepdims"]))
-        for t, v in zip(step.tails, tails, strict=True):
-            env[t] = v
-        for k, v in zip(step.kept, kept_out, strict=True):
-            env[k] = v.reshape(reduced_shape(full, axes, nodes[k].ndim == d))
+            outs.append(((kept, nsplit), accumulator(nodes[r], None) if split else nodes[r].dtype))
+            finish = (lambda q, n=nodes[r], c=float(reduced - p["ddof"]): _finish_split(n, q, c)) if split else None
+            results.append((r, reduced_shape(full, axes, p["keepdims"]), finish))
+        for t in step.tails:
+            outs.append((full, nodes[t].dtype))
+            results.append((t, None, None))
+        for k in step.kept:
+            outs.append(((kept, 1), nodes[k].dtype))
+            results.append((k, reduced_shape(full, axes, nodes[k].ndim == d), None))
+        means = tuple(float(reduced - nodes[r].params["ddof"]) for r in step.reductions
+                      if nodes[r].params["op"] == "mean")
+        return Launch(kernel, (kept, nsplit), views, outs, (*means, *full, nsplit, block), results, means)
+
+
+def node_shape_of(nodes, o, arrays, leaf_ids):
+    """The run-time shape of elementwise node o from its leaves' shapes."""
+    shapes = dict(zip(leaf_ids, (a.shape for a in arrays), strict=True))
+    inline, leaves, _ = expression(nodes, o)
+    for i in inline:
+        n = nodes[i]
+        shapes[i] = node_shape(n, lambda a: shapes.get(a, ()))
+    return shapes[o]
+
+
+_EAGER = "eager"
+
+
+class Launch:
+    """One step's launch for given leaf shapes: the kernel, its grid, how each leaf is viewed,
+    the outputs to allocate, the trailing scalars (extents, ...) and how results are read back."""
+
+    __slots__ = ("kernel", "grid", "views", "outs", "tail", "results", "means")
+
+    def __init__(self, kernel, grid, views, outs, tail, results, means=()):
+        self.kernel, self.grid, self.views, self.outs = kernel, grid, views, outs
+        self.tail, self.results, self.means = tail, results, means
+
+    def arguments(self, env, arrays, scalars, device):
+        views = arrays if not any(self.views) else [a if v is None else a.reshape(v)
+                                                    for a, v in zip(arrays, self.views, strict=True)]
+        empty = _c.empty
+        return views, [empty(s, dtype=dt, device=device) for s, dt in self.outs], [env[s] for s in scalars]
+
+    def run(self, env, arrays, scalars):
+        views, outs, svals = self.arguments(env, arrays, scalars, arrays[0].device)
+        self.kernel[self.grid](*views, *outs, *svals, *self.tail)
+        for (node, shape, finish), out in zip(self.results, outs):
+            if finish is not None:
+                out = finish(out)
+            env[node] = out if shape is None else out.reshape(shape)
+
+
+def _device_type(device):
+    return "cpu" if str(device) == "cpu" else "cuda"
 
 
 def _finish_split(node, partial, count):
@@ -154,30 +217,35 @@ class Program:
 
     def __init__(self, graph, steps):
         self.graph, self.steps = graph, steps
-        self.leaf_nodes = [n for n in graph.nodes if n.kind in ("input", "scalar", "const", "captured", "pyop")]
-        self.runners = [StepRunner(s, graph.nodes) if s.kind != "eager" else None for s in steps]
+        nodes = graph.nodes
+        self.arguments = [(n.id, n.params["index"]) for n in nodes if n.kind in ("input", "scalar")]
+        self.constants = {n.id: n.params["value"] for n in nodes if n.kind in ("const", "captured")}
+        self.python_ops = [n for n in nodes if n.kind == "pyop"]
+        self.work = [(StepRunner(s, nodes), None) if s.kind != "eager" else (None, nodes[s.node]) for s in steps]
+        out = graph.output
+        self.single_output = out[1] if out[0] == "node" else None
+
+    @property
+    def runners(self):
+        return [r for r, _ in self.work]
 
     def run(self, leaves):
-        env = {}
-        for n in self.leaf_nodes:
-            k = n.kind
-            if k in ("input", "scalar"):
-                env[n.id] = leaves[n.params["index"]]
-            elif k == "pyop":
-                env[n.id] = _python_op(n.params["name"], [env[a] for a in n.args])
-            else:
-                env[n.id] = n.params["value"]
-        nodes = self.graph.nodes
-        for step, runner in zip(self.steps, self.runners, strict=True):
+        env = dict(self.constants)
+        for i, k in self.arguments:
+            env[i] = leaves[k]
+        for n in self.python_ops:
+            env[n.id] = _python_op(n.params["name"], [env[a] for a in n.args])
+        for runner, node in self.work:
             if runner is not None:
                 runner.run(env)
                 continue
-            n = nodes[step.node]
             try:
-                env[n.id] = eval_node(n, env)
+                env[node.id] = eval_node(node, env)
             except Exception as e:
-                e.add_note(f"(in {n.label()}, run eagerly by cu.jit, at {n.at()})")
+                e.add_note(f"(in {node.label()}, run eagerly by cu.jit, at {node.at()})")
                 raise
+        if self.single_output is not None:
+            return env[self.single_output]
         return build_output(self.graph.output, env)
 
 

@@ -392,6 +392,8 @@ class Tracer:
         return clip_call(self, a_min, a_max, **kwargs)
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # no array protocols: a cupric call outside the trace must not read the value
+            raise AttributeError(name)
         if name in TRACED:
             return lambda *a, **k: TRACED[name](self, *a, **k)
         attr = getattr(self._value, name)
