@@ -89,23 +89,15 @@ class JitFunction:
         return b
 
     def _key(self, bound):
-        parts = []
-        for name, v in bound.arguments.items():
-            t = type(v)
-            if name in self.static:
-                parts.append(("static", _hashable(name, v)))
-            elif t is _c.ndarray:
-                parts.append((v.dtype, v.ndim, str(v.device), tuple(s == 1 for s in v.shape)))
-            elif t in _PY_SCALARS:
-                parts.append(t)
-            elif _is_numpy_scalar(v):
-                parts.append(("typed", v.dtype))
-            else:  # anything else (None, strings, tuples of numbers) is a constant of the trace
-                parts.append(("static", _hashable(name, v)))
-        return tuple(parts)
+        return tuple(("static", _hashable(name, v)) if name in self.static else _arg_key(name, v)
+                     for name, v in bound.arguments.items())
 
     def _leaves(self, bound):
-        return [v for name, v in bound.arguments.items() if name not in self.static and _is_traced(v)]
+        leaves = []
+        for name, v in bound.arguments.items():
+            if name not in self.static:
+                _flatten(v, leaves)
+        return leaves
 
     # ---- tracing -------------------------------------------------------------------------------
 
@@ -114,7 +106,7 @@ class JitFunction:
         trace = Trace()
         args = {}
         for name, v in bound.arguments.items():
-            args[name] = trace.argument(v, name) if name not in self.static and _is_traced(v) else _traced_module(v)
+            args[name] = _traced_module(v) if name in self.static else _trace_argument(trace, name, v)
         traced_fn = _with_traced_cupric(self.fn)
         call = inspect.BoundArguments(self.signature, args)
         try:
@@ -169,6 +161,45 @@ _BY_SHAPE = "by shape"
 
 def _with_shapes(key, bound):
     return key + (tuple(getattr(v, "shape", None) for v in bound.arguments.values()), "shapes")
+
+
+def _arg_key(name, v):
+    """What a traced argument's compiled program depends on: dtype, ndim, device and which extents
+    are 1 for an array; the kind of a Python scalar; the dtype of a NumPy scalar; the items of a
+    tuple, list or dict (*args, **kwargs); anything else is a constant of the trace, by value."""
+    t = type(v)
+    if t is _c.ndarray:
+        return (v.dtype, v.ndim, str(v.device), tuple(s == 1 for s in v.shape))
+    if t in _PY_SCALARS:
+        return t
+    if _is_numpy_scalar(v):
+        return ("typed", v.dtype)
+    if t in (tuple, list):
+        return (t, tuple(_arg_key(name, i) for i in v))
+    if t is dict:
+        return (t, tuple((k, _arg_key(name, i)) for k, i in v.items()))
+    return ("static", _hashable(name, v))
+
+
+def _flatten(v, leaves):
+    t = type(v)
+    if t in (tuple, list):
+        for i in v:
+            _flatten(i, leaves)
+    elif t is dict:
+        for i in v.values():
+            _flatten(i, leaves)
+    elif _is_traced(v):
+        leaves.append(v)
+
+
+def _trace_argument(trace, name, v):
+    t = type(v)
+    if t in (tuple, list):
+        return t(_trace_argument(trace, f"{name}[{i}]", x) for i, x in enumerate(v))
+    if t is dict:
+        return {k: _trace_argument(trace, f"{name}[{k!r}]", x) for k, x in v.items()}
+    return trace.argument(v, name) if _is_traced(v) else _traced_module(v)
 
 
 def _is_numpy_scalar(v):

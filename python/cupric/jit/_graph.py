@@ -115,7 +115,7 @@ def eval_node(node, env):
     args = [env[a] for a in node.args]
     kind, p = node.kind, node.params
     if kind == "ufunc":
-        return getattr(_c, p["name"])(*args)
+        return _c._ufunc_table[p["name"]](*args)
     if kind == "where":
         return _c.where(*args)
     if kind == "astype":

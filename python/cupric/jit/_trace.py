@@ -175,7 +175,7 @@ def eager_call(name, fn, args, kwargs, why):
 
 
 def ufunc_call(name, *operands, **kwargs):
-    ufunc = getattr(_c, name)
+    ufunc = _c._ufunc_table[name]  # the table's (cu.clip is a composite of another signature)
     if kwargs or ufunc.nout != 1:
         return eager_call(name, ufunc, operands, kwargs, "ufunc keywords and several results are not fused"
                           if ufunc.nout == 1 else f"{name} has {ufunc.nout} results")

@@ -269,3 +269,12 @@ def test_arrays_captured_from_the_enclosing_scope():
     w = rand((30,))
     f = cu.jit(lambda x: x * w + cu.ones(30))
     check(f, rand((5, 30)))
+
+
+def test_varargs_and_sequences_of_arrays():
+    f = cu.jit(lambda *a: a[0] * a[1] + a[2])
+    check(f, rand((10,)), rand((10,)), 2.0)
+    g = cu.jit(lambda pair, scale=1.0: (pair[0] - pair[1]) * scale)
+    check(g, (rand((10,)), rand((10,))), scale=3.0)
+    h = cu.jit(lambda **kw: kw["x"] + kw["y"])
+    check(h, x=rand((4,)), y=rand((4,)))
