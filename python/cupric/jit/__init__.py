@@ -11,7 +11,7 @@ from .. import _cupric as _c
 from ._explain import Explanation, explain_program
 from ._partition import partition
 from ._run import Program, compiled_count
-from ._trace import JitError, TracedNamespace, Tracer, Trace, Untraceable, namespace_function
+from ._trace import JitError, Trace, TracedNamespace, Tracer, Untraceable, namespace_function
 
 __all__ = ["jit", "fuse", "JitFunction", "JitError"]
 
@@ -253,10 +253,12 @@ def _with_traced_cupric(fn):
 
 def _cell_full(cell):
     try:
-        cell.cell_contents
-    except ValueError:
+        return cell.cell_contents is not _EMPTY_CELL
+    except ValueError:  # a closure variable not yet bound
         return False
-    return True
+
+
+_EMPTY_CELL = object()
 
 
 def _output_structure(trace, obj):

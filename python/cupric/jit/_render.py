@@ -193,7 +193,13 @@ def render_rows(nodes, step, arrays, scalars, split):
             _load(src, top, leaf, f"a{k}", flags, lay.names, None, 1)
         else:
             varying.append((k, leaf, flags))
-    chunks = "range(sid, ct.cdiv(n{0}, BLOCK), nsplit)" if split else "range(ct.cdiv(n{0}, BLOCK))"
+    n = f"n{lay.last}"
+    # full chunks need no mask; the ragged last one (if any) runs once more with one
+    spans = (f"range({n} // BLOCK)", f"range({n} // BLOCK, ct.cdiv({n}, BLOCK))")
+    if split:  # block sid takes a contiguous run of the full chunks; the first also the ragged one
+        src.add(1, f"per = ct.cdiv({n} // BLOCK, nsplit)")
+        spans = (f"range(sid * per, min(sid * per + per, {n} // BLOCK))",
+                 f"range({n} // BLOCK + sid, ct.cdiv({n}, BLOCK), nsplit)")
     tile = _shape_text(["BLOCK" if s == 2 else s for s in lay.tile])
     for q, r in enumerate(reds):
         node = nodes[r]
@@ -201,14 +207,16 @@ def render_rows(nodes, step, arrays, scalars, split):
         op = node.params["op"]
         ident = _identity(op, acc_dt)
         src.add(1, f"acc{q} = ct.full({tile}, {ident}, dtype={src.dtype(acc_dt)})")
-        body = lay.loops(src, 1, chunks.format(lay.last))
-        e = top.child(f"l{q}")
-        src.add(body, f"valid{q} = ct.reshape(c * BLOCK + ct.arange(BLOCK) < n{lay.last}, {tile})")
-        for k, leaf, flags in varying:
-            _load(src, e, leaf, f"a{k}", flags, lay.names, lay.last, body)
-        x = e.value(node.args[0], body)
-        src.add(body, f"acc{q} = ct.{_COMBINE[op]}(acc{q}, ct.where(valid{q}, ct.astype({x}, {src.dtype(acc_dt)}), "
-                      f"{ident}))")
+        for masked, chunks in zip((False, True), spans, strict=True):
+            body = lay.loops(src, 1, chunks)
+            e = top.child(f"l{q}{'m' if masked else ''}")
+            for k, leaf, flags in varying:
+                _load(src, e, leaf, f"a{k}", flags, lay.names, lay.last, body)
+            x = f"ct.astype({e.value(node.args[0], body)}, {src.dtype(acc_dt)})"
+            if masked:
+                src.add(body, f"valid{q} = ct.reshape(c * BLOCK + ct.arange(BLOCK) < {n}, {tile})")
+                x = f"ct.where(valid{q}, {x}, {ident})"
+            src.add(body, f"acc{q} = ct.{_COMBINE[op]}(acc{q}, {x})")
         total = _final(op, f"acc{q}")
         if split:
             src.add(1, f"ct.store(q{q}, index=(b, sid), tile=ct.reshape({total}, (1, 1)))")
@@ -238,10 +246,11 @@ def _final(op, acc):
     return f"ct.{'sum' if op == 'mean' else op}({acc})"
 
 
-def split_count(kept, reduced, block, device):
-    """How many blocks share one kept position: enough blocks for the machine when there are few
-    kept positions and long reductions (the partial results are combined eagerly)."""
-    if kept >= 1024 or reduced < 16 * block:
+def split_count(kept, reduced, block, device, threads=1):
+    """How many blocks share one kept position: enough blocks for the machine (a GPU's SMs, the CPU's
+    threads) when there are few kept positions and long reductions (the partial results are
+    combined eagerly)."""
+    want = 4096 if device != "cpu" else threads
+    if kept >= want // 4 or reduced < 16 * block:
         return 1
-    want = 4096 if device != "cpu" else 64
     return max(1, min(want // max(kept, 1), math.ceil(reduced / (4 * block)), 1024))

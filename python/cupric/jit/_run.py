@@ -141,7 +141,8 @@ class StepRunner:
         kept = math.prod(full[j] for j in range(d) if j not in axes)
         reduced = math.prod(full[a] for a in axes)
         block = ROWS_BLOCK[dev_type]
-        nsplit = split_count(kept, reduced, block, dev_type) if self.splittable else 1
+        threads = _c.get_num_threads() if dev_type == "cpu" else 1
+        nsplit = split_count(kept, reduced, block, dev_type, threads) if self.splittable else 1
         split = nsplit > 1
         kernel = self.kernel(("rows", flags, split), lambda: render_rows(
             nodes, step, list(zip(self.arrays, flags, strict=True)), self.scalars, split))
@@ -194,7 +195,7 @@ class Launch:
     def run(self, env, arrays, scalars):
         views, outs, svals = self.arguments(env, arrays, scalars, arrays[0].device)
         self.kernel[self.grid](*views, *outs, *svals, *self.tail)
-        for (node, shape, finish), out in zip(self.results, outs):
+        for (node, shape, finish), out in zip(self.results, outs, strict=True):
             if finish is not None:
                 out = finish(out)
             env[node] = out if shape is None else out.reshape(shape)

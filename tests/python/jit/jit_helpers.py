@@ -30,7 +30,7 @@ def check(f, *args, rtol=2e-6, atol=1e-6, **kwargs):
 def _same(got, expected, rtol, atol):
     if isinstance(expected, (tuple, list)):
         assert type(got) is type(expected) and len(got) == len(expected)
-        for g, e in zip(got, expected):
+        for g, e in zip(got, expected, strict=True):
             _same(g, e, rtol, atol)
         return
     if isinstance(expected, dict):

@@ -278,3 +278,10 @@ def test_varargs_and_sequences_of_arrays():
     check(g, (rand((10,)), rand((10,))), scale=3.0)
     h = cu.jit(lambda **kw: kw["x"] + kw["y"])
     check(h, x=rand((4,)), y=rand((4,)))
+
+
+def test_square_by_the_power_operator_keeps_powers_dtypes():
+    for dtype in ("int8", "uint16", "float32", "bool"):
+        x = rand((20,), dtype)
+        for e in (2, 2.0, 3):
+            check(cu.jit(lambda x, e=e: x**e), x, rtol=1e-6)

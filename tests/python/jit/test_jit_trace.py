@@ -63,7 +63,7 @@ def test_mutating_an_argument_raises_and_names_it():
 def test_values_the_trace_cannot_know_are_untraceable(use):
     trace = Trace()
     x = trace.argument(rand(()), "x")
-    with pytest.raises(Untraceable, match="test_trace.py"):
+    with pytest.raises(Untraceable, match="test_jit_trace.py"):
         use(x)
 
 
