@@ -250,7 +250,7 @@ def split_count(kept, reduced, block, device, threads=1):
     """How many blocks share one kept position: enough blocks for the machine (a GPU's SMs, the CPU's
     threads) when there are few kept positions and long reductions (the partial results are
     combined eagerly)."""
-    want = 4096 if device != "cpu" else threads
-    if kept >= want // 4 or reduced < 16 * block:
+    want, enough = (4096, 1024) if device != "cpu" else (threads, threads)
+    if kept >= enough or reduced < 16 * block:
         return 1
     return max(1, min(want // max(kept, 1), math.ceil(reduced / (4 * block)), 1024))
