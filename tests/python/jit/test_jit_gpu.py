@@ -36,8 +36,10 @@ def test_jit_on_the_gpu_matches_eager_on_both_devices(fn, shapes):
     f(*dev)
     got = f(*dev)
     assert str(got.device) == "cuda:0"
-    np.testing.assert_allclose(got.get(), fn(*dev).get(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(got.get(), fn(*host).get(), rtol=1e-4, atol=1e-4)
+    # reductions of millions of float32 values in another order: a looser tolerance
+    tol = 1e-3 if fn in (dot, variance) else 1e-4
+    np.testing.assert_allclose(got.get(), fn(*dev).get(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(got.get(), fn(*host).get(), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("op", ["sum", "mean", "max", "min", "prod", "var", "std", "any", "all"])
