@@ -27,7 +27,7 @@ def _identity(op, acc):
     return str(info.min if op == "max" else info.max)
 
 
-def accumulator(node, input_dtype):
+def accumulator(node):
     """The dtype a reduction accumulates in: float32 for 16-bit floats, bool for any/all, else its result's."""
     import numpy as np
 
@@ -172,72 +172,93 @@ class RowsLayout:
 
 def render_rows(nodes, step, arrays, scalars, split):
     """A rows kernel for `step` (reductions, tails, kept); `arrays` (leaf id, broadcast flags)."""
-    lay = RowsLayout(step.ndim, step.axes)
-    src = Source()
-    d, reds = step.ndim, step.reductions
-    params = [f"a{k}" for k in range(len(arrays))] + [f"q{k}" for k in range(len(reds))]
-    params += [f"t{k}" for k in range(len(step.tails))] + [f"k{k}" for k in range(len(step.kept))]
-    means = [r for r in reds if nodes[r].params["op"] == "mean"]
-    params += [f"s{k}" for k in range(len(scalars))] + [f"m{k}" for k in range(len(means))]
-    params += [f"n{j}" for j in range(d)] + ["nsplit"]
-    src.add(1, "b = ct.bid(0)")
-    src.add(1, "sid = ct.bid(1)")
-    src.add(1, "r = b")
-    for j in reversed(lay.kept):
-        src.add(1, f"i{j} = r % n{j}")
-        src.add(1, f"r = r // n{j}")
-    top = Expressions(nodes, src, {s: f"s{k}" for k, s in enumerate(scalars)}, {})
-    varying = []
-    for k, (leaf, flags) in enumerate(arrays):
-        if all(flags[a] for a in step.axes):  # constant along the reduced dims: loaded once
-            _load(src, top, leaf, f"a{k}", flags, lay.names, None, 1)
-        else:
-            varying.append((k, leaf, flags))
-    n = f"n{lay.last}"
-    # full chunks need no mask; the ragged last one (if any) runs once more with one
-    spans = (f"range({n} // BLOCK)", f"range({n} // BLOCK, ct.cdiv({n}, BLOCK))")
-    if split:  # block sid takes a contiguous run of the full chunks; the first also the ragged one
-        src.add(1, f"per = ct.cdiv({n} // BLOCK, nsplit)")
-        spans = (f"range(sid * per, min(sid * per + per, {n} // BLOCK))",
-                 f"range({n} // BLOCK + sid, ct.cdiv({n}, BLOCK), nsplit)")
-    tile = _shape_text(["BLOCK" if s == 2 else s for s in lay.tile])
-    for q, r in enumerate(reds):
-        node = nodes[r]
-        acc_dt = accumulator(node, nodes[node.args[0]].dtype)
-        op = node.params["op"]
+    return _RowsKernel(nodes, step, arrays, scalars, split).render()
+
+
+class _RowsKernel:
+    """The pieces of a rows kernel, written in order: the kept position, the leaves constant along
+    the reduced dims, a loop pair per reduction, the kept outputs, the loop over the full outputs."""
+
+    def __init__(self, nodes, step, arrays, scalars, split):
+        self.nodes, self.step, self.arrays, self.scalars, self.split = nodes, step, arrays, scalars, split
+        self.lay = RowsLayout(step.ndim, step.axes)
+        self.src = Source()
+        self.means = [r for r in step.reductions if nodes[r].params["op"] == "mean"]
+        self.tile = _shape_text(["BLOCK" if s == 2 else s for s in self.lay.tile])
+
+    def params(self):
+        step, reds = self.step, self.step.reductions
+        params = [f"a{k}" for k in range(len(self.arrays))] + [f"q{k}" for k in range(len(reds))]
+        params += [f"t{k}" for k in range(len(step.tails))] + [f"k{k}" for k in range(len(step.kept))]
+        params += [f"s{k}" for k in range(len(self.scalars))] + [f"m{k}" for k in range(len(self.means))]
+        return params + [f"n{j}" for j in range(step.ndim)] + ["nsplit"]
+
+    def render(self):
+        src, lay = self.src, self.lay
+        src.add(1, "b = ct.bid(0)")
+        src.add(1, "sid = ct.bid(1)")
+        src.add(1, "r = b")
+        for j in reversed(lay.kept):
+            src.add(1, f"i{j} = r % n{j}")
+            src.add(1, f"r = r // n{j}")
+        self.top = Expressions(self.nodes, src, {s: f"s{k}" for k, s in enumerate(self.scalars)}, {})
+        self.varying = []
+        for k, (leaf, flags) in enumerate(self.arrays):
+            if all(flags[a] for a in self.step.axes):  # constant along the reduced dims: loaded once
+                _load(src, self.top, leaf, f"a{k}", flags, lay.names, None, 1)
+            else:
+                self.varying.append((k, leaf, flags))
+        n = f"n{lay.last}"
+        # full chunks need no mask; the ragged last one (if any) runs once more with one
+        self.spans = (f"range({n} // BLOCK)", f"range({n} // BLOCK, ct.cdiv({n}, BLOCK))")
+        if self.split:  # block sid takes a contiguous run of the full chunks; the first also the ragged one
+            src.add(1, f"per = ct.cdiv({n} // BLOCK, nsplit)")
+            self.spans = (f"range(sid * per, min(sid * per + per, {n} // BLOCK))",
+                          f"range({n} // BLOCK + sid, ct.cdiv({n}, BLOCK), nsplit)")
+        for q, r in enumerate(self.step.reductions):
+            self.reduction(q, r)
+        for k, o in enumerate(self.step.kept):
+            src.add(1, f"ct.store(k{k}, index=(b, 0), tile=ct.reshape({self.top.value(o, 1)}, (1, 1)))")
+        if self.step.tails:
+            self.full_outputs()
+        return _finish("jit_rows", self.params(), src)
+
+    def _loop_leaves(self, tag, chunks):
+        body = self.lay.loops(self.src, 1, chunks)
+        e = self.top.child(tag)
+        for k, leaf, flags in self.varying:
+            _load(self.src, e, leaf, f"a{k}", flags, self.lay.names, self.lay.last, body)
+        return e, body
+
+    def reduction(self, q, r):
+        src, node = self.src, self.nodes[r]
+        acc_dt, op = accumulator(node), node.params["op"]
         ident = _identity(op, acc_dt)
-        src.add(1, f"acc{q} = ct.full({tile}, {ident}, dtype={src.dtype(acc_dt)})")
-        for masked, chunks in zip((False, True), spans, strict=True):
-            body = lay.loops(src, 1, chunks)
-            e = top.child(f"l{q}{'m' if masked else ''}")
-            for k, leaf, flags in varying:
-                _load(src, e, leaf, f"a{k}", flags, lay.names, lay.last, body)
+        src.add(1, f"acc{q} = ct.full({self.tile}, {ident}, dtype={src.dtype(acc_dt)})")
+        for masked, chunks in zip((False, True), self.spans, strict=True):
+            e, body = self._loop_leaves(f"l{q}{'m' if masked else ''}", chunks)
             x = f"ct.astype({e.value(node.args[0], body)}, {src.dtype(acc_dt)})"
             if masked:
-                src.add(body, f"valid{q} = ct.reshape(c * BLOCK + ct.arange(BLOCK) < {n}, {tile})")
+                src.add(body, f"valid{q} = ct.reshape(c * BLOCK + ct.arange(BLOCK) < n{self.lay.last}, {self.tile})")
                 x = f"ct.where(valid{q}, {x}, {ident})"
             src.add(body, f"acc{q} = ct.{_COMBINE[op]}(acc{q}, {x})")
         total = _final(op, f"acc{q}")
-        if split:
+        if self.split:  # the partial result; the caller finishes it
             src.add(1, f"ct.store(q{q}, index=(b, sid), tile=ct.reshape({total}, (1, 1)))")
-            continue
+            return
         if op == "mean":
-            total = f"({total}) / m{means.index(r)}"
+            total = f"({total}) / m{self.means.index(r)}"
         src.add(1, f"R{r} = ct.astype({total}, {src.dtype(node.dtype)})")
         src.add(1, f"ct.store(q{q}, index=(b, 0), tile=ct.reshape(R{r}, (1, 1)))")
-        top.names[r] = f"R{r}"
-        top.shapes[r] = ()
-    for k, o in enumerate(step.kept):
-        src.add(1, f"ct.store(k{k}, index=(b, 0), tile=ct.reshape({top.value(o, 1)}, (1, 1)))")
-    if step.tails:
-        body = lay.loops(src, 1, f"range(ct.cdiv(n{lay.last}, BLOCK))")
-        e = top.child("tail")
-        for k, leaf, flags in varying:
-            _load(src, e, leaf, f"a{k}", flags, lay.names, lay.last, body)
+        self.top.names[r] = f"R{r}"
+        self.top.shapes[r] = ()
+
+    def full_outputs(self):
+        lay = self.lay
+        e, body = self._loop_leaves("tail", f"range(ct.cdiv(n{lay.last}, BLOCK))")
         index = f"({', '.join(lay.names)},)"
-        for k, t in enumerate(step.tails):
-            _store(src, f"t{k}", index, e.value(t, body), e.shapes[t], lay.tile, body)
-    return _finish("jit_rows", params, src)
+        for k, t in enumerate(self.step.tails):
+            _store(self.src, f"t{k}", index, e.value(t, body), e.shapes[t], lay.tile, body)
 
 
 def _final(op, acc):

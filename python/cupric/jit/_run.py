@@ -149,7 +149,7 @@ class StepRunner:
         outs, results = [], []
         for r in step.reductions:
             p = nodes[r].params
-            outs.append(((kept, nsplit), accumulator(nodes[r], None) if split else nodes[r].dtype))
+            outs.append(((kept, nsplit), accumulator(nodes[r]) if split else nodes[r].dtype))
             finish = (lambda q, n=nodes[r], c=float(reduced - p["ddof"]): _finish_split(n, q, c)) if split else None
             results.append((r, reduced_shape(full, axes, p["keepdims"]), finish))
         for t in step.tails:

@@ -125,14 +125,14 @@ def _tracers_in(obj, found):
     return found
 
 
-def _substitute(obj, env, ids):
-    """obj with each Tracer replaced by env[its node id] (ids: Tracer object id -> node id)."""
+def _substitute(obj, env):
+    """obj with each Tracer replaced by env[its node id]."""
     if isinstance(obj, Tracer):
         return env[obj._node.id]
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_substitute(o, env, ids) for o in obj)
+        return type(obj)(_substitute(o, env) for o in obj)
     if isinstance(obj, dict):
-        return {k: _substitute(v, env, ids) for k, v in obj.items()}
+        return {k: _substitute(v, env) for k, v in obj.items()}
     return obj
 
 
@@ -155,7 +155,7 @@ def eager_call(name, fn, args, kwargs, why):
     value = fn(*_unwrap(args), **_unwrap(kwargs))
 
     def call(env):
-        return fn(*_substitute(args, env, None), **_substitute(kwargs, env, None))
+        return fn(*_substitute(args, env), **_substitute(kwargs, env))
 
     params = {"name": name, "call": call}
     if isinstance(value, _c.ndarray):
