@@ -100,6 +100,8 @@ def reduce_eager(x, p):
     """A reduce node's value through cupric's reductions (also the trace's value: the compiled
     kernels match this, up to the order of summation)."""
     op, axes, keepdims = p["op"], p["axes"], p["keepdims"]
+    if op in ("argmax", "argmin"):
+        return getattr(_c, op)(x, axis=p["axis_arg"], keepdims=keepdims)
     if op == "mean":
         count = math.prod(x.shape[a] for a in axes) if x.ndim else 1
         total = _c.sum(x, axis=axes, keepdims=keepdims, dtype=p["acc"])

@@ -232,6 +232,8 @@ class _RowsKernel:
 
     def reduction(self, q, r):
         src, node = self.src, self.nodes[r]
+        if node.params["op"] in ("argmax", "argmin"):
+            return self.arg_reduction(q, r)
         acc_dt, op = accumulator(node), node.params["op"]
         ident = _identity(op, acc_dt)
         src.add(1, f"acc{q} = ct.full({self.tile}, {ident}, dtype={src.dtype(acc_dt)})")
@@ -248,10 +250,46 @@ class _RowsKernel:
             return
         if op == "mean":
             total = f"({total}) / m{self.means.index(r)}"
-        src.add(1, f"R{r} = ct.astype({total}, {src.dtype(node.dtype)})")
+        self._result(q, r, total)
+
+    def _result(self, q, r, total):
+        src = self.src
+        src.add(1, f"R{r} = ct.astype({total}, {src.dtype(self.nodes[r].dtype)})")
         src.add(1, f"ct.store(q{q}, index=(b, 0), tile=ct.reshape(R{r}, (1, 1)))")
         self.top.names[r] = f"R{r}"
         self.top.shapes[r] = ()
+
+    def arg_reduction(self, q, r):
+        """argmax / argmin: each lane keeps its first extreme and its flat index (a NaN counts as the
+        extreme, as in NumPy); then the smallest index among the lanes holding the extreme."""
+        src, node, lay = self.src, self.nodes[r], self.lay
+        dt = self.nodes[node.args[0]].dtype
+        op, floats = node.params["op"], dt.kind == "f"
+        ident, cmp = _identity("max" if op == "argmax" else "min", dt), ">" if op == "argmax" else "<"
+        big = str(1 << 62)
+        src.add(1, f"best{q} = ct.full({self.tile}, {ident}, dtype={src.dtype(dt)})")
+        src.add(1, f"where{q} = ct.full({self.tile}, {big}, dtype=ct.int64)")
+        flat = "0"
+        for j in lay.axes[:-1]:
+            flat = f"({flat}) * n{j} + r{j}"
+        n = f"n{lay.last}"
+        for masked, chunks in zip((False, True), self.spans, strict=True):
+            e, body = self._loop_leaves(f"l{q}{'m' if masked else ''}", chunks)
+            src.add(body, f"v{q} = ct.astype({e.value(node.args[0], body)}, {src.dtype(dt)})")
+            src.add(body, f"at{q} = ct.reshape(({flat}) * {n} + c * BLOCK + ct.arange(BLOCK), {self.tile})")
+            better = f"ct.logical_or(v{q} {cmp} best{q}, where{q} == {big})"
+            if floats:
+                better = f"ct.logical_or({better}, ct.logical_and(ct.isnan(v{q}), ct.logical_not(ct.isnan(best{q}))))"
+            if masked:
+                better = f"ct.logical_and(at{q} < {_flat_extent(lay)}, {better})"
+            src.add(body, f"take{q} = {better}")
+            src.add(body, f"best{q} = ct.where(take{q}, v{q}, best{q})")
+            src.add(body, f"where{q} = ct.where(take{q}, at{q}, where{q})")
+        src.add(1, f"ext{q} = ct.{'max' if op == 'argmax' else 'min'}(best{q})")
+        hit = f"best{q} == ext{q}"
+        if floats:
+            hit = f"ct.logical_or({hit}, ct.logical_and(ct.isnan(best{q}), ct.isnan(ext{q})))"
+        self._result(q, r, f"ct.min(ct.where({hit}, where{q}, {big}))")
 
     def full_outputs(self):
         lay = self.lay
@@ -259,6 +297,14 @@ class _RowsKernel:
         index = f"({', '.join(lay.names)},)"
         for k, t in enumerate(self.step.tails):
             _store(self.src, f"t{k}", index, e.value(t, body), e.shapes[t], lay.tile, body)
+
+
+def _flat_extent(lay):
+    """The flat index one past the current run of the last reduced dim (the masked chunk's bound)."""
+    flat = "0"
+    for j in lay.axes[:-1]:
+        flat = f"({flat}) * n{j} + r{j}"
+    return f"(({flat}) + 1) * n{lay.last}"
 
 
 def _final(op, acc):

@@ -56,7 +56,8 @@ class StepRunner:
         self.variants = {}
         self.plans = {}  # (leaf shapes, contiguity) -> Launch, or _EAGER
         self._last = None  # the latest launch's plan and leaves (last_launch)
-        self.splittable = step.kind == "rows" and len(step.reductions) == 1 and not step.tails and not step.kept
+        self.splittable = (step.kind == "rows" and len(step.reductions) == 1 and not step.tails and not step.kept
+                           and nodes[step.reductions[0]].params["op"] not in ("argmax", "argmin"))
 
     def kernel(self, key, render):
         k = self.variants.get(key)

@@ -252,6 +252,20 @@ def reduce_call(op, x, axis=None, dtype=None, out=None, keepdims=False, ddof=0, 
     return trace.record("reduce", (x,), params, reduce_eager(xv, params))
 
 
+def arg_reduce_call(op, x, axis=None, out=None, *, keepdims=False):
+    """argmax / argmin: over one axis, or over the flattened array (axis=None)."""
+    fn = getattr(_c, op)
+    xv = _value(x)
+    if out is not None or not isinstance(xv, _c.ndarray) or xv.ndim == 0 or xv.dtype.kind not in "biuf" or (
+            axis is not None and not (isinstance(axis, int) and -xv.ndim <= axis < xv.ndim)):
+        return eager_call(op, fn, (x,), {"axis": axis, "out": out, "keepdims": keepdims} if out is not None else
+                          {"axis": axis, "keepdims": keepdims}, f"this {op} is not fused (out=, 0-d or complex)")
+    axes = _axes(axis, xv.ndim)
+    params = {"op": op, "axes": axes, "keepdims": bool(keepdims), "ddof": 0,
+              "axis_arg": None if axis is None else axis % xv.ndim}
+    return trace_of((x,)).record("reduce", (x,), params, reduce_eager(xv, params))
+
+
 def _mean_accumulator(dtype):
     if dtype.kind in "biu":
         return "float64"
@@ -277,6 +291,8 @@ TRACED = {
     "clip": clip_call,
     "astype": astype_call,
     **{op: _reduction(op) for op in (*REDUCTIONS, "var", "std")},
+    "argmax": lambda x, *a, **k: arg_reduce_call("argmax", x, *a, **k),
+    "argmin": lambda x, *a, **k: arg_reduce_call("argmin", x, *a, **k),
     "amax": _reduction("max"),
     "amin": _reduction("min"),
 }

@@ -285,3 +285,20 @@ def test_square_by_the_power_operator_keeps_powers_dtypes():
         x = rand((20,), dtype)
         for e in (2, 2.0, 3):
             check(cu.jit(lambda x, e=e: x**e), x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_argmax_and_argmin_pick_the_first_extreme(op, dtype):
+    xn = (np.random.default_rng(5).standard_normal((6, 4, 1100)) * 10).astype(dtype)  # ints: many ties
+    if dtype == "float32":
+        xn[2, 3, 17] = np.nan  # NumPy: the first NaN wins
+        xn[4, 1, 5] = np.inf
+    x = cu.asarray(xn)
+    for axis in (None, 0, 2, -2):
+        for keepdims in (False, True):
+            f = cu.jit(lambda x, axis=axis, keepdims=keepdims: getattr(x + 1, op)(axis=axis, keepdims=keepdims),
+                       static_argnames=("axis", "keepdims"))
+            out = check(f, x)
+            np.testing.assert_array_equal(out.get(), getattr(xn + 1, op)(axis=axis, keepdims=keepdims))
+            assert [s["kind"] for s in f.explain(x).steps] == ["rows"]

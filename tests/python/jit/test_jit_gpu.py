@@ -42,9 +42,11 @@ def test_jit_on_the_gpu_matches_eager_on_both_devices(fn, shapes):
     np.testing.assert_allclose(got.get(), fn(*host).get(), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("op", ["sum", "mean", "max", "min", "prod", "var", "std", "any", "all"])
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "min", "prod", "var", "std", "any", "all", "argmax", "argmin"])
 @pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
 def test_reductions_on_the_gpu(op, axis):
+    if op.startswith("arg") and isinstance(axis, tuple):
+        return  # one axis or all
     x = rand((6, 7, 3000)) * 0.01 + 1
     f = cu.jit(lambda x: getattr(x * 1.0, op)(axis=axis, keepdims=True))
     d = x.to_device("cuda:0")

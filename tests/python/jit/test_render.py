@@ -16,6 +16,8 @@ CASES = {
     "layer_norm": (layer_norm, lambda: (rand((8, 300)), rand((300,)), rand((300,))), 1),
     "logsumexp": (logsumexp, lambda: (rand((8, 300)),), 1),
     "int_any_all": (lambda a: ((a > 3).any(0), (a * 2).sum(1), a.max(1)), lambda: (rand((9, 40), "int16"),), None),
+    "argmax_nan_rows": (lambda x: (x * 2).argmax(1), lambda: (rand((9, 3000)),), 1),
+    "argmin_flat_int": (lambda x: (x - 1).argmin(), lambda: (rand((9, 40), "int32"),), 1),
     "column_sum_3d": (lambda x: (x * x).sum((0, 2), keepdims=True), lambda: (rand((5, 6, 70)),), 1),
 }
 
