@@ -3,7 +3,6 @@ signature into a graph, whose elementwise chains and reductions run as generated
 the CPU and on GPUs; what the kernels cannot compute runs eagerly inside it. docs/jit.md."""
 
 import functools
-import inspect
 import sys
 import types
 
@@ -35,6 +34,8 @@ class JitFunction:
     def __init__(self, fn, static_argnums=(), static_argnames=()):
         functools.update_wrapper(self, fn)
         self.fn = fn
+        import inspect  # here, not at `import cupric` (a few ms)
+
         self.signature = inspect.signature(fn)
         nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
@@ -108,7 +109,7 @@ class JitFunction:
         for name, v in bound.arguments.items():
             args[name] = _traced_module(v) if name in self.static else _trace_argument(trace, name, v)
         traced_fn = _with_traced_cupric(self.fn)
-        call = inspect.BoundArguments(self.signature, args)
+        call = type(bound)(self.signature, args)
         try:
             result = traced_fn(*call.args, **call.kwargs)
         except Untraceable as e:

@@ -2,8 +2,6 @@
 kernel for `map` and `rows` steps, cupric's eager ops otherwise). Kernels are rendered per
 variant (flat or n-d, which leaves broadcast where) and compiled once; shapes are run-time values."""
 
-import hashlib
-import linecache
 import math
 
 from .. import _cupric as _c
@@ -21,6 +19,9 @@ def compile_kernel(source, dtypes):
     """The ct.Kernel of a generated source (one per distinct source in the process)."""
     kernel = _KERNELS.get(source)
     if kernel is None:
+        import hashlib
+        import linecache
+
         from .. import tile as ct
 
         digest = hashlib.sha1(source.encode()).hexdigest()[:12]

@@ -3,7 +3,6 @@ values eagerly (so the first call's result is cupric's own) and record each op a
 `cu.*` calls reach the tracer through a namespace that replaces the module in the function's
 globals; NumPy's functions reach it through the array protocols."""
 
-import linecache
 import operator
 import os
 import sys
@@ -33,6 +32,8 @@ def user_site():
         f = f.f_back
     if f is None:
         return None
+    import linecache  # the trace's, not `import cupric`'s
+
     return (f.f_code.co_filename, f.f_lineno, linecache.getline(f.f_code.co_filename, f.f_lineno))
 
 
