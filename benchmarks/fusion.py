@@ -55,17 +55,12 @@ def dot(m, x, y):
 
 
 def torch_ns():
-    """torch under NumPy's names for the rows above (keepdims, axis)."""
+    """torch under NumPy's names for the rows that need no keepdims."""
+    import types
+
     import torch
 
-    class T:
-        sqrt, sin, exp = torch.sqrt, torch.sin, torch.exp
-
-        @staticmethod
-        def sum(x):
-            return torch.sum(x)
-
-    return T
+    return types.SimpleNamespace(sqrt=torch.sqrt, sin=torch.sin, exp=torch.exp, sum=torch.sum)
 
 
 def torch_softmax(x):
@@ -181,7 +176,10 @@ def load_gpu_peers():
 
         def cupy_fuse(fn, host):
             args = [cp.asarray(h) for h in host]
-            f = cp.fuse(lambda *a: fn(cp, *a)) if fn in (five_op, saxpy) else (lambda *a: fn(cp, *a))
+            if fn in (five_op, saxpy):  # cupy.fuse: elementwise functions of fixed arity
+                f = cp.fuse(lambda x, y: fn(cp, x, y))
+            else:
+                f = lambda *a: fn(cp, *a)  # noqa: E731  (reductions with keepdims: CuPy eager)
             return best(lambda: f(*args), cp.cuda.Device().synchronize)
 
         peers["cupy.fuse"] = cupy_fuse
