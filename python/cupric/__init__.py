@@ -29,6 +29,7 @@ from ._io import *  # noqa: F401,F403  (save, load, savez, loadtxt, frombuffer, 
 from ._pad import pad  # noqa: F401
 from ._flatiter import flatiter  # noqa: F401
 from ._vectorize import VectorizeWarning, frompyfunc, vectorize  # noqa: F401
+from .jit import fuse, jit  # noqa: F401  (cu.jit binds the decorator over the package's name)
 from ._array_utils import *  # noqa: F401,F403  (asanyarray, copy, ndim, shape, isscalar, packbits, i0, kaiser, broadcast, vectorize, ...)
 from ._info import *  # noqa: F401,F403  (__array_namespace_info__, __array_api_version__)
 from ._config import show_config  # noqa: F401
