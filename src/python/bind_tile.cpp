@@ -200,6 +200,8 @@ void bind_tile(nb::module_& m) {
   bind_tile_launch(t);
   t.def("host_environment", &tile::host_environment, nb::arg("include_dir"),
         "Hash of the compiler, flags, CPU and header library the CPU kernels depend on.");
+  t.def("headers_hash", &tile::headers_hash, nb::arg("include_dir"),
+        "Hash of the header library's file names, sizes and modification times (once per process).");
 }
 
 }  // namespace cupric::py
