@@ -247,7 +247,10 @@ def test_fingerprint_follows_the_kernels_file(tmp_path, monkeypatch):
     import importlib
 
     path = tmp_path / "fp_kernel_mod.py"
-    body = "import cupric.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(B,)) * {})\n"
+    body = (
+        "import cupric.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n"
+        "    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(B,)) * {})\n"
+    )
     path.write_text(body.format(2))
     monkeypatch.syspath_prepend(str(tmp_path))
     mod = importlib.import_module("fp_kernel_mod")
