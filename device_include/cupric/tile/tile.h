@@ -48,4 +48,5 @@
 #include "cupric/tile/reduce.h"
 #include "cupric/tile/mma.h"
 #include "cupric/tile/staged.h"
+#include "cupric/tile/tma.h"
 #include "cupric/tile/debug.h"

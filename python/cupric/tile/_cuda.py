@@ -365,8 +365,15 @@ def pack_scalar(value, dtype):
     return dtype.type(value)
 
 
-def flatten_arguments(runtime, params):
-    """The kernel's flat argument list: arrays as (address, shape..., strides...), scalars typed."""
+def tensor_map(a, box_rows, box_cols):
+    """A TMA tensor map over CUDA array `a` (the importer's view) as the 128-byte kernel parameter
+    (zeros where TMA cannot describe the view: the kernel copies with cp.async then)."""
+    return np.void(_c._tile.tensor_map(a.ptr, list(a.shape), list(a.strides), box_rows, box_cols))
+
+
+def flatten_arguments(runtime, params, tensor_maps=()):
+    """The kernel's flat argument list: arrays as (address, shape..., strides...), scalars typed,
+    then a tensor map per (parameter index, box rows, box columns) of `tensor_maps` (TMA rings)."""
     flat, i = [], 0
     for v in runtime:
         if isinstance(v, DeviceArray):
@@ -380,10 +387,16 @@ def flatten_arguments(runtime, params):
             i += 1
     if i != len(params):
         raise TypeError(f"cupric.tile: {i} kernel parameters packed, the kernel has {len(params)}")
+    flat.extend(tensor_map(runtime[p], rows, cols) for p, rows, cols in tensor_maps)
     return flat
 
 
 _LAUNCH_KEYS = ("entry", "threads", "smem_bytes")
+
+
+def tma_requested():
+    """CUPRIC_TILE_TMA=1: staged products' rings filled by TMA (the compiler reads the same switch)."""
+    return os.environ.get("CUPRIC_TILE_TMA") == "1"
 
 
 class CudaKernel:
@@ -398,7 +411,12 @@ class CudaKernel:
                 self.compiled = compile_source(emitted["source"], include_dir)
                 key = _cubin_key(emitted["source"], include_dir, default_arch())
                 params = [[role, str(dtype)] for role, dtype in emitted["params"]]  # names: JSON
-                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"params": params, "cubin": key}
+                maps = [list(m) for m in emitted.get("tensor_maps", ())]
+                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {
+                    "params": params,
+                    "tensor_maps": maps,
+                    "cubin": key,
+                }
             else:
                 self.compiled, self.index_entry = cached, emitted
             obj = self.compiled.get("object") or mod.ObjectCode(self.compiled["cubin"], "cubin")  # nvcc's
@@ -408,11 +426,15 @@ class CudaKernel:
             self.kernel.max_dynamic_shared_memory = self.smem
         self.threads = int(emitted["threads"])
         self.params = kernel_params(emitted["params"])
+        self.tensor_maps = [tuple(m) for m in emitted.get("tensor_maps", ())]
         self.device = device_index
         self._configs = {}
 
     def scalar_dtypes(self, specs):
-        """The dtype each scalar parameter is packed as, in order (None when one has no packing)."""
+        """The dtype each scalar parameter is packed as, in order (None when one has no packing, or
+        when the kernel takes tensor maps, which launch plans do not make)."""
+        if self.tensor_maps:
+            return None
         out, i = [], 0
         for _, spec in specs:
             if spec[0] == "array":
@@ -442,7 +464,7 @@ class CudaKernel:
         if 0 in grid:
             return  # an empty grid launches nothing
         mod = _cuda_module()
-        args = flatten_arguments(runtime, self.params)
+        args = flatten_arguments(runtime, self.params, self.tensor_maps)
         stream = resolve_stream(stream, self.device)
         for v in runtime:
             if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:
@@ -457,7 +479,8 @@ def _index_key(compiled, mod, device_index):
     Python, a cache read and a check); the cubin the entry names is keyed by the content."""
     with mod.Device(device_index):
         arch = default_arch()
-    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir())))
+    tma = "tma" if tma_requested() else "cp.async"
+    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir()), tma))
 
 
 def _load_indexed(mod, device_index, index_key):
