@@ -166,8 +166,12 @@ CUPRIC_TD void tma_copy(const Block& b, const TmaRing<Stages>& r, long long fill
 }
 
 /// After a fill's copies: cp.async's group (every thread commits one per fill, TMA or not, so
-/// that the wait below counts the same).
-CUPRIC_TD void tma_fill_end() { cp_async_commit(); }
+/// that the wait below counts the same), and the warp together again after thread 0's copies
+/// (the products' wgmma instructions are warp-aligned).
+CUPRIC_TD void tma_fill_end() {
+  cp_async_commit();
+  __syncwarp();
+}
 
 /// Waits until stage `it % Stages` holds iteration it's tiles. Without TMA each thread first
 /// waits for its own copies (all but the Ahead - 1 later fills' groups), makes them visible to the
