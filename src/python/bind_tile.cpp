@@ -230,7 +230,8 @@ void bind_tile(nb::module_& m) {
             d["params"] = params;
             d["param_types"] = declared;
             nb::list maps;  // (parameter index, box rows, box columns) per TMA tensor map, after the others
-            for (const tile::TensorMapParam& p : r.tensor_maps) maps.append(nb::make_tuple(p.param, p.box_rows, p.box_cols));
+            for (const tile::TensorMapParam& p : r.tensor_maps)
+              maps.append(nb::make_tuple(p.param, p.box_rows, p.box_cols));
             d["tensor_maps"] = maps;
             nb::list stages;
             for (const tile::StageText& s : r.stages) stages.append(nb::make_tuple(s.stage, s.ir));

@@ -397,8 +397,7 @@ std::string Emitter::tensor_map(const Op& load) {
   const int array = load.operands.at(0);
   const auto param = std::find(f_.params.begin(), f_.params.end(), array);
   const Shape& shape = f_.type(load.result()).shape;
-  const TensorMapParam want{static_cast<int>(param - f_.params.begin()), static_cast<int>(shape[shape.size() - 2]),
-                            64};
+  const TensorMapParam want{static_cast<int>(param - f_.params.begin()), static_cast<int>(shape[shape.size() - 2]), 64};
   for (const auto& [p, n] : tensor_maps_)
     if (p == want) return n;
   tensor_maps_.push_back({want, cat("tm", tensor_maps_.size())});
@@ -466,8 +465,8 @@ void Emitter::emit_staged_for(const Op& op) {
   };
   line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
   ++indent_;
-  line() << "const ::cu::tile::i64 " << it << (tma ? "_first" : "") << " = " << name(op.operands.at(0)) << " + "
-         << slot << " * " << step << ";";
+  line() << "const ::cu::tile::i64 " << it << (tma ? "_first" : "") << " = " << name(op.operands.at(0)) << " + " << slot
+         << " * " << step << ";";
   fill(it + "_first", slot, cat(ring, " + ", slot, " * ", stage));
   --indent_;
   line() << "}";

@@ -170,7 +170,11 @@ CUPRIC_TD void load(const Block& b, Tile<T, Sh::size, L>& out, const ArrayRef<T,
       CUPRIC_TILE_UNROLL
       for (int j = 0; j < L::kSlots / R; ++j) {
         const int e = L::elem(b.tid, j * R);
-        if (e >= Sh::size) continue;  // slots past the tile's end (they are never read)
+        if (e >= Sh::size) {  // slots past the tile's end hold the padding, as on the edge path
+          CUPRIC_TILE_UNROLL
+          for (int i = 0; i < R; ++i) out.v[j * R + i] = pad;
+          continue;
+        }
         const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(a.data + inside_offset<Sh>(a, start, e));
         CUPRIC_TILE_UNROLL
         for (int i = 0; i < R; ++i) out.v[j * R + i] = vec.v[i];

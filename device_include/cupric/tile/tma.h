@@ -33,8 +33,7 @@ CUPRIC_TD void mbar_init(u64* bar, int count) {
   asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(count) : "memory");
 }
 CUPRIC_TD void mbar_arrive(u64* bar) {
-  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(smem_address(bar))
-               : "memory");
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(smem_address(bar)) : "memory");
 }
 /// Waits until the barrier's phase of this parity has completed (try_wait suspends the thread a
 /// while on sm_90; test_wait polls).
@@ -44,12 +43,11 @@ CUPRIC_TD void mbar_wait(u64* bar, int parity) {
 #else
 #define CUPRIC_MBAR_WAIT "mbarrier.test_wait.parity.shared.b64"
 #endif
-  asm volatile(
-      "{\n.reg .pred done;\nwait_%=:\n" CUPRIC_MBAR_WAIT
-      " done, [%0], %1;\n"
-      "@!done bra wait_%=;\n}" ::"r"(smem_address(bar)),
-      "r"(parity)
-      : "memory");
+  asm volatile("{\n.reg .pred done;\nwait_%=:\n" CUPRIC_MBAR_WAIT
+               " done, [%0], %1;\n"
+               "@!done bra wait_%=;\n}" ::"r"(smem_address(bar)),
+               "r"(parity)
+               : "memory");
 #undef CUPRIC_MBAR_WAIT
 }
 CUPRIC_TD void mbar_inval(u64* bar) {
@@ -58,8 +56,7 @@ CUPRIC_TD void mbar_inval(u64* bar) {
 
 #if __CUDA_ARCH__ >= 900
 CUPRIC_TD void mbar_expect_bytes(u64* bar, int bytes) {
-  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared.b64 state, [%0], %1;\n}" ::"r"(
-                   smem_address(bar)),
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared.b64 state, [%0], %1;\n}" ::"r"(smem_address(bar)),
                "r"(bytes)
                : "memory");
 }
@@ -73,7 +70,8 @@ CUPRIC_TD void tma_load(void* dst, const TensorMap& m, const int (&c)[ND], u64* 
   const unsigned d = smem_address(dst), b = smem_address(bar);
   if constexpr (ND == 2)
     asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(d),
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
+            d),
         "l"(map), "r"(b), "r"(c[0]), "r"(c[1])
         : "memory");
   if constexpr (ND == 3)

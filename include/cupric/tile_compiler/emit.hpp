@@ -58,13 +58,13 @@ struct TensorMapParam {
 /// What the runtime needs besides the source.
 struct EmitResult {
   std::string source;
-  std::string entry;                ///< symbol to look up (host) or kernel name (CUDA)
-  int threads = 1;                  ///< threads per block
-  int vec = 1;                      ///< elements per thread and access
-  int smem_bytes = 0;               ///< dynamic shared memory per block (CUDA)
-  std::vector<KernelParam> params;  ///< CUDA: each kernel parameter, in order
+  std::string entry;                        ///< symbol to look up (host) or kernel name (CUDA)
+  int threads = 1;                          ///< threads per block
+  int vec = 1;                              ///< elements per thread and access
+  int smem_bytes = 0;                       ///< dynamic shared memory per block (CUDA)
+  std::vector<KernelParam> params;          ///< CUDA: each kernel parameter, in order
   std::vector<TensorMapParam> tensor_maps;  ///< CUDA: then these, in order (TMA rings)
-  std::vector<StageText> stages;    ///< with record_stages: "frontend" (the input), then each stage
+  std::vector<StageText> stages;            ///< with record_stages: "frontend" (the input), then each stage
 };
 
 /// Compiles `f` for options.target: runs the target's stages (stage_names) on a copy of it, then
