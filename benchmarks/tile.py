@@ -304,7 +304,7 @@ def main():
         (lambda: gpu_section(args.quick, row, within_budget, only)) if not args.cpu_only else None,
         (lambda: compile_section("cuda")) if gpu and wanted("compile") else None,
         matmul_compile_row if gpu and wanted("compile") else None,
-        compile_section if wanted("compile") else None,
+        compile_section if wanted("compile") and (not gpu or wanted("cpu")) else None,  # the host compiler's
         (lambda: cpu_section(args.quick or gpu)) if wanted("cpu") else None,  # on the GPU machine a side show
     ):
         if section is None:
