@@ -118,6 +118,10 @@ CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bo
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 #endif
   }
+#if __CUDA_ARCH__ >= 900
+  // the ring was scratch of ordinary stores before the loop; TMA (the async proxy) writes it next
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
   __syncthreads();
   return r;
 }
