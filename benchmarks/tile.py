@@ -179,6 +179,38 @@ _SOFTMAX = textwrap.dedent("""
 """)
 
 
+_MATMUL = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, sys.argv[1])
+    import torch, cupric as cu
+    from cupric import tile as ct
+    from matmul import matmul_kernel
+    a = torch.rand(512, 512, device="cuda").to(torch.bfloat16); bias = torch.rand(512, device="cuda").to(torch.bfloat16)
+    o = torch.empty_like(a); torch.cuda.synchronize()
+    t0 = time.perf_counter(); matmul_kernel[(4, 4)](a, a, bias, o, 128, 128, 64); t1 = time.perf_counter()
+    c = next(iter(matmul_kernel.cache.values())).cuda_kernels[0].compiled
+    print(t1 - t0, c["seconds"], c["cache_hit"])
+""")
+
+
+def matmul_compile_row():
+    """Cold compile of the matmul kernel (bf16, 128 x 128 x 64: the staged ring and wgmma) in a new
+    process with an empty cache: first call, and NVRTC's part of it."""
+    with tempfile.TemporaryDirectory() as d:
+        script = Path(d) / "matmul_compile.py"
+        script.write_text(_MATMUL)
+        env = dict(os.environ, CUPRIC_CACHE_DIR=str(Path(d) / "cache"))
+        out = subprocess.run([sys.executable, str(script), str(ROOT / "examples" / "tile")], env=env,
+                             capture_output=True, text=True, timeout=120)
+        if out.returncode:
+            print(out.stderr[-2000:])
+            return
+        first, nvrtc, hit = out.stdout.split()[-3:]
+        tma = " (CUPRIC_TILE_TMA=1)" if os.environ.get("CUPRIC_TILE_TMA") == "1" else ""
+        row("compile-cuda", f"matmul bf16 128x128x64 cold, new kernel{tma}", first_call_s=f"{float(first):.3f}",
+            compiler_s=f"{float(nvrtc):.3f}", cache_hit=hit, target="<= 0.5 (Triton 0.82)")
+
+
 def compile_section(device="cpu"):
     what = "NVRTC, the GPU path" if device == "cuda" else "the host compiler, the CPU path"
     print(f"# compile times of the softmax kernel with {what} (each in a new process)")
@@ -256,13 +288,24 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--cpu-only", action="store_true")
     p.add_argument("--markdown", action="store_true")
+    p.add_argument(
+        "--only",
+        default=None,
+        help="comma-separated parts to run: saxpy, softmax (with layer norm), matmul, attention, compile, cpu",
+    )
     args = p.parse_args()
+    only = None if args.only is None else set(args.only.split(","))
     gpu = not args.cpu_only and cu.cuda.is_available()
+
+    def wanted(part):
+        return only is None or part in only
+
     for section in (
-        (lambda: gpu_section(args.quick, row, within_budget)) if not args.cpu_only else None,
-        (lambda: compile_section("cuda")) if gpu else None,
-        compile_section,
-        lambda: cpu_section(args.quick or gpu),  # on the GPU machine the CPU rows are a side show
+        (lambda: gpu_section(args.quick, row, within_budget, only)) if not args.cpu_only else None,
+        (lambda: compile_section("cuda")) if gpu and wanted("compile") else None,
+        matmul_compile_row if gpu and wanted("compile") else None,
+        compile_section if wanted("compile") and (not gpu or wanted("cpu")) else None,  # the host compiler's
+        (lambda: cpu_section(args.quick or gpu)) if wanted("cpu") else None,  # on the GPU machine a side show
     ):
         if section is None:
             continue

@@ -314,7 +314,7 @@ def _attention(p, quick, row, within_budget):
         row("gpu", f"attention{' causal' if causal else ''} torch sdpa", TFLOP_s=f"{flops / t_sdpa / 1e12:.0f}")
 
 
-def gpu_section(quick, row, within_budget):
+def gpu_section(quick, row, within_budget, only=None):
     if not cu.cuda.is_available():
         print("# GPU: no CUDA device; skipping the GPU comparison")
         return
@@ -334,6 +334,8 @@ def gpu_section(quick, row, within_budget):
         ("matmul", 15, lambda: _matmul(p, quick, row)),
         ("attention", 15, lambda: _attention(p, quick, row, within_budget)),
     ):
+        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention
+            continue
         if not within_budget(f"gpu {name}", need_s):
             continue
         t0 = time.perf_counter()

@@ -141,6 +141,10 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
       r.params.push_back({ParamRole::scalar, t.dtype});
     }
   }
+  for (const auto& [map, n] : e.tensor_maps()) {  // after the others: the launch appends them
+    params += cat(", const __grid_constant__ ::cu::tile::TensorMap ", n);
+    r.tensor_maps.push_back(map);
+  }
   r.source =
       header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
       cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,

@@ -1,6 +1,7 @@
 // emit_body.cpp — the shared body emitter: value analysis (which elementwise values fuse into
 // their user's loop), literals, scalar and fused elementwise code, and structured control flow.
 // Memory, reduction, shape and debugging ops are in emit_ops.cpp.
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -372,10 +373,35 @@ void Emitter::stage_invariant_operands(const Region& body) {
 std::string Emitter::panel_copy(const Op& load, const std::string& to) {
   const int nd = f_.type(load.operands.at(0)).ndim;
   const Shape& shape = f_.type(load.result()).shape;
-  return cat("{\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '), "const ::cu::tile::i64 st[", nd,
-             "] = ", window_corner(load, false), ";\n", std::string(static_cast<std::size_t>(indent_) * 2 + 2, ' '),
-             "::cu::tile::copy_async<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ",
+  const std::string pad(static_cast<std::size_t>(indent_) * 2 + 2, ' ');
+  const std::string copy =
+      tma_ring_.empty()
+          ? cat("::cu::tile::copy_async<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ")
+          : cat("::cu::tile::tma_copy<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", tma_ring_, ", ",
+                tma_fill_, ", ", to, ", ", tensor_map(load), ", ");
+  return cat("{\n", pad, "const ::cu::tile::i64 st[", nd, "] = ", window_corner(load, false), ";\n", pad, copy,
              name(load.operands.at(0)), ", st);\n", std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
+}
+
+bool Emitter::tma_ring(const Region& body) const {
+  if (opt_.target != Target::cuda || !tma_requested()) return false;
+  for (const Op& load : body.ops)
+    if (load.kind == OpKind::load && load.staging == LoadStaging::ring) {
+      const Shape& shape = f_.type(load.result()).shape;
+      if (shape[shape.size() - 2] > 256 || f_.type(load.operands.at(0)).ndim > 5) return false;
+    }
+  return true;
+}
+
+std::string Emitter::tensor_map(const Op& load) {
+  const int array = load.operands.at(0);
+  const auto param = std::find(f_.params.begin(), f_.params.end(), array);
+  const Shape& shape = f_.type(load.result()).shape;
+  const TensorMapParam want{static_cast<int>(param - f_.params.begin()), static_cast<int>(shape[shape.size() - 2]), 64};
+  for (const auto& [p, n] : tensor_maps_)
+    if (p == want) return n;
+  tensor_maps_.push_back({want, cat("tm", tensor_maps_.size())});
+  return tensor_maps_.back().second;
 }
 
 void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
@@ -389,7 +415,7 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
   for (const Op& load : body.ops)
     if (auto at = ring_offset_.find(&load); at != ring_offset_.end())
       line() << panel_copy(load, cat(to, " + ", at->second));
-  line() << "::cu::tile::cp_async_commit();";
+  if (tma_ring_.empty()) line() << "::cu::tile::cp_async_commit();";
 }
 
 void Emitter::emit_staged_for(const Op& op) {
@@ -399,42 +425,67 @@ void Emitter::emit_staged_for(const Op& op) {
   const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the products read
   min_blocks_ = std::max(min_blocks_, op.staged.min_blocks);
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
+  const std::string ub = name(op.operands.at(1)), count = it + "_k", bars = it + "_bars";
+  const bool tma = tma_ring(body);
   long long stage = 0;  // a stage: the ring's loads one after another, in body order
+  std::string maps_ready;
   for (const Op& o : body.ops) {
     if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
       ring_offset_[&o] = stage;
       panels_[o.result()] = cat(it, "_at + ", stage);  // in the stage this iteration reads
       stage += 2 * f_.type(o.result()).size();
+      if (tma) maps_ready += cat(maps_ready.empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
     }
     if (o.kind == OpKind::mma) rings_[&o] = in_flight;
   }
   // the ring starts at a 1024-byte boundary (the swizzle's period) past the shared scratch the
   // body's other ops use (known once the body is emitted: a macro in the header); before and after
-  // the loop it is scratch for the ops there
+  // the loop it is scratch for the ops there. A TMA ring's barriers follow its stages.
   const std::string offset = cat("CUPRIC_TILE_RING_", it);
   line() << "__syncthreads();  // earlier users of the scratch are done with it";
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
          << stages << " stages of the products' operands";
+  if (tma)
+    line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
+           << ">(blk, " << ring << " + " << stages * stage << ", " << maps_ready << ");";
+  // the copies of the tiles of iteration `at` (a fill of the ring) into the stage at `to`
+  auto fill = [&](const std::string& at, const std::string& number, const std::string& to) {
+    if (!tma) return emit_stage_copies(body, to);
+    line() << "if (" << at << " < " << ub << ") {";
+    ++indent_;
+    line() << "::cu::tile::tma_fill_begin<" << stages << ">(blk, " << bars << ", " << number << ", " << stage << ");";
+    line() << "const ::cu::tile::i64 " << it << " = " << at << ";";
+    tma_ring_ = bars;
+    tma_fill_ = number;
+    emit_stage_copies(body, to);
+    tma_ring_.clear();
+    --indent_;
+    line() << "}";
+    line() << "::cu::tile::tma_fill_end();";
+  };
   line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
   ++indent_;
-  line() << "const ::cu::tile::i64 " << it << " = " << name(op.operands.at(0)) << " + " << slot << " * " << step << ";";
-  emit_stage_copies(body, cat(ring, " + ", slot, " * ", stage));
+  line() << "const ::cu::tile::i64 " << it << (tma ? "_first" : "") << " = " << name(op.operands.at(0)) << " + " << slot
+         << " * " << step << ";";
+  fill(it + "_first", slot, cat(ring, " + ", slot, " * ", stage));
   --indent_;
   line() << "}";
   line() << "int " << slot << " = 0;";
+  if (tma) line() << "long long " << count << " = 0;  // iterations done";
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
   // stage_products marks loops of a positive constant step
-  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < "
-         << name(op.operands[1]) << "; " << it << " += " << step << ") {";
+  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << ub << "; " << it
+         << " += " << step << ") {";
   ++indent_;
-  line() << "::cu::tile::stage_ready<" << ahead - 1 << ">();";
+  if (tma) line() << "::cu::tile::tma_stage_ready<" << ahead << ">(" << bars << ", " << count << ");";
+  else line() << "::cu::tile::stage_ready<" << ahead - 1 << ">();";
   line() << "{";
   ++indent_;
   line() << "const ::cu::tile::i64 " << it << "_ahead = " << it << " + " << ahead << " * " << step << ";";
   line() << "const int " << slot << "_to = (" << slot << " + " << ahead << ") % " << stages << ";";
-  line() << "const ::cu::tile::i64 " << it << " = " << it << "_ahead;";
-  emit_stage_copies(body, cat(ring, " + ", slot, "_to * ", stage));
+  if (!tma) line() << "const ::cu::tile::i64 " << it << " = " << it << "_ahead;";
+  fill(it + "_ahead", cat(count, " + ", ahead), cat(ring, " + ", slot, "_to * ", stage));
   --indent_;
   line() << "}";
   line() << "unsigned char* const " << it << "_at = " << ring << " + " << slot << " * " << stage << ";";
@@ -443,12 +494,13 @@ void Emitter::emit_staged_for(const Op& op) {
   emit_region(body);
   const long long body_scratch = (smem_ + 15) / 16 * 16;
   defines_ += cat("#define ", offset, " ", body_scratch, "\n");
-  smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024));
+  smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024 + (tma ? 16 * stages : 0)));
+  if (tma) line() << "::cu::tile::tma_stage_done<" << in_flight << ">(blk, " << bars << ", " << count << "++);";
   line() << slot << " = " << slot << " + 1 == " << stages << " ? 0 : " << slot << " + 1;";
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
-  line() << "::cu::tile::staged_loop_end();";
+  line() << (tma ? cat("::cu::tile::tma_ring_end(blk, ", bars, ");") : std::string("::cu::tile::staged_loop_end();"));
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

@@ -31,6 +31,8 @@ class Emitter {
   const std::string& preamble() const { return preamble_; }
   /// Upper bound of the stack a CPU block needs for its tiles (every materialised tile at once).
   long long tile_bytes() const;
+  /// CUDA: the TMA tensor maps the body reads (TMA rings), in parameter order, with their names.
+  const std::vector<std::pair<TensorMapParam, std::string>>& tensor_maps() const { return tensor_maps_; }
   std::string name(int v) const {
     auto a = alias_.find(v);
     return "v" + std::to_string(a == alias_.end() ? v : a->second);
@@ -69,8 +71,14 @@ class Emitter {
   /// The "{...}" corner of a load's or store's window (element offsets, or tile indices times the
   /// tile's extents) through core.h's window_start, so that no index near +-2^63 wraps around.
   std::string window_corner(const Op& op, bool offsets) const;
-  /// The statement that starts copying a load's tile into panels at `to` (staged.h copy_async).
+  /// The statement that starts copying a load's tile into panels at `to` (staged.h copy_async;
+  /// tma.h tma_copy in a TMA ring).
   std::string panel_copy(const Op& load, const std::string& to);
+  /// Whether a staged loop's ring can be filled by TMA: CUPRIC_TILE_TMA=1 and every ring load a
+  /// box TMA can copy (at most 256 rows, arrays of at most 5 dimensions).
+  bool tma_ring(const Region& body) const;
+  /// The name of the tensor map parameter for a ring load's array and box (made on first use).
+  std::string tensor_map(const Op& load);
   /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it
   /// stages into two buffers by turns and skips its closing barrier.
   const Op* double_buffered_mma(const Region& body) const;
@@ -118,6 +126,9 @@ class Emitter {
   std::string preamble_;
   std::unordered_set<std::string> reductions_;  ///< rows whose operator struct is in the preamble
   long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
+  std::vector<std::pair<TensorMapParam, std::string>> tensor_maps_;
+  std::string tma_ring_;  ///< in a TMA ring's copies: its barriers' variable
+  std::string tma_fill_;  ///< ... and the fill (iteration number) the copies are for
   /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
   void stage_invariant_operands(const Region& body);
 };

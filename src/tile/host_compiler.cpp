@@ -5,7 +5,9 @@
 // the cache ever reaches a shell.
 #include "cupric/tile_compiler/host_compiler.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -205,26 +207,6 @@ HostCompiler find_compiler() {
   return c;
 }
 
-/// Hash of the header library the kernels include, from each file's name, size and modification
-/// time (so that editing a header invalidates the cache without reading every file per process).
-std::string headers_hash(const std::string& include_dir) {
-  static std::mutex m;
-  static std::unordered_map<std::string, std::string> cache;
-  std::lock_guard<std::mutex> lock(m);
-  auto it = cache.find(include_dir);
-  if (it != cache.end()) return it->second;
-  std::vector<std::string> entries;
-  std::error_code ec;
-  for (auto i = fs::recursive_directory_iterator(fs::path(include_dir) / "cupric", ec); !ec && i != fs::end(i);
-       i.increment(ec)) {
-    if (!i->is_regular_file(ec)) continue;
-    entries.push_back(
-        cat(i->path().string(), "|", i->file_size(ec), "|", i->last_write_time(ec).time_since_epoch().count()));
-  }
-  std::sort(entries.begin(), entries.end());
-  return cache[include_dir] = CompileCache::make_key({joined(entries, '\0')});
-}
-
 std::mutex g_compile_mutex;
 
 /// GCC only: tile.h precompiled once per compiler, flags and header library, so that each kernel
@@ -262,7 +244,39 @@ std::string precompiled_header(const HostCompiler& cc, const std::string& includ
   return root = dir;
 }
 
+/// "path|size|mtime_ns" of every regular file under dir (one fstatat each: the listing is on the
+/// path of a new process' first launch), appended to out; cupric/kernels (the CUDA backend's kernel
+/// bodies, which tile kernels never include) is left out.
+void list_files(const std::string& dir, std::vector<std::string>& out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.' && (e->d_name[1] == 0 || (e->d_name[1] == '.' && e->d_name[2] == 0))) continue;
+    struct stat st {};
+    if (::fstatat(::dirfd(d), e->d_name, &st, 0) != 0) continue;
+    const std::string path = cat(dir, "/", e->d_name);
+    if (S_ISDIR(st.st_mode)) {
+      if (std::strcmp(e->d_name, "kernels") != 0) list_files(path, out);
+    } else if (S_ISREG(st.st_mode)) {
+      out.push_back(cat(path, "|", st.st_size, "|", st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec));
+    }
+  }
+  ::closedir(d);
+}
+
 }  // namespace
+
+std::string headers_hash(const std::string& include_dir) {
+  static std::mutex m;
+  static std::unordered_map<std::string, std::string> cache;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = cache.find(include_dir);
+  if (it != cache.end()) return it->second;
+  std::vector<std::string> entries;
+  list_files(include_dir + "/cupric", entries);
+  std::sort(entries.begin(), entries.end());
+  return cache[include_dir] = CompileCache::make_key({joined(entries, '\0')});
+}
 
 const HostCompiler& host_compiler() {
   static const HostCompiler c = find_compiler();

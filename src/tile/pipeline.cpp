@@ -6,6 +6,7 @@
 // current iteration. The first tile is loaded before the loop (a load past the end reads padding).
 #include <algorithm>
 #include <complex>
+#include <cstdlib>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -338,6 +339,11 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
 
 }  // namespace
 
+bool tma_requested() {
+  const char* v = std::getenv("CUPRIC_TILE_TMA");
+  return v != nullptr && std::string(v) == "1";
+}
+
 StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
   const Type& ta = f.type(mma.operands.at(0));
   const Type& tb = f.type(mma.operands.at(1));
@@ -353,7 +359,8 @@ StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
   // one product left in flight where there are 3 stages or more
   const std::int64_t stage = 2 * (m * k + k * n), ring = 1024;  // + the ring's alignment
   if (n <= 128 && 2 * (3 * stage + ring + 1024) <= 228 * 1024) return {3, 1, 2};
-  const std::int64_t fit = std::min<std::int64_t>(4, (227 * 1024 - ring) / stage);
+  // TMA (no copies in the consumers' registers, a barrier per stage): up to 5 stages
+  const std::int64_t fit = std::min<std::int64_t>(tma_requested() ? 5 : 4, (227 * 1024 - ring - 80) / stage);
   if (fit < 2) return {};
   return {static_cast<int>(fit), fit >= 3 ? 1 : 0, 1};
 }

@@ -27,6 +27,7 @@ unsigned long long atomicAdd(unsigned long long* p, unsigned long long v);  // n
 #define CUPRIC_TD inline
 #define CUPRIC_TC constexpr
 #define CUPRIC_TILE_UNROLL
+#define CUPRIC_TILE_NO_UNROLL
 #define CUPRIC_TILE_ALIGN
 // Its own namespace: test_tile.cpp includes the same headers built for the CPU (one thread).
 #define tile tile_gpu_sim

@@ -92,6 +92,70 @@ CUPRIC_TD bool run_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int 
 }
 #endif
 
+#ifdef CUPRIC_TILE_DEVICE
+/// Whether the whole window lies inside the array, its last dimension contiguous and every run of
+/// R elements aligned for one R-element access (the window's corner aligned, every other stride a
+/// multiple of R): then loads and stores take the fast path, one unchecked vector access per run.
+/// The check is made once per window, so that the unrolled accesses carry no edge code: edge code
+/// per run was most of NVRTC's time on products' epilogues (docs/tile.md, "Compile times").
+template <class Sh, int R, class T, int ND>
+CUPRIC_TD bool window_vectorisable(const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
+  bool ok = a.stride[ND - 1] == 1;
+  i64 off = 0;
+  CUPRIC_TILE_UNROLL
+  for (int d = 0; d < ND; ++d) {
+    ok = ok && start[d] >= 0 && start[d] + Sh::dim(d) <= a.shape[d] && (d == ND - 1 || a.stride[d] % R == 0);
+    off += start[d] * a.stride[d];
+  }
+  return ok && reinterpret_cast<unsigned long long>(a.data + off) % sizeof(VecOf<T, R>) == 0;
+}
+
+/// Offset of tile element e in a window that lies inside the array (window_vectorisable).
+template <class Sh, class T, int ND>
+CUPRIC_TD i64 inside_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e) {
+  i64 off = start[ND - 1] + e % Sh::dim(ND - 1);
+  CUPRIC_TILE_UNROLL
+  for (int d = ND - 2; d >= 0; --d) off += (start[d] + (e / Sh::inner(d)) % Sh::dim(d)) * a.stride[d];
+  return off;
+}
+
+/// The edge path of a load or store of runs (a window that is not window_vectorisable): the runs
+/// in a loop that is not unrolled, over a copy of the tile in local memory, each run one vector
+/// access where it is inside and aligned, else element by element.
+template <class Sh, int R, bool Store, class T, int ND, int Slots, class L>
+CUPRIC_TD void edge_runs(const Block& b, T (&vals)[Slots], const ArrayRef<T, ND>& a, const i64 (&start)[ND], T pad, L) {
+  const i64 st = a.stride[ND - 1], n = a.shape[ND - 1];
+  CUPRIC_TILE_NO_UNROLL
+  for (int j = 0; j < Slots / R; ++j) {
+    i64 off, c;
+    const bool ok = run_offset<Sh>(a, start, L::elem(b.tid, j * R), off, c);
+    T* p = a.data + off + c * st;
+    if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
+      if constexpr (Store) {
+        VecOf<T, R> vec;
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < R; ++i) vec.v[i] = vals[j * R + i];
+        *reinterpret_cast<VecOf<T, R>*>(p) = vec;
+      } else {
+        const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(p);
+        CUPRIC_TILE_UNROLL
+        for (int i = 0; i < R; ++i) vals[j * R + i] = vec.v[i];
+      }
+    } else {
+      CUPRIC_TILE_UNROLL
+      for (int i = 0; i < R; ++i) {
+        const bool in = ok && c + i >= 0 && c + i < n;
+        if constexpr (Store) {
+          if (in) a.data[off + (c + i) * st] = vals[j * R + i];
+        } else {
+          vals[j * R + i] = in ? a.data[off + (c + i) * st] : pad;
+        }
+      }
+    }
+  }
+}
+#endif
+
 /// out = the window of shape Sh whose corner is at element `start` (padding outside).
 template <class Sh, class T, int ND, class L>
 CUPRIC_TD void load(const Block& b, Tile<T, Sh::size, L>& out, const ArrayRef<T, ND>& a, const i64 (&start)[ND],
@@ -102,20 +166,24 @@ CUPRIC_TD void load(const Block& b, Tile<T, Sh::size, L>& out, const ArrayRef<T,
 #else
   constexpr int R = L::kRun;
   if constexpr (R > 1 && Sh::size > 1 && Sh::dim(ND - 1) % R == 0) {
-    const i64 st = a.stride[ND - 1], n = a.shape[ND - 1];
-    CUPRIC_TILE_UNROLL
-    for (int j = 0; j < L::kSlots / R; ++j) {
-      i64 off, c;
-      const bool ok = run_offset<Sh>(a, start, L::elem(b.tid, j * R), off, c);
-      const T* p = a.data + off + c * st;
-      if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
-        const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(p);
+    if (window_vectorisable<Sh, R>(a, start)) {
+      CUPRIC_TILE_UNROLL
+      for (int j = 0; j < L::kSlots / R; ++j) {
+        const int e = L::elem(b.tid, j * R);
+        if (e >= Sh::size) {  // slots past the tile's end hold the padding, as on the edge path
+          CUPRIC_TILE_UNROLL
+          for (int i = 0; i < R; ++i) out.v[j * R + i] = pad;
+          continue;
+        }
+        const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(a.data + inside_offset<Sh>(a, start, e));
         CUPRIC_TILE_UNROLL
         for (int i = 0; i < R; ++i) out.v[j * R + i] = vec.v[i];
-      } else {
-        CUPRIC_TILE_UNROLL
-        for (int i = 0; i < R; ++i) out.v[j * R + i] = ok && c + i >= 0 && c + i < n ? a.data[off + (c + i) * st] : pad;
       }
+    } else {
+      T vals[L::kSlots];
+      edge_runs<Sh, R, false>(b, vals, a, start, pad, L{});
+      CUPRIC_TILE_UNROLL
+      for (int s = 0; s < L::kSlots; ++s) out.v[s] = vals[s];
     }
   } else {
     CUPRIC_TILE_UNROLL
@@ -139,22 +207,21 @@ CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size, L>& in, const Array
 #else
   constexpr int R = L::kRun;
   if constexpr (R > 1 && Sh::size > 1 && Sh::dim(ND - 1) % R == 0) {
-    const i64 st = a.stride[ND - 1], n = a.shape[ND - 1];
-    CUPRIC_TILE_UNROLL
-    for (int j = 0; j < L::kSlots / R; ++j) {
-      i64 off, c;
-      const bool ok = run_offset<Sh>(a, start, L::elem(b.tid, j * R), off, c);
-      T* p = a.data + off + c * st;
-      if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
+    if (window_vectorisable<Sh, R>(a, start)) {
+      CUPRIC_TILE_UNROLL
+      for (int j = 0; j < L::kSlots / R; ++j) {
+        const int e = L::elem(b.tid, j * R);
+        if (e >= Sh::size) continue;
         VecOf<T, R> vec;
         CUPRIC_TILE_UNROLL
         for (int i = 0; i < R; ++i) vec.v[i] = in.v[j * R + i];
-        *reinterpret_cast<VecOf<T, R>*>(p) = vec;
-      } else {
-        CUPRIC_TILE_UNROLL
-        for (int i = 0; i < R; ++i)
-          if (ok && c + i >= 0 && c + i < n) a.data[off + (c + i) * st] = in.v[j * R + i];
+        *reinterpret_cast<VecOf<T, R>*>(a.data + inside_offset<Sh>(a, start, e)) = vec;
       }
+    } else {
+      T vals[L::kSlots];
+      CUPRIC_TILE_UNROLL
+      for (int s = 0; s < L::kSlots; ++s) vals[s] = in.v[s];
+      edge_runs<Sh, R, true>(b, vals, a, start, T{}, L{});
     }
   } else {
     CUPRIC_TILE_UNROLL

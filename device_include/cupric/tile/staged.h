@@ -84,7 +84,8 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
     }
     return;
   }
-  CUPRIC_TILE_UNROLL
+  // the edge path, not unrolled: its code once instead of per chunk (NVRTC time)
+  CUPRIC_TILE_NO_UNROLL
   for (int j = 0; j < per_thread; ++j) {
     const int i = j * kThreads + b.tid;
     if (chunks % kThreads != 0 && i >= chunks) break;

@@ -19,12 +19,15 @@
 #define CUPRIC_TD __device__ __forceinline__
 #define CUPRIC_TC __host__ __device__ constexpr
 #define CUPRIC_TILE_UNROLL _Pragma("unroll")
+// edge paths: one copy of the loop body, not one per iteration (NVRTC time, code size)
+#define CUPRIC_TILE_NO_UNROLL _Pragma("unroll 1")
 #define CUPRIC_TILE_SYNC() __syncthreads()
 #define CUPRIC_TILE_ALIGN
 #else
 #define CUPRIC_TD inline __attribute__((always_inline))
 #define CUPRIC_TC constexpr
 #define CUPRIC_TILE_UNROLL _Pragma("GCC ivdep")
+#define CUPRIC_TILE_NO_UNROLL
 #define CUPRIC_TILE_SYNC() ((void)0)
 #define CUPRIC_TILE_ALIGN alignas(64)
 #endif
@@ -45,4 +48,5 @@
 #include "cupric/tile/reduce.h"
 #include "cupric/tile/mma.h"
 #include "cupric/tile/staged.h"
+#include "cupric/tile/tma.h"
 #include "cupric/tile/debug.h"

@@ -234,6 +234,10 @@ struct CUlaunchConfig {
   X(FuncGetAttribute, cuFuncGetAttribute, true, CUresult, (int*, CUfunction_attribute, CUfunction))                \
   X(FuncSetAttribute, cuFuncSetAttribute, true, CUresult, (CUfunction, CUfunction_attribute, int))                 \
   X(FuncGetParamInfo, cuFuncGetParamInfo, false, CUresult, (CUfunction, std::size_t, std::size_t*, std::size_t*))  \
+  /* the enums of cuTensorMapEncodeTiled (CUDA 12+) as int */                                                      \
+  X(TensorMapEncodeTiled, cuTensorMapEncodeTiled, false, CUresult,                                                 \
+    (void*, int, unsigned int, void*, const std::uint64_t*, const std::uint64_t*, const std::uint32_t*,            \
+     const std::uint32_t*, int, int, int, int))                                                                    \
   X(LaunchKernel, cuLaunchKernel, true, CUresult,                                                                  \
     (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, \
      CUstream, void**, void**))                                                                                    \

@@ -43,15 +43,28 @@ const char* role_name(ParamRole r);
 /// for reading the generated source; launches go by the role and dtype.
 std::string param_ctype(const KernelParam& p);
 
+/// A TMA tensor map the CUDA kernel takes after its other parameters (CUPRIC_TILE_TMA=1): for the
+/// array of parameter `param` (an index into f.params), boxes of box_cols x box_rows elements of
+/// its last two dimensions (one index of the others), 128-byte swizzle. The host passes the 128
+/// bytes of cuTensorMapEncodeTiled's map, or zeros where it cannot describe the view (the kernel
+/// then copies with cp.async).
+struct TensorMapParam {
+  int param = 0;
+  int box_rows = 0;
+  int box_cols = 64;
+  bool operator==(const TensorMapParam&) const = default;
+};
+
 /// What the runtime needs besides the source.
 struct EmitResult {
   std::string source;
-  std::string entry;                ///< symbol to look up (host) or kernel name (CUDA)
-  int threads = 1;                  ///< threads per block
-  int vec = 1;                      ///< elements per thread and access
-  int smem_bytes = 0;               ///< dynamic shared memory per block (CUDA)
-  std::vector<KernelParam> params;  ///< CUDA: each kernel parameter, in order
-  std::vector<StageText> stages;    ///< with record_stages: "frontend" (the input), then each stage
+  std::string entry;                        ///< symbol to look up (host) or kernel name (CUDA)
+  int threads = 1;                          ///< threads per block
+  int vec = 1;                              ///< elements per thread and access
+  int smem_bytes = 0;                       ///< dynamic shared memory per block (CUDA)
+  std::vector<KernelParam> params;          ///< CUDA: each kernel parameter, in order
+  std::vector<TensorMapParam> tensor_maps;  ///< CUDA: then these, in order (TMA rings)
+  std::vector<StageText> stages;            ///< with record_stages: "frontend" (the input), then each stage
 };
 
 /// Compiles `f` for options.target: runs the target's stages (stage_names) on a copy of it, then

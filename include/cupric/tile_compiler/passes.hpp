@@ -50,6 +50,10 @@ std::optional<std::vector<std::size_t>> index_chain(const Function& f, const Reg
 /// of 4, K and N multiples of 64, N <= 256.
 StagedShape staged_shape(const Function& f, const Op& mma, int threads);
 
+/// CUPRIC_TILE_TMA=1: staged loops fill their ring by TMA on mbarriers (device_include/cupric/tile/tma.h)
+/// and may keep up to 5 stages; read at each compile (it is part of the kernel index's key).
+bool tma_requested();
+
 /// GPU: marks the K loops whose products read loads made in the loop from their indices (loads of
 /// arrays of 2 or more dimensions, padding 0, used by nothing else) and can be staged (staged_shape):
 /// the loop's `staged` gets its shape, the loads copied ahead each iteration `staging = ring`, the

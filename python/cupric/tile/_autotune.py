@@ -383,7 +383,8 @@ class Autotuner(Launchable):
         else:
             mod = _cuda._cuda_module()
             d = mod.Device(int(device.split(":")[1]))
-            target = f"{d.name} {d.arch} {' '.join(_cuda._EXTRA)} {_cuda._headers_digest(include_dir())}"
+            tma = " tma" if _cuda.tma_requested() else ""  # another kernel: another choice
+            target = f"{d.name} {d.arch} {' '.join(_cuda._EXTRA)} {_cuda._headers_digest(include_dir())}{tma}"
         parts = (
             _FORMAT,
             fp,

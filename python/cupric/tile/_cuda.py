@@ -76,6 +76,9 @@ _OPTIONAL = (_MINIMAL, _PTXAS_VERBOSE)  # dropped, in this order, by an NVRTC th
 _EXTRA = ["-default-device", _MINIMAL, _PTXAS_VERBOSE]
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
 @functools.lru_cache(maxsize=4)
 def _headers_digest(include_dir):
     """Hash of the device header library: NVRTC's cache key covers the source, not what it
@@ -89,7 +92,7 @@ def _headers_digest(include_dir):
         listing.update(f"\0{rel}\0{size}\0{mtime}".encode())
     memo = listing.hexdigest()
     digest = (_c.compile_cache.get("headers", memo) or b"").decode(errors="replace")
-    if re.fullmatch(r"[0-9a-f]{32}", digest):
+    if len(digest) == 32 and set(digest) <= _HEX:  # (a regular expression: ~0.1 ms to compile)
         return digest
     h = hashlib.sha256()
     for rel, _, _ in files:
@@ -367,8 +370,15 @@ def pack_scalar(value, dtype):
     return dtype.type(value)
 
 
-def flatten_arguments(runtime, params):
-    """The kernel's flat argument list: arrays as (address, shape..., strides...), scalars typed."""
+def tensor_map(a, box_rows, box_cols):
+    """A TMA tensor map over CUDA array `a` (the importer's view) as the 128-byte kernel parameter
+    (zeros where TMA cannot describe the view: the kernel copies with cp.async then)."""
+    return np.void(_c._tile.tensor_map(a.ptr, list(a.shape), list(a.strides), box_rows, box_cols))
+
+
+def flatten_arguments(runtime, params, tensor_maps=()):
+    """The kernel's flat argument list: arrays as (address, shape..., strides...), scalars typed,
+    then a tensor map per (parameter index, box rows, box columns) of `tensor_maps` (TMA rings)."""
     flat, i = [], 0
     for v in runtime:
         if isinstance(v, DeviceArray):
@@ -382,10 +392,16 @@ def flatten_arguments(runtime, params):
             i += 1
     if i != len(params):
         raise TypeError(f"cupric.tile: {i} kernel parameters packed, the kernel has {len(params)}")
+    flat.extend(tensor_map(runtime[p], rows, cols) for p, rows, cols in tensor_maps)
     return flat
 
 
 _LAUNCH_KEYS = ("entry", "threads", "smem_bytes")
+
+
+def tma_requested():
+    """CUPRIC_TILE_TMA=1: staged products' rings filled by TMA (the compiler reads the same switch)."""
+    return os.environ.get("CUPRIC_TILE_TMA") == "1"
 
 
 class CudaKernel:
@@ -400,7 +416,12 @@ class CudaKernel:
                 self.compiled = compile_source(emitted["source"], include_dir)
                 key = _cubin_key(emitted["source"], include_dir, default_arch())
                 params = [[role, str(dtype)] for role, dtype in emitted["params"]]  # names: JSON
-                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {"params": params, "cubin": key}
+                maps = [list(m) for m in emitted.get("tensor_maps", ())]
+                self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {
+                    "params": params,
+                    "tensor_maps": maps,
+                    "cubin": key,
+                }
             else:
                 self.compiled, self.index_entry = cached, emitted
             obj = self.compiled.get("object") or mod.ObjectCode(self.compiled["cubin"], "cubin")  # nvcc's
@@ -410,11 +431,15 @@ class CudaKernel:
             self.kernel.max_dynamic_shared_memory = self.smem
         self.threads = int(emitted["threads"])
         self.params = kernel_params(emitted["params"])
+        self.tensor_maps = [tuple(m) for m in emitted.get("tensor_maps", ())]
         self.device = device_index
         self._configs = {}
 
     def scalar_dtypes(self, specs):
-        """The dtype each scalar parameter is packed as, in order (None when one has no packing)."""
+        """The dtype each scalar parameter is packed as, in order (None when one has no packing, or
+        when the kernel takes tensor maps, which launch plans do not make)."""
+        if self.tensor_maps:
+            return None
         out, i = [], 0
         for _, spec in specs:
             if spec[0] == "array":
@@ -444,7 +469,7 @@ class CudaKernel:
         if 0 in grid:
             return  # an empty grid launches nothing
         mod = _cuda_module()
-        args = flatten_arguments(runtime, self.params)
+        args = flatten_arguments(runtime, self.params, self.tensor_maps)
         stream = resolve_stream(stream, self.device)
         for v in runtime:
             if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:
@@ -454,10 +479,13 @@ class CudaKernel:
 
 def _index_key(compiled, mod, device_index):
     """The key of this specialisation's launch facts on this arch in the kernel index (None: not
-    indexed)."""
+    indexed). The headers enter by their listing (names, sizes, modification times: listed in C++,
+    ~0.05 ms), not by their content's digest (~0.7 ms at a new process' first launch: the listing in
+    Python, a cache read and a check); the cubin the entry names is keyed by the content."""
     with mod.Device(device_index):
         arch = default_arch()
-    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _headers_digest(_paths.include_dir())))
+    tma = "tma" if tma_requested() else "cp.async"
+    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir()), tma))
 
 
 def _load_indexed(mod, device_index, index_key):

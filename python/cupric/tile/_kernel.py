@@ -5,6 +5,7 @@ import functools
 import hashlib
 import inspect
 import os
+import stat
 import sys
 import time
 import types
@@ -70,13 +71,30 @@ def _code_names(code):
     return names
 
 
+def _source_identity(fn):
+    """What stands for a function's source in its fingerprint: a hash of its whole file's bytes and
+    the function's place in it (~0.04 ms, where linecache's read and split of the file cost ~0.15
+    ms at a new process' first launch; an edit elsewhere in the file runs the frontend again, and
+    the compiled code, keyed by what it emits, is found again), or the text itself where there is
+    no such file (a notebook cell, whose lines linecache holds)."""
+    code = fn.__code__
+    try:
+        if stat.S_ISREG(os.stat(code.co_filename).st_mode):
+            with open(code.co_filename, "rb") as f:
+                digest = hashlib.sha1(f.read()).hexdigest()
+            return f"{digest}\0{code.co_firstlineno}\0{fn.__qualname__}"
+    except (OSError, ValueError):
+        pass
+    found = _function_lines(fn) or inspect.getsourcelines(fn)
+    return "".join(found[0])
+
+
 def _fingerprint(fn, seen=None):
     seen = set() if seen is None else seen
     if fn in seen:
         return ""
     seen.add(fn)
-    found = _function_lines(fn) or inspect.getsourcelines(fn)
-    parts = ["".join(found[0])]
+    parts = [_source_identity(fn)]
     closure = {}
     if fn.__closure__:
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):

@@ -655,6 +655,32 @@ def test_header_hash_is_kept_by_listing_and_follows_changes(tmp_path, cache_dir)
     assert second != first and second == content_hash()
 
 
+def test_index_keys_follow_the_header_listing(tmp_path):
+    """The kernel index names the headers by their listing (names, sizes, modification times, made
+    in C++ once per process at the first launch), not by their content: an edited header gives
+    another hash; the CUDA backend's own kernel bodies (cupric/kernels, which tile kernels never
+    include) do not count."""
+    import shutil
+    import subprocess
+    import sys
+
+    inc = tmp_path / "include"
+    shutil.copytree(_kernel.include_dir(), inc)
+    code = "import sys, cupric; print(cupric._cupric._tile.headers_hash(sys.argv[1]))"
+
+    def listing():  # a new process each time: the hash is made once per process
+        out = subprocess.run([sys.executable, "-c", code, str(inc)], capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    first = listing()
+    assert len(first) == 64 and listing() == first
+    (inc / "cupric" / "kernels" / "extra.h").write_text("// not a tile header\n")
+    assert listing() == first
+    with open(inc / "cupric" / "tile" / "memory.h", "a") as f:
+        f.write("\n// edited\n")
+    assert listing() != first
+
+
 def test_attention_keeps_its_row_statistics_in_registers():
     """At tiles the GPU stages (k and v through the ring, wgmma), attention's running max and sum
     are slices of the accumulator layout: the row reductions, the masks and the broadcasts back

@@ -126,3 +126,26 @@ def test_tuples_of_constants_are_constants(restore_globals):
     x = cu.asarray(np.zeros(4, np.float32))
     k[(1,)](x, 4)
     assert np.asarray(x).tolist() == [2.0] * 4
+
+
+def test_global_names_are_read_from_the_bytecode_as_dis_reads_them():
+    """The globals a kernel reads come from a scan of its bytecode (no dis.Instruction per unit:
+    part of a new process' first launch); it finds what dis finds, also past EXTENDED_ARG (more
+    than 256 names) and in nested code (comprehensions, lambdas)."""
+    import dis
+    import types
+
+    from cupric.tile import _globals
+
+    many = "\n".join(f"    v{i} = g{i}" for i in range(300))
+    namespace = {}
+    exec(f"def wide():\n{many}\n    return [OFFSET for _ in SCALE]\n", namespace)  # noqa: S102
+    codes = [scale_kernel.fn.__code__, _shifted.fn.__code__, namespace["wide"].__code__, dis.get_instructions.__code__]
+    seen = 0
+    while codes:
+        code = codes.pop()
+        want = {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"}
+        assert _globals._load_global_names(code) == want
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        seen += 1
+    assert seen >= 5 and "g299" in _globals._global_names(namespace["wide"].__code__)

@@ -238,3 +238,37 @@ def test_fingerprint_covers_globals_and_helpers():
         assert ct.kernel(kern).fingerprint() is None
     finally:
         g["FACTOR"] = 2.0
+
+
+def test_fingerprint_follows_the_kernels_file(tmp_path, monkeypatch):
+    """A kernel's source enters its fingerprint by a hash of its file's bytes (no linecache at a new
+    process' first launch): an edit of the file changes it, an identical rewrite keeps it; a
+    kernel with no file (a notebook cell) is fingerprinted by its text."""
+    import importlib
+
+    path = tmp_path / "fp_kernel_mod.py"
+    body = (
+        "import cupric.tile as ct\n\n@ct.kernel\ndef k(x, B: ct.Constant[int]):\n"
+        "    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(B,)) * {})\n"
+    )
+    path.write_text(body.format(2))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("fp_kernel_mod")
+    first = ct.kernel(mod.k.fn).fingerprint()
+    assert first is not None and first == ct.kernel(mod.k.fn).fingerprint()
+    path.write_text(body.format(2))
+    assert ct.kernel(mod.k.fn).fingerprint() == first
+    path.write_text(body.format(3))
+    assert ct.kernel(mod.k.fn).fingerprint() != first
+    # a notebook cell: no file, its lines in linecache (as IPython keeps them): its text counts
+    import linecache
+
+    def cell(factor):
+        name = f"<cell-{factor}>"
+        text = body.format(factor)
+        linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+        namespace = {}
+        exec(compile(text, name, "exec"), namespace)  # noqa: S102
+        return ct.kernel(namespace["k"].fn).fingerprint()
+
+    assert cell(2) != cell(3) and cell(2) == cell(2)

@@ -1,0 +1,216 @@
+// cupric/tile/tma.h — the ring of a staged K loop filled by the tensor memory accelerator (TMA,
+// sm_90) and handed over on mbarriers (CUPRIC_TILE_TMA=1; staged.h's cp.async ring otherwise).
+// Each operand's tensor map is made on the host (cuTensorMapEncodeTiled, 128-byte swizzle: the
+// same panels copy_async writes) and passed by value as a __grid_constant__ parameter; a map of
+// zeros means the host could not describe the view (strides, alignment, rank), and then the whole
+// loop copies with cp.async, still on the same barriers. Stage s has a full barrier (the copies
+// landed: TMA's transaction bytes, or every thread's cp.async) and an empty one (every warp's
+// products read it: one arrival per warp). One thread issues every TMA copy.
+#pragma once
+
+#ifdef CUPRIC_TILE_DEVICE
+namespace cu::tile {
+
+/// CUtensorMap's bytes (cuda.h's CUtensorMap: 128 bytes, 64-byte aligned).
+struct alignas(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+/// Whether the host made this map (a made map is never all zeros: it holds the address).
+CUPRIC_TD bool tma_ready(const TensorMap& m) {
+#if __CUDA_ARCH__ >= 900
+  unsigned long long any = 0;
+  CUPRIC_TILE_UNROLL
+  for (int i = 0; i < 16; ++i) any |= m.opaque[i];
+  return any != 0;
+#else
+  (void)m;
+  return false;  // no TMA before sm_90: the cp.async ring
+#endif
+}
+
+CUPRIC_TD void mbar_init(u64* bar, int count) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(count) : "memory");
+}
+CUPRIC_TD void mbar_arrive(u64* bar) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared.b64 state, [%0];\n}" ::"r"(smem_address(bar)) : "memory");
+}
+/// Waits until the barrier's phase of this parity has completed (try_wait suspends the thread a
+/// while on sm_90; test_wait polls).
+CUPRIC_TD void mbar_wait(u64* bar, int parity) {
+#if __CUDA_ARCH__ >= 900
+#define CUPRIC_MBAR_WAIT "mbarrier.try_wait.parity.shared.b64"
+#else
+#define CUPRIC_MBAR_WAIT "mbarrier.test_wait.parity.shared.b64"
+#endif
+  asm volatile("{\n.reg .pred done;\nwait_%=:\n" CUPRIC_MBAR_WAIT
+               " done, [%0], %1;\n"
+               "@!done bra wait_%=;\n}" ::"r"(smem_address(bar)),
+               "r"(parity)
+               : "memory");
+#undef CUPRIC_MBAR_WAIT
+}
+CUPRIC_TD void mbar_inval(u64* bar) {
+  asm volatile("mbarrier.inval.shared.b64 [%0];" ::"r"(smem_address(bar)) : "memory");
+}
+
+#if __CUDA_ARCH__ >= 900
+CUPRIC_TD void mbar_expect_bytes(u64* bar, int bytes) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared.b64 state, [%0], %1;\n}" ::"r"(smem_address(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
+/// One box of the map (64 columns x R rows of the last two dimensions, one index of the others)
+/// into shared memory at dst, completing on bar. c[0] is the column, c[1] the row, c[2...] the
+/// leading dimensions from the innermost out (TMA's order).
+template <int ND>
+CUPRIC_TD void tma_load(void* dst, const TensorMap& m, const int (&c)[ND], u64* bar) {
+  const unsigned long long map = reinterpret_cast<unsigned long long>(&m);
+  const unsigned d = smem_address(dst), b = smem_address(bar);
+  if constexpr (ND == 2)
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
+            d),
+        "l"(map), "r"(b), "r"(c[0]), "r"(c[1])
+        : "memory");
+  if constexpr (ND == 3)
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+        "[%2];" ::"r"(d),
+        "l"(map), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2])
+        : "memory");
+  if constexpr (ND == 4)
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6}], "
+        "[%2];" ::"r"(d),
+        "l"(map), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3])
+        : "memory");
+  if constexpr (ND == 5)
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, "
+        "%7}], [%2];" ::"r"(d),
+        "l"(map), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
+        : "memory");
+}
+#endif
+
+/// The barriers of a ring of Stages stages (full ones, then empty ones), in shared memory.
+template <int Stages>
+struct TmaRing {
+  u64* bars;
+  bool tma;  // every operand's map made: TMA copies, else cp.async
+  CUPRIC_TD u64* full(int s) const { return bars + s; }
+  CUPRIC_TD u64* empty(int s) const { return bars + Stages + s; }
+};
+
+/// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop.
+template <int Stages>
+CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bool tma) {
+  TmaRing<Stages> r{reinterpret_cast<u64*>(bars), tma};
+  if (b.tid == 0) {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < Stages; ++s) {
+      mbar_init(r.full(s), tma ? 1 : kThreads);
+      mbar_init(r.empty(s), kThreads / 32);
+    }
+#if __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+  }
+#if __CUDA_ARCH__ >= 900
+  // the ring was scratch of ordinary stores before the loop; TMA (the async proxy) writes it next
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+  __syncthreads();
+  return r;
+}
+
+/// Before filling stage `fill % Stages` with the tiles of iteration `fill`: waits until every warp
+/// has released what the stage held before (iteration fill - Stages), and with TMA announces the
+/// stage's bytes on its full barrier. The copying threads: thread 0 with TMA, all without.
+template <int Stages>
+CUPRIC_TD void tma_fill_begin(const Block& b, const TmaRing<Stages>& r, long long fill, int bytes) {
+  if (r.tma && b.tid != 0) return;
+  const int s = static_cast<int>(fill % Stages);
+  if (fill >= Stages) mbar_wait(r.empty(s), static_cast<int>((fill / Stages + 1) & 1));
+#if __CUDA_ARCH__ >= 900
+  if (r.tma) mbar_expect_bytes(r.full(s), bytes);
+#else
+  (void)bytes;
+#endif
+}
+
+/// Starts copying the (R, C) tile of array `a` at element `start` into panels at dst (as
+/// copy_async): by TMA from thread 0 (C / 64 boxes), else by every thread with cp.async.
+template <int R, int C, int Stages, class T, int ND>
+CUPRIC_TD void tma_copy(const Block& b, const TmaRing<Stages>& r, long long fill, unsigned char* dst,
+                        const TensorMap& m, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
+#if __CUDA_ARCH__ >= 900
+  if (r.tma) {
+    if (b.tid != 0) return;
+    static_assert(ND <= 5, "cupric.tile: TMA copies tiles of arrays of at most 5 dimensions");
+    int c[ND];
+    CUPRIC_TILE_UNROLL
+    for (int d = 1; d < ND; ++d) c[d] = static_cast<int>(start[ND - 1 - d]);
+    CUPRIC_TILE_UNROLL
+    for (int p = 0; p < C / 64; ++p) {
+      c[0] = static_cast<int>(start[ND - 1]) + 64 * p;
+      tma_load<ND>(dst + p * (R * 128), m, c, r.full(static_cast<int>(fill % Stages)));
+    }
+    return;
+  }
+#endif
+  (void)r;
+  (void)fill;
+  (void)m;
+  copy_async<R, C>(b, dst, a, start);
+}
+
+/// After a fill's copies: cp.async's group (every thread commits one per fill, TMA or not, so
+/// that the wait below counts the same), and the warp together again after thread 0's copies
+/// (the products' wgmma instructions are warp-aligned).
+CUPRIC_TD void tma_fill_end() {
+  cp_async_commit();
+  __syncwarp();
+}
+
+/// Waits until stage `it % Stages` holds iteration it's tiles. Without TMA each thread first
+/// waits for its own copies (all but the Ahead - 1 later fills' groups), makes them visible to the
+/// tensor cores' proxy and arrives.
+template <int Ahead, int Stages>
+CUPRIC_TD void tma_stage_ready(const TmaRing<Stages>& r, long long it) {
+  const int s = static_cast<int>(it % Stages);
+  if (!r.tma) {
+    cp_async_wait<Ahead - 1>();
+#if __CUDA_ARCH__ >= 900
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+    mbar_arrive(r.full(s));
+  }
+  mbar_wait(r.full(s), static_cast<int>((it / Stages) & 1));
+}
+
+/// After the products of iteration `it` (InFlight of them possibly still running): the stage of
+/// iteration it - InFlight is read, and each warp releases it.
+template <int InFlight, int Stages>
+CUPRIC_TD void tma_stage_done(const Block& b, const TmaRing<Stages>& r, long long it) {
+  if (it < InFlight) return;
+  __syncwarp();
+  if (b.tid % 32 == 0) mbar_arrive(r.empty(static_cast<int>((it - InFlight) % Stages)));
+}
+
+/// After the loop (every fill was waited for): no copy or product left running; the barriers are
+/// invalidated so that the ring's memory is plain scratch again.
+template <int Stages>
+CUPRIC_TD void tma_ring_end(const Block& b, const TmaRing<Stages>& r) {
+  staged_loop_end();
+  if (b.tid == 0) {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < 2 * Stages; ++s) mbar_inval(r.bars + s);
+  }
+  __syncthreads();
+}
+
+}  // namespace cu::tile
+#endif
