@@ -32,28 +32,32 @@ fi
 summary "build: ok ($(( $(date +%s) - t0 )) s)"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$OUT/summary.txt"
 
-# Kernels under compute-sanitizer (where it works: Firecracker machines, not gVisor). API errors
-# are not reported: the runtime counts a kernel's parameters by asking cuFuncGetParamInfo until it
-# says "invalid value". memcheck: streams dropped with work pending, then the CUDA backend's and the
-# tile language's GPU tests; racecheck: the tile kernels (shared memory). Knobs: SANITIZE_TESTS,
+# Kernels under compute-sanitizer, through `python -m cupric.sanitize` (which finds the tool in a
+# toolkit or the nvidia-cuda-sanitizer-api wheel, gives every array its own exact-size allocation
+# (CUPRIC_POOL=direct) so that accesses past an array's end are seen, and names the findings'
+# kernels as cupric ops / tile kernels). memcheck: streams dropped with work pending, then the
+# CUDA backend's and the tile language's GPU tests; racecheck: the tile kernels (shared memory).
+# The summary gets each run's count of findings (goal: zero). Knobs: SANITIZE_TESTS,
 # SANITIZE_RACE_TESTS (pytest paths), RUN_SANITIZER=0, PARALLEL_SANITIZER=1.
-sanitize() {  # name, tool, command...
+sanitize() {  # name, tool, target (script or -m module) and its arguments...
   local name=$1 tool=$2; shift 2
-  if ( cd /tmp && timeout "${SANITIZER_BUDGET:-300}" compute-sanitizer --tool "$tool" --report-api-errors no \
-         --error-exitcode 1 "$@" >"$OUT/sanitizer_$name.log" 2>&1 ); then
-    summary "$tool, $name: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer_$name.log" | tail -1) $(grep -E '^ok|passed' "$OUT/sanitizer_$name.log" | tail -1)"
-  else
-    summary "$tool, $name: FAILED (see sanitizer_$name.log)"
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|Error" "$OUT/sanitizer_$name.log" | head -10 | tee -a "$OUT/summary.txt"
-  fi
+  local log="$OUT/sanitizer_$name.log"
+  ( cd /tmp && timeout "${SANITIZER_BUDGET:-300}" "$PY" -m cupric.sanitize --tool "$tool" \
+        --log "$OUT/sanitizer_$name.report" "$@" >"$log" 2>&1 )
+  local rc=$?
+  local found tests
+  found=$(grep -m1 '^cupric.sanitize:' "$log" | sed 's/^cupric.sanitize: //; s/ (full report.*//')
+  tests=$(grep -E '(passed|failed|error).* in [0-9.]+s|^ok' "$log" | tail -1)
+  summary "$tool, $name: ${found:-no report (exit $rc, see sanitizer_$name.log)}${tests:+; $tests}"
+  grep -E '^  [0-9]+\. |^     in ' "$log" | head -12 | tee -a "$OUT/summary.txt"
 }
 run_sanitizers() {
-  sanitize dropped_streams memcheck "$PY" "$ROOT/tools/check_dropped_streams.py"
+  sanitize dropped_streams memcheck "$ROOT/tools/check_dropped_streams.py"
   mapfile -t mem_paths < <(abs_paths "${SANITIZE_TESTS:-tests/python/backend/test_cuda_backend.py tests/python/tile/test_gpu.py}")
-  # -k "not fault": the tests that fault on purpose (to check the report that names the kernel)
-  sanitize gpu_tests memcheck "$PY" -m pytest -q -p no:cacheprovider -x -m gpu -k "not fault" "${mem_paths[@]}"
+  # -k: the tests that fault or trap on purpose (to check the report that names the kernel)
+  sanitize gpu_tests memcheck -m pytest -q -p no:cacheprovider -m gpu -k "not fault and not trap" "${mem_paths[@]}"
   mapfile -t race_paths < <(abs_paths "${SANITIZE_RACE_TESTS:-tests/python/tile/test_gpu.py}")
-  sanitize tile_race racecheck "$PY" -m pytest -q -p no:cacheprovider -x -m gpu "${race_paths[@]}"
+  sanitize tile_race racecheck -m pytest -q -p no:cacheprovider -x -m gpu "${race_paths[@]}"
 }
 # SOAK_OPS=N: the soak test (tests/soak/soak.py: mixed ops over every device, host RSS and the
 # GPU pool must stay flat) beside the tests, bounded by SOAK_BUDGET seconds
@@ -62,7 +66,13 @@ if [ -n "${SOAK_OPS:-}" ]; then
     echo "exit $?" >>"$OUT/soak.log" ) &
 fi
 SANITIZE=0
-if [ "${RUN_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then SANITIZE=1; fi
+if [ "${RUN_SANITIZER:-1}" = 1 ]; then
+  if ( cd /tmp && "$PY" -c "import sys, cupric.sanitize as s; sys.exit(s.find_compute_sanitizer() is None)" ); then
+    SANITIZE=1
+  else
+    summary "sanitizer: skipped ($(cd /tmp && "$PY" -c "import cupric.sanitize as s; print(s.MISSING)"))"
+  fi
+fi
 # PARALLEL_SANITIZER=1: the sanitizer runs beside the tests (the machine has cores to spare)
 if [ $SANITIZE = 1 ] && [ "${PARALLEL_SANITIZER:-0}" = 1 ]; then run_sanitizers & SANITIZE=0; fi
 

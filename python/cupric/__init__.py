@@ -65,6 +65,10 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"cupric.{name}")
+    if name == "inspect":  # kernel analysis (docs/profiling.md); loads no CUDA until called
+        import importlib
+
+        return importlib.import_module("cupric._inspect").inspect
     if name == "tile":  # cu.tile without `import cupric.tile` (it imports NumPy and the frontend)
         import importlib
 
@@ -73,4 +77,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile", "profiler", "debug"})
+    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile", "profiler", "debug", "inspect"})

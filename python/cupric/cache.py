@@ -8,6 +8,7 @@ warm   compiles the common array kernels (ufuncs on bool/int32/int64/float32/flo
 info   prints the cache folder, the entries and bytes of each kind, and this process's hit counts
 clear  empties the cache, every kind (memory and disk, and what earlier versions left there)"""
 
+import os
 import sys
 import time
 
@@ -37,6 +38,26 @@ def _print_info(cache):
     print(f"stats: {cache.stats()}")
 
 
+def _warm(cu, common_only):
+    """Compiles the array kernels for the current GPU into the cache, one NVRTC program per
+    worker thread (NVRTC releases the GIL), with progress on a terminal; returns their count."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from ._progress import Progress
+
+    c = cu._cupric
+    arch = c._kernel_analysis.kernel_arch(cu.cuda.Device().index)
+    sources = c._cuda_kernel_sources(common_only=common_only)
+    workers = max(1, min(16, os.cpu_count() or 1))
+    with Progress(f"compiling array kernels for {arch}", total=len(sources)) as progress, \
+            ThreadPoolExecutor(workers) as pool:
+        futures = {pool.submit(c._cuda_compile_kernel_source, src, arch): label for label, src in sources}
+        for done in as_completed(futures):
+            done.result()  # a CompileError stops the warm-up with NVRTC's log
+            progress.step(futures[done])
+    return len(sources)
+
+
 def main(argv=None):
     import cupric as cu
 
@@ -48,7 +69,7 @@ def main(argv=None):
             print("no CUDA GPU: nothing to warm (kernels are compiled for the GPU they run on)")
             return 1
         t = time.perf_counter()
-        n = cu._cupric._cuda_warm_kernels(common_only="--all" not in args)
+        n = _warm(cu, common_only="--all" not in args)
         print(f"compiled or found {n} kernel sources for {cu.cuda.Device().arch} in {time.perf_counter() - t:.1f} s "
               f"(cache: {cache.directory or 'memory only'})")
     elif command == "info":

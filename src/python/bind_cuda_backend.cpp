@@ -1,13 +1,10 @@
 // bind_cuda_backend.cpp — private hooks of the CUDA array backend for tests and tools: the rendered
-// kernel sources, compiling them with NVRTC (no GPU needed), and warming the compile cache.
+// kernel sources and compiling them with NVRTC (no GPU needed; `python -m cupric.cache warm` compiles
+// them through these, counting them on a terminal).
 #include <nanobind/stl/pair.h>
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
-#include <algorithm>
-#include <atomic>
-#include <future>
-#include <thread>
 
 #include "bind_cuda.hpp"
 #include "convert.hpp"
@@ -77,26 +74,6 @@ void bind_cuda_backend(nb::module_& m) {
       },
       nb::arg("source"), nb::arg("arch") = "sm_90a", nb::arg("use_cache") = true, nb::arg("syntax_only") = false,
       "Compiles one array-kernel source as the backend does; returns the cubin's size.");
-  m.def(
-      "_cuda_warm_kernels",
-      [](bool common_only) {
-        const std::string arch = cb::kernel_arch(runtime::Device::current().index());
-        const auto sources = cb::all_sources(common_only);
-        nb::gil_scoped_release release;
-        // NVRTC compiles independent programs concurrently: one worker per core
-        const unsigned nthreads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-        std::atomic<std::size_t> next{0};
-        std::vector<std::future<void>> workers;
-        for (unsigned t = 0; t < nthreads; ++t)
-          workers.push_back(std::async(std::launch::async, [&] {
-            for (std::size_t i; (i = next++) < sources.size();) {
-              cb::kernel_program(sources[i].second, arch).compile(runtime::CodeKind::cubin);
-            }
-          }));
-        for (auto& w : workers) w.get();  // rethrows a worker's CompileError
-        return sources.size();
-      },
-      nb::arg("common_only") = true, "Compiles the common array kernels for the current GPU into the cache.");
 }
 
 }  // namespace cupric::py

@@ -21,6 +21,7 @@ void bind_linalg(nb::module_& m);         // bind_linalg.cpp: matmul, @, the fac
 void bind_profiler(nb::module_& m);       // bind_profiler.cpp: the profiler's recording core
 void bind_fft(nb::module_& m);            // bind_fft.cpp: cuFFT transforms and plan caches
 void bind_fft_callbacks(nb::module_& m);  // bind_fft_callbacks.cpp: cuFFT callbacks from tile functions
+void bind_inspect(nb::module_& m);        // bind_inspect.cpp: cubin resources, occupancy, op kernels
 
 void bind_extensions(nb::module_& m) {
   bind_random(m);
@@ -40,6 +41,7 @@ void bind_extensions(nb::module_& m) {
   bind_profiler(m);
   bind_fft(m);
   bind_fft_callbacks(m);
+  bind_inspect(m);
 }
 
 }  // namespace cupric::py

@@ -97,6 +97,8 @@ void bind_profiler(nb::module_& parent) {
       },
       nb::arg("path"), "Starts CUPTI's activity records from the library at `path`: (ok, problem).");
   m.def("cupti_active", &runtime::cupti::active);
+  m.def("cupti_untimed", &runtime::cupti::take_untimed,
+        "How many records CUPTI gave without timestamps since the last call.");
   m.def("nvtx_push", [](const std::string& name) { nvtx_push(name.c_str()); }, nb::arg("name"));
   m.def("nvtx_pop", &nvtx_pop);
   m.def(

@@ -2,13 +2,17 @@
 // passes and emitters, and the CPU target's compiler, loader and launcher.
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstring>
 
 #include "convert.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/tile_compiler/builder.hpp"
+#include "cupric/tile_compiler/cost.hpp"
 #include "cupric/tile_compiler/emit.hpp"
 #include "cupric/tile_compiler/host_compiler.hpp"
 #include "cupric/tile_compiler/passes.hpp"
@@ -122,14 +126,41 @@ void bind_builder(nb::module_& t) {
       .def("finish", &Builder::finish);
 }
 
+/// Function.block_cost: the cost model over the parameters' run-time values (cost.hpp).
+tile::BlockCost block_cost_of(const Function& f, nb::dict params, std::array<std::int64_t, 3> grid,
+                              std::array<std::int64_t, 3> block) {
+  tile::CostInputs in;
+  in.grid = grid;
+  in.block = block;
+  for (auto [name, value] : params) {
+    if (nb::isinstance<nb::tuple>(value)) in.params[nb::cast<std::string>(name)] = shape_from_py(value);
+    else in.params[nb::cast<std::string>(name)] = nb::cast<double>(value);
+  }
+  return tile::block_cost(f, in);
+}
+
+void bind_block_cost(nb::module_& t) {
+  nb::class_<tile::BlockCost>(t, "BlockCost", "One block's bytes moved and flops, from the IR.")
+      .def_ro("load_bytes", &tile::BlockCost::load_bytes)
+      .def_ro("store_bytes", &tile::BlockCost::store_bytes)
+      .def_ro("flops", &tile::BlockCost::flops)
+      .def_ro("mma_flops", &tile::BlockCost::mma_flops)
+      .def_ro("exact", &tile::BlockCost::exact)
+      .def_ro("notes", &tile::BlockCost::notes);
+}
+
 }  // namespace
 
 void bind_tile(nb::module_& m) {
   nb::module_ t = m.def_submodule("_tile", "cupric.tile's compiler: IR builder, passes, emitters, CPU runtime.");
   bind_builder(t);
+  bind_block_cost(t);
 
   nb::class_<Function>(t, "Function", "A kernel's tile IR.")
       .def("text", [](const Function& f) { return tile::to_text(f); })
+      .def("block_cost", &block_cost_of, nb::arg("params"), nb::arg("grid") = std::array<std::int64_t, 3>{1, 1, 1},
+           nb::arg("block") = std::array<std::int64_t, 3>{0, 0, 0},
+           "One block's BlockCost; params: name -> shape tuple (arrays) or number (scalars).")
       .def(
           "emit",
           [](const Function& f, const std::string& target, bool debug, int threads, bool record_stages) {

@@ -257,7 +257,8 @@ void run_host_kernel(const tile::HostKernel& k, const std::int64_t grid[3], cons
   if (status.failed) {
     const std::string msg =
         cat(status.message, " (block ", status.block[0], ", ", status.block[1], ", ", status.block[2], ")");
-    PyErr_SetString(PyExc_AssertionError, msg.c_str());
+    // debug builds' bounds checks are IndexErrors; ct.assert_ failures AssertionErrors
+    PyErr_SetString(status.failed == CUPRIC_TILE_BOUNDS_FAILED ? PyExc_IndexError : PyExc_AssertionError, msg.c_str());
     throw nb::python_error();
   }
 }

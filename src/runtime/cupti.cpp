@@ -1,8 +1,6 @@
-// cupti.cpp — the CUPTI activity API for the profiler: our own declarations of the seven entry
-// points cupric calls, buffers handed to CUPTI, and the kernel / memcpy records' times by
-// correlation id. Record layouts: CUpti_ActivityKernel5..9 and CUpti_ActivityMemcpy5 keep start
-// and end at bytes 16 and 24, and the correlation id at 92 (kernels) or 44 (copies);
-// CUpti_ActivityExternalCorrelation has our id at 8 and CUPTI's correlation id at 16.
+// cupti.cpp — the CUPTI activity API for the profiler: our own declarations of the entry points
+// cupric calls, buffers handed to CUPTI, and the kernel / memcpy records' times by correlation id.
+// Where each field sits depends on CUPTI's version (kRecordLayouts, chosen by cuptiGetVersion).
 #include "cupric/runtime/cupti.hpp"
 
 #include <dlfcn.h>
@@ -13,6 +11,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "cupric/profiler.hpp"
 
@@ -26,6 +25,22 @@ using RequestFn = void (*)(std::uint8_t** buffer, std::size_t* size, std::size_t
 using CompleteFn = void (*)(void* context, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
                             std::size_t valid);
 
+/// Where the fields cupric reads sit in the records of a range of CUPTI API versions (the kernel
+/// record is CUpti_ActivityKernelN, the copy CUpti_ActivityMemcpyN, N by version). Checked with
+/// offsetof against CUPTI 13.5's headers (cupti_activity.h, and cupti_activity_deprecated.h for
+/// the older records): Kernel4..Kernel13 and Memcpy..Memcpy7 keep start at 16, end at 24 and the
+/// correlation id at 92 / 44; CUpti_ActivityExternalCorrelation has our id at 8 and CUPTI's at 16.
+/// CUPTI 13's user-defined records (CUPTI_ACTIVITY_ATTR_USER_DEFINED_RECORDS) would change this;
+/// they are off unless asked for, and cupric never asks.
+struct RecordLayout {
+  std::uint32_t min_version;  ///< cuptiGetVersion: 13 = CUDA 11.0 ... 28 = 12.9 update 1, then 130000 = 13.0
+  std::size_t start, end, kernel_correlation, copy_correlation, external_id, external_correlation;
+};
+constexpr RecordLayout kRecordLayouts[] = {
+    {13, 16, 24, 92, 44, 8, 16},  // CUDA 11.0 to 13.5 (the newest checked)
+};
+constexpr std::uint32_t kNewestChecked = 130500;
+
 struct Api {
   Result (*RegisterCallbacks)(RequestFn, CompleteFn) = nullptr;
   Result (*Enable)(std::uint32_t) = nullptr;
@@ -35,10 +50,13 @@ struct Api {
   Result (*GetTimestamp)(std::uint64_t*) = nullptr;
   Result (*PushExternal)(std::uint32_t, std::uint64_t) = nullptr;
   Result (*PopExternal)(std::uint32_t, std::uint64_t*) = nullptr;
+  Result (*GetVersion)(std::uint32_t*) = nullptr;
 };
 
 Api g_api;
+const RecordLayout* g_layout = nullptr;
 bool g_loaded = false, g_active = false;
+std::uint64_t g_untimed = 0;   // records CUPTI gave without timestamps (work still running at a forced flush)
 std::int64_t g_offset_ns = 0;  // profiler clock minus CUPTI's
 std::atomic<std::uint64_t> g_next_id{1};
 std::mutex g_mutex;                                                                // guards the two maps
@@ -65,17 +83,31 @@ void complete_buffer(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, st
   while (valid && g_api.GetNextRecord(buffer, valid, &record) == 0) {
     const auto* r = static_cast<const std::uint8_t*>(record);
     const auto kind = read_at<std::uint32_t>(r, 0);
+    const RecordLayout& l = *g_layout;
     if (kind == kKindExternalCorrelation) {
-      g_external.emplace(read_at<std::uint64_t>(r, 8), read_at<std::uint32_t>(r, 16));
+      g_external.emplace(read_at<std::uint64_t>(r, l.external_id), read_at<std::uint32_t>(r, l.external_correlation));
       continue;
     }
     if (kind != kKindConcurrentKernel && kind != kKindMemcpy) continue;
-    const auto start = static_cast<std::int64_t>(read_at<std::uint64_t>(r, 16));
-    const auto end = static_cast<std::int64_t>(read_at<std::uint64_t>(r, 24));
-    const auto correlation = read_at<std::uint32_t>(r, kind == kKindMemcpy ? 44 : 92);
+    const auto start = static_cast<std::int64_t>(read_at<std::uint64_t>(r, l.start));
+    const auto end = static_cast<std::int64_t>(read_at<std::uint64_t>(r, l.end));
+    if (start == 0 && end == 0) {  // CUPTI: "timestamp information could not be collected"
+      ++g_untimed;
+      continue;
+    }
+    const auto correlation = read_at<std::uint32_t>(r, kind == kKindMemcpy ? l.copy_correlation : l.kernel_correlation);
     g_times[correlation] = {start + g_offset_ns, end + g_offset_ns};
   }
   std::free(buffer);
+}
+
+/// The layout of CUPTI API `version`'s records; null for versions older than any known. Newer
+/// versions than the newest checked get its layout (CUPTI appends fields at the end of records).
+const RecordLayout* layout_for(std::uint32_t version) {
+  const RecordLayout* found = nullptr;
+  for (const RecordLayout& l : kRecordLayouts)
+    if (version >= l.min_version) found = &l;
+  return found;
 }
 
 template <class F>
@@ -99,9 +131,18 @@ bool load(const std::string& path, std::string& problem) {
                   bind(lib, "cuptiActivityGetNextRecord", api.GetNextRecord) &&
                   bind(lib, "cuptiGetTimestamp", api.GetTimestamp) &&
                   bind(lib, "cuptiActivityPushExternalCorrelationId", api.PushExternal) &&
-                  bind(lib, "cuptiActivityPopExternalCorrelationId", api.PopExternal);
+                  bind(lib, "cuptiActivityPopExternalCorrelationId", api.PopExternal) &&
+                  bind(lib, "cuptiGetVersion", api.GetVersion);
   if (!ok) {
     problem = path + " lacks a CUPTI activity entry point";
+    return false;
+  }
+  std::uint32_t version = 0;
+  api.GetVersion(&version);
+  g_layout = layout_for(version);
+  if (!g_layout) {
+    problem = path + " is CUPTI API version " + std::to_string(version) +
+              ", older than any whose record layout cupric knows (CUDA 11.0, version 13)";
     return false;
   }
   if (api.RegisterCallbacks(&request_buffer, &complete_buffer) != 0) {
@@ -140,6 +181,13 @@ void stop() {
 }
 
 bool active() { return g_active; }
+
+std::uint64_t take_untimed() {
+  std::lock_guard lock(g_mutex);
+  return std::exchange(g_untimed, 0);
+}
+
+std::uint32_t newest_checked_version() { return kNewestChecked; }
 
 std::uint64_t push_external() {
   if (!g_active) return 0;

@@ -3,6 +3,7 @@
 // profile to map device time onto the profiler's host clock, and the flush that resolves them.
 #include "cupric/runtime/device_timer.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -56,7 +57,21 @@ const Reference& reference(int device, CUstream stream) {  // under g_mutex
   return g_reference.emplace(device, r).first->second;
 }
 
+/// Waits for the devices whose work CUPTI timed: its forced flush would hand over the records of
+/// kernels still running without timestamps.
+void finish_cupti_work() {  // under g_mutex
+  std::vector<int> devices;
+  for (const Pending& p : g_pending)
+    if (p.correlation && std::find(devices.begin(), devices.end(), p.event.device) == devices.end())
+      devices.push_back(p.event.device);
+  for (int d : devices) Device(d).synchronize();
+}
+
 void resolve(std::vector<profiler::Event>& out) {
+  {
+    std::lock_guard lock(g_mutex);
+    finish_cupti_work();
+  }
   cupti::stop();  // flushes CUPTI's records first
   std::lock_guard lock(g_mutex);
   for (Pending& p : g_pending) {

@@ -1,10 +1,14 @@
 // memory_pool.cpp — the stream-ordered caching pool (see MemoryPool in memory.hpp for the
 // design), the pinned host pool, and the out-of-memory path (free the cache, retry, explain).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/memory.hpp"
 
@@ -51,11 +55,20 @@ std::size_t MemoryPool::round_size(std::size_t n) {
   return (n + step - 1) / step * step;
 }
 
-MemoryPool::MemoryPool(int device) : device_(device) {
+/// CUPRIC_POOL=direct: every block its own driver allocation of the exact size, freed at once
+/// (cuMemAlloc / cuMemFree), so that compute-sanitizer sees each array's bounds
+/// (`python -m cupric.sanitize` sets it).
+static bool direct_mode() {
+  const char* v = std::getenv("CUPRIC_POOL");
+  return v != nullptr && std::strcmp(v, "direct") == 0;
+}
+
+MemoryPool::MemoryPool(int device) : device_(device), direct_(direct_mode()) {
   Device dev(device);
   dev.activate();
   const DriverApi& d = driver();
-  async_ = d.MemAllocAsync && d.MemFreeAsync && d.DeviceGetDefaultMemPool && dev.properties().memory_pools_supported;
+  async_ = !direct_ && d.MemAllocAsync && d.MemFreeAsync && d.DeviceGetDefaultMemPool &&
+           dev.properties().memory_pools_supported;
   if (async_ && d.DeviceGetDefaultMemPool(&driver_pool_, dev.handle()) == CUDA_SUCCESS) {
     // Keep freed memory reserved in the driver's pool instead of returning it at every sync.
     std::uint64_t threshold = std::numeric_limits<std::uint64_t>::max();
@@ -80,13 +93,35 @@ void MemoryPool::driver_free(CUdeviceptr ptr, CUstream stream) {
   else d.MemFree(ptr);
 }
 
+/// The profiler's record of a block handed out or given back ("alloc" / "free", how, its size,
+/// and the bytes the pool holds after it: live blocks and cupric's cache).
+void MemoryPool::record(const char* what, const char* how, std::int64_t t0_ns, std::size_t size,
+                        const StreamState& stream) const {
+  std::uint64_t held = 0;
+  {
+    std::lock_guard lock(mutex_);
+    held = stats_.bytes_in_use + stats_.bytes_cached;
+  }
+  profiler::record_span(profiler::EventKind::alloc, what, t0_ns, how, static_cast<double>(size), device_, stream.serial,
+                        static_cast<std::int64_t>(held));
+}
+
 CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned) {
-  std::size_t size = round_size(nbytes);
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
+  CUdeviceptr p = allocate_block(nbytes, stream, block_size, graph_owned);
+  if (t0) [[unlikely]]
+    record("alloc", *graph_owned ? "graph" : direct_ ? "direct" : "pool", t0, *block_size, stream);
+  return p;
+}
+
+CUdeviceptr MemoryPool::allocate_block(std::size_t nbytes, StreamState& stream, std::size_t* block_size,
+                                       bool* graph_owned) {
+  std::size_t size = direct_ ? std::max<std::size_t>(nbytes, 1) : round_size(nbytes);
   *block_size = size;
   *graph_owned = stream.capturing;
   StreamState* key = &stream;
   if (!stream.used.load(std::memory_order_relaxed)) stream.used.store(true, std::memory_order_relaxed);
-  if (!*graph_owned && !(async_ && size >= kLargeBlock)) {
+  if (!*graph_owned && !direct_ && !(async_ && size >= kLargeBlock)) {
     std::lock_guard lock(mutex_);
     ++stats_.allocations;
     auto it = cache_.find(key);
@@ -126,7 +161,7 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::s
         "MemoryPool.allocate", nbytes, free);
   }
   std::lock_guard lock(mutex_);
-  if (!*graph_owned && async_ && size >= kLargeBlock) ++stats_.allocations;  // (counted above otherwise)
+  if (!*graph_owned && (direct_ || (async_ && size >= kLargeBlock))) ++stats_.allocations;  // (else counted above)
   ++stats_.driver_allocations;
   stats_.bytes_in_use += size;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
@@ -134,19 +169,26 @@ CUdeviceptr MemoryPool::allocate(std::size_t nbytes, StreamState& stream, std::s
 }
 
 void MemoryPool::deallocate(CUdeviceptr ptr, std::size_t block_size, StreamState& stream, bool graph_owned) {
-  if (graph_owned || stream.capturing || (async_ && block_size >= kLargeBlock)) {
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
+  if (graph_owned || stream.capturing || direct_ || (async_ && block_size >= kLargeBlock)) {
     {
       std::lock_guard lock(mutex_);
       stats_.bytes_in_use -= block_size;
     }
     Device(device_).activate();
     driver_free(ptr, stream.handle);
+    if (t0) [[unlikely]]
+      record("free", "to the driver", t0, block_size, stream);
     return;
   }
-  std::lock_guard lock(mutex_);
-  stats_.bytes_in_use -= block_size;
-  stats_.bytes_cached += block_size;
-  cache_[&stream].by_size[block_size].push_back(ptr);
+  {
+    std::lock_guard lock(mutex_);
+    stats_.bytes_in_use -= block_size;
+    stats_.bytes_cached += block_size;
+    cache_[&stream].by_size[block_size].push_back(ptr);
+  }
+  if (t0) [[unlikely]]
+    record("free", "into the cache", t0, block_size, stream);
 }
 
 void MemoryPool::flush_cache_locked() {

@@ -215,7 +215,38 @@ void Emitter::emit_convert_layout(const Op& op) {
   line() << "::cu::tile::convert_layout(blk, " << name(v) << ", " << name(x) << ");";
 }
 
+std::string Emitter::access_site(const Op& op) const {
+  const bool reads = op.kind == OpKind::load || op.kind == OpKind::load_offset || op.kind == OpKind::gather;
+  const std::string fn = op.kind == OpKind::atomic ? "atomic_" + op.name : op_name(op.kind);
+  auto param = def_.find(op.operands.at(0));
+  const std::string array = param != def_.end() ? param->second->name : name(op.operands.at(0));
+  return cat(op.loc.file.empty() ? "<kernel>" : op.loc.file, ":", op.loc.line, ": ct.", fn, reads ? " from '" : " to '",
+             array, "'");
+}
+
+void Emitter::emit_window_check(const Op& op, bool offsets) {
+  const bool is_load = op.kind == OpKind::load || op.kind == OpKind::load_offset;
+  const int array = op.operands.at(0);
+  const int nd = f_.type(array).ndim;
+  const Shape& shape = f_.type(is_load ? op.result() : op.operands.back()).shape;
+  std::string extents, given;
+  for (int d = 0; d < nd; ++d) {
+    extents += cat(d ? ", " : "", static_cast<std::size_t>(d) < shape.size() ? shape[static_cast<std::size_t>(d)] : 1);
+    given +=
+        cat(d ? ", " : "", "static_cast<::cu::tile::i64>(", name(op.operands.at(static_cast<std::size_t>(d) + 1)), ")");
+  }
+  line() << "{  // debug: bounds check";
+  line() << "  const ::cu::tile::i64 st[" << nd << "] = " << window_corner(op, offsets) << ";";
+  line() << "  const ::cu::tile::i64 ext[" << nd << "] = {" << extents << "};";
+  line() << "  const ::cu::tile::i64 given[" << nd << "] = {" << given << "};";
+  line() << "  ::cu::tile::check_window(blk, " << name(array) << ", st, ext, given, " << c_string(access_site(op))
+         << ", " << (offsets ? "\"offset\"" : "\"tile index\"") << ");";
+  line() << "}";
+}
+
 void Emitter::emit_memory(const Op& op) {
+  const bool offsets = op.kind == OpKind::load_offset || op.kind == OpKind::store_offset;
+  if (opt_.debug) emit_window_check(op, offsets);
   if (op.staging == LoadStaging::ring) {  // stage_products: copied ahead
     line() << "// " << name(op.result()) << ": in the ring of stages";
     return;
@@ -232,7 +263,6 @@ void Emitter::emit_memory(const Op& op) {
     return;
   }
   const bool is_load = op.kind == OpKind::load || op.kind == OpKind::load_offset;
-  const bool offsets = op.kind == OpKind::load_offset || op.kind == OpKind::store_offset;
   const int array = op.operands.at(0);
   const int nd = f_.type(array).ndim;
   const int tile = is_load ? op.result() : op.operands.back();
@@ -279,8 +309,13 @@ void Emitter::emit_indexed(const Op& op) {
                operand_ref(op.operands.at(static_cast<std::size_t>(d) + 1)), ")");
   line() << "  const ::cu::tile::i64 idx[" << nd << "] = {" << idx << "};";
   line() << "  ::cu::tile::i64 off = 0;";
-  line() << "  const bool ok = " << (op.flag ? operand_ref(op.operands.at(mask_at)) + " && " : "")
-         << "::cu::tile::index_offset(" << name(array) << ", idx, off);";
+  line() << "  const bool inside = ::cu::tile::index_offset(" << name(array) << ", idx, off);";
+  const std::string mask = op.flag ? operand_ref(op.operands.at(mask_at)) : "true";
+  line() << "  const bool ok = " << (op.flag ? mask + " && " : "") << "inside;";
+  if (opt_.debug)  // the elements a masked-out lane would touch are not accesses
+    line() << "  if (!inside && " << (op.flag ? mask + " && " : "") << "::cu::tile::Layout<" << n
+           << ">::valid(blk.tid, s)) ::cu::tile::check_index(blk, " << name(array) << ", idx, "
+           << c_string(access_site(op)) << ");";
   if (gather) {
     line() << "  " << name(op.result()) << ".v[s] = ok ? " << name(array)
            << ".data[off] : " << literal(op.value, ta.dtype) << ";";

@@ -85,6 +85,10 @@ class Emitter {
   bool accumulates_in_place(const Op& op) const;
   void emit_convert_layout(const Op& op);
   void emit_memory(const Op& op);
+  /// Debug builds: "file:line: ct.load from 'x'", the access a bounds check names.
+  std::string access_site(const Op& op) const;
+  /// Debug builds: fails the launch where a load's or store's window lies wholly outside its array.
+  void emit_window_check(const Op& op, bool offsets);
   void emit_indexed(const Op& op);
   void emit_debug(const Op& op);
   /// Declares the tile result of a header op; scalar results go through a size-1 tile.

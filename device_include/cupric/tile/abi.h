@@ -11,9 +11,13 @@ typedef struct cupric_tile_array {
   long long strides[CUPRIC_TILE_MAX_DIMS];
 } cupric_tile_array;
 
-/** Where a block reports a failed ct.assert_ (the first failure wins). */
+/** Kinds of failure: a ct.assert_, and a debug build's bounds check (IndexError). */
+#define CUPRIC_TILE_ASSERT_FAILED 1
+#define CUPRIC_TILE_BOUNDS_FAILED 2
+
+/** Where a block reports a failed ct.assert_ or bounds check (the first failure wins). */
 typedef struct cupric_tile_status {
-  int failed;
+  int failed; /**< 0, or one of the kinds above */
   long long block[3];
   char message[400];
 } cupric_tile_status;

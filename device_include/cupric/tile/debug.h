@@ -1,6 +1,6 @@
-// cupric/tile/debug.h — ct.print and ct.assert_ in debug builds. CPU: one line per block and
-// call, written at once; a failed assert is recorded (first failure wins) and raised by the
-// runtime after the launch. GPU: printf from the owning threads; a failed assert traps.
+// cupric/tile/debug.h — ct.print, ct.assert_ and the bounds checks of debug builds. CPU: one
+// line per block and call, written at once; a failed check is recorded (first failure wins) and
+// raised by the runtime after the launch. GPU: printf from the owning threads; a failed check traps.
 #pragma once
 
 #ifndef CUPRIC_TILE_DEVICE
@@ -57,10 +57,11 @@ class PrintLine {
   char buf_[16384] = {0};
 };
 
-inline void fail(const Block& b, const char* message) {
+/// Records the block's failure; `code` is one of cupric_tile_status's failure kinds.
+inline void fail(const Block& b, const char* message, int code = CUPRIC_TILE_ASSERT_FAILED) {
   if (!b.status) return;
   int expected = 0;
-  if (__atomic_compare_exchange_n(&b.status->failed, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  if (__atomic_compare_exchange_n(&b.status->failed, &expected, code, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     for (int i = 0; i < 3; ++i) b.status->block[i] = b.bid[i];
     std::snprintf(b.status->message, sizeof(b.status->message), "%s", message);
   }
@@ -116,5 +117,83 @@ CUPRIC_TD void check(const Block& b, const Tile<bool, N>& cond, const char* mess
     if (Layout<N>::valid(b.tid, s)) check(b, cond.v[s], message);
 }
 #endif
+
+// ---- bounds checks (emitted before every load, store, gather, scatter and atomic of debug builds)
+
+/// A message built without snprintf (which device code lacks): text and integers, truncated.
+struct Message {
+  char text[sizeof(cupric_tile_status::message)];
+  int n = 0;
+  CUPRIC_TD Message() { text[0] = 0; }
+  CUPRIC_TD void add(const char* s) {
+    while (*s && n < static_cast<int>(sizeof(text)) - 1) text[n++] = *s++;
+    text[n] = 0;
+  }
+  CUPRIC_TD void add(i64 v) {
+    char digits[24];
+    int k = 0;
+    unsigned long long u = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    do digits[k++] = static_cast<char>('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0) digits[k++] = '-';
+    char s[24];
+    for (int i = 0; i < k; ++i) s[i] = digits[k - 1 - i];
+    s[k] = 0;
+    add(s);
+  }
+  template <int ND>
+  CUPRIC_TD void add_tuple(const i64 (&v)[ND]) {
+    add("(");
+    for (int d = 0; d < ND; ++d) {
+      if (d) add(", ");
+      add(v[d]);
+    }
+    add(ND == 1 ? ",)" : ")");
+  }
+};
+
+/// Fails the launch with IndexError (CPU) or a trap after printing the message (GPU).
+CUPRIC_TD void bounds_failed(const Block& b, const Message& m) {
+#ifndef CUPRIC_TILE_DEVICE
+  fail(b, m.text, CUPRIC_TILE_BOUNDS_FAILED);
+#else
+  printf("[block %d, %d, %d, thread %d] IndexError: %s\n", (int)b.bid[0], (int)b.bid[1], (int)b.bid[2], b.tid, m.text);
+  __trap();
+#endif
+}
+
+/// A load's or store's window (corner `start` from window_start, extents `n`; `given` is the tile
+/// index or offset as written) must hold at least one element of the array: ragged edges are
+/// what padding is for, a window wholly outside is an index computed wrong.
+template <class T, int ND>
+CUPRIC_TD void check_window(const Block& b, const ArrayRef<T, ND>& a, const i64 (&start)[ND], const i64 (&n)[ND],
+                            const i64 (&given)[ND], const char* where, const char* given_as) {
+  bool outside = false;
+  for (int d = 0; d < ND; ++d) outside = outside || start[d] >= a.shape[d] || start[d] + n[d] <= 0;
+  if (!outside) return;
+  Message m;
+  m.add(where);
+  m.add(": the window at ");
+  m.add(given_as);
+  m.add(" ");
+  m.add_tuple(given);
+  m.add(" of shape ");
+  m.add_tuple(n);
+  m.add(" lies wholly outside the array of shape ");
+  m.add_tuple(a.shape);
+  bounds_failed(b, m);
+}
+
+/// A gathered, scattered or atomically updated element (where its mask is true) must be inside.
+template <class T, int ND>
+CUPRIC_TD void check_index(const Block& b, const ArrayRef<T, ND>& a, const i64 (&idx)[ND], const char* where) {
+  Message m;
+  m.add(where);
+  m.add(": index ");
+  m.add_tuple(idx);
+  m.add(" is outside the array of shape ");
+  m.add_tuple(a.shape);
+  bounds_failed(b, m);
+}
 
 }  // namespace cu::tile

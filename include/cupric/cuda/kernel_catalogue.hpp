@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "cupric/dtype.hpp"
 #include "cupric/runtime/program.hpp"
 
 namespace cupric::cuda_backend {
@@ -18,6 +19,20 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only);
 /// all_sources() packed `per_batch` to a translation unit: the family headers once at the top,
 /// each source's own text in a namespace of its own (a test of the renderers, not what launches use).
 std::vector<std::string> batched_sources(bool common_only, std::size_t per_batch);
+
+/// An op as the profiler records it (cupric/profiler.hpp): its name, its inputs' dtypes (weak: a
+/// Python scalar, passed by value), its outputs' dtypes, and whether its arrays are dense.
+struct OpSignature {
+  std::string name;
+  std::vector<DType> inputs;
+  std::vector<bool> weak;
+  std::vector<DType> outputs;
+  bool contiguous = true;
+};
+/// The sources the backend renders for such an op, as (label, source): what `cu.inspect` compiles
+/// to show an op's kernels. Empty when the op launches none of cupric's own kernels (matmul calls
+/// cuBLAS) or is not one the backend renders.
+std::vector<std::pair<std::string, std::string>> op_sources(const OpSignature& op);
 
 /// The include directory holding cupric/convert.h etc. for NVRTC.
 const std::string& device_include_dir();

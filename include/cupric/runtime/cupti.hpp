@@ -14,8 +14,14 @@ namespace cupric::runtime::cupti {
 /// dlopens `path` and starts recording kernels and copies; false (and nothing on) when the
 /// library or an entry point is missing or CUPTI refuses. `problem` says why.
 bool start(const std::string& path, std::string& problem);
-/// Flushes CUPTI's buffers and stops recording (the matched times stay until taken).
+/// Flushes CUPTI's buffers and stops recording (the matched times stay until taken). The work
+/// recorded must have finished (synchronise first): CUPTI's forced flush hands over records of
+/// running work without timestamps.
 void stop();
+/// How many records CUPTI gave without timestamps since the last call.
+std::uint64_t take_untimed();
+/// The newest CUPTI API version whose record layout was checked against its headers.
+std::uint32_t newest_checked_version();
 bool active();
 /// Tags the calling thread's next CUDA calls with a new id of ours (0 when CUPTI is off) until
 /// pop_external().

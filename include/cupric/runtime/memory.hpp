@@ -63,11 +63,14 @@ class MemoryPool {
 
  private:
   explicit MemoryPool(int device);
+  cuda::CUdeviceptr allocate_block(std::size_t nbytes, StreamState& stream, std::size_t* block_size, bool* graph_owned);
+  void record(const char* what, const char* how, std::int64_t t0_ns, std::size_t size, const StreamState& stream) const;
   cuda::CUdeviceptr driver_allocate(std::size_t size, cuda::CUstream stream);
   void driver_free(cuda::CUdeviceptr ptr, cuda::CUstream stream);
   void flush_cache_locked();
 
   int device_;
+  bool direct_ = false;  ///< CUPRIC_POOL=direct: exact-size driver allocations, no cache (for sanitizers)
   bool async_ = false;
   cuda::CUmemoryPool driver_pool_ = nullptr;
   mutable std::mutex mutex_;

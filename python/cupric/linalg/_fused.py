@@ -5,6 +5,7 @@ matrix and the bias vectors as cuBLASLt needs them, keeps autotuned choices in t
 import json
 
 from .. import _cupric as _c
+from .._progress import Progress
 
 # cupric's epilogue name -> (the fused one cuBLASLt runs, what is added after it)
 FUSED = {
@@ -128,8 +129,12 @@ class FusedPlan:
         a, b = self._operands(a, b)
         d, bias = self.result(), self._bias(inputs.get("bias") if self.name in ROWS_BIAS else None)
         aux = self.aux_buffer
-        times = [self.plan.time(a, b, d, bias, aux, 1.0, 0.0, self.name, i, iterations)
-                 for i in range(len(self.algorithms()))]
+        count = len(self.algorithms())
+        times = []
+        with Progress(f"autotuning matmul {self.name} {tuple(self.shape)} {self.dtype}", total=count) as progress:
+            for i in range(count):
+                progress.step(f"algorithm {i}")
+                times.append(self.plan.time(a, b, d, bias, aux, 1.0, 0.0, self.name, i, iterations))
         best = min(range(len(times)), key=times.__getitem__)
         self.plan.choose(best)
         self._store(best, times)

@@ -60,6 +60,9 @@ class Profile:
         _active.pop()
         self.stop_ns = _core.now_ns()
         self.events = _events.from_core(_core.take_events())
+        untimed = _core.cupti_untimed() if self.device_times == "cupti" else 0
+        if untimed:
+            self.notes.append(f"CUPTI gave {untimed} records without timestamps; their kernels show no device time")
         return self
 
     def __enter__(self):
@@ -105,8 +108,9 @@ def profile(device_times="events"):
 
 def _cupti_candidates():
     for base in sys.path:
-        for sub, names in (("nvidia/cuda_cupti/lib", ("libcupti.so.12", "libcupti.so")),
-                           ("nvidia/cu13/lib", ("libcupti.so.13", "libcupti.so"))):
+        # CUDA 13's wheel first: an older CUPTI under a newer driver is what failed on the H200
+        for sub, names in (("nvidia/cu13/lib", ("libcupti.so.13", "libcupti.so")),
+                           ("nvidia/cuda_cupti/lib", ("libcupti.so.12", "libcupti.so"))):
             for name in names:
                 path = os.path.join(base, sub, name)
                 if os.path.exists(path):
@@ -127,7 +131,8 @@ def _start_cupti():
         if ok:
             return ""
         problems.append(problem)
-    return problems[-1] if problems else "libcupti not found (pip install nvidia-cuda-cupti-cu12)"
+    return problems[-1] if problems else ("libcupti not found (pip install nvidia-cuda-cupti for CUDA 13, "
+                                          "nvidia-cuda-cupti-cu12 for CUDA 12, or set CUDA_HOME)")
 
 
 class range(contextlib.ContextDecorator):  # noqa: A001  (cu.profiler.range, as torch's record_function)

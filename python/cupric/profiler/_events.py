@@ -21,6 +21,11 @@ class Event(namedtuple("Event", FIELDS)):
         return self.gpu_t1_ns - self.gpu_t0_ns if self.gpu_t0_ns >= 0 else -1
 
     @property
+    def library(self):
+        """A library event's library ("cuBLAS", "cuBLASLt", "cuSOLVER", "cuFFT"): its detail's first word."""
+        return self.detail.split(" ", 1)[0] if self.kind == "library" and self.detail else ""
+
+    @property
     def device_name(self):
         return "cpu" if self.device < 0 else f"cuda:{self.device}"
 
@@ -85,3 +90,29 @@ def self_times(events):
                 out[stack[-1]] -= e.host_ns
             stack.append(i)
     return out
+
+
+def memory_summary(events):
+    """Per device ("cpu", "cuda:0"): allocations and frees of the memory pools (the CUDA pool; on
+    the CPU the host allocator's blocks of 64 KiB and more), bytes allocated, and the bytes the
+    pool held (live blocks and cache) at its peak and at the end."""
+    out = {}
+    for e in sorted((e for e in events if e.kind == "alloc"), key=lambda e: e.t1_ns):
+        m = out.setdefault(e.device_name, {"allocations": 0, "frees": 0, "bytes_allocated": 0, "peak_bytes": 0,
+                                           "final_bytes": 0})
+        if e.name == "alloc":
+            m["allocations"] += 1
+            m["bytes_allocated"] += int(e.bytes)
+        else:
+            m["frees"] += 1
+        m["peak_bytes"] = max(m["peak_bytes"], e.value)
+        m["final_bytes"] = e.value
+    return out
+
+
+def bytes_text(n):
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"

@@ -2,7 +2,7 @@
 GB/s and GFLOP/s from each op's own bytes and flops model, beside the device's roofline bound."""
 
 from . import _ceilings
-from ._events import attribute_kernels, self_times
+from ._events import attribute_kernels, bytes_text, memory_summary, self_times
 
 GROUPS = ("op", "kernel", "shape")
 SORT_KEYS = ("total", "self", "mean", "min", "max", "calls", "name", "gbps", "gflops", "bytes", "flops")
@@ -14,8 +14,12 @@ class Row(dict):
 
 
 class Table:
-    def __init__(self, rows, group_by, notes):
+    """The rows, the notes, and `memory`: per device, the pools' allocations and size
+    (_events.memory_summary), printed below the rows."""
+
+    def __init__(self, rows, group_by, notes, memory=None):
         self.rows, self.group_by, self.notes = rows, group_by, notes
+        self.memory = memory or {}
 
     def __iter__(self):
         return iter(self.rows)
@@ -40,6 +44,10 @@ class Table:
             out.append("  ".join(cells))
             if j == 0:
                 out.append("-" * len(out[0]))
+        for device, m in self.memory.items():
+            out.append(f"memory {device}: {m['allocations']} allocations ({bytes_text(m['bytes_allocated'])}), "
+                       f"{m['frees']} frees; pool peak {bytes_text(m['peak_bytes'])}, "
+                       f"at the end {bytes_text(m['final_bytes'])}")
         out.extend(f"note: {n}" for n in self.notes)
         return "\n".join(out)
 
@@ -98,7 +106,7 @@ def build(events, sort_by="total", group_by="op", ceilings=True, top=None):
         rows.sort(key=lambda r: r["name"])
     else:  # largest first; rows without a rate last
         rows.sort(key=lambda r: (r[field] is None, -(r[field] or 0)))
-    return Table(rows[:top] if top else rows, group_by, notes)
+    return Table(rows[:top] if top else rows, group_by, notes, memory_summary(events))
 
 
 def _time_of(i, e, gpu):

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from .._progress import Progress
 from . import _cuda
 from ._callables import Launchable, Specialisations, freeze
 from ._kernel import Kernel, interpreting
@@ -310,6 +311,22 @@ class Autotuner(Launchable):
 
     # ---- timing ------------------------------------------------------------------------------------
 
+    def _time_configs(self, bound, grid, clock, setup, timings, progress):
+        """Milliseconds (or the error) of each config into `timings`; False when a CPU has no C++
+        compiler (the interpreter runs: nothing to time)."""
+        for config in self.configs:
+            progress.step(config)
+            try:
+                launch = self.kernel._prepare(self._values(bound, config), config.num_threads)
+                if launch is None:
+                    return False
+                launch.load()
+                s = clock.launch_stream()
+                timings[config] = _benchmark(lambda: launch(grid, s), setup, clock, self.warmup, self.rep)  # noqa: B023
+            except Exception as err:  # noqa: BLE001 - a config that cannot compile or run is skipped
+                timings[config] = err
+        return True
+
     def _tune(self, key, bound, grid, stream):
         t_start = time.perf_counter()
         device = key[0]
@@ -326,16 +343,9 @@ class Autotuner(Launchable):
                 clock.after_array_writes()
 
         timings = {}
-        for config in self.configs:
-            try:
-                launch = self.kernel._prepare(self._values(bound, config), config.num_threads)
-                if launch is None:  # a CPU without a C++ compiler: the interpreter, nothing to time
-                    return self.configs[0]
-                launch.load()
-                s = clock.launch_stream()
-                timings[config] = _benchmark(lambda: launch(grid, s), setup, clock, self.warmup, self.rep)  # noqa: B023
-            except Exception as err:  # noqa: BLE001 - a config that cannot compile or run is skipped
-                timings[config] = err
+        with Progress(f"autotuning {self.fn.__name__}", total=len(self.configs)) as progress:
+            if not self._time_configs(bound, grid, clock, setup, timings, progress):
+                return self.configs[0]  # a CPU without a C++ compiler: the interpreter, nothing to time
         setup()  # the launch after tuning sees the arguments as they were given
         ok = {c: t for c, t in timings.items() if not isinstance(t, Exception)}
         if not ok:

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from .._progress import after_a_second
 from . import _index, _paths
 
 _MAX_GRID_YZ = 65535
@@ -197,14 +198,15 @@ def compile_source(source, include_dir, arch=None, outputs=("cubin",)):
         if out is not None:
             out.update(seconds=time.perf_counter() - t0, cache_hit=True)
             return out
-    if nvrtc_available():
-        return _compile_with_nvrtc(source, include_dir, arch, outputs)
-    nvcc = nvcc_path()
-    if nvcc is None:
+    nvcc = None if nvrtc_available() else nvcc_path()
+    if nvcc is None and not nvrtc_available():
         raise FileNotFoundError(
             "cupric.tile: compiling CUDA needs NVRTC (pip install nvidia-cuda-nvrtc, or set CUDA_HOME) or nvcc"
         )
-    return _compile_with_nvcc(source, include_dir, arch, outputs, nvcc)
+    with after_a_second(f"compiling tile kernel {_entry_name(source) or '?'} for {arch}"):
+        if nvcc is None:
+            return _compile_with_nvrtc(source, include_dir, arch, outputs)
+        return _compile_with_nvcc(source, include_dir, arch, outputs, nvcc)
 
 
 def _compile_with_nvrtc(source, include_dir, arch, outputs):
@@ -306,6 +308,9 @@ def inspect(source, include_dir, arch=None, smem_bytes=0):
         "dynamic_shared_memory": max(smem_bytes, 16),
         "compile_seconds": r["seconds"],
         "compiler": r["compiler"],
+        "cubin": r["cubin"],
+        "resources_log": r["log"],
+        "arch": arch or default_arch(),
     }
     mod = _cuda_module()
     if "object" in r and mod is not None and mod.is_available() and (arch is None or arch == default_arch()):

@@ -8,6 +8,8 @@ weak), and the conversions of cupric's casts, which the generated code shares.
 """
 
 import builtins
+import os
+import sys
 import threading
 
 import numpy as np
@@ -29,11 +31,13 @@ def current_block():
 
 
 class Block:
-    """The block the interpreter is running: its index and the grid."""
+    """The block the interpreter is running: its index, the grid, and whether the kernel is a
+    debug build (its loads and stores are bounds-checked, as compiled debug builds are)."""
 
-    def __init__(self, bid, grid):
+    def __init__(self, bid, grid, debug=False):
         self.bid = bid
         self.grid = grid
+        self.debug = debug
 
     def __enter__(self):
         self.previous = getattr(_state, "block", None)
@@ -207,6 +211,34 @@ for _dunder, _ufunc in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("
 for _dunder, _ufunc in (("gt", "greater"), ("ge", "greater_equal")):
     setattr(Tile, f"__{_dunder}__", _binary(_ufunc))
 del _dunder, _ufunc
+
+
+def checking_bounds():
+    block = getattr(_state, "block", None)
+    return block is not None and block.debug
+
+
+def bounds_error(what, text):
+    """IndexError: 'file.py:12: ct.load: <text> (block 4, 0, 0)', the line of the kernel's body
+    that made the access (the innermost frame outside this package)."""
+    frame = sys._getframe(1)
+    here = os.path.dirname(__file__)
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == here:
+        frame = frame.f_back
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}: " if frame is not None else ""
+    bid = ", ".join(str(b) for b in _state.block.bid)
+    return IndexError(f"{where}ct.{what}: {text} (block {bid})")
+
+
+def _tuple_text(v):
+    return "(" + ", ".join(str(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+
+
+def check_window(what, given_as, given, shape, start, array_shape):
+    """Debug builds: a window that holds no element of its array fails (docs/tile.md)."""
+    if checking_bounds() and window(shape, start, array_shape) is None:
+        raise bounds_error(what, f"the window at {given_as} {_tuple_text(given)} of shape {_tuple_text(shape)} "
+                                 f"lies wholly outside the array of shape {_tuple_text(array_shape)}")
 
 
 def window(shape, start, array_shape):

@@ -14,7 +14,9 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from .. import _kernel_report
 from .._cupric import _profiler
+from .._progress import after_a_second
 from . import _cuda, _globals, _index
 from . import _interp as I
 from ._callables import Constant, Launchable, Specialisations, TileFunction, freeze, function, is_constant
@@ -163,7 +165,8 @@ class Compiled:
             t0 = time.perf_counter()
             if not self._load_from_index():
                 self.host = self.function.emit("host", self.kernel.debug)
-                info = _tile.compile_host(self.host["source"], include_dir())
+                with after_a_second(f"compiling tile kernel {self.kernel.fn.__name__} for the CPU"):
+                    info = _tile.compile_host(self.host["source"], include_dir())
                 self.host.update(info)
                 self.launcher = _tile.HostLauncher(info["key"], self.function)
                 if (key := self.index_key(("cpu", _tile.host_environment(include_dir())))) is not None:
@@ -293,6 +296,7 @@ class Kernel(Launchable):
         self._guards = _tile.GlobalGuards()
         self._plans = _tile.LaunchPlans(self._guards)  # the fast path of launches with arguments met before
         self._thread_plans = {}  # the same for launches with other num_threads (@ct.autotune's)
+        self._launch_costs = {}  # launch_cost's answers
         self.cache = Specialisations(self._forget_plans)
         functools.update_wrapper(self, fn)
 
@@ -385,7 +389,17 @@ class Kernel(Launchable):
         if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
             self._run(grid, stream, interpret, self._bind(args, kwargs), tried=not (interpret or kwargs))
         if t0:
-            _profiler.record("tile_launch", self.fn.__name__, t0, _profiler.now_ns(), f"grid {grid}")
+            t1 = _profiler.now_ns()
+            moved = self._recorded_bytes(grid, args, kwargs)
+            _profiler.record("tile_launch", self.fn.__name__, t0, t1, f"grid {grid}", bytes=moved)
+
+    def _recorded_bytes(self, grid, args, kwargs):
+        """The bytes a profiled launch moved, from its IR; 0 where the model cannot tell (a grid
+        given as a function of the constants, arguments it cannot read)."""
+        try:
+            return self.launch_cost(grid, args, kwargs)[0]
+        except Exception:  # noqa: BLE001 - a profile must never break the launch it records
+            return 0.0
 
     def _plans_for(self, num_threads):
         if num_threads is None or int(num_threads) == self.num_threads:
@@ -438,23 +452,60 @@ class Kernel(Launchable):
         for bz in range(g[2]):
             for by in range(g[1]):
                 for bx in range(g[0]):
-                    with I.Block((bx, by, bz), g):
+                    with I.Block((bx, by, bz), g, self.debug):
                         self.fn(*args)
 
     # ---- inspection ----------------------------------------------------------------------------------
 
     @user_facing
-    def inspect(self, *args, compile_cuda=False, **kwargs):
+    def cost(self, grid, *args, **kwargs):
+        """What a launch over `grid` with these arguments moves and computes, from the IR (no
+        compile, no GPU): a TileCost with .bytes and .total_flops over the grid, per block, and the
+        roofline bound on this GPU (else the H200); the profiler's table uses it for tile launches."""
+        return self._cost(grid, self._bind(args, kwargs))
+
+    def launch_cost(self, grid, args, kwargs=None):
+        """(bytes, flops) of a launch over the whole grid, from the IR, cached per specialisation,
+        argument shapes and grid: what cu.profiler records for tile launches."""
+        values = self._bind(args, kwargs or {})
+        facts = tuple(tuple(v.shape) if len(getattr(v, "shape", ())) else v for v in values)  # arrays by shape
+        cache_key = (facts, tuple(grid) if isinstance(grid, (tuple, list)) else (grid,))
+        found = self._launch_costs.get(cache_key)
+        if found is None:
+            c = self._cost(grid, values)
+            found = self._launch_costs[cache_key] = (c.bytes, c.total_flops)
+        return found
+
+    def _cost(self, grid, values, num_threads=None):
+        key, specs, _, _ = self._specialise(values)
+        function = self.compiled(key, specs, num_threads).function
+        params, dtypes = {}, []
+        for p, constant, v in zip(self.params, self.constants, values, strict=True):
+            shape = getattr(v, "shape", ())
+            if constant:
+                continue
+            if len(shape):
+                params[p.name] = tuple(int(n) for n in shape)
+                dtypes.append(str(v.dtype))
+            else:
+                params[p.name] = float(v)
+        return _kernel_report.tile_cost(function, params, grid, _roof_dtype(dtypes))
+
+    @user_facing
+    def inspect(self, *args, compile_cuda=False, grid=None, **kwargs):
         """Every stage for these arguments: {'stages' (stage name -> the IR after it, in the order
         the compiler runs them: 'frontend', the canonical stages, then the GPU's), 'ir', 'ir_canonical',
         'ir_layout' (aliases of the IR after 'frontend', 'remove_dead_code' and 'assign_layouts'),
         'host_source', 'cuda_source', 'cuda', and with compile_cuda=True (NVRTC through cupric.cuda,
-        else nvcc) 'ptx', 'sass' (where cuobjdump exists), 'resources' (ptxas' report), 'registers',
-        'spill_stores', 'spill_loads', 'dynamic_shared_memory', and with a GPU 'attributes' of the
-        loaded kernel}."""
-        return self._inspect(self._bind(args, kwargs), compile_cuda)
+        else nvcc) 'ptx', 'sass' (where nvdisasm or cuobjdump exists; 'sass_note' says which, or why
+        not), 'resources' (ptxas' report), 'registers',
+        'spill_stores', 'spill_loads', 'dynamic_shared_memory', 'report' (a cupric KernelReport:
+        print it for registers, spills, shared memory and the occupancy on the arch), 'occupancy',
+        and with a GPU 'attributes' of the loaded kernel}; with grid=, 'cost' (kernel.cost: bytes
+        and flops from the IR and the roofline bound)."""
+        return self._inspect(self._bind(args, kwargs), compile_cuda, grid=grid)
 
-    def _inspect(self, values, compile_cuda, num_threads=None):
+    def _inspect(self, values, compile_cuda, num_threads=None, grid=None):
         key, specs, _, _ = self._specialise(values)
         c = self.compiled(key, specs, num_threads)
         host = c.function.emit("host", self.debug, record_stages=True)
@@ -471,9 +522,28 @@ class Kernel(Launchable):
         }
         if c.launcher is not None:
             out["host_binary"] = c.host["key"]  # its compile cache key (kind "shared_object")
+        if grid is not None:
+            out["cost"] = self._cost(grid, values, num_threads)
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
+            report = _kernel_report.tile_kernel_report(
+                out["cubin"], out["resources_log"], out["arch"], cuda["threads"], cuda["smem_bytes"],
+                cuda["source"], out["ptx"])
+            report.cost = out.get("cost")
+            if out.get("sass") is None:
+                out["sass"], out["sass_note"] = report.sass, report.sass_note
+            out["report"], out["occupancy"] = report, report.occupancy
         return out
+
+
+def _roof_dtype(dtypes):
+    """The precision a kernel's roof is read at: its narrowest floating arrays' (tensor cores read
+    bfloat16 / float16), float64 when all are, else float32."""
+    for t in ("bfloat16", "float16"):
+        if t in dtypes:
+            return t
+    floats = [t for t in dtypes if t.startswith("float")]
+    return "float64" if floats and all(t == "float64" for t in floats) else "float32"
 
 
 # inspect()'s keys from before the stages had names, kept for the code and docs that read them

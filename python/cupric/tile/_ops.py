@@ -88,13 +88,16 @@ def load(array, index, shape, padding=0):
     """The tile of `shape` at tile index `index` (elements index[d]*shape[d] ...); parts outside
     the array read `padding`. Shapes are compile-time and need not be powers of two."""
     shape = _as_tuple(shape)
-    return _interp_load(array, [int(i) * int(s) for i, s in zip(_as_tuple(index), shape, strict=True)], shape, padding)
+    start = [int(i) * int(s) for i, s in zip(_as_tuple(index), shape, strict=True)]
+    I.check_window("load", "tile index", _as_tuple(index), shape, start, array.shape)
+    return _interp_load(array, start, shape, padding)
 
 
 @_lowered_by(lambda fe, a: _lower_load(fe, a, offsets=True))
 def load_offset(array, offset, shape, padding=0):
     """The tile of `shape` whose first element is array[offset] (windows may overlap or start
     outside the array: those parts read `padding`)."""
+    I.check_window("load_offset", "offset", _as_tuple(offset), _as_tuple(shape), _as_tuple(offset), array.shape)
     return _interp_load(array, _as_tuple(offset), shape, padding)
 
 
@@ -118,13 +121,18 @@ def store(array, index, tile):
     """Writes `tile` (converted to the array's dtype) at tile index `index`; parts outside the
     array are not written."""
     shape = tuple(I.array(tile).shape) or (1,) * array.ndim
-    _interp_store(array, [int(i) * int(s) for i, s in zip(_as_tuple(index), shape, strict=True)], tile)
+    start = [int(i) * int(s) for i, s in zip(_as_tuple(index), shape, strict=True)]
+    I.check_window("store", "tile index", _as_tuple(index), shape, start, array.shape)
+    _interp_store(array, start, tile)
 
 
 @_lowered_by(lambda fe, a: _lower_store(fe, a, offsets=True))
 def store_offset(array, offset, tile):
     """Writes `tile` with its first element at array[offset]; parts outside are not written."""
-    _interp_store(array, [int(o) for o in _as_tuple(offset)], tile)
+    start = [int(o) for o in _as_tuple(offset)]
+    shape = tuple(I.array(tile).shape) or (1,) * array.ndim
+    I.check_window("store_offset", "offset", start, shape, start, array.shape)
+    _interp_store(array, start, tile)
 
 
 # ---- gather, scatter, atomics ------------------------------------------------------------------
@@ -161,9 +169,9 @@ def gather(array, indices, mask=None, padding=0):
     return I.Tile(out.reshape(tuple(out.shape) or (1,)))
 
 
-def _checked_indices(array, indices, mask, *more):
+def _checked_indices(array, indices, mask, *more, what="gather"):
     """The index tiles (int64) and `more` broadcast together, and where they are in bounds and
-    the mask is true."""
+    the mask is true (debug builds: an index outside where the mask is true fails)."""
     parts = [I.array(i, _dt.names.int64) for i in _as_tuple(indices)]
     if len(parts) != array.ndim:
         raise IndexError(f"the array has {array.ndim} dimension(s) but {len(parts)} index tiles were given")
@@ -172,14 +180,20 @@ def _checked_indices(array, indices, mask, *more):
         parts.append(I.array(mask, _dt.names.bool_))
     parts = _c.broadcast_arrays(*parts)
     ok = parts[-1] if mask is not None else _c.ones(tuple(parts[0].shape), dtype=_dt.names.bool_)
+    wanted = ok
     for d, i in enumerate(parts[: array.ndim]):
         ok = ok & (i >= 0) & (i < array.shape[d])
+    if I.checking_bounds() and bool(_c.any(wanted & ~ok)):
+        bad = _c.flatnonzero((wanted & ~ok).reshape(-1))[0]
+        index = tuple(int(p.reshape(-1)[bad]) for p in parts[: array.ndim])
+        raise I.bounds_error(what, f"index {I._tuple_text(index)} is outside the array of shape "
+                                   f"{I._tuple_text(array.shape)}")
     return parts[: array.ndim + len(more)], ok
 
 
-def _interp_scatter(array, indices, value, mask, update):
+def _interp_scatter(array, indices, value, mask, update, what="scatter"):
     nd = array.ndim
-    parts, ok = _checked_indices(array, indices, mask, I.array(value).astype(array.dtype))
+    parts, ok = _checked_indices(array, indices, mask, I.array(value).astype(array.dtype), what=what)
     where = tuple(p[ok] for p in parts[:nd])
     update(array.array, where, parts[nd][ok])
 
@@ -228,7 +242,7 @@ def _atomic(kind, ufunc):
                 w = tuple(i[pick] for i in where)
                 arr[w] = ufunc(arr[w], v[pick])  # 16-bit floats: computed in float32, rounded
 
-        _interp_scatter(array, indices, value, mask, update)
+        _interp_scatter(array, indices, value, mask, update, what=f"atomic_{kind}")
 
     interp.__name__ = f"atomic_{kind}"
     interp.__doc__ = (

@@ -9,8 +9,10 @@
 #include <map>
 #include <mutex>
 #include <new>
-#include <unordered_set>
 #include <iterator>
+#include <unordered_set>
+
+#include "cupric/profiler.hpp"
 
 namespace cupric::cpu {
 
@@ -35,6 +37,7 @@ struct Pool {
   // page-fault on every use, as a fresh allocation does)
   std::unordered_set<void*> zeroed;
   std::size_t cached = 0, hits = 0, misses = 0;
+  std::size_t in_use = 0;  // bytes of the pool's blocks (>= kCached) handed out
   std::size_t limit = default_limit();
 
   void release_all_locked() {
@@ -58,6 +61,13 @@ std::size_t rounded(std::size_t nbytes) {
   return (nbytes + step - 1) / step * step;
 }
 
+/// The profiler's record of a pool block handed out or given back ("alloc" / "free", how it was
+/// served, its size, and the bytes the pool held after it: live blocks and cache).
+void record(const char* what, const char* how, std::int64_t t0_ns, std::size_t size, std::size_t held) {
+  profiler::record_span(profiler::EventKind::alloc, what, t0_ns, how, static_cast<double>(size), -1, 0,
+                        static_cast<std::int64_t>(held));
+}
+
 void* fresh_block(std::size_t size) {
   if (size < kLarge) return std::aligned_alloc(64, size);
   void* p = std::aligned_alloc(kHugePage, size);
@@ -73,7 +83,9 @@ void* host_allocate(std::size_t nbytes) {
     return p;
   }
   const std::size_t size = rounded(nbytes);
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
   Pool& pl = pool();
+  std::size_t held = 0;
   {
     std::lock_guard<std::mutex> lock(pl.mutex);
     auto [first, last] = pl.free_blocks.equal_range(size);
@@ -82,7 +94,11 @@ void* host_allocate(std::size_t nbytes) {
       void* p = it->second;
       pl.free_blocks.erase(it);
       pl.cached -= size;
+      pl.in_use += size;
       ++pl.hits;
+      held = pl.in_use + pl.cached;
+      if (t0) [[unlikely]]
+        record("alloc", "cache hit", t0, size, held);
       return p;
     }
     ++pl.misses;
@@ -93,6 +109,13 @@ void* host_allocate(std::size_t nbytes) {
     p = fresh_block(size);
     if (!p) throw std::bad_alloc();
   }
+  {
+    std::lock_guard<std::mutex> lock(pl.mutex);
+    pl.in_use += size;
+    held = pl.in_use + pl.cached;
+  }
+  if (t0) [[unlikely]]
+    record("alloc", "from the OS", t0, size, held);
   return p;
 }
 
@@ -100,11 +123,15 @@ void* host_allocate_zeroed(std::size_t nbytes) {
   if (nbytes < kLarge) return nullptr;
   // rounded like every large block, so that the cache can hand it out again for any request
   // of the same rounded size
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
   void* p = std::calloc(1, rounded(nbytes));
   if (!p) throw std::bad_alloc();
   Pool& pl = pool();
   std::lock_guard<std::mutex> lock(pl.mutex);
   pl.zeroed.insert(p);
+  pl.in_use += rounded(nbytes);
+  if (t0) [[unlikely]]
+    record("alloc", "zeroed by the OS", t0, rounded(nbytes), pl.in_use + pl.cached);
   return p;
 }
 
@@ -115,10 +142,14 @@ void host_deallocate(void* ptr, std::size_t nbytes) {
     return;
   }
   const std::size_t size = rounded(nbytes);
+  const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
   Pool& pl = pool();
   std::lock_guard<std::mutex> lock(pl.mutex);
+  pl.in_use -= std::min(pl.in_use, size);
   if (pl.zeroed.erase(ptr) || size > pl.limit) {
     std::free(ptr);
+    if (t0) [[unlikely]]
+      record("free", "to the OS", t0, size, pl.in_use + pl.cached);
     return;
   }
   while (pl.cached + size > pl.limit && !pl.free_blocks.empty()) {  // evict the largest first
@@ -129,6 +160,8 @@ void host_deallocate(void* ptr, std::size_t nbytes) {
   }
   pl.free_blocks.emplace(size, ptr);
   pl.cached += size;
+  if (t0) [[unlikely]]
+    record("free", "into the cache", t0, size, pl.in_use + pl.cached);
 }
 
 HostPoolStats host_pool_stats() {

@@ -53,22 +53,26 @@ template <class Op>
 struct Vectorised {
   static constexpr bool enabled = false;
 };
-#define CUPRIC_VECTORISED(OP, FAST, RANGE, EXACT) \
-  template <>                                     \
-  struct Vectorised<op_##OP> {                    \
-    static constexpr bool enabled = true;         \
-    template <class T>                            \
-    static T fast(T x) {                          \
-      return vm::FAST(x);                         \
-    }                                             \
-    template <class T>                            \
-    static bool in_range(T x) {                   \
-      return vm::RANGE(x);                        \
-    }                                             \
-    template <class T>                            \
-    static T exact(T x) {                         \
-      return std::EXACT(x);                       \
-    }                                             \
+#define CUPRIC_VECTORISED(OP, FAST, RANGE, EXACT)              \
+  template <>                                                  \
+  struct Vectorised<op_##OP> {                                 \
+    static constexpr bool enabled = true;                      \
+    template <class T>                                         \
+    static T fast(T x) {                                       \
+      return vm::FAST(x);                                      \
+    }                                                          \
+    template <class T>                                         \
+    static void fast_block(const T* x, T* y, std::int64_t n) { \
+      vm::FAST##_block(x, y, n);                               \
+    }                                                          \
+    template <class T>                                         \
+    static bool in_range(T x) {                                \
+      return vm::RANGE(x);                                     \
+    }                                                          \
+    template <class T>                                         \
+    static T exact(T x) {                                      \
+      return std::EXACT(x);                                    \
+    }                                                          \
   };
 CUPRIC_VECTORISED(exp, exp, exp_fast_range, exp)
 CUPRIC_VECTORISED(log, log, log_fast_range, log)
@@ -88,7 +92,7 @@ void vectorised_loop(const T* a, T* out, std::int64_t n) {
     int slow = 0;  // an int count (not a bool) so that the check vectorises
     for (std::int64_t i = 0; i < m; ++i) slow += V::in_range(x[i]) ? 0 : 1;
     if (slow == 0) {
-      for (std::int64_t i = 0; i < m; ++i) y[i] = V::fast(x[i]);
+      V::fast_block(x, y, m);
     } else {
       for (std::int64_t i = 0; i < m; ++i) y[i] = V::in_range(x[i]) ? V::fast(x[i]) : V::exact(x[i]);
     }

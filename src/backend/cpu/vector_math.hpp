@@ -10,6 +10,9 @@
 #include <limits>
 
 #include "cpu_variant.hpp"
+#if defined(CUPRIC_CPU_VARIANT_AVX512)
+#include <immintrin.h>
+#endif
 
 CUPRIC_CPU_VARIANT_BEGIN
 namespace vm {
@@ -67,6 +70,71 @@ inline double exp(double x) {
   const double s1 = std::bit_cast<double>((n1 + 1023) << 52);
   const double s2 = std::bit_cast<double>((n2 + 1023) << 52);
   return p * s1 * s2;
+}
+
+// exp over a block of doubles that are all in the fast range. AVX-512 has a 16-entry table
+// lookup in registers (vpermt2pd) and a 2^k scaling that handles subnormal results (vscalefpd),
+// so it takes e^x = 2^(k/16) e^r with k = round(16x / ln2), |r| <= ln2/32: a degree-7 series
+// instead of degree 13, and 2^(j/16) from a head and tail table (error within one ulp of libm,
+// about twice as fast as the vectorised scalar code on a Xeon). Elsewhere the scalar code.
+#if defined(CUPRIC_CPU_VARIANT_AVX512)
+// 2^(j/16) rounded to double, and the rest of it (computed to 60 digits)
+alignas(64) inline constexpr double kExp2Head[16] = {
+    0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0, 0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0, 0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0, 0x1.ea4afa2a490dap+0};
+alignas(64) inline constexpr double kExp2Tail[16] = {0x0.0p+0,
+                                                     0x1.8a62e4adc610bp-54,
+                                                     -0x1.19041b9d78a76p-55,
+                                                     0x1.9b07eb6c70573p-54,
+                                                     0x1.6f46ad23182e4p-55,
+                                                     0x1.ada0911f09ebcp-55,
+                                                     0x1.d4397afec42e2p-56,
+                                                     0x1.6324c054647adp-54,
+                                                     -0x1.bdd3413b26456p-54,
+                                                     -0x1.41577ee04992fp-55,
+                                                     0x1.6e9f156864b27p-54,
+                                                     0x1.c7c46b071f2bep-56,
+                                                     0x1.7a1cd345dcc81p-54,
+                                                     0x1.11065895048ddp-55,
+                                                     0x1.2ed02d75b3707p-55,
+                                                     -0x1.e9c23179c2893p-54};
+
+inline __m512d exp_table16(__m512d x) {
+  const __m512d magic = _mm512_set1_pd(6755399441055744.0);  // 1.5*2^52: k's bits land low in t
+  const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(0x1.71547652b82fep+4), magic);  // 16/ln2
+  const __m512d k = _mm512_sub_pd(t, magic);
+  __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(0x1.62e42fefa39efp-5), x);  // ln2/16, two parts
+  r = _mm512_fnmadd_pd(k, _mm512_set1_pd(0x1.abc9e3b39803fp-60), r);
+  __m512d p = _mm512_set1_pd(1.0 / 5040);
+  for (double c : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0}) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(c));
+  const __m512d q = _mm512_mul_pd(p, r);  // e^r - 1
+  // the permutes read the low 4 bits of each lane of t, which are k mod 16
+  const __m512i j = _mm512_castpd_si512(t);
+  const __m512d head = _mm512_permutex2var_pd(_mm512_load_pd(kExp2Head), j, _mm512_load_pd(kExp2Head + 8));
+  const __m512d tail = _mm512_permutex2var_pd(_mm512_load_pd(kExp2Tail), j, _mm512_load_pd(kExp2Tail + 8));
+  const __m512d s = _mm512_add_pd(head, _mm512_fmadd_pd(head, q, tail));
+  // times 2^floor(k/16); the masked form, since GCC 12 warns on the plain one's undefined source
+  return _mm512_maskz_scalef_pd(0xFF, s, _mm512_mul_pd(k, _mm512_set1_pd(0.0625)));
+}
+#endif
+
+inline void exp_block(const double* x, double* y, std::int64_t n) {
+  std::int64_t i = 0;
+#if defined(CUPRIC_CPU_VARIANT_AVX512)
+  for (; i + 8 <= n; i += 8) _mm512_storeu_pd(y + i, exp_table16(_mm512_loadu_pd(x + i)));
+#endif
+  for (; i < n; ++i) y[i] = exp(x[i]);
+}
+
+/// The fast code over a block whose inputs are all in the fast range.
+template <class T, class F>
+inline void each_block(const T* x, T* y, std::int64_t n, F f) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+inline void exp_block(const float* x, float* y, std::int64_t n) {
+  each_block(x, y, n, [](float v) { return exp(v); });
 }
 
 // ---- log ---------------------------------------------------------------------------------
@@ -231,6 +299,20 @@ inline T cos(T x) {
   const T s = sin_poly(y), c = cos_poly(y);
   const T v = (q & 1) ? s : c;
   return ((q + 1) & 2) ? -v : v;
+}
+
+// log, sin and cos have no table form: their blocks are the vectorised scalar code
+template <class T>
+inline void log_block(const T* x, T* y, std::int64_t n) {
+  each_block(x, y, n, [](T v) { return log(v); });
+}
+template <class T>
+inline void sin_block(const T* x, T* y, std::int64_t n) {
+  each_block(x, y, n, [](T v) { return sin(v); });
+}
+template <class T>
+inline void cos_block(const T* x, T* y, std::int64_t n) {
+  each_block(x, y, n, [](T v) { return cos(v); });
 }
 
 }  // namespace vm

@@ -70,16 +70,8 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
   for (const Ufunc& uf : all_ufuncs())
     for (const UfuncLoop& loop : uf.loops) {
       if (!has(loop.types[0])) continue;
-      MapSpec s;
-      s.name = uf.name;
-      s.expression = uf.expression;
-      for (int k = 0; k < uf.nin; ++k) {
-        s.in_store.push_back(loop.types[k]);
-        s.in_compute.push_back(loop.compute[k]);
-        s.in_mode.push_back(k == 1 ? InputMode::value : InputMode::array);
-      }
-      s.out_store = loop.types[uf.nin];
-      s.out_compute = loop.compute[uf.nin];
+      MapSpec s = ufunc_map_spec(uf, loop, loop.types.data(), false);
+      if (uf.nin > 1) s.in_mode[1] = InputMode::value;
       add_map(cat(uf.name, " ", short_name(loop.types[0])), s, "v");
       if (!common_only) {  // the other operand modes and a mask
         s.in_mode.assign(uf.nin, InputMode::array);
@@ -128,6 +120,55 @@ std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
   }
   for (int isz : {1, 2, 4, 8, 16}) out.emplace_back(cat("gather ", isz), render_gather(isz));
   return out;
+}
+
+namespace {
+WeakKind weak_kind(DType t) {
+  return is_bool(t)      ? WeakKind::boolean
+         : is_integer(t) ? WeakKind::integer
+         : is_complex(t) ? WeakKind::complex
+                         : WeakKind::floating;
+}
+
+std::vector<std::pair<std::string, std::string>> ufunc_sources(const Ufunc& uf, const OpSignature& op) {
+  if (op.inputs.size() != static_cast<std::size_t>(uf.nin) || op.weak.size() != op.inputs.size())
+    throw ValueError(cat(uf.name, " takes ", uf.nin, " inputs, the signature has ", op.inputs.size()));
+  std::vector<TypeOperand> types;
+  for (std::size_t k = 0; k < op.inputs.size(); ++k)
+    types.push_back({op.inputs[k], op.weak[k] ? weak_kind(op.inputs[k]) : WeakKind::none});
+  const UfuncLoop& loop = resolve_loop(uf, types);
+  std::vector<DType> stored(op.inputs);
+  stored.push_back(op.outputs.empty() ? loop.types[uf.nin] : op.outputs[0]);
+  for (int k = 0; k < uf.nin; ++k)  // a Python scalar is converted on the host, stored as computed
+    if (op.weak[k]) stored[k] = loop.compute[k];
+  MapSpec s = ufunc_map_spec(uf, loop, stored.data(), false);
+  for (int k = 0; k < uf.nin; ++k)
+    if (op.weak[k]) s.in_mode[k] = InputMode::value;
+  s.path = op.contiguous ? 'v' : 'n';
+  return {{cat(uf.name, " ", op.contiguous ? "contiguous" : "strided"), render_map(s)}};
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> op_sources(const OpSignature& op) {
+  auto input = [&](std::size_t k) {
+    if (op.inputs.size() <= k) throw ValueError(cat(op.name, ": the signature has no input ", k));
+    return op.inputs[k];
+  };
+  auto output = [&](DType fallback) { return op.outputs.empty() ? fallback : op.outputs[0]; };
+  for (const ReductionRow& row : kReductionRows)
+    if (op.name == row.name) {
+      const DType in = input(0), out = output(in);
+      return {{cat(row.name, " ", short_name(in)), render_reduce(row.op, in, out, false)},
+              {cat(row.name, " partials ", short_name(in)), render_reduce(row.op, reduce_acc(row.op, out), out, true)}};
+    }
+  for (const ScanRow& scan : kScanRows)
+    if (op.name == scan.name) return {{op.name, render_scan(scan.op, input(0), output(input(0)))}};
+  if (op.name == "argmin" || op.name == "argmax")
+    return {{op.name, render_arg_reduce(op.name == "argmax" ? ArgReduceOp::argmax : ArgReduceOp::argmin, input(0))}};
+  if (op.name == "sort" || op.name == "argsort") return {{op.name, render_sort(input(0))}};
+  for (const Ufunc& uf : all_ufuncs())
+    if (uf.name == op.name) return ufunc_sources(uf, op);
+  return {};
 }
 
 }  // namespace cupric::cuda_backend

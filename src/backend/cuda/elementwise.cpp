@@ -210,19 +210,23 @@ void CudaBackend::elementwise(const Ufunc& uf, const UfuncLoop& loop, const Elem
       .add((static_cast<unsigned>(uf.id) >> 8) + (has_where ? 0x40u : 0u));
   for (int k = 0; k <= uf.nin; ++k)
     key.add(static_cast<unsigned>(loop.compute[k])).add(static_cast<unsigned>(plan->dtypes[k]));
-  run_map(key, uf.name.c_str(), *plan, uf.nin, loop.compute.data(), [&] {
-    MapSpec s;
-    s.name = uf.name;
-    s.expression = uf.expression;
-    for (int k = 0; k < uf.nin; ++k) {
-      s.in_store.push_back(plan->dtypes[k]);
-      s.in_compute.push_back(loop.compute[k]);
-    }
-    s.out_store = plan->dtypes[uf.nin];
-    s.out_compute = loop.compute[uf.nin];
-    s.where = has_where;
-    return s;
-  });
+  run_map(key, uf.name.c_str(), *plan, uf.nin, loop.compute.data(),
+          [&] { return ufunc_map_spec(uf, loop, plan->dtypes.data(), has_where); });
+}
+
+MapSpec ufunc_map_spec(const Ufunc& uf, const UfuncLoop& loop, const DType* stored, bool where) {
+  MapSpec s;
+  s.name = uf.name;
+  s.expression = uf.expression;
+  for (int k = 0; k < uf.nin; ++k) {
+    s.in_store.push_back(stored[k]);
+    s.in_compute.push_back(loop.compute[k]);
+    s.in_mode.push_back(InputMode::array);
+  }
+  s.out_store = stored[uf.nin];
+  s.out_compute = loop.compute[uf.nin];
+  s.where = where;
+  return s;
 }
 
 void CudaBackend::fill(const Array& dst, const void* value) {

@@ -16,6 +16,7 @@
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
+#include "library_call.hpp"
 
 namespace cupric::cuda_backend {
 namespace {
@@ -297,6 +298,18 @@ void check_operands(const Array& in, const Array& out, int rank, FftKind kind) {
   }
 }
 
+/// The cufftExec routine run_plan calls for a transform type (the profiler's record names it).
+const char* exec_name(int type) {
+  switch (type) {
+    case cuda::CUFFT_C2C: return "cufftExecC2C";
+    case cuda::CUFFT_Z2Z: return "cufftExecZ2Z";
+    case cuda::CUFFT_R2C: return "cufftExecR2C";
+    case cuda::CUFFT_D2Z: return "cufftExecD2Z";
+    case cuda::CUFFT_C2R: return "cufftExecC2R";
+    default: return "cufftExecZ2D";
+  }
+}
+
 cuda::cufftResult run_plan(const cuda::CufftApi& api, cuda::cufftHandle h, int type, void* in, void* out,
                            bool forward) {
   const int dir = forward ? cuda::CUFFT_FORWARD : cuda::CUFFT_INVERSE;
@@ -345,6 +358,8 @@ void fft_execute(const Array& in, const Array& out, int rank, FftKind kind, bool
     check_fft(api.SetWorkArea(plan->handle, workspace.data()), "cufftSetWorkArea");
     backend.note_write(workspace);  // freed after this stream's transform, not before
   }
+  LibraryCall call("cuFFT", exec_name(r.type), device, runtime::Stream::current(device));
+  call.describe([&] { return cat(forward ? "forward " : "inverse ", shape_str(logical.shape()), " rank ", rank); });
   check_fft(run_plan(api, plan->handle, r.type, src.data(), out.data(), forward), "cufftExec");
   backend.note_write(out);
   if (kind == FftKind::c2r) backend.note_write(src);

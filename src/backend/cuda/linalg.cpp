@@ -15,8 +15,8 @@
 #include "cupric/gemm_view.hpp"
 #include "cupric/linalg.hpp"
 #include "cupric/runtime/device.hpp"
-#include "cupric/runtime/device_timer.hpp"
 #include "gemm_layout.hpp"
+#include "library_call.hpp"
 
 namespace cupric::cuda_backend {
 namespace {
@@ -146,8 +146,7 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
   const runtime::Stream current = runtime::Stream::current(index_);
   const CUstream stream = current.handle();
   Handles& h = handles(index_, stream, false);
-  runtime::DeviceTimer timer;  // the profiler's library-call record: nothing unless it records
-  timer.begin(stream, index_, current.is_capturing(), false);  // cuBLAS launches several kernels: events
+  LibraryCall call("cuBLAS", "cublasGemmStridedBatchedEx", index_, current);
   const GemmSide A = gemm_side(*this, a), B = gemm_side(*this, b);
   const std::int64_t batch = out.size() / (m * n);
   const bool single = t == DType::float32 || t == DType::float16 || t == DType::bfloat16 || t == DType::complex64;
@@ -166,8 +165,7 @@ void CudaBackend::matmul(const Array& a, const Array& b, const Array& out) {
                  narrow(B.ld, "ldb"), B.stride, A.data(), type, narrow(A.ld, "lda"), A.stride, beta, out.data(), type,
                  narrow(n, "ldc"), m * n, narrow(batch, "batch"), compute, cuda::CUBLAS_GEMM_DEFAULT),
              "cublasGemmStridedBatchedEx");
-  timer.end(profiler::EventKind::library, "cublasGemmStridedBatchedEx", cat(m, "x", n, "x", k, " batch ", batch), 0,
-            current.serial());
+  call.describe([&] { return cat(m, "x", n, "x", k, " batch ", batch, " ", name(t)); });
 }
 
 }  // namespace cupric::cuda_backend

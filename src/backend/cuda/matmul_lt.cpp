@@ -15,6 +15,7 @@
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 #include "gemm_layout.hpp"
+#include "library_call.hpp"
 
 namespace cupric::cuda_backend {
 namespace {
@@ -185,6 +186,11 @@ class LtPlan final : public MatmulPlan {
 
   void execute(const PlannedMatmul& p) override {
     const cuda::CUstream stream = prepare(p);
+    LibraryCall call("cuBLASLt", "cublasLtMatmul", backend_.index(), runtime::Stream::current(backend_.index()));
+    call.describe([&] {
+      return cat(dim(p.d, 1), "x", dim(p.d, 2), "x", dim(p.a, 2), " batch ", batch_, " ", name(p.d.dtype()),
+                 " epilogue ", static_cast<int>(epilogue_));
+    });
     check_lt(run(p, chosen_, stream), "cublasLtMatmul");
   }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cupric/backend.hpp"
+#include "cupric/ufunc.hpp"
 #include "cupric/cuda/kernel_catalogue.hpp"  // all_sources, batched_sources
 
 namespace cupric::cuda_backend {
@@ -44,6 +45,9 @@ std::string short_name(DType t);
 std::string include_family(const char* family);
 
 std::string render_map(const MapSpec& spec);  // elementwise.cpp (maps, casts, fills)
+/// The map of one ufunc loop over operands stored as `stored` (nin inputs, then the output),
+/// every input an array: launches set the modes and path from their plan (elementwise.cpp).
+MapSpec ufunc_map_spec(const Ufunc& uf, const UfuncLoop& loop, const DType* stored, bool where);
 /// arange_<t>: out[i] = convert<T>(start + i * step) in double for floating and bool t; for
 /// integer t, (T)(start + i * step) in unsigned 64-bit arithmetic (exact to the ends of the type).
 std::string render_arange(DType t);  // arange.cpp

@@ -9,6 +9,7 @@
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
+#include "library_call.hpp"
 
 namespace cupric::cuda_backend {
 
@@ -399,9 +400,25 @@ void on_host(CudaBackend& backend, const LapackCall& call) {
 
 }  // namespace
 
+/// The cuSOLVER routine family a factorisation runs, for the profiler's record.
+static const char* solver_routine(LapackOp op) {
+  switch (op) {
+    case LapackOp::cholesky: return "cusolverDn potrf";
+    case LapackOp::lu: return "cusolverDn getrf";
+    case LapackOp::solve: return "cusolverDn getrf+getrs";
+    case LapackOp::eigh: return "cusolverDn syevd";
+    case LapackOp::svd: return "cusolverDn gesvd";
+    case LapackOp::qr: return "cusolverDn geqrf";
+    case LapackOp::qr_q: return "cusolverDn orgqr";
+    default: return "cusolverDn";
+  }
+}
+
 void CudaBackend::lapack(const LapackCall& call) {
   if (call.op == LapackOp::eig || call.op == LapackOp::lstsq) return on_host(*this, call);
   SolverRun run(*this, call);
+  LibraryCall record("cuSOLVER", solver_routine(call.op), index_, runtime::Stream::current(index_));
+  record.describe([&] { return cat(shape_str(call.operands[0].shape()), " ", name(call.operands[0].dtype())); });
   const auto& ops = call.operands;
   if (ops[0].size() > 0) {
     switch (call.op) {

@@ -77,6 +77,40 @@ s.wait(e); s.wait(cu.cuda.Stream()); s.synchronize(); assert s.query()
 """)
 
 
+def test_direct_pool_gives_each_block_its_own_exact_allocation(fake_dir):
+    """CUPRIC_POOL=direct (python -m cupric.sanitize sets it): no size classes, no cache, so that
+    compute-sanitizer sees each array's own bounds."""
+    run_fake(fake_dir, """
+pool = cu.cuda.memory_pool()
+s = cu.cuda.Stream()
+b = cu.cuda.alloc(1000, s)
+assert pool.stats()["bytes_in_use"] == 1000
+b.close()
+st = pool.stats()
+assert st["bytes_cached"] == 0 and st["bytes_in_use"] == 0 and st["driver_allocations"] == 1
+x = cu.empty(3, device="cuda:0")  # (the fake driver runs no kernels)
+assert pool.stats()["bytes_in_use"] == 24, pool.stats()
+c = cu.cuda.alloc(1000, s)
+assert pool.stats()["cache_hits"] == 0 and pool.stats()["driver_allocations"] == 3
+""", CUPRIC_POOL="direct")
+
+
+def test_the_pools_allocations_are_profiled(fake_dir):
+    run_fake(fake_dir, """
+s = cu.cuda.Stream()
+with cu.profiler.profile() as prof:
+    b = cu.cuda.alloc(1000, s)
+    b.close()
+    c = cu.cuda.alloc(1000, s)
+events = [(e.name, e.detail, int(e.bytes), e.value, e.device) for e in prof.events if e.kind == "alloc"]
+assert events == [("alloc", "pool", 1024, 1024, 0), ("free", "into the cache", 1024, 1024, 0),
+                  ("alloc", "pool", 1024, 1024, 0)], events
+assert len({e.stream for e in prof.events if e.kind == "alloc"}) == 1
+memory = prof.table().memory["cuda:0"]
+assert memory["allocations"] == 2 and memory["frees"] == 1 and memory["peak_bytes"] == 1024
+""")
+
+
 def test_pool_reuse_stats_and_out_of_memory(fake_dir):
     run_fake(fake_dir, """
 pool = cu.cuda.memory_pool()

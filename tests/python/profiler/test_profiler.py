@@ -189,3 +189,42 @@ def test_cupti_that_cannot_start_falls_back_to_events_with_a_note(monkeypatch):
     assert not cu._cupric._profiler.cupti_active()
     with pytest.raises(ValueError, match="device_times must be 'events' or 'cupti', got 'nsight'"):
         cu.profiler.profile(device_times="nsight")
+
+
+def test_host_allocations_and_the_pools_size_are_recorded(tmp_path):
+    """Blocks of the CPU's host allocator (64 KiB and more): each alloc and free, its size, and the
+    bytes the pool holds after it, which grow while arrays live and stay (as cache) after they die;
+    the table sums them per device and the trace draws them as a counter."""
+    n = 1 << 17  # 1 MiB of float64
+    data = np.random.default_rng(8).random(n)
+    with cu.profiler.profile() as prof:
+        x = cu.asarray(data)  # NumPy's memory, not the allocator's
+        y = cu.exp(x)
+        z = y * 2.0
+        del y
+        w = z + 1.0
+    np.testing.assert_allclose(np.asarray(w), np.exp(data) * 2 + 1)
+    allocs = [e for e in prof.events if e.kind == "alloc" and e.device == -1]
+    made = [e for e in allocs if e.name == "alloc"]
+    assert len(made) == 3 and all(e.bytes >= n * 8 for e in made)  # y, z, w
+    assert any(e.name == "free" and e.detail == "into the cache" for e in allocs)  # y
+    assert made[-1].detail == "cache hit"  # w takes y's block
+    held = [e.value for e in sorted(allocs, key=lambda e: e.t1_ns)]
+    assert all(v >= 0 for v in held) and max(held) >= 2 * n * 8  # y and z at once
+    memory = prof.table().memory["cpu"]
+    assert memory["allocations"] == len(made) and memory["peak_bytes"] == max(held)
+    assert memory["frees"] == len(allocs) - len(made) and memory["final_bytes"] == held[-1]
+    assert "memory cpu: " in str(prof.table()) and "pool peak" in str(prof.table())
+    import json
+
+    doc = json.loads(prof.export_chrome_trace(tmp_path / "t.json").read_text())
+    counters = [e["args"]["bytes"] for e in doc["traceEvents"] if e["ph"] == "C"]
+    assert counters == held
+
+
+def test_allocations_outside_a_profile_are_not_recorded():
+    x = cu.ones(1 << 17)
+    with cu.profiler.profile() as prof:
+        pass
+    del x
+    assert not [e for e in prof.events if e.kind == "alloc"]

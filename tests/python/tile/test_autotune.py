@@ -4,6 +4,7 @@ change tunes again, failing configs are skipped and reported, argument and confi
 grid as a function of the config, reset_to_zero / restore_value; and on CUDA through a stand-in
 runtime: CUDA events recorded on the launch stream."""
 
+import io
 import json
 import os
 import subprocess
@@ -304,3 +305,22 @@ def test_cuda_timing_uses_events_on_the_launch_stream(monkeypatch, cache_dir):
     (timings,) = tuned.timings.values()
     assert isinstance(timings[ct.Config({"B": 1 << 21})], ct.CompileError)
     assert rt.launches[-1][1].block == (256, 1, 1)  # the launch after tuning uses the winner
+
+
+def test_tuning_shows_its_progress_on_a_terminal_only(cache_dir, monkeypatch):
+    class FakeTTY(io.StringIO):
+        def isatty(self):
+            return True
+
+    @ct.autotune(configs=[{"B": 16}, {"B": 32}, {"B": 64}], key=["x"], warmup=0, rep=1)
+    @ct.kernel
+    def thrice(x, out, B: ct.Constant[int]):
+        ct.store(out, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(B,)) * 3)
+
+    monkeypatch.delenv("CUPRIC_QUIET", raising=False)
+    for stream, size in ((io.StringIO(), 64), (FakeTTY(), 128)):  # a new size: tuned again
+        monkeypatch.setattr(sys, "stderr", stream)
+        xs = to_cu(random(size, "float32"))
+        thrice[lambda m, n=size: n // m["B"]](xs, cu.zeros(size, dtype=cu.float32))
+        shown = stream.getvalue()
+        assert ("cupric: autotuning thrice  3 of 3" in shown) == isinstance(stream, FakeTTY), shown

@@ -1,0 +1,184 @@
+"""Debug builds of tile kernels (@ct.kernel(debug=True), CUPRIC_TILE_DEBUG=1): every load, store,
+gather, scatter and atomic is bounds-checked, and a bad access fails the launch naming the
+kernel's file and line; in-bounds results are those of the plain build; the debug flag is part of
+the compile cache's key; debug kernels compile for sm_90a with NVRTC and trap on the GPU."""
+
+import inspect
+import os
+import re
+import subprocess
+import sys
+
+import cupric as cu
+import numpy as np
+import pytest
+from cupric import tile as ct
+from tile_helpers import assert_close, random, to_cu, to_np
+
+
+def line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    return next(start + i for i, ln in enumerate(lines) if text in ln)
+
+
+def accesses(x, y, idx, i, j, BLOCK: ct.Constant[int]):
+    t = ct.load(x, index=(i,), shape=(BLOCK,))  # load
+    u = ct.load_offset(x, offset=(j,), shape=(BLOCK,))  # load_offset
+    k = ct.load(idx, index=(0,), shape=(BLOCK,))
+    g = ct.gather(x, (k,))  # gather
+    ct.store(y, index=(i,), tile=t + u + g)  # store
+    ct.store_offset(y, offset=(j,), tile=t * 2)  # store_offset
+    ct.scatter(y, (k,), t)  # scatter
+    ct.atomic_add(y, (k,), t)  # atomic
+
+
+checked = ct.kernel(accesses, debug=True)
+plain = ct.kernel(accesses)
+N, BLOCK = 50, 16
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def launch(kernel, i=1, j=20, idx=None):
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-2, 2, N).astype(np.float32)
+    idx = rng.integers(0, N, BLOCK).astype(np.int32) if idx is None else np.asarray(idx, np.int32)
+    y = rng.uniform(-2, 2, N).astype(np.float32)
+    out = to_cu(y)
+    kernel[(1,)](to_cu(x), out, to_cu(idx), i, j, BLOCK)
+    return to_np(out)
+
+
+def test_in_bounds_results_are_the_plain_builds():
+    for i, j in ((0, 0), (1, 20), (3, 40), (3, -10)):  # ragged windows (pad / drop) are in bounds
+        assert_close(launch(checked, i, j), launch(plain, i, j))
+
+
+# the access the argument breaks, and what the message says of it
+BAD = [
+    ({"i": 4}, "# load", r"ct\.load from 'x': the window at tile index \(4,\) of shape \(16,\) lies wholly outside "
+     r"the array of shape \(50,\)"),
+    ({"j": 50}, "# load_offset", r"ct\.load_offset from 'x': the window at offset \(50,\)"),
+    ({"j": -16}, "# load_offset", r".*offset \(-16,\) of shape \(16,\)"),
+    ({"idx": [0] * 15 + [50]}, "# gather", r"ct\.gather from 'x': index \(50,\) is outside the array of shape \(50,\)"),
+    ({"idx": [-1] + [0] * 15}, "# gather", r".*index \(-1,\)"),
+]
+
+
+@pytest.mark.parametrize("change, marker, message", BAD)
+def test_an_access_outside_raises_index_error_naming_file_and_line(change, marker, message):
+    where = f"{re.escape(__file__)}:{line_of(accesses, marker)}: "
+    with pytest.raises(IndexError, match=where + message):
+        launch(checked, **change)
+    launch(plain, **change)  # the plain build reads padding and drops the writes
+
+
+@pytest.mark.parametrize("change, marker, message", BAD)
+def test_the_interpreter_checks_debug_kernels_alike(change, marker, message):
+    where = f"{re.escape(__file__)}:{line_of(accesses, marker)}: ct\\.{marker[2:]}: "
+    with pytest.raises(IndexError, match=where):
+        launch(checked.interpret, **change)
+    launch(plain.interpret, **change)  # no checks without debug
+    assert_close(launch(checked.interpret, 3, -10), launch(plain, 3, -10))
+
+
+STORES = [
+    ("store", "ct.store(out, index=(i,), tile=t)", r"ct\.store to 'out': the window at tile index \(9,\)"),
+    ("store_offset", "ct.store_offset(out, offset=(i,), tile=t)", r"ct\.store_offset to 'out': the window at offset"),
+    ("scatter", "ct.scatter(out, (ct.arange(8) + i,), t)", r"ct\.scatter to 'out': index \(9,\)"),
+    ("atomic", "ct.atomic_max(out, (ct.arange(8) + i,), t)", r"ct\.atomic_max to 'out': index \(9,\)"),
+]
+
+
+@pytest.mark.parametrize("name, statement, message", STORES, ids=[s[0] for s in STORES])
+def test_a_write_outside_raises_and_writes_nothing_past_the_array(tmp_path, name, statement, message):
+    path = tmp_path / f"k_{name}.py"
+    path.write_text(
+        "from cupric import tile as ct\n\n"
+        "@ct.kernel(debug=True)\n"
+        "def k(x, out, i):\n"
+        "    t = ct.load(x, index=(0,), shape=(8,))\n"
+        f"    {statement}\n"
+    )
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    x = random(8, "float32")
+    out = cu.zeros(8, dtype=cu.float32)
+    with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: {message}"):
+        namespace["k"][(1,)](to_cu(x), out, 9)
+    what = "atomic_max" if name == "atomic" else name
+    with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: ct\\.{what}: "):
+        namespace["k"].interpret[(1,)](to_cu(x), out, 9)
+    assert not to_np(out).any()
+    out = cu.zeros(8, dtype=cu.float32)
+    namespace["k"][(1,)](to_cu(x), out, 0)
+    assert_close(to_np(out), np.maximum(x, 0) if name == "atomic" else x)
+
+
+def test_masked_out_lanes_are_not_accesses():
+    @ct.kernel(debug=True)
+    def masked(x, out, n):
+        r = ct.arange(16)
+        ct.scatter(out, (r,), ct.gather(x, (r,), mask=r < n), mask=r < n)
+
+    x = random(10, "float32")
+    out = cu.zeros(10, dtype=cu.float32)
+    masked[(1,)](to_cu(x), out, 10)
+    assert_close(to_np(out), x)
+    with pytest.raises(IndexError, match=r"ct\.gather from 'x': index \(10,\)"):
+        masked[(1,)](to_cu(x), out, 11)
+
+
+def test_the_debug_flag_is_part_of_the_cache_key(cache_dir):
+    """The plain build runs first and is cached (memory and disk); the debug build of the same
+    function and arguments must still check, in this process and in a fresh one."""
+    launch(plain, i=4)
+    with pytest.raises(IndexError):
+        launch(checked, i=4)
+    code = (
+        "import test_debug_checks as t\n"
+        "t.launch(t.plain, i=4)\n"
+        "try:\n    t.launch(t.checked, i=4)\nexcept IndexError as e:\n    print('raised', e)\n"
+    )
+    env = {**os.environ, "CUPRIC_CACHE_DIR": str(cache_dir), "CUPRIC_DEVICE": "cpu", "PYTHONPATH": HERE}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert "raised" in out.stdout and "lies wholly outside" in out.stdout, out.stderr
+
+
+def test_the_environment_variable_turns_checks_on(monkeypatch):
+    monkeypatch.setenv("CUPRIC_TILE_DEBUG", "1")
+    k = ct.kernel(accesses)
+    assert k.debug
+    with pytest.raises(IndexError, match="lies wholly outside"):
+        launch(k, i=4)
+
+
+@pytest.mark.nvrtc
+def test_debug_kernels_compile_for_sm90a():
+    from test_cuda import _compile, _epilogue_case
+    from test_mma import STAGED_CASES
+
+    x = cu.zeros(N, dtype=cu.float32)
+    info = checked.inspect(x, x, cu.zeros(BLOCK, dtype=cu.int32), 1, 2, BLOCK)
+    assert info["cuda_source"].count("::cu::tile::check_window(") == 5  # the index tile's load too
+    assert info["cuda_source"].count("::cu::tile::check_index(") == 3
+    _compile(info["cuda_source"], info["cuda"]["entry"])
+    # a staged tensor-core K loop (its loads copied ahead into shared memory) keeps the checks too
+    kernel, args = _epilogue_case(*STAGED_CASES[0])
+    info = ct.kernel(kernel.fn, debug=True).inspect(*args)
+    assert "in the ring of stages" in info["cuda_source"] and info["cuda_source"].count("check_window(") >= 3
+    _compile(info["cuda_source"], info["cuda"]["entry"])
+
+
+@pytest.mark.gpu
+def test_an_access_outside_traps_on_the_gpu_with_file_and_line():
+    """A trap ends the CUDA context, so the launch runs in a process of its own."""
+    code = (
+        "import cupric as cu, test_debug_checks as t\n"
+        "t.launch(t.checked, 1, 20)\n"
+        "try:\n    t.launch(t.checked, i=4); cu.cuda.synchronize()\n"
+        "except Exception as e:\n    print('raised', type(e).__name__)\n"
+    )
+    env = {**os.environ, "CUPRIC_DEVICE": "cuda:0", "PYTHONPATH": HERE}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert "raised" in out.stdout, out.stderr
+    assert f"test_debug_checks.py:{line_of(accesses, '# load')}: ct.load from 'x'" in out.stdout + out.stderr
