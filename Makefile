@@ -20,6 +20,13 @@ $(VENV)/.deps:
 	$(PIP) install -q "scikit-build-core>=0.10" "nanobind>=2.0" ninja "numpy>=2.0" "pytest>=8" "hypothesis>=6" "ml_dtypes>=0.4" "scipy-openblas64>=0.3.27" "opt_einsum>=3.3"
 	touch $@
 
+# The Python suites run on pytest-xdist's workers, one per core (at most 4: each worker imports
+# cupric and its thread pool; docs/architecture.md, "Tests"). PYTEST_PARALLEL= runs them serially.
+PYTEST_PARALLEL ?= -n auto --maxprocesses=4
+$(VENV)/.xdist: $(VENV)/.deps
+	$(PIP) install -q "pytest-xdist>=3.5"
+	touch $@
+
 # Incremental: ninja in build/py rebuilds only what changed; pip just re-links the package.
 $(STAMP): $(VENV)/.deps $(SOURCES)
 	$(PIP) install -q --no-build-isolation --no-deps -e . $(CMAKE_DEFS)
@@ -39,13 +46,14 @@ HERMETIC = home=$$(mktemp -d) && env -u XDG_CACHE_HOME HOME=$$home $(PY) -m pyte
 	left=$$(cd $$home && find . -mindepth 1 $(2) | head -5); rm -rf $$home; \
 	if [ -n "$$left" ]; then echo "pytest $(1) wrote into HOME: $$left"; exit 1; fi; exit $$rc
 
-test-python: build $(VENV)/.clients  # the docs' Dask examples run in tests/python/test_docs.py
-	@$(call HERMETIC,tests/python,)
+test-python: build $(VENV)/.clients $(VENV)/.xdist  # the docs' Dask examples run in tests/python/test_docs.py
+	@$(call HERMETIC,tests/python $(PYTEST_PARALLEL),)
 
 # The CPU kernels once more with the portable baseline variant forced (the machine would pick
 # AVX2 or AVX-512): the array and ops tests, which sweep every ufunc, cast and reduction against NumPy.
-test-baseline: build
-	CUPRIC_CPU_TARGETS=baseline $(PY) -m pytest tests/python/array tests/python/ops tests/python/random -q $(PYTEST_ARGS)
+test-baseline: build $(VENV)/.xdist
+	CUPRIC_CPU_TARGETS=baseline $(PY) -m pytest tests/python/array tests/python/ops tests/python/random -q \
+		$(PYTEST_PARALLEL) $(PYTEST_ARGS)
 
 # Third-party clients (scikit-learn, SciPy, Dask, xarray, ...) on cupric arrays, against NumPy.
 $(VENV)/.clients: $(VENV)/.deps tests/integration/requirements.txt

@@ -28,6 +28,17 @@ template <class T>
 struct is_complex<std::complex<T>> : std::true_type {};
 template <class T>
 inline constexpr bool is_complex_v = is_complex<T>::value;
+/// The part type of a complex type (float for std::complex<float>), the type itself otherwise.
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class T>
+struct real_of<std::complex<T>> {
+  using type = T;
+};
+template <class T>
+using real_of_t = typename real_of<T>::type;
 template <class T>
 inline constexpr bool is_float_v = std::is_floating_point_v<T>;
 template <class T>

@@ -254,7 +254,7 @@ void bind_array(nb::module_& m) {
       .def("copy", [](const Array& a) { return convert_array(a, std::nullopt, std::nullopt, true); })
       .def(
           "to_device",
-          [](nb::handle self, DeviceLike device, nb::handle stream) {
+          [](nb::handle self, DeviceLike device, StreamLike stream) {
             const Array& a = nb::cast<const Array&>(self);
             Array out = to_device_py(a, device_from_py(device), stream);
             return nb::borrow<NdarrayResult>(out.storage() == a.storage() ? nb::borrow(self)

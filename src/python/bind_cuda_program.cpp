@@ -73,15 +73,17 @@ void bind_program(nb::module_& m) {
           nb::arg("extra") = std::vector<std::string>{})
       .def(
           "compile",
-          [](const Program& p, const std::string& target, std::vector<std::string> names, bool cache) {
+          [](const Program& p, const std::string& target, std::vector<std::string> names, bool cache, bool with_ptx) {
             cuda::nvrtc();  // load (or fail) with the GIL held; the compile itself runs without it
             CodeKind kind = code_kind_from_name(target);
             (void)p.resolved_arch();  // may query the device: do it before releasing the GIL
             nb::gil_scoped_release release;
-            return p.compile(kind, names, cache);
+            return p.compile(kind, names, cache, with_ptx);
           },
           nb::arg("target") = "cubin", nb::arg("name_expressions") = std::vector<std::string>{},
-          nb::arg("cache") = true, "Compiles to 'cubin', 'ptx' or 'ltoir'; raises CompileError with NVRTC's log.")
+          nb::arg("cache") = true, nb::arg("with_ptx") = false,
+          "Compiles to 'cubin', 'ptx' or 'ltoir'; with_ptx=True keeps a cubin's PTX from the same NVRTC run "
+          "(ObjectCode.ptx). Raises CompileError with NVRTC's log.")
       .def(
           "cache_key",
           [](const Program& p, const std::string& target, std::vector<std::string> names,
@@ -118,6 +120,7 @@ void bind_program(nb::module_& m) {
       .def_prop_ro("kind", [](const ObjectCode& c) { return code_kind_name(c.kind()); })
       .def_prop_ro("name", &ObjectCode::name)
       .def_prop_ro("log", &ObjectCode::log)
+      .def_prop_ro("ptx", &ObjectCode::ptx, "The PTX (of a PTX object, or kept by compile(with_ptx=True)), else ''.")
       .def_prop_ro("lowered_names", &ObjectCode::lowered_names)
       .def(
           "get_kernel",

@@ -11,6 +11,7 @@
 #include "cupric/runtime/stream.hpp"
 #include "foreign_array.hpp"
 #include "foreign_protocols.hpp"
+#include "py_types.hpp"
 
 namespace cupric::py {
 
@@ -75,8 +76,8 @@ Array exported_array(const Array& self, nb::handle dl_device, std::optional<bool
   return convert_array(self, std::nullopt, target, target ? std::nullopt : std::optional<bool>(true));
 }
 
-nb::object dlpack_export(const Array& self, nb::handle stream, nb::handle max_version, nb::handle dl_device,
-                         nb::handle copy) {
+nb::object dlpack_export(const Array& self, StreamLike stream, DLPackVersion max_version, DLPackDevice dl_device,
+                         BoolLike copy) {
   std::uint64_t flags = 0;
   const Array a = exported_array(self, dl_device, optional_bool(copy), &flags);
   if (a.device().is_cpu()) {
@@ -95,7 +96,7 @@ nb::object dlpack_export(const Array& self, nb::handle stream, nb::handle max_ve
   return make_capsule(dlpack::export_legacy(a), kLegacyName, destroy_legacy);
 }
 
-Array from_dlpack(nb::handle obj, nb::handle device, nb::handle copy) {
+Array from_dlpack(DLPackSource obj, DeviceLike device, BoolLike copy) {
   const std::optional<Device> target = optional_device(device);
   const std::optional<bool> want_copy = optional_bool(copy);
   ForeignArray f;  // through the importer: the stream handshake, checks, taking the tensor

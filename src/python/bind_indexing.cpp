@@ -93,11 +93,11 @@ void bind_indexing(nb::module_& m) {
 
   nb::handle cls = ndarray_type();
   def_method(
-      cls, "__getitem__", [](const Array& a, nb::handle key) { return getitem(a, index_from_py(key, a.device())); },
+      cls, "__getitem__", [](const Array& a, IndexLike key) { return getitem(a, index_from_py(key, a.device())); },
       nb::arg("key").none());
   def_method(
       cls, "__setitem__",
-      [](const Array& a, nb::handle key, ScalarLike value) {
+      [](const Array& a, IndexLike key, ArrayLike value) {
         a.check_writeable();
         Index index = index_from_py(key, a.device());
         setitem(a, index, value_from_py(value, a));

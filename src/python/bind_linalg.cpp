@@ -137,14 +137,14 @@ void bind_linalg(nb::module_& m) {
         "Matrix product of two arrays (NumPy's matmul: 1-D operands promoted, batch dimensions broadcast).");
   nb::handle nd = m.attr("ndarray");
   nb::setattr(nd, "__matmul__",
-              nb::cpp_function([](nb::handle s, nb::handle o) { return matmul_operator(s, o, false); }, nb::is_method(),
+              nb::cpp_function([](nb::handle s, ArrayLike o) { return matmul_operator(s, o, false); }, nb::is_method(),
                                nb::scope(nd), nb::name("__matmul__")));
   nb::setattr(nd, "__rmatmul__",
-              nb::cpp_function([](nb::handle s, nb::handle o) { return matmul_operator(s, o, true); }, nb::is_method(),
+              nb::cpp_function([](nb::handle s, ArrayLike o) { return matmul_operator(s, o, true); }, nb::is_method(),
                                nb::scope(nd), nb::name("__rmatmul__")));
   nb::setattr(nd, "__imatmul__",
               nb::cpp_function(
-                  [](nb::handle s, nb::handle o) {
+                  [](nb::handle s, ArrayLike o) {
                     const Array& x = nb::cast<const Array&>(s);
                     matmul(x, operand_from_py(o), x);
                     return nb::borrow(s);

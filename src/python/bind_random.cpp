@@ -139,7 +139,7 @@ void bind_random(nb::module_& m) {
   nb::class_<Generator>(
       m, "Generator", "Counter-based (Philox4x32-10) generator: the same seed gives the same numbers on every device.")
       .def(
-          "__init__", [](Generator* g, nb::handle seed) { new (g) Generator(seed_from_py(seed)); },
+          "__init__", [](Generator* g, SeedLike seed) { new (g) Generator(seed_from_py(seed)); },
           nb::arg("seed") = nb::none())
       .def_prop_ro("seed", &Generator::seed)
       .def_prop_rw("counter", &Generator::counter, &Generator::set_counter, "Philox blocks consumed so far.")
@@ -178,7 +178,7 @@ void bind_random(nb::module_& m) {
           nb::arg("device") = nb::none())
       .def(
           "integers",
-          [](Generator& g, nb::handle low, nb::handle high, ShapeLike size, DTypeLike dtype, bool endpoint,
+          [](Generator& g, IntLike low, IntLike high, ShapeLike size, DTypeLike dtype, bool endpoint,
              DeviceLike device) {
             const DType t = optional_dtype(dtype).value_or(DType::int64);
             __int128 lo = 0, hi = 0;

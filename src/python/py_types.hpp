@@ -31,6 +31,12 @@ CUPRIC_PY_TYPE(BoolLike, "bool")                                             ///
 CUPRIC_PY_TYPE(IntLike, "int")                                               ///< an integer (operator.index)
 CUPRIC_PY_TYPE(FloatLike, "float")                                           ///< a real number
 CUPRIC_PY_TYPE(OrderLike, "str")                                             ///< "C", "F", "A" or "K"
+CUPRIC_PY_TYPE(IndexLike, "cupric.typing.IndexLike")          ///< x[key]: ints, slices, ..., None, arrays, tuples
+CUPRIC_PY_TYPE(SeedLike, "cupric.typing.SeedLike")            ///< None, an int, ints, a SeedSequence
+CUPRIC_PY_TYPE(StreamLike, "cupric.typing.StreamLike")        ///< a cupric, PyTorch, CuPy... stream or a handle
+CUPRIC_PY_TYPE(DLPackDevice, "cupric.typing.DLPackDevice")    ///< (device_type, device_id)
+CUPRIC_PY_TYPE(DLPackVersion, "tuple[int, int]")              ///< (major, minor)
+CUPRIC_PY_TYPE(DLPackSource, "cupric.typing.SupportsDLPack")  ///< an object with __dlpack__, or a capsule
 
 #undef CUPRIC_PY_TYPE
 

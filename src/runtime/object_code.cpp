@@ -24,7 +24,7 @@ struct LoadedModule {
 
 struct ObjectCode::State {
   CodeKind kind;
-  std::string code, name, log;
+  std::string code, name, log, ptx;
   std::map<std::string, std::string> lowered;
   std::mutex mutex;
   std::map<int, std::shared_ptr<LoadedModule>> modules;
@@ -51,13 +51,14 @@ struct ObjectCode::State {
 };
 
 ObjectCode::ObjectCode(CodeKind kind, std::string code, std::string name, std::map<std::string, std::string> lowered,
-                       std::string log)
+                       std::string log, std::string ptx)
     : state_(std::make_shared<State>()) {
   state_->kind = kind;
   state_->code = std::move(code);
   state_->name = std::move(name);
   state_->lowered = std::move(lowered);
   state_->log = std::move(log);
+  state_->ptx = std::move(ptx);
 }
 
 ObjectCode ObjectCode::from_file(const std::string& path, CodeKind kind) {
@@ -72,6 +73,7 @@ CodeKind ObjectCode::kind() const { return state_->kind; }
 const std::string& ObjectCode::code() const { return state_->code; }
 const std::string& ObjectCode::name() const { return state_->name; }
 const std::string& ObjectCode::log() const { return state_->log; }
+const std::string& ObjectCode::ptx() const { return state_->kind == CodeKind::ptx ? state_->code : state_->ptx; }
 const std::map<std::string, std::string>& ObjectCode::lowered_names() const { return state_->lowered; }
 
 CUmodule ObjectCode::module(int device) const {

@@ -3,6 +3,7 @@
 #include "cupric/runtime/program.hpp"
 
 #include <cstring>
+#include <optional>
 
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
@@ -60,7 +61,8 @@ std::vector<std::string> nvrtc_arguments(const ProgramOptions& o, CodeKind targe
 
 namespace {
 
-// Cached payload: [u32 n] n x ([u32 len] expr [u32 len] lowered) [u32 len] log, then the code.
+// Cached payload: [u32 n] n x ([u32 len] expr [u32 len] lowered) [u32 len] log, then the code;
+// an entry of a cubin with its PTX has [u32 len] ptx after the log.
 void put_u32(std::string& out, std::size_t v) {
   auto u = static_cast<std::uint32_t>(v);
   out.append(reinterpret_cast<const char*>(&u), 4);
@@ -69,15 +71,16 @@ void put_str(std::string& out, const std::string& s) {
   put_u32(out, s.size());
   out += s;
 }
-std::string serialize(const std::map<std::string, std::string>& lowered, const std::string& log,
+std::string serialize(const std::map<std::string, std::string>& lowered, const std::string& log, const std::string* ptx,
                       const std::string& code) {
   std::string out;
   put_u32(out, lowered.size());
   for (const auto& [k, v] : lowered) put_str(out, k), put_str(out, v);
   put_str(out, log);
+  if (ptx) put_str(out, *ptx);
   return out + code;
 }
-bool deserialize(const std::string& in, std::map<std::string, std::string>& lowered, std::string& log,
+bool deserialize(const std::string& in, std::map<std::string, std::string>& lowered, std::string& log, std::string* ptx,
                  std::string& code) {
   std::size_t pos = 0;
   auto get_u32 = [&](std::uint32_t& v) {
@@ -100,7 +103,7 @@ bool deserialize(const std::string& in, std::map<std::string, std::string>& lowe
     if (!get_str(k) || !get_str(v)) return false;
     lowered.emplace(std::move(k), std::move(v));
   }
-  if (!get_str(log)) return false;
+  if (!get_str(log) || (ptx && !get_str(*ptx))) return false;
   code.assign(in, pos, std::string::npos);
   return true;
 }
@@ -148,6 +151,52 @@ std::string output(const NvrtcApi& api, nvrtcProgram prog, CodeKind target) {
   return code;
 }
 
+/// The entry under `key` as an ObjectCode (with its PTX for an entry of a cubin with its PTX),
+/// or nothing when there is none or it does not parse.
+std::optional<ObjectCode> cached(CompileCache& cache, const std::string& key, bool with_ptx, CodeKind target,
+                                 const std::string& name) {
+  auto hit = cache.get(ArtifactKind::nvrtc, key);
+  if (!hit) return std::nullopt;
+  std::map<std::string, std::string> lowered;
+  std::string log, ptx, code;
+  if (!deserialize(*hit, lowered, log, with_ptx ? &ptx : nullptr, code)) return std::nullopt;
+  return ObjectCode(target, std::move(code), name, std::move(lowered), std::move(log), std::move(ptx));
+}
+
+/// What an NVRTC run leaves besides its outputs (read from the program afterwards).
+struct Compiled {
+  std::string log;
+  std::map<std::string, std::string> lowered;
+};
+
+/// Compiles `source` into `h` (created here); CompileError with the log when NVRTC refuses it.
+Compiled run_nvrtc(ProgramHandle& h, const std::string& source, const std::string& name, const std::string& arch,
+                   const std::vector<std::string>& args, const std::vector<std::string>& name_expressions) {
+  const NvrtcApi& api = h.api;
+  Compiled c;
+  nvrtc_check(api, api.CreateProgram(&h.prog, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  for (const auto& n : name_expressions)
+    nvrtc_check(api, api.AddNameExpression(h.prog, n.c_str()), "nvrtcAddNameExpression");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  nvrtcResult rc = api.CompileProgram(h.prog, static_cast<int>(argv.size()), argv.data());
+  c.log = program_log(api, h.prog);
+  if (rc != NVRTC_SUCCESS) {
+    std::string error = nvrtc_error(api, rc);
+    std::string flags;
+    for (const auto& a : args) flags += " " + a;
+    throw CompileError(
+        cat("NVRTC could not compile '", name, "' for ", arch, " (", error, "); options:", flags, "\n", c.log), rc,
+        error, "nvrtcCompileProgram", c.log);
+  }
+  for (const auto& n : name_expressions) {
+    const char* mangled = nullptr;
+    nvrtc_check(api, api.GetLoweredName(h.prog, n.c_str(), &mangled), "nvrtcGetLoweredName");
+    c.lowered[n] = mangled;
+  }
+  return c;
+}
+
 }  // namespace
 
 Program::Program(std::string source, std::string name, ProgramOptions options)
@@ -164,63 +213,46 @@ std::string Program::resolved_arch() const {
 }
 
 std::string Program::cache_key(CodeKind target, const std::vector<std::string>& name_expressions,
-                               const std::string& nvrtc_version) const {
+                               const std::string& nvrtc_version, bool with_ptx) const {
   std::string args, names;
   for (const auto& a : nvrtc_arguments(options_, target, resolved_arch())) args += a + '\0';
   for (const auto& n : name_expressions) names += n + '\0';
-  return CompileCache::make_key({"cupric-nvrtc-1", nvrtc_version, code_kind_name(target), name_, args, names, source_});
+  const std::string kind = cat(code_kind_name(target), with_ptx ? "+ptx" : "");
+  return CompileCache::make_key({"cupric-nvrtc-1", nvrtc_version, kind, name_, args, names, source_});
 }
 
-ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& name_expressions, bool use_cache) const {
+ObjectCode Program::compile(CodeKind target, const std::vector<std::string>& name_expressions, bool use_cache,
+                            bool with_ptx) const {
+  with_ptx = with_ptx && target == CodeKind::cubin;  // a PTX compile is its own PTX; LTO-IR has none
   const std::int64_t t0 = profiler::recording() ? profiler::now_ns() : 0;
-  auto profiled = [&](const char* outcome, std::size_t bytes) {  // the profiler's compile record
+  auto profiled = [&](const char* outcome, const ObjectCode& code) {  // the profiler's compile record
     if (t0)
       profiler::record_span(profiler::EventKind::compile, "nvrtc " + name_, t0, outcome, 0, -1, 0,
-                            static_cast<std::int64_t>(bytes));
+                            static_cast<std::int64_t>(code.code().size()));
+    return code;
   };
   const NvrtcApi& api = nvrtc();
-  std::string arch = resolved_arch();
-  std::vector<std::string> args = nvrtc_arguments(options_, target, arch);
   std::string key;
   CompileCache& cache = CompileCache::global();
+  const std::string version = cat(api.major, ".", api.minor);
   if (use_cache) {
-    key = cache_key(target, name_expressions, cat(api.major, ".", api.minor));
-    if (auto hit = cache.get(ArtifactKind::nvrtc, key)) {
-      std::map<std::string, std::string> lowered;
-      std::string log, code;
-      if (deserialize(*hit, lowered, log, code)) {
-        profiled("cached", code.size());
-        return ObjectCode(target, std::move(code), name_, lowered, log);
-      }
-    }
+    key = cache_key(target, name_expressions, version, with_ptx);
+    if (auto hit = cached(cache, key, with_ptx, target, name_)) return profiled("cached", *hit);
   }
+  const std::string arch = resolved_arch();
   ProgramHandle h{api};
-  nvrtc_check(api, api.CreateProgram(&h.prog, source_.c_str(), name_.c_str(), 0, nullptr, nullptr),
-              "nvrtcCreateProgram");
-  for (const auto& n : name_expressions)
-    nvrtc_check(api, api.AddNameExpression(h.prog, n.c_str()), "nvrtcAddNameExpression");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  nvrtcResult rc = api.CompileProgram(h.prog, static_cast<int>(argv.size()), argv.data());
-  std::string log = program_log(api, h.prog);
-  if (rc != NVRTC_SUCCESS) {
-    std::string name = nvrtc_error(api, rc);
-    std::string flags;
-    for (const auto& a : args) flags += " " + a;
-    throw CompileError(
-        cat("NVRTC could not compile '", name_, "' for ", arch, " (", name, "); options:", flags, "\n", log), rc, name,
-        "nvrtcCompileProgram", log);
-  }
-  std::map<std::string, std::string> lowered;
-  for (const auto& n : name_expressions) {
-    const char* mangled = nullptr;
-    nvrtc_check(api, api.GetLoweredName(h.prog, n.c_str(), &mangled), "nvrtcGetLoweredName");
-    lowered[n] = mangled;
-  }
+  Compiled c = run_nvrtc(h, source_, name_, arch, nvrtc_arguments(options_, target, arch), name_expressions);
   std::string code = output(api, h.prog, target);
-  if (use_cache) cache.put(ArtifactKind::nvrtc, key, serialize(lowered, log, code));
-  profiled("compiled", code.size());
-  return ObjectCode(target, std::move(code), name_, std::move(lowered), std::move(log));
+  // NVRTC keeps the PTX of an sm_XX compile too: one compile gives both
+  std::string ptx = with_ptx ? output(api, h.prog, CodeKind::ptx) : std::string();
+  if (use_cache) {
+    cache.put(ArtifactKind::nvrtc, key, serialize(c.lowered, c.log, with_ptx ? &ptx : nullptr, code));
+    if (with_ptx)  // the same cubin for later plain requests (one lookup each, as every compile)
+      cache.put(ArtifactKind::nvrtc, cache_key(target, name_expressions, version),
+                serialize(c.lowered, c.log, nullptr, code));
+  }
+  return profiled("compiled",
+                  ObjectCode(target, std::move(code), name_, std::move(c.lowered), std::move(c.log), std::move(ptx)));
 }
 
 }  // namespace cupric::runtime

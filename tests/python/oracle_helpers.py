@@ -4,6 +4,7 @@ the same values or the same kind of error; and the suite's hypothesis settings f
 searches longer)."""
 
 import os
+import re
 
 import cupric as cu
 import numpy as np
@@ -13,6 +14,13 @@ PROPERTIES = settings(max_examples=int(os.environ.get("CUPRIC_PROPERTY_EXAMPLES"
                       derandomize=os.environ.get("CUPRIC_PROPERTY_EXAMPLES") is None,
                       suppress_health_check=[HealthCheck.too_slow])
 ERRORS = (ValueError, TypeError, IndexError)
+
+
+def param_id(value, width=None):
+    """A test id from repr(value) without memory addresses ("<object object at 0x7f...>"), so that
+    every process (pytest-xdist's workers) collects the same ids; cut to `width` characters."""
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    return text[:width] if width else text
 
 
 def outcome(fn):

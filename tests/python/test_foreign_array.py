@@ -17,6 +17,7 @@ import cupric as cu
 import numpy as np
 import pytest
 from cupric.tile import _cuda
+from oracle_helpers import param_id
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "array"))
 from test_dlpack import FakeProducer, capsule_name  # noqa: E402  (the DLPack ABI declared in ctypes)
@@ -125,7 +126,7 @@ def expect_refused(consumer, obj, error, message):
 
 
 @pytest.mark.parametrize("consumer", sorted(HOST_CONSUMERS))
-@pytest.mark.parametrize("fields, error, message", BAD_FIELDS, ids=[repr(f[0])[:40] for f in BAD_FIELDS])
+@pytest.mark.parametrize("fields, error, message", BAD_FIELDS, ids=[param_id(f[0], 40) for f in BAD_FIELDS])
 def test_array_interface_fields_are_refused_by_every_consumer(consumer, fields, error, message):
     iface = interface(fields)
     kept, before = copy.deepcopy(iface), BUF.copy()
@@ -138,7 +139,7 @@ CAI_TABLE = BAD_FIELDS + CAI_BAD_FIELDS
 
 
 @pytest.mark.parametrize("consumer", sorted(DEVICE_CONSUMERS))
-@pytest.mark.parametrize("fields, error, message", CAI_TABLE, ids=[repr(f[0])[:40] for f in CAI_TABLE])
+@pytest.mark.parametrize("fields, error, message", CAI_TABLE, ids=[param_id(f[0], 40) for f in CAI_TABLE])
 def test_cuda_array_interface_fields_are_refused_by_every_consumer(consumer, fields, error, message):
     iface = interface(fields)
     kept, before = copy.deepcopy(iface), BUF.copy()

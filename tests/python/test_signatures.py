@@ -2,6 +2,7 @@
 ufunc has its own docstring from the table, and the committed stubs (python/cupric/_cupric.pyi)
 match the bindings."""
 
+import ast
 import pathlib
 import subprocess
 import sys
@@ -11,6 +12,11 @@ import pytest
 from cupric import typing as cutyping
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+STUBS = ROOT / "python" / "cupric" / "_cupric.pyi"
+# Parameters that may stay `object`, each with its reason; everything else names what it accepts.
+BARE_OBJECT_ALLOWED = {
+    "Device.__eq__": "Python's data model: == compares with any object (False for what is no device)",
+}
 UFUNCS = sorted({getattr(cu, n).name for n in dir(cu) if isinstance(getattr(cu, n), cu.ufunc)})  # aliases once
 
 
@@ -28,7 +34,8 @@ def test_namespace_functions_name_what_they_accept(name):
 
 
 def test_typing_names_exist():
-    for name in ("ArrayLike", "AxisLike", "DTypeLike", "DeviceLike", "ScalarLike", "ShapeLike"):
+    for name in ("ArrayLike", "AxisLike", "DTypeLike", "DeviceLike", "ScalarLike", "ShapeLike", "IndexLike", "SeedLike",
+                 "StreamLike", "DLPackDevice", "SupportsDLPack"):
         assert hasattr(cutyping, name), name
     line = signature_line(cu.sum)
     for used in ("cupric.typing.ArrayLike", "cupric.typing.AxisLike", "cupric.typing.DTypeLike", "cupric.ndarray"):
@@ -55,6 +62,37 @@ def test_committed_stubs_match_the_bindings(tmp_path):
     out = tmp_path / "_cupric.pyi"
     subprocess.run([sys.executable, str(ROOT / "tools" / "stubs.py"), "--output", str(out)], check=True,
                    capture_output=True, text=True)
-    committed = ROOT / "python" / "cupric" / "_cupric.pyi"
+    committed = STUBS
     assert committed.read_text() == out.read_text(), "stale stubs: run `python tools/stubs.py` and commit"
     assert (ROOT / "python" / "cupric" / "py.typed").exists()
+
+
+def bare_object_parameters(stub_text):
+    """`Qualified.name(param)` for every parameter annotated `object` (alone or `object | None`)."""
+    found = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.FunctionDef):
+                args = child.args
+                for arg in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                    if arg is None or arg.annotation is None:
+                        continue
+                    names = {n.id for n in ast.walk(arg.annotation) if isinstance(n, ast.Name)}
+                    if "object" in names:
+                        found.append(f"{prefix}{child.name}({arg.arg})")
+    visit(ast.parse(stub_text), "")
+    return found
+
+
+def test_no_parameter_is_a_bare_object():
+    bare = [p for p in bare_object_parameters(STUBS.read_text()) if p.split("(")[0] not in BARE_OBJECT_ALLOWED]
+    assert not bare, f"parameters typed `object` (give them a cupric.typing name in py_types.hpp): {bare}"
+
+
+def test_bare_object_check_finds_them():
+    stub = ("class A:\n    def f(self, x: object | None = ..., *, y: int = ...) -> None: ...\n"
+            "def g(z: object, /) -> int: ...\n")
+    assert bare_object_parameters(stub) == ["A.f(x)", "g(z)"]

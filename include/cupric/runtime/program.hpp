@@ -37,13 +37,16 @@ std::pair<int, std::string> parse_arch(const std::string& arch);
 class ObjectCode {
  public:
   ObjectCode(CodeKind kind, std::string code, std::string name = {},
-             std::map<std::string, std::string> lowered_names = {}, std::string log = {});
+             std::map<std::string, std::string> lowered_names = {}, std::string log = {}, std::string ptx = {});
   static ObjectCode from_file(const std::string& path, CodeKind kind);
 
   CodeKind kind() const;
   const std::string& code() const;
   const std::string& name() const;
   const std::string& log() const;
+  /// The PTX: the code itself for PTX, the PTX of the same NVRTC run for a cubin compiled
+  /// `with_ptx`, else empty.
+  const std::string& ptx() const;
   /// Name expression -> mangled name (from Program name_expressions).
   const std::map<std::string, std::string>& lowered_names() const;
   /// The kernel `name` (a name expression or a symbol), loaded on `device` (-1: current).
@@ -63,12 +66,14 @@ class Program {
  public:
   Program(std::string source, std::string name = "program.cu", ProgramOptions options = {});
   /// Compiles to `target`, using the compile cache (in memory, then on disk) unless `use_cache`
-  /// is false. Throws CompileError with NVRTC's log.
-  ObjectCode compile(CodeKind target, const std::vector<std::string>& name_expressions = {},
-                     bool use_cache = true) const;
-  /// The cache key of a compile (source, options, name expressions, target, arch, NVRTC version).
+  /// is false. `with_ptx` (a cubin only) keeps the PTX NVRTC made on the way, so that one compile
+  /// gives both (ObjectCode::ptx). Throws CompileError with NVRTC's log.
+  ObjectCode compile(CodeKind target, const std::vector<std::string>& name_expressions = {}, bool use_cache = true,
+                     bool with_ptx = false) const;
+  /// The cache key of a compile (source, options, name expressions, target, arch, NVRTC version;
+  /// a cubin with its PTX has a key of its own).
   std::string cache_key(CodeKind target, const std::vector<std::string>& name_expressions,
-                        const std::string& nvrtc_version) const;
+                        const std::string& nvrtc_version, bool with_ptx = false) const;
   const std::string& source() const { return source_; }
   const ProgramOptions& options() const { return options_; }
   /// The arch compiled for ("sm_90"): options.arch, else the current device's.

@@ -219,7 +219,7 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
     before = mod.compile_cache.stats()["misses"]
     while True:
         try:
-            obj = prog.compile("cubin")
+            obj = prog.compile("cubin", with_ptx="ptx" in outputs)  # one NVRTC run gives both
             break
         except mod.CompileError as err:
             dropped = [o for o in _OPTIONAL if o in _EXTRA]
@@ -230,7 +230,7 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
     out = {"compiler": "nvrtc", "object": obj, "cubin": obj.code, "log": obj.log}
     _store_cubin(mod, source, include_dir, arch, out["cubin"], out["log"])
     if "ptx" in outputs:
-        out["ptx"] = prog.compile("ptx").code.decode(errors="replace")
+        out["ptx"] = obj.ptx
     out["seconds"] = time.perf_counter() - t0
     out["cache_hit"] = mod.compile_cache.stats()["misses"] == before
     if "sass" in outputs:

@@ -7,21 +7,14 @@
 #include <string>
 #include <type_traits>
 
+#include "cupric/scalar_math.h"
+
 namespace cupric::cpu::blas {
 
 using Int = std::int64_t;  // ILP64: every BLAS/LAPACK integer is 64 bits
 template <class T>
-struct Real {
-  using type = T;
-};
-template <class T>
-struct Real<std::complex<T>> {
-  using type = T;
-};
-template <class T>
-using RealOf = typename Real<T>::type;
-template <class T>
-inline constexpr bool is_complex_v = !std::is_same_v<T, RealOf<T>>;
+using RealOf = cu::real_of_t<T>;
+using cu::is_complex_v;
 
 // CBLAS's enums, as the ABI passes them (C enums are ints)
 inline constexpr int kRowMajor = 101;

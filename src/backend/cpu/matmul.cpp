@@ -9,6 +9,7 @@
 #include "blas.hpp"
 #include "cpu_backend.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/gemm_view.hpp"
 #include "cupric/thread_pool.hpp"
 
 namespace cupric::cpu {
@@ -33,29 +34,12 @@ std::vector<std::int64_t> batch_offsets(const Array& a) {
   return out;
 }
 
-/// How BLAS can read a rows x cols matrix with element strides (rs, cs) in place: row-major
-/// (NoTrans, ld = rs) or column-major (Trans, ld = cs); `direct` false when it needs a copy
-/// (negative, zero or overlapping strides).
-struct BlasView {
-  bool direct = false;
-  int trans = blas::kNoTrans;
-  Int ld = 1;
-};
-
-BlasView blas_view(Int rows, Int cols, std::int64_t rs, std::int64_t cs) {
-  if ((cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<Int>(cols, 1)))
-    return {true, blas::kNoTrans, rows == 1 ? std::max<Int>(cols, 1) : rs};
-  if ((rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<Int>(rows, 1)))
-    return {true, blas::kTrans, cols == 1 ? std::max<Int>(rows, 1) : cs};
-  return {};
-}
-
 /// One operand of the product: its matrices, read in place or copied into a dense scratch.
 template <class T>
 struct GemmOperand {
   const T* base;
   std::int64_t rows, cols, rs, cs;
-  BlasView view;
+  GemmView view;
 
   GemmOperand(const Array& a)
       : base(static_cast<const T*>(a.storage()->data())),
@@ -63,12 +47,12 @@ struct GemmOperand {
         cols(a.shape()[a.ndim() - 1]),
         rs(a.strides()[a.ndim() - 2]),
         cs(a.strides()[a.ndim() - 1]),
-        view(blas_view(rows, cols, rs, cs)) {}
+        view(gemm_view(rows, cols, rs, cs)) {}
 
   /// The matrix at `offset`, ready for gemm; `scratch` holds it when it is copied.
   const T* matrix(std::int64_t offset, std::vector<T>& scratch, int& trans, Int& ld) const {
     if (view.direct) {
-      trans = view.trans;
+      trans = view.transposed ? blas::kTrans : blas::kNoTrans;
       ld = view.ld;
       return base + offset;
     }

@@ -20,15 +20,6 @@ namespace {
 
 template <class T>
 using KeyOf = typename cu::SortKey<T>::Key;
-/// The part type of a complex type, the type itself otherwise.
-template <class T>
-struct RealOf {
-  using type = T;
-};
-template <class R>
-struct RealOf<std::complex<R>> {
-  using type = R;
-};
 
 template <class T>
 T load(const char* p) {
@@ -168,7 +159,7 @@ void sort_complex_row(const char* src, std::int64_t stride, std::int64_t n, bool
 template <class T, class I>
 void sort_typed(const Array& in, const Array& values, const Array& indices, bool desc) {
   constexpr bool kComplex = cu::is_complex_v<T>;
-  using Real = typename RealOf<T>::type;
+  using Real = cu::real_of_t<T>;
   using U = KeyOf<Real>;
   const Rows rows(in);
   const std::int64_t n = rows.length();

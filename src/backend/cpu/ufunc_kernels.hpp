@@ -43,18 +43,9 @@ using AllOps = TypeList<
     EndOfList>;
 #undef CUPRIC_UFUNC
 
-template <class T>
-struct real_of {
-  using type = T;
-};
-template <class T>
-struct real_of<std::complex<T>> {
-  using type = T;
-};
-
 template <class Op, class T>
 using out_t = std::conditional_t<Op::out == OutRule::boolean, bool,
-                                 std::conditional_t<Op::out == OutRule::real, typename real_of<T>::type, T>>;
+                                 std::conditional_t<Op::out == OutRule::real, cu::real_of_t<T>, T>>;
 
 /// Unary ops with a vectorisable implementation for float/double (vector_math.hpp): fast()
 /// on its range, exact() (libm) elsewhere. Others have none.

@@ -12,6 +12,7 @@
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
+#include "cupric/gemm_view.hpp"
 #include "cupric/linalg.hpp"
 #include "cupric/runtime/device.hpp"
 #include "gemm_layout.hpp"
@@ -101,17 +102,10 @@ GemmSide gemm_side(CudaBackend& backend, const Array& a) {
   const std::int64_t rows = a.shape()[a.ndim() - 2], cols = a.shape()[a.ndim() - 1];
   const std::int64_t rs = a.strides()[a.ndim() - 2], cs = a.strides()[a.ndim() - 1];
   GemmSide s{a};
-  bool ok = uniform_batch_stride(a, s.stride);
-  if ((cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<std::int64_t>(cols, 1))) {
-    s.op = cuda::CUBLAS_OP_N;
-    s.ld = rows == 1 ? std::max<std::int64_t>(cols, 1) : rs;
-  } else if ((rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<std::int64_t>(rows, 1))) {
-    s.op = cuda::CUBLAS_OP_T;
-    s.ld = cols == 1 ? std::max<std::int64_t>(rows, 1) : cs;
-  } else {
-    ok = false;
-  }
-  if (!ok) {  // a dense copy: negative, zero or irregular strides
+  const GemmView view = gemm_view(rows, cols, rs, cs);
+  s.op = view.transposed ? cuda::CUBLAS_OP_T : cuda::CUBLAS_OP_N;
+  s.ld = view.ld;
+  if (!uniform_batch_stride(a, s.stride) || !view.direct) {  // a dense copy: negative, zero or irregular strides
     s.array = Array::empty(a.shape(), a.dtype(), a.device());
     backend.cast(elementwise_plan({&a, &s.array}, a.shape()));
     s.op = cuda::CUBLAS_OP_N;

@@ -31,6 +31,31 @@ def test_ptx_and_cubin_for_each_arch(arch, cache_dir):
     assert prog.arch == arch
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_one_compile_gives_cubin_and_ptx(arch, cache_dir):
+    """with_ptx keeps the PTX of the cubin's NVRTC run: the same text a PTX compile gives, from one
+    compile, which also serves later plain cubins; a plain cubin's entry cannot serve with_ptx."""
+    def compiles():
+        return cu.cuda.compile_cache.stats()["misses"]
+
+    before = compiles()
+    both = cu.cuda.Program(SAXPY, arch=arch).compile("cubin", with_ptx=True)
+    assert compiles() == before + 1
+    assert both.kind == "cubin" and cubin_sm(both.code) == int(arch[3:5])
+    assert both.ptx == cu.cuda.Program(SAXPY, arch=arch).compile("ptx").code.decode()
+    assert f".target {arch}" in both.ptx and ".visible .entry saxpy(" in both.ptx
+    before = compiles()
+    plain = cu.cuda.Program(SAXPY, arch=arch).compile("cubin")
+    again = cu.cuda.Program(SAXPY, arch=arch).compile("cubin", with_ptx=True)
+    assert compiles() == before
+    assert plain.code == both.code and plain.ptx == "" and again.ptx == both.ptx
+    other = cu.cuda.Program(SAXPY + "\n// another source", arch=arch)
+    other.compile("cubin")
+    before = compiles()
+    assert other.compile("cubin", with_ptx=True).ptx.count(".visible .entry saxpy(") == 1
+    assert compiles() == before + 1
+
+
 def test_arch_spellings_and_arguments():
     for spelling in ("sm_90a", "90a", "compute_90a"):
         prog = cu.cuda.Program(SAXPY, arch=spelling)

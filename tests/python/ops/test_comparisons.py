@@ -7,6 +7,7 @@ import operator
 import cupric as cu
 import numpy as np
 import pytest
+from oracle_helpers import param_id
 
 OPERATORS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
 UFUNC_OF = {operator.eq: "equal", operator.ne: "not_equal", operator.lt: "less", operator.le: "less_equal",
@@ -60,7 +61,7 @@ def assert_same_outcome(np_fn, cu_fn, context):
 
 
 @pytest.mark.parametrize("op", OPERATORS, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("other", OPAQUE, ids=repr)
+@pytest.mark.parametrize("other", OPAQUE, ids=param_id)
 def test_operators_with_objects_that_have_no_dtype(op, other):
     # NumPy 2: == and != answer elementwise (nothing is equal to a string or None), the
     # orderings raise TypeError; a list of the wrong length cannot broadcast either way
@@ -80,7 +81,7 @@ def test_opaque_operands_that_do_not_broadcast():
 
 
 @pytest.mark.parametrize("name", ["equal", "not_equal", "less", "greater_equal"])
-@pytest.mark.parametrize("other", [None, Thing(), "x", b"x", ["a", "b", "c"]], ids=repr)
+@pytest.mark.parametrize("other", [None, Thing(), "x", b"x", ["a", "b", "c"]], ids=param_id)
 def test_comparison_ufuncs_with_objects_that_have_no_dtype(name, other):
     # the ufuncs: None and other objects compare as 0-d object arrays (== finds nothing equal,
     # the orderings raise TypeError); strings have no loop at all (TypeError)
