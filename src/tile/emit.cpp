@@ -154,7 +154,8 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
           "static_cast<long long>(blockIdx.z)},\n",
           "      {static_cast<long long>(gridDim.x), static_cast<long long>(gridDim.y), static_cast<long "
           "long>(gridDim.z)},\n",
-          "      static_cast<int>(threadIdx.x), cupric_smem, ", o.debug ? "cupric_status" : "nullptr", "};", views, body, "\n}\n");
+          "      static_cast<int>(threadIdx.x), cupric_smem, ", o.debug ? "cupric_status" : "nullptr", "};", views,
+          body, "\n}\n");
   return r;
 }
 
