@@ -56,9 +56,10 @@ std::int64_t now_ns();
 std::uint64_t thread_number();
 /// Appends an event when recording (thread-safe); drops it otherwise.
 void record(Event&& event);
-/// Records an event of `kind` from t0 to t1 at nesting `depth` (Python's ranges come this way).
+/// Records an event of `kind` from t0 to t1 at nesting `depth` (Python's ranges and tile launches
+/// come this way; a tile launch brings its bytes and flops from its IR).
 void record_between(EventKind kind, std::string name, std::int64_t t0_ns, std::int64_t t1_ns, std::string detail,
-                    double bytes, int device, std::uint64_t stream, std::int64_t value, int depth);
+                    double bytes, int device, std::uint64_t stream, std::int64_t value, int depth, double flops = 0);
 /// Records an event of `kind` from t0 to now (transfers, compiles, allocations, library calls).
 void record_span(EventKind kind, std::string name, std::int64_t t0_ns, std::string detail = {}, double bytes = 0,
                  int device = -1, std::uint64_t stream = 0, std::int64_t value = 0);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "cupric/errors.hpp"
+#include "cupric/profiler.hpp"
 #include "cupric/reduction.hpp"
 #include "cupric/ufunc.hpp"
 #include "reduction_internal.hpp"
@@ -38,9 +39,18 @@ void divide_in_place(const Array& s, const Array& divisor) {
   apply_ufunc("divide", {s, divisor}, opt);
 }
 
+/// The sum inside a statistic, recorded as the op `sum` (the profiler's table and cu.inspect
+/// list it beside the statistic's elementwise ops).
+Array inner_sum(const Array& a, const ReducePlan& p, DType acc, const Array& where) {
+  profiler::OpScope profiled(profiler::OpModel::reduction, "sum", {&a});
+  Array s = reduce_raw(ReduceOp::sum, a, p, acc, where, Scalar::from_int(0));
+  profiled.output(s);
+  return s;
+}
+
 /// Keep-shaped mean in dtype acc; the element counts go to *count (an array with where=).
 Array mean_keep(const Array& a, const ReducePlan& p, DType acc, const Array& where, Array* count) {
-  const Array s = reduce_raw(ReduceOp::sum, a, p, acc, where, Scalar::from_int(0));
+  const Array s = inner_sum(a, p, acc, where);
   const Array n =
       where.defined() ? count_true(where, a.shape(), p, DType::float64) : weak_float(static_cast<double>(p.count));
   divide_in_place(s, n);
@@ -78,7 +88,7 @@ Array var_keep(const Array& a, const ReducePlan& p, DType acc, const Array& wher
     square_in_place(dev);
   }
   const DType acc2 = is_complex(acc) ? real_dtype(acc) : acc;
-  const Array s = reduce_raw(ReduceOp::sum, sq, p, acc2, where, Scalar::from_int(0));
+  const Array s = inner_sum(sq, p, acc2, where);
   Array divisor;
   if (where.defined()) {
     divisor = apply_ufunc("maximum", {apply_ufunc("subtract", {count, weak_float(ddof)}), weak_float(0.0)});

@@ -115,7 +115,7 @@ void record(Event&& event) {
 }
 
 void record_between(EventKind kind, std::string name, std::int64_t t0_ns, std::int64_t t1_ns, std::string detail,
-                    double bytes, int device, std::uint64_t stream, std::int64_t value, int depth) {
+                    double bytes, int device, std::uint64_t stream, std::int64_t value, int depth, double flops) {
   if (!recording()) return;
   Event e;
   e.kind = kind;
@@ -124,6 +124,7 @@ void record_between(EventKind kind, std::string name, std::int64_t t0_ns, std::i
   e.t0_ns = t0_ns;
   e.t1_ns = t1_ns;
   e.bytes = bytes;
+  e.flops = flops;
   e.device = device;
   e.stream = stream;
   e.value = value;

@@ -81,12 +81,13 @@ void bind_profiler(nb::module_& parent) {
   m.def(
       "record",
       [](const std::string& kind, std::string name, std::int64_t t0, std::int64_t t1, std::string detail, double bytes,
-         int device, std::uint64_t stream, std::int64_t value, int depth) {
+         int device, std::uint64_t stream, std::int64_t value, int depth, double flops) {
         record_between(kind_from_name(kind), std::move(name), t0, t1, std::move(detail), bytes, device, stream, value,
-                       depth);
+                       depth, flops);
       },
       nb::arg("kind"), nb::arg("name"), nb::arg("t0"), nb::arg("t1"), nb::arg("detail") = "", nb::arg("bytes") = 0.0,
-      nb::arg("device") = -1, nb::arg("stream") = 0, nb::arg("value") = 0, nb::arg("depth") = 0);
+      nb::arg("device") = -1, nb::arg("stream") = 0, nb::arg("value") = 0, nb::arg("depth") = 0,
+      nb::arg("flops") = 0.0);
   m.def("nvtx_load", &nvtx_load, nb::arg("path"));
   m.def(
       "cupti_start",

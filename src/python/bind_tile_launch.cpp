@@ -5,6 +5,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -398,6 +399,19 @@ void bind_tile_launch(nb::module_& t) {
         return nb::make_tuple(g[0], g[1], g[2]);
       },
       nb::arg("grid"), "A launch grid as 3 extents (the checks every launch makes: integers, >= 0, < 2**63 blocks).");
+  t.attr("STATUS_BYTES") = sizeof(cupric_tile_status);
+  t.def(
+      "raise_status",
+      [](nb::bytes raw) {
+        cupric_tile_status status{};
+        if (raw.size() != sizeof(status))
+          throw ValueError(cat("a tile status word is ", sizeof(status), " bytes, got ", raw.size()));
+        std::memcpy(&status, raw.c_str(), sizeof(status));
+        raise_failure(status);
+      },
+      nb::arg("raw"),
+      "Raises the failure a debug launch recorded in its status word (the bytes of a cupric_tile_status, as "
+      "the GPU left them): IndexError or AssertionError with the CPU launch's message; nothing when none.");
   t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
         nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
 }

@@ -77,6 +77,9 @@ void check_cuda_grid(const long long g[3]);
 
 /// Runs a CPU kernel's grid without the GIL; a failed ct.assert_ raises AssertionError.
 void run_host_kernel(const tile::HostKernel& k, const std::int64_t grid[3], const std::vector<void*>& args);
+/// Raises the failure a launch recorded in its status word (IndexError for a bounds check,
+/// AssertionError for ct.assert_, naming the block); nothing when it holds none.
+void raise_failure(const cupric_tile_status& status);
 
 /// CUPRIC_TILE_INTERPRET asks every launch to run in the interpreter.
 bool interpreting();

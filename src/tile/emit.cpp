@@ -145,6 +145,10 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
     params += cat(", const __grid_constant__ ::cu::tile::TensorMap ", n);
     r.tensor_maps.push_back(map);
   }
+  if (o.debug) {  // where failed checks are recorded; the launcher zeroes it and reads it back
+    params += cat(params.empty() ? "" : ", ", "cupric_tile_status* cupric_status");
+    r.params.push_back({ParamRole::status, DType::uint8});
+  }
   r.source =
       header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
       cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
@@ -154,7 +158,8 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
           "static_cast<long long>(blockIdx.z)},\n",
           "      {static_cast<long long>(gridDim.x), static_cast<long long>(gridDim.y), static_cast<long "
           "long>(gridDim.z)},\n",
-          "      static_cast<int>(threadIdx.x), cupric_smem, nullptr};", views, body, "\n}\n");
+          "      static_cast<int>(threadIdx.x), cupric_smem, ", o.debug ? "cupric_status" : "nullptr", "};", views,
+          body, "\n}\n");
   return r;
 }
 
@@ -307,12 +312,13 @@ class StageRunner {
 }  // namespace
 
 const char* role_name(ParamRole r) {
-  static constexpr const char* names[] = {"data", "extent", "stride", "scalar"};
+  static constexpr const char* names[] = {"data", "extent", "stride", "scalar", "status"};
   return names[static_cast<int>(r)];
 }
 
 std::string param_ctype(const KernelParam& p) {
   if (p.role == ParamRole::data) return ctype(p.dtype) + "*";
+  if (p.role == ParamRole::status) return "cupric_tile_status*";
   return p.role == ParamRole::scalar ? ctype(p.dtype) : "long long";
 }
 

@@ -1,6 +1,7 @@
-// cupric/tile/debug.h — ct.print, ct.assert_ and the bounds checks of debug builds. CPU: one
-// line per block and call, written at once; a failed check is recorded (first failure wins) and
-// raised by the runtime after the launch. GPU: printf from the owning threads; a failed check traps.
+// cupric/tile/debug.h — ct.print, ct.assert_ and the bounds checks of debug builds. A failed check
+// is recorded in the launch's status word (the first failure wins) and raised by the runtime after
+// the launch, on both targets; the kernel runs on (every access is clipped to its array, so a
+// failed check corrupts nothing). ct.print: one line per block and call on the CPU, printf on the GPU.
 #pragma once
 
 #ifndef CUPRIC_TILE_DEVICE
@@ -57,28 +58,6 @@ class PrintLine {
   char buf_[16384] = {0};
 };
 
-/// Records the block's failure; `code` is one of cupric_tile_status's failure kinds.
-inline void fail(const Block& b, const char* message, int code = CUPRIC_TILE_ASSERT_FAILED) {
-  if (!b.status) return;
-  int expected = 0;
-  if (__atomic_compare_exchange_n(&b.status->failed, &expected, code, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    for (int i = 0; i < 3; ++i) b.status->block[i] = b.bid[i];
-    std::snprintf(b.status->message, sizeof(b.status->message), "%s", message);
-  }
-}
-
-template <class T>
-inline void check(const Block& b, T cond, const char* message) {
-  if (!cond) fail(b, message);
-}
-template <int N>
-inline void check(const Block& b, const Tile<bool, N>& cond, const char* message) {
-  for (int i = 0; i < N; ++i)
-    if (!cond.v[i]) {
-      fail(b, message);
-      return;
-    }
-}
 #else
 /// GPU: prints each element from the thread that owns it (lines of different blocks mix).
 class PrintLine {
@@ -103,20 +82,58 @@ class PrintLine {
   const char* prefix_;
 };
 
+#endif
+
+// ---- failures: the launch's status word (cupric_tile_status, abi.h)
+
+/// True for the one caller that moves `word` from 0 to `code`.
+CUPRIC_TD bool claim(int* word, int code) {
+#ifdef CUPRIC_TILE_DEVICE
+  return atomicCAS(word, 0, code) == 0;
+#else
+  int expected = 0;
+  return __atomic_compare_exchange_n(word, &expected, code, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+#endif
+}
+
+/// Records the block's failure; `code` is one of cupric_tile_status's failure kinds. Device code
+/// without a status word (a body compiled into another kernel) prints the message and traps.
+CUPRIC_TD void fail(const Block& b, const char* message, int code = CUPRIC_TILE_ASSERT_FAILED) {
+  if (!b.status) {
+#ifdef CUPRIC_TILE_DEVICE
+    printf("[block %d, %d, %d] %s\n", (int)b.bid[0], (int)b.bid[1], (int)b.bid[2], message);
+    __trap();
+#endif
+    return;
+  }
+  if (!claim(&b.status->failed, code)) return;
+  for (int i = 0; i < 3; ++i) b.status->block[i] = b.bid[i];
+  int n = 0;
+  for (; message[n] && n < static_cast<int>(sizeof(b.status->message)) - 1; ++n) b.status->message[n] = message[n];
+  b.status->message[n] = 0;
+}
+
 template <class T>
 CUPRIC_TD void check(const Block& b, T cond, const char* message) {
-  if (!cond) {
-    printf("[block %d, %d, %d] assertion failed: %s\n", (int)b.bid[0], (int)b.bid[1], (int)b.bid[2], message);
-    __trap();
-  }
+  if (!cond) fail(b, message);
 }
 template <int N>
 CUPRIC_TD void check(const Block& b, const Tile<bool, N>& cond, const char* message) {
+#ifdef CUPRIC_TILE_DEVICE
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < Layout<N>::kSlots; ++s)
-    if (Layout<N>::valid(b.tid, s)) check(b, cond.v[s], message);
-}
+    if (Layout<N>::valid(b.tid, s) && !cond.v[s]) {
+      fail(b, message);
+      return;
+    }
+#else
+  for (int i = 0; i < N; ++i)
+    if (!cond.v[i]) {
+      fail(b, message);
+      return;
+    }
 #endif
+}
 
 // ---- bounds checks (emitted before every load, store, gather, scatter and atomic of debug builds)
 
@@ -152,15 +169,8 @@ struct Message {
   }
 };
 
-/// Fails the launch with IndexError (CPU) or a trap after printing the message (GPU).
-CUPRIC_TD void bounds_failed(const Block& b, const Message& m) {
-#ifndef CUPRIC_TILE_DEVICE
-  fail(b, m.text, CUPRIC_TILE_BOUNDS_FAILED);
-#else
-  printf("[block %d, %d, %d, thread %d] IndexError: %s\n", (int)b.bid[0], (int)b.bid[1], (int)b.bid[2], b.tid, m.text);
-  __trap();
-#endif
-}
+/// Fails the launch with IndexError (raised by the runtime after the launch, on both targets).
+CUPRIC_TD void bounds_failed(const Block& b, const Message& m) { fail(b, m.text, CUPRIC_TILE_BOUNDS_FAILED); }
 
 /// A load's or store's window (corner `start` from window_start, extents `n`; `given` is the tile
 /// index or offset as written) must hold at least one element of the array: ragged edges are

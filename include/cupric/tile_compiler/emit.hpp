@@ -32,7 +32,8 @@ struct StageText {
 
 /// One parameter of a generated CUDA kernel, in order: an array is its data pointer, then one
 /// extent and one stride (long long, in elements) per dimension; a scalar is passed as its dtype.
-enum class ParamRole : std::uint8_t { data, extent, stride, scalar };
+/// A debug build takes one more, last: the launch's status word (cupric_tile_status*, abi.h).
+enum class ParamRole : std::uint8_t { data, extent, stride, scalar, status };
 struct KernelParam {
   ParamRole role;
   DType dtype;  ///< data: the element type; extent and stride: int64; scalar: its type

@@ -76,10 +76,8 @@ def build(events, sort_by="total", group_by="op", ceilings=True, top=None):
             kind = "kernel"
         else:
             notes.append("no kernel launches were recorded (CPU ops run their loops directly): grouped by op")
-    if kind == "kernel":  # a GPU tile launch is also a kernel event: count it once, with its device time
-        kernels = [e for e in events if e.kind in ("kernel", "library")]
-        events = [e for e in events if e.kind != "tile_launch" or not any(
-            k.thread == e.thread and e.t0_ns <= k.t0_ns <= e.t1_ns for k in kernels)]
+    if kind == "kernel":
+        events = _merge_tile_launches(events)
     gpu = attribute_kernels(events)
     selfs = self_times(events)
     groups = {}
@@ -107,6 +105,27 @@ def build(events, sort_by="total", group_by="op", ceilings=True, top=None):
     else:  # largest first; rows without a rate last
         rows.sort(key=lambda r: (r[field] is None, -(r[field] or 0)))
     return Table(rows[:top] if top else rows, group_by, notes, memory_summary(events))
+
+
+def _merge_tile_launches(events):
+    """A GPU tile launch is also a kernel event: count it once, with the kernel's device time and
+    the launch's bytes and flops (from the tile IR: the kernel event has no model of its own)."""
+    kernels = [i for i, k in enumerate(events) if k.kind in ("kernel", "library")]
+    dropped, cost = set(), {}
+    for i, e in enumerate(events):
+        if e.kind != "tile_launch":
+            continue
+        inner = [k for k in kernels if events[k].thread == e.thread and e.t0_ns <= events[k].t0_ns <= e.t1_ns]
+        if inner:
+            dropped.add(i)
+            cost.setdefault(inner[0], (e.bytes, e.flops))
+    out = []
+    for i, e in enumerate(events):
+        if i in cost and not (e.bytes or e.flops):
+            e = e._replace(bytes=cost[i][0], flops=cost[i][1])
+        if i not in dropped:
+            out.append(e)
+    return out
 
 
 def _time_of(i, e, gpu):

@@ -11,7 +11,9 @@ Launch contract (the emitter's output, `compiled.cuda()`):
                     then ("extent", int64) and ("stride", int64) per dimension (strides in
                     elements); a scalar is ("scalar", its dtype), passed in its dtype's bytes
                     (float16 / bfloat16 as their 16 bits); `param_types` spells the C types the
-                    kernel declares, for reading only
+                    kernel declares, for reading only; a debug build's last is ("status", uint8):
+                    the launch's status word (a zeroed device buffer of _tile.STATUS_BYTES, read
+                    back after the launch, where a failed bounds check or ct.assert_ is recorded)
   grid           -> (gx, gy, gz) blocks; gy and gz at most 65535
 
 Arguments on CUDA: what the importer reads (src/python/foreign_array.hpp): cupric arrays on cuda:N,
@@ -465,16 +467,28 @@ class CudaKernel:
             )
         return c
 
+    @property
+    def debug(self):
+        """A debug build: its last parameter is the launch's status word."""
+        return bool(self.params) and self.params[-1][0] == "status"
+
     def launch(self, grid, runtime, stream):
         if 0 in grid:
             return  # an empty grid launches nothing
         mod = _cuda_module()
-        args = flatten_arguments(runtime, self.params, self.tensor_maps)
+        debug = self.debug
+        args = flatten_arguments(runtime, self.params[:-1] if debug else self.params, self.tensor_maps)
         stream = resolve_stream(stream, self.device)
         for v in runtime:
             if isinstance(v, DeviceArray) and v.stream is not None and v.stream != stream.handle:
                 stream.wait(mod.Stream.wrap(v.stream))  # CAI v3: order after the producer's work
+        if debug:
+            status = _c.zeros((_c._tile.STATUS_BYTES,), dtype="uint8", device=f"cuda:{self.device}")
+            args.append(status)  # (a cupric array: the launch orders it after its zeroing)
         mod.launch(stream, self.config(grid), self.kernel, *args)
+        if debug:  # the failure the CPU launch would raise, raised here; the context stays usable
+            stream.synchronize()
+            _c._tile.raise_status(np.asarray(status.to_device("cpu")).tobytes())
 
 
 def _index_key(compiled, mod, device_index):

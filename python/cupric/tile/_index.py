@@ -33,7 +33,7 @@ def _is_host_param(p):
     )
 
 
-_ROLES = ("data", "extent", "stride", "scalar")
+_ROLES = ("data", "extent", "stride", "scalar", "status")
 
 
 def _is_kernel_param(p):

@@ -255,6 +255,8 @@ class _Launch:
             scalar_dtypes = None
         else:
             k = _cuda.load(c, self.device)
+            if k.debug:
+                return None  # its launches zero and read back a status word (CudaKernel.launch)
             target = (k.kernel, k.device, k.threads, k.smem)
             host, scalar_dtypes = None, k.scalar_dtypes(c.specs)
             if scalar_dtypes is None:
@@ -408,16 +410,16 @@ class Kernel(Launchable):
             self._run(grid, stream, interpret, self._bind(args, kwargs), tried=not (interpret or kwargs))
         if t0:
             t1 = _profiler.now_ns()
-            moved = self._recorded_bytes(grid, args, kwargs)
-            _profiler.record("tile_launch", self.fn.__name__, t0, t1, f"grid {grid}", bytes=moved)
+            moved, flops = self._recorded_cost(grid, args, kwargs)
+            _profiler.record("tile_launch", self.fn.__name__, t0, t1, f"grid {grid}", bytes=moved, flops=flops)
 
-    def _recorded_bytes(self, grid, args, kwargs):
-        """The bytes a profiled launch moved, from its IR; 0 where the model cannot tell (a grid
-        given as a function of the constants, arguments it cannot read)."""
+    def _recorded_cost(self, grid, args, kwargs):
+        """The (bytes, flops) of a profiled launch, from its IR; zeros where the model cannot tell
+        (a grid given as a function of the constants, arguments it cannot read)."""
         try:
-            return self.launch_cost(grid, args, kwargs)[0]
+            return self.launch_cost(grid, args, kwargs)
         except Exception:  # noqa: BLE001 - a profile must never break the launch it records
-            return 0.0
+            return 0.0, 0.0
 
     def _plans_for(self, num_threads):
         if num_threads is None or int(num_threads) == self.num_threads:

@@ -76,3 +76,16 @@ def test_ceilings_for_a_known_gpu_come_from_the_table():
     assert c.peak_flops("float64", "elementwise") == 34000
     assert c.bound(0.1, "float32", "elementwise") == pytest.approx(480)  # bandwidth-bound
     assert c.bound(1e4, "float32", "elementwise") == 67000  # compute-bound
+
+
+@pytest.mark.parametrize("stat", ["mean", "var", "std"])
+def test_a_statistics_inner_reductions_are_ops_in_the_table(stat):
+    x = cu.asarray(RNG.random((32, 48)).astype(np.float32))
+    with cu.profiler.profile() as p:
+        r = getattr(cu, stat)(x, axis=1)
+    np.testing.assert_allclose(np.asarray(r), getattr(np, stat)(np.asarray(x), axis=1), rtol=1e-5)
+    rows = {row["name"]: row for row in p.table(ceilings=False)}
+    sums = 1 if stat == "mean" else 2  # the mean; var and std: the mean, then the squared deviations'
+    assert rows["sum"]["calls"] == sums
+    assert rows["sum"]["flops"] == sums * x.size  # one flop per input element of each
+    assert "divide" in rows

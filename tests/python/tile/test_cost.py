@@ -116,3 +116,20 @@ def test_launch_cost_is_what_a_profile_records_for_a_tile_launch():
     (launch,) = [e for e in prof.events if e.kind == "tile_launch"]
     assert launch.bytes == 4 * 8192
     np.testing.assert_array_equal(out.to_device("cpu").__array__(), x.__array__())
+
+
+def test_a_profiled_tile_launch_records_its_flops_and_the_table_rates_them():
+    x = _rand((8, 1024), np.float32)
+    out = cu.empty_like(x)
+    moved, flops = softmax_kernel.launch_cost((8,), (x, out, 1024))
+    assert moved > 0 and flops > 0
+    with cu.profiler.profile() as prof:
+        softmax_kernel[(8,)](x, out, 1024)
+    (launch,) = [e for e in prof.events if e.kind == "tile_launch"]
+    assert (launch.bytes, launch.flops) == (moved, flops)
+    (row,) = [r for r in prof.table(group_by="kernel") if r["name"] == "softmax_kernel"]
+    assert row["flops"] == flops
+    assert row["gflops"] == pytest.approx(flops / (row["total_us"] * 1e-6) / 1e9)
+    assert row["roof_fraction"] is not None and row["roof_fraction"] > 0
+    e = np.exp(x.__array__() - x.__array__().max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out.to_device("cpu").__array__(), e / e.sum(axis=1, keepdims=True), rtol=1e-5)

@@ -1,7 +1,8 @@
 """Debug builds of tile kernels (@ct.kernel(debug=True), CUPRIC_TILE_DEBUG=1): every load, store,
 gather, scatter and atomic is bounds-checked, and a bad access fails the launch naming the
 kernel's file and line; in-bounds results are those of the plain build; the debug flag is part of
-the compile cache's key; debug kernels compile for sm_90a with NVRTC and trap on the GPU."""
+the compile cache's key; debug kernels compile for sm_90a with NVRTC, record a failure in the
+launch's status word on the GPU and raise the CPU's exception there, leaving the context usable."""
 
 import inspect
 import os
@@ -13,6 +14,8 @@ import cupric as cu
 import numpy as np
 import pytest
 from cupric import tile as ct
+from cupric.tile import _cuda
+from cupric.tile._paths import include_dir
 from tile_helpers import assert_close, random, to_cu, to_np
 
 
@@ -45,7 +48,7 @@ def launch(kernel, i=1, j=20, idx=None):
     y = rng.uniform(-2, 2, N).astype(np.float32)
     out = to_cu(y)
     kernel[(1,)](to_cu(x), out, to_cu(idx), i, j, BLOCK)
-    return to_np(out)
+    return to_np(out.to_device("cpu"))
 
 
 def test_in_bounds_results_are_the_plain_builds():
@@ -169,16 +172,91 @@ def test_debug_kernels_compile_for_sm90a():
     _compile(info["cuda_source"], info["cuda"]["entry"])
 
 
+def test_only_debug_builds_take_a_status_word():
+    x = cu.zeros(N, dtype=cu.float32)
+    args = (x, x, cu.zeros(BLOCK, dtype=cu.int32), 1, 2, BLOCK)
+    debug, release = checked.inspect(*args), plain.inspect(*args)
+    assert debug["cuda"]["params"][-1] == ("status", np.dtype(np.uint8))
+    assert "cupric_tile_status* cupric_status" in debug["cuda_source"]
+    assert debug["cuda"]["params"][:-1] == release["cuda"]["params"]
+    assert all(role != "status" for role, _ in release["cuda"]["params"])
+    assert "cupric_status" not in release["cuda_source"] and "nullptr};" in release["cuda_source"]
+
+
+@pytest.mark.nvrtc
+def test_a_failed_check_records_with_a_compare_and_swap_not_a_trap():
+    @ct.kernel(debug=True)
+    def asserting(x, out):
+        t = ct.load(x, index=(0,), shape=(32,))
+        ct.assert_(t > 0, "x must be positive")
+        ct.store(out, index=(0,), tile=t)
+
+    x = cu.zeros(32, dtype=cu.float32)
+    for kernel, args in ((checked, (x, x, cu.zeros(BLOCK, dtype=cu.int32), 1, 2, BLOCK)), (asserting, (x, x))):
+        info = kernel.inspect(*args)
+        r = _cuda.compile_source(info["cuda_source"], include_dir(), arch="sm_90a", outputs=("cubin", "ptx"))
+        assert r["cubin"][:4] == b"\x7fELF"
+        assert "atom.global.cas.b32" in r["ptx"] or "atom.cas.b32" in r["ptx"]
+
+
+def _gpu_launch(kernel, **change):
+    """launch() on cuda:0 (its arrays made there)."""
+    with cu.device("cuda:0"):
+        return launch(kernel, **change)
+
+
 @pytest.mark.gpu
-def test_an_access_outside_traps_on_the_gpu_with_file_and_line():
-    """A trap ends the CUDA context, so the launch runs in a process of its own."""
-    code = (
-        "import cupric as cu, test_debug_checks as t\n"
-        "t.launch(t.checked, 1, 20)\n"
-        "try:\n    t.launch(t.checked, i=4); cu.cuda.synchronize()\n"
-        "except Exception as e:\n    print('raised', type(e).__name__)\n"
+@pytest.mark.parametrize("change, marker, message", BAD)
+def test_an_access_outside_raises_on_the_gpu_and_the_next_launch_works(change, marker, message):
+    where = f"{re.escape(__file__)}:{line_of(accesses, marker)}: "
+    with cu.device("cpu"), pytest.raises(IndexError) as on_cpu:
+        launch(checked, **change)
+    with pytest.raises(IndexError, match=where + message) as on_gpu:
+        _gpu_launch(checked, **change)
+    assert str(on_gpu.value) == str(on_cpu.value)  # file:line, op, array, window or index, block
+    for i, j in ((1, 20), (3, -10)):  # the context is usable: valid launches give the CPU's results
+        assert_close(_gpu_launch(checked, i=i, j=j), launch(plain, i=i, j=j))
+        assert_close(_gpu_launch(plain, i=i, j=j), launch(plain, i=i, j=j))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name, statement, message", STORES, ids=[s[0] for s in STORES])
+def test_a_write_outside_raises_on_the_gpu_and_writes_nothing(tmp_path, name, statement, message):
+    path = tmp_path / f"k_{name}.py"
+    path.write_text(
+        "from cupric import tile as ct\n\n"
+        "@ct.kernel(debug=True)\n"
+        "def k(x, out, i):\n"
+        "    t = ct.load(x, index=(0,), shape=(8,))\n"
+        f"    {statement}\n"
     )
-    env = {**os.environ, "CUPRIC_DEVICE": "cuda:0", "PYTHONPATH": HERE}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
-    assert "raised" in out.stdout, out.stderr
-    assert f"test_debug_checks.py:{line_of(accesses, '# load')}: ct.load from 'x'" in out.stdout + out.stderr
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    x = random(8, "float32")
+    with cu.device("cuda:0"):
+        guard = cu.zeros(64, dtype=cu.float32)
+        out = guard[16:24]  # a write past out would land in guard
+        with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: {message}.* \\(block 0, 0, 0\\)$"):
+            namespace["k"][(1,)](cu.asarray(x), out, 9)
+        assert not to_np(guard.to_device("cpu")).any()
+        namespace["k"][(1,)](cu.asarray(x), out, 0)
+        assert_close(to_np(out.to_device("cpu")), np.maximum(x, 0) if name == "atomic" else x)
+
+
+@pytest.mark.gpu
+def test_a_failed_assert_raises_on_the_gpu_naming_the_block():
+    @ct.kernel(debug=True)
+    def positive(x, out):
+        t = ct.load(x, index=(ct.bid(0),), shape=(32,))
+        ct.assert_(t > 0, "x must be positive")
+        ct.store(out, index=(ct.bid(0),), tile=t * 2)
+
+    x = np.abs(random(128, "float32")) + 1
+    bad = x.copy()
+    bad[70] = -1
+    with cu.device("cuda:0"):
+        out = cu.zeros(128, dtype=cu.float32)
+        with pytest.raises(AssertionError, match=r"x must be positive \(block 2, 0, 0\)"):
+            positive[(4,)](cu.asarray(bad), out)
+        positive[(4,)](cu.asarray(x), out)
+        assert_close(to_np(out.to_device("cpu")), 2 * x)
