@@ -6,6 +6,7 @@ import sys
 
 from . import _cupric as _c
 from . import _fallback
+from . import _operands
 from ._lazy import numpy as _np
 from ._printing import install as _install_printing
 from ._printing import to_numpy as _to_numpy
@@ -81,11 +82,12 @@ def _is_foreign(obj):
     return override is not None and override is not _np.ndarray.__array_ufunc__
 
 
-def _operand(x):
-    """NumPy arrays and scalars become cupric arrays (no copy; NumPy scalars are strong, as in
-    NumPy 2); Python scalars stay as they are (weak, NEP 50)."""
+def _operand(x, device):
+    """NumPy arrays and scalars become cupric arrays on `device` (the cupric arrays' of the call, as
+    the ufuncs place them; no copy on the CPU; NumPy scalars are strong, as in NumPy 2); Python
+    scalars stay as they are (weak, NEP 50)."""
     if isinstance(x, (_np.ndarray, _np.generic)):
-        return _c.asarray(x)
+        return _c.asarray(x) if device is None else _c.asarray(x, device=device)
     return x
 
 
@@ -122,7 +124,8 @@ def _ufunc_in_cupric(ufunc, method, inputs, kwargs):
     if len(outs) > 1:
         raise _NoEquivalent  # cupric's ufuncs have one output
     cu = _cupric()
-    args = [_operand(x) for x in inputs]
+    device = _operands.device_of(*inputs)
+    args = [_operand(x, device) for x in inputs]
     if outs:
         kwargs["out"] = _out_operand(outs[0])
     name = ufunc.__name__

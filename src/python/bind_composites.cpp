@@ -59,15 +59,18 @@ void bind_composites(nb::module_& m) {
   m.def(
       "isclose",
       [](ArrayLike a, ArrayLike b, FloatLike rtol, FloatLike atol, bool equal_nan) {
-        return isclose(operand_from_py(a), operand_from_py(b), operand_from_py(rtol), operand_from_py(atol), equal_nan);
+        const std::optional<Device> d = device_of_arrays({a, b});
+        return isclose(operand_from_py(a, d), operand_from_py(b, d), operand_from_py(rtol, d), operand_from_py(atol, d),
+                       equal_nan);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false,
       "|a - b| <= atol + rtol * |b| elementwise (NumPy's isclose, inf and NaN rules included).");
   m.def(
       "allclose",
       [](ArrayLike a, ArrayLike b, FloatLike rtol, FloatLike atol, bool equal_nan) {
-        return allclose(operand_from_py(a), operand_from_py(b), operand_from_py(rtol), operand_from_py(atol),
-                        equal_nan);
+        const std::optional<Device> d = device_of_arrays({a, b});
+        return allclose(operand_from_py(a, d), operand_from_py(b, d), operand_from_py(rtol, d),
+                        operand_from_py(atol, d), equal_nan);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("rtol") = 1e-5, nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false,
       "True when isclose(a, b) holds everywhere.");

@@ -157,7 +157,9 @@ void bind_functions(nb::module_& m) {
       [](ArrayLike cond, ArrayLike x, ArrayLike y) -> ArraysResult {
         if (x.is_none() != y.is_none()) throw ValueError("either both or neither of x and y should be given");
         if (x.is_none()) return nb::borrow<ArraysResult>(tuple_of_arrays(nonzero(as_array(cond))));
-        return nb::borrow<ArraysResult>(nb::cast(where(operand_from_py(cond), operand_from_py(x), operand_from_py(y))));
+        const std::optional<Device> d = device_of_arrays({cond, x, y});
+        return nb::borrow<ArraysResult>(
+            nb::cast(where(operand_from_py(cond, d), operand_from_py(x, d), operand_from_py(y, d))));
       },
       nb::arg("condition"), nb::arg("x") = nb::none(), nb::arg("y") = nb::none());
   m.def("nonzero", [](ArrayLike a) { return tuple_of_arrays(nonzero(as_array(a))); }, nb::arg("a").none());

@@ -82,10 +82,13 @@ Array call_ufunc(const Ufunc& uf, nb::tuple args, PyObject* kwargs) {
   std::optional<Operand> operands[kMaxUfuncArgs + 1];
   const Array* inputs[kMaxUfuncArgs + 1] = {};
   const bool comparison = is_comparison(uf);
+  std::optional<Device> place;  // device_of_arrays over the tuple
+  for (nb::handle a : args)
+    if (!place && nb::isinstance<Array>(a)) place = nb::inst_ptr<Array>(a)->device();
   int opaque = -1;  // an input equal / not_equal compares as an object (None, ...)
   for (std::size_t i = 0; i < nargs; ++i) {
     try {
-      inputs[i] = &operands[i].emplace(args[i], comparison).array();
+      inputs[i] = &operands[i].emplace(args[i], comparison, place).array();
     } catch (const TypeError&) {
       if (i >= nin || opaque >= 0 || !is_equality(uf) || !opaque_to_equality(args[i])) throw;
       opaque = static_cast<int>(i);
@@ -169,8 +172,8 @@ nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected
   std::optional<Operand> x, y;
   const bool comparison = is_comparison(uf);
   try {
-    x.emplace(a);
-    y.emplace(b, comparison);
+    x.emplace(a);  // self: a cupric array
+    y.emplace(b, comparison, x->array().device());
   } catch (const TypeError&) {
     // == and != answer elementwise for anything (NumPy 2); the others let Python try the
     // reflected operation, which raises TypeError when there is none
@@ -184,7 +187,7 @@ nb::object binary_op(const Ufunc& uf, nb::handle a, nb::handle b, bool reflected
 
 nb::object inplace_op(const Ufunc& uf, nb::handle self, nb::handle other) {
   const Array& x = *nb::inst_ptr<Array>(self);
-  Operand y(other);
+  Operand y(other, false, x.device());
   UfuncOptions opt;
   opt.out = x;
   const Array* inputs[2] = {&x, &y.array()};

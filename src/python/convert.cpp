@@ -266,19 +266,25 @@ Shape shape_from_py(nb::handle obj) {
   return s;
 }
 
-Array operand_from_py(nb::handle obj) {
+Array operand_from_py(nb::handle obj, std::optional<Device> device) {
   if (nb::isinstance<Array>(obj)) return nb::cast<Array>(obj);
   if (is_weak_scalar(obj)) return scalar_array(scalar_from_py(obj));
-  return array_from_py(obj);
+  return array_from_py(obj, std::nullopt, device);
 }
 
-Operand::Operand(nb::handle obj, bool huge_ints) {
+std::optional<Device> device_of_arrays(std::initializer_list<nb::handle> operands) {
+  for (nb::handle a : operands)
+    if (nb::isinstance<Array>(a)) return nb::inst_ptr<Array>(a)->device();
+  return std::nullopt;
+}
+
+Operand::Operand(nb::handle obj, bool huge_ints, std::optional<Device> device) {
   if (nb::isinstance<Array>(obj)) {
     array_ = nb::inst_ptr<Array>(obj);
   } else if (is_weak_scalar(obj)) {
     array_ = &scalar_.emplace(scalar_from_py(obj, huge_ints)).array();
   } else {
-    converted_ = array_from_py(obj);
+    converted_ = array_from_py(obj, std::nullopt, device);
     array_ = &converted_;
   }
 }

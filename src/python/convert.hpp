@@ -52,8 +52,11 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype = std::nullopt,
                     std::optional<Device> device = std::nullopt, std::optional<bool> copy = std::nullopt);
 
 /// An operand of an operator or ufunc: Python scalars become weak 0-d arrays (NEP 50),
-/// everything else goes through array_from_py.
-Array operand_from_py(nb::handle obj);
+/// everything else goes through array_from_py, onto `device` (nullopt: the default device).
+Array operand_from_py(nb::handle obj, std::optional<Device> device = std::nullopt);
+/// The device of the first cupric array among a call's operands, or nullopt: NumPy scalars, lists
+/// and NumPy arrays beside it go there (np.float32(2) * x works for x on a GPU, as x * 2 does).
+std::optional<Device> device_of_arrays(std::initializer_list<nb::handle> operands);
 
 /// operand_from_py for one call, without copying or allocating in the common cases: a cupric
 /// array is borrowed from its Python object (which the caller's handle keeps alive), a Python
@@ -62,7 +65,9 @@ class Operand {
  public:
   /// huge_ints: a Python int past 64 bits is taken (Scalar::beyond) rather than refused with
   /// OverflowError; comparisons answer it exactly, as NumPy 2 does.
-  explicit Operand(nb::handle obj, bool huge_ints = false);
+  /// device: where a NumPy scalar, list or NumPy array goes (the device of the cupric arrays
+  /// beside it in the call, as the Python compositions place them; nullopt: the default device).
+  explicit Operand(nb::handle obj, bool huge_ints = false, std::optional<Device> device = std::nullopt);
   Operand(const Operand&) = delete;
   Operand& operator=(const Operand&) = delete;
   const Array& array() const { return *array_; }

@@ -70,3 +70,24 @@ def test_values_the_trace_cannot_know_are_untraceable(use):
 def test_cupric_calls_without_traced_values_run_as_they_are():
     f = cu.jit(lambda x: x + cu.arange(4, dtype=cu.float32) * cu.pi)
     assert kinds(f, rand((4,))) == ["input", "captured", "ufunc"]
+
+
+@pytest.mark.nvrtc
+def test_numpy_scalar_arguments_follow_the_arrays_onto_the_gpu(fake_dir):
+    """The GPU failure of test_views_scalars_and_mixed_dtypes_on_the_gpu ("operands are on different
+    devices (cuda:0 and cpu)"): a NumPy scalar argument met a cuda:0 array in the traced ufunc. Against
+    the stand-in driver (default device the CPU, as in the GPU test runs; kernels do not run): tracing and running
+    place every operand on cuda:0."""
+    from fake_driver import run_with_fake_driver
+
+    run_with_fake_driver(fake_dir, """
+import numpy as np
+import cupric as cu
+x = cu.asarray(np.ones((20, 30), np.float32), device="cuda:0")
+i = cu.asarray(np.ones(30, np.int8), device="cuda:0")
+f = cu.jit(lambda a, b, s: cu.where(a > 0, a * s, b) + 1)
+for s in [np.float32(3), np.float64(2.5), np.int16(2), 2.5]:
+    assert f(x, i, s).device == "cuda:0"
+    assert f(x, i, s).device == "cuda:0"
+assert f.trace_count == 4
+""", env={"CUPRIC_DEVICE": "cpu"})  # cuda:0 is not the default device
