@@ -1,6 +1,6 @@
 // test_sort_pass_threads.cpp — the CUDA sort's sweep pass (device_include/cupric/kernels/sort_pass.cuh)
 // run on the host with one std::thread per CUDA thread of a block: shared memory, barriers and the
-// warp intrinsics it uses (match, shuffles, atomics) are emulated, so its warp ranking, shuffle
+// warp intrinsics it uses (match, ballots, shuffles, atomics) are emulated, so its warp ranking, shuffle
 // scans and look-back run as on a GPU and the sorts are checked against the CPU backend's.
 #include <gtest/gtest.h>
 
@@ -53,6 +53,13 @@ inline unsigned __match_any_sync(unsigned, unsigned v) {
   return warp_exchange(v, [v](const unsigned long long* s, unsigned) {
     unsigned m = 0;
     for (unsigned l = 0; l < 32; ++l) m |= static_cast<unsigned>(s[l] == v) << l;
+    return m;
+  });
+}
+inline unsigned __ballot_sync(unsigned, int bit) {
+  return warp_exchange(bit != 0, [](const unsigned long long* s, unsigned) {
+    unsigned m = 0;
+    for (unsigned l = 0; l < 32; ++l) m |= static_cast<unsigned>(s[l] != 0) << l;
     return m;
   });
 }
@@ -191,6 +198,49 @@ TEST(SortSweepThreads, TheLaunchedShapeMatchesTheCpuBackend) {
   // the shape src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no digit)
   expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(sweep_input<float>(2 * 6144 + 5, 5000), 1, 2 * 6144 + 5,
                                                             false);
+}
+
+namespace {
+/// Floats uniform in [0, 1): their top byte takes a few values (most lanes of a warp share it),
+/// their low bytes spread over all 256.
+std::vector<float> unit_floats(std::int64_t count) {
+  std::vector<float> v(static_cast<std::size_t>(count));
+  std::uint64_t state = 12345;
+  for (float& x : v) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    x = static_cast<float>(state >> 40) * 0x1p-24f;
+  }
+  return v;
+}
+}  // namespace
+
+TEST(SortSweepThreads, DigitsMostLanesShareRankStably) {
+  const std::vector<float> v = unit_floats(3 * 1111);
+  expect_sweep_matches_the_cpu_backend(v, 1, 3 * 1111, false);
+  expect_sweep_matches_the_cpu_backend(v, 3, 1111, true);
+  expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(unit_floats(6144 + 700), 1, 6144 + 700, false);
+}
+
+TEST(SortSweepThreads, HistogramsCountEveryDigitOfEveryRow) {
+  // rows of 1111 in tiles of 320 over 3 blocks of 64 threads: runs of kHistItems loads end inside
+  // tiles, blocks' runs of tiles cross rows
+  const std::int64_t rows = 3, n = 1111, tile = 320, tiles = (n + tile - 1) / tile;
+  for (bool desc : {false, true}) {
+    const std::vector<float> v = unit_floats(rows * n);
+    std::vector<u32> hist(rows * 4 * kSortRadix), want(hist.size());
+    for (std::int64_t j = 0; j < rows * n; ++j) {
+      const u32 key = cu::directed_key(v[j], desc);
+      for (int p = 0; p < 4; ++p) ++want[((j / n) * 4 + p) * kSortRadix + ((key >> (8 * p)) & 255u)];
+    }
+    gridDim.x = 3;
+    for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)
+      run_block(64, [&] {
+        sort_histograms<float, u32>(v.data(), hist.data(), n, tiles, rows * tiles, tile,
+                                    kSortFirst | (desc ? kSortDescending : 0));
+      });
+    gridDim.x = 1, blockIdx.x = 0;
+    EXPECT_EQ(hist, want) << (desc ? "descending" : "ascending");
+  }
 }
 
 namespace {

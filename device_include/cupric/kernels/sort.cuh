@@ -98,15 +98,27 @@ __device__ __forceinline__ U load_key(const void* in, i64 j, int mode) {
   return static_cast<const U*>(in)[j];
 }
 
+/// Shared counters per digit (lanes of a warp spread their atomics over them) and keys a thread
+/// loads before counting them (loads in flight), for keys of `bytes`: 8-byte keys take half of
+/// each, so a block stays under 32 registers and 16 KiB and 8 blocks fit an SM (one wave).
+template <int bytes>
+inline constexpr int kHistCopies = bytes > 4 ? 2 : 4;
+template <int bytes>
+inline constexpr int kHistItems = bytes > 4 ? 4 : 8;
+
 /// hist[(row * passes + p) * 256 + d] += how many keys of the row have digit d at bits 8p
 /// (hist starts zeroed; mode: kSortFirst when `in` holds values). Each block walks its own run
 /// of consecutive tiles of `tile_size` keys and adds its shared counts to hist when its row
-/// changes (rarely: runs are consecutive).
+/// changes (rarely: runs are consecutive). Lane l counts into copy l % kCopies of each digit's
+/// counters, so lanes of a common digit (a float's top byte) collide kCopies times less; each
+/// thread loads kItems keys before counting, so the reads keep HBM busy.
 template <class T, class U>
 __device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n, i64 tiles, i64 ntiles, i64 tile_size,
                                                 int mode) {
-  constexpr int kPasses = sizeof(U);
-  __shared__ u32 local[kPasses * kSortRadix];
+  constexpr int kPasses = sizeof(U), kWords = kPasses * kSortRadix;
+  constexpr int kCopies = kHistCopies<kPasses>, kItems = kHistItems<kPasses>;
+  __shared__ u32 local[kWords * kCopies];
+  const u32 copy = threadIdx.x % kCopies;
   i64 row = -1;
   const i64 per_block = (ntiles + gridDim.x - 1) / gridDim.x, end_tile = (blockIdx.x + 1) * per_block;
   for (i64 tile = blockIdx.x * per_block;; ++tile) {
@@ -114,19 +126,33 @@ __device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n
     if (r != row || r < 0) {
       __syncthreads();
       if (row >= 0)
-        for (unsigned j = threadIdx.x; j < kPasses * kSortRadix; j += blockDim.x)
-          if (local[j]) atomicAdd(hist + row * kPasses * kSortRadix + j, local[j]);
+        for (unsigned j = threadIdx.x; j < kWords; j += blockDim.x) {
+          u32 c = 0;
+#pragma unroll
+          for (int k = 0; k < kCopies; ++k) c += local[j * kCopies + k];
+          if (c) atomicAdd(hist + row * kWords + j, c);
+        }
       if (r < 0) break;
       __syncthreads();
-      for (unsigned j = threadIdx.x; j < kPasses * kSortRadix; j += blockDim.x) local[j] = 0;
+      for (unsigned j = threadIdx.x; j < kWords * kCopies; j += blockDim.x) local[j] = 0;
       __syncthreads();
       row = r;
     }
     const i64 t = tile - r * tiles, hi = (t + 1) * tile_size < n ? (t + 1) * tile_size : n;
-    for (i64 j = t * tile_size + threadIdx.x; j < hi; j += blockDim.x) {
-      const U key = load_key<T, U>(in, r * n + j, mode);
+    for (i64 j0 = t * tile_size + threadIdx.x; j0 < hi; j0 += static_cast<i64>(blockDim.x) * kItems) {
+      U key[kItems];
 #pragma unroll
-      for (int p = 0; p < kPasses; ++p) atomicAdd(&local[p * kSortRadix + digit_of(key, 8 * p)], 1u);
+      for (int q = 0; q < kItems; ++q) {
+        const i64 j = j0 + static_cast<i64>(q) * blockDim.x;
+        key[q] = j < hi ? load_key<T, U>(in, r * n + j, mode) : U(0);
+      }
+#pragma unroll
+      for (int q = 0; q < kItems; ++q) {
+        if (j0 + static_cast<i64>(q) * blockDim.x >= hi) break;
+#pragma unroll
+        for (int p = 0; p < kPasses; ++p)
+          atomicAdd(&local[(p * kSortRadix + digit_of(key[q], 8 * p)) * kCopies + copy], 1u);
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 // cupric/kernels/sort_pass.cuh — the onesweep digit pass and the unique pass the CUDA backend runs by
 // default (sort.cuh's first ones stay selectable: CUPRIC_SORT_KERNEL=old): a tile of Threads x
-// Items keys held in registers, warp-private digit counts in shared memory, ranks from one match
-// and one atomic per key and warp, the tile's counts published before it ranks, shuffle scans.
+// Items keys held in registers, warp-private digit counts in shared memory, counts and ranks from
+// one pass of ballots and one atomic per digit group, the tile's counts published early, shuffle scans.
 #pragma once
 
 #include "cupric/kernels/sort.cuh"
@@ -9,8 +9,8 @@
 namespace cupric::kernels {
 
 /// The shared memory of a sweep block. `stage` holds the tile in output order: its keys, then its
-/// u32 payloads. warp_digit[w][d]: warp w's count of digit d, then the place in the tile where
-/// its keys of d start (the next free place while ranking).
+/// u32 payloads. warp_digit[w][d]: warp w's count of digit d (while ranking), then the place in the
+/// tile where its keys of d start.
 template <class U, int Threads, int Items>
 struct SweepShared {
   static constexpr int kWarps = Threads / 32;
@@ -109,23 +109,49 @@ __device__ __forceinline__ void sweep_tile_offsets(Shared& sh, D* tile_desc, boo
   }
 }
 
-/// rank[i]: item i's place in the tile. Per item one match finds the lanes of its digit; their
-/// highest lane advances the warp's next free place of the digit by their number.
+/// The lanes of the warp whose digit equals this lane's: one ballot a digit bit, each lane keeping
+/// the lanes that agree with it (sm_90 issues match.any slowly; ballots at full rate). Lanes
+/// outside `valid` (a ballot mask) are in no lane's group and form a group of their own.
+__device__ __forceinline__ u32 sweep_peers(u32 d, bool valid) {
+  u32 peers = __ballot_sync(0xffffffffu, valid);
+#pragma unroll
+  for (int b = 0; b < 8; ++b) {
+    const u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+    peers &= ((d >> b) & 1u) ? ones : ~ones;
+  }
+  return valid ? peers : 1u << (threadIdx.x & 31u);
+}
+
+/// Counts and ranks in one go: per item the lanes of its digit find each other (sweep_peers), and
+/// their highest lane advances the warp's count of the digit by their number. rank[i] gets item
+/// i's place among the warp's keys of its digit (the warp's counts become starts later, and
+/// sweep_place adds them); item i + 1's atomic waits on item i's shuffle, so ranks follow item
+/// order and the sort stays stable.
 template <class U, int Items>
-__device__ __forceinline__ void sweep_rank(const U (&key)[Items], u32 count, u32 place0, int shift, u32* warp_next,
-                                           u32 (&rank)[Items]) {
+__device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 count, u32 place0, int shift,
+                                                 u32* warp_count, u32 (&rank)[Items]) {
   const u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const bool valid = place0 + 32u * i < count;
-    const u32 d = valid ? digit_of(key[i], shift) : 0x100u;  // a group of its own
-    const u32 peers = __match_any_sync(0xffffffffu, d);
+    const u32 d = digit_of(key[i], shift);
+    const u32 peers = sweep_peers(d, valid);
     const int leader = 31 - __clz(peers);
     u32 at = 0;
-    if (valid && lane == static_cast<u32>(leader)) at = atomicAdd(warp_next + d, static_cast<u32>(__popc(peers)));
-    at = __shfl_sync(0xffffffffu, at, leader);  // item i + 1's atomic waits on this: ranks follow item order
+    if (valid && lane == static_cast<u32>(leader)) at = atomicAdd(warp_count + d, static_cast<u32>(__popc(peers)));
+    at = __shfl_sync(0xffffffffu, at, leader);
     rank[i] = at + static_cast<u32>(__popc(peers & below));
   }
+}
+
+/// After sweep_tile_offsets turned the warp's counts into starts in the tile: rank[i] becomes
+/// item i's place in the tile.
+template <class U, int Items>
+__device__ __forceinline__ void sweep_place(const U (&key)[Items], u32 count, u32 place0, int shift,
+                                            const u32* warp_start, u32 (&rank)[Items]) {
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+    if (place0 + 32u * i < count) rank[i] += warp_start[digit_of(key[i], shift)];
 }
 
 /// The look-back of each digit: its keys in the row's earlier tiles give bins[d], the shift from
@@ -214,14 +240,12 @@ __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32*
     const u32 count = static_cast<u32>(left < Shared::kTile ? left : Shared::kTile);
     U key[Items];
     sweep_load<T, U, Items>(in, tile_first, count, place0, mode, key);
-#pragma unroll
-    for (int i = 0; i < Items; ++i)
-      if (place0 + 32u * i < count) atomicAdd(&sh.warp_digit[warp][digit_of(key[i], shift)], 1u);
+    u32 rank[Items];
+    sweep_count_rank<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
     __syncthreads();
     sweep_tile_offsets<D, Threads>(sh, desc + tile * kSortRadix, t == 0);
     __syncthreads();
-    u32 rank[Items];
-    sweep_rank<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
+    sweep_place<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
     sweep_resolve<D, Threads>(sh, desc, desc_next, tile, t, starts + row * static_cast<i64>(sizeof(U)) * kSortRadix);
     U* stage = reinterpret_cast<U*>(sh.stage);
 #pragma unroll

@@ -66,8 +66,9 @@ std::string render_sort(DType t) {
     entry("sort_gather", "const V* in, const u32* perm, V* values, i64* indices, i64 total, i64 n",
           "sort_gather<V>(in, perm, values, indices, total, n)");
   }
+  // 8 blocks an SM: the launch's sm_count * 8 blocks run in one wave
   entry("sort_hist", "const void* in, u32* hist, i64 n, i64 tiles, i64 ntiles, i64 tile_size, int mode",
-        "sort_histograms<T, U>(in, hist, n, tiles, ntiles, tile_size, mode)");
+        "sort_histograms<T, U>(in, hist, n, tiles, ntiles, tile_size, mode)", "256, 8");
   entry("sort_starts", "u32* hist, i64 groups", "sort_digit_starts(hist, groups)");
   for (const bool wide : {false, true}) {
     for (const bool with_idx : {false, true}) {
