@@ -237,9 +237,9 @@ def test_a_write_outside_raises_on_the_gpu_and_writes_nothing(tmp_path, name, st
         guard = cu.zeros(64, dtype=cu.float32)
         out = guard[16:24]  # a write past out would land in guard
         with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: {message}.* \\(block 0, 0, 0\\)$"):
-            namespace["k"][(1,)](cu.asarray(x), out, 9)
+            namespace["k"][(1,)](cu.asarray(x, device="cuda:0"), out, 9)
         assert not to_np(guard.to_device("cpu")).any()
-        namespace["k"][(1,)](cu.asarray(x), out, 0)
+        namespace["k"][(1,)](cu.asarray(x, device="cuda:0"), out, 0)
         assert_close(to_np(out.to_device("cpu")), np.maximum(x, 0) if name == "atomic" else x)
 
 
@@ -257,6 +257,6 @@ def test_a_failed_assert_raises_on_the_gpu_naming_the_block():
     with cu.device("cuda:0"):
         out = cu.zeros(128, dtype=cu.float32)
         with pytest.raises(AssertionError, match=r"x must be positive \(block 2, 0, 0\)"):
-            positive[(4,)](cu.asarray(bad), out)
-        positive[(4,)](cu.asarray(x), out)
+            positive[(4,)](cu.asarray(bad, device="cuda:0"), out)
+        positive[(4,)](cu.asarray(x, device="cuda:0"), out)
         assert_close(to_np(out.to_device("cpu")), 2 * x)
