@@ -5,8 +5,7 @@ the same memory for CPU arrays, see _fallback.py), plus repr/str/tolist (see _pr
 import sys
 
 from . import _cupric as _c
-from . import _fallback
-from . import _operands
+from . import _fallback, _operands
 from ._lazy import numpy as _np
 from ._printing import install as _install_printing
 from ._printing import to_numpy as _to_numpy

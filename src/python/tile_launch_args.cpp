@@ -260,8 +260,8 @@ void run_host_kernel(const tile::HostKernel& k, const std::int64_t grid[3], cons
 void raise_failure(const cupric_tile_status& status) {
   if (!status.failed) return;
   const std::size_t n = strnlen(status.message, sizeof(status.message));  // (a GPU's copy: trust no terminator)
-  const std::string msg = cat(std::string(status.message, n), " (block ", status.block[0], ", ", status.block[1],
-                              ", ", status.block[2], ")");
+  const std::string msg = cat(std::string(status.message, n), " (block ", status.block[0], ", ", status.block[1], ", ",
+                              status.block[2], ")");
   // debug builds' bounds checks are IndexErrors; ct.assert_ failures AssertionErrors
   PyErr_SetString(status.failed == CUPRIC_TILE_BOUNDS_FAILED ? PyExc_IndexError : PyExc_AssertionError, msg.c_str());
   throw nb::python_error();

@@ -11,7 +11,6 @@ import numpy as np
 
 from ._source import CompileError
 
-
 _LOAD_GLOBAL, _EXTENDED_ARG = dis.opmap["LOAD_GLOBAL"], dis.EXTENDED_ARG
 _NAME_SHIFT = 1 if sys.version_info >= (3, 11) else 0  # LOAD_GLOBAL's argument is namei << 1 since 3.11
 
