@@ -479,8 +479,9 @@ Array array_from_py(nb::handle obj, std::optional<DType> dtype, std::optional<De
         cat("cannot convert ", nb::cast<std::string>(nb::repr(nb::type_name(obj.type()))), " to a cupric array"));
   }
   if (fresh && copy.value_or(false)) copy = std::nullopt;
-  // host data goes to the default device; DLPack producers' arrays stay where they are
-  if (!device && a.device().is_cpu() && !nb::hasattr(obj, "__dlpack__")) device = default_device();
+  // host data (NumPy arrays, lists, buffers, any producer's CPU array) goes to the default device, as
+  // CuPy puts it on the current device; a producer's device array stays where it is
+  if (!device && a.device().is_cpu()) device = default_device();
   return convert_array(a, dtype, device, copy);
 }
 

@@ -425,3 +425,30 @@ def test_parsing_of_the_protocols_lives_in_one_place():
     assert PROTOCOL_READ.search('start = x.__cuda_array_interface__["data"][0]')
     assert PROTOCOL_READ.search('PyObject* s = PyDict_GetItemString(d.ptr(), "stream");')
     assert not PROTOCOL_READ.search('d["typestr"] = "|u1";')
+
+
+@pytest.mark.nvrtc
+def test_host_data_goes_to_the_default_device_and_device_arrays_stay(fake_dir):
+    """NumPy arrays, lists and NumPy scalars are host data: asarray puts them on the default device
+    (here the stand-in cuda:0, by `with cu.device` and by CUPRIC_DEVICE), as CuPy puts them on the
+    current device; cupric's own arrays and an explicit device= stay as they are."""
+    from fake_driver import run_with_fake_driver
+
+    run_with_fake_driver(fake_dir, """
+import numpy as np
+import cupric as cu
+host = [np.ones((2, 3), np.float32), np.arange(4)[::2], [1.0, 2.0], np.float64(3.0), memoryview(b"abcd")]
+with cu.device("cuda:0"):
+    for h in host:
+        assert cu.asarray(h).device == "cuda:0", type(h)
+        assert cu.asarray(h, device="cpu").device == "cpu", type(h)
+    c = cu.asarray(np.ones(3), device="cpu")
+    assert cu.asarray(c).device == "cpu"          # a cupric array stays on its device
+for h in host:
+    assert cu.asarray(h).device == "cpu", type(h)  # the default device outside the block
+""", env={"CUPRIC_DEVICE": "cpu"})
+    run_with_fake_driver(fake_dir, """
+import numpy as np
+import cupric as cu
+assert cu.asarray(np.ones(3)).device == "cuda:0"
+""", env={"CUPRIC_DEVICE": "cuda:0"})

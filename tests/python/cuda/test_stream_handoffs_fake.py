@@ -87,7 +87,7 @@ other = cu.cuda.Stream()
 assert waited(calls(lambda: y.__dlpack__(stream=other)), other.handle, s.handle)  # a stream object
 raises(ValueError, lambda: y.__dlpack__(stream=0), "ambiguous")
 raises(ValueError, lambda: y.__dlpack__(stream=-7), "-7")
-raises(ValueError, lambda: cu.asarray(np.ones(3)).__dlpack__(stream=5), "CPU")
+raises(ValueError, lambda: cu.asarray(np.ones(3), device="cpu").__dlpack__(stream=5), "CPU")
 s2 = cu.cuda.Stream()
 with s2:
     y += 1                         # written in place on s2: the last writer now
