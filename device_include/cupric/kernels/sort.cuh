@@ -333,6 +333,18 @@ __device__ __forceinline__ void sort_onesweep(const void* in, void* out, const u
 
 inline constexpr int kUniqueItems = 16;  ///< consecutive elements per thread
 
+/// Thread 0 of a unique tile with `total` runs begun in it: publishes them to the look-back over
+/// `status`, returns the runs begun before the tile, and at the last tile writes the count to *runs.
+__device__ __forceinline__ unsigned long long runs_before_tile(unsigned long long* status, i64 tile, i64 ntiles,
+                                                               u32 total, i64* runs) {
+  typedef unsigned long long D;
+  LookBack<D>::publish(status + tile, (tile == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(total));
+  const D before = tile == 0 ? D(0) : look_back<D, 1>(status, tile, tile, 0);
+  if (tile != 0) LookBack<D>::publish(status + tile, LookBack<D>::kInclusive | (before + total));
+  if (tile == ntiles - 1) *runs = static_cast<i64>(before + total);
+  return before;
+}
+
 /// unique's runs of equal elements of the sorted `s` (n elements, perm: the int64 permutation
 /// that sorted them) in one pass: at run r's first element values[r] and index[r] = perm there,
 /// ends[r + 1] = one past its last (ends[0] = 0), inverse[perm[i]] = r everywhere (any output may
@@ -358,13 +370,7 @@ __device__ __forceinline__ void unique_runs(const T* s, const i64* perm, T* valu
     for (i64 j = lo; j < hi; ++j) count += j == 0 || cu::starts_run(s[j - 1], s[j], nan_equal);
     u32 total;
     const u32 before_thread = block_exclusive_scan(count, sh, total);
-    if (threadIdx.x == 0) {
-      LookBack<D>::publish(status + tile, (tile == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(total));
-      const D before = tile == 0 ? D(0) : look_back<D, 1>(status, tile, tile, 0);
-      if (tile != 0) LookBack<D>::publish(status + tile, LookBack<D>::kInclusive | (before + total));
-      if (tile == ntiles - 1) *runs = static_cast<i64>(before + total);
-      tile_before = before;
-    }
+    if (threadIdx.x == 0) tile_before = runs_before_tile(status, tile, ntiles, total, runs);
     __syncthreads();
     i64 id = static_cast<i64>(tile_before) + before_thread;  // runs begun up to element j
     for (i64 j = lo; j < hi; ++j) {

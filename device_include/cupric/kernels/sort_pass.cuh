@@ -304,13 +304,7 @@ __device__ __forceinline__ void unique_tiles(const T* s, const i64* perm, T* val
     }
     u32 total;
     const u32 before_thread = sweep_block_scan<Threads>(static_cast<u32>(__popc(starts)), warp_sums, total);
-    if (threadIdx.x == 0) {
-      LookBack<D>::publish(status + tile, (tile == 0 ? LookBack<D>::kInclusive : LookBack<D>::kAggregate) | D(total));
-      const D before = tile == 0 ? D(0) : look_back<D, 1>(status, tile, tile, 0);
-      if (tile != 0) LookBack<D>::publish(status + tile, LookBack<D>::kInclusive | (before + total));
-      if (tile == ntiles - 1) *runs = static_cast<i64>(before + total);
-      tile_before = before;
-    }
+    if (threadIdx.x == 0) tile_before = runs_before_tile(status, tile, ntiles, total, runs);
     __syncthreads();
     i64 id = static_cast<i64>(tile_before) + before_thread;  // runs begun up to element j
     if (ends && lo == 0 && threadIdx.x == 0) ends[0] = 0;
