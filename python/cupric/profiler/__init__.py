@@ -60,10 +60,18 @@ class Profile:
         _active.pop()
         self.stop_ns = _core.now_ns()
         self.events = _events.from_core(_core.take_events())
-        untimed = _core.cupti_untimed() if self.device_times == "cupti" else 0
+        if self.device_times == "cupti":
+            self._note_cupti(*_core.cupti_counts())
+        return self
+
+    def _note_cupti(self, records, untimed, correlations):
+        """Says why kernels launched under CUPTI have no device time, from what CUPTI delivered."""
+        missing = sum(1 for e in self.events if e.kind == "kernel" and e.gpu_ns < 0)
         if untimed:
             self.notes.append(f"CUPTI gave {untimed} records without timestamps; their kernels show no device time")
-        return self
+        elif missing:
+            self.notes.append(f"{missing} kernels have no CUPTI time: CUPTI delivered {records} kernel and copy "
+                              f"records and {correlations} correlation records")
 
     def __enter__(self):
         return self.start()
