@@ -102,8 +102,7 @@ struct LaneType {
   using type = T;
 };
 template <ReduceOp Op, class R>  // sums add componentwise: over the interleaved parts
-  requires(Reduction<Op>::pairwise)
-struct LaneType<Reduction<Op>, std::complex<R>> {
+requires(Reduction<Op>::pairwise) struct LaneType<Reduction<Op>, std::complex<R>> {
   using type = R;
 };
 
@@ -163,13 +162,11 @@ struct Partial {
   using type = T;
 };
 template <ReduceOp Op>
-  requires(Reduction<Op>::pairwise)
-struct Partial<Reduction<Op>, float> {
+requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, float> {
   using type = double;
 };
 template <ReduceOp Op>
-  requires(Reduction<Op>::pairwise)
-struct Partial<Reduction<Op>, std::complex<float>> {
+requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, std::complex<float>> {
   using type = std::complex<double>;
 };
 template <class Op, class T>
@@ -204,16 +201,16 @@ inline void widening_sum(const float* p, std::int64_t n, double* re, double* im)
 }
 
 /// The min/max/fmin/fmax rows over floats fold their lanes with a looser combine, without the
-/// signed-zero rule of cu::maximum (two or three vector operations instead of six: that rule made these
-/// reductions compute-bound, below NumPy's speed); a lane that ends on a zero then takes the zero the
-/// rule prefers (+0.0 for max, -0.0 for min) if the chunk holds one: the only case the rule decides.
+/// signed-zero rule of cu::maximum (that rule made these reductions compute-bound, below NumPy's
+/// speed); a lane that ends on a zero then takes the zero the rule prefers (+0.0 for max, -0.0 for
+/// min) if the chunk holds one: the only case the rule decides.
 template <class Op>
 struct LooseExtreme {
   static constexpr bool enabled = false;
 };
 template <ReduceOp O>
-  requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax || O == ReduceOp::fmin)
-struct LooseExtreme<Reduction<O>> {
+requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax ||
+         O == ReduceOp::fmin) struct LooseExtreme<Reduction<O>> {
   static constexpr bool enabled = true;
   static constexpr bool max = O == ReduceOp::max || O == ReduceOp::fmax;
   static constexpr bool skip_nan = O == ReduceOp::fmax || O == ReduceOp::fmin;
@@ -221,20 +218,68 @@ struct LooseExtreme<Reduction<O>> {
   static T identity() {
     return Reduction<O>::template identity<T>();
   }
-  // a NaN accumulator stays (propagate); a NaN value is dropped (skip). Written as the x86
-  // max/min instruction (a > b ? a : b, which gives b when either is NaN) under a NaN mask, two
-  // operations with AVX-512's masked max
+  /// The x86 max/min instruction with the value first (v > acc ? v : acc): a NaN value leaves the
+  /// accumulator as it was.
+  template <class T>
+  static T pick(T v, T acc) {
+    return max ? (v > acc ? v : acc) : (v < acc ? v : acc);
+  }
+  /// fmax/fmin: pick under a mask that keeps a NaN accumulator (the identity is NaN) from
+  /// sticking; two operations with AVX-512's masked max, three with AVX2's blend.
   template <class T>
   static T combine(T a, T b) {
-    const T m = max ? (a > b ? a : b) : (a < b ? a : b);
-    return (skip_nan ? b != b : a != a) ? a : m;
+    return b != b ? a : (max ? (a > b ? a : b) : (a < b ? a : b));
   }
 };
+
+/// max/min (NaN propagates) over lanes: pick, plus a NaN mask ORed on the side from one unordered
+/// compare of two vectors: two operations a vector (folding the NaN into every step cost a
+/// compare and a blend, two or three micro-ops on Intel cores, on the accumulator's chain). Pairs
+/// are picked first (a NaN of the pair may pass, the accumulator then drops it), so the chain
+/// has one step for two vectors and four vectors of accumulators (plus four of masks: AVX2's
+/// sixteen registers) keep the units busy. Lanes past those hold the identity. A chunk holding a
+/// NaN ends in its first NaN.
+template <class Op, class E, int L>
+inline void fold_propagating_lanes(const E* __restrict p, std::int64_t n, E* __restrict out) {
+  using Loose = LooseExtreme<Op>;
+  using U = std::conditional_t<sizeof(E) == 4, std::uint32_t, std::uint64_t>;
+  constexpr int M = std::min<int>(L, 4 * CUPRIC_CPU_VECTOR_BYTES / sizeof(E));
+  E acc[M];
+  U nan[M];
+  for (int j = 0; j < M; ++j) {
+    acc[j] = Loose::template identity<E>();
+    nan[j] = 0;
+  }
+  std::int64_t i = 0;
+  for (; i + 2 * M <= n; i += 2 * M) {
+    __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kPrefetchBytes);
+    for (int j = 0; j < M; ++j) {
+      const E a = p[i + j], b = p[i + M + j];
+      acc[j] = Loose::pick(Loose::pick(b, a), acc[j]);
+      nan[j] |= __builtin_isunordered(a, b) ? ~U(0) : U(0);
+    }
+  }
+  for (; i < n; ++i) {
+    acc[0] = Loose::pick(p[i], acc[0]);
+    nan[0] |= p[i] != p[i] ? ~U(0) : U(0);
+  }
+  U any = 0;
+  for (int j = 0; j < M; ++j) any |= nan[j];
+  for (int j = 0; j < L; ++j) out[j] = j < M ? acc[j] : Loose::template identity<E>();
+  if (any == 0) return;
+  for (std::int64_t k = 0;; ++k) {
+    if (p[k] != p[k]) {
+      for (int j = 0; j < L; ++j) out[j] = p[k];
+      return;
+    }
+  }
+}
 
 template <class Op, class E, int L>
 inline void fold_extreme_lanes(const E* p, std::int64_t n, E* lanes) {
   using Loose = LooseExtreme<Op>;
-  fold_lanes<Loose, E, L>(p, n, lanes);
+  if constexpr (Loose::skip_nan) fold_lanes<Loose, E, L>(p, n, lanes);
+  else fold_propagating_lanes<Op, E, L>(p, n, lanes);
   bool zero = false;
   for (int j = 0; j < L; ++j) zero |= lanes[j] == E(0);
   if (!zero) return;

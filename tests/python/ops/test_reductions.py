@@ -269,6 +269,45 @@ def test_nan_propagation_and_skipping(n, where_nan, dtype):
                 check(got, want, rtol=2e-2 if dtype == "float16" else None)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_min_max_see_a_nan_at_every_position_of_the_vector_loop(dtype):
+    # the contiguous loop picks pairs of vectors and keeps a NaN mask on the side (reduce_ops.hpp):
+    # a NaN first or second of a pair, in the scalar tail, or in a later chunk; infinities and
+    # all-NaN runs; exact values otherwise
+    rng = np.random.default_rng(23)
+    base = rng.uniform(-1e3, 1e3, 300).astype(dtype)
+    c = cu.asarray(base)
+    for op in ["min", "max"]:
+        check(getattr(cu, op)(c), getattr(np, op)(base))
+    for i in range(base.size):
+        x = base.copy()
+        x[i] = np.nan
+        for op in ["min", "max"]:
+            got = float(np.asarray(getattr(cu, op)(cu.asarray(x))))
+            assert np.isnan(got), (op, i)
+    for fill in [np.inf, -np.inf, np.nan]:
+        x = np.full(257, fill, dtype)
+        for op in ["min", "max"]:
+            check(getattr(cu, op)(cu.asarray(x)), getattr(np, op)(x))
+    x = base.copy()
+    x[::7] = np.inf
+    x[3::7] = -np.inf
+    for op in ["min", "max"]:
+        check(getattr(cu, op)(cu.asarray(x)), getattr(np, op)(x))
+    big = rng.uniform(-1.0, 1.0, (1 << 17) + 5).astype(dtype)
+    for i in [(1 << 16) + 1, big.size - 1]:
+        x = big.copy()
+        x[i] = np.nan
+        for threads in (1, 2):
+            cu.set_num_threads(threads)
+            try:
+                for op in ["min", "max"]:
+                    check(getattr(cu, op)(cu.asarray(x)), getattr(np, op)(x))
+                    check(getattr(cu, op)(cu.asarray(big)), getattr(np, op)(big))
+            finally:
+                cu.set_num_threads(0)
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_infinities_and_complex_nan():
     x = np.array([1.0, np.inf, -np.inf, 3.0])
