@@ -14,6 +14,9 @@
 #include "cupric/reduction.h"
 #include "cupric/reduction_table.hpp"
 #include "cupric/ufunc_expressions.hpp"
+#if defined(CUPRIC_CPU_VARIANT_AVX2) || defined(CUPRIC_CPU_VARIANT_AVX512)
+#include <immintrin.h>
+#endif
 
 // In namespace cupric::cpu::<variant>: the reduction loops are compiled per instruction set
 // (reduce_loops.cpp); reduce_ops:: names this unit's variant.
@@ -232,41 +235,128 @@ requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax ||
   }
 };
 
+#if defined(CUPRIC_CPU_VARIANT_AVX2) || defined(CUPRIC_CPU_VARIANT_AVX512)
+/// The vector operations of the max/min pair fold below, in intrinsics: written as scalar code,
+/// GCC loaded every value twice (once for the max, once for the compare), which made the loop
+/// bound by the load ports. pick(v, acc) is the x86 max/min with the value first: a NaN value
+/// leaves acc as it was (AVX-512: the masked forms, since GCC 12 warns on the plain ones'
+/// undefined source). unord(a, b) marks the lanes where a or b is NaN.
+template <class E>
+struct PairSimd;
+#if defined(CUPRIC_CPU_VARIANT_AVX512)
+template <>
+struct PairSimd<float> {
+  using V = __m512;
+  using M = __mmask16;
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static V splat(float v) { return _mm512_set1_ps(v); }
+  static V pick(bool max, V v, V acc) {
+    return max ? _mm512_maskz_max_ps(0xFFFF, v, acc) : _mm512_maskz_min_ps(0xFFFF, v, acc);
+  }
+  static M unord(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return a | b; }
+  static bool any(M m) { return m != 0; }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+};
+template <>
+struct PairSimd<double> {
+  using V = __m512d;
+  using M = __mmask8;
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V splat(double v) { return _mm512_set1_pd(v); }
+  static V pick(bool max, V v, V acc) {
+    return max ? _mm512_maskz_max_pd(0xFF, v, acc) : _mm512_maskz_min_pd(0xFF, v, acc);
+  }
+  static M unord(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return a | b; }
+  static bool any(M m) { return m != 0; }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+};
+#else
+template <>
+struct PairSimd<float> {
+  using V = __m256;
+  using M = __m256;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static V splat(float v) { return _mm256_set1_ps(v); }
+  static V pick(bool max, V v, V acc) { return max ? _mm256_max_ps(v, acc) : _mm256_min_ps(v, acc); }
+  static M unord(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return _mm256_or_ps(a, b); }
+  static bool any(M m) { return _mm256_movemask_ps(m) != 0; }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+};
+template <>
+struct PairSimd<double> {
+  using V = __m256d;
+  using M = __m256d;
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V splat(double v) { return _mm256_set1_pd(v); }
+  static V pick(bool max, V v, V acc) { return max ? _mm256_max_pd(v, acc) : _mm256_min_pd(v, acc); }
+  static M unord(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
+  static M either(M a, M b) { return _mm256_or_pd(a, b); }
+  static bool any(M m) { return _mm256_movemask_pd(m) != 0; }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+};
+#endif
+#endif
+
 /// max/min (NaN propagates) over lanes: pick, plus a NaN mask ORed on the side from one unordered
 /// compare of two vectors: two operations a vector (folding the NaN into every step cost a
-/// compare and a blend, two or three micro-ops on Intel cores, on the accumulator's chain). Pairs
-/// are picked first (a NaN of the pair may pass, the accumulator then drops it), so the chain
-/// has one step for two vectors and four vectors of accumulators (plus four of masks: AVX2's
-/// sixteen registers) keep the units busy. Lanes past those hold the identity. A chunk holding a
-/// NaN ends in its first NaN.
+/// compare and a blend, two or three micro-ops on Intel cores, on the accumulator's chain, and
+/// with AVX-512's four accumulators the loop was bound by that chain's latency). Pairs of
+/// adjacent vectors are picked first (a NaN of the pair may pass, the accumulator then drops it),
+/// so a chain has one step for two vectors. Lanes past the four vectors of accumulators hold the
+/// identity. A chunk holding a NaN ends in its first NaN.
 template <class Op, class E, int L>
 inline void fold_propagating_lanes(const E* __restrict p, std::int64_t n, E* __restrict out) {
   using Loose = LooseExtreme<Op>;
-  using U = std::conditional_t<sizeof(E) == 4, std::uint32_t, std::uint64_t>;
-  constexpr int M = std::min<int>(L, 4 * CUPRIC_CPU_VECTOR_BYTES / sizeof(E));
-  E acc[M];
-  U nan[M];
-  for (int j = 0; j < M; ++j) {
-    acc[j] = Loose::template identity<E>();
-    nan[j] = 0;
-  }
+  constexpr int W = CUPRIC_CPU_VECTOR_BYTES / static_cast<int>(sizeof(E));  // lanes of a vector
+  static_assert(L >= 4 * W);
+  const E identity = Loose::template identity<E>();
+  for (int j = 0; j < L; ++j) out[j] = identity;
   std::int64_t i = 0;
-  for (; i + 2 * M <= n; i += 2 * M) {
-    __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kPrefetchBytes);
-    for (int j = 0; j < M; ++j) {
-      const E a = p[i + j], b = p[i + M + j];
-      acc[j] = Loose::pick(Loose::pick(b, a), acc[j]);
-      nan[j] |= __builtin_isunordered(a, b) ? ~U(0) : U(0);
+  bool nan = false;
+#if defined(CUPRIC_CPU_VARIANT_AVX2) || defined(CUPRIC_CPU_VARIANT_AVX512)
+  using S = PairSimd<E>;
+  using V = typename S::V;
+  V acc[4] = {S::splat(identity), S::splat(identity), S::splat(identity), S::splat(identity)};
+  typename S::M mask[2] = {S::unord(acc[0], acc[0]), S::unord(acc[0], acc[0])};  // no lane set
+  // eight pairs of adjacent vectors a step, then single vectors, then single values
+  for (; i + 16 * W <= n; i += 16 * W) {
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      if (k % 2 == 0) __builtin_prefetch(reinterpret_cast<const char*>(p + i + 2 * k * W) + kPrefetchBytes);
+      V a = S::load(p + i + 2 * k * W), b = S::load(p + i + (2 * k + 1) * W);
+      asm("" : "+x"(a), "+x"(b));  // keeps them in registers: GCC loaded them again for the max
+      acc[k % 4] = S::pick(Loose::max, S::pick(Loose::max, b, a), acc[k % 4]);
+      mask[k % 2] = S::either(mask[k % 2], S::unord(a, b));
     }
   }
-  for (; i < n; ++i) {
-    acc[0] = Loose::pick(p[i], acc[0]);
-    nan[0] |= p[i] != p[i] ? ~U(0) : U(0);
+  for (; i + W <= n; i += W) {
+    const V a = S::load(p + i);
+    acc[0] = S::pick(Loose::max, a, acc[0]);
+    mask[0] = S::either(mask[0], S::unord(a, a));
   }
-  U any = 0;
-  for (int j = 0; j < M; ++j) any |= nan[j];
-  for (int j = 0; j < L; ++j) out[j] = j < M ? acc[j] : Loose::template identity<E>();
-  if (any == 0) return;
+  for (int k = 0; k < 4; ++k) S::store(out + k * W, acc[k]);
+  nan = S::any(S::either(mask[0], mask[1]));
+#else
+  using U = std::conditional_t<sizeof(E) == 4, std::uint32_t, std::uint64_t>;
+  U mask[4 * W] = {};
+  for (; i + 8 * W <= n; i += 8 * W) {
+    __builtin_prefetch(reinterpret_cast<const char*>(p + i) + kPrefetchBytes);
+    for (int j = 0; j < 4 * W; ++j) {
+      const E a = p[i + j], b = p[i + 4 * W + j];
+      out[j] = Loose::pick(Loose::pick(b, a), out[j]);
+      mask[j] |= __builtin_isunordered(a, b) ? ~U(0) : U(0);
+    }
+  }
+  for (int j = 0; j < 4 * W; ++j) nan |= mask[j] != 0;
+#endif
+  for (; i < n; ++i) {
+    out[0] = Loose::pick(p[i], out[0]);
+    nan |= p[i] != p[i];
+  }
+  if (!nan) return;
   for (std::int64_t k = 0;; ++k) {
     if (p[k] != p[k]) {
       for (int j = 0; j < L; ++j) out[j] = p[k];
