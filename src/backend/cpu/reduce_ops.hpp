@@ -105,7 +105,8 @@ struct LaneType {
   using type = T;
 };
 template <ReduceOp Op, class R>  // sums add componentwise: over the interleaved parts
-requires(Reduction<Op>::pairwise) struct LaneType<Reduction<Op>, std::complex<R>> {
+  requires(Reduction<Op>::pairwise)
+struct LaneType<Reduction<Op>, std::complex<R>> {
   using type = R;
 };
 
@@ -165,11 +166,13 @@ struct Partial {
   using type = T;
 };
 template <ReduceOp Op>
-requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, float> {
+  requires(Reduction<Op>::pairwise)
+struct Partial<Reduction<Op>, float> {
   using type = double;
 };
 template <ReduceOp Op>
-requires(Reduction<Op>::pairwise) struct Partial<Reduction<Op>, std::complex<float>> {
+  requires(Reduction<Op>::pairwise)
+struct Partial<Reduction<Op>, std::complex<float>> {
   using type = std::complex<double>;
 };
 template <class Op, class T>
@@ -212,8 +215,8 @@ struct LooseExtreme {
   static constexpr bool enabled = false;
 };
 template <ReduceOp O>
-requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax ||
-         O == ReduceOp::fmin) struct LooseExtreme<Reduction<O>> {
+  requires(O == ReduceOp::max || O == ReduceOp::min || O == ReduceOp::fmax || O == ReduceOp::fmin)
+struct LooseExtreme<Reduction<O>> {
   static constexpr bool enabled = true;
   static constexpr bool max = O == ReduceOp::max || O == ReduceOp::fmax;
   static constexpr bool skip_nan = O == ReduceOp::fmax || O == ReduceOp::fmin;
