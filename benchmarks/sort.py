@@ -217,7 +217,9 @@ def main():
     pass_times((1 << 28) // args.scale)
 
 
-SHAPES = ("384,16,2", "256,16,3", "256,16,4", "256,24,2", "384,12,2", "384,12,3", "512,8,2", "128,32,4", "256,12,4")
+# (tile shape, how a key's warp peers are found): CUPRIC_SORT_SWEEP and CUPRIC_SORT_PEERS
+SHAPES = (("384,16,2", "ballots"), ("384,16,2", "match"), ("384,12,3", "ballots"), ("384,12,3", "match"),
+          ("256,24,3", "match"), ("256,16,4", "match"), ("384,16,3", "match"))
 
 
 def sweep(n, reps):
@@ -233,12 +235,12 @@ def sweep(n, reps):
             "    s = time.perf_counter(); cu.sort(x); cu.cuda.Device().synchronize()\n"
             "    t.append(time.perf_counter() - s)\n"
             "print(f'{min(t) * 1e3:.3f}')\n")
-    print(f"sort {n:,} float32 by tile shape (threads,items,blocks): best ms")
-    for shape in SHAPES:
-        env = dict(os.environ, CUPRIC_SORT_SWEEP=shape)
+    print(f"sort {n:,} float32 by tile shape (threads,items,blocks) and peers: best ms")
+    for shape, peers in SHAPES:
+        env = dict(os.environ, CUPRIC_SORT_SWEEP=shape, CUPRIC_SORT_PEERS=peers)
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-        print(f"sweep {shape}: " + (r.stdout.strip() if r.returncode == 0 else "failed: " + r.stderr.strip()[-200:]),
-              flush=True)
+        print(f"sweep {shape} {peers}: "
+              + (r.stdout.strip() if r.returncode == 0 else "failed: " + r.stderr.strip()[-200:]), flush=True)
 
 
 def pass_times(n):

@@ -62,6 +62,13 @@ SweepShape sweep_shape(int key_bytes) {
   return key_bytes == 8 ? SweepShape{256, 12, 3} : sweep_override(SweepShape{384, 16, 2});
 }
 
+/// CUPRIC_SORT_PEERS=match: the sweep pass finds a key's warp peers with one match.any instead of
+/// eight ballots (kernels/sort_pass.cuh, sweep_peers), for timing both on the H200.
+bool match_any_peers() {
+  const char* v = std::getenv("CUPRIC_SORT_PEERS");
+  return v && std::string(v) == "match";
+}
+
 /// CUPRIC_SORT_KERNEL=old picks the first onesweep pass (kernels/sort.cuh), read at every sort so
 /// that one process can time both.
 bool old_pass_kernel() {
@@ -75,9 +82,9 @@ std::string render_sort(DType t) {
   const bool cplx = is_complex(t);
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
-  std::string src =
-      cat(include_family("sort_pass"), "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
-          " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
+  std::string src = cat(match_any_peers() ? "#define CUPRIC_SORT_MATCH_ANY 1\n" : "", include_family("sort_pass"),
+                        "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
+                        " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
                    const char* bounds = "256") {
     src += cat("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "_", s, "(", params, ") {\n  ",
