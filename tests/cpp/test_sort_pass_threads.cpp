@@ -195,9 +195,12 @@ TEST(SortSweepThreads, SpecialFloatsOrderAsNumpy) {
 }
 
 TEST(SortSweepThreads, TheLaunchedShapeMatchesTheCpuBackend) {
-  // the shape src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no digit)
+  // the shapes src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no
+  // digit): 384 x 16 with a payload, 384 x 12 for keys only (the payload rides along here either way)
   expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(sweep_input<float>(2 * 6144 + 5, 5000), 1, 2 * 6144 + 5,
                                                             false);
+  expect_sweep_matches_the_cpu_backend<float, u32, 384, 12>(sweep_input<float>(2 * 4608 + 5, 5000), 1, 2 * 4608 + 5,
+                                                            true);
 }
 
 namespace {
