@@ -66,11 +66,15 @@ SweepShape sweep_shape(int key_bytes, bool with_idx) {
   return sweep_override(with_idx ? SweepShape{384, 16, 2} : SweepShape{384, 12, 3});
 }
 
-/// CUPRIC_SORT_PEERS=match: the sweep pass finds a key's warp peers with one match.any instead of
-/// eight ballots (kernels/sort_pass.cuh, sweep_peers), for timing both on the H200.
-bool match_any_peers() {
+/// CUPRIC_SORT_PEERS=ballots|match|atomic_or: how the sweep pass finds a key's warp peers
+/// (kernels/sort_pass.cuh, sweep_peers), for timing each on the H200; the kind's number.
+int sweep_peers_kind() {
   const char* v = std::getenv("CUPRIC_SORT_PEERS");
-  return v && std::string(v) == "match";
+  const std::string kind = v ? v : "";
+  if (kind.empty() || kind == "ballots") return 0;
+  if (kind == "match") return 1;
+  if (kind == "atomic_or") return 2;
+  throw ValueError(cat("CUPRIC_SORT_PEERS must be 'ballots', 'match' or 'atomic_or', got '", kind, "'"));
 }
 
 /// CUPRIC_SORT_KERNEL=old picks the first onesweep pass (kernels/sort.cuh), read at every sort so
@@ -86,7 +90,7 @@ std::string render_sort(DType t) {
   const bool cplx = is_complex(t);
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
-  std::string src = cat(match_any_peers() ? "#define CUPRIC_SORT_MATCH_ANY 1\n" : "", include_family("sort_pass"),
+  std::string src = cat("#define CUPRIC_SORT_PEERS_KIND ", sweep_peers_kind(), "\n", include_family("sort_pass"),
                         "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
                         " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
