@@ -141,7 +141,7 @@ void sweep_sort(const std::vector<T>& in, std::int64_t rows, std::int64_t n, boo
   }
 }
 
-template <class T, class D = u32, int Threads = 64, int Items = 5, int Peers = kPeersBallots>
+template <class T, class D = u32, int Threads = 64, int Items = 5, int Peers = kSweepPeers>
 void expect_sweep_matches_the_cpu_backend(const std::vector<T>& data, std::int64_t rows, std::int64_t n, bool desc) {
   std::vector<T> values;
   std::vector<i64> indices;
@@ -196,12 +196,12 @@ TEST(SortSweepThreads, SpecialFloatsOrderAsNumpy) {
 }
 
 TEST(SortSweepThreads, TheLaunchedShapeMatchesTheCpuBackend) {
-  // the shapes src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no
-  // digit): 384 x 16 with a payload, 384 x 12 for keys only (the payload rides along here either way)
-  expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(sweep_input<float>(2 * 6144 + 5, 5000), 1, 2 * 6144 + 5,
-                                                            false);
+  // the shape src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no
+  // digit), and the one it launched before
   expect_sweep_matches_the_cpu_backend<float, u32, 384, 12>(sweep_input<float>(2 * 4608 + 5, 5000), 1, 2 * 4608 + 5,
                                                             true);
+  expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(sweep_input<float>(2 * 6144 + 5, 5000), 1, 2 * 6144 + 5,
+                                                            false);
 }
 
 namespace {
@@ -226,7 +226,7 @@ TEST(SortSweepThreads, DigitsMostLanesShareRankStably) {
 }
 
 template <int Peers>
-void expect_peers_rank_as_the_ballots_do() {
+void expect_peers_rank_as_the_default_does() {
   for (bool desc : {false, true}) {
     for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 319}, {1, 1000}, {3, 333}}) {
       expect_sweep_matches_the_cpu_backend<float, u32, 64, 5, Peers>(sweep_input<float>(rows * n, 40), rows, n, desc);
@@ -237,10 +237,10 @@ void expect_peers_rank_as_the_ballots_do() {
   expect_sweep_matches_the_cpu_backend<float, u32, 64, 5, Peers>(unit_floats(3 * 1111), 1, 3 * 1111, false);
 }
 
-// CUPRIC_SORT_PEERS=match / atomic_or: other ways to find a key's warp peers; ragged tiles have
-// invalid lanes, unit floats many lanes of one digit
-TEST(SortSweepThreads, MatchAnyPeersRankAsTheBallotsDo) { expect_peers_rank_as_the_ballots_do<kPeersMatchAny>(); }
-TEST(SortSweepThreads, AtomicOrPeersRankAsTheBallotsDo) { expect_peers_rank_as_the_ballots_do<kPeersAtomicOr>(); }
+// CUPRIC_SORT_PEERS=match / ballots: the other ways to find a key's warp peers (the default, an
+// atomic OR, runs in the other tests); ragged tiles have invalid lanes, unit floats many lanes of one digit
+TEST(SortSweepThreads, MatchAnyPeersRankAsTheDefaultDoes) { expect_peers_rank_as_the_default_does<kPeersMatchAny>(); }
+TEST(SortSweepThreads, BallotPeersRankAsTheDefaultDoes) { expect_peers_rank_as_the_default_does<kPeersBallots>(); }
 
 TEST(SortSweepThreads, HistogramsCountEveryDigitOfEveryRow) {
   // rows of 1111 in tiles of 320 over 3 blocks of 64 threads: runs of kHistItems loads end inside

@@ -112,16 +112,16 @@ __device__ __forceinline__ void sweep_tile_offsets(Shared& sh, D* tile_desc, boo
   }
 }
 
-/// How a key's warp peers (the lanes whose digit equals its own) are found: one ballot a digit bit
-/// (eight, each lane keeping the lanes that agree with it), one match.any (measured slower on the
-/// H200: 6.19 vs 5.71 ms a 2^27 float32 sort), or an atomic OR of the lane's bit into a per-warp
-/// word per digit in shared memory, read back (CUB's choice on sm_90). CUPRIC_SORT_PEERS picks one
-/// (src/backend/cuda/sort.cpp defines CUPRIC_SORT_PEERS_KIND).
+/// How a key's warp peers (the lanes whose digit equals its own) are found: an atomic OR of the
+/// lane's bit into a per-warp word per digit in shared memory, read back (the default: fewest
+/// instructions; the pass is instruction-bound), one ballot a digit bit (eight, each lane keeping
+/// the lanes that agree with it: 18 % slower on the H200), or one match.any (30 % slower there).
+/// CUPRIC_SORT_PEERS picks one (src/backend/cuda/sort.cpp defines CUPRIC_SORT_PEERS_KIND).
 enum SweepPeers : int { kPeersBallots = 0, kPeersMatchAny = 1, kPeersAtomicOr = 2 };
 #ifdef CUPRIC_SORT_PEERS_KIND
 inline constexpr int kSweepPeers = CUPRIC_SORT_PEERS_KIND;
 #else
-inline constexpr int kSweepPeers = kPeersBallots;
+inline constexpr int kSweepPeers = kPeersAtomicOr;
 #endif
 
 /// This lane's peers for digit d. Lanes outside `valid` are in no lane's group and form a group of

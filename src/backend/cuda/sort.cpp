@@ -58,22 +58,22 @@ SweepShape sweep_override(SweepShape shape) {
   return s;
 }
 
-/// Keys-only passes of 4-byte keys take 384 x 12 at three blocks an SM (5 % faster than 384 x 16
-/// at two on the H200, sorting 2^27 float32 twice: 5.44 vs 5.71 ms and 5.49 vs 5.66 ms); passes
-/// that carry a payload keep 384 x 16 at two (their registers).
-SweepShape sweep_shape(int key_bytes, bool with_idx) {
-  if (key_bytes == 8) return SweepShape{256, 12, 3};
-  return sweep_override(with_idx ? SweepShape{384, 16, 2} : SweepShape{384, 12, 3});
+/// 4-byte keys in tiles of 384 x 12 at three blocks an SM: on the H200 (2026-12-02, 2^27 float32,
+/// atomic-OR peers) sort 4.55 ms and argsort 5.69, against 4.76 and 6.38 for 384 x 16 at two.
+SweepShape sweep_shape(int key_bytes) {
+  return key_bytes == 8 ? SweepShape{256, 12, 3} : sweep_override(SweepShape{384, 12, 3});
 }
 
-/// CUPRIC_SORT_PEERS=ballots|match|atomic_or: how the sweep pass finds a key's warp peers
-/// (kernels/sort_pass.cuh, sweep_peers), for timing each on the H200; the kind's number.
+/// CUPRIC_SORT_PEERS=atomic_or|ballots|match: how the sweep pass finds a key's warp peers
+/// (kernels/sort_pass.cuh, sweep_peers), for timing each on the H200; the kind's number. The
+/// atomic OR is the default: 2^27 float32 on the H200 sorted in 4.55 ms against 5.39 with
+/// ballots and 5.91 with match.any (argsort 5.69 against 6.43).
 int sweep_peers_kind() {
   const char* v = std::getenv("CUPRIC_SORT_PEERS");
   const std::string kind = v ? v : "";
-  if (kind.empty() || kind == "ballots") return 0;
+  if (kind.empty() || kind == "atomic_or") return 2;
+  if (kind == "ballots") return 0;
   if (kind == "match") return 1;
-  if (kind == "atomic_or") return 2;
   throw ValueError(cat("CUPRIC_SORT_PEERS must be 'ballots', 'match' or 'atomic_or', got '", kind, "'"));
 }
 
@@ -117,7 +117,7 @@ std::string render_sort(DType t) {
             cat("sort_onesweep<T, U, ", D, ", ", with_idx ? "true" : "false",
                 ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
             "256, 3");  // three blocks an SM: registers capped at 85 (ptxas: no spills)
-      const SweepShape shape = sweep_shape(key_bytes(t), with_idx);
+      const SweepShape shape = sweep_shape(key_bytes(t));
       entry(cat("sort_sweep", with_idx ? "_idx" : "", wide ? "_wide" : ""),
             cat("const void* in, void* out, const u32* iin, void* iout, const u32* starts, ", D, "* desc, ", D,
                 "* desc_next, u32* counter, i64 n, i64 tiles, i64 ntiles, int shift, int mode"),
@@ -149,16 +149,16 @@ namespace {
 
 /// Keys of a tile: the sweep's shape, or the old pass's (kSortItems in kernels/sort.cuh: 16 per
 /// thread, 8 for 8-byte keys).
-std::int64_t tile_keys(int key_bytes, bool with_idx, bool old) {
-  const SweepShape s = sweep_shape(key_bytes, with_idx);
+std::int64_t tile_keys(int key_bytes, bool old) {
+  const SweepShape s = sweep_shape(key_bytes);
   return old ? std::int64_t{kThreads} * (key_bytes == 8 ? 8 : 16) : std::int64_t{s.threads} * s.items;
 }
 /// Status words of the look-back are u32 (30-bit counts) for rows below 2^30 keys, else u64.
 bool wide_status(std::int64_t n) { return n >= (std::int64_t{1} << 30); }
 /// Scratch bytes a row needs besides its keys: digit counts and two passes' status words.
-std::int64_t scratch_per_row(DType t, std::int64_t n, bool with_idx, bool old) {
+std::int64_t scratch_per_row(DType t, std::int64_t n, bool old) {
   const int kb = key_bytes(t);
-  const std::int64_t tiles = ceil_div(n, tile_keys(kb, with_idx, old));
+  const std::int64_t tiles = ceil_div(n, tile_keys(kb, old));
   return std::int64_t{4} * 256 * kb + 2 * tiles * 256 * (wide_status(n) ? 8 : 4);
 }
 
@@ -175,7 +175,7 @@ class RadixSort {
       idx_[0] = Array::empty({total}, DType::uint32, be.device());
       idx_[1] = Array::empty({total}, DType::uint32, be.device());
     }
-    tile_ = tile_keys(kb_, with_idx, old);
+    tile_ = tile_keys(kb_, old);
     tiles_ = ceil_div(n, tile_);
     ntiles_ = rows * tiles_;
     if (ntiles_ >= std::int64_t{UINT32_MAX})
@@ -223,7 +223,7 @@ class RadixSort {
       launch_2d(be_, k, std::min(rows_ * kb_, grid_cap), 1, kThreads, 1, a);
     }
     const std::string name = cat(old_ ? "sort_pass" : "sort_sweep", with_idx_ ? "_idx" : "", wide_ ? "_wide" : "");
-    const int threads = old_ ? kThreads : sweep_shape(kb_, with_idx_).threads;
+    const int threads = old_ ? kThreads : sweep_shape(kb_).threads;
     for (std::size_t run = 0; run < passes.size(); ++run) {
       const int pass = passes[run];
       const bool first = run == 0 && values_in, last = run + 1 == passes.size() && fused_last;
@@ -292,8 +292,7 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
   // rows go in batches whose scratch (digit counts, status words) stays under 256 MiB
   const bool old = old_pass_kernel();
   const bool with_idx = cplx || indices.defined();
-  const std::int64_t batch =
-      std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, with_idx, old), 1, rows);
+  const std::int64_t batch = std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, old), 1, rows);
   const std::int64_t vbytes = itemsize(t) * n;
   for (std::int64_t r0 = 0; r0 < rows; r0 += batch) {
     const std::int64_t nr = std::min(batch, rows - r0);
