@@ -217,14 +217,15 @@ def main():
     pass_times((1 << 28) // args.scale)
 
 
-# (tile shape, how a key's warp peers are found): CUPRIC_SORT_SWEEP and CUPRIC_SORT_PEERS
-SHAPES = (("384,12,3", "ballots"), ("384,12,3", "atomic_or"), ("384,16,2", "atomic_or"), ("256,16,4", "atomic_or"),
-          ("384,16,2", "ballots"))
+# the sweep pass's variants: tile shape (threads,items,blocks), how a key's warp peers are found,
+# and whether full tiles skip the bound checks (CUPRIC_SORT_SWEEP, _PEERS, _FULL_TILES)
+VARIANTS = (("384,12,3", "atomic_or", "1"), ("384,12,3", "atomic_or", "0"), ("384,12,3", "ballots", "1"),
+            ("256,16,4", "atomic_or", "1"), ("384,16,2", "atomic_or", "1"))
 
 
 def sweep(n, reps):
-    """Sorts n float32 keys with each tile shape (threads, keys a thread, blocks an SM: the sweep
-    pass's CUPRIC_SORT_SWEEP), each in a process of its own (the kernels compile per shape)."""
+    """Sorts and argsorts n float32 keys with each variant of the sweep pass (VARIANTS), each in a
+    process of its own (the kernels compile per variant)."""
     import subprocess
     import sys
 
@@ -236,11 +237,11 @@ def sweep(n, reps):
             "        s = time.perf_counter(); f(); cu.cuda.Device().synchronize(); t.append(time.perf_counter() - s)\n"
             "    return min(t) * 1e3\n"
             "print(f'sort {best(lambda: cu.sort(x)):.3f}  argsort {best(lambda: cu.argsort(x)):.3f}')\n")
-    print(f"sort and argsort of {n:,} float32 by tile shape (threads,items,blocks) and peers: best ms")
-    for shape, peers in SHAPES:
-        env = dict(os.environ, CUPRIC_SORT_SWEEP=shape, CUPRIC_SORT_PEERS=peers)
+    print(f"sort and argsort of {n:,} float32 by tile shape (threads,items,blocks), peers, full tiles: best ms")
+    for shape, peers, full in VARIANTS:
+        env = dict(os.environ, CUPRIC_SORT_SWEEP=shape, CUPRIC_SORT_PEERS=peers, CUPRIC_SORT_FULL_TILES=full)
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-        print(f"sweep {shape} {peers}: "
+        print(f"sweep {shape} {peers} full={full}: "
               + (r.stdout.strip() if r.returncode == 0 else "failed: " + r.stderr.strip()[-200:]), flush=True)
 
 

@@ -55,7 +55,7 @@ __device__ __forceinline__ u32 sweep_block_scan(u32 v, u32* warp_sums, u32& tota
 
 /// Item i of a thread is the tile's key at place0 + 32 i (each warp holds a run of 32 * Items
 /// keys, lane-interleaved, so loads coalesce and ranks in item-then-lane order keep the sort stable).
-template <class T, class U, int Items>
+template <class T, class U, int Items, bool Full>
 __device__ __forceinline__ void sweep_load(const void* in, i64 base, u32 count, u32 place0, int mode, U (&key)[Items]) {
   const bool descending = (mode & kSortDescending) != 0;
   if (mode & kSortFirst) {
@@ -63,14 +63,14 @@ __device__ __forceinline__ void sweep_load(const void* in, i64 base, u32 count, 
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const u32 p = place0 + 32u * i;
-      key[i] = p < count ? cu::directed_key(v[p], descending) : U(0);
+      key[i] = Full || p < count ? cu::directed_key(v[p], descending) : U(0);
     }
   } else {
     const U* k = static_cast<const U*>(in) + base;
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const u32 p = place0 + 32u * i;
-      key[i] = p < count ? k[p] : U(0);
+      key[i] = Full || p < count ? k[p] : U(0);
     }
   }
 }
@@ -117,6 +117,19 @@ __device__ __forceinline__ void sweep_tile_offsets(Shared& sh, D* tile_desc, boo
 /// instructions; the pass is instruction-bound), one ballot a digit bit (eight, each lane keeping
 /// the lanes that agree with it: 18 % slower on the H200), or one match.any (30 % slower there).
 /// CUPRIC_SORT_PEERS picks one (src/backend/cuda/sort.cpp defines CUPRIC_SORT_PEERS_KIND).
+/// A compile-time flag as a value (the sweep's tile body is a generic lambda over it).
+template <bool B>
+struct SweepFlag {
+  static constexpr bool value = B;
+};
+/// CUPRIC_SORT_FULL_TILES=0 (sort.cpp defines CUPRIC_SORT_NO_FULL_TILES) runs every tile through the
+/// checked body, for timing the full-tile path on the H200.
+#ifdef CUPRIC_SORT_NO_FULL_TILES
+inline constexpr bool kSweepFullTiles = false;
+#else
+inline constexpr bool kSweepFullTiles = true;
+#endif
+
 enum SweepPeers : int { kPeersBallots = 0, kPeersMatchAny = 1, kPeersAtomicOr = 2 };
 #ifdef CUPRIC_SORT_PEERS_KIND
 inline constexpr int kSweepPeers = CUPRIC_SORT_PEERS_KIND;
@@ -155,13 +168,13 @@ __device__ __forceinline__ u32 sweep_peers(u32 d, bool valid, u32* masks) {
 /// i's place among the warp's keys of its digit (the warp's counts become starts later, and
 /// sweep_place adds them); item i + 1's atomic waits on item i's shuffle, so ranks follow item
 /// order and the sort stays stable.
-template <class U, int Items, int Peers>
+template <class U, int Items, int Peers, bool Full>
 __device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 count, u32 place0, int shift,
                                                  u32* warp_count, u32* masks, u32 (&rank)[Items]) {
   const u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
-    const bool valid = place0 + 32u * i < count;
+    const bool valid = Full || place0 + 32u * i < count;
     const u32 d = digit_of(key[i], shift);
     const u32 peers = sweep_peers<Peers>(d, valid, masks);
     const int leader = 31 - __clz(peers);
@@ -174,12 +187,12 @@ __device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 coun
 
 /// After sweep_tile_offsets turned the warp's counts into starts in the tile: rank[i] becomes
 /// item i's place in the tile.
-template <class U, int Items>
+template <class U, int Items, bool Full>
 __device__ __forceinline__ void sweep_place(const U (&key)[Items], u32 count, u32 place0, int shift,
                                             const u32* warp_start, u32 (&rank)[Items]) {
 #pragma unroll
   for (int i = 0; i < Items; ++i)
-    if (place0 + 32u * i < count) rank[i] += warp_start[digit_of(key[i], shift)];
+    if (Full || place0 + 32u * i < count) rank[i] += warp_start[digit_of(key[i], shift)];
 }
 
 /// The look-back of each digit: its keys in the row's earlier tiles give bins[d], the shift from
@@ -202,14 +215,14 @@ __device__ __forceinline__ void sweep_resolve(Shared& sh, D* desc, D* desc_next,
 /// Writes the staged keys (values in the last pass) at their places in the row: consecutive slots
 /// of a digit go to consecutive places, so each digit's run is one coalesced write. With a
 /// payload, slot_digit keeps each slot's digit (in shared memory: registers are short).
-template <class T, class U, bool WithIdx, int Threads, int Items, class Shared>
+template <class T, class U, bool WithIdx, int Threads, int Items, bool Full, class Shared>
 __device__ __forceinline__ void sweep_write_keys(Shared& sh, void* out, i64 row_first, u32 count, int shift, int mode) {
   const U* stage = reinterpret_cast<const U*>(sh.stage);
   const bool last = (mode & kSortLast) != 0, descending = (mode & kSortDescending) != 0;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const u32 k = threadIdx.x + static_cast<u32>(i * Threads);
-    if (k >= count) continue;
+    if (!Full && k >= count) continue;
     const U key = stage[k];
     const u32 d = digit_of(key, shift);
     if constexpr (WithIdx) sh.slot_digit[k] = static_cast<unsigned char>(d);
@@ -221,7 +234,7 @@ __device__ __forceinline__ void sweep_write_keys(Shared& sh, void* out, i64 row_
 
 /// The payload of the tile (row positions in the first pass, else idx_in) staged in output order
 /// and written beside its keys: u32, or int64 indices in the last pass.
-template <int Threads, int Items, class Shared>
+template <int Threads, int Items, bool Full, class Shared>
 __device__ __forceinline__ void sweep_move_payload(Shared& sh, const u32* idx_in, void* idx_out, i64 row_first,
                                                    i64 tile_first, u32 count, u32 place0, int mode,
                                                    const u32 (&rank)[Items]) {
@@ -230,14 +243,14 @@ __device__ __forceinline__ void sweep_move_payload(Shared& sh, const u32* idx_in
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const u32 p = place0 + 32u * i;
-    if (p < count)
+    if (Full || p < count)
       stage[rank[i]] = (mode & kSortFirst) ? static_cast<u32>(tile_first - row_first) + p : idx_in[tile_first + p];
   }
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const u32 k = threadIdx.x + static_cast<u32>(i * Threads);
-    if (k >= count) continue;
+    if (!Full && k >= count) continue;
     const i64 pos = row_first + static_cast<i64>(sh.bins[sh.slot_digit[k]] + k);
     if (mode & kSortLast) static_cast<i64*>(idx_out)[pos] = static_cast<i64>(stage[k]);
     else static_cast<u32*>(idx_out)[pos] = stage[k];
@@ -269,23 +282,31 @@ __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32*
     const i64 row = tile / tiles, t = tile - row * tiles, row_first = row * n;
     const i64 tile_first = row_first + t * Shared::kTile, left = n - t * Shared::kTile;
     const u32 count = static_cast<u32>(left < Shared::kTile ? left : Shared::kTile);
-    U key[Items];
-    sweep_load<T, U, Items>(in, tile_first, count, place0, mode, key);
-    u32 rank[Items];
-    sweep_count_rank<U, Items, Peers>(key, count, place0, shift, sh.warp_digit[warp], masks + warp * kSortRadix, rank);
-    __syncthreads();
-    sweep_tile_offsets<D, Threads>(sh, desc + tile * kSortRadix, t == 0);
-    __syncthreads();
-    sweep_place<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
-    sweep_resolve<D, Threads>(sh, desc, desc_next, tile, t, starts + row * static_cast<i64>(sizeof(U)) * kSortRadix);
-    U* stage = reinterpret_cast<U*>(sh.stage);
+    // a full tile (all but a row's last) runs without the per-key bound checks: fewer instructions
+    // in a pass that is instruction-bound
+    auto body = [&](auto full) {
+      constexpr bool Full = decltype(full)::value;
+      U key[Items];
+      sweep_load<T, U, Items, Full>(in, tile_first, count, place0, mode, key);
+      u32 rank[Items];
+      sweep_count_rank<U, Items, Peers, Full>(key, count, place0, shift, sh.warp_digit[warp], masks + warp * kSortRadix,
+                                              rank);
+      __syncthreads();
+      sweep_tile_offsets<D, Threads>(sh, desc + tile * kSortRadix, t == 0);
+      __syncthreads();
+      sweep_place<U, Items, Full>(key, count, place0, shift, sh.warp_digit[warp], rank);
+      sweep_resolve<D, Threads>(sh, desc, desc_next, tile, t, starts + row * static_cast<i64>(sizeof(U)) * kSortRadix);
+      U* stage = reinterpret_cast<U*>(sh.stage);
 #pragma unroll
-    for (int i = 0; i < Items; ++i)
-      if (place0 + 32u * i < count) stage[rank[i]] = key[i];
-    __syncthreads();
-    sweep_write_keys<T, U, WithIdx, Threads, Items>(sh, out, row_first, count, shift, mode);
-    if constexpr (WithIdx)
-      sweep_move_payload<Threads, Items>(sh, idx_in, idx_out, row_first, tile_first, count, place0, mode, rank);
+      for (int i = 0; i < Items; ++i)
+        if (Full || place0 + 32u * i < count) stage[rank[i]] = key[i];
+      __syncthreads();
+      sweep_write_keys<T, U, WithIdx, Threads, Items, Full>(sh, out, row_first, count, shift, mode);
+      if constexpr (WithIdx)
+        sweep_move_payload<Threads, Items, Full>(sh, idx_in, idx_out, row_first, tile_first, count, place0, mode, rank);
+    };
+    if (kSweepFullTiles && count == static_cast<u32>(Shared::kTile)) body(SweepFlag<true>{});
+    else body(SweepFlag<false>{});
     __syncthreads();
   }
 }

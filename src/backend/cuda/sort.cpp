@@ -77,6 +77,12 @@ int sweep_peers_kind() {
   throw ValueError(cat("CUPRIC_SORT_PEERS must be 'ballots', 'match' or 'atomic_or', got '", kind, "'"));
 }
 
+/// CUPRIC_SORT_FULL_TILES=0: every tile of the sweep pass takes the bound-checked path.
+bool full_tiles() {
+  const char* v = std::getenv("CUPRIC_SORT_FULL_TILES");
+  return !(v && std::string(v) == "0");
+}
+
 /// CUPRIC_SORT_KERNEL=old picks the first onesweep pass (kernels/sort.cuh), read at every sort so
 /// that one process can time both.
 bool old_pass_kernel() {
@@ -90,7 +96,8 @@ std::string render_sort(DType t) {
   const bool cplx = is_complex(t);
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
-  std::string src = cat("#define CUPRIC_SORT_PEERS_KIND ", sweep_peers_kind(), "\n", include_family("sort_pass"),
+  std::string src = cat("#define CUPRIC_SORT_PEERS_KIND ", sweep_peers_kind(), "\n",
+                        full_tiles() ? "" : "#define CUPRIC_SORT_NO_FULL_TILES 1\n", include_family("sort_pass"),
                         "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
                         " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
