@@ -119,27 +119,17 @@ __device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n
   constexpr int kCopies = kHistCopies<kPasses>, kItems = kHistItems<kPasses>;
   __shared__ u32 local[kWords * kCopies];
   const u32 copy = threadIdx.x % kCopies;
-  i64 row = -1;
-  const i64 per_block = (ntiles + gridDim.x - 1) / gridDim.x, end_tile = (blockIdx.x + 1) * per_block;
-  for (i64 tile = blockIdx.x * per_block;; ++tile) {
-    const i64 r = tile < ntiles && tile < end_tile ? tile / tiles : -1;
-    if (r != row || r < 0) {
-      __syncthreads();
-      if (row >= 0)
-        for (unsigned j = threadIdx.x; j < kWords; j += blockDim.x) {
-          u32 c = 0;
-#pragma unroll
-          for (int k = 0; k < kCopies; ++k) c += local[j * kCopies + k];
-          if (c) atomicAdd(hist + row * kWords + j, c);
-        }
-      if (r < 0) break;
-      __syncthreads();
-      for (unsigned j = threadIdx.x; j < kWords * kCopies; j += blockDim.x) local[j] = 0;
-      __syncthreads();
-      row = r;
-    }
-    const i64 t = tile - r * tiles, hi = (t + 1) * tile_size < n ? (t + 1) * tile_size : n;
-    for (i64 j0 = t * tile_size + threadIdx.x; j0 < hi; j0 += static_cast<i64>(blockDim.x) * kItems) {
+  const i64 per_block = (ntiles + gridDim.x - 1) / gridDim.x, first = blockIdx.x * per_block;
+  const i64 end = first + per_block < ntiles ? first + per_block : ntiles;
+  // the block's run of tiles, a row's part at a time: its keys are one contiguous range, walked in
+  // steps of blockDim.x * kItems (ragged once a range, not once a tile)
+  for (i64 tile = first; tile < end;) {
+    const i64 r = tile / tiles, row_end = (r + 1) * tiles < end ? (r + 1) * tiles : end;
+    for (unsigned j = threadIdx.x; j < kWords * kCopies; j += blockDim.x) local[j] = 0;
+    __syncthreads();
+    const i64 lo = (tile - r * tiles) * tile_size, stop = (row_end - r * tiles) * tile_size;
+    const i64 hi = stop < n ? stop : n;
+    for (i64 j0 = lo + threadIdx.x; j0 < hi; j0 += static_cast<i64>(blockDim.x) * kItems) {
       U key[kItems];
 #pragma unroll
       for (int q = 0; q < kItems; ++q) {
@@ -154,6 +144,15 @@ __device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n
           atomicAdd(&local[(p * kSortRadix + digit_of(key[q], 8 * p)) * kCopies + copy], 1u);
       }
     }
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < kWords; j += blockDim.x) {
+      u32 c = 0;
+#pragma unroll
+      for (int k = 0; k < kCopies; ++k) c += local[j * kCopies + k];
+      if (c) atomicAdd(hist + r * kWords + j, c);
+    }
+    __syncthreads();
+    tile = row_end;
   }
 }
 

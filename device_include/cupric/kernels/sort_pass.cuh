@@ -117,11 +117,6 @@ __device__ __forceinline__ void sweep_tile_offsets(Shared& sh, D* tile_desc, boo
 /// instructions; the pass is instruction-bound), one ballot a digit bit (eight, each lane keeping
 /// the lanes that agree with it: 18 % slower on the H200), or one match.any (30 % slower there).
 /// CUPRIC_SORT_PEERS picks one (src/backend/cuda/sort.cpp defines CUPRIC_SORT_PEERS_KIND).
-/// A compile-time flag as a value (the sweep's tile body is a generic lambda over it).
-template <bool B>
-struct SweepFlag {
-  static constexpr bool value = B;
-};
 /// CUPRIC_SORT_FULL_TILES=0 (sort.cpp defines CUPRIC_SORT_NO_FULL_TILES) runs every tile through the
 /// checked body, for timing the full-tile path on the H200.
 #ifdef CUPRIC_SORT_NO_FULL_TILES
@@ -257,6 +252,40 @@ __device__ __forceinline__ void sweep_move_payload(Shared& sh, const u32* idx_in
   }
 }
 
+/// Where a tile of the sweep sits: its number, its place in its row, the row's and the tile's
+/// first key, its key count, and the calling thread's first item and warp.
+struct SweepTile {
+  i64 tile, t, row_first, tile_first;
+  u32 count, place0, warp;
+};
+
+/// One tile of the sweep pass (sort_sweep's body); Full: the tile holds Threads * Items keys, so no
+/// key needs a bound check. `starts`: the row's digit starts of this pass.
+template <class T, class U, class D, bool WithIdx, int Threads, int Items, int Peers, bool Full, class Shared>
+__device__ __forceinline__ void sweep_tile(Shared& sh, const SweepTile& tl, const void* in, void* out,
+                                           const u32* idx_in, void* idx_out, const u32* starts, D* desc, D* desc_next,
+                                           int shift, int mode) {
+  U key[Items];
+  sweep_load<T, U, Items, Full>(in, tl.tile_first, tl.count, tl.place0, mode, key);
+  u32 rank[Items];
+  sweep_count_rank<U, Items, Peers, Full>(key, tl.count, tl.place0, shift, sh.warp_digit[tl.warp],
+                                          sh.peer_words + tl.warp * kSortRadix, rank);
+  __syncthreads();
+  sweep_tile_offsets<D, Threads>(sh, desc + tl.tile * kSortRadix, tl.t == 0);
+  __syncthreads();
+  sweep_place<U, Items, Full>(key, tl.count, tl.place0, shift, sh.warp_digit[tl.warp], rank);
+  sweep_resolve<D, Threads>(sh, desc, desc_next, tl.tile, tl.t, starts);
+  U* stage = reinterpret_cast<U*>(sh.stage);
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+    if (Full || tl.place0 + 32u * i < tl.count) stage[rank[i]] = key[i];
+  __syncthreads();
+  sweep_write_keys<T, U, WithIdx, Threads, Items, Full>(sh, out, tl.row_first, tl.count, shift, mode);
+  if constexpr (WithIdx)
+    sweep_move_payload<Threads, Items, Full>(sh, idx_in, idx_out, tl.row_first, tl.tile_first, tl.count, tl.place0,
+                                             mode, rank);
+}
+
 /// One digit pass (the digit at `shift`) over every tile of every row, with the arguments and
 /// modes of sort_onesweep (sort.cuh); launched with Threads threads a block, tiles of
 /// Threads * Items keys (the launcher sizes its tiles by the same numbers).
@@ -284,29 +313,14 @@ __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32*
     const u32 count = static_cast<u32>(left < Shared::kTile ? left : Shared::kTile);
     // a full tile (all but a row's last) runs without the per-key bound checks: fewer instructions
     // in a pass that is instruction-bound
-    auto body = [&](auto full) {
-      constexpr bool Full = decltype(full)::value;
-      U key[Items];
-      sweep_load<T, U, Items, Full>(in, tile_first, count, place0, mode, key);
-      u32 rank[Items];
-      sweep_count_rank<U, Items, Peers, Full>(key, count, place0, shift, sh.warp_digit[warp], masks + warp * kSortRadix,
-                                              rank);
-      __syncthreads();
-      sweep_tile_offsets<D, Threads>(sh, desc + tile * kSortRadix, t == 0);
-      __syncthreads();
-      sweep_place<U, Items, Full>(key, count, place0, shift, sh.warp_digit[warp], rank);
-      sweep_resolve<D, Threads>(sh, desc, desc_next, tile, t, starts + row * static_cast<i64>(sizeof(U)) * kSortRadix);
-      U* stage = reinterpret_cast<U*>(sh.stage);
-#pragma unroll
-      for (int i = 0; i < Items; ++i)
-        if (Full || place0 + 32u * i < count) stage[rank[i]] = key[i];
-      __syncthreads();
-      sweep_write_keys<T, U, WithIdx, Threads, Items, Full>(sh, out, row_first, count, shift, mode);
-      if constexpr (WithIdx)
-        sweep_move_payload<Threads, Items, Full>(sh, idx_in, idx_out, row_first, tile_first, count, place0, mode, rank);
-    };
-    if (kSweepFullTiles && count == static_cast<u32>(Shared::kTile)) body(SweepFlag<true>{});
-    else body(SweepFlag<false>{});
+    const SweepTile tl{tile, t, row_first, tile_first, count, place0, warp};
+    const u32* row_starts = starts + row * static_cast<i64>(sizeof(U)) * kSortRadix;
+    if (kSweepFullTiles && count == static_cast<u32>(Shared::kTile))
+      sweep_tile<T, U, D, WithIdx, Threads, Items, Peers, true>(sh, tl, in, out, idx_in, idx_out, row_starts, desc,
+                                                                desc_next, shift, mode);
+    else
+      sweep_tile<T, U, D, WithIdx, Threads, Items, Peers, false>(sh, tl, in, out, idx_in, idx_out, row_starts, desc,
+                                                                 desc_next, shift, mode);
     __syncthreads();
   }
 }
