@@ -387,12 +387,33 @@ __device__ __forceinline__ void unique_runs(const T* s, const i64* perm, T* valu
 
 // ---- searching -----------------------------------------------------------------------------------
 
+/// Bytes of the hay's evenly spaced samples a block keeps in shared memory for searching.
+inline constexpr int kSearchSampleBytes = 16384;
+
 /// out[i] = where needles[i] goes in the sorted hay (before equal elements, or after with right).
+/// Each block first keeps every step-th element of the hay in shared memory (16 KiB of keys): a
+/// needle's search through the samples finds the run of `step` elements that holds its place, so
+/// only that run's binary search reads global memory (13 of 24 steps in 2^24 elements, not 24).
 template <class T>
 __device__ __forceinline__ void search_sorted(const T* hay, i64 n, const T* needles, i64* out, i64 m, int right) {
+  typedef decltype(order_key(needles[0])) K;
+  constexpr int kSamples = kSearchSampleBytes / static_cast<int>(sizeof(K));
+  __shared__ K sample[kSamples];
+  const i64 step = n / kSamples + 1;  // sample j is hay[j * step]: j * step < n for j < count
+  const int count = static_cast<int>((n + step - 1) / step);
+  for (int j = static_cast<int>(threadIdx.x); j < count; j += static_cast<int>(blockDim.x))
+    sample[j] = order_key(hay[j * step]);
+  __syncthreads();
   CUPRIC_GRID_LOOP(i, 0, m) {
     const auto k = order_key(needles[i]);
-    i64 lo = 0, hi = n;
+    int c_lo = 0, c_hi = count;  // c: the samples before the needle's place
+    while (c_lo < c_hi) {
+      const int mid = (c_lo + c_hi) / 2;
+      if (right ? !(k < sample[mid]) : (sample[mid] < k)) c_lo = mid + 1;
+      else c_hi = mid;
+    }
+    // sample c - 1 is before the place and sample c (if any) is not: the place is in ((c - 1) step, c step]
+    i64 lo = c_lo == 0 ? 0 : (c_lo - 1) * step + 1, hi = c_lo == count ? n : c_lo * step;
     while (lo < hi) {
       const i64 mid = lo + (hi - lo) / 2;
       const auto km = order_key(hay[mid]);
