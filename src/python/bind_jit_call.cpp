@@ -205,8 +205,8 @@ class JitCalls {
 
 void bind_jit_call(nb::module_& t) {
   nb::class_<JitCall>(t, "JitCall", "A @cu.jit call prepared for exact arguments (see JitCalls).")
-      .def(nb::init<nb::tuple, nb::list, nb::list, nb::handle>(), nb::arg("args"), nb::arg("outputs"),
-           nb::arg("steps"), nb::arg("result"));
+      .def(nb::init<nb::tuple, nb::list, nb::list, nb::handle>(), nb::arg("args"), nb::arg("outputs"), nb::arg("steps"),
+           nb::arg("result"));
   nb::class_<JitCalls>(t, "JitCalls", "A jit function's prepared calls: call(*args) -> result, or None.")
       .def(nb::init<>())
       .def("call", &JitCalls::call, "The result of the prepared call the arguments fit; None when none does.")
