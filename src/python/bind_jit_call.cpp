@@ -18,9 +18,11 @@ namespace cupric::py {
 namespace {
 
 /// What one argument of a prepared call must be: a cupric array of this dtype, device, shape
-/// and strides, or a Python number of exactly this type.
+/// and strides, a Python number of exactly this type, or (static) an object of this type equal
+/// to this value.
 struct ArgKey {
   PyTypeObject* type = nullptr;
+  nb::object value;  // static arguments
   DType dtype = DType::float64;
   Device device;
   Shape shape;
@@ -58,14 +60,20 @@ Shape shape_of(nb::handle obj) { return obj.is_none() ? Shape{} : shape_from_py(
 class JitCall {
  public:
   /// args: the arguments of the call it is made from (it takes those of the same types, and
-  /// for arrays of the same dtype, device, shape and strides); outputs: (shape,
+  /// for arrays of the same dtype, device, shape and strides); statics: the positions of the
+  /// static ones (it takes equal values of the same type); outputs: (shape,
   /// dtype, device, result shape or None); steps: (launch, grid, sources) with sources
   /// (kind, index, view or None, value); result: an output index, or (tuple or list type, indices).
-  JitCall(nb::tuple args, nb::list outputs, nb::list steps, nb::handle result) {
-    for (nb::handle a : args) {
+  JitCall(nb::tuple args, nb::list statics, nb::list outputs, nb::list steps, nb::handle result) {
+    std::vector<bool> is_static(args.size(), false);
+    for (nb::handle i : statics) is_static.at(nb::cast<std::size_t>(i)) = true;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      nb::handle a = args[i];
       ArgKey k;
       k.type = Py_TYPE(a.ptr());
-      if (k.type == array_type()) {
+      if (is_static[i]) {
+        k.value = nb::borrow(a);
+      } else if (k.type == array_type()) {
         const Array& x = *nb::inst_ptr<Array>(a);
         k.dtype = x.dtype();
         k.device = x.device();
@@ -112,6 +120,13 @@ class JitCall {
       PyObject* v = PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i));
       const ArgKey& k = args_[i];
       if (Py_TYPE(v) != k.type) return false;
+      if (k.value.is_valid()) {
+        if (v == k.value.ptr()) continue;
+        const int same = PyObject_RichCompareBool(v, k.value.ptr(), Py_EQ);
+        if (same < 0) PyErr_Clear();
+        if (same != 1) return false;
+        continue;
+      }
       if (k.type != array_type()) continue;
       const Array& a = *nb::inst_ptr<Array>(v);
       if (a.dtype() != k.dtype || a.shape() != k.shape || a.strides() != k.strides || !(a.device() == k.device))
@@ -205,8 +220,8 @@ class JitCalls {
 
 void bind_jit_call(nb::module_& t) {
   nb::class_<JitCall>(t, "JitCall", "A @cu.jit call prepared for exact arguments (see JitCalls).")
-      .def(nb::init<nb::tuple, nb::list, nb::list, nb::handle>(), nb::arg("args"), nb::arg("outputs"), nb::arg("steps"),
-           nb::arg("result"));
+      .def(nb::init<nb::tuple, nb::list, nb::list, nb::list, nb::handle>(), nb::arg("args"), nb::arg("statics"),
+           nb::arg("outputs"), nb::arg("steps"), nb::arg("result"));
   nb::class_<JitCalls>(t, "JitCalls", "A jit function's prepared calls: call(*args) -> result, or None.")
       .def(nb::init<>())
       .def("call", &JitCalls::call, "The result of the prepared call the arguments fit; None when none does.")

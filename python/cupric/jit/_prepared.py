@@ -7,13 +7,15 @@ from ._run import _EAGER
 ARG, CONSTANT, OUTPUT, RESULT = 0, 1, 2, 3  # where a kernel argument comes from (JitCall's Source)
 
 
-def prepare(program, args):
-    """A JitCall that repeats `program`'s run on `args` (just made) for arguments like them, or
-    None where that run had a part the C++ path does not take: an eager op, a Python operator,
-    a split reduction's combine, an output that no kernel wrote, a kernel without launch plans."""
+def prepare(program, args, static_at=()):
+    """A JitCall that repeats `program`'s run on `args` (just made; the static ones at positions
+    `static_at`) for arguments like them, or None where that run had a part the C++ path does not
+    take: an eager op, a Python operator, a split reduction's combine, an output that no kernel
+    wrote, a kernel without launch plans."""
     if program.python_ops:
         return None
-    arg_of = {node: k for node, k in program.arguments}
+    traced = [i for i in range(len(args)) if i not in static_at]  # leaf k is argument traced[k]
+    arg_of = {node: traced[k] for node, k in program.arguments}
     produced, outputs, steps = {}, [], []
     for runner, _ in program.work:
         used = runner.used if runner is not None else None
@@ -36,7 +38,7 @@ def prepare(program, args):
     result = _result(program.graph.output, produced)
     if result is None:
         return None
-    return _c._tile.JitCall(args, outputs, steps, result)
+    return _c._tile.JitCall(args, list(static_at), outputs, steps, result)
 
 
 def _source(node, view, arg_of, produced, constants):

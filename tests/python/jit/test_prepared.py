@@ -91,18 +91,30 @@ def test_several_kernels_chain_through_their_results():
     np.testing.assert_allclose(f(x).get(), normalise(x).get(), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("case", ["split reduction", "eager op", "input returned", "dict output", "static"])
+@pytest.mark.parametrize("case", ["split reduction", "eager op", "input returned", "dict output"])
 def test_calls_the_prepared_path_does_not_take_run_through_python(case):
     f, args = {
         "split reduction": (cu.jit(lambda x: (x * x).sum()), (rand((1 << 18,)),)),
         "eager op": (cu.jit(lambda x: cu.sort(x * 2) + 1), (rand((50,)),)),
         "input returned": (cu.jit(lambda x: (x, x + 1)), (rand((50,)),)),
         "dict output": (cu.jit(lambda x: {"y": x + 1}), (rand((50,)),)),
-        "static": (cu.jit(lambda x, n: x * n, static_argnums=1), (rand((50,)), 3)),
     }[case]
     for _ in range(3):
         check(f, *args, rtol=1e-5, atol=1e-4)
     assert len(f._prepared) == 0
+
+
+def test_static_arguments_are_taken_by_type_and_value():
+    f = cu.jit(lambda x, n, k: x * n + k, static_argnames="n")
+    x = rand((50,), "int32")
+    check(f, x, 3, 1)
+    assert len(f._prepared) == 1
+    for n, k in [(3, 7), (4, 1), (3.0, 1), (True, 1), (3, 1)]:  # 3.0 and True equal 3 but trace apart
+        got, expected = f(x, n, k), f.fn(x, n, k)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got.get(), expected.get())
+        np.testing.assert_array_equal(f(x, n, k).get(), expected.get())  # (its prepared call from the 3rd on)
+    assert f.trace_count == 4
 
 
 def test_a_dropped_launch_plan_sends_the_call_back_through_python():
