@@ -36,7 +36,7 @@ def test_prepared_results_are_the_python_paths_bit_for_bit():
         assert p.shape == q.shape and p.dtype == q.dtype
         np.testing.assert_array_equal(p.get(), q.get())
     for p, q in zip(first, third, strict=True):
-        np.testing.assert_allclose(p.get(), q.get(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(p.get(), q.get(), rtol=1e-5, atol=1e-4)  # eager: another order of the sum
 
 
 @pytest.mark.parametrize("other", ["dtype", "rank", "shape", "strides", "scalar kind", "bool scalar"])
