@@ -106,7 +106,7 @@ namespace {
 /// The launcher's sequence (src/backend/cuda/sort.cpp, RadixSort::run) with the sweep pass in
 /// tiles of Threads x Items: digit histograms of every pass (three blocks), their starts, then a
 /// pass per key byte from the values to sorted values and int64 indices.
-template <class T, class D, int Threads, int Items>
+template <class T, class D, int Threads, int Items, bool MatchAny>
 void sweep_sort(const std::vector<T>& in, std::int64_t rows, std::int64_t n, bool desc, std::vector<T>& values,
                 std::vector<i64>& indices) {
   typedef typename cu::SortKey<T>::Key U;
@@ -131,20 +131,20 @@ void sweep_sort(const std::vector<T>& in, std::int64_t rows, std::int64_t n, boo
     void* out = last ? static_cast<void*>(values.data()) : keys[1 - cur].data();
     void* iout = last ? static_cast<void*>(indices.data()) : idx[1 - cur].data();
     run_block(Threads, [&] {
-      sort_sweep<T, U, D, true, Threads, Items>(src, out, idx[cur].data(), iout, hist.data() + pass * kSortRadix,
-                                                status[pass % 2].data(), status[1 - pass % 2].data(), &counters[pass],
-                                                n, tiles, ntiles, 8 * pass,
-                                                (first ? kSortFirst : 0) | (last ? kSortLast : 0) | dir);
+      sort_sweep<T, U, D, true, Threads, Items, MatchAny>(
+          src, out, idx[cur].data(), iout, hist.data() + pass * kSortRadix, status[pass % 2].data(),
+          status[1 - pass % 2].data(), &counters[pass], n, tiles, ntiles, 8 * pass,
+          (first ? kSortFirst : 0) | (last ? kSortLast : 0) | dir);
     });
     cur = 1 - cur;
   }
 }
 
-template <class T, class D = u32, int Threads = 64, int Items = 5>
+template <class T, class D = u32, int Threads = 64, int Items = 5, bool MatchAny = false>
 void expect_sweep_matches_the_cpu_backend(const std::vector<T>& data, std::int64_t rows, std::int64_t n, bool desc) {
   std::vector<T> values;
   std::vector<i64> indices;
-  sweep_sort<T, D, Threads, Items>(data, rows, n, desc, values, indices);
+  sweep_sort<T, D, Threads, Items, MatchAny>(data, rows, n, desc, values, indices);
   const cupric::DType t = cupric::dtype_of<T>();
   cupric::Array in = cupric::Array::empty({rows, n}, t);
   std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
@@ -219,6 +219,18 @@ TEST(SortSweepThreads, DigitsMostLanesShareRankStably) {
   expect_sweep_matches_the_cpu_backend(v, 1, 3 * 1111, false);
   expect_sweep_matches_the_cpu_backend(v, 3, 1111, true);
   expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(unit_floats(6144 + 700), 1, 6144 + 700, false);
+}
+
+TEST(SortSweepThreads, MatchAnyPeersRankAsTheBallotsDo) {
+  // CUPRIC_SORT_PEERS=match: one match.any finds a key's warp peers; ragged tiles have invalid lanes
+  for (bool desc : {false, true}) {
+    for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 319}, {1, 1000}, {3, 333}}) {
+      expect_sweep_matches_the_cpu_backend<float, u32, 64, 5, true>(sweep_input<float>(rows * n, 40), rows, n, desc);
+      expect_sweep_matches_the_cpu_backend<std::int64_t, u32, 64, 5, true>(
+          sweep_input<std::int64_t>(rows * n, std::int64_t{1} << 40), rows, n, desc);
+    }
+  }
+  expect_sweep_matches_the_cpu_backend<float, u32, 64, 5, true>(unit_floats(3 * 1111), 1, 3 * 1111, false);
 }
 
 TEST(SortSweepThreads, HistogramsCountEveryDigitOfEveryRow) {

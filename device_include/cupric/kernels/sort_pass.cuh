@@ -110,16 +110,28 @@ __device__ __forceinline__ void sweep_tile_offsets(Shared& sh, D* tile_desc, boo
 }
 
 /// The lanes of the warp whose digit equals this lane's: one ballot a digit bit, each lane keeping
-/// the lanes that agree with it (sm_90 issues match.any slowly; ballots at full rate). Lanes
-/// outside `valid` (a ballot mask) are in no lane's group and form a group of their own.
+/// the lanes that agree with it (sm_90 issues match.any slowly; ballots at full rate), or with
+/// CUPRIC_SORT_MATCH_ANY defined one match.any (fewer instructions: the H200's ncu showed the pass
+/// instruction-bound). Lanes outside `valid` (a ballot mask) are in no lane's group and form a
+/// group of their own.
+#ifdef CUPRIC_SORT_MATCH_ANY
+inline constexpr bool kSweepMatchAny = true;
+#else
+inline constexpr bool kSweepMatchAny = false;
+#endif
+template <bool MatchAny>
 __device__ __forceinline__ u32 sweep_peers(u32 d, bool valid) {
-  u32 peers = __ballot_sync(0xffffffffu, valid);
+  if constexpr (MatchAny) {
+    return __match_any_sync(0xffffffffu, valid ? d : 256u + (threadIdx.x & 31u));
+  } else {
+    u32 peers = __ballot_sync(0xffffffffu, valid);
 #pragma unroll
-  for (int b = 0; b < 8; ++b) {
-    const u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
-    peers &= ((d >> b) & 1u) ? ones : ~ones;
+    for (int b = 0; b < 8; ++b) {
+      const u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+      peers &= ((d >> b) & 1u) ? ones : ~ones;
+    }
+    return valid ? peers : 1u << (threadIdx.x & 31u);
   }
-  return valid ? peers : 1u << (threadIdx.x & 31u);
 }
 
 /// Counts and ranks in one go: per item the lanes of its digit find each other (sweep_peers), and
@@ -127,7 +139,7 @@ __device__ __forceinline__ u32 sweep_peers(u32 d, bool valid) {
 /// i's place among the warp's keys of its digit (the warp's counts become starts later, and
 /// sweep_place adds them); item i + 1's atomic waits on item i's shuffle, so ranks follow item
 /// order and the sort stays stable.
-template <class U, int Items>
+template <class U, int Items, bool MatchAny>
 __device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 count, u32 place0, int shift,
                                                  u32* warp_count, u32 (&rank)[Items]) {
   const u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
@@ -135,7 +147,7 @@ __device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 coun
   for (int i = 0; i < Items; ++i) {
     const bool valid = place0 + 32u * i < count;
     const u32 d = digit_of(key[i], shift);
-    const u32 peers = sweep_peers(d, valid);
+    const u32 peers = sweep_peers<MatchAny>(d, valid);
     const int leader = 31 - __clz(peers);
     u32 at = 0;
     if (valid && lane == static_cast<u32>(leader)) at = atomicAdd(warp_count + d, static_cast<u32>(__popc(peers)));
@@ -219,7 +231,7 @@ __device__ __forceinline__ void sweep_move_payload(Shared& sh, const u32* idx_in
 /// One digit pass (the digit at `shift`) over every tile of every row, with the arguments and
 /// modes of sort_onesweep (sort.cuh); launched with Threads threads a block, tiles of
 /// Threads * Items keys (the launcher sizes its tiles by the same numbers).
-template <class T, class U, class D, bool WithIdx, int Threads, int Items>
+template <class T, class U, class D, bool WithIdx, int Threads, int Items, bool MatchAny = kSweepMatchAny>
 __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32* idx_in, void* idx_out,
                                            const u32* starts, D* desc, D* desc_next, u32* counter, i64 n, i64 tiles,
                                            i64 ntiles, int shift, int mode) {
@@ -241,7 +253,7 @@ __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32*
     U key[Items];
     sweep_load<T, U, Items>(in, tile_first, count, place0, mode, key);
     u32 rank[Items];
-    sweep_count_rank<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
+    sweep_count_rank<U, Items, MatchAny>(key, count, place0, shift, sh.warp_digit[warp], rank);
     __syncthreads();
     sweep_tile_offsets<D, Threads>(sh, desc + tile * kSortRadix, t == 0);
     __syncthreads();

@@ -3,6 +3,7 @@
 // launchers: a onesweep LSD radix sort over the rows of a C-contiguous copy, 8 bits a pass, in
 // batches of rows, with the temporary keys, payloads and status words from the stream-ordered pool.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -32,12 +33,41 @@ DType key_dtype(int bytes) {
   return bytes == 1 ? DType::uint8 : bytes == 2 ? DType::uint16 : bytes == 4 ? DType::uint32 : DType::uint64;
 }
 
-/// The tile of the sweep pass (kernels/sort_pass.cuh) for keys of `key_bytes`: threads of a block
-/// and keys per thread (held in registers; the staged tile stays within 48 KiB of shared memory).
+/// The tile of the sweep pass (kernels/sort_pass.cuh) for keys of `key_bytes`: threads of a block,
+/// keys per thread (held in registers; the staged tile stays within 48 KiB of shared memory) and
+/// the blocks an SM that the register cap aims at.
 struct SweepShape {
-  int threads, items;
+  int threads, items, blocks;
 };
-SweepShape sweep_shape(int key_bytes) { return key_bytes == 8 ? SweepShape{256, 12} : SweepShape{384, 16}; }
+
+/// CUPRIC_SORT_SWEEP="threads,items,blocks" replaces the shape of 4-byte keys' passes: the tuning
+/// experiments of benchmarks/sort.py --sweep time other shapes in one process each.
+SweepShape sweep_override(SweepShape shape) {
+  const char* v = std::getenv("CUPRIC_SORT_SWEEP");
+  if (!v || !*v) return shape;
+  SweepShape s{};
+  char tail = 0;
+  const bool parsed = std::sscanf(v, "%d,%d,%d%c", &s.threads, &s.items, &s.blocks, &tail) == 3;
+  const long shared = 4L * s.threads * s.items + 1024L * (s.threads / 32) + 1L * s.threads * s.items + 4096;
+  if (!parsed || s.threads % 32 || s.threads < 64 || s.threads > 1024 || s.items < 1 || s.items > 32 || s.blocks < 1 ||
+      s.blocks > 8 || shared > 48 * 1024)
+    throw ValueError(
+        cat("CUPRIC_SORT_SWEEP must be 'threads,items,blocks' (threads a multiple of 32 in [64, 1024], "
+            "items in [1, 32], blocks in [1, 8], a tile whose shared memory fits 48 KiB), got '",
+            v, "'"));
+  return s;
+}
+
+SweepShape sweep_shape(int key_bytes) {
+  return key_bytes == 8 ? SweepShape{256, 12, 3} : sweep_override(SweepShape{384, 16, 2});
+}
+
+/// CUPRIC_SORT_PEERS=match: the sweep pass finds a key's warp peers with one match.any instead of
+/// eight ballots (kernels/sort_pass.cuh, sweep_peers), for timing both on the H200.
+bool match_any_peers() {
+  const char* v = std::getenv("CUPRIC_SORT_PEERS");
+  return v && std::string(v) == "match";
+}
 
 /// CUPRIC_SORT_KERNEL=old picks the first onesweep pass (kernels/sort.cuh), read at every sort so
 /// that one process can time both.
@@ -52,9 +82,9 @@ std::string render_sort(DType t) {
   const bool cplx = is_complex(t);
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
-  std::string src =
-      cat(include_family("sort_pass"), "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
-          " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
+  std::string src = cat(match_any_peers() ? "#define CUPRIC_SORT_MATCH_ANY 1\n" : "", include_family("sort_pass"),
+                        "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
+                        " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
                    const char* bounds = "256") {
     src += cat("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "_", s, "(", params, ") {\n  ",
@@ -85,7 +115,7 @@ std::string render_sort(DType t) {
                 "* desc_next, u32* counter, i64 n, i64 tiles, i64 ntiles, int shift, int mode"),
             cat("sort_sweep<T, U, ", D, ", ", with_idx ? "true" : "false", ", ", shape.threads, ", ", shape.items,
                 ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
-            cat(shape.threads, ", ", 65536 / (shape.threads * 80)).c_str());  // registers capped near 80
+            cat(shape.threads, ", ", shape.blocks).c_str());  // registers capped at 65536 / (threads * blocks)
     }
   }
   if (!cplx) {
