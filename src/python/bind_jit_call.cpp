@@ -128,6 +128,7 @@ class JitCall {
         continue;
       }
       if (k.type != array_type()) continue;
+      if (!nb::inst_ready(v)) return false;  // (an ndarray whose __init__ did not run: the full path says so)
       const Array& a = *nb::inst_ptr<Array>(v);
       if (a.dtype() != k.dtype || a.shape() != k.shape || a.strides() != k.strides || !(a.device() == k.device))
         return false;
