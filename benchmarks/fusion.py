@@ -293,7 +293,8 @@ def per_call(fn, sync, n=20000):
 def warm_host_costs(cu, device):
     """'warm host per call, <who>' -> seconds, for 2*x + y on 1-element float32 arrays: cupric
     @cu.jit (its prepared call) beside cupric eager, the 5-op expression under @cu.jit, and the
-    installed peers (NumPy on the CPU; torch eager, torch.compile, cupy.fuse, jax.jit on the GPU)."""
+    installed peers (NumPy on the CPU; torch eager, cupy.fuse, jax.jit on the GPU, and torch.compile
+    with --with-torch-compile)."""
     sync = cu.cuda.Device().synchronize if device != "cpu" else (lambda: None)
     x = cu.ones(1, dtype=cu.float32, device=device)
     f = cu.jit(lambda x, y: 2 * x + y)
@@ -305,8 +306,10 @@ def warm_host_costs(cu, device):
     if device == "cpu":
         out["warm host per call, numpy 2*x + y"] = per_call(lambda: 2 * h + h, lambda: None)
         return out
-    for name, make in [("torch eager", _torch_saxpy), ("torch.compile", lambda h: _torch_saxpy(h, compiled=True)),
-                       ("cupy.fuse", _cupy_saxpy), ("jax.jit", _jax_saxpy)]:
+    peers = [("torch eager", _torch_saxpy), ("cupy.fuse", _cupy_saxpy), ("jax.jit", _jax_saxpy)]
+    if "--with-torch-compile" in sys.argv:  # its first compile takes tens of seconds of the GPU's time
+        peers.append(("torch.compile", lambda h: _torch_saxpy(h, compiled=True)))
+    for name, make in peers:
         try:
             call, peer_sync = make(h)
             out[f"warm host per call, {name} 2*x + y"] = per_call(call, peer_sync)
