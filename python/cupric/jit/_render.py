@@ -379,11 +379,14 @@ def split_count(kept, reduced, block, device, threads=1):
     return max(1, min(want // max(kept, 1), math.ceil(reduced / (4 * block)), 1024))
 
 
-# Whole-row kernels. A GPU block holds its tiles in registers: 64 KiB of a row (16384 float32) is 16
-# elements a thread at 1024 threads, or 64 at 256 (with the row's exp or deviations beside it, 128
-# registers a thread: the most at which two such blocks still share an SM). Past that a row is
-# cheaper re-read from L2 in chunks. The CPU's tiles are arrays on a pool thread's stack, and
-# re-reading a row from its own L2 costs little, so its bound is the L2-sized row.
+# Whole-row kernels. A GPU block holds its tiles in registers, 128 bytes of each a thread (32 float32
+# elements: the tile compiler's 256 threads of the hand-written 8192-wide softmax, which reaches
+# 4.12 TB/s on the H200), so the largest tile, 64 KiB of a row, takes 512 threads; ptxas gives the
+# rendered softmax, variance and layer norm 60-130 registers a thread at that size, no spills (an
+# NVRTC test checks it). Longer rows would need 1024 threads and their 64 registers a thread (the
+# layer norm spills there) or fewer resident blocks than the loads need; they are re-read from L2
+# in chunks instead. On the CPU a tile is an array on a pool thread's stack and the bound keeps a
+# row within L2.
 WHOLE_ROW_BYTES = {"cpu": 64 * 1024, "cuda": 64 * 1024}
 WHOLE_ROW_MIN = 256  # the smallest whole-row tile: rows shorter than this share one kernel
 
@@ -398,7 +401,7 @@ def whole_row_blocks(extents, itemsize, device):
     return blocks if math.prod(blocks) * max(itemsize, 4) <= WHOLE_ROW_BYTES[device] else None
 
 
-def whole_row_threads(elements):
-    """The CUDA block size of a whole-row kernel of `elements`: 16 a thread (four 16-byte loads of
-    float32) from 128 to 1024 threads, as Triton's softmax widens num_warps with its BLOCK."""
-    return min(1024, max(128, elements // 16))
+def whole_row_threads(elements, itemsize):
+    """The CUDA block size of a whole-row kernel: 128 bytes of the tile a thread, 128 to 1024 threads
+    (as Triton's softmax widens num_warps with its BLOCK)."""
+    return min(1024, max(128, elements * max(itemsize, 4) // 128))

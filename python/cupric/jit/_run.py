@@ -176,7 +176,7 @@ class StepRunner:
         blocks = whole_row_blocks(extents, self.itemsize, dev_type) if nsplit == 1 else None
         if blocks is not None:
             kernel = self.kernel(("rows", flags, "whole"), lambda: render_rows(
-                nodes, step, arrays, self.scalars, False, whole=True), whole_row_threads(math.prod(blocks)))
+                nodes, step, arrays, self.scalars, False, whole=True), whole_row_threads(math.prod(blocks), self.itemsize))
             return blocks, 1, kernel
         kernel = self.kernel(("rows", flags, nsplit > 1), lambda: render_rows(
             nodes, step, arrays, self.scalars, nsplit > 1))

@@ -141,18 +141,43 @@ def test_static_arguments_are_constants_of_the_trace():
 
 
 def test_a_new_length_of_the_same_rank_compiles_nothing():
+    # maps and chunked rows (rows past the whole-row bound) take every length; whole rows every
+    # length of their power-of-two bucket (2049..4096 here)
     f = cu.jit(five_op)
     g = cu.jit(softmax)
-    f(rand((5000,)), rand((5000,)))
-    g(rand((8, 3000)))
-    f(rand((5000,)), rand((5000,)))
-    g(rand((8, 3000)))
+    for _ in range(2):
+        f(rand((5000,)), rand((5000,)))
+        g(rand((8, 3000)))
+        g(rand((3, 40000)))
     before = compiled_count()
     for n in (12345, 777, 100000):
         check(f, rand((n,)), rand((n,)), rtol=1e-5, atol=1e-5)
-        check(g, rand((n % 50 + 2, n)), rtol=1e-5)
+        check(g, rand((n % 50 + 2, n % 2048 + 2049)), rtol=1e-5)
+        check(g, rand((n % 5 + 2, n + 17000)), rtol=1e-5)
     assert compiled_count() == before
     assert f.trace_count == 1 and g.trace_count == 1
+
+
+def test_whole_rows_compile_once_per_power_of_two_bucket():
+    # kernels are shared by source across jit functions: a function no other test has
+    @cu.jit
+    def g(x):
+        e = cu.exp(x - x.min(1, keepdims=True))
+        return e / e.sum(1, keepdims=True) * 3.25
+
+    x = rand((6, 1100))
+    g(x)
+    before = compiled_count()
+    for n in (1025, 1100, 2048, 1500):  # one bucket: 2048
+        check(g, x[:, :n] if n <= 1100 else rand((6, n)), rtol=1e-5)
+    assert compiled_count() == before + 1
+    for n in (2049, 4000):  # the next one
+        check(g, rand((5, n)), rtol=1e-5)
+    assert compiled_count() == before + 2
+    for n in (3, 100, 256):  # every row up to WHOLE_ROW_MIN shares the smallest tile
+        check(g, rand((4, n)), rtol=1e-5)
+    assert compiled_count() == before + 3
+    assert len(g.explain(x).kernels) == 1 and g.trace_count == 1
 
 
 def test_fuse_is_jit_with_cupys_spelling():
