@@ -165,22 +165,30 @@ class StepRunner:
         return Launch(kernel, (kept, nsplit), views, outs, (*means, *full, nsplit, *blocks), results, means)
 
     def _rows_kernel(self, flags, kept, extents, dev_type):
-        """(tile extents, blocks per kept position, kernel) of a rows launch: few kept positions of a
-        long reduction split it over blocks; else a row whose padded tile fits is one whole-row tile
-        (a kernel per power-of-two bucket); else the chunked kernel."""
+        """(tile extents, blocks per kept position, kernel) of a rows launch (`rows_variant`)."""
         nodes, step = self.nodes, self.step
         arrays = list(zip(self.arrays, flags, strict=True))
-        block = ROWS_BLOCK[dev_type]
-        threads = _c.get_num_threads() if dev_type == "cpu" else 1
-        nsplit = split_count(kept, math.prod(extents), block, dev_type, threads) if self.splittable else 1
-        blocks = whole_row_blocks(extents, self.itemsize, dev_type) if nsplit == 1 else None
-        if blocks is not None:
+        kind, value = rows_variant(kept, extents, self.itemsize, dev_type, self.splittable)
+        if kind == "whole":
+            threads = whole_row_threads(math.prod(value), self.itemsize)
             kernel = self.kernel(("rows", flags, "whole"), lambda: render_rows(
-                nodes, step, arrays, self.scalars, False, whole=True), whole_row_threads(math.prod(blocks), self.itemsize))
-            return blocks, 1, kernel
-        kernel = self.kernel(("rows", flags, nsplit > 1), lambda: render_rows(
-            nodes, step, arrays, self.scalars, nsplit > 1))
-        return (block,), nsplit, kernel
+                nodes, step, arrays, self.scalars, False, whole=True), threads)
+            return value, 1, kernel
+        split = kind == "split"
+        kernel = self.kernel(("rows", flags, split), lambda: render_rows(nodes, step, arrays, self.scalars, split))
+        return (ROWS_BLOCK[dev_type],), value if split else 1, kernel
+
+
+def rows_variant(kept, extents, itemsize, dev_type, splittable=True):
+    """How a rows kernel covers `kept` positions reducing `extents`: ("split", blocks per position)
+    for few positions of a long reduction; else ("whole", tile extents) when the row padded to
+    powers of two fits on chip (a kernel per bucket); else ("chunked", None), any length."""
+    threads = _c.get_num_threads() if dev_type == "cpu" else 1
+    nsplit = split_count(kept, math.prod(extents), ROWS_BLOCK[dev_type], dev_type, threads) if splittable else 1
+    if nsplit > 1:
+        return "split", nsplit
+    blocks = whole_row_blocks(extents, itemsize, dev_type)
+    return ("whole", blocks) if blocks is not None else ("chunked", None)
 
 
 def node_shape_of(nodes, o, arrays, leaf_ids):

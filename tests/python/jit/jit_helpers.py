@@ -3,6 +3,7 @@ same Python function run eagerly (NumPy-checked cupric is the oracle)."""
 
 import cupric as cu
 import numpy as np
+import pytest
 
 RNG = np.random.default_rng(20261202)
 
@@ -45,3 +46,24 @@ def _same(got, expected, rtol, atol):
         np.testing.assert_array_equal(g, e)
     else:
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
+
+
+@pytest.fixture
+def gpu_row_bounds(monkeypatch):
+    """The CPU's whole-row bound set to the GPU's, so that the CPU runs the rows kernels a GPU would."""
+    from cupric.jit import _render
+
+    monkeypatch.setitem(_render.WHOLE_ROW_BYTES, "cpu", _render.WHOLE_ROW_BYTES["cuda"])
+
+
+def rows_kinds(f):
+    """'whole' or 'chunked' for each rows kernel of f's latest launches (from their source)."""
+    import linecache
+
+    program = next(e for e in f.entries.values() if hasattr(e, "work"))
+    kinds = []
+    for r in program.runners:
+        if r is not None and r.step.kind == "rows":
+            text = "".join(linecache.getlines(r.last_launch[0].fn.__code__.co_filename))
+            kinds.append("chunked" if "for c in" in text else "whole")
+    return kinds

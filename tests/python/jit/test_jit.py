@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from cupric.jit import JitError
 from cupric.jit._run import compiled_count
-from jit_helpers import check, rand
+from jit_helpers import check, gpu_row_bounds, rand, rows_kinds  # noqa: F401 (a fixture)
 
 
 def five_op(x, y):
@@ -41,6 +41,10 @@ def logsumexp(x):
     return m + cu.log(cu.sum(cu.exp(x - m), axis=1, keepdims=True))
 
 
+def centre(x):
+    return x - x.mean(1, keepdims=True)
+
+
 @pytest.mark.parametrize("fn", [five_op, saxpy, dot])
 @pytest.mark.parametrize("shape", [(1000,), (37, 129), (3, 5, 70)])
 def test_two_operand_functions_match_eager(fn, shape):
@@ -50,6 +54,46 @@ def test_two_operand_functions_match_eager(fn, shape):
 @pytest.mark.parametrize("fn", [softmax, variance, logsumexp])
 def test_reduce_then_broadcast_patterns_match_eager(fn):
     check(cu.jit(fn), rand((33, 2500)), rtol=1e-5, atol=1e-6)
+
+
+# Row lengths at the edges of the whole-row kernels (with the GPU's bound): the smallest tile (256),
+# the next bucket, the largest tile (16384 elements of 4 bytes or less, 8192 of 8) and one past it,
+# where the chunked kernel takes over.
+ROW_EDGES = {"float32": ((255, 257, 16383, 16384), 16385), "float16": ((256, 16384), 16385),
+             "float64": ((8191, 8192), 8193)}
+ROW_TOLERANCE = {"float16": 1e-2, "float32": 2e-5, "float64": 1e-12}
+
+
+@pytest.mark.parametrize("dtype", ROW_EDGES)
+@pytest.mark.parametrize("fn", [softmax, variance, logsumexp, centre, layer_norm])
+def test_row_patterns_at_the_whole_row_edges(fn, dtype, gpu_row_bounds):
+    whole, chunked = ROW_EDGES[dtype]
+    tol = ROW_TOLERANCE[dtype]
+    for n in (*whole, chunked):
+        f = cu.jit(fn)
+        args = [rand((3, n), dtype)] + ([rand((n,), dtype), rand((n,), dtype)] if fn is layer_norm else [])
+        check(f, *args, rtol=tol, atol=tol)
+        assert rows_kinds(f) == ["chunked" if n == chunked else "whole"]
+
+
+def test_whole_rows_of_views_and_of_other_axes(gpu_row_bounds):
+    x = rand((600, 3000))
+    for view in (x[::2, ::2], x[::-3, 7:2007], x.T[:40]):  # strided rows, reversed, rows across the columns
+        f = cu.jit(softmax)
+        check(f, view, rtol=1e-5)
+        assert rows_kinds(f) == ["whole"]
+    columns = cu.jit(lambda a: (a - a.mean(0, keepdims=True), (a * a).sum(0)))
+    check(columns, x[:, 5:12], rtol=1e-5, atol=1e-5)  # a (1024, 1) tile down each column
+    two = cu.jit(lambda a, w: (a - a.mean((0, 2), keepdims=True)) * w)
+    y = rand((5, 4, 70))
+    check(two, y, rand((5, 1, 70)), rtol=1e-5, atol=1e-6)  # a (8, 1, 128) tile over two reduced dims
+    check(two, y[:, ::2, ::-1], rand((70,)), rtol=1e-5, atol=1e-6)
+    assert rows_kinds(columns) == rows_kinds(two) == ["whole"]
+    z = (np.random.default_rng(3).standard_normal((3, 5, 40)) * 4).astype(np.int16)  # ties
+    flat = cu.jit(lambda a: ((a * 2).argmax(), (a - 1).argmin(keepdims=True)))
+    out = check(flat, cu.asarray(z))
+    assert int(out[0]) == (z * 2).argmax() and int(out[1][0, 0, 0]) == (z - 1).argmin()
+    assert rows_kinds(flat) == ["whole"]  # both in one kernel
 
 
 def test_layer_norm_with_broadcast_weights():
@@ -312,9 +356,12 @@ def test_square_by_the_power_operator_keeps_powers_dtypes():
             check(cu.jit(lambda x, e=e: x**e), x, rtol=1e-6)
 
 
+@pytest.mark.parametrize("bounds", ["cpu", "gpu"])
 @pytest.mark.parametrize("op", ["argmax", "argmin"])
 @pytest.mark.parametrize("dtype", ["float32", "int16"])
-def test_argmax_and_argmin_pick_the_first_extreme(op, dtype):
+def test_argmax_and_argmin_pick_the_first_extreme(op, dtype, bounds, request):
+    if bounds == "gpu":  # rows of 1100 in one tile, as a GPU runs them
+        request.getfixturevalue("gpu_row_bounds")
     xn = (np.random.default_rng(5).standard_normal((6, 4, 1100)) * 10).astype(dtype)  # ints: many ties
     if dtype == "float32":
         xn[2, 3, 17] = np.nan  # NumPy: the first NaN wins
