@@ -65,9 +65,10 @@ class StepRunner:
                            and nodes[step.reductions[0]].params["op"] not in ("argmax", "argmin"))
 
     def kernel(self, key, render, num_threads=0):
-        k = self.variants.get((key, num_threads))
+        """The variant `key`'s kernel (a key names its num_threads where they are not 0)."""
+        k = self.variants.get(key)
         if k is None:
-            k = self.variants[key, num_threads] = compile_kernel(*render(), num_threads)
+            k = self.variants[key] = compile_kernel(*render(), num_threads)
         return k
 
     def eager(self, env):
@@ -171,7 +172,7 @@ class StepRunner:
         kind, value = rows_variant(kept, extents, self.itemsize, dev_type, self.splittable)
         if kind == "whole":
             threads = whole_row_threads(math.prod(value), self.itemsize)
-            kernel = self.kernel(("rows", flags, "whole"), lambda: render_rows(
+            kernel = self.kernel(("rows", flags, "whole", threads), lambda: render_rows(
                 nodes, step, arrays, self.scalars, False, whole=True), threads)
             return value, 1, kernel
         split = kind == "split"
