@@ -3,7 +3,6 @@ same Python function run eagerly (NumPy-checked cupric is the oracle)."""
 
 import cupric as cu
 import numpy as np
-import pytest
 
 RNG = np.random.default_rng(20261202)
 
@@ -46,14 +45,6 @@ def _same(got, expected, rtol, atol):
         np.testing.assert_array_equal(g, e)
     else:
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
-
-
-@pytest.fixture
-def gpu_row_bounds(monkeypatch):
-    """The CPU's whole-row bound set to the GPU's, so that the CPU runs the rows kernels a GPU would."""
-    from cupric.jit import _render
-
-    monkeypatch.setitem(_render.WHOLE_ROW_BYTES, "cpu", _render.WHOLE_ROW_BYTES["cuda"])
 
 
 def rows_kinds(f):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from cupric.jit import JitError
 from cupric.jit._run import compiled_count
-from jit_helpers import check, gpu_row_bounds, rand, rows_kinds  # noqa: F401 (a fixture)
+from jit_helpers import check, rand, rows_kinds
 
 
 def five_op(x, y):

@@ -7,7 +7,7 @@ import math
 import cupric as cu
 import pytest
 from cupric.jit._render import split_count, whole_row_threads
-from jit_helpers import gpu_row_bounds, rand, rows_kinds  # noqa: F401 (a fixture)
+from jit_helpers import rand, rows_kinds
 from test_jit import centre, dot, five_op, layer_norm, logsumexp, softmax, variance
 
 CASES = {
