@@ -11,12 +11,15 @@ namespace cupric::kernels {
 /// The shared memory of a sweep block. `stage` holds the tile in output order: its keys, then its
 /// u32 payloads. warp_digit[w][d]: warp w's count of digit d (while ranking), then the place in the
 /// tile where its keys of d start.
-template <class U, int Threads, int Items>
+template <class U, int Threads, int Items, bool PeerWords>
 struct SweepShared {
   static constexpr int kWarps = Threads / 32;
   static constexpr int kTile = Threads * Items;
   static constexpr int kSlot = sizeof(U) > 4 ? static_cast<int>(sizeof(U)) : 4;
-  alignas(16) unsigned char stage[kTile * kSlot];
+  union {  // while ranking, the stage is free: the warps' peer words (kPeersAtomicOr) live there
+    alignas(16) unsigned char stage[kTile * kSlot];
+    u32 peer_words[PeerWords ? kWarps * kSortRadix : 1];
+  };
   u32 warp_digit[kWarps][kSortRadix];
   u32 tile_count[kSortRadix];       ///< the tile's keys of each digit
   u32 tile_start[kSortRadix];       ///< where each digit's keys start in the tile
@@ -109,17 +112,42 @@ __device__ __forceinline__ void sweep_tile_offsets(Shared& sh, D* tile_desc, boo
   }
 }
 
-/// The lanes of the warp whose digit equals this lane's: one ballot a digit bit, each lane keeping
-/// the lanes that agree with it (sm_90 issues match.any slowly; ballots at full rate). Lanes
-/// outside `valid` (a ballot mask) are in no lane's group and form a group of their own.
-__device__ __forceinline__ u32 sweep_peers(u32 d, bool valid) {
-  u32 peers = __ballot_sync(0xffffffffu, valid);
+/// How a key's warp peers (the lanes whose digit equals its own) are found: one ballot a digit bit
+/// (eight, each lane keeping the lanes that agree with it), one match.any (measured slower on the
+/// H200: 6.19 vs 5.71 ms a 2^27 float32 sort), or an atomic OR of the lane's bit into a per-warp
+/// word per digit in shared memory, read back (CUB's choice on sm_90). CUPRIC_SORT_PEERS picks one
+/// (src/backend/cuda/sort.cpp defines CUPRIC_SORT_PEERS_KIND).
+enum SweepPeers : int { kPeersBallots = 0, kPeersMatchAny = 1, kPeersAtomicOr = 2 };
+#ifdef CUPRIC_SORT_PEERS_KIND
+inline constexpr int kSweepPeers = CUPRIC_SORT_PEERS_KIND;
+#else
+inline constexpr int kSweepPeers = kPeersBallots;
+#endif
+
+/// This lane's peers for digit d. Lanes outside `valid` are in no lane's group and form a group of
+/// their own. `masks` (kPeersAtomicOr): the warp's 256 words, zero on entry and on return.
+template <int Peers>
+__device__ __forceinline__ u32 sweep_peers(u32 d, bool valid, u32* masks) {
+  const u32 lane = threadIdx.x & 31u;
+  if constexpr (Peers == kPeersMatchAny) {
+    return __match_any_sync(0xffffffffu, valid ? d : 256u + lane);
+  } else if constexpr (Peers == kPeersAtomicOr) {
+    if (valid) atomicOr(masks + d, 1u << lane);
+    __syncwarp();
+    const u32 peers = valid ? masks[d] : 1u << lane;
+    __syncwarp();
+    if (valid) masks[d] = 0u;  // every peer clears its word (the same value): zero for the next item
+    __syncwarp();
+    return peers;
+  } else {
+    u32 peers = __ballot_sync(0xffffffffu, valid);
 #pragma unroll
-  for (int b = 0; b < 8; ++b) {
-    const u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
-    peers &= ((d >> b) & 1u) ? ones : ~ones;
+    for (int b = 0; b < 8; ++b) {
+      const u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+      peers &= ((d >> b) & 1u) ? ones : ~ones;
+    }
+    return valid ? peers : 1u << lane;
   }
-  return valid ? peers : 1u << (threadIdx.x & 31u);
 }
 
 /// Counts and ranks in one go: per item the lanes of its digit find each other (sweep_peers), and
@@ -127,15 +155,15 @@ __device__ __forceinline__ u32 sweep_peers(u32 d, bool valid) {
 /// i's place among the warp's keys of its digit (the warp's counts become starts later, and
 /// sweep_place adds them); item i + 1's atomic waits on item i's shuffle, so ranks follow item
 /// order and the sort stays stable.
-template <class U, int Items>
+template <class U, int Items, int Peers>
 __device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 count, u32 place0, int shift,
-                                                 u32* warp_count, u32 (&rank)[Items]) {
+                                                 u32* warp_count, u32* masks, u32 (&rank)[Items]) {
   const u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const bool valid = place0 + 32u * i < count;
     const u32 d = digit_of(key[i], shift);
-    const u32 peers = sweep_peers(d, valid);
+    const u32 peers = sweep_peers<Peers>(d, valid, masks);
     const int leader = 31 - __clz(peers);
     u32 at = 0;
     if (valid && lane == static_cast<u32>(leader)) at = atomicAdd(warp_count + d, static_cast<u32>(__popc(peers)));
@@ -219,19 +247,22 @@ __device__ __forceinline__ void sweep_move_payload(Shared& sh, const u32* idx_in
 /// One digit pass (the digit at `shift`) over every tile of every row, with the arguments and
 /// modes of sort_onesweep (sort.cuh); launched with Threads threads a block, tiles of
 /// Threads * Items keys (the launcher sizes its tiles by the same numbers).
-template <class T, class U, class D, bool WithIdx, int Threads, int Items>
+template <class T, class U, class D, bool WithIdx, int Threads, int Items, int Peers = kSweepPeers>
 __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32* idx_in, void* idx_out,
                                            const u32* starts, D* desc, D* desc_next, u32* counter, i64 n, i64 tiles,
                                            i64 ntiles, int shift, int mode) {
-  typedef SweepShared<U, Threads, Items> Shared;
+  typedef SweepShared<U, Threads, Items, Peers == kPeersAtomicOr> Shared;
   static_assert(Threads % 32 == 0, "sort_sweep runs whole warps");
   __shared__ Shared sh;
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const u32 place0 = warp * 32u * Items + lane;
   for (;;) {
     if (threadIdx.x == 0) sh.taken = atomicAdd(counter, 1u);
-    for (int j = static_cast<int>(threadIdx.x); j < Shared::kWarps * kSortRadix; j += Threads)
+    u32* masks = sh.peer_words;
+    for (int j = static_cast<int>(threadIdx.x); j < Shared::kWarps * kSortRadix; j += Threads) {
       sh.warp_digit[j / kSortRadix][j % kSortRadix] = 0;
+      if constexpr (Peers == kPeersAtomicOr) masks[j] = 0;
+    }
     __syncthreads();
     const i64 tile = sh.taken;
     if (tile >= ntiles) break;
@@ -241,7 +272,7 @@ __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32*
     U key[Items];
     sweep_load<T, U, Items>(in, tile_first, count, place0, mode, key);
     u32 rank[Items];
-    sweep_count_rank<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
+    sweep_count_rank<U, Items, Peers>(key, count, place0, shift, sh.warp_digit[warp], masks + warp * kSortRadix, rank);
     __syncthreads();
     sweep_tile_offsets<D, Threads>(sh, desc + tile * kSortRadix, t == 0);
     __syncthreads();

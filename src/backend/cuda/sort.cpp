@@ -3,6 +3,7 @@
 // launchers: a onesweep LSD radix sort over the rows of a C-contiguous copy, 8 bits a pass, in
 // batches of rows, with the temporary keys, payloads and status words from the stream-ordered pool.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -32,12 +33,49 @@ DType key_dtype(int bytes) {
   return bytes == 1 ? DType::uint8 : bytes == 2 ? DType::uint16 : bytes == 4 ? DType::uint32 : DType::uint64;
 }
 
-/// The tile of the sweep pass (kernels/sort_pass.cuh) for keys of `key_bytes`: threads of a block
-/// and keys per thread (held in registers; the staged tile stays within 48 KiB of shared memory).
+/// The tile of the sweep pass (kernels/sort_pass.cuh) for keys of `key_bytes`: threads of a block,
+/// keys per thread (held in registers; the staged tile stays within 48 KiB of shared memory) and
+/// the blocks an SM that the register cap aims at.
 struct SweepShape {
-  int threads, items;
+  int threads, items, blocks;
 };
-SweepShape sweep_shape(int key_bytes) { return key_bytes == 8 ? SweepShape{256, 12} : SweepShape{384, 16}; }
+
+/// CUPRIC_SORT_SWEEP="threads,items,blocks" replaces the shape of 4-byte keys' passes: the tuning
+/// experiments of benchmarks/sort.py --sweep time other shapes in one process each.
+SweepShape sweep_override(SweepShape shape) {
+  const char* v = std::getenv("CUPRIC_SORT_SWEEP");
+  if (!v || !*v) return shape;
+  SweepShape s{};
+  char tail = 0;
+  const bool parsed = std::sscanf(v, "%d,%d,%d%c", &s.threads, &s.items, &s.blocks, &tail) == 3;
+  const long shared = 4L * s.threads * s.items + 1024L * (s.threads / 32) + 1L * s.threads * s.items + 4096;
+  if (!parsed || s.threads % 32 || s.threads < 64 || s.threads > 1024 || s.items < 1 || s.items > 32 || s.blocks < 1 ||
+      s.blocks > 8 || shared > 48 * 1024)
+    throw ValueError(
+        cat("CUPRIC_SORT_SWEEP must be 'threads,items,blocks' (threads a multiple of 32 in [64, 1024], "
+            "items in [1, 32], blocks in [1, 8], a tile whose shared memory fits 48 KiB), got '",
+            v, "'"));
+  return s;
+}
+
+/// Keys-only passes of 4-byte keys take 384 x 12 at three blocks an SM (5 % faster than 384 x 16
+/// at two on the H200, sorting 2^27 float32 twice: 5.44 vs 5.71 ms and 5.49 vs 5.66 ms); passes
+/// that carry a payload keep 384 x 16 at two (their registers).
+SweepShape sweep_shape(int key_bytes, bool with_idx) {
+  if (key_bytes == 8) return SweepShape{256, 12, 3};
+  return sweep_override(with_idx ? SweepShape{384, 16, 2} : SweepShape{384, 12, 3});
+}
+
+/// CUPRIC_SORT_PEERS=ballots|match|atomic_or: how the sweep pass finds a key's warp peers
+/// (kernels/sort_pass.cuh, sweep_peers), for timing each on the H200; the kind's number.
+int sweep_peers_kind() {
+  const char* v = std::getenv("CUPRIC_SORT_PEERS");
+  const std::string kind = v ? v : "";
+  if (kind.empty() || kind == "ballots") return 0;
+  if (kind == "match") return 1;
+  if (kind == "atomic_or") return 2;
+  throw ValueError(cat("CUPRIC_SORT_PEERS must be 'ballots', 'match' or 'atomic_or', got '", kind, "'"));
+}
 
 /// CUPRIC_SORT_KERNEL=old picks the first onesweep pass (kernels/sort.cuh), read at every sort so
 /// that one process can time both.
@@ -52,9 +90,9 @@ std::string render_sort(DType t) {
   const bool cplx = is_complex(t);
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
-  std::string src =
-      cat(include_family("sort_pass"), "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
-          " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
+  std::string src = cat("#define CUPRIC_SORT_PEERS_KIND ", sweep_peers_kind(), "\n", include_family("sort_pass"),
+                        "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
+                        " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
                    const char* bounds = "256") {
     src += cat("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "_", s, "(", params, ") {\n  ",
@@ -79,13 +117,13 @@ std::string render_sort(DType t) {
             cat("sort_onesweep<T, U, ", D, ", ", with_idx ? "true" : "false",
                 ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
             "256, 3");  // three blocks an SM: registers capped at 85 (ptxas: no spills)
-      const SweepShape shape = sweep_shape(key_bytes(t));
+      const SweepShape shape = sweep_shape(key_bytes(t), with_idx);
       entry(cat("sort_sweep", with_idx ? "_idx" : "", wide ? "_wide" : ""),
             cat("const void* in, void* out, const u32* iin, void* iout, const u32* starts, ", D, "* desc, ", D,
                 "* desc_next, u32* counter, i64 n, i64 tiles, i64 ntiles, int shift, int mode"),
             cat("sort_sweep<T, U, ", D, ", ", with_idx ? "true" : "false", ", ", shape.threads, ", ", shape.items,
                 ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
-            cat(shape.threads, ", ", 65536 / (shape.threads * 80)).c_str());  // registers capped near 80
+            cat(shape.threads, ", ", shape.blocks).c_str());  // registers capped at 65536 / (threads * blocks)
     }
   }
   if (!cplx) {
@@ -111,16 +149,16 @@ namespace {
 
 /// Keys of a tile: the sweep's shape, or the old pass's (kSortItems in kernels/sort.cuh: 16 per
 /// thread, 8 for 8-byte keys).
-std::int64_t tile_keys(int key_bytes, bool old) {
-  const SweepShape s = sweep_shape(key_bytes);
+std::int64_t tile_keys(int key_bytes, bool with_idx, bool old) {
+  const SweepShape s = sweep_shape(key_bytes, with_idx);
   return old ? std::int64_t{kThreads} * (key_bytes == 8 ? 8 : 16) : std::int64_t{s.threads} * s.items;
 }
 /// Status words of the look-back are u32 (30-bit counts) for rows below 2^30 keys, else u64.
 bool wide_status(std::int64_t n) { return n >= (std::int64_t{1} << 30); }
 /// Scratch bytes a row needs besides its keys: digit counts and two passes' status words.
-std::int64_t scratch_per_row(DType t, std::int64_t n, bool old) {
+std::int64_t scratch_per_row(DType t, std::int64_t n, bool with_idx, bool old) {
   const int kb = key_bytes(t);
-  const std::int64_t tiles = ceil_div(n, tile_keys(kb, old));
+  const std::int64_t tiles = ceil_div(n, tile_keys(kb, with_idx, old));
   return std::int64_t{4} * 256 * kb + 2 * tiles * 256 * (wide_status(n) ? 8 : 4);
 }
 
@@ -137,7 +175,7 @@ class RadixSort {
       idx_[0] = Array::empty({total}, DType::uint32, be.device());
       idx_[1] = Array::empty({total}, DType::uint32, be.device());
     }
-    tile_ = tile_keys(kb_, old);
+    tile_ = tile_keys(kb_, with_idx, old);
     tiles_ = ceil_div(n, tile_);
     ntiles_ = rows * tiles_;
     if (ntiles_ >= std::int64_t{UINT32_MAX})
@@ -185,7 +223,7 @@ class RadixSort {
       launch_2d(be_, k, std::min(rows_ * kb_, grid_cap), 1, kThreads, 1, a);
     }
     const std::string name = cat(old_ ? "sort_pass" : "sort_sweep", with_idx_ ? "_idx" : "", wide_ ? "_wide" : "");
-    const int threads = old_ ? kThreads : sweep_shape(kb_).threads;
+    const int threads = old_ ? kThreads : sweep_shape(kb_, with_idx_).threads;
     for (std::size_t run = 0; run < passes.size(); ++run) {
       const int pass = passes[run];
       const bool first = run == 0 && values_in, last = run + 1 == passes.size() && fused_last;
@@ -253,7 +291,9 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
   if (indices.defined()) note_write(indices);
   // rows go in batches whose scratch (digit counts, status words) stays under 256 MiB
   const bool old = old_pass_kernel();
-  const std::int64_t batch = std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, old), 1, rows);
+  const bool with_idx = cplx || indices.defined();
+  const std::int64_t batch =
+      std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, with_idx, old), 1, rows);
   const std::int64_t vbytes = itemsize(t) * n;
   for (std::int64_t r0 = 0; r0 < rows; r0 += batch) {
     const std::int64_t nr = std::min(batch, rows - r0);
@@ -261,7 +301,7 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
     const std::uint64_t src_p = RadixSort::ptr(src) + at * vbytes;
     const std::uint64_t val_p = values.defined() ? RadixSort::ptr(values) + at * vbytes : 0;
     const std::uint64_t idx_p = indices.defined() ? RadixSort::ptr(indices) + at * 8 * n : 0;
-    RadixSort rs(*this, t, nr, n, cplx || indices.defined(), old);
+    RadixSort rs(*this, t, nr, n, with_idx, old);
     if (!cplx) {
       rs.run(src_p, val_p, idx_p, descending);
       continue;
