@@ -175,19 +175,19 @@ class StepRunner:
             kernel = self.kernel(("rows", flags, "whole", threads), lambda: render_rows(
                 nodes, step, arrays, self.scalars, False, whole=True), threads)
             return value, 1, kernel
-        split = kind == "split"
+        split = kind == "split-reduction"
         kernel = self.kernel(("rows", flags, split), lambda: render_rows(nodes, step, arrays, self.scalars, split))
         return (ROWS_BLOCK[dev_type],), value if split else 1, kernel
 
 
 def rows_variant(kept, extents, itemsize, dev_type, splittable=True):
-    """How a rows kernel covers `kept` positions reducing `extents`: ("split", blocks per position)
-    for few positions of a long reduction; else ("whole", tile extents) when the row padded to
-    powers of two fits on chip (a kernel per bucket); else ("chunked", None), any length."""
+    """How a rows kernel covers `kept` positions reducing `extents`: ("split-reduction", blocks per
+    position) for few positions of a long reduction; else ("whole", tile extents) when the row
+    padded to powers of two fits on chip (a kernel per bucket); else ("chunked", None), any length."""
     threads = _c.get_num_threads() if dev_type == "cpu" else 1
     nsplit = split_count(kept, math.prod(extents), ROWS_BLOCK[dev_type], dev_type, threads) if splittable else 1
     if nsplit > 1:
-        return "split", nsplit
+        return "split-reduction", nsplit
     blocks = whole_row_blocks(extents, itemsize, dev_type)
     return ("whole", blocks) if blocks is not None else ("chunked", None)
 

@@ -53,8 +53,8 @@ def test_launch_arguments_are_inspectable():
 
 def test_rows_variants_split_few_long_rows_and_hold_short_rows_whole():
     # few kept positions of a long reduction: split over blocks (both devices)
-    assert rows_variant(1, [1 << 20], 4, "cuda")[0] == "split"
-    assert rows_variant(1, [1 << 22], 4, "cpu")[0] == "split"
+    assert rows_variant(1, [1 << 20], 4, "cuda")[0] == "split-reduction"
+    assert rows_variant(1, [1 << 22], 4, "cpu")[0] == "split-reduction"
     # many rows that fit: one tile each, padded to its power-of-two bucket
     assert rows_variant(16384, [8192], 4, "cuda") == ("whole", [8192])
     assert rows_variant(16384, [5000], 2, "cuda") == ("whole", [8192])
