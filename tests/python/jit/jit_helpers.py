@@ -47,3 +47,16 @@ def _same(got, expected, rtol, atol):
         np.testing.assert_array_equal(g, e)
     else:
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
+
+
+def rows_kinds(f):
+    """'whole' or 'chunked' for each rows kernel of f's latest launches (from their source)."""
+    import linecache
+
+    program = next(e for e in f.entries.values() if hasattr(e, "work"))
+    kinds = []
+    for r in program.runners:
+        if r is not None and r.step.kind == "rows":
+            text = "".join(linecache.getlines(r.last_launch[0].fn.__code__.co_filename))
+            kinds.append("chunked" if "for c in" in text else "whole")
+    return kinds
