@@ -217,28 +217,31 @@ def main():
     pass_times((1 << 28) // args.scale)
 
 
-SHAPES = ("384,16,2", "256,16,3", "256,16,4", "256,24,2", "384,12,2", "384,12,3", "512,8,2", "128,32,4", "256,12,4")
+# the sweep pass's variants: tile shape (threads,items,blocks), how a key's warp peers are found,
+# and whether full tiles skip the bound checks (CUPRIC_SORT_SWEEP, _PEERS, _FULL_TILES)
+VARIANTS = (("384,12,3", "atomic_or", "1"), ("384,12,3", "atomic_or", "0"), ("256,16,4", "atomic_or", "1"))
 
 
 def sweep(n, reps):
-    """Sorts n float32 keys with each tile shape (threads, keys a thread, blocks an SM: the sweep
-    pass's CUPRIC_SORT_SWEEP), each in a process of its own (the kernels compile per shape)."""
+    """Sorts and argsorts n float32 keys with each variant of the sweep pass (VARIANTS), each in a
+    process of its own (the kernels compile per variant)."""
     import subprocess
     import sys
 
     code = ("import numpy as np, time, cupric as cu\n"
             f"x = cu.asarray(np.random.default_rng(1).standard_normal({n}).astype(np.float32), device='cuda:0')\n"
-            "cu.sort(x); cu.cuda.Device().synchronize(); t = []\n"
-            f"for _ in range({max(reps, 5)}):\n"
-            "    s = time.perf_counter(); cu.sort(x); cu.cuda.Device().synchronize()\n"
-            "    t.append(time.perf_counter() - s)\n"
-            "print(f'{min(t) * 1e3:.3f}')\n")
-    print(f"sort {n:,} float32 by tile shape (threads,items,blocks): best ms")
-    for shape in SHAPES:
-        env = dict(os.environ, CUPRIC_SORT_SWEEP=shape)
+            "def best(f):\n"
+            "    f(); cu.cuda.Device().synchronize(); t = []\n"
+            f"    for _ in range({max(reps, 5)}):\n"
+            "        s = time.perf_counter(); f(); cu.cuda.Device().synchronize(); t.append(time.perf_counter() - s)\n"
+            "    return min(t) * 1e3\n"
+            "print(f'sort {best(lambda: cu.sort(x)):.3f}  argsort {best(lambda: cu.argsort(x)):.3f}')\n")
+    print(f"sort and argsort of {n:,} float32 by tile shape (threads,items,blocks), peers, full tiles: best ms")
+    for shape, peers, full in VARIANTS:
+        env = dict(os.environ, CUPRIC_SORT_SWEEP=shape, CUPRIC_SORT_PEERS=peers, CUPRIC_SORT_FULL_TILES=full)
         r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-        print(f"sweep {shape}: " + (r.stdout.strip() if r.returncode == 0 else "failed: " + r.stderr.strip()[-200:]),
-              flush=True)
+        print(f"sweep {shape} {peers} full={full}: "
+              + (r.stdout.strip() if r.returncode == 0 else "failed: " + r.stderr.strip()[-200:]), flush=True)
 
 
 def pass_times(n):

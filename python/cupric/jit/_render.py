@@ -1,7 +1,8 @@
 """Tile-language source for a jit step (python/cupric/tile compiles it for the CPU or a GPU).
 `map` kernels: one block per BLOCK elements of the last dimension; `rows` kernels: one block per
-position of the kept dimensions, looping over the reduced ones (one loop per reduction, then the
-full-shaped outputs), optionally split over a second grid dimension for long reductions."""
+position of the kept dimensions, either holding the whole reduced extent as one tile (read once) or
+looping over it in chunks (one loop per reduction, then the full-shaped outputs), optionally split
+over a second grid dimension for long reductions."""
 
 import math
 
@@ -96,10 +97,11 @@ def _broadcast(shapes):
     return tuple(out)
 
 
-def _index(flags, names, block_dim=None):
-    """Tile index and shape over the full space for a leaf with broadcast `flags`."""
+def _index(flags, names, tiled):
+    """Tile index and shape over the full space for a leaf with broadcast `flags`; `tiled` maps the
+    dims a tile spans to their extent's name (the others have extent 1)."""
     index = ", ".join("0" if b else names[j] for j, b in enumerate(flags))
-    shape = tuple(1 if (b or j != block_dim) else "BLOCK" for j, b in enumerate(flags))
+    shape = tuple(1 if (b or j not in tiled) else tiled[j] for j, b in enumerate(flags))
     return f"({index},)", shape
 
 
@@ -107,15 +109,15 @@ def _shape_text(shape):
     return "(" + ", ".join(str(s) for s in shape) + ",)"
 
 
-def _numeric(shape, block):
-    return tuple(block if s == "BLOCK" else s for s in shape)
+def _numeric(shape):
+    return tuple(2 if isinstance(s, str) else s for s in shape)  # 2 stands for a tiled extent
 
 
-def _load(src, e, leaf, arg, flags, names, block_dim, indent):
-    index, shape = _index(flags, names, block_dim)
+def _load(src, e, leaf, arg, flags, names, tiled, indent):
+    index, shape = _index(flags, names, tiled)
     src.add(indent, f"v{leaf}_{e.tag} = ct.load({arg}, index={index}, shape={_shape_text(shape)})")
     e.names[leaf] = f"v{leaf}_{e.tag}"
-    e.shapes[leaf] = _numeric(shape, 2)  # 2 stands for BLOCK in the shape bookkeeping
+    e.shapes[leaf] = _numeric(shape)
 
 
 def render_map(nodes, outputs, arrays, scalars, rank):
@@ -133,34 +135,41 @@ def render_map(nodes, outputs, arrays, scalars, rank):
         src.add(1, f"r = r // n{j}")
     e = Expressions(nodes, src, {s: f"s{k}" for k, s in enumerate(scalars)}, {})
     for k, (leaf, flags) in enumerate(arrays):
-        _load(src, e, leaf, f"a{k}", flags, names, rank - 1, 1)
-    full = (1,) * (rank - 1) + (2,)
+        _load(src, e, leaf, f"a{k}", flags, names, {rank - 1: "BLOCK"}, 1)
+    full = (1,) * (rank - 1) + ("BLOCK",)
     for k, o in enumerate(outputs):
         _store(src, f"o{k}", f"({', '.join(names)},)", e.value(o, 1), e.shapes[o], full, 1)
     return _finish("jit_map", params, src)
 
 
 def _store(src, out, index, value, shape, full, indent):
-    if tuple(shape) != tuple(full):
-        value = f"ct.broadcast_to({value}, {_shape_text(['BLOCK' if s == 2 else s for s in full])})"
+    """Stores `value` (of bookkeeping `shape`) over the tile `full` (extents or their names)."""
+    if tuple(shape) != _numeric(full):
+        value = f"ct.broadcast_to({value}, {_shape_text(full)})"
     src.add(indent, f"ct.store({out}, index={index}, tile={value})")
 
 
-def _finish(name, params, src):
-    head = f"def {name}({', '.join(params)}, BLOCK: ct.Constant[int]):"
+def _finish(name, params, src, constants=("BLOCK",)):
+    head = f"def {name}({', '.join([*params, *(f'{c}: ct.Constant[int]' for c in constants)])}):"
     return "\n".join([head, *src.lines]) + "\n", sorted(src.dtypes, key=str)
 
 
 class RowsLayout:
-    """The full space of a rows kernel: which dims are kept, looped over, or tiled by BLOCK."""
+    """The full space of a rows kernel: which dims are kept, looped over, or tiled. A chunked kernel
+    tiles the last reduced dim by BLOCK and loops over its chunks and over the other reduced dims; a
+    whole-row kernel tiles every reduced dim at once (`B{j}`, BLOCK for the last), so the leaves are
+    loaded once and every reduction and output reads the same tiles."""
 
-    def __init__(self, rank, axes):
-        self.rank, self.axes = rank, axes
+    def __init__(self, rank, axes, whole=False):
+        self.rank, self.axes, self.whole = rank, axes, whole
         self.kept = [j for j in range(rank) if j not in axes]
         self.last = axes[-1]
-        self.names = [f"r{j}" if j in axes else f"i{j}" for j in range(rank)]
-        self.names[self.last] = "c"
-        self.tile = tuple(2 if j == self.last else 1 for j in range(rank))
+        self.tiled = {j: "BLOCK" if j == self.last else f"B{j}" for j in (axes if whole else axes[-1:])}
+        self.names = [("0" if whole else f"r{j}") if j in axes else f"i{j}" for j in range(rank)]
+        if not whole:
+            self.names[self.last] = "c"
+        self.tile = tuple(self.tiled.get(j, 1) for j in range(rank))
+        self.constants = [self.tiled[j] for j in axes if j in self.tiled]  # the kernel's, in order
 
     def loops(self, src, indent, chunks):
         for j in self.axes[:-1]:
@@ -169,22 +178,28 @@ class RowsLayout:
         src.add(indent, f"for c in {chunks}:")
         return indent + 1
 
+    def along(self, j, value):
+        """`value`, a vector over reduced dim j's tile, shaped to broadcast over the whole tile."""
+        return f"ct.reshape({value}, {_shape_text([self.tiled[j] if k == j else 1 for k in range(self.rank)])})"
 
-def render_rows(nodes, step, arrays, scalars, split):
-    """A rows kernel for `step` (reductions, tails, kept); `arrays` (leaf id, broadcast flags)."""
-    return _RowsKernel(nodes, step, arrays, scalars, split).render()
+
+def render_rows(nodes, step, arrays, scalars, split, whole=False):
+    """A rows kernel for `step` (reductions, tails, kept); `arrays` (leaf id, broadcast flags);
+    `whole`: the reduced extent as one tile (its extents are the kernel's constants)."""
+    return _RowsKernel(nodes, step, arrays, scalars, split, whole).render()
 
 
 class _RowsKernel:
     """The pieces of a rows kernel, written in order: the kept position, the leaves constant along
-    the reduced dims, a loop pair per reduction, the kept outputs, the loop over the full outputs."""
+    the reduced dims, the reductions (a loop pair each, or one expression over the whole-row tile),
+    the kept outputs, the full outputs (a loop, or stores of the whole-row tile)."""
 
-    def __init__(self, nodes, step, arrays, scalars, split):
+    def __init__(self, nodes, step, arrays, scalars, split, whole):
         self.nodes, self.step, self.arrays, self.scalars, self.split = nodes, step, arrays, scalars, split
-        self.lay = RowsLayout(step.ndim, step.axes)
+        self.lay = RowsLayout(step.ndim, step.axes, whole)
         self.src = Source()
         self.means = [r for r in step.reductions if nodes[r].params["op"] == "mean"]
-        self.tile = _shape_text(["BLOCK" if s == 2 else s for s in self.lay.tile])
+        self.tile = _shape_text(self.lay.tile)
 
     def params(self):
         step, reds = self.step, self.step.reductions
@@ -205,29 +220,43 @@ class _RowsKernel:
         self.varying = []
         for k, (leaf, flags) in enumerate(self.arrays):
             if all(flags[a] for a in self.step.axes):  # constant along the reduced dims: loaded once
-                _load(src, self.top, leaf, f"a{k}", flags, lay.names, None, 1)
+                _load(src, self.top, leaf, f"a{k}", flags, lay.names, {}, 1)
+            elif lay.whole:  # the whole reduced extent, loaded once for every reduction and output
+                _load(src, self.top, leaf, f"a{k}", flags, lay.names, lay.tiled, 1)
             else:
                 self.varying.append((k, leaf, flags))
-        n = f"n{lay.last}"
-        # full chunks need no mask; the ragged last one (if any) runs once more with one
-        self.spans = (f"range({n} // BLOCK)", f"range({n} // BLOCK, ct.cdiv({n}, BLOCK))")
-        if self.split:  # block sid takes a contiguous run of the full chunks; the first also the ragged one
-            src.add(1, f"per = ct.cdiv({n} // BLOCK, nsplit)")
-            self.spans = (f"range(sid * per, min(sid * per + per, {n} // BLOCK))",
-                          f"range({n} // BLOCK + sid, ct.cdiv({n}, BLOCK), nsplit)")
+        if lay.whole:  # the tile's positions inside the row (the tile is padded to powers of two)
+            masks = [lay.along(j, f"ct.arange({lay.tiled[j]}) < n{j}") for j in lay.axes]
+            src.add(1, f"valid = {masks[0]}")
+            for m in masks[1:]:
+                src.add(1, f"valid = ct.logical_and(valid, {m})")
+        self.spans = self._spans()
         for q, r in enumerate(self.step.reductions):
             self.reduction(q, r)
         for k, o in enumerate(self.step.kept):
             src.add(1, f"ct.store(k{k}, index=(b, 0), tile=ct.reshape({self.top.value(o, 1)}, (1, 1)))")
         if self.step.tails:
             self.full_outputs()
-        return _finish("jit_rows", self.params(), src)
+        return _finish("jit_rows", self.params(), src, lay.constants)
+
+    def _spans(self):
+        """The chunk ranges of a chunked kernel: the full chunks need no mask; the ragged last one
+        (if any) runs once more with one. Split: block sid takes a contiguous run of the full
+        chunks, the first block also the ragged one."""
+        n = f"n{self.lay.last}"
+        if self.lay.whole:
+            return None
+        if self.split:
+            self.src.add(1, f"per = ct.cdiv({n} // BLOCK, nsplit)")
+            return (f"range(sid * per, min(sid * per + per, {n} // BLOCK))",
+                    f"range({n} // BLOCK + sid, ct.cdiv({n}, BLOCK), nsplit)")
+        return (f"range({n} // BLOCK)", f"range({n} // BLOCK, ct.cdiv({n}, BLOCK))")
 
     def _loop_leaves(self, tag, chunks):
         body = self.lay.loops(self.src, 1, chunks)
         e = self.top.child(tag)
         for k, leaf, flags in self.varying:
-            _load(self.src, e, leaf, f"a{k}", flags, self.lay.names, self.lay.last, body)
+            _load(self.src, e, leaf, f"a{k}", flags, self.lay.names, self.lay.tiled, body)
         return e, body
 
     def reduction(self, q, r):
@@ -236,6 +265,21 @@ class _RowsKernel:
             return self.arg_reduction(q, r)
         acc_dt, op = accumulator(node), node.params["op"]
         ident = _identity(op, acc_dt)
+        if self.lay.whole:  # the padding of the tile holds the identity
+            x = f"ct.astype({self.top.value(node.args[0], 1)}, {src.dtype(acc_dt)})"
+            total = _final(op, f"ct.where(valid, {x}, {ident})")
+        else:
+            total = self._chunked(q, node, acc_dt, op, ident)
+        if self.split:  # the partial result; the caller finishes it
+            src.add(1, f"ct.store(q{q}, index=(b, sid), tile=ct.reshape({total}, (1, 1)))")
+            return
+        if op == "mean":
+            total = f"({total}) / m{self.means.index(r)}"
+        self._result(q, r, total)
+
+    def _chunked(self, q, node, acc_dt, op, ident):
+        """The loops of a chunked reduction; returns the expression of its total."""
+        src = self.src
         src.add(1, f"acc{q} = ct.full({self.tile}, {ident}, dtype={src.dtype(acc_dt)})")
         for masked, chunks in zip((False, True), self.spans, strict=True):
             e, body = self._loop_leaves(f"l{q}{'m' if masked else ''}", chunks)
@@ -244,13 +288,7 @@ class _RowsKernel:
                 src.add(body, f"valid{q} = ct.reshape(c * BLOCK + ct.arange(BLOCK) < n{self.lay.last}, {self.tile})")
                 x = f"ct.where(valid{q}, {x}, {ident})"
             src.add(body, f"acc{q} = ct.{_COMBINE[op]}(acc{q}, {x})")
-        total = _final(op, f"acc{q}")
-        if self.split:  # the partial result; the caller finishes it
-            src.add(1, f"ct.store(q{q}, index=(b, sid), tile=ct.reshape({total}, (1, 1)))")
-            return
-        if op == "mean":
-            total = f"({total}) / m{self.means.index(r)}"
-        self._result(q, r, total)
+        return _final(op, f"acc{q}")
 
     def _result(self, q, r, total):
         src = self.src
@@ -261,12 +299,32 @@ class _RowsKernel:
 
     def arg_reduction(self, q, r):
         """argmax / argmin: each lane keeps its first extreme and its flat index (a NaN counts as the
-        extreme, as in NumPy); then the smallest index among the lanes holding the extreme."""
+        extreme, as in NumPy); then the smallest index among the lanes holding the extreme. A
+        whole-row tile has one element a lane: its padding holds the identity and no index."""
         src, node, lay = self.src, self.nodes[r], self.lay
         dt = self.nodes[node.args[0]].dtype
         op, floats = node.params["op"], dt.kind == "f"
         ident, cmp = _identity("max" if op == "argmax" else "min", dt), ">" if op == "argmax" else "<"
         big = str(1 << 62)
+        if lay.whole:
+            src.add(1, f"v{q} = ct.astype({self.top.value(node.args[0], 1)}, {src.dtype(dt)})")
+            src.add(1, f"best{q} = ct.where(valid, v{q}, {ident})")
+            flat = None
+            for j in lay.axes:
+                at = lay.along(j, f"ct.astype(ct.arange({lay.tiled[j]}), ct.int64)")
+                flat = at if flat is None else f"({flat}) * n{j} + {at}"
+            src.add(1, f"where{q} = ct.where(valid, {flat}, ct.full({self.tile}, {big}, dtype=ct.int64))")
+        else:
+            self._arg_loops(q, node, dt, floats, (ident, cmp, big))
+        src.add(1, f"ext{q} = ct.{'max' if op == 'argmax' else 'min'}(best{q})")
+        hit = f"best{q} == ext{q}"
+        if floats:
+            hit = f"ct.logical_or({hit}, ct.logical_and(ct.isnan(best{q}), ct.isnan(ext{q})))"
+        self._result(q, r, f"ct.min(ct.where({hit}, where{q}, {big}))")
+
+    def _arg_loops(self, q, node, dt, floats, consts):
+        src, lay = self.src, self.lay
+        ident, cmp, big = consts
         src.add(1, f"best{q} = ct.full({self.tile}, {ident}, dtype={src.dtype(dt)})")
         src.add(1, f"where{q} = ct.full({self.tile}, {big}, dtype=ct.int64)")
         flat = "0"
@@ -285,15 +343,13 @@ class _RowsKernel:
             src.add(body, f"take{q} = {better}")
             src.add(body, f"best{q} = ct.where(take{q}, v{q}, best{q})")
             src.add(body, f"where{q} = ct.where(take{q}, at{q}, where{q})")
-        src.add(1, f"ext{q} = ct.{'max' if op == 'argmax' else 'min'}(best{q})")
-        hit = f"best{q} == ext{q}"
-        if floats:
-            hit = f"ct.logical_or({hit}, ct.logical_and(ct.isnan(best{q}), ct.isnan(ext{q})))"
-        self._result(q, r, f"ct.min(ct.where({hit}, where{q}, {big}))")
 
     def full_outputs(self):
         lay = self.lay
-        e, body = self._loop_leaves("tail", f"range(ct.cdiv(n{lay.last}, BLOCK))")
+        if lay.whole:
+            e, body = self.top, 1
+        else:
+            e, body = self._loop_leaves("tail", f"range(ct.cdiv(n{lay.last}, BLOCK))")
         index = f"({', '.join(lay.names)},)"
         for k, t in enumerate(self.step.tails):
             _store(self.src, f"t{k}", index, e.value(t, body), e.shapes[t], lay.tile, body)
@@ -321,3 +377,33 @@ def split_count(kept, reduced, block, device, threads=1):
     if kept >= enough or reduced < 16 * block:
         return 1
     return max(1, min(want // max(kept, 1), math.ceil(reduced / (4 * block)), 1024))
+
+
+# Whole-row kernels. A GPU block holds its tiles in registers, 128 bytes of each a thread (32 float32
+# elements: the tile compiler's 256 threads of the hand-written 8192-wide softmax, which reaches
+# 4.12 TB/s on the H200), so the largest tile, 64 KiB of a row, takes 512 threads; ptxas gives the
+# rendered softmax, variance and layer norm 60-130 registers a thread at that size, no spills (an
+# NVRTC test checks it). Longer rows would need 1024 threads and their 64 registers a thread (the
+# layer norm spills there) or fewer resident blocks than the loads need; they are re-read from L2
+# in chunks instead. On the CPU a tile is an array in a thread's cache: a chunk of 1024 float32
+# stays in L1 with the values computed from it, and re-reading it from L2 costs little, so whole
+# rows pay only below one chunk, where the chunked kernel runs everything through its masked tail
+# (measured 2-4x faster for rows of 300 and 1000, 1.5-3x slower for rows of 4096 and 16384).
+WHOLE_ROW_BYTES = {"cpu": 4 * 1024, "cuda": 64 * 1024}
+WHOLE_ROW_MIN = 256  # the smallest whole-row tile: rows shorter than this share one kernel
+
+
+def whole_row_blocks(extents, itemsize, device):
+    """The tile extents of a whole-row kernel over the reduced `extents`: each rounded up to a power
+    of two (the last widened to make WHOLE_ROW_MIN elements), so lengths in one power-of-two bucket
+    share a kernel; None when that tile exceeds WHOLE_ROW_BYTES (counting 4 bytes for narrower types,
+    which compute in float32)."""
+    blocks = [1 << max(n - 1, 0).bit_length() for n in extents]
+    blocks[-1] = max(blocks[-1], WHOLE_ROW_MIN // math.prod(blocks[:-1]))
+    return blocks if math.prod(blocks) * max(itemsize, 4) <= WHOLE_ROW_BYTES[device] else None
+
+
+def whole_row_threads(elements, itemsize):
+    """The CUDA block size of a whole-row kernel: 128 bytes of the tile a thread, 128 to 1024 threads
+    (as Triton's softmax widens num_warps with its BLOCK)."""
+    return min(1024, max(128, elements * max(itemsize, 4) // 128))

@@ -1,23 +1,25 @@
 """Running a traced graph: leaves from the arguments, then each step in order (a compiled tile
 kernel for `map` and `rows` steps, cupric's eager ops otherwise). Kernels are rendered per
-variant (flat or n-d, which leaves broadcast where) and compiled once; shapes are run-time values."""
+variant (flat or n-d, which leaves broadcast where; rows: chunked, split or whole-row) and compiled
+once; shapes are run-time values, but for a whole-row kernel's power-of-two tile extents."""
 
 import math
 
 from .. import _cupric as _c
 from ._graph import build_output, eval_node, node_shape, reduced_shape
 from ._partition import expression
-from ._render import accumulator, render_map, render_rows, split_count
+from ._render import accumulator, render_map, render_rows, split_count, whole_row_blocks, whole_row_threads
 
-_KERNELS = {}  # tile source -> ct.Kernel, shared by every jit function
+_KERNELS = {}  # (tile source, num_threads) -> ct.Kernel, shared by every jit function
 MAP_BLOCK = {"cpu": 4096, "cuda": 1024}  # GPU: 8 elements a thread; 4096 compiles 4x longer (docs/jit.md)
 ROWS_BLOCK = {"cpu": 1024, "cuda": 1024}
 _SCALAR_KINDS = ("scalar", "const", "pyop")
 
 
-def compile_kernel(source, dtypes):
-    """The ct.Kernel of a generated source (one per distinct source in the process)."""
-    kernel = _KERNELS.get(source)
+def compile_kernel(source, dtypes, num_threads=0):
+    """The ct.Kernel of a generated source and CUDA block size (0: the tile compiler's choice), one
+    per distinct pair in the process."""
+    kernel = _KERNELS.get((source, num_threads))
     if kernel is None:
         import hashlib
         import linecache
@@ -31,7 +33,7 @@ def compile_kernel(source, dtypes):
         namespace = {"ct": ct, **{f"D_{dt.name}": dt for dt in dtypes}}
         exec(compile(source, filename, "exec"), namespace)
         name = source.split("(", 1)[0].removeprefix("def ")
-        kernel = _KERNELS[source] = ct.kernel(namespace[name])
+        kernel = _KERNELS[source, num_threads] = ct.kernel(namespace[name], num_threads=num_threads)
     return kernel
 
 
@@ -57,13 +59,17 @@ class StepRunner:
         self.variants = {}
         self.plans = {}  # (leaf shapes, contiguity) -> Launch, or _EAGER
         self._last = None  # the latest launch's plan and leaves (last_launch)
+        self.used = None  # the latest run's plan (or _EAGER) and device
+        # the widest value a whole-row kernel holds a tile of
+        self.itemsize = max(nodes[i].dtype.itemsize for i in [*step.fused, *self.arrays])
         self.splittable = (step.kind == "rows" and len(step.reductions) == 1 and not step.tails and not step.kept
                            and nodes[step.reductions[0]].params["op"] not in ("argmax", "argmin"))
 
-    def kernel(self, key, render):
+    def kernel(self, key, render, num_threads=0):
+        """The variant `key`'s kernel (a key names its num_threads where they are not 0)."""
         k = self.variants.get(key)
         if k is None:
-            k = self.variants[key] = compile_kernel(*render())
+            k = self.variants[key] = compile_kernel(*render(), num_threads)
         return k
 
     def eager(self, env):
@@ -83,6 +89,7 @@ class StepRunner:
             plan = self.plans[key] = self._plan(arrays)
             if len(self.plans) > 64:  # many shapes: keep the latest
                 self.plans.pop(next(iter(self.plans)))
+        self.used = (plan, arrays[0].device if arrays else None)  # what a prepared call repeats
         if plan is _EAGER:
             return self.eager(env)
         plan.run(env, arrays, self.scalars)
@@ -142,12 +149,8 @@ class StepRunner:
                       for a, v in zip(arrays, views, strict=True))
         kept = math.prod(full[j] for j in range(d) if j not in axes)
         reduced = math.prod(full[a] for a in axes)
-        block = ROWS_BLOCK[dev_type]
-        threads = _c.get_num_threads() if dev_type == "cpu" else 1
-        nsplit = split_count(kept, reduced, block, dev_type, threads) if self.splittable else 1
+        blocks, nsplit, kernel = self._rows_kernel(flags, kept, [full[a] for a in axes], dev_type)
         split = nsplit > 1
-        kernel = self.kernel(("rows", flags, split), lambda: render_rows(
-            nodes, step, list(zip(self.arrays, flags, strict=True)), self.scalars, split))
         outs, results = [], []
         for r in step.reductions:
             p = nodes[r].params
@@ -162,7 +165,33 @@ class StepRunner:
             results.append((k, reduced_shape(full, axes, nodes[k].ndim == d), None))
         means = tuple(float(reduced - nodes[r].params["ddof"]) for r in step.reductions
                       if nodes[r].params["op"] == "mean")
-        return Launch(kernel, (kept, nsplit), views, outs, (*means, *full, nsplit, block), results, means)
+        return Launch(kernel, (kept, nsplit), views, outs, (*means, *full, nsplit, *blocks), results, means)
+
+    def _rows_kernel(self, flags, kept, extents, dev_type):
+        """(tile extents, blocks per kept position, kernel) of a rows launch (`rows_variant`)."""
+        nodes, step = self.nodes, self.step
+        arrays = list(zip(self.arrays, flags, strict=True))
+        kind, value = rows_variant(kept, extents, self.itemsize, dev_type, self.splittable)
+        if kind == "whole":
+            threads = whole_row_threads(math.prod(value), self.itemsize)
+            kernel = self.kernel(("rows", flags, "whole", threads), lambda: render_rows(
+                nodes, step, arrays, self.scalars, False, whole=True), threads)
+            return value, 1, kernel
+        split = kind == "split-reduction"
+        kernel = self.kernel(("rows", flags, split), lambda: render_rows(nodes, step, arrays, self.scalars, split))
+        return (ROWS_BLOCK[dev_type],), value if split else 1, kernel
+
+
+def rows_variant(kept, extents, itemsize, dev_type, splittable=True):
+    """How a rows kernel covers `kept` positions reducing `extents`: ("split-reduction", blocks per
+    position) for few positions of a long reduction; else ("whole", tile extents) when the row
+    padded to powers of two fits on chip (a kernel per bucket); else ("chunked", None), any length."""
+    threads = _c.get_num_threads() if dev_type == "cpu" else 1
+    nsplit = split_count(kept, math.prod(extents), ROWS_BLOCK[dev_type], dev_type, threads) if splittable else 1
+    if nsplit > 1:
+        return "split-reduction", nsplit
+    blocks = whole_row_blocks(extents, itemsize, dev_type)
+    return ("whole", blocks) if blocks is not None else ("chunked", None)
 
 
 def node_shape_of(nodes, o, arrays, leaf_ids):

@@ -18,13 +18,15 @@ def rand(shape, dtype="float32", device="cpu"):
 
 
 def check(f, *args, rtol=2e-6, atol=1e-6, **kwargs):
-    """f(*args) under jit, twice (the trace, then the compiled program), against the eager result."""
+    """f(*args) under jit three times (the trace, the compiled program run from Python, then its
+    prepared call in C++ where it has one) against the eager result."""
     expected = f.fn(*args, **kwargs)
     first = f(*args, **kwargs)
     second = f(*args, **kwargs)
-    for got in (first, second):
+    third = f(*args, **kwargs)
+    for got in (first, second, third):
         _same(got, expected, rtol, atol)
-    return second
+    return third
 
 
 def _same(got, expected, rtol, atol):
@@ -45,3 +47,16 @@ def _same(got, expected, rtol, atol):
         np.testing.assert_array_equal(g, e)
     else:
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
+
+
+def rows_kinds(f):
+    """'whole' or 'chunked' for each rows kernel of f's latest launches (from their source)."""
+    import linecache
+
+    program = next(e for e in f.entries.values() if hasattr(e, "work"))
+    kinds = []
+    for r in program.runners:
+        if r is not None and r.step.kind == "rows":
+            text = "".join(linecache.getlines(r.last_launch[0].fn.__code__.co_filename))
+            kinds.append("chunked" if "for c in" in text else "whole")
+    return kinds

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from cupric.jit import JitError
 from cupric.jit._run import compiled_count
-from jit_helpers import check, rand
+from jit_helpers import check, rand, rows_kinds
 
 
 def five_op(x, y):
@@ -41,6 +41,10 @@ def logsumexp(x):
     return m + cu.log(cu.sum(cu.exp(x - m), axis=1, keepdims=True))
 
 
+def centre(x):
+    return x - x.mean(1, keepdims=True)
+
+
 @pytest.mark.parametrize("fn", [five_op, saxpy, dot])
 @pytest.mark.parametrize("shape", [(1000,), (37, 129), (3, 5, 70)])
 def test_two_operand_functions_match_eager(fn, shape):
@@ -50,6 +54,46 @@ def test_two_operand_functions_match_eager(fn, shape):
 @pytest.mark.parametrize("fn", [softmax, variance, logsumexp])
 def test_reduce_then_broadcast_patterns_match_eager(fn):
     check(cu.jit(fn), rand((33, 2500)), rtol=1e-5, atol=1e-6)
+
+
+# Row lengths at the edges of the whole-row kernels (with the GPU's bound): the smallest tile (256),
+# the next bucket, the largest tile (16384 elements of 4 bytes or less, 8192 of 8) and one past it,
+# where the chunked kernel takes over.
+ROW_EDGES = {"float32": ((255, 257, 16383, 16384), 16385), "float16": ((256, 16384), 16385),
+             "float64": ((8191, 8192), 8193)}
+ROW_TOLERANCE = {"float16": 1e-2, "float32": 2e-5, "float64": 1e-12}
+
+
+@pytest.mark.parametrize("dtype", ROW_EDGES)
+@pytest.mark.parametrize("fn", [softmax, variance, logsumexp, centre, layer_norm])
+def test_row_patterns_at_the_whole_row_edges(fn, dtype, gpu_row_bounds):
+    whole, chunked = ROW_EDGES[dtype]
+    tol = ROW_TOLERANCE[dtype]
+    for n in (*whole, chunked):
+        f = cu.jit(fn)
+        args = [rand((3, n), dtype)] + ([rand((n,), dtype), rand((n,), dtype)] if fn is layer_norm else [])
+        check(f, *args, rtol=tol, atol=tol)
+        assert rows_kinds(f) == ["chunked" if n == chunked else "whole"]
+
+
+def test_whole_rows_of_views_and_of_other_axes(gpu_row_bounds):
+    x = rand((600, 3000))
+    for view in (x[::2, ::2], x[::-3, 7:2007], x.T[:40]):  # strided rows, reversed, rows across the columns
+        f = cu.jit(softmax)
+        check(f, view, rtol=1e-5)
+        assert rows_kinds(f) == ["whole"]
+    columns = cu.jit(lambda a: (a - a.mean(0, keepdims=True), (a * a).sum(0)))
+    check(columns, x[:, 5:12], rtol=1e-5, atol=1e-5)  # a (1024, 1) tile down each column
+    two = cu.jit(lambda a, w: (a - a.mean((0, 2), keepdims=True)) * w)
+    y = rand((5, 4, 70))
+    check(two, y, rand((5, 1, 70)), rtol=1e-5, atol=1e-6)  # a (8, 1, 128) tile over two reduced dims
+    check(two, y[:, ::2, ::-1], rand((70,)), rtol=1e-5, atol=1e-6)
+    assert rows_kinds(columns) == rows_kinds(two) == ["whole"]
+    z = (np.random.default_rng(3).standard_normal((3, 5, 40)) * 4).astype(np.int16)  # ties
+    flat = cu.jit(lambda a: ((a * 2).argmax(), (a - 1).argmin(keepdims=True)))
+    out = check(flat, cu.asarray(z))
+    assert int(out[0]) == (z * 2).argmax() and int(out[1][0, 0, 0]) == (z - 1).argmin()
+    assert rows_kinds(flat) == ["whole"]  # both in one kernel
 
 
 def test_layer_norm_with_broadcast_weights():
@@ -133,26 +177,55 @@ def test_static_arguments_are_constants_of_the_trace():
 
     x = rand((30, 40))
     for axis in (0, 1, 0):
-        np.testing.assert_allclose(f(x, axis=axis).get(), (x.sum(axis=axis) * 2).get(), rtol=1e-5)
+        # sums of 30-40 values in another order: absolute error ~1e-6 where they cancel
+        np.testing.assert_allclose(f(x, axis=axis).get(), (x.sum(axis=axis) * 2).get(), rtol=1e-5, atol=1e-5)
     assert f.trace_count == 2
 
     g = cu.jit(lambda x, n: x * n, static_argnums=1)
     assert g(x, 3).dtype == x.dtype and g.trace_count == 1
 
 
-def test_a_new_length_of_the_same_rank_compiles_nothing():
+def test_a_new_length_of_the_same_rank_compiles_nothing(gpu_row_bounds):
+    # maps and chunked rows (rows past the whole-row bound) take every length; whole rows every
+    # length of their power-of-two bucket (2049..4096 here)
     f = cu.jit(five_op)
     g = cu.jit(softmax)
-    f(rand((5000,)), rand((5000,)))
-    g(rand((8, 3000)))
-    f(rand((5000,)), rand((5000,)))
-    g(rand((8, 3000)))
+    for _ in range(2):
+        f(rand((5000,)), rand((5000,)))
+        g(rand((8, 3000)))
+        g(rand((3, 40000)))
     before = compiled_count()
     for n in (12345, 777, 100000):
         check(f, rand((n,)), rand((n,)), rtol=1e-5, atol=1e-5)
-        check(g, rand((n % 50 + 2, n)), rtol=1e-5)
+        check(g, rand((n % 50 + 2, n % 2048 + 2049)), rtol=1e-5)
+        check(g, rand((n % 5 + 2, n + 17000)), rtol=1e-5)
     assert compiled_count() == before
     assert f.trace_count == 1 and g.trace_count == 1
+    assert rows_kinds(g) == ["chunked"]
+    check(g, rand((4, 3500)))
+    assert rows_kinds(g) == ["whole"] and compiled_count() == before
+
+
+def test_whole_rows_compile_once_per_power_of_two_bucket(gpu_row_bounds):
+    # kernels are shared by source across jit functions: a function no other test has
+    @cu.jit
+    def g(x):
+        e = cu.exp(x - x.min(1, keepdims=True))
+        return e / e.sum(1, keepdims=True) * 3.25
+
+    x = rand((6, 1100))
+    g(x)
+    before = compiled_count()
+    for n in (1025, 1100, 2048, 1500):  # one bucket: 2048
+        check(g, x[:, :n] if n <= 1100 else rand((6, n)), rtol=1e-5)
+    assert compiled_count() == before + 1
+    for n in (2049, 4000):  # the next one
+        check(g, rand((5, n)), rtol=1e-5)
+    assert compiled_count() == before + 2
+    for n in (3, 100, 256):  # every row up to WHOLE_ROW_MIN shares the smallest tile
+        check(g, rand((4, n)), rtol=1e-5)
+    assert compiled_count() == before + 3
+    assert len(g.explain(x).kernels) == 1 and g.trace_count == 1
 
 
 def test_fuse_is_jit_with_cupys_spelling():
@@ -287,9 +360,12 @@ def test_square_by_the_power_operator_keeps_powers_dtypes():
             check(cu.jit(lambda x, e=e: x**e), x, rtol=1e-6)
 
 
+@pytest.mark.parametrize("bounds", ["cpu", "gpu"])
 @pytest.mark.parametrize("op", ["argmax", "argmin"])
 @pytest.mark.parametrize("dtype", ["float32", "int16"])
-def test_argmax_and_argmin_pick_the_first_extreme(op, dtype):
+def test_argmax_and_argmin_pick_the_first_extreme(op, dtype, bounds, request):
+    if bounds == "gpu":  # rows of 1100 in one tile, as a GPU runs them
+        request.getfixturevalue("gpu_row_bounds")
     xn = (np.random.default_rng(5).standard_normal((6, 4, 1100)) * 10).astype(dtype)  # ints: many ties
     if dtype == "float32":
         xn[2, 3, 17] = np.nan  # NumPy: the first NaN wins

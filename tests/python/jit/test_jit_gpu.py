@@ -1,13 +1,13 @@
 """cu.jit on cuda:0 (the lead's H200 run): every pattern of the CPU tests against the same
-function run eagerly on the GPU and on the CPU backend, compile counting on the device, and the
-kernels each pattern makes."""
+function run eagerly on the GPU and on the CPU backend, rows at the whole-row kernels' edges,
+compile counting on the device, and the kernels each pattern makes."""
 
 import cupric as cu
 import numpy as np
 import pytest
 from cupric.jit._run import compiled_count
-from jit_helpers import rand
-from test_jit import dot, five_op, layer_norm, logsumexp, saxpy, softmax, variance
+from jit_helpers import rand, rows_kinds
+from test_jit import ROW_TOLERANCE, centre, dot, five_op, layer_norm, logsumexp, saxpy, softmax, variance
 
 pytestmark = pytest.mark.gpu
 
@@ -17,7 +17,9 @@ CASES = [
     (saxpy, ((123457,), (123457,))),
     (softmax, ((64, 8192),)),
     (softmax, ((300, 777),)),
+    (softmax, ((16, 20000),)),  # past the whole-row bound: chunked
     (variance, ((64, 5000),)),
+    (variance, ((16, 30000),)),
     (dot, ((1 << 22,), (1 << 22,))),
     (layer_norm, ((50, 1024), (1024,), (1024,))),
     (logsumexp, ((40, 3000),)),
@@ -65,17 +67,53 @@ def test_views_scalars_and_mixed_dtypes_on_the_gpu():
 
 
 def test_a_new_length_compiles_nothing_on_the_gpu():
+    # maps and chunked rows take any length, whole rows any of their power-of-two bucket
     f, g = cu.jit(five_op), cu.jit(softmax)
-    for n in (4096, 5000):
+    for n in (5000, 40000):
         x = rand((n,)).to_device("cuda:0")
         f(x, x)
         g(rand((8, n)).to_device("cuda:0"))
-        before = compiled_count()
-    for n in (777, 1 << 20):
+    before = compiled_count()
+    for n in (7000, 1 << 20):
         x = rand((n,)).to_device("cuda:0")
         f(x, x)
         g(rand((8, n)).to_device("cuda:0"))
     assert compiled_count() == before
+    assert rows_kinds(g) == ["chunked"]
+
+
+def test_whole_rows_compile_once_per_bucket_on_the_gpu():
+    @cu.jit
+    def g(x):  # a function of its own: kernels are shared by source
+        return cu.exp(x - x.mean(1, keepdims=True)) * 0.75
+
+    g(rand((4, 1100)).to_device("cuda:0"))
+    before = compiled_count()
+    for n, count in ((1100, 1), (2048, 1), (1500, 1), (2049, 2), (4000, 2)):
+        x = rand((4, n)).to_device("cuda:0")
+        np.testing.assert_allclose(g(x).get(), g.fn(x).get(), rtol=1e-5, atol=1e-6)
+        assert compiled_count() == before + count
+
+
+# (function, dtype, row lengths): the GPU's whole-row edges (the smallest tile, the largest of
+# 4-byte and 8-byte elements) and one past the largest (chunked)
+GPU_EDGES = [(fn, "float32", (255, 16384, 16385)) for fn in (softmax, variance, logsumexp, centre, layer_norm)]
+GPU_EDGES += [(softmax, "float16", (16384, 16385)), (layer_norm, "float16", (16384, 16385)),
+              (variance, "float64", (8192, 8193)), (centre, "float64", (8192, 8193))]
+
+
+@pytest.mark.parametrize("fn, dtype, lengths", GPU_EDGES, ids=lambda c: getattr(c, "__name__", str(c)))
+def test_rows_at_the_whole_row_edges_on_the_gpu(fn, dtype, lengths):
+    tol = ROW_TOLERANCE[dtype] * 10  # the GPU's exp and sums round otherwise than the CPU's
+    for n in lengths:
+        host = [rand((5, n), dtype)] + ([rand((n,), dtype), rand((n,), dtype)] if fn is layer_norm else [])
+        dev = _to(host, "cuda:0")
+        dev[0] = dev[0][:, ::-1]  # a view: the row read backwards
+        f = cu.jit(fn)
+        f(*dev)
+        got = f(*dev).get()
+        assert rows_kinds(f) == ["chunked" if n == lengths[-1] else "whole"]
+        np.testing.assert_allclose(got, fn(host[0][:, ::-1], *host[1:]).get(), rtol=tol, atol=tol)
 
 
 def test_unsupported_ops_run_eagerly_on_the_gpu():
