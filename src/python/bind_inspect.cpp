@@ -112,16 +112,19 @@ void bind_inspect(nb::module_& m) {
         "The arch the CUDA backend compiles a device's kernels for ('sm_90a' on Hopper).");
   k.def(
       "compile_array_kernel",
-      [](const std::string& source, const std::string& arch, const std::string& target) {
+      [](const std::string& source, const std::string& arch) {
         const runtime::Program p = cuda_backend::kernel_program(source, arch, {"--ptxas-options=-v"});
         runtime::ObjectCode code = [&] {
           nb::gil_scoped_release release;
-          return p.compile(runtime::code_kind_from_name(target), {}, false);
+          // one NVRTC run gives the cubin and its PTX; the compile cache keeps both with the log
+          return p.compile(runtime::CodeKind::cubin, {}, true, true);
         }();
-        return nb::make_tuple(nb::bytes(code.code().data(), code.code().size()), code.log());
+        return nb::make_tuple(nb::bytes(code.code().data(), code.code().size()), code.log(),
+                              nb::bytes(code.ptx().data(), code.ptx().size()));
       },
-      nb::arg("source"), nb::arg("arch"), nb::arg("target") = "cubin",
-      "(code, log) of an array kernel's source compiled as the backend does, with ptxas' report in the log.");
+      nb::arg("source"), nb::arg("arch"),
+      "(cubin, log, ptx) of an array kernel's source compiled as the backend does (one NVRTC run, through the "
+      "compile cache), with ptxas' report in the log.");
 }
 
 }  // namespace cupric::py
