@@ -10,6 +10,9 @@ launch queue depth, so the host is never held up by the GPU) and the stream is s
 between batches, outside the timing, so the figure is the host cost of an asynchronous launch.
 With --profile every cupric batch runs inside cu.profiler.profile() (the recording's cost per op;
 the events are taken out after each batch, outside the timing).
+With --overhead: what a profile adds per op, cupric's beside PyTorch's profiler (the anchor), on
+the same ops and device: each library's per-call time with its profiler off and on, and the
+difference.
 """
 
 import argparse
@@ -53,6 +56,40 @@ def cases(n, device):
     yield "x.reshape", (lambda: a.reshape(shape)), (lambda: x.reshape(shape))
 
 
+def overhead(device, calls, repeat, sync, lib=None):
+    """Per-op cost of recording: cupric's profile and torch.profiler on x + x, exp(x), x.sum(). Each
+    library runs in a process of its own: both profilers take CUPTI, which admits one subscriber."""
+    if lib is None:
+        import subprocess
+
+        print(f"profiler overhead on {device}, 1000 float32 (us per call: off, on, added)", flush=True)
+        for name in ("cupric", "torch"):
+            r = subprocess.run([sys.executable, __file__, "--overhead", "--device", device, "--lib", name],
+                               capture_output=True, text=True, timeout=300)
+            print(r.stdout.strip() or f"{name}: failed: {r.stderr.strip()[-300:]}", flush=True)
+        return
+    a = np.random.default_rng(0).random(1000).astype(np.float32)
+    if lib == "cupric":
+        x = cu.asarray(a, device=device)
+        fns, prof, lib_sync = [lambda: x + x, lambda: cu.exp(x), lambda: x.sum()], cu.profiler.profile, sync
+    else:
+        try:
+            import torch
+        except ImportError:
+            print("torch: not installed")
+            return
+        t = torch.as_tensor(a, device="cpu" if device == "cpu" else "cuda")
+        kinds = torch.profiler.ProfilerActivity
+        acts = [kinds.CPU] + ([] if device == "cpu" else [kinds.CUDA])
+        fns = [lambda: t + t, lambda: torch.exp(t), lambda: t.sum()]
+        prof = lambda: torch.profiler.profile(activities=acts)  # noqa: E731
+        lib_sync = None if device == "cpu" else torch.cuda.synchronize
+    for label, fn in zip(("x + x", "exp(x)", "x.sum()"), fns, strict=True):
+        off = per_call_us(fn, calls, repeat, lib_sync)
+        on = per_call_us(fn, calls, repeat, lib_sync, prof)
+        print(f"{lib:<7} {label:<8} {off:8.2f} {on:8.2f} {on - off:+8.2f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cpu")
@@ -60,12 +97,16 @@ def main():
     ap.add_argument("--calls", type=int, default=None, help="calls per batch (20000; cuda 500)")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--profile", action="store_true", help="time cupric's calls inside cu.profiler.profile()")
+    ap.add_argument("--overhead", action="store_true", help="cupric's profiler beside torch.profiler, per op")
+    ap.add_argument("--lib", default=None, help=argparse.SUPPRESS)  # --overhead's child process: one library
     args = ap.parse_args()
     sync = None
     if args.device != "cpu":
         sync = cu.cuda.Device().synchronize
     args.calls = args.calls or (20000 if sync is None else 500)
     args.repeat = args.repeat or (7 if sync is None else 40)
+    if args.overhead:
+        return overhead(args.device, min(args.calls, 2000), min(args.repeat, 10), sync, args.lib)
     print(f"cupric {cu.__version__} vs NumPy {np.__version__} on {platform.machine()}, "
           f"python {sys.version.split()[0]}, cupric device {args.device}"
           + (", inside cu.profiler.profile()" if args.profile else ""))

@@ -3,11 +3,13 @@ cupy.fuse, jax.jit, a Triton saxpy), in one process; then the CPU against NumPy.
 
     python benchmarks/fusion.py            # GPU table (when there is a GPU), then the CPU table
     python benchmarks/fusion.py --cpu-only
+    python benchmarks/fusion.py --compile-only   # compile costs and warm host time per call only
 
 Rows (issue 18): the 5-op expression sqrt(x*x + y*y)*0.5 + sin(x) and 2*x + y on 2^28 float32;
 softmax over rows, the variance ((x - x.mean(1, keepdims=True))**2).mean(1) and a fused sum(x*y)
 on 16384 x 8192 float32 (2^27); compile costs (first call cold, from the disk cache in a new
-process, warm host time per call, compiles after a new length). Times are the best of a few rounds
+process, warm host time per call beside cupric eager and the installed peers on 1-element
+arrays, compiles after a new length). Times are the best of a few rounds
 of 10 calls each, synchronised. "floor" is the bytes each row must move over the copy ceiling
 measured in the same run. Every peer is optional: a missing one is n/a."""
 
@@ -262,22 +264,93 @@ def compile_costs(cu, device):
 
     f = cu.jit(lambda x, y: 2 * x + y)
     x = cu.ones(1, dtype=cu.float32, device=device)
+    out.update(warm_host_costs(cu, device))
     f(x, x)
-    f(x, x)
-    sync = cu.cuda.Device().synchronize if device != "cpu" else (lambda: None)
-    sync()
-    n = 20000
-    t = time.perf_counter()
-    for _ in range(n):
-        f(x, x)
-    out["warm host time per call"] = (time.perf_counter() - t) / n
-    sync()
     before = compiled_count()
     for length in (777, 5000, 123457):
         z = cu.ones(length, dtype=cu.float32, device=device)
         f(z, z)
     out["compiles after new lengths"] = compiled_count() - before
     return out
+
+
+def per_call(fn, sync, n=20000):
+    """Host seconds per call of fn on tiny arrays: the best of 3 runs of n calls, synchronised
+    at the end of each (the launches queue; the host's work is what is timed)."""
+    for _ in range(3):
+        fn()
+    sync()
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        times.append((time.perf_counter() - t) / n)
+    return min(times)
+
+
+def warm_host_costs(cu, device):
+    """'warm host per call, <who>' -> seconds, for 2*x + y on 1-element float32 arrays: cupric
+    @cu.jit (its prepared call) beside cupric eager, the 5-op expression under @cu.jit, and the
+    installed peers (NumPy on the CPU; torch eager, cupy.fuse, jax.jit on the GPU, and torch.compile
+    with --with-torch-compile)."""
+    sync = cu.cuda.Device().synchronize if device != "cpu" else (lambda: None)
+    x = cu.ones(1, dtype=cu.float32, device=device)
+    f = cu.jit(lambda x, y: 2 * x + y)
+    g = cu.jit(lambda x, y: five_op(cu, x, y))
+    out = {"warm host per call, cupric jit 2*x + y": per_call(lambda: f(x, x), sync),
+           "warm host per call, cupric jit 5-op": per_call(lambda: g(x, x), sync),
+           "warm host per call, cupric eager 2*x + y": per_call(lambda: 2 * x + x, sync)}
+    h = np.ones(1, dtype=np.float32)
+    if device == "cpu":
+        out["warm host per call, numpy 2*x + y"] = per_call(lambda: 2 * h + h, lambda: None)
+        return out
+    peers = [("torch eager", _torch_saxpy), ("cupy.fuse", _cupy_saxpy), ("jax.jit", _jax_saxpy)]
+    if "--with-torch-compile" in sys.argv:  # its first compile takes tens of seconds of the GPU's time
+        peers.append(("torch.compile", lambda h: _torch_saxpy(h, compiled=True)))
+    for name, make in peers:
+        try:
+            call, peer_sync = make(h)
+            out[f"warm host per call, {name} 2*x + y"] = per_call(call, peer_sync)
+        except ImportError:
+            pass
+        except Exception:  # noqa: BLE001
+            traceback.print_exc()
+    return out
+
+
+def _torch_saxpy(h, compiled=False):
+    import torch
+
+    t = torch.from_numpy(h).cuda()
+    fn = torch.compile(saxpy_2) if compiled else saxpy_2
+    return (lambda: fn(t, t)), torch.cuda.synchronize
+
+
+def _cupy_saxpy(h):
+    import cupy as cp
+
+    t = cp.asarray(h)
+    f = cp.fuse(saxpy_2)
+    return (lambda: f(t, t)), cp.cuda.Device().synchronize
+
+
+def _jax_saxpy(h):
+    import jax
+
+    t = jax.device_put(h)
+    f = jax.jit(saxpy_2)
+    out = [f(t, t)]
+
+    def call():
+        out[0] = f(t, t)
+
+    return call, lambda: out[0].block_until_ready()
+
+
+def saxpy_2(x, y):
+    return 2 * x + y
 
 
 def gpu_compile_costs(cu):
@@ -362,7 +435,7 @@ def report_compile(where, costs):
         if k.startswith("compiles"):
             print(f"{where} {k}: {v}")
         elif k.startswith("warm"):
-            print(f"{where} {k}: {v * 1e6:.1f} us")
+            print(f"{where} {k}: {v * 1e6:.2f} us")
         else:
             print(f"{where} {k}: {v * 1e3:.1f} ms")
     print()
@@ -371,6 +444,11 @@ def report_compile(where, costs):
 def main():
     import cupric as cu
 
+    if "--compile-only" in sys.argv:  # the compile rows alone (a minute less than the whole table)
+        if "--cpu-only" not in sys.argv and cu.cuda.is_available():
+            report_compile("GPU", compile_costs(cu, "cuda"))
+        report_compile("CPU", compile_costs(cu, "cpu"))
+        return
     if "--cpu-only" not in sys.argv and cu.cuda.is_available():
         rows, ceiling = gpu_rows(cu)
         report_gpu(rows, ceiling)

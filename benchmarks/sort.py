@@ -5,6 +5,7 @@ GPU (where installed), side by side in one run, with the ratios of their times t
     python benchmarks/sort.py --cpu      # only the CPU cases
     python benchmarks/sort.py --gpu      # only the GPU cases (about a minute on the H200)
     python benchmarks/sort.py --scale 4  # every size divided by 4 (a quick look)
+    python benchmarks/sort.py --sweep    # the digit pass's tile shapes, one process each (tuning)
 
 On the GPU cupric runs twice: its default digit pass (kernels/sort_pass.cuh) and, as "cupric old",
 the first onesweep pass (CUPRIC_SORT_KERNEL=old); then the profiler's per-kernel times of one
@@ -198,7 +199,10 @@ def main():
     parser.add_argument("--gpu", action="store_true", help="only the GPU cases")
     parser.add_argument("--scale", type=int, default=1, help="divide every size by this")
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--sweep", action="store_true", help="time the sweep pass's tile shapes (GPU)")
     args = parser.parse_args()
+    if args.sweep:
+        return sweep((1 << 28) // args.scale, args.reps)
     if not args.gpu:
         print("## CPU\n")
         run(cpu_libs(), cpu_cases((1 << 24) // args.scale, 4096 // int(args.scale**0.5), 1 << 16), args.reps)
@@ -211,6 +215,33 @@ def main():
     print("\n## GPU\n")
     run(libs, gpu_cases((1 << 28) // args.scale, 16384 // int(args.scale**0.5), 1 << 20), args.reps)
     pass_times((1 << 28) // args.scale)
+
+
+# the sweep pass's variants: tile shape (threads,items,blocks), how a key's warp peers are found,
+# and whether full tiles skip the bound checks (CUPRIC_SORT_SWEEP, _PEERS, _FULL_TILES)
+VARIANTS = (("384,12,3", "atomic_or", "1"), ("384,12,3", "atomic_or", "0"), ("256,16,4", "atomic_or", "1"))
+
+
+def sweep(n, reps):
+    """Sorts and argsorts n float32 keys with each variant of the sweep pass (VARIANTS), each in a
+    process of its own (the kernels compile per variant)."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, time, cupric as cu\n"
+            f"x = cu.asarray(np.random.default_rng(1).standard_normal({n}).astype(np.float32), device='cuda:0')\n"
+            "def best(f):\n"
+            "    f(); cu.cuda.Device().synchronize(); t = []\n"
+            f"    for _ in range({max(reps, 5)}):\n"
+            "        s = time.perf_counter(); f(); cu.cuda.Device().synchronize(); t.append(time.perf_counter() - s)\n"
+            "    return min(t) * 1e3\n"
+            "print(f'sort {best(lambda: cu.sort(x)):.3f}  argsort {best(lambda: cu.argsort(x)):.3f}')\n")
+    print(f"sort and argsort of {n:,} float32 by tile shape (threads,items,blocks), peers, full tiles: best ms")
+    for shape, peers, full in VARIANTS:
+        env = dict(os.environ, CUPRIC_SORT_SWEEP=shape, CUPRIC_SORT_PEERS=peers, CUPRIC_SORT_FULL_TILES=full)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        print(f"sweep {shape} {peers} full={full}: "
+              + (r.stdout.strip() if r.returncode == 0 else "failed: " + r.stderr.strip()[-200:]), flush=True)
 
 
 def pass_times(n):

@@ -98,8 +98,13 @@ void bind_profiler(nb::module_& parent) {
       },
       nb::arg("path"), "Starts CUPTI's activity records from the library at `path`: (ok, problem).");
   m.def("cupti_active", &runtime::cupti::active);
-  m.def("cupti_untimed", &runtime::cupti::take_untimed,
-        "How many records CUPTI gave without timestamps since the last call.");
+  m.def(
+      "cupti_counts",
+      [] {
+        const auto c = runtime::cupti::take_counts();
+        return nb::make_tuple(c.records, c.untimed, c.correlations);
+      },
+      "CUPTI's records since the last call: (kernel and copy records, of them untimed, correlation records).");
   m.def("nvtx_push", [](const std::string& name) { nvtx_push(name.c_str()); }, nb::arg("name"));
   m.def("nvtx_pop", &nvtx_pop);
   m.def(

@@ -356,6 +356,8 @@ std::shared_ptr<tile::HostKernel> cached_host_kernel(const std::string& key) {
 
 }  // namespace
 
+void bind_jit_call(nb::module_& t);  // bind_jit_call.cpp: @cu.jit's prepared calls
+
 void bind_tile_launch(nb::module_& t) {
   nb::class_<HostLauncher>(t, "HostLauncher", "A loaded CPU kernel (by its compile cache key): launch(grid, *args).")
       .def("__init__", [](HostLauncher* self, const std::string& key,
@@ -413,6 +415,7 @@ void bind_tile_launch(nb::module_& t) {
       nb::arg("raw"),
       "Raises the failure a debug launch recorded in its status word (the bytes of a cupric_tile_status, as "
       "the GPU left them): IndexError or AssertionError with the CPU launch's message; nothing when none.");
+  bind_jit_call(t);
   t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
         nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
 }

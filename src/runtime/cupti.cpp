@@ -19,7 +19,11 @@ namespace cupric::runtime::cupti {
 
 namespace {
 using Result = int;  // CUptiResult: 0 is CUPTI_SUCCESS
-constexpr std::uint32_t kKindMemcpy = 1, kKindConcurrentKernel = 10, kKindExternalCorrelation = 39;
+constexpr std::uint32_t kKindMemcpy = 1, kKindDriver = 4, kKindConcurrentKernel = 10, kKindExternalCorrelation = 39;
+/// The kinds cupric enables. CUPTI writes an external correlation record only beside a driver or
+/// runtime API record ("the activity API record will be preceded by ..."), so the driver API's
+/// records must be on too, though cupric reads none of them: without them no kernel is matched.
+constexpr std::uint32_t kKinds[] = {kKindConcurrentKernel, kKindMemcpy, kKindDriver, kKindExternalCorrelation};
 constexpr std::uint32_t kExternalCustom0 = 3;
 using RequestFn = void (*)(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
 using CompleteFn = void (*)(void* context, std::uint32_t stream, std::uint8_t* buffer, std::size_t size,
@@ -56,7 +60,7 @@ struct Api {
 Api g_api;
 const RecordLayout* g_layout = nullptr;
 bool g_loaded = false, g_active = false;
-std::uint64_t g_untimed = 0;   // records CUPTI gave without timestamps (work still running at a forced flush)
+Counts g_counts;               // since the last take_counts()
 std::int64_t g_offset_ns = 0;  // profiler clock minus CUPTI's
 std::atomic<std::uint64_t> g_next_id{1};
 std::mutex g_mutex;                                                                // guards the two maps
@@ -85,14 +89,16 @@ void complete_buffer(void*, std::uint32_t, std::uint8_t* buffer, std::size_t, st
     const auto kind = read_at<std::uint32_t>(r, 0);
     const RecordLayout& l = *g_layout;
     if (kind == kKindExternalCorrelation) {
+      ++g_counts.correlations;
       g_external.emplace(read_at<std::uint64_t>(r, l.external_id), read_at<std::uint32_t>(r, l.external_correlation));
       continue;
     }
     if (kind != kKindConcurrentKernel && kind != kKindMemcpy) continue;
+    ++g_counts.records;
     const auto start = static_cast<std::int64_t>(read_at<std::uint64_t>(r, l.start));
     const auto end = static_cast<std::int64_t>(read_at<std::uint64_t>(r, l.end));
     if (start == 0 && end == 0) {  // CUPTI: "timestamp information could not be collected"
-      ++g_untimed;
+      ++g_counts.untimed;          // work still running at a forced flush
       continue;
     }
     const auto correlation = read_at<std::uint32_t>(r, kind == kKindMemcpy ? l.copy_correlation : l.kernel_correlation);
@@ -158,12 +164,12 @@ bool load(const std::string& path, std::string& problem) {
 bool start(const std::string& path, std::string& problem) {
   if (!load(path, problem)) return false;
   Result rc = 0;
-  for (std::uint32_t kind : {kKindConcurrentKernel, kKindMemcpy, kKindExternalCorrelation})
+  for (std::uint32_t kind : kKinds)
     if (rc == 0) rc = g_api.Enable(kind);
   if (rc != 0) {
     problem = "cuptiActivityEnable failed with CUPTI error " + std::to_string(rc) +
               " (no GPU, or another profiler attached?)";
-    for (std::uint32_t kind : {kKindConcurrentKernel, kKindMemcpy, kKindExternalCorrelation}) g_api.Disable(kind);
+    for (std::uint32_t kind : kKinds) g_api.Disable(kind);
     return false;
   }
   std::uint64_t cupti_now = 0;
@@ -176,15 +182,15 @@ bool start(const std::string& path, std::string& problem) {
 void stop() {
   if (!g_active) return;
   g_api.FlushAll(1);
-  for (std::uint32_t kind : {kKindConcurrentKernel, kKindMemcpy, kKindExternalCorrelation}) g_api.Disable(kind);
+  for (std::uint32_t kind : kKinds) g_api.Disable(kind);
   g_active = false;
 }
 
 bool active() { return g_active; }
 
-std::uint64_t take_untimed() {
+Counts take_counts() {
   std::lock_guard lock(g_mutex);
-  return std::exchange(g_untimed, 0);
+  return std::exchange(g_counts, Counts{});
 }
 
 std::uint32_t newest_checked_version() { return kNewestChecked; }

@@ -390,9 +390,8 @@ TEST(CudaKernelsOnHost, UniqueRunsMatchTheCpuBackend) {
   }
 }
 
-TEST(CudaKernelsOnHost, SearchSortedMatchesTheCpuBackend) {
-  std::vector<double> hay = {-INFINITY, -2.0, -0.0, 0.0, 0.0, 1.5, 1.5, 3.0, INFINITY, NAN, NAN};
-  std::vector<double> needles = {-3.0, 0.0, -0.0, 1.5, 2.0, NAN, INFINITY, 5.0};
+namespace {
+void expect_search_matches_the_cpu_backend(const std::vector<double>& hay, const std::vector<double>& needles) {
   const std::int64_t m = static_cast<std::int64_t>(needles.size());
   cupric::Array h = cupric::Array::empty({static_cast<std::int64_t>(hay.size())}, cupric::DType::float64);
   cupric::Array q = cupric::Array::empty({m}, cupric::DType::float64);
@@ -403,6 +402,31 @@ TEST(CudaKernelsOnHost, SearchSortedMatchesTheCpuBackend) {
     search_sorted<double>(hay.data(), static_cast<std::int64_t>(hay.size()), needles.data(), got.data(), m, right);
     cupric::Array want = cupric::Array::empty({m}, cupric::DType::int64);
     cupric::backend_for(cupric::Device::cpu()).search_sorted(h, q, want, right != 0);
-    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(std::int64_t))) << "right=" << right;
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(std::int64_t)))
+        << "right=" << right << " n=" << hay.size();
+  }
+}
+}  // namespace
+
+TEST(CudaKernelsOnHost, SearchSortedMatchesTheCpuBackend) {
+  expect_search_matches_the_cpu_backend({-INFINITY, -2.0, -0.0, 0.0, 0.0, 1.5, 1.5, 3.0, INFINITY, NAN, NAN},
+                                        {-3.0, 0.0, -0.0, 1.5, 2.0, NAN, INFINITY, 5.0});
+}
+
+TEST(CudaKernelsOnHost, SearchSortedThroughTheSamplesOfALongHay) {
+  // hays longer than the 2048 samples a block keeps: a needle's run of `step` elements is found
+  // through the samples, then searched; runs of equal values cross the samples' places
+  for (std::int64_t n : {2047, 2048, 2049, 5000, 100003}) {
+    std::vector<double> hay(static_cast<std::size_t>(n));
+    std::uint64_t state = 42;
+    for (double& v : hay) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      v = static_cast<double>(static_cast<std::int64_t>(state >> 40) % 997) - 498.0;
+    }
+    std::sort(hay.begin(), hay.end());
+    hay.back() = NAN;  // NaN sorts last
+    std::vector<double> needles = {-1000.0, -498.0, -497.5, 0.0, 0.5, 498.0, 1000.0, NAN, INFINITY, -INFINITY};
+    for (std::int64_t j = 0; j < n; j += n / 37 + 1) needles.push_back(hay[static_cast<std::size_t>(j)]);
+    expect_search_matches_the_cpu_backend(hay, needles);
   }
 }

@@ -77,6 +77,7 @@ inline void __syncwarp() {
 inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
 inline int __popc(unsigned v) { return __builtin_popcount(v); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+inline unsigned atomicOr(unsigned* p, unsigned v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 
 /// Runs body() as `threads` threads of one block (blockIdx.x as set by the caller).
 template <class Body>
@@ -106,7 +107,7 @@ namespace {
 /// The launcher's sequence (src/backend/cuda/sort.cpp, RadixSort::run) with the sweep pass in
 /// tiles of Threads x Items: digit histograms of every pass (three blocks), their starts, then a
 /// pass per key byte from the values to sorted values and int64 indices.
-template <class T, class D, int Threads, int Items>
+template <class T, class D, int Threads, int Items, int Peers>
 void sweep_sort(const std::vector<T>& in, std::int64_t rows, std::int64_t n, bool desc, std::vector<T>& values,
                 std::vector<i64>& indices) {
   typedef typename cu::SortKey<T>::Key U;
@@ -131,20 +132,20 @@ void sweep_sort(const std::vector<T>& in, std::int64_t rows, std::int64_t n, boo
     void* out = last ? static_cast<void*>(values.data()) : keys[1 - cur].data();
     void* iout = last ? static_cast<void*>(indices.data()) : idx[1 - cur].data();
     run_block(Threads, [&] {
-      sort_sweep<T, U, D, true, Threads, Items>(src, out, idx[cur].data(), iout, hist.data() + pass * kSortRadix,
-                                                status[pass % 2].data(), status[1 - pass % 2].data(), &counters[pass],
-                                                n, tiles, ntiles, 8 * pass,
-                                                (first ? kSortFirst : 0) | (last ? kSortLast : 0) | dir);
+      sort_sweep<T, U, D, true, Threads, Items, Peers>(src, out, idx[cur].data(), iout, hist.data() + pass * kSortRadix,
+                                                       status[pass % 2].data(), status[1 - pass % 2].data(),
+                                                       &counters[pass], n, tiles, ntiles, 8 * pass,
+                                                       (first ? kSortFirst : 0) | (last ? kSortLast : 0) | dir);
     });
     cur = 1 - cur;
   }
 }
 
-template <class T, class D = u32, int Threads = 64, int Items = 5>
+template <class T, class D = u32, int Threads = 64, int Items = 5, int Peers = kSweepPeers>
 void expect_sweep_matches_the_cpu_backend(const std::vector<T>& data, std::int64_t rows, std::int64_t n, bool desc) {
   std::vector<T> values;
   std::vector<i64> indices;
-  sweep_sort<T, D, Threads, Items>(data, rows, n, desc, values, indices);
+  sweep_sort<T, D, Threads, Items, Peers>(data, rows, n, desc, values, indices);
   const cupric::DType t = cupric::dtype_of<T>();
   cupric::Array in = cupric::Array::empty({rows, n}, t);
   std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
@@ -195,7 +196,10 @@ TEST(SortSweepThreads, SpecialFloatsOrderAsNumpy) {
 }
 
 TEST(SortSweepThreads, TheLaunchedShapeMatchesTheCpuBackend) {
-  // the shape src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no digit)
+  // the shape src/backend/cuda/sort.cpp launches for 4-byte keys (threads past the 256th own no
+  // digit), and the one it launched before
+  expect_sweep_matches_the_cpu_backend<float, u32, 384, 12>(sweep_input<float>(2 * 4608 + 5, 5000), 1, 2 * 4608 + 5,
+                                                            true);
   expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(sweep_input<float>(2 * 6144 + 5, 5000), 1, 2 * 6144 + 5,
                                                             false);
 }
@@ -220,6 +224,23 @@ TEST(SortSweepThreads, DigitsMostLanesShareRankStably) {
   expect_sweep_matches_the_cpu_backend(v, 3, 1111, true);
   expect_sweep_matches_the_cpu_backend<float, u32, 384, 16>(unit_floats(6144 + 700), 1, 6144 + 700, false);
 }
+
+template <int Peers>
+void expect_peers_rank_as_the_default_does() {
+  for (bool desc : {false, true}) {
+    for (auto [rows, n] : {std::pair<std::int64_t, std::int64_t>{1, 319}, {1, 1000}, {3, 333}}) {
+      expect_sweep_matches_the_cpu_backend<float, u32, 64, 5, Peers>(sweep_input<float>(rows * n, 40), rows, n, desc);
+      expect_sweep_matches_the_cpu_backend<std::int64_t, u32, 64, 5, Peers>(
+          sweep_input<std::int64_t>(rows * n, std::int64_t{1} << 40), rows, n, desc);
+    }
+  }
+  expect_sweep_matches_the_cpu_backend<float, u32, 64, 5, Peers>(unit_floats(3 * 1111), 1, 3 * 1111, false);
+}
+
+// CUPRIC_SORT_PEERS=match / ballots: the other ways to find a key's warp peers (the default, an
+// atomic OR, runs in the other tests); ragged tiles have invalid lanes, unit floats many lanes of one digit
+TEST(SortSweepThreads, MatchAnyPeersRankAsTheDefaultDoes) { expect_peers_rank_as_the_default_does<kPeersMatchAny>(); }
+TEST(SortSweepThreads, BallotPeersRankAsTheDefaultDoes) { expect_peers_rank_as_the_default_does<kPeersBallots>(); }
 
 TEST(SortSweepThreads, HistogramsCountEveryDigitOfEveryRow) {
   // rows of 1111 in tiles of 320 over 3 blocks of 64 threads: runs of kHistItems loads end inside

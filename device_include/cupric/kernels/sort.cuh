@@ -119,27 +119,17 @@ __device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n
   constexpr int kCopies = kHistCopies<kPasses>, kItems = kHistItems<kPasses>;
   __shared__ u32 local[kWords * kCopies];
   const u32 copy = threadIdx.x % kCopies;
-  i64 row = -1;
-  const i64 per_block = (ntiles + gridDim.x - 1) / gridDim.x, end_tile = (blockIdx.x + 1) * per_block;
-  for (i64 tile = blockIdx.x * per_block;; ++tile) {
-    const i64 r = tile < ntiles && tile < end_tile ? tile / tiles : -1;
-    if (r != row || r < 0) {
-      __syncthreads();
-      if (row >= 0)
-        for (unsigned j = threadIdx.x; j < kWords; j += blockDim.x) {
-          u32 c = 0;
-#pragma unroll
-          for (int k = 0; k < kCopies; ++k) c += local[j * kCopies + k];
-          if (c) atomicAdd(hist + row * kWords + j, c);
-        }
-      if (r < 0) break;
-      __syncthreads();
-      for (unsigned j = threadIdx.x; j < kWords * kCopies; j += blockDim.x) local[j] = 0;
-      __syncthreads();
-      row = r;
-    }
-    const i64 t = tile - r * tiles, hi = (t + 1) * tile_size < n ? (t + 1) * tile_size : n;
-    for (i64 j0 = t * tile_size + threadIdx.x; j0 < hi; j0 += static_cast<i64>(blockDim.x) * kItems) {
+  const i64 per_block = (ntiles + gridDim.x - 1) / gridDim.x, first = blockIdx.x * per_block;
+  const i64 end = first + per_block < ntiles ? first + per_block : ntiles;
+  // the block's run of tiles, a row's part at a time: its keys are one contiguous range, walked in
+  // steps of blockDim.x * kItems (ragged once a range, not once a tile)
+  for (i64 tile = first; tile < end;) {
+    const i64 r = tile / tiles, row_end = (r + 1) * tiles < end ? (r + 1) * tiles : end;
+    for (unsigned j = threadIdx.x; j < kWords * kCopies; j += blockDim.x) local[j] = 0;
+    __syncthreads();
+    const i64 lo = (tile - r * tiles) * tile_size, stop = (row_end - r * tiles) * tile_size;
+    const i64 hi = stop < n ? stop : n;
+    for (i64 j0 = lo + threadIdx.x; j0 < hi; j0 += static_cast<i64>(blockDim.x) * kItems) {
       U key[kItems];
 #pragma unroll
       for (int q = 0; q < kItems; ++q) {
@@ -154,6 +144,15 @@ __device__ __forceinline__ void sort_histograms(const void* in, u32* hist, i64 n
           atomicAdd(&local[(p * kSortRadix + digit_of(key[q], 8 * p)) * kCopies + copy], 1u);
       }
     }
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < kWords; j += blockDim.x) {
+      u32 c = 0;
+#pragma unroll
+      for (int k = 0; k < kCopies; ++k) c += local[j * kCopies + k];
+      if (c) atomicAdd(hist + r * kWords + j, c);
+    }
+    __syncthreads();
+    tile = row_end;
   }
 }
 
@@ -388,12 +387,33 @@ __device__ __forceinline__ void unique_runs(const T* s, const i64* perm, T* valu
 
 // ---- searching -----------------------------------------------------------------------------------
 
+/// Bytes of the hay's evenly spaced samples a block keeps in shared memory for searching.
+inline constexpr int kSearchSampleBytes = 16384;
+
 /// out[i] = where needles[i] goes in the sorted hay (before equal elements, or after with right).
+/// Each block first keeps every step-th element of the hay in shared memory (16 KiB of keys): a
+/// needle's search through the samples finds the run of `step` elements that holds its place, so
+/// only that run's binary search reads global memory (13 of 24 steps in 2^24 elements, not 24).
 template <class T>
 __device__ __forceinline__ void search_sorted(const T* hay, i64 n, const T* needles, i64* out, i64 m, int right) {
+  typedef decltype(order_key(needles[0])) K;
+  constexpr int kSamples = kSearchSampleBytes / static_cast<int>(sizeof(K));
+  __shared__ K sample[kSamples];
+  const i64 step = n / kSamples + 1;  // sample j is hay[j * step]: j * step < n for j < count
+  const int count = static_cast<int>((n + step - 1) / step);
+  for (int j = static_cast<int>(threadIdx.x); j < count; j += static_cast<int>(blockDim.x))
+    sample[j] = order_key(hay[j * step]);
+  __syncthreads();
   CUPRIC_GRID_LOOP(i, 0, m) {
     const auto k = order_key(needles[i]);
-    i64 lo = 0, hi = n;
+    int c_lo = 0, c_hi = count;  // c: the samples before the needle's place
+    while (c_lo < c_hi) {
+      const int mid = (c_lo + c_hi) / 2;
+      if (right ? !(k < sample[mid]) : (sample[mid] < k)) c_lo = mid + 1;
+      else c_hi = mid;
+    }
+    // sample c - 1 is before the place and sample c (if any) is not: the place is in ((c - 1) step, c step]
+    i64 lo = c_lo == 0 ? 0 : (c_lo - 1) * step + 1, hi = c_lo == count ? n : c_lo * step;
     while (lo < hi) {
       const i64 mid = lo + (hi - lo) / 2;
       const auto km = order_key(hay[mid]);

@@ -11,12 +11,15 @@ namespace cupric::kernels {
 /// The shared memory of a sweep block. `stage` holds the tile in output order: its keys, then its
 /// u32 payloads. warp_digit[w][d]: warp w's count of digit d (while ranking), then the place in the
 /// tile where its keys of d start.
-template <class U, int Threads, int Items>
+template <class U, int Threads, int Items, bool PeerWords>
 struct SweepShared {
   static constexpr int kWarps = Threads / 32;
   static constexpr int kTile = Threads * Items;
   static constexpr int kSlot = sizeof(U) > 4 ? static_cast<int>(sizeof(U)) : 4;
-  alignas(16) unsigned char stage[kTile * kSlot];
+  union {  // while ranking, the stage is free: the warps' peer words (kPeersAtomicOr) live there
+    alignas(16) unsigned char stage[kTile * kSlot];
+    u32 peer_words[PeerWords ? kWarps * kSortRadix : 1];
+  };
   u32 warp_digit[kWarps][kSortRadix];
   u32 tile_count[kSortRadix];       ///< the tile's keys of each digit
   u32 tile_start[kSortRadix];       ///< where each digit's keys start in the tile
@@ -52,7 +55,7 @@ __device__ __forceinline__ u32 sweep_block_scan(u32 v, u32* warp_sums, u32& tota
 
 /// Item i of a thread is the tile's key at place0 + 32 i (each warp holds a run of 32 * Items
 /// keys, lane-interleaved, so loads coalesce and ranks in item-then-lane order keep the sort stable).
-template <class T, class U, int Items>
+template <class T, class U, int Items, bool Full>
 __device__ __forceinline__ void sweep_load(const void* in, i64 base, u32 count, u32 place0, int mode, U (&key)[Items]) {
   const bool descending = (mode & kSortDescending) != 0;
   if (mode & kSortFirst) {
@@ -60,14 +63,14 @@ __device__ __forceinline__ void sweep_load(const void* in, i64 base, u32 count, 
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const u32 p = place0 + 32u * i;
-      key[i] = p < count ? cu::directed_key(v[p], descending) : U(0);
+      key[i] = Full || p < count ? cu::directed_key(v[p], descending) : U(0);
     }
   } else {
     const U* k = static_cast<const U*>(in) + base;
 #pragma unroll
     for (int i = 0; i < Items; ++i) {
       const u32 p = place0 + 32u * i;
-      key[i] = p < count ? k[p] : U(0);
+      key[i] = Full || p < count ? k[p] : U(0);
     }
   }
 }
@@ -109,17 +112,50 @@ __device__ __forceinline__ void sweep_tile_offsets(Shared& sh, D* tile_desc, boo
   }
 }
 
-/// The lanes of the warp whose digit equals this lane's: one ballot a digit bit, each lane keeping
-/// the lanes that agree with it (sm_90 issues match.any slowly; ballots at full rate). Lanes
-/// outside `valid` (a ballot mask) are in no lane's group and form a group of their own.
-__device__ __forceinline__ u32 sweep_peers(u32 d, bool valid) {
-  u32 peers = __ballot_sync(0xffffffffu, valid);
+/// How a key's warp peers (the lanes whose digit equals its own) are found: an atomic OR of the
+/// lane's bit into a per-warp word per digit in shared memory, read back (the default: fewest
+/// instructions; the pass is instruction-bound), one ballot a digit bit (eight, each lane keeping
+/// the lanes that agree with it: 18 % slower on the H200), or one match.any (30 % slower there).
+/// CUPRIC_SORT_PEERS picks one (src/backend/cuda/sort.cpp defines CUPRIC_SORT_PEERS_KIND).
+/// CUPRIC_SORT_FULL_TILES=0 (sort.cpp defines CUPRIC_SORT_NO_FULL_TILES) runs every tile through the
+/// checked body, for timing the full-tile path on the H200.
+#ifdef CUPRIC_SORT_NO_FULL_TILES
+inline constexpr bool kSweepFullTiles = false;
+#else
+inline constexpr bool kSweepFullTiles = true;
+#endif
+
+enum SweepPeers : int { kPeersBallots = 0, kPeersMatchAny = 1, kPeersAtomicOr = 2 };
+#ifdef CUPRIC_SORT_PEERS_KIND
+inline constexpr int kSweepPeers = CUPRIC_SORT_PEERS_KIND;
+#else
+inline constexpr int kSweepPeers = kPeersAtomicOr;
+#endif
+
+/// This lane's peers for digit d. Lanes outside `valid` are in no lane's group and form a group of
+/// their own. `masks` (kPeersAtomicOr): the warp's 256 words, zero on entry and on return.
+template <int Peers>
+__device__ __forceinline__ u32 sweep_peers(u32 d, bool valid, u32* masks) {
+  const u32 lane = threadIdx.x & 31u;
+  if constexpr (Peers == kPeersMatchAny) {
+    return __match_any_sync(0xffffffffu, valid ? d : 256u + lane);
+  } else if constexpr (Peers == kPeersAtomicOr) {
+    if (valid) atomicOr(masks + d, 1u << lane);
+    __syncwarp();
+    const u32 peers = valid ? masks[d] : 1u << lane;
+    __syncwarp();
+    if (valid) masks[d] = 0u;  // every peer clears its word (the same value): zero for the next item
+    __syncwarp();
+    return peers;
+  } else {
+    u32 peers = __ballot_sync(0xffffffffu, valid);
 #pragma unroll
-  for (int b = 0; b < 8; ++b) {
-    const u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
-    peers &= ((d >> b) & 1u) ? ones : ~ones;
+    for (int b = 0; b < 8; ++b) {
+      const u32 ones = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+      peers &= ((d >> b) & 1u) ? ones : ~ones;
+    }
+    return valid ? peers : 1u << lane;
   }
-  return valid ? peers : 1u << (threadIdx.x & 31u);
 }
 
 /// Counts and ranks in one go: per item the lanes of its digit find each other (sweep_peers), and
@@ -127,15 +163,15 @@ __device__ __forceinline__ u32 sweep_peers(u32 d, bool valid) {
 /// i's place among the warp's keys of its digit (the warp's counts become starts later, and
 /// sweep_place adds them); item i + 1's atomic waits on item i's shuffle, so ranks follow item
 /// order and the sort stays stable.
-template <class U, int Items>
+template <class U, int Items, int Peers, bool Full>
 __device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 count, u32 place0, int shift,
-                                                 u32* warp_count, u32 (&rank)[Items]) {
+                                                 u32* warp_count, u32* masks, u32 (&rank)[Items]) {
   const u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
-    const bool valid = place0 + 32u * i < count;
+    const bool valid = Full || place0 + 32u * i < count;
     const u32 d = digit_of(key[i], shift);
-    const u32 peers = sweep_peers(d, valid);
+    const u32 peers = sweep_peers<Peers>(d, valid, masks);
     const int leader = 31 - __clz(peers);
     u32 at = 0;
     if (valid && lane == static_cast<u32>(leader)) at = atomicAdd(warp_count + d, static_cast<u32>(__popc(peers)));
@@ -146,12 +182,12 @@ __device__ __forceinline__ void sweep_count_rank(const U (&key)[Items], u32 coun
 
 /// After sweep_tile_offsets turned the warp's counts into starts in the tile: rank[i] becomes
 /// item i's place in the tile.
-template <class U, int Items>
+template <class U, int Items, bool Full>
 __device__ __forceinline__ void sweep_place(const U (&key)[Items], u32 count, u32 place0, int shift,
                                             const u32* warp_start, u32 (&rank)[Items]) {
 #pragma unroll
   for (int i = 0; i < Items; ++i)
-    if (place0 + 32u * i < count) rank[i] += warp_start[digit_of(key[i], shift)];
+    if (Full || place0 + 32u * i < count) rank[i] += warp_start[digit_of(key[i], shift)];
 }
 
 /// The look-back of each digit: its keys in the row's earlier tiles give bins[d], the shift from
@@ -174,14 +210,14 @@ __device__ __forceinline__ void sweep_resolve(Shared& sh, D* desc, D* desc_next,
 /// Writes the staged keys (values in the last pass) at their places in the row: consecutive slots
 /// of a digit go to consecutive places, so each digit's run is one coalesced write. With a
 /// payload, slot_digit keeps each slot's digit (in shared memory: registers are short).
-template <class T, class U, bool WithIdx, int Threads, int Items, class Shared>
+template <class T, class U, bool WithIdx, int Threads, int Items, bool Full, class Shared>
 __device__ __forceinline__ void sweep_write_keys(Shared& sh, void* out, i64 row_first, u32 count, int shift, int mode) {
   const U* stage = reinterpret_cast<const U*>(sh.stage);
   const bool last = (mode & kSortLast) != 0, descending = (mode & kSortDescending) != 0;
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const u32 k = threadIdx.x + static_cast<u32>(i * Threads);
-    if (k >= count) continue;
+    if (!Full && k >= count) continue;
     const U key = stage[k];
     const u32 d = digit_of(key, shift);
     if constexpr (WithIdx) sh.slot_digit[k] = static_cast<unsigned char>(d);
@@ -193,7 +229,7 @@ __device__ __forceinline__ void sweep_write_keys(Shared& sh, void* out, i64 row_
 
 /// The payload of the tile (row positions in the first pass, else idx_in) staged in output order
 /// and written beside its keys: u32, or int64 indices in the last pass.
-template <int Threads, int Items, class Shared>
+template <int Threads, int Items, bool Full, class Shared>
 __device__ __forceinline__ void sweep_move_payload(Shared& sh, const u32* idx_in, void* idx_out, i64 row_first,
                                                    i64 tile_first, u32 count, u32 place0, int mode,
                                                    const u32 (&rank)[Items]) {
@@ -202,59 +238,89 @@ __device__ __forceinline__ void sweep_move_payload(Shared& sh, const u32* idx_in
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const u32 p = place0 + 32u * i;
-    if (p < count)
+    if (Full || p < count)
       stage[rank[i]] = (mode & kSortFirst) ? static_cast<u32>(tile_first - row_first) + p : idx_in[tile_first + p];
   }
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < Items; ++i) {
     const u32 k = threadIdx.x + static_cast<u32>(i * Threads);
-    if (k >= count) continue;
+    if (!Full && k >= count) continue;
     const i64 pos = row_first + static_cast<i64>(sh.bins[sh.slot_digit[k]] + k);
     if (mode & kSortLast) static_cast<i64*>(idx_out)[pos] = static_cast<i64>(stage[k]);
     else static_cast<u32*>(idx_out)[pos] = stage[k];
   }
 }
 
+/// Where a tile of the sweep sits: its number, its place in its row, the row's and the tile's
+/// first key, its key count, and the calling thread's first item and warp.
+struct SweepTile {
+  i64 tile, t, row_first, tile_first;
+  u32 count, place0, warp;
+};
+
+/// One tile of the sweep pass (sort_sweep's body); Full: the tile holds Threads * Items keys, so no
+/// key needs a bound check. `starts`: the row's digit starts of this pass.
+template <class T, class U, class D, bool WithIdx, int Threads, int Items, int Peers, bool Full, class Shared>
+__device__ __forceinline__ void sweep_tile(Shared& sh, const SweepTile& tl, const void* in, void* out,
+                                           const u32* idx_in, void* idx_out, const u32* starts, D* desc, D* desc_next,
+                                           int shift, int mode) {
+  U key[Items];
+  sweep_load<T, U, Items, Full>(in, tl.tile_first, tl.count, tl.place0, mode, key);
+  u32 rank[Items];
+  sweep_count_rank<U, Items, Peers, Full>(key, tl.count, tl.place0, shift, sh.warp_digit[tl.warp],
+                                          sh.peer_words + tl.warp * kSortRadix, rank);
+  __syncthreads();
+  sweep_tile_offsets<D, Threads>(sh, desc + tl.tile * kSortRadix, tl.t == 0);
+  __syncthreads();
+  sweep_place<U, Items, Full>(key, tl.count, tl.place0, shift, sh.warp_digit[tl.warp], rank);
+  sweep_resolve<D, Threads>(sh, desc, desc_next, tl.tile, tl.t, starts);
+  U* stage = reinterpret_cast<U*>(sh.stage);
+#pragma unroll
+  for (int i = 0; i < Items; ++i)
+    if (Full || tl.place0 + 32u * i < tl.count) stage[rank[i]] = key[i];
+  __syncthreads();
+  sweep_write_keys<T, U, WithIdx, Threads, Items, Full>(sh, out, tl.row_first, tl.count, shift, mode);
+  if constexpr (WithIdx)
+    sweep_move_payload<Threads, Items, Full>(sh, idx_in, idx_out, tl.row_first, tl.tile_first, tl.count, tl.place0,
+                                             mode, rank);
+}
+
 /// One digit pass (the digit at `shift`) over every tile of every row, with the arguments and
 /// modes of sort_onesweep (sort.cuh); launched with Threads threads a block, tiles of
 /// Threads * Items keys (the launcher sizes its tiles by the same numbers).
-template <class T, class U, class D, bool WithIdx, int Threads, int Items>
+template <class T, class U, class D, bool WithIdx, int Threads, int Items, int Peers = kSweepPeers>
 __device__ __forceinline__ void sort_sweep(const void* in, void* out, const u32* idx_in, void* idx_out,
                                            const u32* starts, D* desc, D* desc_next, u32* counter, i64 n, i64 tiles,
                                            i64 ntiles, int shift, int mode) {
-  typedef SweepShared<U, Threads, Items> Shared;
+  typedef SweepShared<U, Threads, Items, Peers == kPeersAtomicOr> Shared;
   static_assert(Threads % 32 == 0, "sort_sweep runs whole warps");
   __shared__ Shared sh;
   const u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
   const u32 place0 = warp * 32u * Items + lane;
   for (;;) {
     if (threadIdx.x == 0) sh.taken = atomicAdd(counter, 1u);
-    for (int j = static_cast<int>(threadIdx.x); j < Shared::kWarps * kSortRadix; j += Threads)
+    u32* masks = sh.peer_words;
+    for (int j = static_cast<int>(threadIdx.x); j < Shared::kWarps * kSortRadix; j += Threads) {
       sh.warp_digit[j / kSortRadix][j % kSortRadix] = 0;
+      if constexpr (Peers == kPeersAtomicOr) masks[j] = 0;
+    }
     __syncthreads();
     const i64 tile = sh.taken;
     if (tile >= ntiles) break;
     const i64 row = tile / tiles, t = tile - row * tiles, row_first = row * n;
     const i64 tile_first = row_first + t * Shared::kTile, left = n - t * Shared::kTile;
     const u32 count = static_cast<u32>(left < Shared::kTile ? left : Shared::kTile);
-    U key[Items];
-    sweep_load<T, U, Items>(in, tile_first, count, place0, mode, key);
-    u32 rank[Items];
-    sweep_count_rank<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
-    __syncthreads();
-    sweep_tile_offsets<D, Threads>(sh, desc + tile * kSortRadix, t == 0);
-    __syncthreads();
-    sweep_place<U, Items>(key, count, place0, shift, sh.warp_digit[warp], rank);
-    sweep_resolve<D, Threads>(sh, desc, desc_next, tile, t, starts + row * static_cast<i64>(sizeof(U)) * kSortRadix);
-    U* stage = reinterpret_cast<U*>(sh.stage);
-#pragma unroll
-    for (int i = 0; i < Items; ++i)
-      if (place0 + 32u * i < count) stage[rank[i]] = key[i];
-    __syncthreads();
-    sweep_write_keys<T, U, WithIdx, Threads, Items>(sh, out, row_first, count, shift, mode);
-    if constexpr (WithIdx)
-      sweep_move_payload<Threads, Items>(sh, idx_in, idx_out, row_first, tile_first, count, place0, mode, rank);
+    // a full tile (all but a row's last) runs without the per-key bound checks: fewer instructions
+    // in a pass that is instruction-bound
+    const SweepTile tl{tile, t, row_first, tile_first, count, place0, warp};
+    const u32* row_starts = starts + row * static_cast<i64>(sizeof(U)) * kSortRadix;
+    if (kSweepFullTiles && count == static_cast<u32>(Shared::kTile))
+      sweep_tile<T, U, D, WithIdx, Threads, Items, Peers, true>(sh, tl, in, out, idx_in, idx_out, row_starts, desc,
+                                                                desc_next, shift, mode);
+    else
+      sweep_tile<T, U, D, WithIdx, Threads, Items, Peers, false>(sh, tl, in, out, idx_in, idx_out, row_starts, desc,
+                                                                 desc_next, shift, mode);
     __syncthreads();
   }
 }

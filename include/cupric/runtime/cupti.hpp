@@ -18,8 +18,12 @@ bool start(const std::string& path, std::string& problem);
 /// recorded must have finished (synchronise first): CUPTI's forced flush hands over records of
 /// running work without timestamps.
 void stop();
-/// How many records CUPTI gave without timestamps since the last call.
-std::uint64_t take_untimed();
+/// What CUPTI delivered since the last call: kernel and copy records, those of them without
+/// timestamps, and external correlation records (the profiler's note when kernels went unmatched).
+struct Counts {
+  std::uint64_t records = 0, untimed = 0, correlations = 0;
+};
+Counts take_counts();
 /// The newest CUPTI API version whose record layout was checked against its headers.
 std::uint32_t newest_checked_version();
 bool active();

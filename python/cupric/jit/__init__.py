@@ -9,6 +9,7 @@ import types
 from .. import _cupric as _c
 from ._explain import Explanation, explain_program
 from ._partition import partition
+from ._prepared import prepare
 from ._run import Program, compiled_count
 from ._trace import JitError, Trace, TracedNamespace, Tracer, Untraceable, namespace_function
 
@@ -44,28 +45,61 @@ class JitFunction:
         self.entries = {}  # signature key -> Program or _Eager
         self.trace_count = 0
         kinds = {p.kind for p in self.signature.parameters.values()}
-        self._positional = len(params) if not self.static and kinds <= {inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                                                         inspect.Parameter.POSITIONAL_ONLY} else -1
-        self._fast = {}  # exact (dtype, shape, device) / scalar type per argument -> Program: the warm path
+        self._positional = len(params) if kinds <= {inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                    inspect.Parameter.POSITIONAL_ONLY} else -1
+        self._static_at = tuple(i for i, p in enumerate(params) if p in self.static)  # positions of static args
+        self._fast = {}  # exact (dtype, shape, device) / scalar type per argument -> Program
+        self._prepared = _c._tile.JitCalls()  # the warm path: Programs' runs repeated by one C++ call each
+        self._unprepared = set()  # keys of _fast whose runs the C++ path does not take
 
     # ---- calls ---------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            result = self._prepared.call(*args)  # C++: a call prepared for exactly such arguments
+            if result is not None:
+                return result
         if not kwargs and len(args) == self._positional:
             fast = tuple((a.dtype, a.shape, a.device) if type(a) is _c.ndarray else type(a) if type(a) in _PY_SCALARS
                          else None for a in args)
-            program = self._fast.get(fast)
+            leaves = args
+            if self._static_at:
+                fast, leaves = self._with_statics(fast, args)
+            try:
+                program = self._fast.get(fast)
+            except TypeError:  # an unhashable static argument: _call names it
+                return self._call(args, kwargs)
             if program is not None:
-                return program.run(args)
+                result = program.run(leaves)
+                self._prepare(fast, program, args)
+                return result
             if None not in fast:
                 result = self._call(args, kwargs)
                 program = self.entries.get(self._key(self._bind(args, kwargs)))
                 if isinstance(program, Program):
                     if len(self._fast) > 256:
                         self._fast.clear()
+                        self._unprepared.clear()
                     self._fast[fast] = program
                 return result
         return self._call(args, kwargs)
+
+    def _with_statics(self, fast, args):
+        """The fast key with the static arguments by type and value, and the traced arguments."""
+        fast = list(fast)
+        for i in self._static_at:
+            fast[i] = ("static", type(args[i]), args[i])
+        return tuple(fast), tuple(a for i, a in enumerate(args) if i not in self._static_at)
+
+    def _prepare(self, fast, program, args):
+        """After a run through Python: the C++ path for the next calls with such arguments."""
+        if fast in self._unprepared:
+            return
+        call = prepare(program, args, self._static_at)
+        if call is None:
+            self._unprepared.add(fast)  # (the same shapes run the same steps: no retrying each call)
+        else:
+            self._prepared.add(call)
 
     def _call(self, args, kwargs):
         bound = self._bind(args, kwargs)
@@ -90,7 +124,7 @@ class JitFunction:
         return b
 
     def _key(self, bound):
-        return tuple(("static", _hashable(name, v)) if name in self.static else _arg_key(name, v)
+        return tuple(("static", type(v), _hashable(name, v)) if name in self.static else _arg_key(name, v)
                      for name, v in bound.arguments.items())
 
     def _leaves(self, bound):
@@ -179,7 +213,7 @@ def _arg_key(name, v):
         return (t, tuple(_arg_key(name, i) for i in v))
     if t is dict:
         return (t, tuple((k, _arg_key(name, i)) for k, i in v.items()))
-    return ("static", _hashable(name, v))
+    return ("static", type(v), _hashable(name, v))  # by type too: 3, 3.0 and True are equal
 
 
 def _flatten(v, leaves):

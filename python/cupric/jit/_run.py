@@ -57,6 +57,7 @@ class StepRunner:
         self.variants = {}
         self.plans = {}  # (leaf shapes, contiguity) -> Launch, or _EAGER
         self._last = None  # the latest launch's plan and leaves (last_launch)
+        self.used = None  # the latest run's plan (or _EAGER) and device
         self.splittable = (step.kind == "rows" and len(step.reductions) == 1 and not step.tails and not step.kept
                            and nodes[step.reductions[0]].params["op"] not in ("argmax", "argmin"))
 
@@ -83,6 +84,7 @@ class StepRunner:
             plan = self.plans[key] = self._plan(arrays)
             if len(self.plans) > 64:  # many shapes: keep the latest
                 self.plans.pop(next(iter(self.plans)))
+        self.used = (plan, arrays[0].device if arrays else None)  # what a prepared call repeats
         if plan is _EAGER:
             return self.eager(env)
         plan.run(env, arrays, self.scalars)

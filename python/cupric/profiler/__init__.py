@@ -31,9 +31,9 @@ __all__ = ["profile", "Profile", "range", "nvtx", "benchmark"]
 class Profile:
     """A recording: events between start() and stop() (the context manager calls both)."""
 
-    def __init__(self, device_times="events"):
-        if device_times not in ("events", "cupti"):
-            raise ValueError(f"device_times must be 'events' or 'cupti', got {device_times!r}")
+    def __init__(self, device_times="auto"):
+        if device_times not in ("auto", "events", "cupti"):
+            raise ValueError(f"device_times must be 'auto', 'events' or 'cupti', got {device_times!r}")
         self.device_times = device_times
         self.notes = []
         self.events = []
@@ -43,7 +43,9 @@ class Profile:
         if _active:
             raise RuntimeError("a cupric profile is recording already (profiles do not nest)")
         _core.take_events()  # drop anything left from a recording that ended badly
-        if self.device_times == "cupti":
+        if self.device_times == "auto":  # CUPTI where there is a GPU to time, quietly events where it cannot start
+            self.device_times = "cupti" if _gpu_present() and not _start_cupti() else "events"
+        elif self.device_times == "cupti":
             problem = _start_cupti()
             if problem:
                 self.device_times = "events"
@@ -60,10 +62,18 @@ class Profile:
         _active.pop()
         self.stop_ns = _core.now_ns()
         self.events = _events.from_core(_core.take_events())
-        untimed = _core.cupti_untimed() if self.device_times == "cupti" else 0
+        if self.device_times == "cupti":
+            self._note_cupti(*_core.cupti_counts())
+        return self
+
+    def _note_cupti(self, records, untimed, correlations):
+        """Says why kernels launched under CUPTI have no device time, from what CUPTI delivered."""
+        missing = sum(1 for e in self.events if e.kind == "kernel" and e.gpu_ns < 0)
         if untimed:
             self.notes.append(f"CUPTI gave {untimed} records without timestamps; their kernels show no device time")
-        return self
+        elif missing:
+            self.notes.append(f"{missing} kernels have no CUPTI time: CUPTI delivered {records} kernel and copy "
+                              f"records and {correlations} correlation records")
 
     def __enter__(self):
         return self.start()
@@ -99,11 +109,16 @@ class Profile:
         return _roofline.draw(self.table(group_by=group_by), path)
 
 
-def profile(device_times="events"):
+def profile(device_times="auto"):
     """A new Profile, recording inside a `with` block. device_times: how kernels and copies are
-    timed on a GPU: "events" (a pair of CUDA events around each) or "cupti" (CUPTI's activity
-    records, loaded from the nvidia-cuda-cupti wheel or a toolkit; events where it is missing)."""
+    timed on a GPU: "cupti" (CUPTI's activity records, loaded from the nvidia-cuda-cupti wheel or
+    a toolkit; events, with a note, where it cannot start), "events" (a pair of CUDA events around
+    each), or "auto" (the default: CUPTI where there is a GPU and CUPTI starts, else events)."""
     return Profile(device_times)
+
+
+def _gpu_present():
+    return _cupric._cuda.is_available()
 
 
 def _cupti_candidates():

@@ -1,6 +1,8 @@
 """prof.table(): events grouped by op, kernel or shape, with calls, times, and the achieved
 GB/s and GFLOP/s from each op's own bytes and flops model, beside the device's roofline bound."""
 
+import bisect
+
 from . import _ceilings
 from ._events import attribute_kernels, bytes_text, memory_summary, self_times
 
@@ -108,16 +110,29 @@ def build(events, sort_by="total", group_by="op", ceilings=True, top=None):
 
 
 def _merge_tile_launches(events):
-    """A GPU tile launch is also a kernel event: count it once, with the kernel's device time and
-    the launch's bytes and flops (from the tile IR: the kernel event has no model of its own)."""
-    kernels = [i for i, k in enumerate(events) if k.kind in ("kernel", "library")]
+    """Kernels take the cost model of what launched them: a GPU tile launch is also a kernel event,
+    counted once, with the kernel's device time and the launch's bytes and flops (from the tile
+    IR); a kernel that is the only one its op launched takes the op's bytes and flops. The
+    innermost owner wins (a tile launch inside an op, an op inside another)."""
+    by_thread = {}
+    for i, k in enumerate(events):
+        if k.kind in ("kernel", "library"):
+            by_thread.setdefault(k.thread, []).append((k.t0_ns, i))
+    for launches in by_thread.values():
+        launches.sort()
+    owners = sorted((i for i, e in enumerate(events) if e.kind in ("tile_launch", "op") and (e.bytes or e.flops
+                                                                                          or e.kind == "tile_launch")),
+                    key=lambda i: events[i].host_ns)
     dropped, cost = set(), {}
-    for i, e in enumerate(events):
-        if e.kind != "tile_launch":
-            continue
-        inner = [k for k in kernels if events[k].thread == e.thread and e.t0_ns <= events[k].t0_ns <= e.t1_ns]
-        if inner:
+    for i in owners:
+        e = events[i]
+        launches = by_thread.get(e.thread, [])
+        lo, hi = bisect.bisect_left(launches, (e.t0_ns, -1)), bisect.bisect_right(launches, (e.t1_ns, len(events)))
+        inner = [k for _, k in launches[lo:hi]]
+        if e.kind == "tile_launch" and inner:
             dropped.add(i)
+            cost.setdefault(inner[0], (e.bytes, e.flops))
+        elif e.kind == "op" and len(inner) == 1:
             cost.setdefault(inner[0], (e.bytes, e.flops))
     out = []
     for i, e in enumerate(events):

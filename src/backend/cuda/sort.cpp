@@ -3,6 +3,7 @@
 // launchers: a onesweep LSD radix sort over the rows of a C-contiguous copy, 8 bits a pass, in
 // batches of rows, with the temporary keys, payloads and status words from the stream-ordered pool.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -32,12 +33,55 @@ DType key_dtype(int bytes) {
   return bytes == 1 ? DType::uint8 : bytes == 2 ? DType::uint16 : bytes == 4 ? DType::uint32 : DType::uint64;
 }
 
-/// The tile of the sweep pass (kernels/sort_pass.cuh) for keys of `key_bytes`: threads of a block
-/// and keys per thread (held in registers; the staged tile stays within 48 KiB of shared memory).
+/// The tile of the sweep pass (kernels/sort_pass.cuh) for keys of `key_bytes`: threads of a block,
+/// keys per thread (held in registers; the staged tile stays within 48 KiB of shared memory) and
+/// the blocks an SM that the register cap aims at.
 struct SweepShape {
-  int threads, items;
+  int threads, items, blocks;
 };
-SweepShape sweep_shape(int key_bytes) { return key_bytes == 8 ? SweepShape{256, 12} : SweepShape{384, 16}; }
+
+/// CUPRIC_SORT_SWEEP="threads,items,blocks" replaces the shape of 4-byte keys' passes: the tuning
+/// experiments of benchmarks/sort.py --sweep time other shapes in one process each.
+SweepShape sweep_override(SweepShape shape) {
+  const char* v = std::getenv("CUPRIC_SORT_SWEEP");
+  if (!v || !*v) return shape;
+  SweepShape s{};
+  char tail = 0;
+  const bool parsed = std::sscanf(v, "%d,%d,%d%c", &s.threads, &s.items, &s.blocks, &tail) == 3;
+  const long shared = 4L * s.threads * s.items + 1024L * (s.threads / 32) + 1L * s.threads * s.items + 4096;
+  if (!parsed || s.threads % 32 || s.threads < 64 || s.threads > 1024 || s.items < 1 || s.items > 32 || s.blocks < 1 ||
+      s.blocks > 8 || shared > 48 * 1024)
+    throw ValueError(
+        cat("CUPRIC_SORT_SWEEP must be 'threads,items,blocks' (threads a multiple of 32 in [64, 1024], "
+            "items in [1, 32], blocks in [1, 8], a tile whose shared memory fits 48 KiB), got '",
+            v, "'"));
+  return s;
+}
+
+/// 4-byte keys in tiles of 384 x 12 at three blocks an SM: on the H200 (2026-12-02, 2^27 float32,
+/// atomic-OR peers) sort 4.55 ms and argsort 5.69, against 4.76 and 6.38 for 384 x 16 at two.
+SweepShape sweep_shape(int key_bytes) {
+  return key_bytes == 8 ? SweepShape{256, 12, 3} : sweep_override(SweepShape{384, 12, 3});
+}
+
+/// CUPRIC_SORT_PEERS=atomic_or|ballots|match: how the sweep pass finds a key's warp peers
+/// (kernels/sort_pass.cuh, sweep_peers), for timing each on the H200; the kind's number. The
+/// atomic OR is the default: 2^27 float32 on the H200 sorted in 4.55 ms against 5.39 with
+/// ballots and 5.91 with match.any (argsort 5.69 against 6.43).
+int sweep_peers_kind() {
+  const char* v = std::getenv("CUPRIC_SORT_PEERS");
+  const std::string kind = v ? v : "";
+  if (kind.empty() || kind == "atomic_or") return 2;
+  if (kind == "ballots") return 0;
+  if (kind == "match") return 1;
+  throw ValueError(cat("CUPRIC_SORT_PEERS must be 'ballots', 'match' or 'atomic_or', got '", kind, "'"));
+}
+
+/// CUPRIC_SORT_FULL_TILES=0: every tile of the sweep pass takes the bound-checked path.
+bool full_tiles() {
+  const char* v = std::getenv("CUPRIC_SORT_FULL_TILES");
+  return !(v && std::string(v) == "0");
+}
 
 /// CUPRIC_SORT_KERNEL=old picks the first onesweep pass (kernels/sort.cuh), read at every sort so
 /// that one process can time both.
@@ -52,9 +96,10 @@ std::string render_sort(DType t) {
   const bool cplx = is_complex(t);
   // complex sorts run key sorts of the parts' keys (never from values): T is the part's type there
   const std::string R = device_type(cplx ? real_dtype(t) : t);
-  std::string src =
-      cat(include_family("sort_pass"), "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
-          " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
+  std::string src = cat("#define CUPRIC_SORT_PEERS_KIND ", sweep_peers_kind(), "\n",
+                        full_tiles() ? "" : "#define CUPRIC_SORT_NO_FULL_TILES 1\n", include_family("sort_pass"),
+                        "using namespace cupric::kernels;\ntypedef ", device_type(t), " V;\ntypedef ", R,
+                        " T;\ntypedef ", key_type(key_bytes(t)), " U;\ntypedef unsigned long long u64;\n");
   auto entry = [&](const std::string& name, const std::string& params, const std::string& body,
                    const char* bounds = "256") {
     src += cat("extern \"C\" __global__ void __launch_bounds__(", bounds, ") ", name, "_", s, "(", params, ") {\n  ",
@@ -85,7 +130,7 @@ std::string render_sort(DType t) {
                 "* desc_next, u32* counter, i64 n, i64 tiles, i64 ntiles, int shift, int mode"),
             cat("sort_sweep<T, U, ", D, ", ", with_idx ? "true" : "false", ", ", shape.threads, ", ", shape.items,
                 ">(in, out, iin, iout, starts, desc, desc_next, counter, n, tiles, ntiles, shift, mode)"),
-            cat(shape.threads, ", ", 65536 / (shape.threads * 80)).c_str());  // registers capped near 80
+            cat(shape.threads, ", ", shape.blocks).c_str());  // registers capped at 65536 / (threads * blocks)
     }
   }
   if (!cplx) {
@@ -253,6 +298,7 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
   if (indices.defined()) note_write(indices);
   // rows go in batches whose scratch (digit counts, status words) stays under 256 MiB
   const bool old = old_pass_kernel();
+  const bool with_idx = cplx || indices.defined();
   const std::int64_t batch = std::clamp<std::int64_t>((std::int64_t{256} << 20) / scratch_per_row(t, n, old), 1, rows);
   const std::int64_t vbytes = itemsize(t) * n;
   for (std::int64_t r0 = 0; r0 < rows; r0 += batch) {
@@ -261,7 +307,7 @@ void CudaBackend::sort(const Array& in, const Array& values, const Array& indice
     const std::uint64_t src_p = RadixSort::ptr(src) + at * vbytes;
     const std::uint64_t val_p = values.defined() ? RadixSort::ptr(values) + at * vbytes : 0;
     const std::uint64_t idx_p = indices.defined() ? RadixSort::ptr(indices) + at * 8 * n : 0;
-    RadixSort rs(*this, t, nr, n, cplx || indices.defined(), old);
+    RadixSort rs(*this, t, nr, n, with_idx, old);
     if (!cplx) {
       rs.run(src_p, val_p, idx_p, descending);
       continue;

@@ -149,3 +149,18 @@ def test_the_vector_map_reads_each_operand_once_per_thread():
     assert len(re.findall(r"ld\.global(?:\.nc)?\.v4\.f32", ptx)) == 2
     assert len(re.findall(r"st\.global\.v4\.f32", ptx)) == 1
     assert "div." not in ptx and ".maxntid 128, 1, 1" in ptx
+
+
+@pytest.mark.parametrize("shape", ["128,32,4"])
+def test_the_sweep_pass_compiles_in_other_tile_shapes(shape):
+    """CUPRIC_SORT_SWEEP (the tuning sweep of benchmarks/sort.py) renders the pass for its shape;
+    a shape that cannot be one is an error naming it."""
+    script = ("from cupric import _cupric as c; src = dict(c._cuda_kernel_sources(False))['sort f4']; "
+              f"assert 'sort_sweep<T, U, u32, false, {shape.replace(',', ', ').rsplit(', ', 1)[0]}>' in src, src; "
+              "print(c._cuda_compile_kernel_source(src, 'sm_90a', use_cache=False))")
+    run = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, CUPRIC_SORT_SWEEP=shape),
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and int(run.stdout) > 0, run.stderr[-2000:]
+    bad = subprocess.run([sys.executable, "-c", "from cupric import _cupric as c; c._cuda_kernel_sources(False)"],
+                         env=dict(os.environ, CUPRIC_SORT_SWEEP="384,32,2"), capture_output=True, text=True)
+    assert "CUPRIC_SORT_SWEEP must be 'threads,items,blocks'" in bad.stderr and "got '384,32,2'" in bad.stderr

@@ -122,10 +122,10 @@ def test_non_contiguous_views(device):
         np.testing.assert_array_equal(to_host(cu.argsort(view, axis=0)), np.argsort(want, axis=0, kind="stable"))
 
 
-# the GPU sort's tiles hold 6144 keys (3072 of 8-byte keys; CUPRIC_SORT_KERNEL=old: 4096 and
-# 2048): sizes around one, two and many tiles of either
-TILE_SIZES = [2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 6144, 6145, 8191, 8193, 3 * 4096 + 1,
-              2 * 6144 + 1]
+# the GPU sort's tiles hold 4608 keys (3072 of 8-byte keys; 6144 before 2026-12-02;
+# CUPRIC_SORT_KERNEL=old: 4096 and 2048): sizes around one, two and many tiles of each
+TILE_SIZES = [2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 4607, 4608, 4609, 6143, 6144, 6145, 8191, 8193,
+              3 * 4096 + 1, 2 * 4608 + 1, 2 * 6144 + 1]
 
 
 @pytest.mark.parametrize("device", DEVICES)

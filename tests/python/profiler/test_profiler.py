@@ -187,8 +187,11 @@ def test_cupti_that_cannot_start_falls_back_to_events_with_a_note(monkeypatch):
     assert prof.device_times == "events"
     assert "CUPTI is not available (cannot load /nonexistent/libcupti.so.12" in str(prof.table(ceilings=False))
     assert not cu._cupric._profiler.cupti_active()
-    with pytest.raises(ValueError, match="device_times must be 'events' or 'cupti', got 'nsight'"):
+    with pytest.raises(ValueError, match="device_times must be 'auto', 'events' or 'cupti', got 'nsight'"):
         cu.profiler.profile(device_times="nsight")
+    with cu.profiler.profile() as prof:  # auto: CUPTI where there is a GPU and it starts; quietly events else
+        x + x
+    assert prof.device_times == "events" and not prof.notes
 
 
 def test_host_allocations_and_the_pools_size_are_recorded(tmp_path):

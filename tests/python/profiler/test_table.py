@@ -4,6 +4,7 @@ flops and times (checked against the events themselves)."""
 import cupric as cu
 import numpy as np
 import pytest
+from cupric.profiler import _events, _table
 
 RNG = np.random.default_rng(3)
 
@@ -89,3 +90,30 @@ def test_a_statistics_inner_reductions_are_ops_in_the_table(stat):
     assert rows["sum"]["calls"] == sums
     assert rows["sum"]["flops"] == sums * x.size  # one flop per input element of each
     assert "divide" in rows
+
+
+def _event(kind, name, t0, t1, thread=1, gpu=(-1, -1), nbytes=0.0, flops=0.0):
+    return _events.Event(kind, name, "", 0, 0, 1, thread, t0, t1, gpu[0], gpu[1], nbytes, flops, 0, [], [], "other")
+
+
+def test_a_kernel_takes_the_cost_model_of_its_innermost_owner():
+    """An op's only kernel gets the op's bytes and flops; a tile launch's kernel the launch's (and
+    the launch row goes); an op that launched two kernels, or another thread's, gives none."""
+    events = [
+        _event("op", "add", 0, 100, nbytes=3e6, flops=1e6),
+        _event("kernel", "add_vec", 10, 20, gpu=(1000, 2000)),
+        _event("op", "softmax", 200, 300, nbytes=8e6),
+        _event("tile_launch", "softmax_kernel", 210, 290, nbytes=4e6, flops=2e6),
+        _event("kernel", "softmax_kernel", 220, 230, gpu=(3000, 5000)),
+        _event("op", "sort", 400, 500, nbytes=5e6),
+        _event("kernel", "pass_a", 410, 420, gpu=(6000, 7000)),
+        _event("kernel", "pass_b", 430, 440, gpu=(7000, 8000)),
+        _event("kernel", "elsewhere", 50, 60, thread=2, gpu=(9000, 9500)),
+    ]
+    rows = {r["name"]: r for r in _table.build(events, group_by="kernel", ceilings=False)}
+    assert (rows["add_vec"]["bytes"], rows["add_vec"]["flops"]) == (3e6, 1e6)
+    assert rows["add_vec"]["gbps"] == pytest.approx(3e6 / 1e-6 / 1e9)
+    assert (rows["softmax_kernel"]["bytes"], rows["softmax_kernel"]["flops"]) == (4e6, 2e6)
+    assert rows["softmax_kernel"]["calls"] == 1
+    assert rows["pass_a"]["bytes"] == rows["pass_b"]["bytes"] == rows["elsewhere"]["bytes"] == 0
+    assert [e.bytes for e in events if e.kind == "kernel"] == [0.0] * 5  # the recorded events stay as they were

@@ -44,7 +44,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def launch(kernel, i=1, j=20, idx=None):
     rng = np.random.default_rng(3)
     x = rng.uniform(-2, 2, N).astype(np.float32)
-    idx = rng.integers(0, N, BLOCK).astype(np.int32) if idx is None else np.asarray(idx, np.int32)
+    # distinct indices: with a repeated one, which of the scatter's writes lands is the device's choice
+    idx = rng.choice(N, BLOCK, replace=False).astype(np.int32) if idx is None else np.asarray(idx, np.int32)
     y = rng.uniform(-2, 2, N).astype(np.float32)
     out = to_cu(y)
     kernel[(1,)](to_cu(x), out, to_cu(idx), i, j, BLOCK)
