@@ -48,6 +48,8 @@ CUPRIC_PY_TYPE(ArchLike, "str | int")  ///< a GPU architecture: "sm_90a", "90" o
 CUPRIC_PY_TYPE(LaunchArgs, "tuple")    ///< a launch's run-time arguments (no plan fits anything else)
 CUPRIC_PY_TYPE(PlanTarget, "HostLauncher | tuple[cupric.cuda.Kernel, int, int, int]")
 ///< what a launch plan runs: a CPU kernel, or (CUDA kernel, device, threads, shared bytes)
+CUPRIC_PY_TYPE(JitResult, "int | tuple[type, list[int]]")
+///< a jit call's result: an output's index, or (tuple or list, the outputs' indices)
 
 #undef CUPRIC_PY_TYPE
 
