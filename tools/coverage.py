@@ -379,8 +379,10 @@ def render(table):
     return "\n".join(out) + "\n"
 
 
-def facts():
-    table = classify(evidence(collect_tests()))
+def facts(items=None):
+    """The page and its figures, from `items` (a pytest session's collection of tests/python), else
+    from collecting the suite here."""
+    table = classify(evidence(collect_tests() if items is None else items))
     text = render(table)
     return {"text": text, "runs_on_both": runs_on_both(table), "untested": untested(table),
             "current": PAGE.exists() and PAGE.read_text() == text}

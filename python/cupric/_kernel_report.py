@@ -205,8 +205,7 @@ def _array_kernel_threads(resources):
 
 
 def array_kernel_reports(label, source, arch, disassemble=True):
-    cubin, log = _ka.compile_array_kernel(source, arch, "cubin")
-    ptx, _ = _ka.compile_array_kernel(source, arch, "ptx")
+    cubin, log, ptx = _ka.compile_array_kernel(source, arch)
     return analyse(cubin, log, arch, _array_kernel_threads, 0, source, ptx.decode(errors="replace"), disassemble)
 
 

@@ -1,6 +1,7 @@
 // bind_cuda.cpp — cupric.cuda, part 1: the exception classes, the loader (is_available,
 // versions), Device, Stream, Event and graphs. Nothing here touches CUDA at import.
 #include "bind_cuda.hpp"
+#include "py_types.hpp"
 
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
@@ -230,13 +231,13 @@ void bind_stream(nb::module_& m) {
           [](std::uintptr_t handle, std::optional<int> device) { return Stream::wrap(handle, device_arg(device)); },
           nb::arg("handle"), nb::arg("device") = nb::none(), "Wraps a raw CUstream (not owned).")
       .def_static(
-          "from_external", [](nb::handle obj) { return stream_from_py(obj); }, nb::arg("obj"),
+          "from_external", [](StreamLike obj) { return stream_from_py(obj); }, nb::arg("obj"),
           "Wraps another library's stream (not owned; its owner is kept alive): an object with "
           "__cuda_stream__ (cuda.core), a PyTorch stream (.cuda_stream), a CuPy stream (.ptr) or an int handle. "
           "`with cu.cuda.Stream.from_external(torch.cuda.current_stream()):` runs cupric's work on PyTorch's "
           "stream.")
       .def_static(
-          "wrap", [](nb::handle obj) { return stream_from_py(obj); }, nb::arg("obj"), "The same as from_external.")
+          "wrap", [](StreamLike obj) { return stream_from_py(obj); }, nb::arg("obj"), "The same as from_external.")
       .def_prop_ro("handle", &Stream::handle_value)
       .def_prop_ro("device", &Stream::device)
       .def_prop_ro("priority", &Stream::priority)
@@ -246,7 +247,7 @@ void bind_stream(nb::module_& m) {
       .def("query", &Stream::query, "True when all queued work has finished.")
       .def(
           "wait",
-          [](const Stream& s, nb::handle what) {
+          [](const Stream& s, EventOrStream what) {
             if (nb::isinstance<Event>(what)) return s.wait(nb::cast<const Event&>(what));
             s.wait(stream_from_py(what));
           },
@@ -294,7 +295,7 @@ void bind_stream(nb::module_& m) {
           nb::arg("device") = nb::none(), nb::arg("timing") = true, nb::arg("blocking_sync") = false)
       .def(
           "record",
-          [](const Event& e, nb::handle stream) {
+          [](const Event& e, StreamLike stream) {
             e.record(stream_from_py(stream, e.device()));
             return e;
           },
@@ -311,10 +312,10 @@ void bind_stream(nb::module_& m) {
 
   nb::class_<GraphExec>(m, "GraphExec", "An instantiated graph: launch() replays it.")
       .def(
-          "launch", [](const GraphExec& g, nb::handle stream) { g.launch(stream_from_py(stream)); },
+          "launch", [](const GraphExec& g, StreamLike stream) { g.launch(stream_from_py(stream)); },
           nb::arg("stream") = nb::none())
       .def(
-          "upload", [](const GraphExec& g, nb::handle stream) { g.upload(stream_from_py(stream)); },
+          "upload", [](const GraphExec& g, StreamLike stream) { g.upload(stream_from_py(stream)); },
           nb::arg("stream") = nb::none());
   nb::class_<Graph>(m, "Graph", "A CUDA graph made by stream capture.")
       .def_prop_ro("num_nodes", &Graph::num_nodes)

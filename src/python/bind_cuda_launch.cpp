@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "bind_cuda.hpp"
+#include "py_types.hpp"
 #include "cupric/cuda/errors.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
@@ -193,7 +194,7 @@ void bind_launch_config(nb::module_& m) {
   nb::class_<LaunchConfig>(m, "LaunchConfig", "Grid, block, dynamic shared memory, cluster and cooperative flag.")
       .def(
           "__init__",
-          [](LaunchConfig* self, nb::handle grid, nb::handle block, unsigned shared_memory, nb::handle cluster,
+          [](LaunchConfig* self, Dims3Like grid, Dims3Like block, unsigned shared_memory, Dims3Like cluster,
              bool cooperative) {
             new (self) LaunchConfig();
             self->grid = dims_from_py(grid, "grid", 1);
@@ -287,7 +288,7 @@ void bind_cuda_launch(nb::module_& m) {
   buffer_type = reinterpret_cast<PyTypeObject*>(nb::type<Buffer>().ptr());
   m.def(
       "launch",
-      [](nb::handle stream, const LaunchConfig& config, const Kernel& kernel, nb::args args) {
+      [](StreamLike stream, const LaunchConfig& config, const Kernel& kernel, nb::args args) {
         if (Py_TYPE(stream.ptr()) == stream_type)
           return launch_packed(*nb::inst_ptr<Stream>(stream)->state(), config, kernel, args);
         if (stream.is_none()) return launch_packed(current_stream_state(kernel.device()), config, kernel, args);

@@ -9,6 +9,7 @@
 
 #include "bind_cuda.hpp"
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "foreign_array.hpp"
 #include "cupric/cuda/errors.hpp"
 #include "cupric/cuda/loader.hpp"
@@ -151,8 +152,7 @@ std::size_t device_nbytes(const ForeignArray& f, std::optional<std::size_t> nbyt
   return static_cast<std::size_t>(shape_size(f.shape) * itemsize(f.dtype));  // fits: the importer checked it
 }
 
-void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t offset,
-               std::optional<std::size_t> nbytes) {
+void copy_from(Buffer& b, ArrayLike src, StreamLike stream_obj, std::size_t offset, std::optional<std::size_t> nbytes) {
   Stream s = stream_from_py(stream_obj, b.device());
   if (nb::isinstance<Buffer>(src)) {
     const Buffer& from = nb::cast<const Buffer&>(src);
@@ -178,7 +178,7 @@ void copy_from(Buffer& b, nb::handle src, nb::handle stream_obj, std::size_t off
   b.copy_from_host(host.view.buf, n, s, offset);
 }
 
-nb::object copy_to(const Buffer& b, nb::handle dst, nb::handle stream_obj, std::size_t offset) {
+nb::object copy_to(const Buffer& b, ArrayLike dst, StreamLike stream_obj, std::size_t offset) {
   Stream s = stream_from_py(stream_obj, b.device());
   if (dst.is_none()) {
     nb::bytes out = nb::steal<nb::bytes>(
@@ -215,7 +215,7 @@ nb::object copy_to(const Buffer& b, nb::handle dst, nb::handle stream_obj, std::
   return nb::borrow(dst);
 }
 
-void fill(Buffer& b, nb::handle value, nb::handle stream_obj) {
+void fill(Buffer& b, ScalarLike value, StreamLike stream_obj) {
   Stream s = stream_from_py(stream_obj, b.device());
   if (PyLong_Check(value.ptr())) {
     long long v = nb::cast<long long>(value);
@@ -274,7 +274,7 @@ void bind_cuda_memory(nb::module_& m) {
   nb::class_<Buffer>(m, "Buffer", "Owning memory (device, pinned host or managed), freed in stream order.")
       .def_static(
           "allocate",
-          [](std::size_t nbytes, nb::handle stream, const std::string& kind, std::optional<int> device) {
+          [](std::size_t nbytes, StreamLike stream, const std::string& kind, std::optional<int> device) {
             return Buffer::allocate(nbytes, stream_from_py(stream, device ? *device : -1), kind_from_name(kind));
           },
           nb::arg("nbytes"), nb::arg("stream") = nb::none(), nb::arg("kind") = "device", nb::arg("device") = nb::none())
@@ -293,7 +293,7 @@ void bind_cuda_memory(nb::module_& m) {
       .def("fill", &fill, nb::arg("value"), nb::arg("stream") = nb::none())
       .def(
           "close",
-          [](Buffer& b, nb::handle stream) {
+          [](Buffer& b, StreamLike stream) {
             if (stream.is_none()) return b.close();
             Stream s = stream_from_py(stream, b.device());
             b.close(&s);
@@ -301,7 +301,7 @@ void bind_cuda_memory(nb::module_& m) {
           nb::arg("stream") = nb::none())
       .def(
           "__dlpack__",
-          [](std::shared_ptr<Buffer> b, nb::handle stream, nb::handle, nb::handle, nb::handle) {
+          [](std::shared_ptr<Buffer> b, StreamLike stream, DLPackVersion, DLPackDevice, BoolLike) {
             return dlpack_export(b, stream);
           },
           nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(), nb::arg("dl_device") = nb::none(),

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "bind_cuda.hpp"
+#include "py_types.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/kernel.hpp"
@@ -51,7 +52,7 @@ void bind_program(nb::module_& m) {
       .def(
           "__init__",
           [](Program* self, std::string source, std::string name, std::optional<std::string> arch, std::string std_,
-             nb::handle defines, std::vector<std::string> include_paths, bool lineinfo, bool device_debug,
+             DefinesLike defines, std::vector<std::string> include_paths, bool lineinfo, bool device_debug,
              bool fast_math, bool relocatable, std::vector<std::string> extra) {
             ProgramOptions o;
             o.arch = arch.value_or("");

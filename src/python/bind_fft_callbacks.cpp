@@ -1,6 +1,7 @@
 // bind_fft_callbacks.cpp — cupric._cupric._fft_callbacks: the cuFFT callback wrapper's source for
 // a tile function (cupric.fft._callbacks compiles it to LTO-IR) and cuFFT's callback type codes.
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/fft_callbacks.hpp"
 #include "cupric/tile_compiler/emit.hpp"
@@ -23,7 +24,7 @@ void bind_fft_callbacks(nb::module_& m) {
   nb::module_ c = m.def_submodule("_fft_callbacks", "cuFFT's JIT LTO callbacks from tile functions.");
   c.def(
       "source",
-      [](const tile::Function& f, const std::string& kind, nb::handle element, const std::string& symbol) {
+      [](const tile::Function& f, const std::string& kind, DTypeLike element, const std::string& symbol) {
         tile::EmitOptions o;
         o.target = tile::Target::device_function;
         const tile::EmitResult r = tile::emit(f, o);
@@ -34,7 +35,7 @@ void bind_fft_callbacks(nb::module_& m) {
       "function (parameters: the element's parts, the int64 offset, the operand arrays, one output array per part).");
   c.def(
       "callback_type",
-      [](const std::string& kind, nb::handle element) {
+      [](const std::string& kind, DTypeLike element) {
         return fft::cufft_callback_type(kind_from_name(kind), dtype_from_py(element));
       },
       nb::arg("kind"), nb::arg("element"), "cuFFT's cufftXtCallbackType for a callback on elements of this dtype.");

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/cuda/kernel_catalogue.hpp"
 #include "cupric/runtime/kernel_analysis.hpp"
 #include "cupric/runtime/program.hpp"
@@ -69,8 +70,8 @@ void bind_inspect(nb::module_& m) {
       },
       nb::arg("image"), "Each kernel of a cubin (ELF) as a dict of the resources ptxas recorded.");
   k.def(
-      "arch_limits", [](nb::handle arch) { return limits_dict(runtime::arch_limits(sm_number(arch))); },
-      nb::arg("arch"), "The SM limits occupancy is computed from, for 'sm_90a', '90' or 90.");
+      "arch_limits", [](ArchLike arch) { return limits_dict(runtime::arch_limits(sm_number(arch))); }, nb::arg("arch"),
+      "The SM limits occupancy is computed from, for 'sm_90a', '90' or 90.");
   k.def("known_archs", [] {
     std::vector<int> out;
     for (const auto& a : runtime::known_arch_limits()) out.push_back(a.sm);
@@ -78,7 +79,7 @@ void bind_inspect(nb::module_& m) {
   });
   k.def(
       "occupancy",
-      [](nb::handle arch, int threads, int registers, std::int64_t shared_bytes) {
+      [](ArchLike arch, int threads, int registers, std::int64_t shared_bytes) {
         const runtime::Occupancy o =
             runtime::occupancy(runtime::arch_limits(sm_number(arch)), threads, registers, shared_bytes);
         nb::dict d;
@@ -111,16 +112,19 @@ void bind_inspect(nb::module_& m) {
         "The arch the CUDA backend compiles a device's kernels for ('sm_90a' on Hopper).");
   k.def(
       "compile_array_kernel",
-      [](const std::string& source, const std::string& arch, const std::string& target) {
+      [](const std::string& source, const std::string& arch) {
         const runtime::Program p = cuda_backend::kernel_program(source, arch, {"--ptxas-options=-v"});
         runtime::ObjectCode code = [&] {
           nb::gil_scoped_release release;
-          return p.compile(runtime::code_kind_from_name(target), {}, false);
+          // one NVRTC run gives the cubin and its PTX; the compile cache keeps both with the log
+          return p.compile(runtime::CodeKind::cubin, {}, true, true);
         }();
-        return nb::make_tuple(nb::bytes(code.code().data(), code.code().size()), code.log());
+        return nb::make_tuple(nb::bytes(code.code().data(), code.code().size()), code.log(),
+                              nb::bytes(code.ptx().data(), code.ptx().size()));
       },
-      nb::arg("source"), nb::arg("arch"), nb::arg("target") = "cubin",
-      "(code, log) of an array kernel's source compiled as the backend does, with ptxas' report in the log.");
+      nb::arg("source"), nb::arg("arch"),
+      "(cubin, log, ptx) of an array kernel's source compiled as the backend does (one NVRTC run, through the "
+      "compile cache), with ptxas' report in the log.");
 }
 
 }  // namespace cupric::py

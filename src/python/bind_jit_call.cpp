@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/array.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/manipulation.hpp"
@@ -64,7 +65,7 @@ class JitCall {
   /// static ones (it takes equal values of the same type); outputs: (shape,
   /// dtype, device, result shape or None); steps: (launch, grid, sources) with sources
   /// (kind, index, view or None, value); result: an output index, or (tuple or list type, indices).
-  JitCall(nb::tuple args, nb::list statics, nb::list outputs, nb::list steps, nb::handle result) {
+  JitCall(nb::tuple args, nb::list statics, nb::list outputs, nb::list steps, JitResult result) {
     std::vector<bool> is_static(args.size(), false);
     for (nb::handle i : statics) is_static.at(nb::cast<std::size_t>(i)) = true;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -221,7 +222,7 @@ class JitCalls {
 
 void bind_jit_call(nb::module_& t) {
   nb::class_<JitCall>(t, "JitCall", "A @cu.jit call prepared for exact arguments (see JitCalls).")
-      .def(nb::init<nb::tuple, nb::list, nb::list, nb::list, nb::handle>(), nb::arg("args"), nb::arg("statics"),
+      .def(nb::init<nb::tuple, nb::list, nb::list, nb::list, JitResult>(), nb::arg("args"), nb::arg("statics"),
            nb::arg("outputs"), nb::arg("steps"), nb::arg("result"));
   nb::class_<JitCalls>(t, "JitCalls", "A jit function's prepared calls: call(*args) -> result, or None.")
       .def(nb::init<>())

@@ -109,7 +109,7 @@ void bind_profiler(nb::module_& parent) {
   m.def("nvtx_pop", &nvtx_pop);
   m.def(
       "set_location_callback",
-      [](nb::object callback) {
+      [](nb::typed<nb::callable, std::string()> callback) {
         location_callback() = std::move(callback);
         set_location_provider(&python_location);
       },

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/cuda/loader.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/tile_compiler/builder.hpp"
@@ -37,10 +38,8 @@ nb::tuple shape_tuple(const Shape& s) {
   return nb::tuple(l);
 }
 
-std::optional<Scalar> optional_scalar(nb::handle obj) {
-  if (obj.is_none()) return std::nullopt;
-  return scalar_from_py(obj);
-}
+/// A load's or gather's value outside the array: 0 unless given.
+Scalar pad_value(const std::optional<ScalarLike>& pad) { return pad ? scalar_from_py(*pad) : Scalar::from_int(0); }
 
 tile::Target target_from_name(const std::string& target) {
   if (target == "host") return tile::Target::host;
@@ -53,10 +52,10 @@ void bind_builder(nb::module_& t) {
   nb::class_<Builder>(t, "Builder", "Builds one kernel's tile IR; every method type-checks and returns value ids.")
       .def(nb::init<std::string>())
       .def("set_location", &Builder::set_location)
-      .def("param_array", [](Builder& b, const std::string& n, nb::handle dt,
+      .def("param_array", [](Builder& b, const std::string& n, DTypeLike dt,
                              int nd) { return b.param_array(n, dtype_from_py(dt), nd); })
       .def("param_scalar",
-           [](Builder& b, const std::string& n, nb::handle dt, bool weak) {
+           [](Builder& b, const std::string& n, DTypeLike dt, bool weak) {
              const DType t = dtype_from_py(dt);
              WeakKind w = WeakKind::none;
              if (weak) w = is_bool(t) ? WeakKind::boolean : is_integer(t) ? WeakKind::integer : WeakKind::floating;
@@ -64,7 +63,7 @@ void bind_builder(nb::module_& t) {
            })
       .def(
           "constant",
-          [](Builder& b, nb::handle v, nb::handle dt) {
+          [](Builder& b, ScalarLike v, DTypeLike dt) {
             return dt.is_none() ? b.constant(scalar_from_py(v)) : b.constant(scalar_from_py(v), dtype_from_py(dt));
           },
           nb::arg("value"), nb::arg("dtype") = nb::none())
@@ -73,30 +72,25 @@ void bind_builder(nb::module_& t) {
       .def("array_dim", &Builder::array_dim)
       .def("array_stride", &Builder::array_stride)
       .def("ufunc", &Builder::ufunc)
-      .def("cast", [](Builder& b, int v, nb::handle dt) { return b.cast(v, dtype_from_py(dt)); })
+      .def("cast", [](Builder& b, int v, DTypeLike dt) { return b.cast(v, dtype_from_py(dt)); })
       .def("where", &Builder::where)
       .def("broadcast_to", &Builder::broadcast_to)
       .def("reshape", &Builder::reshape)
       .def("permute", &Builder::permute)
       .def("expand_dims", &Builder::expand_dims)
-      .def("full", [](Builder& b, Shape s, int v, nb::handle dt) { return b.full(std::move(s), v, dtype_from_py(dt)); })
+      .def("full", [](Builder& b, Shape s, int v, DTypeLike dt) { return b.full(std::move(s), v, dtype_from_py(dt)); })
       .def("arange", [](Builder& b, std::int64_t lo, std::int64_t hi,
-                        nb::handle dt) { return b.arange(lo, hi, dtype_from_py(dt)); })
+                        DTypeLike dt) { return b.arange(lo, hi, dtype_from_py(dt)); })
       .def("reduce", &Builder::reduce)
       .def("argreduce", &Builder::argreduce)
       .def("scan", &Builder::scan)
       .def("mma", &Builder::mma)
       .def("matmul", &Builder::matmul)
-      .def("load",
-           [](Builder& b, int a, std::vector<int> idx, Shape s, nb::handle pad, bool offsets) {
-             return b.load(a, std::move(idx), std::move(s), optional_scalar(pad).value_or(Scalar::from_int(0)),
-                           offsets);
-           })
+      .def("load", [](Builder& b, int a, std::vector<int> idx, Shape s, std::optional<ScalarLike> pad,
+                      bool offsets) { return b.load(a, std::move(idx), std::move(s), pad_value(pad), offsets); })
       .def("store", &Builder::store)
-      .def("gather",
-           [](Builder& b, int a, std::vector<int> idx, int mask, nb::handle pad) {
-             return b.gather(a, std::move(idx), mask, optional_scalar(pad).value_or(Scalar::from_int(0)));
-           })
+      .def("gather", [](Builder& b, int a, std::vector<int> idx, int mask,
+                        std::optional<ScalarLike> pad) { return b.gather(a, std::move(idx), mask, pad_value(pad)); })
       .def("scatter", &Builder::scatter)
       .def("atomic", &Builder::atomic)
       .def("print", &Builder::print)

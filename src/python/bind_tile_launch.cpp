@@ -11,6 +11,7 @@
 
 #include "bind_cuda.hpp"
 #include "convert.hpp"
+#include "py_types.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/kernel.hpp"
@@ -56,7 +57,7 @@ class HostLauncher {
 
   const std::shared_ptr<tile::HostKernel>& kernel() const { return kernel_; }
 
-  void launch(nb::handle grid, nb::args args) const {
+  void launch(Dims3Like grid, nb::args args) const {
     if (args.size() != params_.size())
       throw TypeError(cat("kernel takes ", params_.size(), " run-time arguments, got ", args.size()));
     long long grid3[3];
@@ -269,7 +270,7 @@ class GlobalGuards {
 class LaunchPlans {
  public:
   explicit LaunchPlans(std::shared_ptr<GlobalGuards> guards = nullptr) : guards_(std::move(guards)) {}
-  nb::object launch(nb::handle grid, nb::handle stream, nb::handle args) {
+  nb::object launch(TileGridLike grid, StreamLike stream, LaunchArgs args) {
     PyObject* tuple = args.ptr();
     if (plans_.empty() || !PyTuple_Check(tuple) || interpreting()) return nb::none();
     if (guards_) {
@@ -316,7 +317,7 @@ class LaunchPlans {
 /// plan supplies (@ct.autotune's), else (kind, dtype, ndim, written, keyed) with kind "array",
 /// "weak" or "typed", dtype the array's or the scalar's stored type, and keyed: a launch must
 /// also have the same shape (arrays) or value (scalars) to fit.
-nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, nb::handle target, nb::object grid3,
+nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, PlanTarget target, nb::callable grid3,
                      nb::object tag) {
   if (values.size() != facts.size()) throw ValueError("make_launch_plan: one parameter fact per value");
   Target t;
@@ -371,7 +372,7 @@ void bind_tile_launch(nb::module_& t) {
   nb::class_<LaunchPlan>(t, "LaunchPlan", "How one specialisation was called: launch(grid, stream, args) -> bool.")
       .def(
           "launch",
-          [](const LaunchPlan& p, nb::handle grid, nb::handle stream, nb::tuple args) {
+          [](const LaunchPlan& p, TileGridLike grid, StreamLike stream, nb::tuple args) {
             if (args.size() != p.size()) return false;
             ReadArgs read(p.params());
             if (!p.match(args.ptr(), read.data())) return false;
@@ -395,7 +396,7 @@ void bind_tile_launch(nb::module_& t) {
       .def("__len__", &LaunchPlans::size);
   t.def(
       "grid3",
-      [](nb::handle grid) {
+      [](Dims3Like grid) {
         long long g[3];
         grid_from_py(grid, g);
         return nb::make_tuple(g[0], g[1], g[2]);

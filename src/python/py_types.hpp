@@ -37,6 +37,19 @@ CUPRIC_PY_TYPE(StreamLike, "cupric.typing.StreamLike")        ///< a cupric, PyT
 CUPRIC_PY_TYPE(DLPackDevice, "cupric.typing.DLPackDevice")    ///< (device_type, device_id)
 CUPRIC_PY_TYPE(DLPackVersion, "tuple[int, int]")              ///< (major, minor)
 CUPRIC_PY_TYPE(DLPackSource, "cupric.typing.SupportsDLPack")  ///< an object with __dlpack__, or a capsule
+// the private submodules' (cupric._cupric._cuda, _tile, ...): names their stubs resolve
+CUPRIC_PY_TYPE(EventOrStream, "Event | cupric.typing.StreamLike")  ///< Stream.wait: an Event, or a stream to wait for
+CUPRIC_PY_TYPE(Dims3Like, "int | tuple[int, ...]")                 ///< a CUDA grid, block or cluster: 1 to 3 extents
+CUPRIC_PY_TYPE(TileGridLike, "int | tuple[int, ...] | collections.abc.Callable[[dict], int | tuple[int, ...]]")
+///< a tile launch grid: extents, or a function of the kernel's constants giving them
+CUPRIC_PY_TYPE(DefinesLike, "collections.abc.Mapping[str, str | None] | collections.abc.Iterable[str]")
+///< preprocessor defines: {"NAME": "value"} or ["NAME=value", "FLAG"]
+CUPRIC_PY_TYPE(ArchLike, "str | int")  ///< a GPU architecture: "sm_90a", "90" or 90
+CUPRIC_PY_TYPE(LaunchArgs, "tuple")    ///< a launch's run-time arguments (no plan fits anything else)
+CUPRIC_PY_TYPE(PlanTarget, "HostLauncher | tuple[cupric.cuda.Kernel, int, int, int]")
+///< what a launch plan runs: a CPU kernel, or (CUDA kernel, device, threads, shared bytes)
+CUPRIC_PY_TYPE(JitResult, "int | tuple[type, list[int]]")
+///< a jit call's result: an output's index, or (tuple or list, the outputs' indices)
 
 #undef CUPRIC_PY_TYPE
 

@@ -38,9 +38,15 @@ def session_cache():
         os.environ["CUPRIC_CACHE_DIR"] = _SAVED_CACHE_DIR
 
 
-def pytest_collection_modifyitems(items):
+_ALL_ITEMS = pytest.StashKey[list]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect take items away
+def pytest_collection_modifyitems(config, items):
     """Test ids are the same in every process (pytest-xdist's workers must agree on them): a
-    memory address in one (repr of an object) is an error at collection (oracle_helpers.param_id)."""
+    memory address in one (repr of an object) is an error at collection (oracle_helpers.param_id).
+    Keeps the whole collection for `collected_items`."""
+    config.stash[_ALL_ITEMS] = list(items)
     moving = [item.nodeid for item in items if re.search(r" at 0x[0-9a-fA-F]+", item.nodeid)]
     if moving:
         raise pytest.UsageError(f"test ids with memory addresses (use oracle_helpers.param_id): {moving[:3]}")
@@ -51,6 +57,13 @@ def pytest_unconfigure(config):
     if _OWNS_CACHE:
         os.environ.pop("CUPRIC_TEST_SESSION_CACHE", None)
         shutil.rmtree(SESSION_CACHE, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def collected_items(request):
+    """Every test this session collected (before deselection): tools/coverage.py reads them in
+    place of collecting the suite again in a process of its own (tests/python/test_coverage.py)."""
+    return request.config.stash.get(_ALL_ITEMS, [])
 
 
 @pytest.fixture

@@ -21,9 +21,21 @@ def _tool():
     return module
 
 
+def whole_suite(items):
+    """True when `items` hold every test module of tests/python: what the tool itself collects."""
+    collected = {pathlib.Path(str(item.path)) for item in items}
+    return collected >= set((ROOT / "tests" / "python").rglob("test_*.py"))
+
+
 @pytest.fixture(scope="module")
-def facts(tmp_path_factory):
-    """The tool's facts, from a process of its own (it collects the whole suite with pytest)."""
+def facts(tmp_path_factory, collected_items):
+    """The tool's facts: from this session's collection when it is the whole suite (a second
+    collection of 9,000 tests costs a worker most of a minute), else from a process of the tool's
+    own, which collects the suite with pytest."""
+    suite = ROOT / "tests" / "python"
+    items = [item for item in collected_items if pathlib.Path(str(item.path)).is_relative_to(suite)]
+    if whole_suite(items):
+        return _tool().facts(items)
     out = tmp_path_factory.mktemp("coverage") / "facts.json"
     done = subprocess.run([sys.executable, str(TOOL), "--json", str(out)], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)

@@ -13,9 +13,13 @@ from cupric import typing as cutyping
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STUBS = ROOT / "python" / "cupric" / "_cupric.pyi"
-# Parameters that may stay `object`, each with its reason; everything else names what it accepts.
+# Parameters that may stay `object` (by function; a private submodule's prefixed with its name), each
+# with its reason; everything else names what it accepts.
 BARE_OBJECT_ALLOWED = {
     "Device.__eq__": "Python's data model: == compares with any object (False for what is no device)",
+    "_cuda.Device.__eq__": "Python's data model: == compares with any object (False for what is no device)",
+    "_cuda.Stream.__eq__": "Python's data model: == compares with any object (False for what is no stream)",
+    "_tile.make_launch_plan": "tag: any value of the caller's, handed back by LaunchPlans.launch when the plan runs",
 }
 UFUNCS = sorted({getattr(cu, n).name for n in dir(cu) if isinstance(getattr(cu, n), cu.ufunc)})  # aliases once
 
@@ -57,13 +61,20 @@ def test_every_ufunc_has_its_own_docstring():
     assert "bool" not in cu.sqrt.__doc__.split("Inputs with a loop: ")[1].split(" (")[0]
 
 
-def test_committed_stubs_match_the_bindings(tmp_path):
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """The stubs the bindings give today (one stubgen run): _cupric.pyi and private/<submodule>.pyi."""
     pytest.importorskip("nanobind.stubgen")
-    out = tmp_path / "_cupric.pyi"
-    subprocess.run([sys.executable, str(ROOT / "tools" / "stubs.py"), "--output", str(out)], check=True,
-                   capture_output=True, text=True)
+    out = tmp_path_factory.mktemp("stubs")
+    subprocess.run([sys.executable, str(ROOT / "tools" / "stubs.py"), "--output", str(out / "_cupric.pyi"),
+                    "--private", str(out / "private")], check=True, capture_output=True, text=True)
+    return out
+
+
+def test_committed_stubs_match_the_bindings(generated):
     committed = STUBS
-    assert committed.read_text() == out.read_text(), "stale stubs: run `python tools/stubs.py` and commit"
+    assert committed.read_text() == (generated / "_cupric.pyi").read_text(), (
+        "stale stubs: run `python tools/stubs.py` and commit")
     assert (ROOT / "python" / "cupric" / "py.typed").exists()
 
 
@@ -87,9 +98,17 @@ def bare_object_parameters(stub_text):
     return found
 
 
-def test_no_parameter_is_a_bare_object():
-    bare = [p for p in bare_object_parameters(STUBS.read_text()) if p.split("(")[0] not in BARE_OBJECT_ALLOWED]
+def test_no_parameter_is_a_bare_object(generated):
+    """In the public stubs and in every private submodule's (cupric._cupric._tile, ...)."""
+    private = sorted((generated / "private").glob("*.pyi"))
+    assert {p.stem for p in private} >= {"_cuda", "_profiler", "_tile"}, private
+    found = bare_object_parameters(STUBS.read_text())
+    for stub in private:
+        found += [f"{stub.stem}.{p}" for p in bare_object_parameters(stub.read_text())]
+    bare = [p for p in found if p.split("(")[0] not in BARE_OBJECT_ALLOWED]
     assert not bare, f"parameters typed `object` (give them a cupric.typing name in py_types.hpp): {bare}"
+    unused = set(BARE_OBJECT_ALLOWED) - {p.split("(")[0] for p in found}
+    assert not unused, f"allowed but no longer `object` (drop them from BARE_OBJECT_ALLOWED): {unused}"
 
 
 def test_bare_object_check_finds_them():

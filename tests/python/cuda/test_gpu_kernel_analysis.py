@@ -22,7 +22,7 @@ def test_resources_and_occupancy_agree_with_the_driver(op, args):
     r = cu.inspect(op, *args(), sass=False)  # for this GPU's arch
     assert len(r) > 0
     for k in r:
-        cubin, _ = ka.compile_array_kernel(k.source, r.arch)
+        cubin, _, _ = ka.compile_array_kernel(k.source, r.arch)
         kernel = _loaded(k, cubin)
         attrs = kernel.attributes()
         assert attrs["num_registers"] == k.registers, k.name

@@ -86,7 +86,7 @@ def test_cubin_resources_agree_with_ptxas_report(arch, op):
     sources = ka.op_sources(name, dtypes, [False] * len(dtypes), [])
     assert sources
     for _, source in sources:
-        cubin, log = ka.compile_array_kernel(source, arch)
+        cubin, log, _ = ka.compile_array_kernel(source, arch)
         report = _ptxas(log)
         kernels = ka.read_cubin(cubin)
         assert sorted(k["name"] for k in kernels) == sorted(report)
@@ -100,7 +100,7 @@ def test_launch_bounds_and_local_memory_are_read():
     src = """extern "C" __global__ void __launch_bounds__(128) k(float* x, int n) {
       float a[256]; for (int j = 0; j < 256; ++j) a[j] = x[j * n + threadIdx.x];
       x[threadIdx.x] = a[n & 255] + a[(n * 7) & 255]; }"""
-    cubin, log = ka.compile_array_kernel(src, "sm_90a")
+    cubin, log, _ = ka.compile_array_kernel(src, "sm_90a")
     (k,) = ka.read_cubin(cubin)
     assert k["name"] == "k" and k["max_threads"] == (128, 1, 1)
     frame = int(re.search(r"(\d+) bytes stack frame", log).group(1))
