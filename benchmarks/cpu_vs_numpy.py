@@ -34,7 +34,8 @@ def cases(n, dtype):
     b = rng.random(n).astype(dtype) + 0.5
     side = int(np.sqrt(n))
     m = rng.random((side, side)).astype(dtype)
-    x, y, xm = cu.asarray(a), cu.asarray(b), cu.asarray(m)
+    # the CPU, whatever the default device (host data goes to the default device: a GPU where there is one)
+    x, y, xm = (cu.asarray(v, device="cpu") for v in (a, b, m))
     yield "add", (lambda: a + b), (lambda: x + y)
     yield "multiply", (lambda: a * b), (lambda: x * y)
     yield "exp", (lambda: np.exp(a)), (lambda: cu.exp(x))
@@ -47,7 +48,7 @@ def cases(n, dtype):
     yield "sum axis=0", (lambda: m.sum(axis=0)), (lambda: xm.sum(axis=0))
     yield "sum axis=1", (lambda: m.sum(axis=1)), (lambda: xm.sum(axis=1))
     yield "max", (lambda: a.max()), (lambda: x.max())
-    yield "zeros", (lambda: np.zeros(n, dtype)), (lambda: cu.zeros(n, dtype=dtype))
+    yield "zeros", (lambda: np.zeros(n, dtype)), (lambda: cu.zeros(n, dtype=dtype, device="cpu"))
     yield "copy", (lambda: a.copy()), (lambda: x.copy())
     yield "astype f64<->f32", (lambda: a.astype(np.float64 if dtype == np.float32 else np.float32)), (
         lambda: x.astype(cu.float64 if dtype == np.float32 else cu.float32))

@@ -56,22 +56,25 @@ def cases(n, device):
     yield "x.reshape", (lambda: a.reshape(shape)), (lambda: x.reshape(shape))
 
 
-def overhead(device, calls, repeat, sync, lib=None):
+def overhead(device, calls, repeat, sync, lib=None, device_times="auto"):
     """Per-op cost of recording: cupric's profile and torch.profiler on x + x, exp(x), x.sum(). Each
     library runs in a process of its own: both profilers take CUPTI, which admits one subscriber."""
     if lib is None:
         import subprocess
 
-        print(f"profiler overhead on {device}, 1000 float32 (us per call: off, on, added)", flush=True)
+        print(f"profiler overhead on {device}, 1000 float32, cupric's device_times={device_times} "
+              "(us per call: off, on, added)", flush=True)
         for name in ("cupric", "torch"):
-            r = subprocess.run([sys.executable, __file__, "--overhead", "--device", device, "--lib", name],
+            r = subprocess.run([sys.executable, __file__, "--overhead", "--device", device, "--lib", name,
+                                "--device-times", device_times],
                                capture_output=True, text=True, timeout=300)
             print(r.stdout.strip() or f"{name}: failed: {r.stderr.strip()[-300:]}", flush=True)
         return
     a = np.random.default_rng(0).random(1000).astype(np.float32)
     if lib == "cupric":
         x = cu.asarray(a, device=device)
-        fns, prof, lib_sync = [lambda: x + x, lambda: cu.exp(x), lambda: x.sum()], cu.profiler.profile, sync
+        fns, lib_sync = [lambda: x + x, lambda: cu.exp(x), lambda: x.sum()], sync
+        prof = lambda: cu.profiler.profile(device_times=device_times)  # noqa: E731
     else:
         try:
             import torch
@@ -99,6 +102,7 @@ def main():
     ap.add_argument("--profile", action="store_true", help="time cupric's calls inside cu.profiler.profile()")
     ap.add_argument("--overhead", action="store_true", help="cupric's profiler beside torch.profiler, per op")
     ap.add_argument("--lib", default=None, help=argparse.SUPPRESS)  # --overhead's child process: one library
+    ap.add_argument("--device-times", default="auto", help="--overhead: cupric's device_times (auto, cupti, events)")
     args = ap.parse_args()
     sync = None
     if args.device != "cpu":
@@ -106,7 +110,7 @@ def main():
     args.calls = args.calls or (20000 if sync is None else 500)
     args.repeat = args.repeat or (7 if sync is None else 40)
     if args.overhead:
-        return overhead(args.device, min(args.calls, 2000), min(args.repeat, 10), sync, args.lib)
+        return overhead(args.device, min(args.calls, 2000), min(args.repeat, 10), sync, args.lib, args.device_times)
     print(f"cupric {cu.__version__} vs NumPy {np.__version__} on {platform.machine()}, "
           f"python {sys.version.split()[0]}, cupric device {args.device}"
           + (", inside cu.profiler.profile()" if args.profile else ""))

@@ -183,7 +183,8 @@ def cpu_cases(size):
 def libraries(device):
     """(name, namespace, host array -> library array, sync) of cupric and each peer installed."""
     if device == "cpu":
-        return [("cupric", cu, lambda x: cu.asarray(x), lambda: None), ("numpy", np, np.asarray, lambda: None)]
+        return [("cupric", cu, lambda x: cu.asarray(x, device="cpu"), lambda: None),
+                ("numpy", np, np.asarray, lambda: None)]
     found = [("cupric", cu, lambda x: cu.asarray(x, device="cuda:0"), lambda: cu.cuda.Device(0).synchronize())]
     try:
         import torch
