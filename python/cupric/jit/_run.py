@@ -11,7 +11,9 @@ from ._partition import expression
 from ._render import accumulator, render_map, render_rows, split_count, whole_row_blocks, whole_row_threads
 
 _KERNELS = {}  # (tile source, num_threads) -> ct.Kernel, shared by every jit function
-MAP_BLOCK = {"cpu": 4096, "cuda": 1024}  # GPU: 8 elements a thread; 4096 compiles 4x longer (docs/jit.md)
+# GPU: 8 elements a thread (4096 compiles 4x longer); CPU: the kernel's intermediate tiles stay in L1
+# (4096 ran 2x slower: docs/jit.md)
+MAP_BLOCK = {"cpu": 1024, "cuda": 1024}
 ROWS_BLOCK = {"cpu": 1024, "cuda": 1024}
 _SCALAR_KINDS = ("scalar", "const", "pyop")
 
