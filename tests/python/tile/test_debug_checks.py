@@ -93,8 +93,8 @@ STORES = [
 ]
 
 
-@pytest.mark.parametrize("name, statement, message", STORES, ids=[s[0] for s in STORES])
-def test_a_write_outside_raises_and_writes_nothing_past_the_array(tmp_path, name, statement, message):
+def _write_kernel(tmp_path, name, statement):
+    """A debug kernel whose line 6 is `statement`, from a file of its own (the message names it)."""
     path = tmp_path / f"k_{name}.py"
     path.write_text(
         "from cupric import tile as ct\n\n"
@@ -105,16 +105,22 @@ def test_a_write_outside_raises_and_writes_nothing_past_the_array(tmp_path, name
     )
     namespace = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return path, namespace["k"]
+
+
+@pytest.mark.parametrize("name, statement, message", STORES, ids=[s[0] for s in STORES])
+def test_a_write_outside_raises_and_writes_nothing_past_the_array(tmp_path, name, statement, message):
+    path, k = _write_kernel(tmp_path, name, statement)
     x = random(8, "float32")
     out = cu.zeros(8, dtype=cu.float32)
     with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: {message}"):
-        namespace["k"][(1,)](to_cu(x), out, 9)
+        k[(1,)](to_cu(x), out, 9)
     what = "atomic_max" if name == "atomic" else name
     with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: ct\\.{what}: "):
-        namespace["k"].interpret[(1,)](to_cu(x), out, 9)
+        k.interpret[(1,)](to_cu(x), out, 9)
     assert not to_np(out).any()
     out = cu.zeros(8, dtype=cu.float32)
-    namespace["k"][(1,)](to_cu(x), out, 0)
+    k[(1,)](to_cu(x), out, 0)
     assert_close(to_np(out), np.maximum(x, 0) if name == "atomic" else x)
 
 
@@ -223,24 +229,15 @@ def test_an_access_outside_raises_on_the_gpu_and_the_next_launch_works(change, m
 @pytest.mark.gpu
 @pytest.mark.parametrize("name, statement, message", STORES, ids=[s[0] for s in STORES])
 def test_a_write_outside_raises_on_the_gpu_and_writes_nothing(tmp_path, name, statement, message):
-    path = tmp_path / f"k_{name}.py"
-    path.write_text(
-        "from cupric import tile as ct\n\n"
-        "@ct.kernel(debug=True)\n"
-        "def k(x, out, i):\n"
-        "    t = ct.load(x, index=(0,), shape=(8,))\n"
-        f"    {statement}\n"
-    )
-    namespace = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    path, k = _write_kernel(tmp_path, name, statement)
     x = random(8, "float32")
     with cu.device("cuda:0"):
         guard = cu.zeros(64, dtype=cu.float32)
         out = guard[16:24]  # a write past out would land in guard
         with pytest.raises(IndexError, match=f"{re.escape(str(path))}:6: {message}.* \\(block 0, 0, 0\\)$"):
-            namespace["k"][(1,)](cu.asarray(x, device="cuda:0"), out, 9)
+            k[(1,)](cu.asarray(x, device="cuda:0"), out, 9)
         assert not to_np(guard.to_device("cpu")).any()
-        namespace["k"][(1,)](cu.asarray(x, device="cuda:0"), out, 0)
+        k[(1,)](cu.asarray(x, device="cuda:0"), out, 0)
         assert_close(to_np(out.to_device("cpu")), np.maximum(x, 0) if name == "atomic" else x)
 
 
