@@ -42,6 +42,7 @@ inline double __dmul_rn(double a, double b) { return a * b; }
 #include "cupric/kernels/map.cuh"
 #include "cupric/kernels/random.cuh"
 #include "cupric/kernels/sort.cuh"
+#include "unique_reference.hpp"
 
 using namespace cupric::kernels;
 
@@ -350,28 +351,16 @@ namespace {
 /// CPU backend's sort of `data`.
 template <class T>
 void expect_unique_runs_match_the_cpu_backend(const HostBuffer<T>& data, bool equal_nan) {
-  using cupric::Array, cupric::DType;
   const std::int64_t n = static_cast<std::int64_t>(data.size());
-  const DType t = cupric::dtype_of<T>();
-  cupric::Backend& cpu = cupric::backend_for(cupric::Device::cpu());
-  Array in = Array::empty({n}, t), sorted = Array::empty({n}, t), perm = Array::empty({n}, DType::int64);
-  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
-  cpu.sort(in, sorted, perm, false);
-  Array want[4] = {Array::empty({n}, t), Array::empty({n}, DType::int64), Array::empty({n + 1}, DType::int64),
-                   Array::empty({n}, DType::int64)};
-  const std::int64_t want_runs = cpu.unique_runs(sorted, perm, want[0], want[1], want[2], want[3], equal_nan);
+  const UniqueReference want = unique_reference(data.data(), n, equal_nan);
   HostBuffer<T> values(n);
   HostBuffer<i64> index(n), ends(n + 1), inverse(n);
   std::vector<unsigned long long> status((n + kUniqueItems - 1) / kUniqueItems + 1);
   u32 counter = 0;
   i64 runs = -1;
-  unique_runs<T>(static_cast<const T*>(sorted.data()), static_cast<const i64*>(perm.data()), values.data(),
+  unique_runs<T>(static_cast<const T*>(want.sorted.data()), static_cast<const i64*>(want.perm.data()), values.data(),
                  index.data(), ends.data(), inverse.data(), status.data(), &counter, &runs, n, equal_nan);
-  ASSERT_EQ(runs, want_runs) << "n=" << n;
-  EXPECT_EQ(0, std::memcmp(values.data(), want[0].data(), static_cast<std::size_t>(runs) * sizeof(T)));
-  EXPECT_EQ(0, std::memcmp(index.data(), want[1].data(), static_cast<std::size_t>(runs) * 8));
-  EXPECT_EQ(0, std::memcmp(ends.data(), want[2].data(), static_cast<std::size_t>(runs + 1) * 8));
-  EXPECT_EQ(0, std::memcmp(inverse.data(), want[3].data(), static_cast<std::size_t>(n) * 8));
+  expect_unique_equal(want, runs, values.data(), index.data(), ends.data(), inverse.data());
 }
 }  // namespace
 

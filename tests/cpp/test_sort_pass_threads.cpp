@@ -100,6 +100,7 @@ void run_block(unsigned threads, Body body) {
 // the kernel headers get a namespace of their own: another test compiles them for one thread
 #define kernels kernels_threaded
 #include "cupric/kernels/sort_pass.cuh"
+#include "unique_reference.hpp"
 
 using namespace cupric::kernels;
 
@@ -269,33 +270,21 @@ namespace {
 /// backend's sort of `data`; want_perm false: values and ends alone, as a plain unique asks.
 template <class T>
 void expect_unique_tiles_match_the_cpu_backend(const std::vector<T>& data, bool equal_nan, bool want_perm = true) {
-  using cupric::Array, cupric::DType;
   const std::int64_t n = static_cast<std::int64_t>(data.size());
-  const DType t = cupric::dtype_of<T>();
-  cupric::Backend& cpu = cupric::backend_for(cupric::Device::cpu());
-  Array in = Array::empty({n}, t), sorted = Array::empty({n}, t), perm = Array::empty({n}, DType::int64);
-  std::memcpy(in.data(), data.data(), data.size() * sizeof(T));
-  cpu.sort(in, sorted, perm, false);
-  Array want[4] = {Array::empty({n}, t), Array::empty({n}, DType::int64), Array::empty({n + 1}, DType::int64),
-                   Array::empty({n}, DType::int64)};
-  const std::int64_t want_runs = cpu.unique_runs(sorted, perm, want[0], want[1], want[2], want[3], equal_nan);
+  const UniqueReference want = unique_reference(data.data(), n, equal_nan);
   std::vector<T> values(n);
   std::vector<i64> index(n, -7), ends(n + 1), inverse(n, -7);
   std::vector<unsigned long long> status(n / 1024 + 2);
   u32 counter = 0;
   i64 runs = -1;
   run_block(64, [&] {
-    unique_tiles<T, 64>(static_cast<const T*>(sorted.data()),
-                        want_perm ? static_cast<const i64*>(perm.data()) : nullptr, values.data(),
+    unique_tiles<T, 64>(static_cast<const T*>(want.sorted.data()),
+                        want_perm ? static_cast<const i64*>(want.perm.data()) : nullptr, values.data(),
                         want_perm ? index.data() : nullptr, ends.data(), want_perm ? inverse.data() : nullptr,
                         status.data(), &counter, &runs, n, equal_nan);
   });
-  ASSERT_EQ(runs, want_runs) << "n=" << n;
-  EXPECT_EQ(0, std::memcmp(values.data(), want[0].data(), static_cast<std::size_t>(runs) * sizeof(T))) << n;
-  EXPECT_EQ(0, std::memcmp(ends.data(), want[2].data(), static_cast<std::size_t>(runs + 1) * 8)) << n;
-  if (!want_perm) return;
-  EXPECT_EQ(0, std::memcmp(index.data(), want[1].data(), static_cast<std::size_t>(runs) * 8)) << n;
-  EXPECT_EQ(0, std::memcmp(inverse.data(), want[3].data(), static_cast<std::size_t>(n) * 8)) << n;
+  expect_unique_equal(want, runs, values.data(), want_perm ? index.data() : nullptr, ends.data(),
+                      want_perm ? inverse.data() : nullptr);
 }
 }  // namespace
 
