@@ -56,23 +56,16 @@ struct MapValue : Unread {
   __device__ __forceinline__ C value_at(const i64*) const { return s; }
 };
 
-/// The where= mask (operand K): elements where it is false keep the output's value.
+/// The where= mask (operand K): elements where it is false keep the output's value. It loads as a
+/// bool input does.
 template <int V, int K>
-struct MapMask {
+struct MapMask : MapArray<bool, bool, V, K> {
   static constexpr bool kOn = true;
-  __device__ __forceinline__ explicit MapMask(const bool* q) : p(q) {}
-  const bool* p;
-  Vec<bool, V> w;
-  __device__ __forceinline__ void load(i64 j) { w = reinterpret_cast<const Vec<bool, V>*>(p)[j]; }
-  __device__ __forceinline__ void load_spaced(i64 i, i64 gap, i64 n) {
-#pragma unroll
-    for (int e = 0; e < V; ++e)
-      if (i + e * gap < n) w.v[e] = p[i + e * gap];
-  }
-  __device__ __forceinline__ bool lane(int e) const { return w.v[e]; }
-  __device__ __forceinline__ bool on(i64 i) const { return p[i]; }
-  __device__ __forceinline__ bool on_at(const i64* o) const { return at<bool>(p, o[K]); }
+  using MapArray<bool, bool, V, K>::MapArray;
+  __device__ __forceinline__ bool on(i64 i) const { return this->value(i); }
+  __device__ __forceinline__ bool on_at(const i64* o) const { return this->value_at(o); }
 };
+
 struct NoMask : Unread {
   static constexpr bool kOn = false;
   __device__ __forceinline__ bool lane(int) const { return true; }
