@@ -92,7 +92,7 @@ def _max_error(got, want):
 
 def _check(name, got, want, tol):
     err = _max_error(got, want)
-    return "ok" if err <= tol else f"MISMATCH (relative error {err:.2e} > {tol:g})"
+    return f"ok ({err:.1e})" if err <= tol else f"MISMATCH (relative error {err:.2e} > {tol:g})"
 
 
 # ---- Triton peers (defined only when Triton is installed) ---------------------------------------

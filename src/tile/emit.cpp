@@ -48,10 +48,12 @@ Launch choose_launch(const Function& f, const EmitOptions& o) {
   return l;
 }
 
-std::string header(const Function& f, const char* target, const Launch& l, int smem) {
+std::string header(const Function& f, const char* target, const Launch& l, int smem, int producers = 0) {
   return cat("// cupric.tile kernel `", f.name, "` (", target, ") — generated; do not edit\n",
              "#define CUPRIC_TILE_THREADS ", l.threads, "\n#define CUPRIC_TILE_VEC ", l.vec,
-             "\n#define CUPRIC_TILE_SMEM ", smem, "\n#include \"cupric/tile/tile.h\"\n");
+             "\n#define CUPRIC_TILE_SMEM ", smem,
+             producers > 0 ? cat("\n#define CUPRIC_TILE_PRODUCERS ", producers) : std::string(),
+             "\n#include \"cupric/tile/tile.h\"\n");
 }
 
 /// Parameter declarations of the host block function and how the entry unpacks args[i].
@@ -110,7 +112,7 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
   const std::string body = e.body();
   EmitResult r;
   r.entry = f.name;
-  r.threads = l.threads;
+  r.threads = l.threads + e.producers();  // the block: the tile code's threads, then a producer warpgroup
   r.vec = l.vec;
   r.smem_bytes = e.smem_bytes();
   std::string params, views;
@@ -150,8 +152,8 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
     r.params.push_back({ParamRole::status, DType::uint8});
   }
   r.source =
-      header(f, "CUDA C++", l, std::max(r.smem_bytes, 16)) + e.defines() + e.preamble() +
-      cat("\nextern \"C\" __global__ void __launch_bounds__(", l.threads,
+      header(f, "CUDA C++", l, std::max(r.smem_bytes, 16), e.producers()) + e.defines() + e.preamble() +
+      cat("\nextern \"C\" __global__ void __launch_bounds__(", r.threads,
           e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
           "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",
           "  const ::cu::tile::Block blk{{static_cast<long long>(blockIdx.x), static_cast<long long>(blockIdx.y), "

@@ -28,6 +28,7 @@ Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int
     const Type& tu = f_.type(user->result());
     if (tu.size() == f_.type(v).size() && tu.layout == f_.type(v).layout) inlined_.insert(v);
   }
+  if (opt_.target == Target::cuda && !opt_.debug && vec_ > 1) plan_streams(f_.body);
 }
 
 long long Emitter::tile_bytes() const {
@@ -152,6 +153,9 @@ std::string Emitter::literal(const Scalar& s, DType t) const {
 // ---- regions and dispatch -------------------------------------------------------------------
 
 std::string Emitter::body() {
+  std::vector<std::size_t> slice;
+  producer_ = producer_loop(slice);
+  if (producer_) emit_producer(*producer_, slice);
   emit_region(f_.body);
   return out_.str();
 }
@@ -212,6 +216,7 @@ void Emitter::emit_op(const Op& op) {
 // ---- elementwise ------------------------------------------------------------------------------
 
 std::string Emitter::operand_ref(int v) const {
+  if (auto r = stream_ref_.find(v); r != stream_ref_.end()) return r->second;
   const Type& t = f_.type(v);
   if (t.is_scalar()) return name(v);
   if (t.size() == 1) return name(v) + ".v[0]";
@@ -273,6 +278,7 @@ void Emitter::emit_scalar_op(const Op& op) {
 }
 
 void Emitter::emit_fused(const Op& root) {
+  if (streams_.count(&root)) return emit_streamed(root);
   const int v = root.result();
   const int n = static_cast<int>(f_.type(v).size());
   line() << tile_decl(v) << " " << name(v) << ";";
@@ -418,6 +424,92 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
   if (tma_ring_.empty()) line() << "::cu::tile::cp_async_commit();";
 }
 
+long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
+  const Region& body = op.regions.at(0);
+  const std::string it = name(body.args.at(0));
+  const bool tma = tma_ring(body);
+  long long stage = 0;  // a stage: the ring's loads one after another, in body order
+  for (const Op& o : body.ops) {
+    if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
+      ring_offset_[&o] = stage;
+      panels_[o.result()] = cat(it, "_at + ", stage);  // in the stage this iteration reads
+      stage += 2 * f_.type(o.result()).size();
+      if (tma && maps_ready)
+        *maps_ready += cat(maps_ready->empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
+    }
+    if (o.kind == OpKind::mma) rings_[&o] = op.staged.in_flight;
+  }
+  return stage;
+}
+
+const Op* Emitter::producer_loop(std::vector<std::size_t>& slice) const {
+  if (opt_.target != Target::cuda || !ws_requested() || threads_ + 128 > 384) return nullptr;
+  const Op* loop = nullptr;
+  int staged = 0;
+  walk(f_.body, [&](const Op& op) {
+    if (op.kind == OpKind::for_ && op.staged.stages > 0) {
+      ++staged;
+      loop = &op;
+    }
+  });
+  // one staged loop, at the top (the producer runs it once, from the kernel's start), with TMA,
+  // one block per SM (the producer's registers come from the accumulators')
+  if (staged != 1 || region_of_.at(loop) != &f_.body || !tma_ring(loop->regions.at(0)) || loop->staged.min_blocks != 1)
+    return nullptr;
+  const Region& body = loop->regions.at(0);
+  std::vector<int> need(loop->operands.begin(), loop->operands.begin() + 3);  // lb, ub, step
+  std::unordered_set<int> inside(body.args.begin(), body.args.end());
+  for (const Op& o : body.ops) inside.insert(o.results.begin(), o.results.end());
+  for (const Op& load : body.ops)
+    if (load.kind == OpKind::load && load.staging == LoadStaging::ring) {
+      std::vector<int> operands(load.operands.begin() + 1, load.operands.end());
+      const std::vector<std::size_t> chain = index_chain(f_, body, load).value_or(std::vector<std::size_t>{});
+      for (std::size_t i : chain)
+        operands.insert(operands.end(), body.ops[i].operands.begin(), body.ops[i].operands.end());
+      for (int v : operands)
+        if (!inside.count(v)) need.push_back(v);
+    }
+  auto found = scalar_slice(f_, f_.body, need);
+  if (!found) return nullptr;  // the copies' indices need tiles the producer would have to compute
+  slice = std::move(*found);
+  return loop;
+}
+
+void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice) {
+  const Region& body = op.regions.at(0);
+  const int stages = op.staged.stages;
+  const std::string it = name(body.args.at(0)), count = it + "_k", bars = it + "_bars", ring = it + "_ring";
+  std::string maps_ready;
+  const long long stage = plan_ring(op, &maps_ready);
+  line() << "if (blk.tid >= ::cu::tile::kThreads) {  // the producer warpgroup: it only fills the ring, by TMA";
+  ++indent_;
+  if (threads_ == 256) line() << "::cu::tile::producer_registers<40>();";
+  for (std::size_t i : slice) emit_op(f_.body.ops[i]);
+  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
+         << ");";
+  line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_join<" << stages << ">("
+         << ring << " + " << stages * stage << ", " << maps_ready << ");";
+  line() << "if (" << bars << ".tma && blk.tid == ::cu::tile::kTmaIssuer) {";
+  ++indent_;
+  line() << "long long " << count << " = 0;";
+  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < "
+         << name(op.operands[1]) << "; " << it << " += " << name(op.operands[2]) << ", ++" << count << ") {";
+  ++indent_;
+  line() << "::cu::tile::tma_fill_begin<" << stages << ">(blk, " << bars << ", " << count << ", " << stage << ");";
+  tma_ring_ = bars;
+  tma_fill_ = count;
+  emit_stage_copies(body, cat(ring, " + (", count, " % ", stages, ") * ", stage));
+  tma_ring_.clear();
+  --indent_;
+  line() << "}";
+  --indent_;
+  line() << "}";
+  line() << "return;";
+  --indent_;
+  line() << "}";
+  if (threads_ == 256) line() << "::cu::tile::consumer_registers<232>();";
+}
+
 void Emitter::emit_staged_for(const Op& op) {
   const Region& body = op.regions.at(0);
   const int iv = body.args.at(0);
@@ -426,31 +518,27 @@ void Emitter::emit_staged_for(const Op& op) {
   min_blocks_ = std::max(min_blocks_, op.staged.min_blocks);
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
   const std::string ub = name(op.operands.at(1)), count = it + "_k", bars = it + "_bars";
-  const bool tma = tma_ring(body);
-  long long stage = 0;  // a stage: the ring's loads one after another, in body order
+  const bool tma = tma_ring(body), produced = &op == producer_;
   std::string maps_ready;
-  for (const Op& o : body.ops) {
-    if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
-      ring_offset_[&o] = stage;
-      panels_[o.result()] = cat(it, "_at + ", stage);  // in the stage this iteration reads
-      stage += 2 * f_.type(o.result()).size();
-      if (tma) maps_ready += cat(maps_ready.empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
-    }
-    if (o.kind == OpKind::mma) rings_[&o] = in_flight;
-  }
+  const long long stage = plan_ring(op, &maps_ready);
   // the ring starts at a 1024-byte boundary (the swizzle's period) past the shared scratch the
   // body's other ops use (known once the body is emitted: a macro in the header); before and after
   // the loop it is scratch for the ops there. A TMA ring's barriers follow its stages.
   const std::string offset = cat("CUPRIC_TILE_RING_", it);
-  line() << "__syncthreads();  // earlier users of the scratch are done with it";
+  line() << "CUPRIC_TILE_SYNC();  // earlier users of the scratch are done with it";
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
          << stages << " stages of the products' operands";
   if (tma)
     line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
            << ">(blk, " << ring << " + " << stages * stage << ", " << maps_ready << ");";
-  // the copies of the tiles of iteration `at` (a fill of the ring) into the stage at `to`
+  // the copies of the tiles of iteration `at` (a fill of the ring) into the stage at `to`; with a
+  // producer warpgroup only where TMA cannot (the maps of zeros: cp.async by these threads)
   auto fill = [&](const std::string& at, const std::string& number, const std::string& to) {
     if (!tma) return emit_stage_copies(body, to);
+    if (produced) {
+      line() << "if (!" << bars << ".tma) {";
+      ++indent_;
+    }
     line() << "if (" << at << " < " << ub << ") {";
     ++indent_;
     line() << "::cu::tile::tma_fill_begin<" << stages << ">(blk, " << bars << ", " << number << ", " << stage << ");";
@@ -462,6 +550,10 @@ void Emitter::emit_staged_for(const Op& op) {
     --indent_;
     line() << "}";
     line() << "::cu::tile::tma_fill_end();";
+    if (produced) {
+      --indent_;
+      line() << "}";
+    }
   };
   line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
   ++indent_;
@@ -534,7 +626,7 @@ void Emitter::emit_for(const Op& op) {
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
-  if (buffered) line() << "__syncthreads();  // the last product's reads before the scratch is used again";
+  if (buffered) line() << "CUPRIC_TILE_SYNC();  // the last product's reads before the scratch is used again";
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

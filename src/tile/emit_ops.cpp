@@ -68,6 +68,7 @@ void Emitter::emit_shape_op(const Op& op) {
   const int v = op.result(), x = op.operands.at(0);
   const Type& tv = f_.type(v);
   const Type& tx = f_.type(x);
+  if (deferred_.count(&op)) return;  // a streamed load's reshape (emit_streamed)
   if (op.kind == OpKind::reshape) {
     if (auto p = panels_.find(x); p != panels_.end()) {  // the same panels
       panels_[v] = p->second;
@@ -244,7 +245,127 @@ void Emitter::emit_window_check(const Op& op, bool offsets) {
   line() << "}";
 }
 
+void Emitter::plan_streams(const Region& r) {
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const Op& load = r.ops[i];
+    for (const Region& sub : load.regions) plan_streams(sub);
+    if ((load.kind != OpKind::load && load.kind != OpKind::load_offset) || load.staging != LoadStaging::registers)
+      continue;
+    const Type& t = f_.type(load.result());
+    if (t.size() <= 1 || t.layout.is_mma() || t.shape.back() % vec_ != 0) continue;
+    // the load, then reshapes (the same slots), to the one elementwise op that reads it
+    std::vector<const Op*> chain{&load};
+    int v = load.result();
+    while (uses_[v] == 1 && user_[v]->kind == OpKind::reshape && f_.type(user_[v]->result()).size() == t.size()) {
+      chain.push_back(user_[v]);
+      v = user_[v]->result();
+    }
+    if (uses_[v] != 1 || !is_elementwise(*user_[v])) continue;
+    const Op* root = user_[v];
+    while (inlined(root->result())) root = user_[root->result()];  // the fused loop it is read in
+    const Type& tr = f_.type(root->result());
+    if (region_of_[root] != &r || tr.size() != t.size() || tr.layout != t.layout) continue;
+    bool clear = false, found = false;  // nothing between them writes memory or moves threads
+    for (std::size_t j = i + 1; j < r.ops.size() && !found; ++j) {
+      const Op& o = r.ops[j];
+      found = &o == root;
+      clear = found || !(o.kind == OpKind::store || o.kind == OpKind::store_offset || o.kind == OpKind::scatter ||
+                         o.kind == OpKind::atomic || o.kind == OpKind::print || !o.regions.empty());
+      if (!clear) break;
+    }
+    if (!found || !clear) continue;
+    auto& group = streams_[root];
+    group.insert(group.end(), chain.begin(), chain.end());
+    deferred_.insert(chain.begin(), chain.end());
+  }
+  // a streamed root whose tile is only stored, its window's indices known before it: stored run by
+  // run in the same loop (the tile is never whole)
+  for (auto& [root, group] : streams_) {
+    const int v = root->result();
+    if (region_of_[root] != &r || uses_[v] != 1 || stream_store_.count(root)) continue;
+    const Op* store = user_[v];
+    if ((store->kind != OpKind::store && store->kind != OpKind::store_offset) || store->operands.back() != v ||
+        region_of_[store] != &r || f_.type(store->operands.at(0)).dtype != f_.type(v).dtype)
+      continue;
+    const auto at = [&](const Op* op) {
+      for (std::size_t i = 0; i < r.ops.size(); ++i)
+        if (&r.ops[i] == op) return i;
+      return r.ops.size();
+    };
+    const std::size_t root_at = at(root);
+    bool known = true;
+    for (std::size_t i = 1; i + 1 < store->operands.size(); ++i) {
+      const Op* d = def_.count(store->operands[i]) ? def_.at(store->operands[i]) : nullptr;
+      known = known && (d == nullptr || d->kind == OpKind::param || region_of_[d] != &r || at(d) < root_at);
+    }
+    if (!known) continue;
+    stream_store_[root] = store;
+    deferred_.insert(store);
+  }
+}
+
+void Emitter::emit_streamed(const Op& root) {
+  const int v = root.result();
+  const std::vector<const Op*>& group = streams_.at(&root);
+  const auto store = stream_store_.find(&root);
+  const Op* stored = store == stream_store_.end() ? nullptr : store->second;
+  if (!stored) line() << tile_decl(v) << " " << name(v) << ";";
+  line() << "{";
+  ++indent_;
+  std::string fast;
+  if (stored) {
+    const int a = stored->operands.at(0);
+    line() << "const ::cu::tile::i64 st" << v << "[" << f_.type(a).ndim << "] = "
+           << window_corner(*stored, stored->kind == OpKind::store_offset) << ";";
+    fast = cat("::cu::tile::window_vectorisable<", dims(f_.type(v).shape), ", ::cu::tile::kVec>(", name(a), ", st", v,
+               ")");
+  }
+  for (const Op* op : group) {
+    if (op->kind == OpKind::reshape) continue;
+    const int a = op->operands.at(0);
+    const Shape& shape = f_.type(op->result()).shape;
+    line() << "const ::cu::tile::i64 st" << op->result() << "[" << f_.type(a).ndim << "] = "
+           << window_corner(*op, op->kind == OpKind::load_offset) << ";";
+    fast += cat(fast.empty() ? "" : " && ", "::cu::tile::window_vectorisable<", dims(shape), ", ::cu::tile::kVec>(",
+                name(a), ", st", op->result(), ")");
+  }
+  line() << "const bool fast = " << fast << ";  // every run one unchecked vector access";
+  const std::string layout = layout_type(v);
+  line() << "CUPRIC_TILE_UNROLL for (int j = 0; j < " << layout << "::kSlots / ::cu::tile::kVec; ++j) {";
+  ++indent_;
+  line() << "const int e = " << layout << "::elem(blk.tid, j * ::cu::tile::kVec);";
+  for (const Op* op : group) {
+    const int x = op->result();
+    if (op->kind == OpKind::reshape) {
+      stream_ref_[x] = stream_ref_.at(op->operands.at(0));
+      continue;
+    }
+    const Type& t = f_.type(x);
+    line() << "const auto r" << x << " = ::cu::tile::load_run<" << dims(t.shape) << ">(fast, "
+           << name(op->operands.at(0)) << ", st" << x << ", e, " << literal(op->value, t.dtype) << ");";
+    stream_ref_[x] = cat("r", x, ".v[t]");
+  }
+  if (stored) line() << "::cu::tile::VecOf<" << ctype(f_.type(v).dtype) << "> o;";
+  line() << "CUPRIC_TILE_UNROLL for (int t = 0; t < ::cu::tile::kVec; ++t) {";
+  ++indent_;
+  line() << "const int s = j * ::cu::tile::kVec + t;";
+  emitted_in_loop_.clear();
+  emit_elem_stmt(root, static_cast<int>(f_.type(v).size()));
+  line() << (stored ? "o.v[t]" : name(v) + ".v[s]") << " = e" << v << ";";
+  --indent_;
+  line() << "}";
+  if (stored)
+    line() << "::cu::tile::store_run<" << dims(f_.type(v).shape) << ">(fast, " << name(stored->operands.at(0)) << ", st"
+           << v << ", e, o);";
+  --indent_;
+  line() << "}";
+  for (const Op* op : group) stream_ref_.erase(op->result());
+  --indent_;
+  line() << "}";
+}
+
 void Emitter::emit_memory(const Op& op) {
+  if (deferred_.count(&op)) return;  // a streamed load: read in its fused loop (emit_streamed)
   const bool offsets = op.kind == OpKind::load_offset || op.kind == OpKind::store_offset;
   if (opt_.debug) emit_window_check(op, offsets);
   if (op.staging == LoadStaging::ring) {  // stage_products: copied ahead

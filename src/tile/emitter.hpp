@@ -23,6 +23,8 @@ class Emitter {
   /// The kernel body (ops of f.body), indented for a function.
   std::string body();
   int smem_bytes() const { return smem_ + static_cast<int>(resident_); }
+  /// CUDA: threads of the producer warpgroup launched after `threads` (warp specialisation), or 0.
+  int producers() const { return producer_ ? 128 : 0; }
   /// Blocks per SM the CUDA kernel is built for (__launch_bounds__' second argument).
   int min_blocks() const { return min_blocks_; }
   /// Macros the body uses (the offsets of staged loops' rings), for the source's header.
@@ -77,6 +79,16 @@ class Emitter {
   /// Whether a staged loop's ring can be filled by TMA: CUPRIC_TILE_TMA=1 and every ring load a
   /// box TMA can copy (at most 256 rows, arrays of at most 5 dimensions).
   bool tma_ring(const Region& body) const;
+  /// A staged loop's layout of one stage (the offsets of its loads, where the products find them);
+  /// returns a stage's bytes, and with TMA the test that every operand's map was made.
+  long long plan_ring(const Op& loop, std::string* maps_ready);
+  /// The staged loop a producer warpgroup fills (CUDA, TMA, warp specialisation requested): the only
+  /// staged loop, at the top, one block per SM, its copies' indices computable from scalars
+  /// (`slice`: the top-level ops that compute them). nullptr: none.
+  const Op* producer_loop(std::vector<std::size_t>& slice) const;
+  /// The producer warpgroup's code at the kernel's start: the slice, its side of the ring's set-up,
+  /// then one thread issuing every iteration's TMA copies as stages free up; then returns.
+  void emit_producer(const Op& loop, const std::vector<std::size_t>& slice);
   /// The name of the tensor map parameter for a ring load's array and box (made on first use).
   std::string tensor_map(const Op& load);
   /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it
@@ -129,6 +141,19 @@ class Emitter {
   std::vector<std::pair<TensorMapParam, std::string>> tensor_maps_;
   std::string tma_ring_;  ///< in a TMA ring's copies: its barriers' variable
   std::string tma_fill_;  ///< ... and the fill (iteration number) the copies are for
+  const Op* producer_ = nullptr;  ///< the staged loop a producer warpgroup fills (warp specialisation)
+  // Streamed loads (CUDA): a load whose only use is a fused elementwise loop later in its region,
+  // with nothing that writes memory between them, is read run by run inside that loop where its
+  // window is vectorisable, so that its tile is never held whole (layer norm's w and b: 64
+  // registers a thread, which cost the kernel half its blocks per SM).
+  std::unordered_map<const Op*, std::vector<const Op*>> streams_;  ///< fused root -> its loads, then their reshapes
+  std::unordered_set<const Op*> deferred_;                         ///< those loads and reshapes
+  std::unordered_map<int, std::string> stream_ref_;                ///< a streamed value -> its slot's expression
+  std::unordered_map<const Op*, const Op*> stream_store_;          ///< fused root -> the store of its tile, fused too
+  void plan_streams(const Region& r);
+  /// emit_fused for a root with streamed loads: the run-by-run loop where every window is
+  /// vectorisable, else the loads as usual and the plain loop.
+  void emit_streamed(const Op& root);
   /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
   void stage_invariant_operands(const Region& body);
 };

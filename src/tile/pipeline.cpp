@@ -51,11 +51,15 @@ std::int64_t int64_add_loop() {
 }  // namespace
 
 std::optional<std::vector<std::size_t>> index_chain(const Function& f, const Region& body, const Op& load) {
+  return scalar_slice(f, body, load.operands);
+}
+
+std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Region& body, std::vector<int> work) {
   std::unordered_map<int, std::size_t> def;
   for (std::size_t i = 0; i < body.ops.size(); ++i)
-    for (int v : body.ops[i].results) def[v] = i;
+    if (body.ops[i].kind != OpKind::param)  // the kernel's parameters are there already
+      for (int v : body.ops[i].results) def[v] = i;
   std::unordered_set<std::size_t> need;
-  std::vector<int> work(load.operands.begin(), load.operands.end());
   while (!work.empty()) {
     const int v = work.back();
     work.pop_back();
@@ -342,6 +346,11 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
 bool tma_requested() {
   const char* v = std::getenv("CUPRIC_TILE_TMA");
   return v != nullptr && std::string(v) == "1";
+}
+
+bool ws_requested() {
+  const char* v = std::getenv("CUPRIC_TILE_WS");
+  return tma_requested() && !(v != nullptr && std::string(v) == "0");
 }
 
 StagedShape staged_shape(const Function& f, const Op& mma, int threads) {

@@ -7,6 +7,12 @@
 namespace cu::tile {
 
 inline constexpr int kThreads = CUPRIC_TILE_THREADS;  ///< threads per block (1 on the CPU)
+/// Threads of a producer warpgroup launched after the kThreads that run the tile code (tma.h), 0 if none.
+#ifdef CUPRIC_TILE_PRODUCERS
+inline constexpr int kProducers = CUPRIC_TILE_PRODUCERS;
+#else
+inline constexpr int kProducers = 0;
+#endif
 inline constexpr int kVec = CUPRIC_TILE_VEC;          ///< consecutive elements per thread and access
 inline constexpr int kSmemBytes = CUPRIC_TILE_SMEM;   ///< shared scratch the kernel was given
 

@@ -119,6 +119,39 @@ CUPRIC_TD i64 inside_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], in
   return off;
 }
 
+/// The run of kVec elements of a window that starts at tile element e (the padding past the
+/// tile's end and outside the array): a streamed load's part in one step of its fused loop. fast:
+/// the window is window_vectorisable (one unchecked vector access), else element by element.
+template <class Sh, class T, int ND>
+CUPRIC_TD VecOf<T, kVec> load_run(bool fast, const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, T pad) {
+  VecOf<T, kVec> r;
+  if (fast && e < Sh::size) return *reinterpret_cast<const VecOf<T, kVec>*>(a.data + inside_offset<Sh>(a, start, e));
+  i64 off, c;
+  const bool ok = run_offset<Sh>(a, start, e, off, c);
+  CUPRIC_TILE_UNROLL
+  for (int i = 0; i < kVec; ++i) {
+    const bool in = ok && c + i >= 0 && c + i < a.shape[ND - 1];
+    r.v[i] = in ? a.data[off + (c + i) * a.stride[ND - 1]] : pad;
+  }
+  return r;
+}
+
+/// Writes the run of kVec elements of a window that starts at tile element e (nothing past the
+/// tile's end or outside the array; `fast` as load_run's).
+template <class Sh, class T, int ND>
+CUPRIC_TD void store_run(bool fast, const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, const VecOf<T, kVec>& r) {
+  if (e >= Sh::size) return;
+  if (fast) {
+    *reinterpret_cast<VecOf<T, kVec>*>(a.data + inside_offset<Sh>(a, start, e)) = r;
+    return;
+  }
+  i64 off, c;
+  const bool ok = run_offset<Sh>(a, start, e, off, c);
+  CUPRIC_TILE_UNROLL
+  for (int i = 0; i < kVec; ++i)
+    if (ok && c + i >= 0 && c + i < a.shape[ND - 1]) a.data[off + (c + i) * a.stride[ND - 1]] = r.v[i];
+}
+
 /// The edge path of a load or store of runs (a window that is not window_vectorisable): the runs
 /// in a loop that is not unrolled, over a copy of the tile in local memory, each run one vector
 /// access where it is inside and aligned, else element by element.

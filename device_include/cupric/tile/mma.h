@@ -259,7 +259,7 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const AOp& a
   }
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) out.v[s] = acc.v[s];
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
   const int warp = b.tid / 32, lane = b.tid % 32;
   const int m0 = (warp / L::kWN) * TM * 16, n0 = (warp % L::kWN) * TN * 8;
   CUPRIC_TILE_UNROLL
@@ -291,7 +291,7 @@ CUPRIC_TD void mma_sync(const Block& b, Tile<float, M * N, L>& out, const AOp& a
     for (int tm = 0; tm < TM; ++tm) CUPRIC_TILE_UNROLL
     for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + (tm * TN + tn) * 4, af[tm], bf[tn]);
   }
-  if constexpr (!DB) __syncthreads();
+  if constexpr (!DB) CUPRIC_TILE_SYNC();
 }
 
 /// out = acc + a @ b with float32 inputs rounded to TF32 (mma.sync.m16n8k8); as mma_sync, with
@@ -322,7 +322,7 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const AOp& a
   else stage_tf32<K, N, LD, true>(b, sb, bm);
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s) out.v[s] = acc.v[s];
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
   const int warp = b.tid / 32, lane = b.tid % 32, g = lane / 4, q = lane % 4;
   const int m0 = (warp / L::kWN) * TM * 16, n0 = (warp % L::kWN) * TN * 8;
   CUPRIC_TILE_UNROLL
@@ -352,7 +352,7 @@ CUPRIC_TD void mma_tf32(const Block& b, Tile<float, M * N, L>& out, const AOp& a
           : "r"(af[tm][0]), "r"(af[tm][1]), "r"(af[tm][2]), "r"(af[tm][3]), "r"(bf[tn][0]), "r"(bf[tn][1]));
     }
   }
-  if constexpr (!DB) __syncthreads();
+  if constexpr (!DB) CUPRIC_TILE_SYNC();
 }
 
 /// Stages a (M, K) for the tensor-core products with an (M, N) accumulator in layout L at dst
@@ -400,7 +400,7 @@ CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const AOp& a, const 
         const int e = LB::elem(b.tid, s);
         sb[BT ? (e % K) * N + e / K : e] = convert<A>(bm.v[s]);
       }
-    __syncthreads();
+    CUPRIC_TILE_SYNC();
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < LC::kSlots; ++s) {
       const int e = LC::elem(b.tid, s);
@@ -409,7 +409,7 @@ CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const AOp& a, const 
         for (int k = 0; k < K; ++k) sum += sa[(e / N) * K + k] * sb[k * N + e % N];
       out.v[s] = sum;
     }
-    __syncthreads();
+    CUPRIC_TILE_SYNC();
   }
 }
 #endif

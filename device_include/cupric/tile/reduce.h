@@ -142,7 +142,7 @@ CUPRIC_TD void group_reduce(const Block& b, V* so, V* sp, Load load) {
       if (active && l == 0) so[o] = acc;
     } else {
       if (l % 32 == 0) sp[b.tid / 32] = acc;
-      __syncthreads();
+      CUPRIC_TILE_SYNC();
       if (active && l == 0) {
         V t = sp[g * (P / 32)];
         for (int w = 1; w < P / 32; ++w) t = Comb::combine(t, sp[g * (P / 32) + w]);
@@ -150,7 +150,7 @@ CUPRIC_TD void group_reduce(const Block& b, V* so, V* sp, Load load) {
       }
     }
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 }
 
 /// Reduction of an (M, N) tile in the mma layout L along Axis (1: one value per row, 0: per
@@ -204,7 +204,7 @@ CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, 
       if (i < E) sp[w * E + i] = part[p][h];
     }
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < LO::kSlots; ++s) {
     const int e = LO::elem(b.tid, s) < E ? LO::elem(b.tid, s) : 0;
@@ -213,7 +213,7 @@ CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, 
     for (int k = 1; k < W; ++k) v = Op::combine(v, sp[k * E + e]);
     out.v[s] = convert<TO>(v);
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 }
 
 template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO, class LO, class LI>
@@ -234,7 +234,7 @@ CUPRIC_TD void reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, Sh::
       const int e = LO::elem(b.tid, s);
       out.v[s] = convert<TO>(so[e < NO ? e : 0]);
     }
-    __syncthreads();
+    CUPRIC_TILE_SYNC();
   }
 }
 
@@ -255,7 +255,7 @@ CUPRIC_TD void argreduce(const Block& b, Tile<int, NO, LO>& out, const Tile<TI, 
     const int e = LO::elem(b.tid, s);
     out.v[s] = so[e < NO ? e : 0].i;
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 }
 
 template <class Op, class Sh, int Axis, class A, class TO, class TI, class LO, class LI>
@@ -271,13 +271,13 @@ CUPRIC_TD void scan(const Block& b, Tile<TO, Sh::size, LO>& out, const Tile<TI, 
       p[k * Inner] = acc;
     }
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < LO::kSlots; ++s) {
     const int e = LO::elem(b.tid, s);
     out.v[s] = convert<TO>(sx[e < N ? e : 0]);
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 }
 #endif
 

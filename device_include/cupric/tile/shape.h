@@ -32,7 +32,7 @@ CUPRIC_TD U* stage(const Block& b, const Tile<T, N, L>& x, U* buf) {
   CUPRIC_TILE_UNROLL
   for (int s = 0; s < L::kSlots; ++s)
     if (L::owns(b.tid, s)) buf[L::elem(b.tid, s)] = convert<U>(x.v[s]);
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
   return buf;
 }
 #endif
@@ -92,7 +92,7 @@ CUPRIC_TD void broadcast(const Block& b, Tile<T, Dst::size, LO>& out, const Tile
       out.v[s] = buf[e < Dst::size ? broadcast_source<Src, Dst>(e) : 0];
     }
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 #endif
 }
 
@@ -115,7 +115,7 @@ CUPRIC_TD void permute(const Block& b, Tile<T, Dst::size, LO>& out, const Tile<T
     const int e = LO::elem(b.tid, s);
     out.v[s] = buf[e < Dst::size ? permute_source<Src, Dst, P>(e) : 0];
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 #endif
 }
 
@@ -133,7 +133,7 @@ CUPRIC_TD void convert_layout(const Block& b, Tile<T, N, LO>& out, const Tile<T,
     const int e = LO::elem(b.tid, s);
     out.v[s] = buf[e < N ? e : 0];
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 #endif
 }
 

@@ -51,7 +51,7 @@ CUPRIC_TD void stage_ready() {
 #if __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 }
 
 /// Starts copying the (R, C) tile of the last two dimensions of array `a`, at element `start`
@@ -336,7 +336,7 @@ CUPRIC_TD void staged_loop_end() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   wgmma_wait<0>();
 #endif
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
 }
 
 }  // namespace cu::tile

@@ -1,7 +1,9 @@
 // cupric/tile/tile.h — the header library that generated tile kernels include, on both targets:
 // NVRTC / nvcc compile it for the GPU (a tile is spread over the threads of a block), the host
 // C++ compiler for the CPU (a block is one thread, a tile a plain array). The generated code
-// defines CUPRIC_TILE_THREADS, CUPRIC_TILE_VEC and CUPRIC_TILE_SMEM first.
+// defines CUPRIC_TILE_THREADS, CUPRIC_TILE_VEC and CUPRIC_TILE_SMEM first, and
+// CUPRIC_TILE_PRODUCERS where a warp-specialised kernel launches a producer warpgroup beside the
+// CUPRIC_TILE_THREADS threads that run the tile code (tma.h).
 #pragma once
 
 #ifndef CUPRIC_TILE_THREADS
@@ -13,6 +15,11 @@
 #ifndef CUPRIC_TILE_SMEM
 #define CUPRIC_TILE_SMEM 0
 #endif
+#ifndef CUPRIC_TILE_PRODUCERS
+#define CUPRIC_TILE_PRODUCERS 0
+#endif
+#define CUPRIC_TILE_STR2(x) #x
+#define CUPRIC_TILE_STR(x) CUPRIC_TILE_STR2(x)
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define CUPRIC_TILE_DEVICE 1
@@ -21,7 +28,12 @@
 #define CUPRIC_TILE_UNROLL _Pragma("unroll")
 // edge paths: one copy of the loop body, not one per iteration (NVRTC time, code size)
 #define CUPRIC_TILE_NO_UNROLL _Pragma("unroll 1")
+#if CUPRIC_TILE_PRODUCERS > 0
+// the tile code's threads only (named barrier 1): the producer warpgroup runs its own loop
+#define CUPRIC_TILE_SYNC() asm volatile("bar.sync 1, " CUPRIC_TILE_STR(CUPRIC_TILE_THREADS) ";" ::: "memory")
+#else
 #define CUPRIC_TILE_SYNC() __syncthreads()
+#endif
 #define CUPRIC_TILE_ALIGN
 #else
 #define CUPRIC_TD inline __attribute__((always_inline))

@@ -5,7 +5,11 @@
 // zeros means the host could not describe the view (strides, alignment, rank), and then the whole
 // loop copies with cp.async, still on the same barriers. Stage s has a full barrier (the copies
 // landed: TMA's transaction bytes, or every thread's cp.async) and an empty one (every warp's
-// products read it: one arrival per warp). One thread issues every TMA copy.
+// products read it: one arrival per warp). One thread issues every TMA copy: thread 0, or in a
+// warp-specialised kernel (CUPRIC_TILE_PRODUCERS) the first thread of a producer warpgroup
+// launched after the kThreads that run the tile code, which does nothing but fill the ring while
+// those only wait for stages, multiply and release them (the emitter writes the producer's loop:
+// emit_producer in src/tile/emit_body.cpp). Registers move from the producer to them (setmaxnreg).
 #pragma once
 
 #ifdef CUPRIC_TILE_DEVICE
@@ -15,6 +19,9 @@ namespace cu::tile {
 struct alignas(64) TensorMap {
   unsigned long long opaque[16];
 };
+
+/// The thread that issues the TMA copies.
+inline constexpr int kTmaIssuer = kProducers > 0 ? kThreads : 0;
 
 /// Whether the host made this map (a made map is never all zeros: it holds the address).
 CUPRIC_TD bool tma_ready(const TensorMap& m) {
@@ -104,7 +111,8 @@ struct TmaRing {
   CUPRIC_TD u64* empty(int s) const { return bars + Stages + s; }
 };
 
-/// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop.
+/// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop (with a producer
+/// warpgroup: which waits at the same block-wide barrier in tma_ring_join).
 template <int Stages>
 CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bool tma) {
   TmaRing<Stages> r{reinterpret_cast<u64*>(bars), tma};
@@ -131,7 +139,7 @@ CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bo
 /// stage's bytes on its full barrier. The copying threads: thread 0 with TMA, all without.
 template <int Stages>
 CUPRIC_TD void tma_fill_begin(const Block& b, const TmaRing<Stages>& r, long long fill, int bytes) {
-  if (r.tma && b.tid != 0) return;
+  if (r.tma && b.tid != kTmaIssuer) return;
   const int s = static_cast<int>(fill % Stages);
   if (fill >= Stages) mbar_wait(r.empty(s), static_cast<int>((fill / Stages + 1) & 1));
 #if __CUDA_ARCH__ >= 900
@@ -148,7 +156,7 @@ CUPRIC_TD void tma_copy(const Block& b, const TmaRing<Stages>& r, long long fill
                         const TensorMap& m, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
 #if __CUDA_ARCH__ >= 900
   if (r.tma) {
-    if (b.tid != 0) return;
+    if (b.tid != kTmaIssuer) return;
     static_assert(ND <= 5, "cupric.tile: TMA copies tiles of arrays of at most 5 dimensions");
     int c[ND];
     CUPRIC_TILE_UNROLL
@@ -181,6 +189,16 @@ CUPRIC_TD void tma_fill_end() {
 template <int Ahead, int Stages>
 CUPRIC_TD void tma_stage_ready(const TmaRing<Stages>& r, long long it) {
   const int s = static_cast<int>(it % Stages);
+  if (r.tma && it == 0) {
+    // the loop-invariant operands the threads copied before the loop (attention's q: cp.async),
+    // which the cp.async ring waits for with its first stage: landed, visible to the tensor cores,
+    // every thread's part
+    cp_async_wait<0>();
+#if __CUDA_ARCH__ >= 900
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+    CUPRIC_TILE_SYNC();
+  }
   if (!r.tma) {
     cp_async_wait<Ahead - 1>();
 #if __CUDA_ARCH__ >= 900
@@ -209,7 +227,30 @@ CUPRIC_TD void tma_ring_end(const Block& b, const TmaRing<Stages>& r) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < 2 * Stages; ++s) mbar_inval(r.bars + s);
   }
-  __syncthreads();
+  CUPRIC_TILE_SYNC();
+}
+
+/// The producer warpgroup's side of tma_ring_begin: the ring as the tile code's threads set it up
+/// (it waits with them at the block-wide barrier after the barriers' initialisation).
+template <int Stages>
+CUPRIC_TD TmaRing<Stages> tma_ring_join(unsigned char* bars, bool tma) {
+  __syncthreads();  // every thread of the block: the tile code's at tma_ring_begin, the producer's here
+  return TmaRing<Stages>{reinterpret_cast<u64*>(bars), tma};
+}
+
+/// Register reallocation between the producer warpgroup (few: it only issues copies) and the tile
+/// code's warpgroups (the accumulators), sm_90a; each warpgroup's threads all run it.
+template <int Regs>
+CUPRIC_TD void producer_registers() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+#endif
+}
+template <int Regs>
+CUPRIC_TD void consumer_registers() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+#endif
 }
 
 }  // namespace cu::tile

@@ -45,6 +45,11 @@ Function pipeline_loads(const Function& f);
 /// body), or nullopt when one of them is not a pure scalar op or reads a carried value.
 std::optional<std::vector<std::size_t>> index_chain(const Function& f, const Region& body, const Op& load);
 
+/// The ops of `body` (indices, in order) that compute `values` from the kernel's parameters and
+/// values from outside `body`, or nullopt when one of them is not a pure scalar op or reads a
+/// carried value (index_chain is the slice of a load's operands).
+std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Region& body, std::vector<int> values);
+
 /// The staging of a tensor-core mma for blocks of `threads` threads (stages 0: it cannot be staged):
 /// 16-bit a (M, K) and b (K, N) (or (N, K)), float32 accumulator, M = 16 rows per warp in warpgroups
 /// of 4, K and N multiples of 64, N <= 256.
@@ -53,6 +58,10 @@ StagedShape staged_shape(const Function& f, const Op& mma, int threads);
 /// CUPRIC_TILE_TMA=1: staged loops fill their ring by TMA on mbarriers (device_include/cupric/tile/tma.h)
 /// and may keep up to 5 stages; read at each compile (it is part of the kernel index's key).
 bool tma_requested();
+
+/// Whether a staged loop filled by TMA gets a producer warpgroup (warp specialisation): with TMA,
+/// unless CUPRIC_TILE_WS=0; read at each compile (part of the kernel index's key).
+bool ws_requested();
 
 /// GPU: marks the K loops whose products read loads made in the loop from their indices (loads of
 /// arrays of 2 or more dimensions, padding 0, used by nothing else) and can be staged (staged_shape):

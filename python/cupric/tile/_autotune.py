@@ -383,8 +383,9 @@ class Autotuner(Launchable):
         else:
             mod = _cuda._cuda_module()
             d = mod.Device(int(device.split(":")[1]))
-            tma = " tma" if _cuda.tma_requested() else ""  # another kernel: another choice
-            target = f"{d.name} {d.arch} {' '.join(_cuda._EXTRA)} {_cuda._headers_digest(include_dir())}{tma}"
+            mode = _cuda.ring_mode()  # another kernel: another choice
+            ring = "" if mode == "cp.async" else f" {mode}"
+            target = f"{d.name} {d.arch} {' '.join(_cuda._EXTRA)} {_cuda._headers_digest(include_dir())}{ring}"
         parts = (
             _FORMAT,
             fp,

@@ -406,6 +406,15 @@ def tma_requested():
     return os.environ.get("CUPRIC_TILE_TMA") == "1"
 
 
+def ring_mode():
+    """How staged products' rings are filled, as the compiler reads the switches: "cp.async", "tma",
+    or "tma ws" (a producer warpgroup issues the TMA copies: warp specialisation, unless
+    CUPRIC_TILE_WS=0). Part of the kernel index's and the autotuner's keys."""
+    if not tma_requested():
+        return "cp.async"
+    return "tma" if os.environ.get("CUPRIC_TILE_WS") == "0" else "tma ws"
+
+
 class CudaKernel:
     """One specialisation compiled and loaded on one device, with its launch shape. Built from
     the emitter's output (compiling it), or from a disk index entry (a cached cubin and the
@@ -498,8 +507,9 @@ def _index_key(compiled, mod, device_index):
     Python, a cache read and a check); the cubin the entry names is keyed by the content."""
     with mod.Device(device_index):
         arch = default_arch()
-    tma = "tma" if tma_requested() else "cp.async"
-    return compiled.index_key(("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir()), tma))
+    return compiled.index_key(
+        ("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir()), ring_mode())
+    )
 
 
 def _load_indexed(mod, device_index, index_key):

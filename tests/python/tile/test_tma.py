@@ -156,14 +156,26 @@ def _reference(a, b, bias):
     return np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64), 0)
 
 
+# the ring's modes: TMA filled by a producer warpgroup (warp specialisation, the default with TMA),
+# TMA from the tile code's thread 0, cp.async from every thread
+MODES = {"tma ws": ("1", "1"), "tma": ("1", "0"), "cp.async": ("0", "1")}
+
+
+def _mode(monkeypatch, mode):
+    tma, ws = MODES[mode]
+    monkeypatch.setenv("CUPRIC_TILE_TMA", tma)
+    monkeypatch.setenv("CUPRIC_TILE_WS", ws)
+    assert _cuda.ring_mode() == mode
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("switch", ["1", "0"])
+@pytest.mark.parametrize("switch", list(MODES))
 @pytest.mark.parametrize("shape", list(SHAPES))
 # whole tiles; ragged M, N and K by TMA (rows of 400 bytes: describable); ragged with b's rows of
 # 130 bytes, which TMA cannot describe (the cp.async fallback)
 @pytest.mark.parametrize(("m", "n", "k"), [(512, 512, 512), (300, 200, 200), (129, 65, 1000)])
 def test_products_are_exact_at_every_stage_count(monkeypatch, switch, shape, m, n, k):
-    monkeypatch.setenv("CUPRIC_TILE_TMA", switch)
+    _mode(monkeypatch, switch)
     matmul.matmul_kernel.cache.clear()
     rng = np.random.default_rng(m + n + k)
     a, b, bias = _integers((m, k), rng), _integers((k, n), rng), _integers((n,), rng)
@@ -172,9 +184,10 @@ def test_products_are_exact_at_every_stage_count(monkeypatch, switch, shape, m, 
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["tma ws", "tma"])
 @pytest.mark.parametrize("view", ["odd_pitch", "transposed_b", "offset_by_one"])
-def test_views_tma_cannot_describe_fall_back_exactly(monkeypatch, view):
-    monkeypatch.setenv("CUPRIC_TILE_TMA", "1")
+def test_views_tma_cannot_describe_fall_back_exactly(monkeypatch, mode, view):
+    _mode(monkeypatch, mode)
     matmul.matmul_kernel.cache.clear()
     rng = np.random.default_rng(7)
     m, n, k = 256, 256, 192
@@ -190,8 +203,8 @@ def test_views_tma_cannot_describe_fall_back_exactly(monkeypatch, view):
         flat = cu.asarray(np.concatenate([[0], a.ravel()]).astype(BF16), device="cuda")
         da = flat[1:].reshape(m, k)
     out = cu.zeros((m, n), dtype=cu.float32, device="cuda")
-    matmul.matmul_kernel[(ct.cdiv(m, 128), ct.cdiv(n, 128))](
-        da, db, cu.asarray(bias.astype(BF16), device="cuda"), out, 128, 128, 64
+    matmul.matmul_kernel[(ct.cdiv(m, 128), ct.cdiv(n, 256))](
+        da, db, cu.asarray(bias.astype(BF16), device="cuda"), out, 128, 256, 64
     )
     np.testing.assert_array_equal(np.asarray(out.to_device("cpu")), _reference(a, b, bias))
 
@@ -202,3 +215,87 @@ def test_the_driver_makes_maps_for_describable_views():
     view = _cuda.device_array(x)
     assert bytes(_cuda.tensor_map(view, 128, 64)) != bytes(128)
     assert bytes(_cuda.tensor_map(_cuda.device_array(x[:, 1:]), 128, 64)) == bytes(128)  # misaligned
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["tma ws", "tma"])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize(("bn", "seq"), [(64, 1000), (128, 512)])
+def test_attention_is_the_same_in_every_ring_mode(monkeypatch, mode, causal, bn, seq):
+    """Attention (q resident in shared memory, k and v in the ring, two products an iteration) gives
+    the very bits of the cp.async ring in each TMA mode: the modes move the same data, and q's copies
+    are waited for before the first product (a TMA ring's first stage does not wait for cp.async)."""
+    import attention
+
+    rng = np.random.default_rng(seq + bn)
+    q, k, v = (rng.standard_normal((3, seq, 128)).astype(BF16) for _ in range(3))
+
+    def run(m):
+        _mode(monkeypatch, m)
+        attention.attention_kernel.cache.clear()
+        dq, dk, dv = (cu.asarray(x, device="cuda") for x in (q, k, v))
+        out = cu.zeros((3, seq, 128), dtype=cu.bfloat16, device="cuda")
+        attention.attention_kernel[(ct.cdiv(seq, 128), 3)](dq, dk, dv, out, 1 / 128**0.5, causal, 128, bn, 128)
+        return np.asarray(out.astype(cu.float32).to_device("cpu"))
+
+    want = run("cp.async")
+    np.testing.assert_allclose(want, attention.reference(q, k, v, causal), rtol=3e-2, atol=3e-2)
+    np.testing.assert_array_equal(run(mode), want)
+    attention.attention_kernel.cache.clear()
+
+
+@pytest.mark.parametrize(("shape", "producer"), [((128, 256, 64), True), ((64, 192, 64), True), ((128, 128, 64), False)])
+def test_a_producer_warpgroup_fills_rings_of_one_block_per_sm(monkeypatch, shape, producer):
+    """With TMA (warp specialisation unless CUPRIC_TILE_WS=0) a kernel whose one staged loop runs at
+    one block per SM launches a producer warpgroup after its tile threads: it computes the copies'
+    indices from the kernel's scalars, issues every TMA copy and returns; the tile code's barriers
+    leave it out (bar.sync 1), and registers move to the tile code (setmaxnreg) at 256 threads.
+    Two blocks per SM (128 x 128 x 64) keep thread 0 issuing."""
+    _mode(monkeypatch, "tma ws")
+    matmul.matmul_kernel.cache.clear()
+    e = _emitted(*shape)
+    src = e["source"]
+    threads = shape[0] // 16 * 32
+    assert e["threads"] == threads + (128 if producer else 0)
+    assert ("#define CUPRIC_TILE_PRODUCERS 128" in src) == producer
+    assert ("tma_ring_join<" in src) == producer
+    assert ("::cu::tile::producer_registers<40>();" in src) == (producer and threads == 256)
+    if producer:
+        body = src.split("__global__")[1]
+        assert body.index("if (blk.tid >= ::cu::tile::kThreads)") < body.index("tma_ring_begin<")
+    _mode(monkeypatch, "tma")
+    matmul.matmul_kernel.cache.clear()
+    assert _emitted(*shape)["threads"] == threads
+    matmul.matmul_kernel.cache.clear()
+
+
+@pytest.mark.nvrtc
+@pytest.mark.parametrize("kernel", ["matmul", "attention"])
+def test_warp_specialised_kernels_compile_for_sm90a_without_spills(monkeypatch, kernel):
+    """sm_90a: the producer's setmaxnreg.dec and the tile code's setmaxnreg.inc, named barriers for the
+    tile code, no spills at 168 launch registers (the tile code gets 232); sm_80 compiles the same
+    source (no TMA there: the producer returns at once and the threads fill the ring)."""
+    if not _cuda.nvrtc_available():
+        pytest.skip("NVRTC not found")
+    import attention
+    from cupric.tile import _paths
+
+    _mode(monkeypatch, "tma ws")
+    if kernel == "matmul":
+        matmul.matmul_kernel.cache.clear()
+        src = _emitted(128, 256, 64)["source"]
+    else:
+        q = np.zeros((4, 512, 128), BF16)
+        attention.attention_kernel.cache.clear()
+        key, specs, *_ = attention.attention_kernel._specialise((q, q, q, q, 0.1, False, 128, 64, 128))
+        src = attention.attention_kernel.compiled(key, specs).cuda()["source"]
+        attention.attention_kernel.cache.clear()
+    hopper = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("cubin", "ptx"))
+    ptx = hopper["ptx"]
+    assert "setmaxnreg.dec.sync.aligned.u32 40" in ptx and "setmaxnreg.inc.sync.aligned.u32 232" in ptx
+    assert "bar.sync 1, 256" in ptx or "barrier.sync 1, 256" in ptx
+    info, _ = _cuda.resources_from_log(hopper["log"])
+    assert info["spill_stores"] == 0 and info["registers"] <= 168
+    ampere = _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("cubin", "ptx"))
+    assert "setmaxnreg" not in ampere["ptx"] and "mma.sync" in ampere["ptx"]
+    matmul.matmul_kernel.cache.clear()
