@@ -17,7 +17,7 @@ from cupric import tile as ct
 # prefetched; 64x64 fits in 252 registers without spills (64x32: 198, 128x32: 237, 128x64 spills)
 # and halves the barriers per key against 64x32 (each runs one block of 8 warps per SM).
 SAXPY_BLOCK = 8192
-MATMUL_TILES = (128, 128, 64)
+MATMUL_TILES = (128, 128, 64)  # the cp.async ring; 128 x 256 x 64 with TMA rows below
 ATTENTION_TILES = (128, 64)
 
 
@@ -222,6 +222,34 @@ def _rows(p, quick, row):
             row("gpu", "layernorm triton", TB_s=f"{nbytes / t / 1e12:.2f}")
 
 
+class _switches:
+    """The compiler's switches set for a block (CUPRIC_TILE_TMA, CUPRIC_TILE_WS), the kernels'
+    in-memory caches cleared on the way in and out (the switches are read at each compile)."""
+
+    def __init__(self, env, *kernels):
+        import os
+
+        self.os, self.env, self.kernels, self.saved = os, env, kernels, {}
+
+    def __enter__(self):
+        for k, v in self.env.items():
+            self.saved[k] = self.os.environ.get(k)
+            self.os.environ[k] = v
+        for k in self.kernels:
+            k.cache.clear()
+            k._forget_plans()
+
+    def __exit__(self, *exc):
+        for k, v in self.saved.items():
+            if v is None:
+                self.os.environ.pop(k, None)
+            else:
+                self.os.environ[k] = v
+        for k in self.kernels:
+            k.cache.clear()
+            k._forget_plans()
+
+
 def _matmul(p, quick, row):
     import matmul
 
@@ -257,22 +285,64 @@ def _matmul(p, quick, row):
     # the same tiles in plain launch order (one group of all tile rows): what the grouping buys
     t_plain = _event_time(
         lambda: matmul.matmul_kernel[(ct.cdiv(m, bm), ct.cdiv(m, bn))](a, b, bias, o, bm, bn, bk, ct.cdiv(m, bm)),
-        p.cupric_stream, target_s=0.5, max_repeat=10,
+        p.cupric_stream,
+        target_s=0.5,
+        max_repeat=10,
     )
-    row("gpu", "matmul+bias+relu cupric.tile, launch order", TFLOP_s=f"{flops / t_plain / 1e12:.0f}",
-        vs_cublas=f"{t_blas / t_plain:.2f}")
+    row(
+        "gpu",
+        "matmul+bias+relu cupric.tile, launch order",
+        TFLOP_s=f"{flops / t_plain / 1e12:.0f}",
+        vs_cublas=f"{t_blas / t_plain:.2f}",
+    )
     # the same kernel with @ct.autotune choosing the tiles (examples/tile/matmul.py's configs)
     try:
         matmul.matmul_bias_relu_tuned(a, b, bias, o)
         p.sync()
-        t_tuned = _event_time(lambda: matmul.matmul_bias_relu_tuned(a, b, bias, o), p.cupric_stream, target_s=0.5,
-                              max_repeat=10)
+        t_tuned = _event_time(
+            lambda: matmul.matmul_bias_relu_tuned(a, b, bias, o), p.cupric_stream, target_s=0.5, max_repeat=10
+        )
         best = matmul.matmul_tuned.best_config if hasattr(matmul.matmul_tuned, "best_config") else "?"
-        row("gpu", "matmul+bias+relu cupric.tile autotuned", TFLOP_s=f"{flops / t_tuned / 1e12:.0f}",
-            vs_cublas=f"{t_blas / t_tuned:.2f}", config=str(best).replace(" ", ""))
+        row(
+            "gpu",
+            "matmul+bias+relu cupric.tile autotuned",
+            TFLOP_s=f"{flops / t_tuned / 1e12:.0f}",
+            vs_cublas=f"{t_blas / t_tuned:.2f}",
+            config=str(best).replace(" ", ""),
+        )
     except Exception as err:  # noqa: BLE001 - the tuned row is extra
         print(f"# matmul autotuned failed: {type(err).__name__}: {str(err)[:300]}")
     row("gpu", "addmm+relu torch", TFLOP_s=f"{flops / t_fused / 1e12:.0f}")
+    # Hopper: the ring filled by TMA from a producer warpgroup (CUPRIC_TILE_TMA=1; docs/tile.md)
+    for size in (m, 4096) if not quick else (m,):
+        x, y = (a, b) if size == m else (p.rand((size, size), "bfloat16", 0.1), p.rand((size, size), "bfloat16", 0.1))
+        bz, oz = bias[:size], o[:size, :size] if size == m else torch.empty_like(x)
+        t_ref = (
+            t_blas if size == m else _event_time(lambda x=x, y=y: x @ y, p.torch_stream, target_s=0.5, max_repeat=20)
+        )
+        for mode, env in (
+            ("tma ws", {"CUPRIC_TILE_TMA": "1"}),
+            ("tma", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_WS": "0"}),
+        ):
+            with _switches(env, matmul.matmul_kernel):
+
+                def run_ws(x=x, y=y, bz=bz, oz=oz, size=size):
+                    matmul.matmul_kernel[(ct.cdiv(size, 128), ct.cdiv(size, 256))](x, y, bz, oz, 128, 256, 64)
+
+                run_ws()
+                p.sync()
+                status = _check("matmul", oz, torch.relu(x @ y + bz), 2e-2)
+                t = _event_time(run_ws, p.cupric_stream, target_s=0.5, max_repeat=10)
+            row(
+                "gpu",
+                f"matmul+bias+relu bf16 {size}^3 tiles 128x256x64 {mode}",
+                TFLOP_s=f"{2 * size**3 / t / 1e12:.0f}",
+                vs_cublas=f"{t_ref / t:.2f}",
+                target=">= 0.9",
+                check=status,
+            )
+        if size != m:
+            row("gpu", f"matmul bf16 {size}^3 torch (cuBLAS)", TFLOP_s=f"{2 * size**3 / t_ref / 1e12:.0f}")
 
 
 def _attention(p, quick, row, within_budget):
@@ -286,9 +356,17 @@ def _attention(p, quick, row, within_budget):
     q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
     out = torch.empty_like(q)
     q3, k3, v3, o3 = (t.view(B * H, S, D) for t in (q, k, v, out))
-    for (bm, bn), causal in ((ATTENTION_TILES, False), (ATTENTION_TILES, True), ((128, 128), False)):
+    for (bm, bn), causal, mode in (
+        (ATTENTION_TILES, False, None),
+        (ATTENTION_TILES, True, None),
+        ((128, 128), False, None),
+        ((128, 128), False, "tma ws"),
+        ((128, 128), True, "tma ws"),
+    ):
         if not within_budget(f"attention causal={causal}", 8):
             return
+        switches = _switches({"CUPRIC_TILE_TMA": "1"} if mode else {}, attention.attention_kernel)
+        switches.__enter__()
 
         def run(c=causal, bm=bm, bn=bn):
             attention.attention_kernel[(ct.cdiv(S, bm), B * H)](q3, k3, v3, o3, 1.0 / math.sqrt(D), c, bm, bn, D)
@@ -302,7 +380,9 @@ def _attention(p, quick, row, within_budget):
         flops = 4 * B * H * S * S * D * (0.5 if causal else 1)
         t_tile = _event_time(run, p.cupric_stream, target_s=0.5, max_repeat=10)
         t_sdpa = _event_time(sdpa, p.torch_stream, target_s=0.5, max_repeat=20)
+        switches.__exit__(None, None, None)
         name = f"attention{' causal' if causal else ''} B{B} H{H} S{S} D{D} bf16 tiles {bm}x{bn}"
+        name += f" {mode}" if mode else ""
         row(
             "gpu",
             f"{name} cupric.tile",

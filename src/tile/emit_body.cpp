@@ -21,6 +21,21 @@ std::string ctype(DType t) {
 Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int vec)
     : f_(f), opt_(options), threads_(threads), vec_(vec) {
   analyse(f_.body);
+  // an elementwise tile read through a reshape (the same slots: an alias) by one elementwise op is
+  // made in that op's loop too (an arange's mask: otherwise a register per slot)
+  for (const auto& [v, def] : def_) {
+    if (!is_elementwise(*def) || uses_[v] != 1 || user_[v]->kind != OpKind::reshape) continue;
+    const Op* alias = user_[v];
+    const int a = alias->result();
+    const Type& t = f_.type(v);
+    if (uses_[a] != 1 || !is_elementwise(*user_[a]) || region_of_[alias] != region_of_[def] ||
+        region_of_[user_[a]] != region_of_[def] || t.is_scalar() || f_.type(a).size() != t.size() ||
+        f_.type(a).layout != t.layout || f_.type(user_[a]->result()).size() != t.size() ||
+        f_.type(user_[a]->result()).layout != t.layout)
+      continue;
+    through_[a] = v;
+    user_[v] = user_[a];  // for the rule below: v's one reader is the reshape's
+  }
   for (const auto& [v, def] : def_) {
     if (!is_elementwise(*def) || uses_[v] != 1) continue;
     const Op* user = user_[v];
@@ -28,6 +43,18 @@ Emitter::Emitter(const Function& f, const EmitOptions& options, int threads, int
     const Type& tu = f_.type(user->result());
     if (tu.size() == f_.type(v).size() && tu.layout == f_.type(v).layout) inlined_.insert(v);
   }
+  // CUDA: an elementwise tile whose only use is a reduction of a blocked tile to one value is made
+  // in the reduction's loop (reduce_finish), slot by slot: it is never held whole
+  if (opt_.target == Target::cuda && threads_ % 32 == 0)
+    for (const auto& [v, def] : def_) {
+      if (!is_elementwise(*def) || uses_[v] != 1) continue;
+      const Op* user = user_[v];
+      if (user->kind != OpKind::reduce || region_of_[user] != region_of_[def] || f_.type(user->result()).size() != 1 ||
+          f_.type(v).layout.is_mma())
+        continue;
+      inlined_.insert(v);
+      fused_reductions_.insert(user);
+    }
   if (opt_.target == Target::cuda && !opt_.debug && vec_ > 1) plan_streams(f_.body);
 }
 
@@ -224,6 +251,7 @@ std::string Emitter::operand_ref(int v) const {
 }
 
 std::string Emitter::elem_ref(int v, int n) {
+  if (auto t = through_.find(v); t != through_.end() && inlined(t->second)) return elem_ref(t->second, n);
   if (!inlined(v)) return operand_ref(v);
   if (!emitted_in_loop_.count(v)) emit_elem_stmt(*def_.at(v), n);
   return "e" + std::to_string(v);

@@ -69,6 +69,7 @@ void Emitter::emit_shape_op(const Op& op) {
   const Type& tv = f_.type(v);
   const Type& tx = f_.type(x);
   if (deferred_.count(&op)) return;  // a streamed load's reshape (emit_streamed)
+  if (auto t = through_.find(v); t != through_.end() && inlined(t->second)) return;  // made in its reader's loop
   if (op.kind == OpKind::reshape) {
     if (auto p = panels_.find(x); p != panels_.end()) {  // the same panels
       panels_[v] = p->second;
@@ -124,6 +125,27 @@ void Emitter::emit_reduction(const Op& op) {
       // reduce.h mma_reduce: a partial result per warp sharing a row (column)
       const long long axis_i = op.ints.at(0);
       need_smem(align16(sa * (axis_i == 1 ? l.warps_n : l.warps_m) * (axis_i == 1 ? l.rows : l.cols)));
+    } else if (no == 1 && !l.is_mma() && threads_ % 32 == 0) {
+      need_smem(align16(sa * (threads_ / 32)));  // reduce.h reduce_all: a partial result per warp
+      if (fused_reductions_.count(&op)) {        // the operand made slot by slot in the reduction's loop
+        const std::string A = ctype(acc), R = reduction_op(row);
+        line() << "{";
+        ++indent_;
+        line() << A << " acc = " << R << "::identity<" << A << ">();";
+        line() << slot_loop(x);
+        ++indent_;
+        emitted_in_loop_.clear();
+        emit_elem_stmt(*def_.at(x), static_cast<int>(n));
+        line() << "if (" << layout_type(x) << "::owns(blk.tid, s)) acc = " << R << "::combine(acc, ::cu::tile::convert<"
+               << A << ">(e" << x << "));";
+        --indent_;
+        line() << "}";
+        line() << "::cu::tile::reduce_finish<" << R << ">(blk, " << out << ", acc);";
+        --indent_;
+        line() << "}";
+        end_result(v);
+        return;
+      }
     } else {
       need_smem(align16(sa * n) + align16(sa * no) + align16(sa * threads_));
     }
@@ -315,8 +337,8 @@ void Emitter::emit_streamed(const Op& root) {
   std::string fast;
   if (stored) {
     const int a = stored->operands.at(0);
-    line() << "const ::cu::tile::i64 st" << v << "[" << f_.type(a).ndim << "] = "
-           << window_corner(*stored, stored->kind == OpKind::store_offset) << ";";
+    line() << "const ::cu::tile::i64 st" << v << "[" << f_.type(a).ndim
+           << "] = " << window_corner(*stored, stored->kind == OpKind::store_offset) << ";";
     fast = cat("::cu::tile::window_vectorisable<", dims(f_.type(v).shape), ", ::cu::tile::kVec>(", name(a), ", st", v,
                ")");
   }
@@ -324,8 +346,8 @@ void Emitter::emit_streamed(const Op& root) {
     if (op->kind == OpKind::reshape) continue;
     const int a = op->operands.at(0);
     const Shape& shape = f_.type(op->result()).shape;
-    line() << "const ::cu::tile::i64 st" << op->result() << "[" << f_.type(a).ndim << "] = "
-           << window_corner(*op, op->kind == OpKind::load_offset) << ";";
+    line() << "const ::cu::tile::i64 st" << op->result() << "[" << f_.type(a).ndim
+           << "] = " << window_corner(*op, op->kind == OpKind::load_offset) << ";";
     fast += cat(fast.empty() ? "" : " && ", "::cu::tile::window_vectorisable<", dims(shape), ", ::cu::tile::kVec>(",
                 name(a), ", st", op->result(), ")");
   }

@@ -139,8 +139,8 @@ class Emitter {
   std::unordered_set<std::string> reductions_;  ///< rows whose operator struct is in the preamble
   long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
   std::vector<std::pair<TensorMapParam, std::string>> tensor_maps_;
-  std::string tma_ring_;  ///< in a TMA ring's copies: its barriers' variable
-  std::string tma_fill_;  ///< ... and the fill (iteration number) the copies are for
+  std::string tma_ring_;          ///< in a TMA ring's copies: its barriers' variable
+  std::string tma_fill_;          ///< ... and the fill (iteration number) the copies are for
   const Op* producer_ = nullptr;  ///< the staged loop a producer warpgroup fills (warp specialisation)
   // Streamed loads (CUDA): a load whose only use is a fused elementwise loop later in its region,
   // with nothing that writes memory between them, is read run by run inside that loop where its
@@ -151,6 +151,8 @@ class Emitter {
   std::unordered_map<int, std::string> stream_ref_;                ///< a streamed value -> its slot's expression
   std::unordered_map<const Op*, const Op*> stream_store_;          ///< fused root -> the store of its tile, fused too
   void plan_streams(const Region& r);
+  std::unordered_map<int, int> through_;            ///< a reshape read in a fused loop -> the inlined tile it aliases
+  std::unordered_set<const Op*> fused_reductions_;  ///< reductions to one value made in their operand's loop
   /// emit_fused for a root with streamed loads: the run-by-run loop where every window is
   /// vectorisable, else the loads as usual and the plain loop.
   void emit_streamed(const Op& root);

@@ -13,8 +13,8 @@ inline constexpr int kProducers = CUPRIC_TILE_PRODUCERS;
 #else
 inline constexpr int kProducers = 0;
 #endif
-inline constexpr int kVec = CUPRIC_TILE_VEC;          ///< consecutive elements per thread and access
-inline constexpr int kSmemBytes = CUPRIC_TILE_SMEM;   ///< shared scratch the kernel was given
+inline constexpr int kVec = CUPRIC_TILE_VEC;         ///< consecutive elements per thread and access
+inline constexpr int kSmemBytes = CUPRIC_TILE_SMEM;  ///< shared scratch the kernel was given
 
 /// Bytes of shared scratch a part of an op takes (parts start at 16-byte boundaries). The
 /// emitters size the kernel's scratch with the same formulas; each op static_asserts them.

@@ -216,10 +216,43 @@ CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, 
   CUPRIC_TILE_SYNC();
 }
 
+/// A blocked tile reduced to one value (a row's sum or max in row-per-block kernels): each thread
+/// combines its slots in registers, the lanes by shuffles, the warps through kThreads / 32 partial
+/// results in shared memory — the tile is never staged (two barriers, not a round trip of the
+/// whole tile through shared memory).
+/// The end of a reduction to one value whose thread parts are in `acc` (reduce_all's, or a loop the
+/// emitter fused with the elementwise ops that make the reduced tile): lanes, then warps.
+template <class Op, class A, class TO, class LO>
+CUPRIC_TD void reduce_finish(const Block& b, Tile<TO, 1, LO>& out, A acc) {
+  static_assert(smem_align(sizeof(A) * (kThreads / 32)) <= kSmemBytes, "cupric.tile: scratch too small (reduce)");
+  CUPRIC_TILE_UNROLL
+  for (int m = 16; m > 0; m /= 2) acc = Op::combine(acc, shfl_xor(acc, m));
+  A* sp = reinterpret_cast<A*>(b.smem);
+  if (b.tid % 32 == 0) sp[b.tid / 32] = acc;
+  CUPRIC_TILE_SYNC();
+  A t = sp[0];
+  CUPRIC_TILE_UNROLL
+  for (int w = 1; w < kThreads / 32; ++w) t = Op::combine(t, sp[w]);
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < LO::kSlots; ++s) out.v[s] = convert<TO>(t);
+  CUPRIC_TILE_SYNC();
+}
+
+template <class Op, class A, class TO, class TI, int N, class LO, class LI>
+CUPRIC_TD void reduce_all(const Block& b, Tile<TO, 1, LO>& out, const Tile<TI, N, LI>& x) {
+  A acc = Op::template identity<A>();
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < LI::kSlots; ++s)
+    if (LI::owns(b.tid, s)) acc = Op::combine(acc, convert<A>(x.v[s]));  // each element once
+  reduce_finish<Op>(b, out, acc);
+}
+
 template <class Op, class Sh, int Axis, class A, class TO, class TI, int NO, class LO, class LI>
 CUPRIC_TD void reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, Sh::size, LI>& x) {
   if constexpr (rows_cols_v<LI, Sh>()) {
     mma_reduce<Op, Axis, A>(b, out, x);
+  } else if constexpr (NO == 1 && !is_mma_layout_v<LI> && kThreads % 32 == 0) {
+    reduce_all<Op, A>(b, out, x);
   } else {
     constexpr int N = Sh::size, K = Sh::dim(Axis), Inner = Sh::inner(Axis);
     constexpr int a0 = smem_align(sizeof(A) * N), a1 = smem_align(sizeof(A) * NO);
