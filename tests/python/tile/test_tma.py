@@ -244,7 +244,9 @@ def test_attention_is_the_same_in_every_ring_mode(monkeypatch, mode, causal, bn,
     attention.attention_kernel.cache.clear()
 
 
-@pytest.mark.parametrize(("shape", "producer"), [((128, 256, 64), True), ((64, 192, 64), True), ((128, 128, 64), False)])
+@pytest.mark.parametrize(
+    ("shape", "producer"), [((128, 256, 64), True), ((64, 192, 64), True), ((128, 128, 64), False)]
+)
 def test_a_producer_warpgroup_fills_rings_of_one_block_per_sm(monkeypatch, shape, producer):
     """With TMA (warp specialisation unless CUPRIC_TILE_WS=0) a kernel whose one staged loop runs at
     one block per SM launches a producer warpgroup after its tile threads: it computes the copies'
