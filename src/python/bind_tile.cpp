@@ -203,12 +203,14 @@ void bind_tile(nb::module_& m) {
            "One block's BlockCost; params: name -> shape tuple (arrays) or number (scalars).")
       .def(
           "emit",
-          [](const Function& f, const std::string& target, bool debug, int threads, bool record_stages) {
+          [](const Function& f, const std::string& target, bool debug, int threads, bool record_stages,
+             const std::string& ring) {
             tile::EmitOptions o;
             o.target = target_from_name(target);
             o.debug = debug;
             o.threads = threads;
             o.record_stages = record_stages;
+            o.ring = ring;
             tile::EmitResult r = tile::emit(f, o);
             nb::dict d;
             d["source"] = r.source;
@@ -227,15 +229,19 @@ void bind_tile(nb::module_& m) {
             for (const tile::TensorMapParam& p : r.tensor_maps)
               maps.append(nb::make_tuple(p.param, p.box_rows, p.box_cols));
             d["tensor_maps"] = maps;
+            d["persistent"] = r.persistent;
             nb::list stages;
             for (const tile::StageText& s : r.stages) stages.append(nb::make_tuple(s.stage, s.ir));
             d["stages"] = stages;
             return d;
           },
           nb::arg("target"), nb::arg("debug") = false, nb::arg("threads") = 0, nb::arg("record_stages") = false,
+          nb::arg("ring") = "",
           "Runs the target's stages on a copy and renders it: {'source', 'entry', 'threads', 'vec', 'smem_bytes', "
-          "'params' ((role, dtype) per kernel parameter), 'param_types' (their C types, for reading), 'stages'} "
-          "('stages': (name, IR text) after each stage, with record_stages).");
+          "'params' ((role, dtype) per kernel parameter), 'param_types' (their C types, for reading), "
+          "'tensor_maps', 'persistent', 'stages'} ('stages': (name, IR text) after each stage, with "
+          "record_stages). ring: how staged loops' rings are filled on CUDA ('cp.async', 'tma', 'tma ws', "
+          "'tma ws persistent'; '': from the CUPRIC_TILE_* environment).");
   t.def(
       "stage_names", [](const std::string& target) { return tile::stage_names(target_from_name(target)); },
       nb::arg("target"),

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "cupric/errors.hpp"
@@ -108,8 +109,15 @@ EmitResult emit_host(const Function& f, const EmitOptions& o, const Launch& l) {
 }
 
 EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
-  Emitter e(f, o, l.threads, l.vec);
-  const std::string body = e.body();
+  Emitter first(f, o, l.threads, l.vec);
+  std::string body = first.body();
+  std::optional<Emitter> again;
+  if (first.persistent() && first.smem_bytes() > 227 * 1024) {  // the ring beside the epilogue's scratch: too big
+    again.emplace(f, o, l.threads, l.vec);
+    again->forbid_persistent();
+    body = again->body();
+  }
+  const Emitter& e = again ? *again : first;
   EmitResult r;
   r.entry = f.name;
   r.threads = l.threads + e.producers();  // the block: the tile code's threads, then a producer warpgroup
@@ -147,6 +155,8 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
     params += cat(", const __grid_constant__ ::cu::tile::TensorMap ", n);
     r.tensor_maps.push_back(map);
   }
+  r.persistent = e.persistent();
+  if (r.persistent) params += ", long long cupric_grid0, long long cupric_grid1, long long cupric_grid2";
   if (o.debug) {  // where failed checks are recorded; the launcher zeroes it and reads it back
     params += cat(params.empty() ? "" : ", ", "cupric_tile_status* cupric_status");
     r.params.push_back({ParamRole::status, DType::uint8});
@@ -156,10 +166,12 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
       cat("\nextern \"C\" __global__ void __launch_bounds__(", r.threads,
           e.min_blocks() > 1 ? cat(", ", e.min_blocks()) : std::string(), ") ", f.name, "(", params, ") {\n",
           "  extern __shared__ __align__(16) unsigned char cupric_smem[];\n",
-          "  const ::cu::tile::Block blk{{static_cast<long long>(blockIdx.x), static_cast<long long>(blockIdx.y), "
-          "static_cast<long long>(blockIdx.z)},\n",
-          "      {static_cast<long long>(gridDim.x), static_cast<long long>(gridDim.y), static_cast<long "
-          "long>(gridDim.z)},\n",
+          r.persistent
+              ? std::string("  ::cu::tile::Block blk{{0, 0, 0}, {cupric_grid0, cupric_grid1, cupric_grid2},\n")
+              : std::string("  const ::cu::tile::Block blk{{static_cast<long long>(blockIdx.x), static_cast<long "
+                            "long>(blockIdx.y), static_cast<long long>(blockIdx.z)},\n"
+                            "      {static_cast<long long>(gridDim.x), static_cast<long long>(gridDim.y), "
+                            "static_cast<long long>(gridDim.z)},\n"),
           "      static_cast<int>(threadIdx.x), cupric_smem, ", o.debug ? "cupric_status" : "nullptr", "};", views,
           body, "\n}\n");
   return r;
@@ -325,6 +337,7 @@ std::string param_ctype(const KernelParam& p) {
 }
 
 EmitResult emit(const Function& f, const EmitOptions& options) {
+  const RingModeScope ring(options.ring);  // the passes and the emitter read it
   const TargetBackend& target = backend(options.target);
   StageRunner runner(f, options, target.name);
   for (const Stage& stage : kCanonicalStages) runner.run(stage, {options});
@@ -341,7 +354,9 @@ std::vector<std::string> stage_names(Target target) {
   std::vector<std::string> names = {"frontend"};
   for (const Stage& s : kCanonicalStages) names.emplace_back(s.name);
   std::vector<Stage> own;
-  backend(target).add_stages(own, EmitOptions{target});
+  EmitOptions o;
+  o.target = target;
+  backend(target).add_stages(own, o);
   for (const Stage& s : own) names.emplace_back(s.name);
   return names;
 }

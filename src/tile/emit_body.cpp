@@ -182,7 +182,23 @@ std::string Emitter::literal(const Scalar& s, DType t) const {
 std::string Emitter::body() {
   std::vector<std::size_t> slice;
   producer_ = producer_loop(slice);
+  persistent_ = producer_ && allow_persistent_ && !opt_.debug && persistent_requested();
   if (producer_) emit_producer(*producer_, slice);
+  if (persistent_) {
+    emit_ring_setup(*producer_);
+    line() << "for (long long cupric_t = blockIdx.x; ::cu::tile::next_tile(blk, cupric_t); cupric_t += gridDim.x) {";
+    ++indent_;
+    emit_region(f_.body);
+    --indent_;
+    line() << "}";
+    const std::string it = name(producer_->regions.at(0).args.at(0));
+    line() << "::cu::tile::tma_ring_end(blk, " << it << "_bars);";
+    // the ring after every op's scratch (the producer fills it while the epilogue runs)
+    const long long at = (smem_ + 15) / 16 * 16;
+    defines_ += cat("#define CUPRIC_TILE_RING_", it, " ", at, "\n");
+    smem_ = static_cast<int>(at + persistent_ring_);
+    return out_.str();
+  }
   emit_region(f_.body);
   return out_.str();
 }
@@ -512,7 +528,8 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   line() << "if (blk.tid >= ::cu::tile::kThreads) {  // the producer warpgroup: it only fills the ring, by TMA";
   ++indent_;
   if (threads_ == 256) line() << "::cu::tile::producer_registers<40>();";
-  for (std::size_t i : slice) emit_op(f_.body.ops[i]);
+  if (!persistent_)
+    for (std::size_t i : slice) emit_op(f_.body.ops[i]);
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
          << ");";
   line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_join<" << stages << ">("
@@ -520,6 +537,11 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   line() << "if (" << bars << ".tma && blk.tid == ::cu::tile::kTmaIssuer) {";
   ++indent_;
   line() << "long long " << count << " = 0;";
+  if (persistent_) {  // every output tile of this block, the fills numbered on across them
+    line() << "for (long long cupric_t = blockIdx.x; ::cu::tile::next_tile(blk, cupric_t); cupric_t += gridDim.x) {";
+    ++indent_;
+    for (std::size_t i : slice) emit_op(f_.body.ops[i]);
+  }
   line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < "
          << name(op.operands[1]) << "; " << it << " += " << name(op.operands[2]) << ", ++" << count << ") {";
   ++indent_;
@@ -530,12 +552,29 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   tma_ring_.clear();
   --indent_;
   line() << "}";
+  if (persistent_) {
+    --indent_;
+    line() << "}";
+  }
   --indent_;
   line() << "}";
   line() << "return;";
   --indent_;
   line() << "}";
   if (threads_ == 256) line() << "::cu::tile::consumer_registers<232>();";
+}
+
+void Emitter::emit_ring_setup(const Op& op) {
+  const int stages = op.staged.stages;
+  const std::string it = name(op.regions.at(0).args.at(0)), ring = it + "_ring", bars = it + "_bars";
+  std::string maps_ready;
+  const long long stage = plan_ring(op, &maps_ready);
+  persistent_ring_ = stages * stage + 1024 + 16 * stages;  // the stages, the alignment, the barriers
+  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
+         << ");  // " << stages << " stages of the products' operands, for every output tile";
+  line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
+         << ">(blk, " << ring << " + " << stages * stage << ", " << maps_ready << ");";
+  line() << "long long " << it << "_k = 0;  // iterations done, over the output tiles";
 }
 
 void Emitter::emit_staged_for(const Op& op) {
@@ -553,12 +592,19 @@ void Emitter::emit_staged_for(const Op& op) {
   // body's other ops use (known once the body is emitted: a macro in the header); before and after
   // the loop it is scratch for the ops there. A TMA ring's barriers follow its stages.
   const std::string offset = cat("CUPRIC_TILE_RING_", it);
-  line() << "CUPRIC_TILE_SYNC();  // earlier users of the scratch are done with it";
-  line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
-         << stages << " stages of the products' operands";
-  if (tma)
-    line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
-           << ">(blk, " << ring << " + " << stages * stage << ", " << maps_ready << ");";
+  const bool persistent = produced && persistent_;  // the ring is set up before the loop over tiles
+  if (!persistent) {
+    line() << "CUPRIC_TILE_SYNC();  // earlier users of the scratch are done with it";
+    line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
+           << stages << " stages of the products' operands";
+    if (tma)
+      line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
+             << ">(blk, " << ring << " + " << stages * stage << ", " << maps_ready << ");";
+  } else {
+    line() << "const long long " << count << "0 = " << count << ";  // this tile's first iteration";
+  }
+  // fills are numbered on across a persistent kernel's tiles
+  const std::string first = persistent ? cat(count, "0") : std::string("0");
   // the copies of the tiles of iteration `at` (a fill of the ring) into the stage at `to`; with a
   // producer warpgroup only where TMA cannot (the maps of zeros: cp.async by these threads)
   auto fill = [&](const std::string& at, const std::string& number, const std::string& to) {
@@ -587,18 +633,21 @@ void Emitter::emit_staged_for(const Op& op) {
   ++indent_;
   line() << "const ::cu::tile::i64 " << it << (tma ? "_first" : "") << " = " << name(op.operands.at(0)) << " + " << slot
          << " * " << step << ";";
-  fill(it + "_first", slot, cat(ring, " + ", slot, " * ", stage));
+  fill(it + "_first", persistent ? cat(count, " + ", slot) : slot,
+       cat(ring, " + (", first, " + ", slot, ") % ", stages, " * ", stage));
   --indent_;
   line() << "}";
-  line() << "int " << slot << " = 0;";
-  if (tma) line() << "long long " << count << " = 0;  // iterations done";
+  line() << "int " << slot << " = " << (persistent ? cat("static_cast<int>(", first, " % ", stages, ")") : "0") << ";";
+  if (tma && !persistent) line() << "long long " << count << " = 0;  // iterations done";
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
   // stage_products marks loops of a positive constant step
   line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << ub << "; " << it
          << " += " << step << ") {";
   ++indent_;
-  if (tma) line() << "::cu::tile::tma_stage_ready<" << ahead << ">(" << bars << ", " << count << ");";
+  if (tma)
+    line() << "::cu::tile::tma_stage_ready<" << ahead << ">(" << bars << ", " << count
+           << (persistent ? ", " + first : "") << ");";
   else line() << "::cu::tile::stage_ready<" << ahead - 1 << ">();";
   line() << "{";
   ++indent_;
@@ -613,14 +662,23 @@ void Emitter::emit_staged_for(const Op& op) {
   smem_ = 0;
   emit_region(body);
   const long long body_scratch = (smem_ + 15) / 16 * 16;
-  defines_ += cat("#define ", offset, " ", body_scratch, "\n");
-  smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024 + (tma ? 16 * stages : 0)));
-  if (tma) line() << "::cu::tile::tma_stage_done<" << in_flight << ">(blk, " << bars << ", " << count << "++);";
+  if (persistent) {
+    smem_ = std::max<int>(outer, static_cast<int>(body_scratch));  // body() places the ring after all scratch
+  } else {
+    defines_ += cat("#define ", offset, " ", body_scratch, "\n");
+    smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024 + (tma ? 16 * stages : 0)));
+  }
+  if (tma)
+    line() << "::cu::tile::tma_stage_done<" << in_flight << ">(blk, " << bars << ", " << count << "++"
+           << (persistent ? ", " + first : "") << ");";
   line() << slot << " = " << slot << " + 1 == " << stages << " ? 0 : " << slot << " + 1;";
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
-  line() << (tma ? cat("::cu::tile::tma_ring_end(blk, ", bars, ");") : std::string("::cu::tile::staged_loop_end();"));
+  if (persistent)
+    line() << "::cu::tile::tma_tile_end<" << in_flight << ">(blk, " << bars << ", " << count << ", " << first << ");";
+  else
+    line() << (tma ? cat("::cu::tile::tma_ring_end(blk, ", bars, ");") : std::string("::cu::tile::staged_loop_end();"));
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

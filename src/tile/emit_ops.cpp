@@ -309,6 +309,9 @@ void Emitter::plan_streams(const Region& r) {
     if ((store->kind != OpKind::store && store->kind != OpKind::store_offset) || store->operands.back() != v ||
         region_of_[store] != &r || f_.type(store->operands.at(0)).dtype != f_.type(v).dtype)
       continue;
+    bool reads_it = false;  // a run stored before a later run of the same array is read: not fused
+    for (const Op* load : group) reads_it = reads_it || load->operands.at(0) == store->operands.at(0);
+    if (reads_it) continue;
     const auto at = [&](const Op* op) {
       for (std::size_t i = 0; i < r.ops.size(); ++i)
         if (&r.ops[i] == op) return i;

@@ -25,6 +25,11 @@ class Emitter {
   int smem_bytes() const { return smem_ + static_cast<int>(resident_); }
   /// CUDA: threads of the producer warpgroup launched after `threads` (warp specialisation), or 0.
   int producers() const { return producer_ ? 128 : 0; }
+  /// CUDA: a persistent kernel (it takes the launch's grid as three more parameters, after the
+  /// tensor maps, and loops over the output tiles: launched with at most one block per SM).
+  bool persistent() const { return persistent_; }
+  /// Emits the kernel without persistence (when its ring and the epilogue's scratch do not fit).
+  void forbid_persistent() { allow_persistent_ = false; }
   /// Blocks per SM the CUDA kernel is built for (__launch_bounds__' second argument).
   int min_blocks() const { return min_blocks_; }
   /// Macros the body uses (the offsets of staged loops' rings), for the source's header.
@@ -142,6 +147,10 @@ class Emitter {
   std::string tma_ring_;          ///< in a TMA ring's copies: its barriers' variable
   std::string tma_fill_;          ///< ... and the fill (iteration number) the copies are for
   const Op* producer_ = nullptr;  ///< the staged loop a producer warpgroup fills (warp specialisation)
+  bool persistent_ = false, allow_persistent_ = true;
+  long long persistent_ring_ = 0;  ///< a persistent kernel's ring and barriers (bytes, placed after all scratch)
+  /// A persistent kernel's ring set-up, before its loop over output tiles (the loop's own code skips it).
+  void emit_ring_setup(const Op& loop);
   // Streamed loads (CUDA): a load whose only use is a fused elementwise loop later in its region,
   // with nothing that writes memory between them, is read run by run inside that loop where its
   // window is vectorisable, so that its tile is never held whole (layer norm's w and b: 64

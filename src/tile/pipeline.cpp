@@ -343,14 +343,37 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
 
 }  // namespace
 
+namespace {
+thread_local const std::string* g_ring_mode = nullptr;  // RingModeScope's, when not empty
+
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
+}
+}  // namespace
+
+RingModeScope::RingModeScope(const std::string& mode) : saved_(g_ring_mode) {
+  if (!mode.empty()) {
+    if (mode != "cp.async" && mode != "tma" && mode != "tma ws" && mode != "tma ws persistent")
+      throw ValueError(cat("cupric.tile: unknown ring mode '", mode, "' (cp.async, tma, tma ws, tma ws persistent)"));
+    g_ring_mode = &mode;
+  }
+}
+RingModeScope::~RingModeScope() { g_ring_mode = saved_; }
+
 bool tma_requested() {
-  const char* v = std::getenv("CUPRIC_TILE_TMA");
-  return v != nullptr && std::string(v) == "1";
+  if (g_ring_mode) return g_ring_mode->rfind("tma", 0) == 0;
+  return env_is("CUPRIC_TILE_TMA", "1");
 }
 
 bool ws_requested() {
-  const char* v = std::getenv("CUPRIC_TILE_WS");
-  return tma_requested() && !(v != nullptr && std::string(v) == "0");
+  if (g_ring_mode) return g_ring_mode->rfind("tma ws", 0) == 0;
+  return tma_requested() && !env_is("CUPRIC_TILE_WS", "0");
+}
+
+bool persistent_requested() {
+  if (g_ring_mode) return *g_ring_mode == "tma ws persistent";
+  return ws_requested() && env_is("CUPRIC_TILE_PERSISTENT", "1");
 }
 
 StagedShape staged_shape(const Function& f, const Op& mma, int threads) {

@@ -187,9 +187,9 @@ CUPRIC_TD void tma_fill_end() {
 /// waits for its own copies (all but the Ahead - 1 later fills' groups), makes them visible to the
 /// tensor cores' proxy and arrives.
 template <int Ahead, int Stages>
-CUPRIC_TD void tma_stage_ready(const TmaRing<Stages>& r, long long it) {
+CUPRIC_TD void tma_stage_ready(const TmaRing<Stages>& r, long long it, long long first = 0) {
   const int s = static_cast<int>(it % Stages);
-  if (r.tma && it == 0) {
+  if (r.tma && it == first) {
     // the loop-invariant operands the threads copied before the loop (attention's q: cp.async),
     // which the cp.async ring waits for with its first stage: landed, visible to the tensor cores,
     // every thread's part
@@ -210,10 +210,11 @@ CUPRIC_TD void tma_stage_ready(const TmaRing<Stages>& r, long long it) {
 }
 
 /// After the products of iteration `it` (InFlight of them possibly still running): the stage of
-/// iteration it - InFlight is read, and each warp releases it.
+/// iteration it - InFlight is read, and each warp releases it. Iterations count on across the
+/// output tiles of a persistent kernel; `first` is this tile's first.
 template <int InFlight, int Stages>
-CUPRIC_TD void tma_stage_done(const Block& b, const TmaRing<Stages>& r, long long it) {
-  if (it < InFlight) return;
+CUPRIC_TD void tma_stage_done(const Block& b, const TmaRing<Stages>& r, long long it, long long first = 0) {
+  if (it - first < InFlight) return;
   __syncwarp();
   if (b.tid % 32 == 0) mbar_arrive(r.empty(static_cast<int>((it - InFlight) % Stages)));
 }
@@ -228,6 +229,31 @@ CUPRIC_TD void tma_ring_end(const Block& b, const TmaRing<Stages>& r) {
     for (int s = 0; s < 2 * Stages; ++s) mbar_inval(r.bars + s);
   }
   CUPRIC_TILE_SYNC();
+}
+
+/// After a persistent kernel's loop over one output tile's iterations [first, end): no product left
+/// running, and the stages the loop did not release (its last InFlight) released, so that the
+/// producer, already filling the next tile's, gets them back. The ring stays set up.
+template <int InFlight, int Stages>
+CUPRIC_TD void tma_tile_end(const Block& b, const TmaRing<Stages>& r, long long end, long long first) {
+  cp_async_wait<0>();
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  wgmma_wait<0>();
+#endif
+  __syncwarp();
+  for (long long it = end - InFlight > first ? end - InFlight : first; it < end; ++it)
+    if (b.tid % 32 == 0) mbar_arrive(r.empty(static_cast<int>(it % Stages)));
+  CUPRIC_TILE_SYNC();  // the epilogue's scratch: every thread is past the loop
+}
+
+/// A persistent kernel's output tiles: this block takes tiles blockIdx.x, + gridDim.x, ... of the
+/// launch's grid (nblocks), each as the block it stands for (bid).
+CUPRIC_TD bool next_tile(Block& b, long long t) {
+  if (t >= b.nblocks[0] * b.nblocks[1] * b.nblocks[2]) return false;
+  b.bid[0] = t % b.nblocks[0];
+  b.bid[1] = (t / b.nblocks[0]) % b.nblocks[1];
+  b.bid[2] = t / (b.nblocks[0] * b.nblocks[1]);
+  return true;
 }
 
 /// The producer warpgroup's side of tma_ring_begin: the ring as the tile code's threads set it up

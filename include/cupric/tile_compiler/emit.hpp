@@ -22,6 +22,9 @@ struct EmitOptions {
   int threads = 0;             ///< CUDA threads per block (0: chosen from the tile sizes)
   bool debug = false;          ///< emit ct.print / ct.assert_ (dropped otherwise)
   bool record_stages = false;  ///< keep the IR after every stage in EmitResult::stages (kernel.inspect)
+  /// CUDA: how staged loops' rings are filled — "cp.async", "tma", "tma ws" (a producer warpgroup),
+  /// "tma ws persistent"; empty: from CUPRIC_TILE_TMA / _WS / _PERSISTENT (passes.hpp)
+  std::string ring;
 };
 
 /// The IR after one stage of the compiler, as text.
@@ -65,7 +68,10 @@ struct EmitResult {
   int smem_bytes = 0;                       ///< dynamic shared memory per block (CUDA)
   std::vector<KernelParam> params;          ///< CUDA: each kernel parameter, in order
   std::vector<TensorMapParam> tensor_maps;  ///< CUDA: then these, in order (TMA rings)
-  std::vector<StageText> stages;            ///< with record_stages: "frontend" (the input), then each stage
+  /// CUDA: then the launch's grid (three long long): the kernel loops over its blocks' output tiles,
+  /// and is launched with at most one block per SM (a producer warpgroup's persistent kernel).
+  bool persistent = false;
+  std::vector<StageText> stages;  ///< with record_stages: "frontend" (the input), then each stage
 };
 
 /// Compiles `f` for options.target: runs the target's stages (stage_names) on a copy of it, then

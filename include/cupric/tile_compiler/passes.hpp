@@ -56,12 +56,31 @@ std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Re
 StagedShape staged_shape(const Function& f, const Op& mma, int threads);
 
 /// CUPRIC_TILE_TMA=1: staged loops fill their ring by TMA on mbarriers (device_include/cupric/tile/tma.h)
-/// and may keep up to 5 stages; read at each compile (it is part of the kernel index's key).
+/// and may keep up to 5 stages; read at each compile (it is part of the kernel index's key), unless
+/// the compile names its ring mode (EmitOptions::ring, through RingModeScope).
 bool tma_requested();
+
+/// Sets the ring mode tma_requested / ws_requested / persistent_requested answer from, for one
+/// compile on this thread ("" : the environment's).
+class RingModeScope {
+ public:
+  explicit RingModeScope(const std::string& mode);
+  ~RingModeScope();
+  RingModeScope(const RingModeScope&) = delete;
+  RingModeScope& operator=(const RingModeScope&) = delete;
+
+ private:
+  const std::string* saved_;
+};
 
 /// Whether a staged loop filled by TMA gets a producer warpgroup (warp specialisation): with TMA,
 /// unless CUPRIC_TILE_WS=0; read at each compile (part of the kernel index's key).
 bool ws_requested();
+
+/// Whether a kernel with a producer warpgroup is persistent (one block per SM looping over the
+/// output tiles): with warp specialisation and CUPRIC_TILE_PERSISTENT=1 (measured no faster on the
+/// H200 for the example matmul, slower for attention: docs/performance.md).
+bool persistent_requested();
 
 /// GPU: marks the K loops whose products read loads made in the loop from their indices (loads of
 /// arrays of 2 or more dimensions, padding 0, used by nothing else) and can be staged (staged_shape):

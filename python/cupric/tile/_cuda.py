@@ -355,6 +355,7 @@ def device_array(v):
 
 # ---- launching -----------------------------------------------------------------------------------
 
+
 def kernel_params(params):
     """The kernel's parameters as (role, dtype) pairs, from the emitter's (role, numpy dtype) or an
     index entry's [role, dtype name]: an array is ("data", its dtype), then ("extent", int64) and
@@ -406,13 +407,36 @@ def tma_requested():
     return os.environ.get("CUPRIC_TILE_TMA") == "1"
 
 
-def ring_mode():
-    """How staged products' rings are filled, as the compiler reads the switches: "cp.async", "tma",
-    or "tma ws" (a producer warpgroup issues the TMA copies: warp specialisation, unless
-    CUPRIC_TILE_WS=0). Part of the kernel index's and the autotuner's keys."""
-    if not tma_requested():
+def ring_mode(device_index=None):
+    """How staged products' rings are filled, which the compiler is told at each compile
+    (EmitOptions::ring): "cp.async" (every thread copies), "tma" (thread 0 issues TMA copies), "tma
+    ws" (a producer warpgroup issues them: warp specialisation), "tma ws persistent" (such kernels
+    also loop over their output tiles at one block per SM). CUPRIC_TILE_TMA=1 / 0 turns TMA on /
+    off; unset, it is on where the device has TMA (sm_90 and later) — the producer with it unless
+    CUPRIC_TILE_WS=0, persistence only with CUPRIC_TILE_PERSISTENT=1. Part of the kernel index's
+    and the autotuner's keys."""
+    tma = os.environ.get("CUPRIC_TILE_TMA")
+    if tma == "0" or (tma != "1" and not _device_has_tma(device_index)):
         return "cp.async"
-    return "tma" if os.environ.get("CUPRIC_TILE_WS") == "0" else "tma ws"
+    if os.environ.get("CUPRIC_TILE_WS") == "0":
+        return "tma"
+    return "tma ws persistent" if os.environ.get("CUPRIC_TILE_PERSISTENT") == "1" else "tma ws"
+
+
+_TMA_DEVICES = {}
+
+
+def _device_has_tma(device_index=None):
+    """Whether the device (the current one by default) is sm_90 or later; False without a GPU."""
+    mod = _cuda_module()
+    if mod is None or not getattr(mod, "is_available", lambda: False)():
+        return False
+    index = mod.Device().index if device_index is None else int(device_index)
+    has = _TMA_DEVICES.get(index)
+    if has is None:
+        digits = "".join(ch for ch in str(mod.Device(index).arch) if ch.isdigit())
+        has = _TMA_DEVICES[index] = bool(digits) and int(digits) >= 90
+    return has
 
 
 class CudaKernel:
@@ -431,6 +455,7 @@ class CudaKernel:
                 self.index_entry = {k: emitted[k] for k in _LAUNCH_KEYS} | {
                     "params": params,
                     "tensor_maps": maps,
+                    "persistent": bool(emitted.get("persistent")),
                     "cubin": key,
                 }
             else:
@@ -443,6 +468,9 @@ class CudaKernel:
         self.threads = int(emitted["threads"])
         self.params = kernel_params(emitted["params"])
         self.tensor_maps = [tuple(m) for m in emitted.get("tensor_maps", ())]
+        # a persistent kernel takes the grid as arguments and runs at most one block per SM
+        self.persistent = bool(emitted.get("persistent"))
+        self.sms = mod.Device(device_index).multiprocessor_count if self.persistent else 0
         self.device = device_index
         self._configs = {}
 
@@ -494,6 +522,9 @@ class CudaKernel:
         if debug:
             status = _c.zeros((_c._tile.STATUS_BYTES,), dtype="uint8", device=f"cuda:{self.device}")
             args.append(status)  # (a cupric array: the launch orders it after its zeroing)
+        if self.persistent:  # the grid's blocks become output tiles of at most one block per SM
+            args.extend(np.int64(g) for g in grid)
+            grid = (min(grid[0] * grid[1] * grid[2], max(self.sms, 1)), 1, 1)
         mod.launch(stream, self.config(grid), self.kernel, *args)
         if debug:  # the failure the CPU launch would raise, raised here; the context stays usable
             stream.synchronize()
@@ -508,7 +539,7 @@ def _index_key(compiled, mod, device_index):
     with mod.Device(device_index):
         arch = default_arch()
     return compiled.index_key(
-        ("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir()), ring_mode())
+        ("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir()), ring_mode(device_index))
     )
 
 

@@ -10,7 +10,7 @@ import warnings
 
 from .. import _cupric as _c
 
-_FORMAT = "cupric.tile index 4"
+_FORMAT = "cupric.tile index 5"
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
@@ -53,6 +53,7 @@ CUDA = {
     "params": lambda v: isinstance(v, list) and all(_is_kernel_param(p) for p in v),
     "tensor_maps": lambda v: isinstance(v, list)
     and all(isinstance(m, list) and len(m) == 3 and all(_is_int(x, 0, 1 << 16) for x in m) for m in v),
+    "persistent": lambda v: isinstance(v, bool),
 }
 
 

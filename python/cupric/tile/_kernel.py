@@ -195,7 +195,7 @@ class Compiled:
 
     def cuda(self):
         if self._cuda is None:
-            self._cuda = self.function.emit("cuda", self.kernel.debug, self.num_threads)
+            self._cuda = self.function.emit("cuda", self.kernel.debug, self.num_threads, ring=_cuda.ring_mode())
         return self._cuda
 
     def index_key(self, target):
@@ -323,7 +323,6 @@ class Kernel(Launchable):
     def __repr__(self):
         return f"<cupric.tile kernel {self.fn.__qualname__}>"
 
-
     # ---- launching -------------------------------------------------------------------------------
 
     def _bind(self, args, kwargs):
@@ -360,8 +359,13 @@ class Kernel(Launchable):
                 runtime.append(a)
             elif isinstance(v, (bool, int, float)):
                 key.append(("S", type(v).__name__))
-                dt = _dt.names.bool_ if isinstance(v, bool) else _dt.names.int64 if isinstance(v, int) \
+                dt = (
+                    _dt.names.bool_
+                    if isinstance(v, bool)
+                    else _dt.names.int64
+                    if isinstance(v, int)
                     else _dt.names.float64
+                )
                 specs.append((p.name, ("scalar", dt, True)))
                 runtime.append(v)
             else:
@@ -529,7 +533,7 @@ class Kernel(Launchable):
         key, specs, _, _ = self._specialise(values)
         c = self.compiled(key, specs, num_threads)
         host = c.function.emit("host", self.debug, record_stages=True)
-        cuda = c.function.emit("cuda", self.debug, c.num_threads, record_stages=True)
+        cuda = c.function.emit("cuda", self.debug, c.num_threads, record_stages=True, ring=_cuda.ring_mode())
         stages = dict(host["stages"])
         for name, ir in cuda["stages"]:
             stages.setdefault(name, ir)  # the stages both targets run give the same IR
@@ -547,8 +551,14 @@ class Kernel(Launchable):
         if compile_cuda:
             out.update(_cuda.inspect(cuda["source"], include_dir(), smem_bytes=cuda["smem_bytes"]))
             report = _kernel_report.tile_kernel_report(
-                out["cubin"], out["resources_log"], out["arch"], cuda["threads"], cuda["smem_bytes"],
-                cuda["source"], out["ptx"])
+                out["cubin"],
+                out["resources_log"],
+                out["arch"],
+                cuda["threads"],
+                cuda["smem_bytes"],
+                cuda["source"],
+                out["ptx"],
+            )
             report.cost = out.get("cost")
             if out.get("sass") is None:
                 out["sass"], out["sass_note"] = report.sass, report.sass_note

@@ -487,7 +487,7 @@ class StandInRuntime:
         runtime = self
 
         class Device:
-            arch, index = "sm_90", 0
+            arch, index, multiprocessor_count = "sm_90", 0, 132
 
             def __init__(self, index=0):
                 self.index = index
@@ -542,8 +542,9 @@ def stand_in_runtime(monkeypatch):
 
 
 @pytest.mark.nvrtc
-def test_launch_path_with_a_stand_in_runtime(stand_in_runtime):
+def test_launch_path_with_a_stand_in_runtime(stand_in_runtime, monkeypatch):
     rt = stand_in_runtime
+    monkeypatch.setenv("CUPRIC_TILE_TMA", "0")  # the cp.async ring (the stand-in is an sm_90: TMA by default)
     x = FakeCudaArray((1000,), "<f4")
     saxpy.saxpy_kernel[(1,)](0.125, x, x, x, 1024)
     saxpy.saxpy_kernel[(1,)](0.5, x, x, x, 1024)  # loaded once, launched twice

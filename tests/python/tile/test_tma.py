@@ -53,8 +53,32 @@ def test_tma_rings_take_their_stages_from_the_shared_memory_budget(tma, shape, s
     assert e["smem_bytes"] >= ring + stages * stage + 16 * stages
 
 
+def test_ring_mode_defaults_to_tma_where_the_device_has_it(monkeypatch):
+    """Unset, CUPRIC_TILE_TMA means TMA with a producer warpgroup on sm_90 and later, cp.async
+    elsewhere and without a GPU; the switches override it."""
+    for name in ("CUPRIC_TILE_TMA", "CUPRIC_TILE_WS", "CUPRIC_TILE_PERSISTENT"):
+        monkeypatch.delenv(name, raising=False)
+    want = "tma ws" if _cuda._device_has_tma() else "cp.async"
+    assert _cuda.ring_mode() == want
+    monkeypatch.setenv("CUPRIC_TILE_TMA", "0")
+    assert _cuda.ring_mode() == "cp.async"
+    monkeypatch.setenv("CUPRIC_TILE_TMA", "1")
+    monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", "1")
+    assert _cuda.ring_mode() == "tma ws persistent"
+    monkeypatch.setenv("CUPRIC_TILE_WS", "0")
+    assert _cuda.ring_mode() == "tma"
+    with pytest.raises(ValueError, match="unknown ring mode 'tma fast'"):
+        matmul.matmul_kernel.compiled(*_specs(128, 128, 64)).function.emit("cuda", ring="tma fast")
+
+
+def _specs(bm, bn, bk, m=300, n=200, k=200):
+    a, b = np.zeros((m, k), BF16), np.zeros((k, n), BF16)
+    key, specs, *_ = matmul.matmul_kernel._specialise((a, b, np.zeros(n, BF16), np.zeros((m, n), BF16), bm, bn, bk, 8))
+    return key, specs
+
+
 def test_without_the_switch_nothing_changes(monkeypatch):
-    monkeypatch.delenv("CUPRIC_TILE_TMA", raising=False)
+    monkeypatch.setenv("CUPRIC_TILE_TMA", "0")
     matmul.matmul_kernel.cache.clear()
     e = _emitted(128, 256, 64, 256)
     assert e["tensor_maps"] == [] and "TensorMap" not in e["source"].split("__global__")[1]
@@ -98,12 +122,16 @@ def test_host_maps_are_zero_where_tma_cannot_describe_the_view():
 
 
 @pytest.mark.nvrtc
-def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir):
+@pytest.mark.parametrize("persistent", [False, True])
+def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persistent):
     """The kernel's arguments: the arrays and scalars as before, then one 128-byte map per operand
     of the ring (a NumPy void scalar: a 0-d buffer; zeros here, where no driver makes maps); the
     kernel index keeps the maps' parameters, so that a new process packs the same arguments. Launch
-    plans are not made for such kernels (each launch builds its maps through the Python path)."""
+    plans are not made for such kernels (each launch builds its maps through the Python path). A
+    persistent kernel takes the grid after the maps and runs at most one block per SM."""
     from test_cuda import FakeCudaDLPack, StandInRuntime
+
+    monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", "1" if persistent else "0")
 
     rt = StandInRuntime()
     monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
@@ -114,9 +142,14 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir):
         matmul.matmul_kernel[(3, 1)](*dev, 128, 256, 64)
     assert len(rt.launches) == 2
     args = rt.launches[0][3]
-    assert len(args) == 4 * 5 - 2 + 2 and all(isinstance(m, np.void) and bytes(m) == bytes(128) for m in args[-2:])
-    data, offsets = cu.cuda._pack_arguments([8] * 18 + [128, 128], *args)
-    assert len(data) >= 18 * 8 + 256 and offsets[-1] - offsets[-2] >= 128
+    grid = 3 if persistent else 0  # a persistent kernel: the grid after the maps (3 tiles: 3 blocks)
+    assert len(args) == 4 * 5 - 2 + 2 + grid
+    if persistent:
+        assert [int(g) for g in args[-3:]] == [3, 1, 1] and tuple(rt.launches[0][1].grid) == (3, 1, 1)
+    maps = args[len(args) - grid - 2 : len(args) - grid]
+    assert all(isinstance(m, np.void) and bytes(m) == bytes(128) for m in maps)
+    data, offsets = cu.cuda._pack_arguments([8] * 18 + [128, 128] + [8] * grid, *args)
+    assert len(data) >= 18 * 8 + 256 + 8 * grid and offsets[19] - offsets[18] >= 128
     k = next(iter(matmul.matmul_kernel.cache.values())).cuda_kernels[0]
     assert k.tensor_maps == [(0, 128, 64), (1, 64, 64)] and k.index_entry["tensor_maps"] == [[0, 128, 64], [1, 64, 64]]
     assert k.scalar_dtypes(next(iter(matmul.matmul_kernel.cache.values())).specs) is None  # no launch plan
@@ -156,15 +189,21 @@ def _reference(a, b, bias):
     return np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64), 0)
 
 
-# the ring's modes: TMA filled by a producer warpgroup (warp specialisation, the default with TMA),
-# TMA from the tile code's thread 0, cp.async from every thread
-MODES = {"tma ws": ("1", "1"), "tma": ("1", "0"), "cp.async": ("0", "1")}
+# the ring's modes: TMA filled by a producer warpgroup in a persistent kernel (the default with TMA),
+# the same one output tile per block, TMA from the tile code's thread 0, cp.async from every thread
+MODES = {
+    "tma ws persistent": ("1", "1", "1"),
+    "tma ws": ("1", "1", "0"),
+    "tma": ("1", "0", "1"),
+    "cp.async": ("0", "1", "1"),
+}
 
 
 def _mode(monkeypatch, mode):
-    tma, ws = MODES[mode]
+    tma, ws, persistent = MODES[mode]
     monkeypatch.setenv("CUPRIC_TILE_TMA", tma)
     monkeypatch.setenv("CUPRIC_TILE_WS", ws)
+    monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", persistent)
     assert _cuda.ring_mode() == mode
 
 
@@ -184,7 +223,7 @@ def test_products_are_exact_at_every_stage_count(monkeypatch, switch, shape, m, 
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mode", ["tma ws", "tma"])
+@pytest.mark.parametrize("mode", ["tma ws persistent", "tma ws", "tma"])
 @pytest.mark.parametrize("view", ["odd_pitch", "transposed_b", "offset_by_one"])
 def test_views_tma_cannot_describe_fall_back_exactly(monkeypatch, mode, view):
     _mode(monkeypatch, mode)
@@ -218,7 +257,7 @@ def test_the_driver_makes_maps_for_describable_views():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mode", ["tma ws", "tma"])
+@pytest.mark.parametrize("mode", ["tma ws persistent", "tma ws", "tma"])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize(("bn", "seq"), [(64, 1000), (128, 512)])
 def test_attention_is_the_same_in_every_ring_mode(monkeypatch, mode, causal, bn, seq):
@@ -282,7 +321,7 @@ def test_warp_specialised_kernels_compile_for_sm90a_without_spills(monkeypatch, 
     import attention
     from cupric.tile import _paths
 
-    _mode(monkeypatch, "tma ws")
+    _mode(monkeypatch, "tma ws persistent")
     if kernel == "matmul":
         matmul.matmul_kernel.cache.clear()
         src = _emitted(128, 256, 64)["source"]
@@ -297,7 +336,53 @@ def test_warp_specialised_kernels_compile_for_sm90a_without_spills(monkeypatch, 
     assert "setmaxnreg.dec.sync.aligned.u32 40" in ptx and "setmaxnreg.inc.sync.aligned.u32 232" in ptx
     assert "bar.sync 1, 256" in ptx or "barrier.sync 1, 256" in ptx
     info, _ = _cuda.resources_from_log(hopper["log"])
-    assert info["spill_stores"] == 0 and info["registers"] <= 168
+    # (persistent attention spills a few bytes: the loop over output tiles keeps its state)
+    assert info["spill_stores"] <= (0 if kernel == "matmul" else 64) and info["registers"] <= 168
     ampere = _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("cubin", "ptx"))
     assert "setmaxnreg" not in ampere["ptx"] and "mma.sync" in ampere["ptx"]
+    matmul.matmul_kernel.cache.clear()
+
+
+def test_persistent_kernels_take_the_grid_and_loop_over_output_tiles(monkeypatch):
+    """With CUPRIC_TILE_PERSISTENT=1 a producer warpgroup's kernel is persistent: it takes the launch's grid after its
+    tensor maps, both warpgroups loop over the blocks' output tiles (next_tile), the fills and
+    iterations number on across tiles (the ring is set up once, its last stages released at each
+    tile's end), and the ring lies after every op's scratch (the producer fills it while the
+    epilogue runs). Without it (the default): one output tile per block."""
+    _mode(monkeypatch, "tma ws persistent")
+    matmul.matmul_kernel.cache.clear()
+    e = _emitted(128, 256, 64)
+    src = e["source"]
+    assert e["persistent"] and "long long cupric_grid0, long long cupric_grid1, long long cupric_grid2)" in src
+    body = src.split("__global__")[1]
+    assert body.count("::cu::tile::next_tile(blk, cupric_t)") == 2  # the producer's loop, the tile code's
+    assert body.count("tma_ring_begin<") == 1 and "tma_tile_end<1>(" in body and "_k0 = " in body
+    ring = int(re.search(r"#define CUPRIC_TILE_RING_\w+ (\d+)", src).group(1))
+    assert ring >= 1024  # past the bias broadcast's scratch (256 floats)
+    assert e["smem_bytes"] >= ring + 4 * 49152
+    _mode(monkeypatch, "tma ws")
+    matmul.matmul_kernel.cache.clear()
+    e = _emitted(128, 256, 64)
+    assert (
+        not e["persistent"]
+        and "cupric_grid0" not in e["source"]
+        and "next_tile" not in e["source"].split("__global__")[1]
+    )
+    matmul.matmul_kernel.cache.clear()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tiles", ["below", "equal", "above"])
+def test_persistent_products_are_exact_for_any_tile_count(monkeypatch, tiles):
+    """Output tiles fewer than, as many as and more than the SMs (each block then takes several,
+    the ring running on from one to the next), ragged K: exact integer products."""
+    _mode(monkeypatch, "tma ws persistent")
+    matmul.matmul_kernel.cache.clear()
+    sms = cu.cuda.Device().multiprocessor_count
+    rows = {"below": 3, "equal": sms, "above": 2 * sms + 5}[tiles]  # tiles of 128 x 256: one column
+    m, n, k = 128 * rows - 17, 200, 333
+    rng = np.random.default_rng(rows)
+    a, b, bias = _integers((m, k), rng), _integers((k, n), rng), _integers((n,), rng)
+    got = _run(128, 256, 64, a.astype(BF16), b.astype(BF16), bias.astype(BF16))
+    np.testing.assert_array_equal(got, _reference(a, b, bias))
     matmul.matmul_kernel.cache.clear()
