@@ -498,6 +498,8 @@ const Op* Emitter::producer_loop(std::vector<std::size_t>& slice) const {
   });
   // one staged loop, at the top (the producer runs it once, from the kernel's start), with TMA,
   // one block per SM (the producer's registers come from the accumulators')
+  // (two blocks per SM, 128 x 128 x 64, was tried: ptxas will not compile the products in the 80
+  // registers a thread such a launch starts with, setmaxnreg or not — C7602)
   if (staged != 1 || region_of_.at(loop) != &f_.body || !tma_ring(loop->regions.at(0)) || loop->staged.min_blocks != 1)
     return nullptr;
   const Region& body = loop->regions.at(0);
@@ -519,6 +521,17 @@ const Op* Emitter::producer_loop(std::vector<std::size_t>& slice) const {
   return loop;
 }
 
+std::pair<int, int> Emitter::register_split(int blocks) const {
+  // each SM's 64 Ki registers over `blocks` blocks of threads_ + 128 threads: the launch gives every
+  // thread the same share (ptxas' cap: a multiple of 8); the producer keeps 40 (24 at 2 blocks, the
+  // least setmaxnreg allows being 24), the tile code takes the rest, up to 256
+  const int launch = 65536 / (blocks * (threads_ + 128)) / 8 * 8;
+  const int producer = blocks == 1 ? 40 : 24;
+  const int consumer = std::min(256, (65536 / blocks - 128 * producer) / threads_ / 8 * 8);
+  if (consumer <= launch || producer > launch) return {0, 0};  // nothing to move
+  return {producer, consumer};
+}
+
 void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice) {
   const Region& body = op.regions.at(0);
   const int stages = op.staged.stages;
@@ -527,7 +540,8 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   const long long stage = plan_ring(op, &maps_ready);
   line() << "if (blk.tid >= ::cu::tile::kThreads) {  // the producer warpgroup: it only fills the ring, by TMA";
   ++indent_;
-  if (threads_ == 256) line() << "::cu::tile::producer_registers<40>();";
+  const auto [producer_regs, consumer_regs] = register_split(op.staged.min_blocks);
+  if (consumer_regs > 0) line() << "::cu::tile::producer_registers<" << producer_regs << ">();";
   if (!persistent_)
     for (std::size_t i : slice) emit_op(f_.body.ops[i]);
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
@@ -561,7 +575,7 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   line() << "return;";
   --indent_;
   line() << "}";
-  if (threads_ == 256) line() << "::cu::tile::consumer_registers<232>();";
+  if (consumer_regs > 0) line() << "::cu::tile::consumer_registers<" << consumer_regs << ">();";
 }
 
 void Emitter::emit_ring_setup(const Op& op) {

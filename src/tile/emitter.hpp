@@ -94,6 +94,9 @@ class Emitter {
   /// The producer warpgroup's code at the kernel's start: the slice, its side of the ring's set-up,
   /// then one thread issuing every iteration's TMA copies as stages free up; then returns.
   void emit_producer(const Op& loop, const std::vector<std::size_t>& slice);
+  /// A producer kernel's registers a thread (producer, tile code) at `blocks` blocks per SM for
+  /// setmaxnreg; {0, 0}: the launch's share already suffices.
+  std::pair<int, int> register_split(int blocks) const;
   /// The name of the tensor map parameter for a ring load's array and box (made on first use).
   std::string tensor_map(const Op& load);
   /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it
