@@ -278,6 +278,13 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(M % 64 == 0 && N <= 256, "cupric.tile: wgmma takes 64-row warpgroups and at most 256 columns");
   const int wg = b.tid / 128;
+  // a from registers: every k16 fragment made before the fence, so that no register an issued
+  // wgmma reads is written while it runs (else ptxas waits before each one: C7519)
+  u32 afs[APanels ? 1 : K / 16][4];
+  if constexpr (!APanels) {
+    CUPRIC_TILE_UNROLL
+    for (int k0 = 0; k0 < K; k0 += 16) a_fragment(afs[k0 / 16], a, k0);
+  }
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   CUPRIC_TILE_UNROLL
   for (int k0 = 0; k0 < K; k0 += 16) {
@@ -292,9 +299,7 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
       const u64 da = wgmma_desc(a + (k0 / 64) * (M * 128) + wg * 64 * 128 + (k0 % 64) * 2, 16, 1024);
       wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
     } else {
-      u32 af[4];
-      a_fragment(af, a, k0);
-      wgmma_rs<N, BT ? 0 : 1, TI>(out.v, af, db);
+      wgmma_rs<N, BT ? 0 : 1, TI>(out.v, afs[k0 / 16], db);
     }
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
