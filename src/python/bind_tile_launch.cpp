@@ -3,8 +3,11 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -109,6 +112,10 @@ struct Target {
   std::unique_ptr<runtime::Kernel> cuda;
   int device = -1;  // -1: the CPU, else the CUDA ordinal
   unsigned threads = 0, smem = 0;
+  /// CUDA: a TMA tensor map per (run-time parameter, box rows, box columns), after the parameters
+  std::vector<std::array<int, 3>> maps;
+  /// CUDA: a persistent kernel's SMs (the grid goes as three more arguments, at most one block per SM)
+  long long sms = 0;
 };
 
 /// One specialisation as it was called. match() checks that arguments still fit it, reading
@@ -213,13 +220,31 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
       packer.add_bytes(&bits, static_cast<std::size_t>(itemsize(p.dtype)), 0, name(p.dtype));
     }
   }
+  for (const auto& [param, rows, cols] : target_.maps) {  // of run-time parameters (neither constants nor fixed)
+    std::size_t i = 0;
+    for (std::size_t seen = 0; i < params_.size(); ++i) {
+      if (params_[i].kind == ArgKind::constant || params_[i].kind == ArgKind::fixed) continue;
+      if (seen++ == static_cast<std::size_t>(param)) break;
+    }
+    const cupric_tile_array& v = read[i].view;
+    const std::vector<std::int64_t> shape(v.shape, v.shape + read[i].ndim), strides(v.strides, v.strides + read[i].ndim);
+    const std::array<std::uint64_t, 16> map =
+        tile_tensor_map_bytes(reinterpret_cast<std::uint64_t>(v.data), shape, strides, rows, cols);
+    packer.add_bytes(map.data(), sizeof(map), 64, "TensorMap");
+  }
+  long long blocks[3] = {g[0], g[1], g[2]};
+  if (target_.sms > 0) {  // persistent: the grid as arguments, at most one block per SM
+    for (int d = 0; d < 3; ++d) packer.add_bytes(&g[d], sizeof(long long), 0, "int64");
+    blocks[0] = std::min(g[0] * g[1] * g[2], target_.sms);
+    blocks[1] = blocks[2] = 1;
+  }
   runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
   runtime::StreamState& state = *s.state();
   for (std::size_t i = 0; i < params_.size(); ++i) {  // after the work that produces the arrays
     if (is_array_kind(params_[i].kind)) order_before_use(read[i].array.device_argument(), state);
   }
   runtime::LaunchConfig config;
-  config.grid = {static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]), static_cast<unsigned>(g[2])};
+  config.grid = {static_cast<unsigned>(blocks[0]), static_cast<unsigned>(blocks[1]), static_cast<unsigned>(blocks[2])};
   config.block = {target_.threads, 1, 1};
   config.shared_memory = target_.smem;
   runtime::launch(state.handle, &state, config, k, packer);
@@ -324,12 +349,15 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, PlanT
   if (nb::isinstance<HostLauncher>(target)) {
     t.host = nb::cast<const HostLauncher&>(target).kernel();
   } else {
-    auto [kernel, device, threads, smem] = nb::cast<std::tuple<nb::handle, int, unsigned, unsigned>>(target);
+    auto [kernel, device, threads, smem, maps, sms] =
+        nb::cast<std::tuple<nb::handle, int, unsigned, unsigned, std::vector<std::array<int, 3>>, long long>>(target);
     if (!nb::isinstance<runtime::Kernel>(kernel)) return nb::none();  // a stand-in runtime (tests)
     t.cuda = std::make_unique<runtime::Kernel>(nb::cast<const runtime::Kernel&>(kernel));
     t.device = device;
     t.threads = threads;
     t.smem = smem;
+    t.maps = std::move(maps);
+    t.sms = sms;
   }
   std::vector<PlanParam> plan;
   nb::list args;  // the values a launch passes

@@ -5,6 +5,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -55,6 +56,12 @@ using ReadArgs = std::vector<ReadArg>;
 /// kind "array", "weak" or "typed".
 /// nullopt when plans do not handle such an argument. `device`: -1 for the CPU, else CUDA's.
 std::optional<PlanParam> classify(nb::handle value, nb::handle fact, int device);
+
+/// The 128 bytes of a TMA tensor map over a 16-bit CUDA array (bind_tile.cpp: zeros where TMA
+/// cannot describe the view or no driver makes maps), kept per address, extents, strides and box.
+std::array<std::uint64_t, 16> tile_tensor_map_bytes(std::uint64_t data, const std::vector<std::int64_t>& shape,
+                                                    const std::vector<std::int64_t>& strides, int box_rows,
+                                                    int box_cols);
 
 /// True when `value` fits `p` on `device`; it is read into `out`. Never raises.
 bool match_param(const PlanParam& p, PyObject* value, int device, ReadArg& out);

@@ -475,10 +475,7 @@ class CudaKernel:
         self._configs = {}
 
     def scalar_dtypes(self, specs):
-        """The dtype each scalar parameter is packed as, in order (None when one has no packing, or
-        when the kernel takes tensor maps, which launch plans do not make)."""
-        if self.tensor_maps:
-            return None
+        """The dtype each scalar parameter is packed as, in order (None when one has no packing)."""
         out, i = [], 0
         for _, spec in specs:
             if spec[0] == "array":

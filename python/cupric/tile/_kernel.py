@@ -257,7 +257,8 @@ class _Launch:
             k = _cuda.load(c, self.device)
             if k.debug:
                 return None  # its launches zero and read back a status word (CudaKernel.launch)
-            target = (k.kernel, k.device, k.threads, k.smem)
+            # the plan makes the tensor maps (TMA rings) and a persistent kernel's grid arguments
+            target = (k.kernel, k.device, k.threads, k.smem, [list(m) for m in k.tensor_maps], k.sms)
             host, scalar_dtypes = None, k.scalar_dtypes(c.specs)
             if scalar_dtypes is None:
                 return None

@@ -126,8 +126,7 @@ def test_host_maps_are_zero_where_tma_cannot_describe_the_view():
 def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persistent):
     """The kernel's arguments: the arrays and scalars as before, then one 128-byte map per operand
     of the ring (a NumPy void scalar: a 0-d buffer; zeros here, where no driver makes maps); the
-    kernel index keeps the maps' parameters, so that a new process packs the same arguments. Launch
-    plans are not made for such kernels (each launch builds its maps through the Python path). A
+    kernel index keeps the maps' parameters, so that a new process packs the same arguments. A
     persistent kernel takes the grid after the maps and runs at most one block per SM."""
     from test_cuda import FakeCudaDLPack, StandInRuntime
 
@@ -152,7 +151,8 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
     assert len(data) >= 18 * 8 + 256 + 8 * grid and offsets[19] - offsets[18] >= 128
     k = next(iter(matmul.matmul_kernel.cache.values())).cuda_kernels[0]
     assert k.tensor_maps == [(0, 128, 64), (1, 64, 64)] and k.index_entry["tensor_maps"] == [[0, 128, 64], [1, 64, 64]]
-    assert k.scalar_dtypes(next(iter(matmul.matmul_kernel.cache.values())).specs) is None  # no launch plan
+    # launch plans take such kernels too (they make the maps in C++; the stand-in runtime gets none)
+    assert k.scalar_dtypes(next(iter(matmul.matmul_kernel.cache.values())).specs) == []
     matmul.matmul_kernel.cache.clear()  # a new process: from the index
     matmul.matmul_kernel[(3, 1)](*dev, 128, 256, 64)
     again = next(iter(matmul.matmul_kernel.cache.values())).cuda_kernels[0]
@@ -388,4 +388,27 @@ def test_persistent_products_are_exact_for_any_tile_count(monkeypatch, tiles):
     a, b, bias = _integers((m, k), rng), _integers((k, n), rng), _integers((n,), rng)
     got = _run(128, 256, 64, a.astype(BF16), b.astype(BF16), bias.astype(BF16))
     np.testing.assert_array_equal(got, _reference(a, b, bias))
+    matmul.matmul_kernel.cache.clear()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["tma ws", "tma ws persistent"])
+def test_launch_plans_make_the_maps_and_the_grid(monkeypatch, mode):
+    """After the first launch (the Python path) a kernel with a TMA ring launches through its launch
+    plan, which makes the tensor maps in C++ (and a persistent kernel's grid arguments): new arrays
+    of the same shapes, a view TMA cannot describe (a map of zeros: the cp.async fallback), exact."""
+    _mode(monkeypatch, mode)
+    matmul.matmul_kernel.cache.clear()
+    m, n, k = 300, 256, 200
+    out = cu.zeros((m, n), dtype=cu.float32, device="cuda")
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        a, b, bias = _integers((m, k), rng), _integers((k, n), rng), _integers((n,), rng)
+        da = cu.asarray(a.astype(BF16), device="cuda")
+        if seed == 2:  # rows 2 * 201 bytes apart: TMA cannot describe it
+            da = cu.asarray(np.concatenate([a, np.zeros((m, 1), np.float32)], 1).astype(BF16), device="cuda")[:, :k]
+        db, dbias = (cu.asarray(x.astype(BF16), device="cuda") for x in (b, bias))
+        matmul.matmul_kernel[(ct.cdiv(m, 128), ct.cdiv(n, 256))](da, db, dbias, out, 128, 256, 64)
+        np.testing.assert_array_equal(np.asarray(out.to_device("cpu")), _reference(a, b, bias))
+    assert len(matmul.matmul_kernel._plans) >= 1  # the later launches' path
     matmul.matmul_kernel.cache.clear()
