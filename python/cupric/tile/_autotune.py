@@ -276,6 +276,8 @@ class Autotuner(Launchable):
 
     @user_facing
     def _launch(self, grid, stream, interpret, *args, **kwargs):
+        if not kwargs and len(args) < len(self.signature.parameters):
+            args = self._with_defaults(args)
         if not (interpret or kwargs):  # a plan fits when the key, the specialisation and the kinds do
             config = self._plans.launch(grid, stream, args)
             if config is not None:

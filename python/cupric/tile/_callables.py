@@ -58,6 +58,27 @@ class Launchable:
     def __call__(self, *args, **kwargs):
         raise TypeError(f"launch {self.fn.__name__} with a grid: {self.fn.__name__}[grid](*args)")
 
+    def _with_defaults(self, args):
+        """Positional arguments with the trailing parameters' defaults filled in (what binding them
+        gives), so that launch plans — made from every parameter's value — fit calls that leave
+        defaulted parameters out; `args` as given when a parameter left out has no default."""
+        tail = self.__dict__.get("_default_tail")
+        if tail is None:
+            params = list(self.signature.parameters.values())
+            first = len(params)
+            while (
+                first > 0
+                and params[first - 1].default is not params[first - 1].empty
+                and params[first - 1].kind
+                in (params[first - 1].POSITIONAL_ONLY, params[first - 1].POSITIONAL_OR_KEYWORD)
+            ):
+                first -= 1
+            tail = self._default_tail = (first, tuple(p.default for p in params[first:]), len(params))
+        first, defaults, n = tail
+        if first <= len(args) < n:
+            return args + defaults[len(args) - first :]
+        return args
+
     def __getitem__(self, grid):
         return functools.partial(self._launch, grid, None, False)
 

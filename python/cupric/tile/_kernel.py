@@ -411,6 +411,8 @@ class Kernel(Launchable):
     def _launch(self, grid, stream, interpret, *args, **kwargs):
         t0 = _profiler.now_ns() if _profiler.mode("record") else 0  # cu.profiler's tile_launch record
         # the fast path: one C++ call when the arguments fit a launch plan (positional, no kwargs)
+        if not kwargs and len(args) < len(self.params):
+            args = self._with_defaults(args)
         if interpret or kwargs or self._plans.launch(grid, stream, args) is None:
             self._run(grid, stream, interpret, self._bind(args, kwargs), tried=not (interpret or kwargs))
         if t0:
