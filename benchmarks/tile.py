@@ -200,15 +200,26 @@ def matmul_compile_row():
         script = Path(d) / "matmul_compile.py"
         script.write_text(_MATMUL)
         env = dict(os.environ, CUPRIC_CACHE_DIR=str(Path(d) / "cache"))
-        out = subprocess.run([sys.executable, str(script), str(ROOT / "examples" / "tile")], env=env,
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, str(script), str(ROOT / "examples" / "tile")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if out.returncode:
             print(out.stderr[-2000:])
             return
         first, nvrtc, hit = out.stdout.split()[-3:]
         tma = " (CUPRIC_TILE_TMA=1)" if os.environ.get("CUPRIC_TILE_TMA") == "1" else ""
-        row("compile-cuda", f"matmul bf16 128x128x64 cold, new kernel{tma}", first_call_s=f"{float(first):.3f}",
-            compiler_s=f"{float(nvrtc):.3f}", cache_hit=hit, target="<= 0.5 (Triton 0.82)")
+        row(
+            "compile-cuda",
+            f"matmul bf16 128x128x64 cold, new kernel{tma}",
+            first_call_s=f"{float(first):.3f}",
+            compiler_s=f"{float(nvrtc):.3f}",
+            cache_hit=hit,
+            target="<= 0.5 (Triton 0.82)",
+        )
 
 
 def compile_section(device="cpu"):
@@ -291,7 +302,7 @@ def main():
     p.add_argument(
         "--only",
         default=None,
-        help="comma-separated parts to run: saxpy, softmax (with layer norm), matmul, attention, compile, cpu",
+        help="comma-separated parts to run: saxpy, softmax (with layer norm), matmul, attention, grouped, compile, cpu",
     )
     args = p.parse_args()
     only = None if args.only is None else set(args.only.split(","))

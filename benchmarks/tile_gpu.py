@@ -353,6 +353,49 @@ def _matmul(p, quick, row):
             row("gpu", f"matmul bf16 {size}^3 torch (cuBLAS)", TFLOP_s=f"{2 * size**3 / t_ref / 1e12:.0f}")
 
 
+def _grouped(p, quick, row):
+    """A grouped GEMM of 8 problems (M from 256 to 4096, N = K = 4096, bf16) in one launch against
+    the per-problem cuBLAS products one after another (their summed throughput)."""
+    import grouped_matmul as gm
+
+    if p.torch is None:
+        print("# grouped matmul: needs PyTorch (bfloat16 inputs and cuBLAS); skipped")
+        return
+    torch = p.torch
+    rows = [256, 512, 768, 1024, 1536, 2048, 3072, 4096] if not quick else [256, 512, 1024, 2048]
+    k = n = 4096 if not quick else 2048
+    a = p.rand((sum(rows), k), "bfloat16", 0.1)
+    b = p.rand((len(rows), k, n), "bfloat16", 0.1)
+    out = torch.empty((sum(rows), n), device="cuda", dtype=torch.bfloat16)
+    tr, tp = (torch.from_numpy(x).to("cuda") for x in gm.tile_tables(rows, 128))
+    starts = [sum(rows[:g]) for g in range(len(rows))]
+
+    def run():
+        gm.grouped_matmul_kernel[(len(tr), ct.cdiv(n, 256))](a, b, out, tr, tp, 128, 256, 64)
+
+    def per_problem():
+        for g, (s0, r) in enumerate(zip(starts, rows, strict=True)):
+            torch.matmul(a[s0 : s0 + r], b[g], out=want[s0 : s0 + r])
+
+    want = torch.empty_like(out)
+    run()
+    per_problem()
+    p.sync()
+    status = _check("grouped", out, want, 2e-2)
+    flops = 2 * sum(rows) * k * n
+    t = _event_time(run, p.cupric_stream, target_s=0.5, max_repeat=10)
+    t_ref = _event_time(per_problem, p.torch_stream, target_s=0.5, max_repeat=10)
+    row(
+        "gpu",
+        f"grouped matmul bf16, {len(rows)} problems M {rows[0]}..{rows[-1]}, N=K={n} ({_cuda_ring()})",
+        TFLOP_s=f"{flops / t / 1e12:.0f}",
+        vs_cublas_sum=f"{t_ref / t:.2f}",
+        target=">= 0.8",
+        check=status,
+    )
+    row("gpu", "grouped: per-problem torch.matmul (cuBLAS)", TFLOP_s=f"{flops / t_ref / 1e12:.0f}")
+
+
 def _attention(p, quick, row, within_budget):
     import attention
 
@@ -427,8 +470,9 @@ def gpu_section(quick, row, within_budget, only=None):
         ("softmax / layernorm", 15, lambda: _rows(p, quick, row)),
         ("matmul", 15, lambda: _matmul(p, quick, row)),
         ("attention", 15, lambda: _attention(p, quick, row, within_budget)),
+        ("grouped", 10, lambda: _grouped(p, quick, row)),
     ):
-        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention
+        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention,grouped
             continue
         if not within_budget(f"gpu {name}", need_s):
             continue

@@ -515,7 +515,15 @@ const Op* Emitter::producer_loop(std::vector<std::size_t>& slice) const {
       for (int v : operands)
         if (!inside.count(v)) need.push_back(v);
     }
-  auto found = scalar_slice(f_, f_.body, need);
+  // the producer may read one-element tiles (a grouped product's problem table) where nothing
+  // before the loop writes memory (it reads them while the tile code runs what precedes the loop)
+  bool writes = false;
+  for (const Op& op : f_.body.ops) {
+    if (&op == loop) break;
+    writes = writes || op.kind == OpKind::store || op.kind == OpKind::store_offset || op.kind == OpKind::scatter ||
+             op.kind == OpKind::atomic || !op.regions.empty();
+  }
+  auto found = scalar_slice(f_, f_.body, need, !writes);
   if (!found) return nullptr;  // the copies' indices need tiles the producer would have to compute
   slice = std::move(*found);
   return loop;

@@ -54,7 +54,8 @@ std::optional<std::vector<std::size_t>> index_chain(const Function& f, const Reg
   return scalar_slice(f, body, load.operands);
 }
 
-std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Region& body, std::vector<int> work) {
+std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Region& body, std::vector<int> work,
+                                                     bool reads) {
   std::unordered_map<int, std::size_t> def;
   for (std::size_t i = 0; i < body.ops.size(); ++i)
     if (body.ops[i].kind != OpKind::param)  // the kernel's parameters are there already
@@ -68,7 +69,12 @@ std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Re
     auto found = def.find(v);
     if (found == def.end() || need.count(found->second)) continue;  // defined outside the loop (or seen)
     const Op& op = body.ops[found->second];
-    if (!is_scalar_pure(f, op)) return std::nullopt;
+    // reads: a one-element load (a value the kernel reads from an array: a grouped product's
+    // problem, a block's offset) and its reshape to a scalar
+    const bool read = reads && ((op.kind == OpKind::load && f.type(op.result()).size() == 1) ||
+                                (op.kind == OpKind::reshape && f.type(op.result()).is_scalar() &&
+                                 f.type(op.operands.at(0)).size() == 1));
+    if (!read && !is_scalar_pure(f, op)) return std::nullopt;
     need.insert(found->second);
     work.insert(work.end(), op.operands.begin(), op.operands.end());
   }

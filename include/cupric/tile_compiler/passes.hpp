@@ -47,8 +47,10 @@ std::optional<std::vector<std::size_t>> index_chain(const Function& f, const Reg
 
 /// The ops of `body` (indices, in order) that compute `values` from the kernel's parameters and
 /// values from outside `body`, or nullopt when one of them is not a pure scalar op or reads a
-/// carried value (index_chain is the slice of a load's operands).
-std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Region& body, std::vector<int> values);
+/// carried value (index_chain is the slice of a load's operands). With `reads`, one-element loads
+/// (and their reshapes to scalars) may be among them.
+std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Region& body, std::vector<int> values,
+                                                     bool reads = false);
 
 /// The staging of a tensor-core mma for blocks of `threads` threads (stages 0: it cannot be staged):
 /// 16-bit a (M, K) and b (K, N) (or (N, K)), float32 accumulator, M = 16 rows per warp in warpgroups
