@@ -90,6 +90,15 @@ def _max_error(got, want):
     return float(abs(got - want).max()) / max(float(abs(want).max()), 1e-30)
 
 
+def _checked_time(p, name, run, got, want, tol):
+    """Runs `run` once, checks `got` against `want()` (PyTorch's), then times it on cupric's stream:
+    (status, seconds a call)."""
+    run()
+    p.sync()
+    status = _check(name, got, want(), tol)
+    return status, _event_time(run, p.cupric_stream, target_s=0.5, max_repeat=10)
+
+
 def _check(name, got, want, tol):
     err = _max_error(got, want)
     return f"ok ({err:.1e})" if err <= tol else f"MISMATCH (relative error {err:.2e} > {tol:g})"
@@ -337,10 +346,7 @@ def _matmul(p, quick, row):
                 def run_ws(x=x, y=y, bz=bz, oz=oz, size=size):
                     matmul.matmul_kernel[(ct.cdiv(size, 128), ct.cdiv(size, 256))](x, y, bz, oz, 128, 256, 64)
 
-                run_ws()
-                p.sync()
-                status = _check("matmul", oz, torch.relu(x @ y + bz), 2e-2)
-                t = _event_time(run_ws, p.cupric_stream, target_s=0.5, max_repeat=10)
+                status, t = _checked_time(p, "matmul", run_ws, oz, lambda x=x, y=y, bz=bz: torch.relu(x @ y + bz), 2e-2)
             row(
                 "gpu",
                 f"matmul+bias+relu bf16 {size}^3 tiles 128x256x64 {mode}",
@@ -378,12 +384,9 @@ def _grouped(p, quick, row):
             torch.matmul(a[s0 : s0 + r], b[g], out=want[s0 : s0 + r])
 
     want = torch.empty_like(out)
-    run()
     per_problem()
-    p.sync()
-    status = _check("grouped", out, want, 2e-2)
+    status, t = _checked_time(p, "grouped", run, out, lambda: want, 2e-2)
     flops = 2 * sum(rows) * k * n
-    t = _event_time(run, p.cupric_stream, target_s=0.5, max_repeat=10)
     t_ref = _event_time(per_problem, p.torch_stream, target_s=0.5, max_repeat=10)
     row(
         "gpu",

@@ -15,6 +15,17 @@ import numpy as np
 from cupric import tile as ct
 
 
+@ct.function
+def problem_tile(a, b, out, m, g, n, BM, BN, BK):
+    """out's tile (m, n) of problem g: a's tile row m (its rows) @ b[g]'s tile column n."""
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.cdiv(a.shape[1], BK)):
+        ta = ct.load(a, index=(m, k), shape=(BM, BK))
+        tb = ct.reshape(ct.load(b, index=(g, k, n), shape=(1, BK, BN)), (BK, BN))
+        acc = ct.mma(ta, tb, acc)
+    ct.store(out, index=(m, n), tile=acc.astype(out.dtype))
+
+
 @ct.kernel
 def grouped_matmul_kernel(
     a, b, out, tile_row, tile_problem, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]
@@ -22,12 +33,7 @@ def grouped_matmul_kernel(
     t, n = ct.bid(0), ct.bid(1)
     m = ct.reshape(ct.load(tile_row, index=(t,), shape=(1,)), ())  # this block's tile row of a and out
     g = ct.reshape(ct.load(tile_problem, index=(t,), shape=(1,)), ())  # ... and its problem
-    acc = ct.zeros((BM, BN), dtype=ct.float32)
-    for k in range(ct.cdiv(a.shape[1], BK)):
-        ta = ct.load(a, index=(m, k), shape=(BM, BK))
-        tb = ct.reshape(ct.load(b, index=(g, k, n), shape=(1, BK, BN)), (BK, BN))
-        acc = ct.mma(ta, tb, acc)
-    ct.store(out, index=(m, n), tile=acc.astype(out.dtype))
+    problem_tile(a, b, out, m, g, n, BM, BN, BK)
 
 
 def tile_tables(rows, bm):

@@ -58,12 +58,7 @@ def _grouped_after_a_store(
     ct.store(tile_problem, index=(t,), tile=ct.load(tile_problem, index=(t,), shape=(1,)) + 0)  # a write first
     m = ct.reshape(ct.load(tile_row, index=(t,), shape=(1,)), ())
     g = ct.reshape(ct.load(tile_problem, index=(t,), shape=(1,)), ())
-    acc = ct.zeros((BM, BN), dtype=ct.float32)
-    for k in range(ct.cdiv(a.shape[1], BK)):
-        ta = ct.load(a, index=(m, k), shape=(BM, BK))
-        tb = ct.reshape(ct.load(b, index=(g, k, n), shape=(1, BK, BN)), (BK, BN))
-        acc = ct.mma(ta, tb, acc)
-    ct.store(out, index=(m, n), tile=acc.astype(out.dtype))
+    gm.problem_tile(a, b, out, m, g, n, BM, BN, BK)
 
 
 def test_the_producer_reads_the_tables():
