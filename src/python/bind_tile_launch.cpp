@@ -227,7 +227,8 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
       if (seen++ == static_cast<std::size_t>(param)) break;
     }
     const cupric_tile_array& v = read[i].view;
-    const std::vector<std::int64_t> shape(v.shape, v.shape + read[i].ndim), strides(v.strides, v.strides + read[i].ndim);
+    const std::vector<std::int64_t> shape(v.shape, v.shape + read[i].ndim),
+        strides(v.strides, v.strides + read[i].ndim);
     const std::array<std::uint64_t, 16> map =
         tile_tensor_map_bytes(reinterpret_cast<std::uint64_t>(v.data), shape, strides, rows, cols);
     packer.add_bytes(map.data(), sizeof(map), 64, "TensorMap");

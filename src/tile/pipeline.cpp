@@ -71,9 +71,10 @@ std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Re
     const Op& op = body.ops[found->second];
     // reads: a one-element load (a value the kernel reads from an array: a grouped product's
     // problem, a block's offset) and its reshape to a scalar
-    const bool read = reads && ((op.kind == OpKind::load && f.type(op.result()).size() == 1) ||
-                                (op.kind == OpKind::reshape && f.type(op.result()).is_scalar() &&
-                                 f.type(op.operands.at(0)).size() == 1));
+    const bool read =
+        reads &&
+        ((op.kind == OpKind::load && f.type(op.result()).size() == 1) ||
+         (op.kind == OpKind::reshape && f.type(op.result()).is_scalar() && f.type(op.operands.at(0)).size() == 1));
     if (!read && !is_scalar_pure(f, op)) return std::nullopt;
     need.insert(found->second);
     work.insert(work.end(), op.operands.begin(), op.operands.end());
