@@ -103,6 +103,11 @@ std::vector<std::string> fill(CusolverApi& api, void* handle) {
   CUPRIC_CUSOLVER_FUNCTIONS(CUPRIC_LOAD_ENTRY)
   return missing;
 }
+std::vector<std::string> fill(NcclApi& api, void* handle) {
+  std::vector<std::string> missing;
+  CUPRIC_NCCL_FUNCTIONS(CUPRIC_LOAD_ENTRY)
+  return missing;
+}
 std::vector<std::string> fill(CufftApi& api, void* handle) {
   std::vector<std::string> missing;
   CUPRIC_CUFFT_FUNCTIONS(CUPRIC_LOAD_ENTRY)
@@ -291,7 +296,20 @@ void set_site_packages_provider(std::function<std::vector<std::string>()> provid
 
 std::vector<std::string> site_packages_dirs() { return site_packages(); }
 
+const Loaded<NcclApi>& nccl_state() {
+  static const Loaded<NcclApi> state = [] {
+    // NVLink multicast (NVLS) can take a host's shared GPUs out of service: off unless asked for
+    setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
+    auto s = load_library<NcclApi>("libnccl", {"nccl/lib", "cu13/lib"}, "nvidia-nccl-cu13", "NCCL",
+                                   "run collectives between GPUs", {"2"});
+    if (!s.error) s.api.GetVersion(&s.api.version);
+    return s;
+  }();
+  return state;
+}
+
 const DriverApi& driver() { return get(driver_state()); }
+const NcclApi& nccl_api() { return get(nccl_state()); }
 const NvrtcApi& nvrtc() { return get(nvrtc_state()); }
 const NvJitLinkApi& nvjitlink() { return get(nvjitlink_state()); }
 const CublasApi& cublas() { return get(cublas_state()); }

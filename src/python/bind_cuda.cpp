@@ -381,6 +381,7 @@ void bind_cuda(nb::module_& parent) {
   bind_cuda_memory(m);
   bind_cuda_program(m);
   bind_cuda_launch(m);
+  bind_cuda_nccl(m);
 }
 
 }  // namespace cupric::py

@@ -57,5 +57,6 @@ void bind_cuda_core(nb::module_& m);     // errors, loader, Device, Stream, Even
 void bind_cuda_memory(nb::module_& m);   // pools, Buffer, DLPack
 void bind_cuda_program(nb::module_& m);  // Program, ObjectCode, Linker, compile cache
 void bind_cuda_launch(nb::module_& m);   // Kernel, LaunchConfig, launch, argument packing
+void bind_cuda_nccl(nb::module_& m);     // NCCL: unique ids, communicators, collectives
 
 }  // namespace cupric::py

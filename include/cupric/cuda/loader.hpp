@@ -9,6 +9,7 @@
 
 #include "cupric/cuda/driver_api.hpp"
 #include "cupric/cuda/math_api.hpp"
+#include "cupric/cuda/nccl_api.hpp"
 #include "cupric/cuda/nvrtc_api.hpp"
 
 namespace cupric::cuda {
@@ -26,6 +27,10 @@ const CublasLtApi& cublaslt();
 const CusolverApi& cusolver();
 /// cuFFT (pip wheel nvidia-cufft, or a toolkit), loaded at the first GPU transform.
 const CufftApi& cufft();
+
+/// NCCL (pip wheel nvidia-nccl-cu13, or a toolkit), loaded at the first collective or unique id;
+/// NCCL_NVLS_ENABLE is set to 0 first unless the environment sets it (NVLink multicast stays off).
+const NcclApi& nccl_api();
 
 /// True when the driver loads, initialises and sees at least one GPU. Never throws.
 bool is_available();
