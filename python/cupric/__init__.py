@@ -1,8 +1,8 @@
 """cupric: NumPy-compatible arrays on the CPU and CUDA GPUs, with a C++ core.
 
-    import cupric as cu
-    x = cu.arange(10, dtype=cu.float32)
-    (x * 2 + 1).sum()
+import cupric as cu
+x = cu.arange(10, dtype=cu.float32)
+(x * 2 + 1).sum()
 """
 
 import os as _os
@@ -62,7 +62,7 @@ def __getattr__(name):
         globals()[name] = value
         return value
     # numpy.testing's checks for cupric arrays; the signatures' types; tools
-    if name in ("testing", "typing", "lib", "profiler", "debug"):
+    if name in ("testing", "typing", "lib", "profiler", "debug", "distributed"):
         import importlib
 
         return importlib.import_module(f"cupric.{name}")
@@ -78,4 +78,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile", "profiler", "debug", "inspect"})
+    return sorted(set(globals()) | set(_dtypes._NAMES) | {"tile", "profiler", "debug", "inspect", "distributed"})
