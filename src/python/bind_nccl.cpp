@@ -95,6 +95,43 @@ class PyCommunicator {
 
 runtime::Stream stream_of(StreamLike stream, int device) { return stream_from_py(stream, device); }
 
+/// A collective's send and recv, checked: on the communicator's device, one dtype NCCL has, and
+/// send's count x send_per == recv's count x recv_per (`rule` says it in the error).
+struct Pair {
+  runtime::Stream stream;
+  Operand send, recv;
+  cuda::ncclDataType type;
+};
+
+Pair pair(const nc::Communicator& c, nb::handle send, nb::handle recv, StreamLike stream, std::size_t send_per,
+          std::size_t recv_per, const char* rule) {
+  runtime::Stream s = stream_of(stream, c.device());
+  Operand a = operand(send, "send", c.device(), s), b = operand(recv, "recv", c.device(), s);
+  same_dtype(a, b);
+  counts(a, b, send_per, recv_per, rule);
+  const cuda::ncclDataType t = nc::data_type(a.array.dtype);
+  return {std::move(s), std::move(a), std::move(b), t};
+}
+
+void check_rank(int r, const nc::Communicator& c, const char* what) {
+  if (r < 0 || r >= c.size()) throw ValueError(cat("cupric.cuda.nccl: ", what, " ", r, " of ", c.size(), " ranks"));
+}
+
+/// ncclSend (`sending`) or ncclRecv of one array with rank `peer`.
+void point_to_point(const nc::Communicator& c, nb::handle array, int peer, StreamLike stream, bool sending) {
+  runtime::Stream s = stream_of(stream, c.device());
+  const Operand a = operand(array, "array", c.device(), s);
+  check_rank(peer, c, "peer");
+  const cuda::ncclDataType t = nc::data_type(a.array.dtype);
+  void* data = reinterpret_cast<void*>(a.array.data);
+  issue(c, s, sending ? std::vector<const Operand*>{&a} : std::vector<const Operand*>{}, sending ? nullptr : &a,
+        [&](cuda::CUstream h) {
+          nc::check(sending ? cuda::nccl_api().Send(data, a.count, t, peer, c.handle(), h)
+                            : cuda::nccl_api().Recv(data, a.count, t, peer, c.handle(), h),
+                    sending ? "ncclSend" : "ncclRecv", c.handle());
+        });
+}
+
 }  // namespace
 
 void bind_cuda_nccl(nb::module_& m) {
@@ -143,15 +180,12 @@ void bind_cuda_nccl(nb::module_& m) {
           "all_reduce",
           [](PyCommunicator& pc, ArrayLike send, ArrayLike recv, const std::string& op, StreamLike stream) {
             const nc::Communicator& c = pc.get();
-            runtime::Stream s = stream_of(stream, c.device());
-            const Operand a = operand(send, "send", c.device(), s), b = operand(recv, "recv", c.device(), s);
-            same_dtype(a, b);
-            counts(a, b, 1, 1, "all_reduce: as many");
-            const auto t = nc::data_type(a.array.dtype);
-            const auto r = nc::reduce_op(op);
-            issue(c, s, {&a}, &b, [&](cuda::CUstream h) {
-              nc::check(cuda::nccl_api().AllReduce(reinterpret_cast<const void*>(a.array.data),
-                                                   reinterpret_cast<void*>(b.array.data), a.count, t, r, c.handle(), h),
+            const Pair p = pair(c, send, recv, stream, 1, 1, "all_reduce: as many");
+            const cuda::ncclRedOp r = nc::reduce_op(op);
+            issue(c, p.stream, {&p.send}, &p.recv, [&](cuda::CUstream h) {
+              nc::check(cuda::nccl_api().AllReduce(reinterpret_cast<const void*>(p.send.array.data),
+                                                   reinterpret_cast<void*>(p.recv.array.data), p.send.count, p.type, r,
+                                                   c.handle(), h),
                         "ncclAllReduce", c.handle());
             });
           },
@@ -160,19 +194,14 @@ void bind_cuda_nccl(nb::module_& m) {
           "reduce",
           [](PyCommunicator& pc, ArrayLike send, ArrayLike recv, int root, const std::string& op, StreamLike stream) {
             const nc::Communicator& c = pc.get();
-            runtime::Stream s = stream_of(stream, c.device());
-            const Operand a = operand(send, "send", c.device(), s), b = operand(recv, "recv", c.device(), s);
-            same_dtype(a, b);
-            counts(a, b, 1, 1, "reduce: as many");
-            if (root < 0 || root >= c.size())
-              throw ValueError(cat("cupric.cuda.nccl: root ", root, " of ", c.size(), " ranks"));
-            const auto t = nc::data_type(a.array.dtype);
-            const auto r = nc::reduce_op(op);
-            issue(c, s, {&a}, &b, [&](cuda::CUstream h) {
-              nc::check(
-                  cuda::nccl_api().Reduce(reinterpret_cast<const void*>(a.array.data),
-                                          reinterpret_cast<void*>(b.array.data), a.count, t, r, root, c.handle(), h),
-                  "ncclReduce", c.handle());
+            const Pair p = pair(c, send, recv, stream, 1, 1, "reduce: as many");
+            check_rank(root, c, "root");
+            const cuda::ncclRedOp r = nc::reduce_op(op);
+            issue(c, p.stream, {&p.send}, &p.recv, [&](cuda::CUstream h) {
+              nc::check(cuda::nccl_api().Reduce(reinterpret_cast<const void*>(p.send.array.data),
+                                                reinterpret_cast<void*>(p.recv.array.data), p.send.count, p.type, r,
+                                                root, c.handle(), h),
+                        "ncclReduce", c.handle());
             });
           },
           nb::arg("send"), nb::arg("recv"), nb::arg("root") = 0, nb::arg("op") = "sum",
@@ -181,18 +210,13 @@ void bind_cuda_nccl(nb::module_& m) {
           "broadcast",
           [](PyCommunicator& pc, ArrayLike send, ArrayLike recv, int root, StreamLike stream) {
             const nc::Communicator& c = pc.get();
-            runtime::Stream s = stream_of(stream, c.device());
-            const Operand a = operand(send, "send", c.device(), s), b = operand(recv, "recv", c.device(), s);
-            same_dtype(a, b);
-            counts(a, b, 1, 1, "broadcast: as many");
-            if (root < 0 || root >= c.size())
-              throw ValueError(cat("cupric.cuda.nccl: root ", root, " of ", c.size(), " ranks"));
-            const auto t = nc::data_type(a.array.dtype);
-            issue(c, s, {&a}, &b, [&](cuda::CUstream h) {
-              nc::check(
-                  cuda::nccl_api().Broadcast(reinterpret_cast<const void*>(a.array.data),
-                                             reinterpret_cast<void*>(b.array.data), a.count, t, root, c.handle(), h),
-                  "ncclBroadcast", c.handle());
+            const Pair p = pair(c, send, recv, stream, 1, 1, "broadcast: as many");
+            check_rank(root, c, "root");
+            issue(c, p.stream, {&p.send}, &p.recv, [&](cuda::CUstream h) {
+              nc::check(cuda::nccl_api().Broadcast(reinterpret_cast<const void*>(p.send.array.data),
+                                                   reinterpret_cast<void*>(p.recv.array.data), p.send.count, p.type,
+                                                   root, c.handle(), h),
+                        "ncclBroadcast", c.handle());
             });
           },
           nb::arg("send"), nb::arg("recv"), nb::arg("root") = 0, nb::arg("stream").none() = nb::none())
@@ -200,14 +224,12 @@ void bind_cuda_nccl(nb::module_& m) {
           "all_gather",
           [](PyCommunicator& pc, ArrayLike send, ArrayLike recv, StreamLike stream) {
             const nc::Communicator& c = pc.get();
-            runtime::Stream s = stream_of(stream, c.device());
-            const Operand a = operand(send, "send", c.device(), s), b = operand(recv, "recv", c.device(), s);
-            same_dtype(a, b);
-            counts(a, b, static_cast<std::size_t>(c.size()), 1, "all_gather: recv holds size x send");
-            const auto t = nc::data_type(a.array.dtype);
-            issue(c, s, {&a}, &b, [&](cuda::CUstream h) {
-              nc::check(cuda::nccl_api().AllGather(reinterpret_cast<const void*>(a.array.data),
-                                                   reinterpret_cast<void*>(b.array.data), a.count, t, c.handle(), h),
+            const Pair p = pair(c, send, recv, stream, static_cast<std::size_t>(c.size()), 1,
+                                "all_gather: recv holds size x send");
+            issue(c, p.stream, {&p.send}, &p.recv, [&](cuda::CUstream h) {
+              nc::check(cuda::nccl_api().AllGather(reinterpret_cast<const void*>(p.send.array.data),
+                                                   reinterpret_cast<void*>(p.recv.array.data), p.send.count, p.type,
+                                                   c.handle(), h),
                         "ncclAllGather", c.handle());
             });
           },
@@ -216,49 +238,27 @@ void bind_cuda_nccl(nb::module_& m) {
           "reduce_scatter",
           [](PyCommunicator& pc, ArrayLike send, ArrayLike recv, const std::string& op, StreamLike stream) {
             const nc::Communicator& c = pc.get();
-            runtime::Stream s = stream_of(stream, c.device());
-            const Operand a = operand(send, "send", c.device(), s), b = operand(recv, "recv", c.device(), s);
-            same_dtype(a, b);
-            counts(a, b, 1, static_cast<std::size_t>(c.size()), "reduce_scatter: send holds size x recv");
-            const auto t = nc::data_type(a.array.dtype);
-            const auto r = nc::reduce_op(op);
-            issue(c, s, {&a}, &b, [&](cuda::CUstream h) {
-              nc::check(
-                  cuda::nccl_api().ReduceScatter(reinterpret_cast<const void*>(a.array.data),
-                                                 reinterpret_cast<void*>(b.array.data), b.count, t, r, c.handle(), h),
-                  "ncclReduceScatter", c.handle());
+            const Pair p = pair(c, send, recv, stream, 1, static_cast<std::size_t>(c.size()),
+                                "reduce_scatter: send holds size x recv");
+            const cuda::ncclRedOp r = nc::reduce_op(op);
+            issue(c, p.stream, {&p.send}, &p.recv, [&](cuda::CUstream h) {
+              nc::check(cuda::nccl_api().ReduceScatter(reinterpret_cast<const void*>(p.send.array.data),
+                                                       reinterpret_cast<void*>(p.recv.array.data), p.recv.count, p.type,
+                                                       r, c.handle(), h),
+                        "ncclReduceScatter", c.handle());
             });
           },
           nb::arg("send"), nb::arg("recv"), nb::arg("op") = "sum", nb::arg("stream").none() = nb::none())
       .def(
           "send",
           [](PyCommunicator& pc, ArrayLike array, int peer, StreamLike stream) {
-            const nc::Communicator& c = pc.get();
-            runtime::Stream s = stream_of(stream, c.device());
-            const Operand a = operand(array, "array", c.device(), s);
-            if (peer < 0 || peer >= c.size())
-              throw ValueError(cat("cupric.cuda.nccl: peer ", peer, " of ", c.size(), " ranks"));
-            const auto t = nc::data_type(a.array.dtype);
-            issue(c, s, {&a}, nullptr, [&](cuda::CUstream h) {
-              nc::check(
-                  cuda::nccl_api().Send(reinterpret_cast<const void*>(a.array.data), a.count, t, peer, c.handle(), h),
-                  "ncclSend", c.handle());
-            });
+            point_to_point(pc.get(), array, peer, stream, true);
           },
           nb::arg("array"), nb::arg("peer"), nb::arg("stream").none() = nb::none())
       .def(
           "recv",
           [](PyCommunicator& pc, ArrayLike array, int peer, StreamLike stream) {
-            const nc::Communicator& c = pc.get();
-            runtime::Stream s = stream_of(stream, c.device());
-            const Operand a = operand(array, "array", c.device(), s);
-            if (peer < 0 || peer >= c.size())
-              throw ValueError(cat("cupric.cuda.nccl: peer ", peer, " of ", c.size(), " ranks"));
-            const auto t = nc::data_type(a.array.dtype);
-            issue(c, s, {}, &a, [&](cuda::CUstream h) {
-              nc::check(cuda::nccl_api().Recv(reinterpret_cast<void*>(a.array.data), a.count, t, peer, c.handle(), h),
-                        "ncclRecv", c.handle());
-            });
+            point_to_point(pc.get(), array, peer, stream, false);
           },
           nb::arg("array"), nb::arg("peer"), nb::arg("stream").none() = nb::none());
 }
