@@ -5,7 +5,6 @@ fast path does not read, goes back to the Python path, which specialises again o
 before. The CUDA side runs against the stand-in driver (tests/fake_cuda: no kernels run, the
 packed parameters the driver receives are recorded)."""
 
-
 from pathlib import Path
 
 import cupric as cu
@@ -306,8 +305,6 @@ def run_fake(fake_dir, body, cache):
     return run_with_fake_driver(fake_dir, prelude + body, env, script=cache / "launch_check.py")
 
 
-
-
 @pytest.mark.nvrtc
 def test_cuda_plans_pack_what_the_python_path_packs(fake_dir, tmp_path):
     run_fake(
@@ -428,3 +425,43 @@ except ValueError as e:
 """,
         tmp_path,
     )
+
+
+@pytest.mark.nvrtc
+@pytest.mark.parametrize("persistent", ["0", "1"])
+def test_cuda_plans_pack_tensor_maps_and_the_grid_as_the_python_path_does(fake_dir, tmp_path, persistent):
+    """A kernel with a TMA ring (the default on the stand-in's sm_90) launches through its plan
+    after the first launch: the plan makes the tensor maps in C++ (the stand-in driver encodes none:
+    maps of zeros) after the 18 parameters of the arrays, and a persistent kernel's grid after
+    them — the same parameters the Python path packs, and the same single-block-per-SM grid."""
+    n_args = 18 + 2 + (3 if persistent == "1" else 0)
+    env = {
+        "CUPRIC_CACHE_DIR": str(tmp_path),
+        "CUPRIC_DEVICE": "cuda",
+        "CUPRIC_TILE_PERSISTENT": persistent,
+        "FAKE_PARAM_SIZES": ",".join(["8"] * 18 + ["128", "128"] + ["8"] * (n_args - 20)),
+    }
+    prelude = FAKE_PRELUDE.replace("EXAMPLES", repr(str(Path(__file__).resolve().parents[3] / "examples" / "tile")))
+    body = f"""
+from matmul import matmul_kernel as mm
+from cupric.tile import _cuda
+assert _cuda.ring_mode() == ("tma ws persistent" if {persistent!r} == "1" else "tma ws")
+a = cu.zeros((300, 200), dtype=cu.bfloat16, device="cuda")
+b = cu.zeros((200, 512), dtype=cu.bfloat16, device="cuda")
+bias = cu.zeros(512, dtype=cu.bfloat16, device="cuda")
+out = cu.zeros((300, 512), dtype=cu.bfloat16, device="cuda")
+mm[(3, 2)](a, b, bias, out, 128, 256, 64)  # the Python path, which makes the plan
+first = np.ctypeslib.as_array(ctypes.cast(fake.fake_last_args, ctypes.POINTER(ctypes.c_int64)), ({n_args},)).copy()
+assert len(mm._plans) == 1
+
+def refuse(*a, **k):
+    raise AssertionError("the launch went through the Python path")
+Kernel._prepare = refuse
+mm[(3, 2)](a, b, bias, out, 128, 256, 64)  # its plan (GROUP_M left out: its default filled in)
+planned = np.ctypeslib.as_array(ctypes.cast(fake.fake_last_args, ctypes.POINTER(ctypes.c_int64)), ({n_args},)).copy()
+assert (planned == first).all(), (planned, first)
+assert planned[1:5].tolist() == [300, 200, 200, 1] and planned[18:20].tolist() == [0, 0]  # maps of zeros
+if {persistent!r} == "1":
+    assert planned[20:].tolist() == [3, 2, 1]  # the grid, as arguments
+"""
+    run_with_fake_driver(fake_dir, prelude + body, env, script=tmp_path / "maps_check.py")
