@@ -112,7 +112,7 @@ struct Target {
   std::unique_ptr<runtime::Kernel> cuda;
   int device = -1;  // -1: the CPU, else the CUDA ordinal
   unsigned threads = 0, smem = 0;
-  /// CUDA: a TMA tensor map per (run-time parameter, box rows, box columns), after the parameters
+  /// CUDA: a TMA tensor map per (parameter's slot in the plan, box rows, box columns), after the parameters
   std::vector<std::array<int, 3>> maps;
   /// CUDA: a persistent kernel's SMs (the grid goes as three more arguments, at most one block per SM)
   long long sms = 0;
@@ -220,12 +220,8 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
       packer.add_bytes(&bits, static_cast<std::size_t>(itemsize(p.dtype)), 0, name(p.dtype));
     }
   }
-  for (const auto& [param, rows, cols] : target_.maps) {  // of run-time parameters (neither constants nor fixed)
-    std::size_t i = 0;
-    for (std::size_t seen = 0; i < params_.size(); ++i) {
-      if (params_[i].kind == ArgKind::constant || params_[i].kind == ArgKind::fixed) continue;
-      if (seen++ == static_cast<std::size_t>(param)) break;
-    }
+  for (const auto& [slot, rows, cols] : target_.maps) {
+    const std::size_t i = static_cast<std::size_t>(slot);
     const cupric_tile_array& v = read[i].view;
     const std::vector<std::int64_t> shape(v.shape, v.shape + read[i].ndim),
         strides(v.strides, v.strides + read[i].ndim);
@@ -367,6 +363,14 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, PlanT
     if (!p) return nb::none();
     if (p->kind != ArgKind::fixed) args.append(values[i]);
     plan.push_back(std::move(*p));
+  }
+  for (auto& map : t.maps) {  // the maps name run-time parameters (neither constants nor fixed): to plan slots
+    int seen = 0;
+    std::size_t i = 0;
+    for (; i < plan.size(); ++i)
+      if (plan[i].kind != ArgKind::constant && plan[i].kind != ArgKind::fixed && seen++ == map[0]) break;
+    if (i == plan.size()) return nb::none();
+    map[0] = static_cast<int>(i);
   }
   auto out = std::make_shared<LaunchPlan>(std::move(plan), std::move(t), std::move(constants), std::move(grid3),
                                           std::move(tag));

@@ -321,16 +321,20 @@ void Emitter::emit_scalar_op(const Op& op) {
   line() << replace_target(stmt, name(v));
 }
 
+std::string Emitter::slot_value(const Op& root) {
+  emitted_in_loop_.clear();
+  emit_elem_stmt(root, static_cast<int>(f_.type(root.result()).size()));
+  return "e" + std::to_string(root.result());
+}
+
 void Emitter::emit_fused(const Op& root) {
   if (streams_.count(&root)) return emit_streamed(root);
   const int v = root.result();
-  const int n = static_cast<int>(f_.type(v).size());
   line() << tile_decl(v) << " " << name(v) << ";";
   line() << slot_loop(v);
   ++indent_;
-  emitted_in_loop_.clear();
-  emit_elem_stmt(root, n);
-  line() << name(v) << ".v[s] = e" << v << ";";
+  const std::string value = slot_value(root);  // (its statements first)
+  line() << name(v) << ".v[s] = " << value << ";";
   --indent_;
   line() << "}";
 }

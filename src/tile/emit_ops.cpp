@@ -134,10 +134,9 @@ void Emitter::emit_reduction(const Op& op) {
         line() << A << " acc = " << R << "::identity<" << A << ">();";
         line() << slot_loop(x);
         ++indent_;
-        emitted_in_loop_.clear();
-        emit_elem_stmt(*def_.at(x), static_cast<int>(n));
+        const std::string value = slot_value(*def_.at(x));
         line() << "if (" << layout_type(x) << "::owns(blk.tid, s)) acc = " << R << "::combine(acc, ::cu::tile::convert<"
-               << A << ">(e" << x << "));";
+               << A << ">(" << value << "));";
         --indent_;
         line() << "}";
         line() << "::cu::tile::reduce_finish<" << R << ">(blk, " << out << ", acc);";
@@ -312,12 +311,8 @@ void Emitter::plan_streams(const Region& r) {
     bool reads_it = false;  // a run stored before a later run of the same array is read: not fused
     for (const Op* load : group) reads_it = reads_it || load->operands.at(0) == store->operands.at(0);
     if (reads_it) continue;
-    const auto at = [&](const Op* op) {
-      for (std::size_t i = 0; i < r.ops.size(); ++i)
-        if (&r.ops[i] == op) return i;
-      return r.ops.size();
-    };
-    const std::size_t root_at = at(root);
+    const auto at = [&](const Op* op) { return op - r.ops.data(); };  // (an op of r: they are contiguous)
+    const auto root_at = at(root);
     bool known = true;
     for (std::size_t i = 1; i + 1 < store->operands.size(); ++i) {
       const Op* d = def_.count(store->operands[i]) ? def_.at(store->operands[i]) : nullptr;
@@ -374,9 +369,8 @@ void Emitter::emit_streamed(const Op& root) {
   line() << "CUPRIC_TILE_UNROLL for (int t = 0; t < ::cu::tile::kVec; ++t) {";
   ++indent_;
   line() << "const int s = j * ::cu::tile::kVec + t;";
-  emitted_in_loop_.clear();
-  emit_elem_stmt(root, static_cast<int>(f_.type(v).size()));
-  line() << (stored ? "o.v[t]" : name(v) + ".v[s]") << " = e" << v << ";";
+  const std::string value = slot_value(root);
+  line() << (stored ? "o.v[t]" : name(v) + ".v[s]") << " = " << value << ";";
   --indent_;
   line() << "}";
   if (stored)

@@ -65,6 +65,9 @@ class Emitter {
   void emit_op(const Op& op);
   void emit_scalar_op(const Op& op);
   void emit_fused(const Op& root);
+  /// Inside a loop over slots `s`: the statements of root's fused chain for slot s; returns the
+  /// variable ("e<id>") that holds its value.
+  std::string slot_value(const Op& root);
   void emit_elem_stmt(const Op& op, int n);
   std::string elem_expr(const Op& op, int n);
   std::string elem_ref(int v, int n);

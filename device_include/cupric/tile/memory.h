@@ -119,73 +119,68 @@ CUPRIC_TD i64 inside_offset(const ArrayRef<T, ND>& a, const i64 (&start)[ND], in
   return off;
 }
 
-/// The run of kVec elements of a window that starts at tile element e (the padding past the
-/// tile's end and outside the array): a streamed load's part in one step of its fused loop. fast:
-/// the window is window_vectorisable (one unchecked vector access), else element by element.
-template <class Sh, class T, int ND>
-CUPRIC_TD VecOf<T, kVec> load_run(bool fast, const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, T pad) {
-  VecOf<T, kVec> r;
-  if (fast && e < Sh::size) return *reinterpret_cast<const VecOf<T, kVec>*>(a.data + inside_offset<Sh>(a, start, e));
+/// One run of R elements of a window that is not window_vectorisable, at tile element e, between
+/// the array and vals[0 .. R): one vector access where the run is inside the array, contiguous and
+/// aligned, else element by element (outside the array: the padding is read, nothing is written).
+template <class Sh, int R, bool Store, class T, int ND>
+CUPRIC_TD void edge_run(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, T* vals, T pad) {
+  const i64 st = a.stride[ND - 1], n = a.shape[ND - 1];
   i64 off, c;
   const bool ok = run_offset<Sh>(a, start, e, off, c);
-  CUPRIC_TILE_UNROLL
-  for (int i = 0; i < kVec; ++i) {
-    const bool in = ok && c + i >= 0 && c + i < a.shape[ND - 1];
-    r.v[i] = in ? a.data[off + (c + i) * a.stride[ND - 1]] : pad;
+  T* p = a.data + off + c * st;
+  if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
+    if constexpr (Store) {
+      VecOf<T, R> vec;
+      CUPRIC_TILE_UNROLL
+      for (int i = 0; i < R; ++i) vec.v[i] = vals[i];
+      *reinterpret_cast<VecOf<T, R>*>(p) = vec;
+    } else {
+      const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(p);
+      CUPRIC_TILE_UNROLL
+      for (int i = 0; i < R; ++i) vals[i] = vec.v[i];
+    }
+    return;
   }
+  CUPRIC_TILE_UNROLL
+  for (int i = 0; i < R; ++i) {
+    const bool in = ok && c + i >= 0 && c + i < n;
+    if constexpr (Store) {
+      if (in) a.data[off + (c + i) * st] = vals[i];
+    } else {
+      vals[i] = in ? a.data[off + (c + i) * st] : pad;
+    }
+  }
+}
+
+/// The run of kVec elements of a window that starts at tile element e (the padding past the
+/// tile's end and outside the array): a streamed load's part in one step of its fused loop. fast:
+/// the window is window_vectorisable (one unchecked vector access), else edge_run's checks.
+template <class Sh, class T, int ND>
+CUPRIC_TD VecOf<T, kVec> load_run(bool fast, const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, T pad) {
+  if (fast && e < Sh::size) return *reinterpret_cast<const VecOf<T, kVec>*>(a.data + inside_offset<Sh>(a, start, e));
+  VecOf<T, kVec> r;
+  edge_run<Sh, kVec, false>(a, start, e, r.v, pad);
   return r;
 }
 
 /// Writes the run of kVec elements of a window that starts at tile element e (nothing past the
 /// tile's end or outside the array; `fast` as load_run's).
 template <class Sh, class T, int ND>
-CUPRIC_TD void store_run(bool fast, const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, const VecOf<T, kVec>& r) {
+CUPRIC_TD void store_run(bool fast, const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, VecOf<T, kVec> r) {
   if (e >= Sh::size) return;
   if (fast) {
     *reinterpret_cast<VecOf<T, kVec>*>(a.data + inside_offset<Sh>(a, start, e)) = r;
     return;
   }
-  i64 off, c;
-  const bool ok = run_offset<Sh>(a, start, e, off, c);
-  CUPRIC_TILE_UNROLL
-  for (int i = 0; i < kVec; ++i)
-    if (ok && c + i >= 0 && c + i < a.shape[ND - 1]) a.data[off + (c + i) * a.stride[ND - 1]] = r.v[i];
+  edge_run<Sh, kVec, true>(a, start, e, r.v, T{});
 }
 
 /// The edge path of a load or store of runs (a window that is not window_vectorisable): the runs
-/// in a loop that is not unrolled, over a copy of the tile in local memory, each run one vector
-/// access where it is inside and aligned, else element by element.
+/// in a loop that is not unrolled, over a copy of the tile in local memory, each run edge_run's.
 template <class Sh, int R, bool Store, class T, int ND, int Slots, class L>
 CUPRIC_TD void edge_runs(const Block& b, T (&vals)[Slots], const ArrayRef<T, ND>& a, const i64 (&start)[ND], T pad, L) {
-  const i64 st = a.stride[ND - 1], n = a.shape[ND - 1];
   CUPRIC_TILE_NO_UNROLL
-  for (int j = 0; j < Slots / R; ++j) {
-    i64 off, c;
-    const bool ok = run_offset<Sh>(a, start, L::elem(b.tid, j * R), off, c);
-    T* p = a.data + off + c * st;
-    if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
-      if constexpr (Store) {
-        VecOf<T, R> vec;
-        CUPRIC_TILE_UNROLL
-        for (int i = 0; i < R; ++i) vec.v[i] = vals[j * R + i];
-        *reinterpret_cast<VecOf<T, R>*>(p) = vec;
-      } else {
-        const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(p);
-        CUPRIC_TILE_UNROLL
-        for (int i = 0; i < R; ++i) vals[j * R + i] = vec.v[i];
-      }
-    } else {
-      CUPRIC_TILE_UNROLL
-      for (int i = 0; i < R; ++i) {
-        const bool in = ok && c + i >= 0 && c + i < n;
-        if constexpr (Store) {
-          if (in) a.data[off + (c + i) * st] = vals[j * R + i];
-        } else {
-          vals[j * R + i] = in ? a.data[off + (c + i) * st] : pad;
-        }
-      }
-    }
-  }
+  for (int j = 0; j < Slots / R; ++j) edge_run<Sh, R, Store>(a, start, L::elem(b.tid, j * R), vals + j * R, pad);
 }
 #endif
 
