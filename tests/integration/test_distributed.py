@@ -57,6 +57,23 @@ def test_bad_arguments():
         cu.distributed.Cluster(devices=[0, 1], n_workers=3)
 
 
+def test_gpu_workers_see_only_their_gpu_and_make_chunks_there(monkeypatch):
+    """Each GPU worker's environment names its GPU and makes cuda:0 its default device, whatever the
+    parent's CUPRIC_DEVICE (these tests set it to cpu: a worker inheriting it put chunks on the CPU)."""
+    import distributed
+
+    from cupric.distributed import _gpu_workers
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5,7")
+    specs = _gpu_workers(distributed, [0, 2], 1)
+    envs = {name: spec["options"]["env"] for name, spec in specs.items()}
+    assert {n: e["CUDA_VISIBLE_DEVICES"] for n, e in envs.items()} == {"gpu-0": "3", "gpu-2": "7"}
+    assert {e["CUPRIC_DEVICE"] for e in envs.values()} == {"cuda:0"}
+    assert {e["NCCL_NVLS_ENABLE"] for e in envs.values()} == {"0"}
+    with pytest.raises(ValueError, match=r"no GPU 3 \(this process sees 3\)"):
+        _gpu_workers(distributed, [3], 1)
+
+
 @pytest.mark.gpu
 def test_one_worker_per_gpu():
     """Each worker sees only its GPU: its default device is cuda:0 there, where its chunks are made."""

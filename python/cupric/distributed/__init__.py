@@ -52,19 +52,28 @@ def Cluster(devices=None, n_workers=None, threads_per_worker=1, **kwargs):  # no
         raise ValueError(
             f"cupric.distributed.Cluster: one worker per GPU: {len(devices)} devices {devices}, n_workers={n_workers}"
         )
+    workers = _gpu_workers(distributed, devices, threads_per_worker)
+    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard_address": kwargs.pop("dashboard_address")}}
+    return distributed.SpecCluster(workers=workers, scheduler=scheduler, **kwargs)
+
+
+def _gpu_workers(distributed, devices, threads_per_worker):
+    """SpecCluster's worker specs: one Nanny a GPU, its process seeing only that GPU."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     names = visible.split(",") if visible else [str(d) for d in range(max(devices) + 1)]
     for d in devices:
         if d < 0 or d >= len(names):
             raise ValueError(f"cupric.distributed.Cluster: no GPU {d} (this process sees {len(names)})")
-    workers = {
+    return {
         f"gpu-{d}": {
             "cls": distributed.Nanny,
             "options": {
                 "nthreads": threads_per_worker,
-                # the worker sees only its GPU: its device 0, where its chunks are made
+                # the worker sees only its GPU: its device 0, where its chunks are made (set, not
+                # inherited: a parent's CUPRIC_DEVICE=cpu must not put a GPU worker's chunks on its CPU)
                 "env": {
                     "CUDA_VISIBLE_DEVICES": names[d].strip(),
+                    "CUPRIC_DEVICE": "cuda:0",
                     "NCCL_NVLS_ENABLE": os.environ.get("NCCL_NVLS_ENABLE", "0"),
                 },
                 "dashboard_address": None,
@@ -72,5 +81,3 @@ def Cluster(devices=None, n_workers=None, threads_per_worker=1, **kwargs):  # no
         }
         for d in devices
     }
-    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard_address": kwargs.pop("dashboard_address")}}
-    return distributed.SpecCluster(workers=workers, scheduler=scheduler, **kwargs)
