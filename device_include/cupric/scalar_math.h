@@ -293,6 +293,16 @@ CUPRIC_HD T equal_extreme(T a, T b) {
 /// NaN loses to a number (skip: fmax / fmin).
 template <bool Max, bool SkipNan, class T>
 CUPRIC_HD T float_extreme(T a, T b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(T) == 4 && !SkipNan) {
+    // sm_80+: one instruction with the same rule (-0.0 below +0.0, a NaN wins; its payload is the
+    // canonical NaN's): the max / min reductions of tile kernels combine 64 values a thread a row
+    float r;
+    if constexpr (Max) asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    else asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+  }
+#endif
   const bool take_b = (Max ? b > a : b < a) || (SkipNan ? a != a : b != b);
   const T pick = take_b ? b : a;
   return a == b ? equal_extreme<Max>(a, b) : pick;

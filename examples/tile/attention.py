@@ -19,6 +19,7 @@ def attention_kernel(
     m_blk = ct.bid(0)
     bh = ct.bid(1)
     seq = q.shape[1]
+    scale_log2e = scale * 1.4426950408889634
     tq = ct.reshape(ct.load(q, index=(bh, m_blk, 0), shape=(1, BM, D)), (BM, D))
     m_i = ct.full((BM,), -ct.inf, dtype=ct.float32)
     l_i = ct.zeros((BM,), dtype=ct.float32)
@@ -28,15 +29,17 @@ def attention_kernel(
     for j in range(ct.cdiv(end, BN)):
         tk = ct.reshape(ct.load(k, index=(bh, j, 0), shape=(1, BN, D)), (BN, D))
         tv = ct.reshape(ct.load(v, index=(bh, j, 0), shape=(1, BN, D)), (BN, D))
-        s = ct.mma(tq, ct.transpose(tk), ct.zeros((BM, BN), dtype=ct.float32)) * scale
+        s = ct.mma(tq, ct.transpose(tk), ct.zeros((BM, BN), dtype=ct.float32))
         cols = j * BN + ct.arange(BN)
         valid = cols[None, :] < seq
         if CAUSAL:
             valid = valid & (cols[None, :] <= rows[:, None])
         s = ct.where(valid, s, -ct.inf)
-        m_new = ct.maximum(m_i, ct.max(s, axis=1))
-        p = ct.exp(s - m_new[:, None])
-        alpha = ct.exp(m_i - m_new)
+        # in base 2, the scale folded in: exp(scale (s - m)) = exp2(s c - m c) with c = scale log2(e),
+        # one multiply-add and one ex2 an element (m is kept scaled)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1) * scale_log2e)
+        p = ct.exp2(s * scale_log2e - m_new[:, None], flush_to_zero=True)
+        alpha = ct.exp2(m_i - m_new, flush_to_zero=True)
         l_i = l_i * alpha + ct.sum(p, axis=1)
         acc = ct.mma(p.astype(tv.dtype), tv, acc * alpha[:, None])
         m_i = m_new

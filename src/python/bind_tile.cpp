@@ -113,7 +113,7 @@ void bind_builder(nb::module_& t) {
       .def("num_blocks", &Builder::num_blocks)
       .def("array_dim", &Builder::array_dim)
       .def("array_stride", &Builder::array_stride)
-      .def("ufunc", &Builder::ufunc)
+      .def("ufunc", &Builder::ufunc, nb::arg("name"), nb::arg("operands"), nb::arg("flush_to_zero") = false)
       .def("cast", [](Builder& b, int v, DTypeLike dt) { return b.cast(v, dtype_from_py(dt)); })
       .def("where", &Builder::where)
       .def("broadcast_to", &Builder::broadcast_to)

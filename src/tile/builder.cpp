@@ -161,8 +161,10 @@ int Builder::broadcast_operand(int v, const Shape& to) {
   return broadcast_to(v, to);
 }
 
-int Builder::ufunc(const std::string& name, std::vector<int> operands) {
+int Builder::ufunc(const std::string& name, std::vector<int> operands, bool flush_to_zero) {
   const Ufunc& uf = find_ufunc(name);
+  if (flush_to_zero && uf.name != "exp2")
+    throw TypeError(cat(uf.name, "(): flush_to_zero is an option of exp2 only"));
   if (static_cast<int>(operands.size()) != uf.nin)
     throw TypeError(cat(uf.name, "() takes ", uf.nin, " argument(s), got ", operands.size()));
   std::vector<TypeOperand> tys;
@@ -190,6 +192,7 @@ int Builder::ufunc(const std::string& name, std::vector<int> operands) {
   Op& op = emit(OpKind::ufunc, std::move(operands), {result});
   op.name = uf.name;
   op.ints = {static_cast<std::int64_t>(&loop - uf.loops.data())};
+  if (flush_to_zero) op.ints.push_back(1);
   return op.result();
 }
 

@@ -287,7 +287,8 @@ std::string Emitter::elem_expr(const Op& op, int n) {
         const std::string C = ctype(loop.compute[i]);
         s += cat("const ", C, " ", kArgs[i], " = ::cu::tile::convert<", C, ">(", refs[i], "); ");
       }
-      return s + cat("@ = ::cu::tile::convert<", T, ">(", uf.expression, "); }");
+      const bool ftz = op.ints.size() > 1 && op.ints[1] != 0;  // exp2(..., flush_to_zero=True)
+      return s + cat("@ = ::cu::tile::convert<", T, ">(", ftz ? "::cu::tile::exp2_ftz(a)" : uf.expression, "); }");
     }
     case OpKind::cast: return cat("@ = ::cu::tile::convert<", T, ">(", refs.at(0), ");");
     case OpKind::where: return cat("@ = ", refs.at(0), " ? ", refs.at(1), " : ", refs.at(2), ";");

@@ -80,13 +80,15 @@ struct MmaLayout {
   static constexpr int TM = (FM + WM - 1) / WM, TN = (FN + WN - 1) / WN;
   static constexpr int kSlots = TM * TN * 4;
   static constexpr int kRun = N % 2 == 0 ? 2 : 1;
+  /// every slot of every thread is inside the tile (no padding fragments): no bounds checks
+  static constexpr bool kExact = WM * TM * 16 == M && WN * TN * 8 == N;
   static CUPRIC_TC int row(int tid, int s) {
     return ((tid / 32) / WN * TM + s / (4 * TN)) * 16 + (tid % 32) / 4 + 8 * ((s / 2) % 2);
   }
   static CUPRIC_TC int col(int tid, int s) { return ((tid / 32) % WN * TN + (s / 4) % TN) * 8 + 2 * (tid % 4) + s % 2; }
   static CUPRIC_TC int elem(int tid, int s) {
     const int r = row(tid, s), c = col(tid, s);
-    return r < M && c < N ? r * N + c : M * N;
+    return kExact || (r < M && c < N) ? r * N + c : M * N;
   }
   static CUPRIC_TC bool valid(int tid, int s) { return elem(tid, s) < M * N; }
   static CUPRIC_TC bool owns(int tid, int s) { return valid(tid, s); }

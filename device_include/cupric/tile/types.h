@@ -184,4 +184,21 @@ CUPRIC_TD To convert(From x) {
   }
 }
 
+/// 2**a with results below the smallest normal number flushed to 0 (ct.exp2(x, flush_to_zero=True)):
+/// on the GPU one ex2.approx.ftz (exp2f keeps subnormal results with a compare and two multiplies)
+CUPRIC_TD float exp2_ftz(float a) {
+#if defined(CUPRIC_TILE_DEVICE) && CUPRIC_TILE_PTX
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r;
+#else
+  const float r = ::cu::exp2(a);
+  return r < 1.17549435e-38f ? 0.0f : r;
+#endif
+}
+CUPRIC_TD double exp2_ftz(double a) {
+  const double r = ::cu::exp2(a);
+  return r < 2.2250738585072014e-308 ? 0.0 : r;
+}
+
 }  // namespace cu::tile

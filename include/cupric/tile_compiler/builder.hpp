@@ -39,7 +39,9 @@ class Builder {
 
   // ---- elementwise ------------------------------------------------------------------------
   /// A ufunc of the table (by name or alias) with broadcasting and type resolution.
-  int ufunc(const std::string& name, std::vector<int> operands);
+  /// flush_to_zero (exp2 only): results below the smallest normal float are 0 — on the GPU one
+  /// ex2.approx.ftz instead of four instructions that keep subnormal results (cuTile's option too)
+  int ufunc(const std::string& name, std::vector<int> operands, bool flush_to_zero = false);
   int cast(int value, DType dtype);
   int where(int cond, int x, int y);
 

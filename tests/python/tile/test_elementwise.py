@@ -287,3 +287,79 @@ def test_clip_and_nextafter(dtype, mode):
     run(ternary_and_rare, mode, (1,), to_cu(x), -0.25, out_clip, out_next, N)
     np.testing.assert_array_equal(to_np(out_clip), np.clip(x, x.dtype.type(-0.25), x.dtype.type(0.5)))
     np.testing.assert_array_equal(to_np(out_next), np.nextafter(x, x.dtype.type(10)))
+
+
+@ct.kernel
+def exp2_kernel(x, out, FTZ: ct.Constant[bool], BLOCK: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(BLOCK,))
+    ct.store(out, index=(ct.bid(0),), tile=ct.exp2(t, flush_to_zero=FTZ))
+
+
+def exp2_cases(dtype):
+    """Random exponents across the whole range, those whose results are subnormal included."""
+    x = random(N, dtype, low=-160.0 if dtype == "float32" else -1080.0, high=20.0)
+    x[:6] = [-126.5, -149.0, -np.inf, np.inf, np.nan, 0.0]
+    return x
+
+
+def exp2_reference(x, ftz):
+    with np.errstate(all="ignore"):
+        r = np.exp2(x)
+    return np.where(r < np.finfo(x.dtype).tiny, 0, r) if ftz else r
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("ftz", [False, True])
+def test_exp2_flush_to_zero(dtype, ftz, mode):
+    """ct.exp2(x, flush_to_zero=True): results below the smallest normal number are 0 (cuTile's
+    option; the GPU's one ex2.approx.ftz); without it subnormal results are kept."""
+    x = exp2_cases(dtype)
+    out = cu.zeros(N, dtype=dtype)
+    run(exp2_kernel, mode, (ct.cdiv(N, 64),), to_cu(x), out, ftz, 64)
+    got, want = to_np(out), exp2_reference(x, ftz)
+    np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == "float32" else 1e-13, atol=0)
+    assert ((got == 0) == (want == 0)).all()
+
+
+def test_exp2_flush_to_zero_errors():
+    @ct.kernel
+    def bad_flag(x, out):
+        ct.store(out, index=(0,), tile=ct.exp2(ct.load(x, index=(0,), shape=(8,)), flush_to_zero=1))
+
+    @ct.kernel
+    def bad_op(x, out):
+        ct.store(out, index=(0,), tile=ct.exp(ct.load(x, index=(0,), shape=(8,)), flush_to_zero=True))
+
+    x, out = cu.ones(8, dtype=cu.float32), cu.zeros(8, dtype=cu.float32)
+    with pytest.raises(Exception, match="flush_to_zero must be True or False, got 1"):
+        bad_flag[(1,)](x, out)
+    with pytest.raises(Exception, match="flush_to_zero"):
+        bad_op[(1,)](x, out)
+    np.testing.assert_array_equal(to_np(out), 0)
+
+
+@pytest.mark.nvrtc
+def test_exp2_flush_to_zero_is_one_instruction_on_the_gpu():
+    from cupric.tile import _cuda, _paths
+
+    if not _cuda.nvrtc_available():
+        pytest.skip("NVRTC not found")
+    x = np.zeros(64, np.float32)
+    for ftz, want in ((True, "ex2.approx.ftz.f32"), (False, "ex2.approx.f32")):
+        exp2_kernel.cache.clear()
+        key, specs, *_ = exp2_kernel._specialise((x, x, ftz, 64))
+        src = exp2_kernel.compiled(key, specs).cuda()["source"]
+        ptx = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("ptx",))["ptx"]
+        assert want in ptx and ptx.count("ex2.approx") == ptx.count(want)
+    exp2_kernel.cache.clear()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("ftz", [False, True])
+def test_exp2_flush_to_zero_on_the_gpu(ftz):
+    x = exp2_cases("float32")
+    out = cu.zeros(N, dtype=cu.float32, device="cuda:0")
+    exp2_kernel[(ct.cdiv(N, 64),)](cu.asarray(x, device="cuda:0"), out, ftz, 64)
+    got, want = np.asarray(out.to_device("cpu")), exp2_reference(x, ftz)
+    np.testing.assert_allclose(got, want, rtol=3e-7 * 4, atol=0)  # ex2.approx: 2 ulp
+    assert ((got == 0) == (want == 0)).all()
