@@ -30,11 +30,16 @@ def attention_kernel(
         tk = ct.reshape(ct.load(k, index=(bh, j, 0), shape=(1, BN, D)), (BN, D))
         tv = ct.reshape(ct.load(v, index=(bh, j, 0), shape=(1, BN, D)), (BN, D))
         s = ct.mma(tq, ct.transpose(tk), ct.zeros((BM, BN), dtype=ct.float32))
-        cols = j * BN + ct.arange(BN)
-        valid = cols[None, :] < seq
+        # only the blocks that reach past the sequence or (causal) above the diagonal are masked
+        edge = (j + 1) * BN > seq
         if CAUSAL:
-            valid = valid & (cols[None, :] <= rows[:, None])
-        s = ct.where(valid, s, -ct.inf)
+            edge = edge | ((j + 1) * BN > m_blk * BM + 1)
+        if edge:
+            cols = j * BN + ct.arange(BN)
+            valid = cols[None, :] < seq
+            if CAUSAL:
+                valid = valid & (cols[None, :] <= rows[:, None])
+            s = ct.where(valid, s, -ct.inf)
         # in base 2, the scale folded in: exp(scale (s - m)) = exp2(s c - m c) with c = scale log2(e),
         # one multiply-add and one ex2 an element (m is kept scaled)
         m_new = ct.maximum(m_i, ct.max(s, axis=1) * scale_log2e)

@@ -275,6 +275,14 @@ bool from_product(const Function& f, const FunctionIndex& ix, int v, const std::
   if (d == ix.def.end() || depth > 64) return false;
   const Op& op = *d->second;
   if (std::find(products.begin(), products.end(), &op) != products.end()) return true;
+  if (op.kind == OpKind::if_) {  // a value an if/else yields (a product masked in some iterations only)
+    const auto k = static_cast<std::size_t>(std::find(op.results.begin(), op.results.end(), v) - op.results.begin());
+    for (const Region& branch : op.regions) {
+      if (branch.ops.empty() || branch.ops.back().kind != OpKind::yield) return false;
+      if (!from_product(f, ix, branch.ops.back().operands.at(k), products, depth + 1)) return false;
+    }
+    return true;
+  }
   if (op.kind != OpKind::ufunc && op.kind != OpKind::cast && op.kind != OpKind::where) return false;
   for (int x : op.operands)
     if (f.type(x).shape == f.type(v).shape && from_product(f, ix, x, products, depth + 1)) return true;
