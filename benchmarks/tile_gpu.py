@@ -406,32 +406,41 @@ def _attention(p, quick, row, within_budget):
         print("# attention bf16: needs PyTorch (bfloat16 inputs and SDPA); skipped")
         return
     torch = p.torch
-    B, H, S, D = (4, 32, 1024, 128) if quick else (4, 32, 4096, 128)
-    q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
-    out = torch.empty_like(q)
-    q3, k3, v3, o3 = (t.view(B * H, S, D) for t in (q, k, v, out))
-    for (bm, bn), causal, mode in (
-        (ATTENTION_TILES, False, None),
-        (ATTENTION_TILES, True, None),
-        ((128, 128), False, None),
-        ((128, 128), True, None),
-        ((128, 128), False, "tma ws persistent"),
-        ((128, 128), False, "cp.async"),
+    B, H, S = (4, 32, 1024) if quick else (4, 32, 4096)
+    inputs = {}
+    for D, (bm, bn), causal, mode in (
+        (128, ATTENTION_TILES, False, None),
+        (128, ATTENTION_TILES, True, None),
+        (128, (128, 128), False, None),
+        (128, (128, 128), True, None),
+        (128, (128, 128), False, "tma ws persistent"),
+        (128, (128, 128), True, "tma ws persistent"),
+        (64, (128, 128), False, None),
+        (64, (128, 128), True, None),
+        (128, (128, 128), False, "cp.async"),
+        (128, (128, 128), False, "no ping-pong"),
+        (128, (128, 128), True, "no ping-pong"),
     ):
+        if D not in inputs:
+            q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
+            out = torch.empty_like(q)
+            inputs[D] = (q, k, v, out, *(t.view(B * H, S, D) for t in (q, k, v, out)))
+        q, k, v, out, q3, k3, v3, o3 = inputs[D]
         if not within_budget(f"attention causal={causal}", 8):
             return
         env = {
             None: {},
             "tma ws persistent": {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "1"},
             "cp.async": {"CUPRIC_TILE_TMA": "0"},
+            "no ping-pong": {"CUPRIC_TILE_PINGPONG": "0"},
         }[mode]
         switches = _switches(env, attention.attention_kernel)
         switches.__enter__()
 
-        def run(c=causal, bm=bm, bn=bn):
+        def run(c=causal, bm=bm, bn=bn, D=D, q3=q3, k3=k3, v3=v3, o3=o3):
             attention.attention_kernel[(ct.cdiv(S, bm), B * H)](q3, k3, v3, o3, 1.0 / math.sqrt(D), c, bm, bn, D)
 
-        def sdpa(c=causal):
+        def sdpa(c=causal, q=q, k=k, v=v):
             return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=c)
 
         run()
@@ -451,7 +460,7 @@ def _attention(p, quick, row, within_budget):
             target=">= 0.75",
             check=status,
         )
-        row("gpu", f"attention{' causal' if causal else ''} torch sdpa", TFLOP_s=f"{flops / t_sdpa / 1e12:.0f}")
+        row("gpu", f"attention{' causal' if causal else ''} D{D} torch sdpa", TFLOP_s=f"{flops / t_sdpa / 1e12:.0f}")
 
 
 def gpu_section(quick, row, within_budget, only=None):

@@ -486,7 +486,7 @@ long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
       if (tma && maps_ready)
         *maps_ready += cat(maps_ready->empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
     }
-    if (o.kind == OpKind::mma) rings_[&o] = op.staged.in_flight;
+    if (o.kind == OpKind::mma) rings_[&o] = {op.staged.in_flight, op.staged.turns};
   }
   return stage;
 }
@@ -668,6 +668,7 @@ void Emitter::emit_staged_for(const Op& op) {
   if (tma && !persistent) line() << "long long " << count << " = 0;  // iterations done";
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
+  if (op.staged.turns) line() << "::cu::tile::turns_begin(blk);  // the first warpgroup issues first";
   // stage_products marks loops of a positive constant step
   line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << ub << "; " << it
          << " += " << step << ") {";
@@ -702,6 +703,7 @@ void Emitter::emit_staged_for(const Op& op) {
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
+  if (op.staged.turns) line() << "::cu::tile::turns_end(blk);  // the turn the last warpgroup passed on";
   if (persistent)
     line() << "::cu::tile::tma_tile_end<" << in_flight << ">(blk, " << bars << ", " << count << ", " << first << ");";
   else

@@ -141,7 +141,8 @@ class Emitter {
   std::unordered_set<int> emitted_in_loop_;
   std::unordered_map<const Op*, std::string> mma_phase_;  ///< double-buffered mma -> its phase variable
   std::unordered_map<const Op*, std::string> staged_a_;   ///< mma with a loop-invariant a -> where a is staged
-  std::unordered_map<const Op*, int> rings_;              ///< a product of a staged loop -> products left in flight
+  /// a product of a staged loop -> (products left in flight, whether the warpgroups take turns)
+  std::unordered_map<const Op*, std::pair<int, bool>> rings_;
   std::unordered_map<int, std::string> panels_;           ///< a tile in shared-memory panels -> their address
   std::unordered_map<const Op*, long long> ring_offset_;  ///< a load copied into a ring -> its offset in a stage
   int min_blocks_ = 1;

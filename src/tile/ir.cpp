@@ -113,7 +113,7 @@ std::string attrs_str(const Op& op) {
     case OpKind::for_:
       if (op.staged.stages == 0) return cat(" ", values_str(op.operands));
       return cat(" ", values_str(op.operands), " staged(", op.staged.stages, " stages, ", op.staged.in_flight,
-                 " in flight, ", op.staged.min_blocks, " blocks per SM)");
+                 " in flight, ", op.staged.min_blocks, " blocks per SM", op.staged.turns ? ", turns" : "", ")");
     default: return op.operands.empty() ? std::string() : cat(" ", values_str(op.operands));
   }
 }

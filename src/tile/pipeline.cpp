@@ -348,7 +348,13 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       const std::int64_t room = 227 * 1024 - 2048 - resident_bytes - 32 * 1024;
       const std::int64_t fit = std::min<std::int64_t>(4, room / ring_bytes);
       if (fit < 2) continue;
-      shape = {static_cast<int>(fit), 0, 1};
+      // several products waited for in each iteration, by two or more warpgroups of their own rows:
+      // they take turns to issue them, so that the tensor cores run one's products while the others
+      // do the work between (FlashAttention-3's ping-pong; CUPRIC_TILE_PINGPONG=0 turns it off)
+      const char* pingpong = std::getenv("CUPRIC_TILE_PINGPONG");
+      const bool turns = products.size() > 1 && threads >= 256 && threads % 128 == 0 &&
+                         !(pingpong != nullptr && std::string(pingpong) == "0");
+      shape = {static_cast<int>(fit), 0, 1, turns};
     }
     for (Op* load : ring) load->staging = LoadStaging::ring;
     for (Op* load : resident) load->staging = LoadStaging::resident;

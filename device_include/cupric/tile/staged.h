@@ -259,7 +259,46 @@ inline constexpr bool is_panels_v = same_v<X, const unsigned char*> || same_v<X,
 /// 64g ... 64g + 63. InFlight (wgmma): how many products may still run when it returns (1: the
 /// previous call's are done, this one's may not be — the loop refills a stage two iterations old
 /// and waits for all after the loop); ldmatrix + mma.sync where wgmma is not available.
-template <int M, int K, int N, bool BT, int InFlight, class TI, class L, class AOp>
+/// Ping-pong (Turns, wgmma only): the warpgroups take turns to issue their products — a turn passes
+/// from warpgroup w to w + 1 (mod their number, at most 3) by named barrier 2 + w (0 is __syncthreads, 1 the
+/// tile code's CUPRIC_TILE_SYNC), so the tensor cores run one's products while the others do the
+/// work between them. turns_begin / turns_end bracket the loop: the first turn is the first
+/// warpgroup's, and it takes back the turn the last one passes on, so every barrier is balanced.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// (barrier numbers as immediates: ptxas then counts the barriers a kernel uses)
+template <bool Arrive>
+CUPRIC_TD void turn_barrier(int warpgroup) {
+  static_assert(kThreads / 128 <= 3, "cupric.tile: turns between at most 3 warpgroups");
+  if (warpgroup == 0) {
+    if constexpr (Arrive) asm volatile("bar.arrive 2, 256;" ::: "memory");
+    else asm volatile("bar.sync 2, 256;" ::: "memory");
+  } else if (warpgroup == 1) {
+    if constexpr (Arrive) asm volatile("bar.arrive 3, 256;" ::: "memory");
+    else asm volatile("bar.sync 3, 256;" ::: "memory");
+  } else if constexpr (kThreads / 128 > 2) {
+    if constexpr (Arrive) asm volatile("bar.arrive 4, 256;" ::: "memory");
+    else asm volatile("bar.sync 4, 256;" ::: "memory");
+  }
+}
+CUPRIC_TD void turn_wait(int warpgroup) { turn_barrier<false>(warpgroup); }
+CUPRIC_TD void turn_pass(int warpgroup) { turn_barrier<true>((warpgroup + 1) % (kThreads / 128)); }
+#endif
+CUPRIC_TD void turns_begin(const Block& b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if (b.tid / 128 == kThreads / 128 - 1) turn_pass(b.tid / 128);
+#else
+  (void)b;
+#endif
+}
+CUPRIC_TD void turns_end(const Block& b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if (b.tid / 128 == 0) turn_wait(0);
+#else
+  (void)b;
+#endif
+}
+
+template <int M, int K, int N, bool BT, int InFlight, class TI, bool Turns = false, class L, class AOp>
 CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp& a, const unsigned char* sb,
                           const Tile<float, M * N, L>& acc) {
   static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kM == M && L::kN == N && M == 16 * L::kWM,
@@ -285,6 +324,8 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
     CUPRIC_TILE_UNROLL
     for (int k0 = 0; k0 < K; k0 += 16) a_fragment(afs[k0 / 16], a, k0);
   }
+  static_assert(!Turns || (kThreads % 128 == 0 && kThreads >= 256), "cupric.tile: turns are between warpgroups");
+  if constexpr (Turns) turn_wait(wg);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   CUPRIC_TILE_UNROLL
   for (int k0 = 0; k0 < K; k0 += 16) {
@@ -303,6 +344,7 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
     }
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  if constexpr (Turns) turn_pass(wg);
   wgmma_wait<InFlight>();
 #else
   constexpr int TN = L::TN;

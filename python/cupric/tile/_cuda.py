@@ -536,7 +536,14 @@ def _index_key(compiled, mod, device_index):
     with mod.Device(device_index):
         arch = default_arch()
     return compiled.index_key(
-        ("cuda", arch, " ".join(_EXTRA), _c._tile.headers_hash(_paths.include_dir()), ring_mode(device_index))
+        (
+            "cuda",
+            arch,
+            " ".join(_EXTRA),
+            _c._tile.headers_hash(_paths.include_dir()),
+            ring_mode(device_index),
+            os.environ.get("CUPRIC_TILE_PINGPONG", ""),  # (read by the compiler: tile/pipeline.cpp)
+        )
     )
 
 

@@ -283,6 +283,68 @@ def test_attention_is_the_same_in_every_ring_mode(monkeypatch, mode, causal, bn,
     attention.attention_kernel.cache.clear()
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["cp.async", "tma ws", "tma ws persistent"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_takes_the_same_bits_with_and_without_turns(monkeypatch, mode, causal):
+    """Ping-pong (the two warpgroups take turns to issue their products: named barriers 2 and 3)
+    changes when products start, not what they compute: the bits are those without turns, with tile
+    counts below and above the SM count (persistent: the turns are balanced within each tile)."""
+    import attention
+
+    rng = np.random.default_rng(7)
+    for seq, heads in ((384, 3), (1000, 40)):
+        q, k, v = (rng.standard_normal((heads, seq, 128)).astype(BF16) for _ in range(3))
+
+        def run(pingpong):
+            _mode(monkeypatch, mode)
+            monkeypatch.setenv("CUPRIC_TILE_PINGPONG", pingpong)
+            attention.attention_kernel.cache.clear()
+            dq, dk, dv = (cu.asarray(x, device="cuda") for x in (q, k, v))
+            out = cu.zeros((heads, seq, 128), dtype=cu.bfloat16, device="cuda")
+            attention.attention_kernel[(ct.cdiv(seq, 128), heads)](dq, dk, dv, out, 1 / 128**0.5, causal, 128, 128, 128)
+            return np.asarray(out.astype(cu.float32).to_device("cpu"))
+
+        want = run("0")
+        np.testing.assert_allclose(want, attention.reference(q, k, v, causal), rtol=3e-2, atol=3e-2)
+        np.testing.assert_array_equal(run("1"), want)
+    attention.attention_kernel.cache.clear()
+
+
+@pytest.mark.nvrtc
+def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
+    """Attention at 128 x 128 (two consumer warpgroups, two products an iteration): the loop is
+    marked `turns`; each product waits for its warpgroup's turn (bar.sync 2 / 3, 256) and passes it
+    on (bar.arrive) once issued, before waiting for its result; CUPRIC_TILE_PINGPONG=0 leaves them
+    out; sm_80 (mma.sync: nothing to overlap) compiles without them."""
+    if not _cuda.nvrtc_available():
+        pytest.skip("NVRTC not found")
+    import attention
+    from cupric.tile import _paths
+
+    q = np.zeros((4, 512, 128), BF16)
+    _mode(monkeypatch, "tma ws")
+
+    def emitted(pingpong):
+        monkeypatch.setenv("CUPRIC_TILE_PINGPONG", pingpong)
+        attention.attention_kernel.cache.clear()
+        key, specs, *_ = attention.attention_kernel._specialise((q, q, q, q, 0.1, True, 128, 128, 128))
+        c = attention.attention_kernel.compiled(key, specs)
+        return c.cuda()["source"]
+
+    src = emitted("1")
+    assert src.count(", true>(blk,") == 2 and "turns_begin(blk)" in src and "turns_end(blk)" in src
+    ptx = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("ptx",))["ptx"]
+    for bar in ("bar.sync 2, 256", "bar.sync 3, 256", "bar.arrive 2, 256", "bar.arrive 3, 256"):
+        assert bar in ptx, bar
+    assert "bar.arrive" in ptx[ptx.index("wgmma.commit_group") : ptx.index("wgmma.wait_group")]
+    ampere = _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("ptx",))["ptx"]
+    assert "bar.arrive" not in ampere
+    plain = emitted("0")
+    assert "turns_begin" not in plain and ", true>(blk," not in plain
+    attention.attention_kernel.cache.clear()
+
+
 @pytest.mark.parametrize(
     ("shape", "producer"), [((128, 256, 64), True), ((64, 192, 64), True), ((128, 128, 64), False)]
 )
