@@ -420,6 +420,12 @@ def _attention(p, quick, row, within_budget):
         (128, (128, 128), False, "cp.async"),
         (128, (128, 128), False, "no ping-pong"),
         (128, (128, 128), True, "no ping-pong"),
+        (128, (128, 128), False, "ping-pong first"),
+        (128, (128, 128), True, "ping-pong first"),
+        (128, (128, 128), False, "ping-pong all"),
+        (128, (128, 128), True, "ping-pong all"),
+        (128, (128, 128), False, "persistent, no ping-pong"),
+        (128, (128, 128), True, "persistent, no ping-pong"),
     ):
         if D not in inputs:
             q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
@@ -433,6 +439,13 @@ def _attention(p, quick, row, within_budget):
             "tma ws persistent": {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "1"},
             "cp.async": {"CUPRIC_TILE_TMA": "0"},
             "no ping-pong": {"CUPRIC_TILE_PINGPONG": "0"},
+            "ping-pong first": {"CUPRIC_TILE_PINGPONG": "first"},
+            "ping-pong all": {"CUPRIC_TILE_PINGPONG": "all"},
+            "persistent, no ping-pong": {
+                "CUPRIC_TILE_TMA": "1",
+                "CUPRIC_TILE_PERSISTENT": "1",
+                "CUPRIC_TILE_PINGPONG": "0",
+            },
         }[mode]
         switches = _switches(env, attention.attention_kernel)
         switches.__enter__()

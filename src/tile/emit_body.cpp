@@ -478,6 +478,7 @@ long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
   const std::string it = name(body.args.at(0));
   const bool tma = tma_ring(body);
   long long stage = 0;  // a stage: the ring's loads one after another, in body order
+  int products = 0;
   for (const Op& o : body.ops) {
     if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
       ring_offset_[&o] = stage;
@@ -486,7 +487,7 @@ long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
       if (tma && maps_ready)
         *maps_ready += cat(maps_ready->empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
     }
-    if (o.kind == OpKind::mma) rings_[&o] = {op.staged.in_flight, op.staged.turns};
+    if (o.kind == OpKind::mma) rings_[&o] = {op.staged.in_flight, products++ < op.staged.turns};
   }
   return stage;
 }
@@ -668,7 +669,7 @@ void Emitter::emit_staged_for(const Op& op) {
   if (tma && !persistent) line() << "long long " << count << " = 0;  // iterations done";
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
-  if (op.staged.turns) line() << "::cu::tile::turns_begin(blk);  // the first warpgroup issues first";
+  if (op.staged.turns > 0) line() << "::cu::tile::turns_begin(blk);  // the first warpgroup issues first";
   // stage_products marks loops of a positive constant step
   line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << ub << "; " << it
          << " += " << step << ") {";
@@ -703,7 +704,7 @@ void Emitter::emit_staged_for(const Op& op) {
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
-  if (op.staged.turns) line() << "::cu::tile::turns_end(blk);  // the turn the last warpgroup passed on";
+  if (op.staged.turns > 0) line() << "::cu::tile::turns_end(blk);  // the turn the last warpgroup passed on";
   if (persistent)
     line() << "::cu::tile::tma_tile_end<" << in_flight << ">(blk, " << bars << ", " << count << ", " << first << ");";
   else

@@ -350,10 +350,13 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       if (fit < 2) continue;
       // several products waited for in each iteration, by two or more warpgroups of their own rows:
       // they take turns to issue them, so that the tensor cores run one's products while the others
-      // do the work between (FlashAttention-3's ping-pong; CUPRIC_TILE_PINGPONG=0 turns it off)
+      // do the work between (FlashAttention-3's ping-pong). CUPRIC_TILE_PINGPONG: "0" no turns,
+      // "first" a turn for the first product of each iteration only, else one for each product
       const char* pingpong = std::getenv("CUPRIC_TILE_PINGPONG");
-      const bool turns = products.size() > 1 && threads >= 256 && threads % 128 == 0 &&
-                         !(pingpong != nullptr && std::string(pingpong) == "0");
+      const std::string how = pingpong != nullptr ? pingpong : "";
+      int turns = 0;
+      if (products.size() > 1 && threads >= 256 && threads % 128 == 0 && how != "0")
+        turns = how == "first" ? 1 : static_cast<int>(products.size());
       shape = {static_cast<int>(fit), 0, 1, turns};
     }
     for (Op* load : ring) load->staging = LoadStaging::ring;

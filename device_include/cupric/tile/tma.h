@@ -112,6 +112,17 @@ struct TmaRing {
 };
 
 /// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop (with a producer
+/// Barrier 0 for every thread of the block, reached from different places by the tile code's threads
+/// (tma_ring_begin) and a producer warpgroup's (tma_ring_join): the non-.aligned form — __syncthreads
+/// (bar.sync 0 = barrier.sync.aligned 0) requires the whole block at one instruction
+/// (compute-sanitizer's synccheck reports it, and racecheck then sees no order between the
+/// barriers' initialisation and the producer's first use).
+CUPRIC_TD void all_threads_barrier() {
+#ifdef CUPRIC_TILE_DEVICE
+  asm volatile("barrier.sync 0;" ::: "memory");
+#endif
+}
+
 /// warpgroup: which waits at the same block-wide barrier in tma_ring_join).
 template <int Stages>
 CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bool tma) {
@@ -130,7 +141,7 @@ CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bo
   // the ring was scratch of ordinary stores before the loop; TMA (the async proxy) writes it next
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
-  __syncthreads();
+  all_threads_barrier();
   return r;
 }
 
@@ -260,7 +271,7 @@ CUPRIC_TD bool next_tile(Block& b, long long t) {
 /// (it waits with them at the block-wide barrier after the barriers' initialisation).
 template <int Stages>
 CUPRIC_TD TmaRing<Stages> tma_ring_join(unsigned char* bars, bool tma) {
-  __syncthreads();  // every thread of the block: the tile code's at tma_ring_begin, the producer's here
+  all_threads_barrier();  // every thread of the block: the tile code's at tma_ring_begin, the producer's here
   return TmaRing<Stages>{reinterpret_cast<u64*>(bars), tma};
 }
 

@@ -111,11 +111,10 @@ enum class LoadStaging : std::uint8_t {
 
 /// How a staged K loop keeps its products' operands: `stages` buffers of a and b in shared memory
 /// (0: not staged), `in_flight` products left running by each iteration (wgmma), `min_blocks`
-/// blocks per SM the kernel is built for; `turns`: the warpgroups take turns to issue the products
-/// (ping-pong: one's softmax runs under the other's products).
+/// blocks per SM the kernel is built for; `turns`: how many of an iteration's products (the first
+/// ones) the warpgroups take turns to issue (ping-pong: one's softmax runs under the other's products).
 struct StagedShape {
-  int stages = 0, in_flight = 0, min_blocks = 1;
-  bool turns = false;
+  int stages = 0, in_flight = 0, min_blocks = 1, turns = 0;
   bool operator==(const StagedShape&) const = default;
 };
 

@@ -342,6 +342,8 @@ def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
     assert "bar.arrive" not in ampere
     plain = emitted("0")
     assert "turns_begin" not in plain and ", true>(blk," not in plain
+    first = emitted("first")  # a turn for the first product (q k^T) of each iteration only
+    assert first.count(", true>(blk,") == 1 and first.index(", true>(blk,") < first.index(", false, 0, ")
     attention.attention_kernel.cache.clear()
 
 
