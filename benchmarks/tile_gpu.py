@@ -18,7 +18,7 @@ from cupric import tile as ct
 # and halves the barriers per key against 64x32 (each runs one block of 8 warps per SM).
 SAXPY_BLOCK = 8192
 MATMUL_TILES = (128, 256, 64)  # one block per SM: a producer warpgroup fills the TMA ring (sm_90)
-ATTENTION_TILES = (128, 64)
+ATTENTION_TILES = (128, 128)
 
 
 def _event_time(fn, stream, target_s=0.3, max_repeat=50):
@@ -411,21 +411,14 @@ def _attention(p, quick, row, within_budget):
     for D, (bm, bn), causal, mode in (
         (128, ATTENTION_TILES, False, None),
         (128, ATTENTION_TILES, True, None),
-        (128, (128, 128), False, None),
-        (128, (128, 128), True, None),
-        (128, (128, 128), False, "tma ws persistent"),
-        (128, (128, 128), True, "tma ws persistent"),
-        (64, (128, 128), False, None),
-        (64, (128, 128), True, None),
-        (128, (128, 128), False, "cp.async"),
-        (128, (128, 128), False, "no ping-pong"),
-        (128, (128, 128), True, "no ping-pong"),
-        (128, (128, 128), False, "ping-pong first"),
-        (128, (128, 128), True, "ping-pong first"),
-        (128, (128, 128), False, "ping-pong all"),
-        (128, (128, 128), True, "ping-pong all"),
-        (128, (128, 128), False, "persistent, no ping-pong"),
-        (128, (128, 128), True, "persistent, no ping-pong"),
+        (128, ATTENTION_TILES, False, "tma ws persistent"),
+        (128, ATTENTION_TILES, True, "tma ws persistent"),
+        (64, ATTENTION_TILES, False, None),
+        (64, ATTENTION_TILES, True, None),
+        (128, ATTENTION_TILES, False, "no ping-pong"),
+        (128, ATTENTION_TILES, True, "no ping-pong"),
+        (128, ATTENTION_TILES, False, "ping-pong all"),
+        (128, ATTENTION_TILES, False, "cp.async"),
     ):
         if D not in inputs:
             q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
@@ -439,13 +432,7 @@ def _attention(p, quick, row, within_budget):
             "tma ws persistent": {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "1"},
             "cp.async": {"CUPRIC_TILE_TMA": "0"},
             "no ping-pong": {"CUPRIC_TILE_PINGPONG": "0"},
-            "ping-pong first": {"CUPRIC_TILE_PINGPONG": "first"},
             "ping-pong all": {"CUPRIC_TILE_PINGPONG": "all"},
-            "persistent, no ping-pong": {
-                "CUPRIC_TILE_TMA": "1",
-                "CUPRIC_TILE_PERSISTENT": "1",
-                "CUPRIC_TILE_PINGPONG": "0",
-            },
         }[mode]
         switches = _switches(env, attention.attention_kernel)
         switches.__enter__()

@@ -350,13 +350,15 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       if (fit < 2) continue;
       // several products waited for in each iteration, by two or more warpgroups of their own rows:
       // they take turns to issue them, so that the tensor cores run one's products while the others
-      // do the work between (FlashAttention-3's ping-pong). CUPRIC_TILE_PINGPONG: "0" no turns,
-      // "first" a turn for the first product of each iteration only, else one for each product
+      // do the work between (FlashAttention-3's ping-pong). A turn for the first product of each
+      // iteration: measured on the H200 (attention, docs/performance.md) as fast as no turns and
+      // 2-3 % faster causal; a turn for every product 20 % slower (a warpgroup's second product then
+      // waits for the other's softmax). CUPRIC_TILE_PINGPONG: "0" no turns, "all" every product.
       const char* pingpong = std::getenv("CUPRIC_TILE_PINGPONG");
       const std::string how = pingpong != nullptr ? pingpong : "";
       int turns = 0;
       if (products.size() > 1 && threads >= 256 && threads % 128 == 0 && how != "0")
-        turns = how == "first" ? 1 : static_cast<int>(products.size());
+        turns = how == "all" ? static_cast<int>(products.size()) : 1;
       shape = {static_cast<int>(fit), 0, 1, turns};
     }
     for (Op* load : ring) load->staging = LoadStaging::ring;

@@ -307,16 +307,18 @@ def test_attention_takes_the_same_bits_with_and_without_turns(monkeypatch, mode,
 
         want = run("0")
         np.testing.assert_allclose(want, attention.reference(q, k, v, causal), rtol=3e-2, atol=3e-2)
-        np.testing.assert_array_equal(run("1"), want)
+        np.testing.assert_array_equal(run("first"), want)
+        np.testing.assert_array_equal(run("all"), want)
     attention.attention_kernel.cache.clear()
 
 
 @pytest.mark.nvrtc
 def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
     """Attention at 128 x 128 (two consumer warpgroups, two products an iteration): the loop is
-    marked `turns`; each product waits for its warpgroup's turn (bar.sync 2 / 3, 256) and passes it
-    on (bar.arrive) once issued, before waiting for its result; CUPRIC_TILE_PINGPONG=0 leaves them
-    out; sm_80 (mma.sync: nothing to overlap) compiles without them."""
+    marked `turns`; with CUPRIC_TILE_PINGPONG=all each product waits for its warpgroup's turn
+    (bar.sync 2 / 3, 256) and passes it on (bar.arrive) once issued, before waiting for its result;
+    by default only the first product (q k^T) does; =0 leaves them out; sm_80 (mma.sync: nothing to
+    overlap) compiles without them."""
     if not _cuda.nvrtc_available():
         pytest.skip("NVRTC not found")
     import attention
@@ -332,7 +334,7 @@ def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
         c = attention.attention_kernel.compiled(key, specs)
         return c.cuda()["source"]
 
-    src = emitted("1")
+    src = emitted("all")
     assert src.count(", true>(blk,") == 2 and "turns_begin(blk)" in src and "turns_end(blk)" in src
     ptx = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("ptx",))["ptx"]
     for bar in ("bar.sync 2, 256", "bar.sync 3, 256", "bar.arrive 2, 256", "bar.arrive 3, 256"):
@@ -342,7 +344,7 @@ def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
     assert "bar.arrive" not in ampere
     plain = emitted("0")
     assert "turns_begin" not in plain and ", true>(blk," not in plain
-    first = emitted("first")  # a turn for the first product (q k^T) of each iteration only
+    first = emitted("")  # the default: a turn for the first product (q k^T) of each iteration only
     assert first.count(", true>(blk,") == 1 and first.index(", true>(blk,") < first.index(", false, 0, ")
     attention.attention_kernel.cache.clear()
 
