@@ -586,6 +586,7 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   }
   --indent_;
   line() << "}";
+  if (!persistent_) line() << "::cu::tile::tma_ring_leave();  // the tile code invalidates the ring's barriers next";
   line() << "return;";
   --indent_;
   line() << "}";
@@ -708,7 +709,8 @@ void Emitter::emit_staged_for(const Op& op) {
   if (persistent)
     line() << "::cu::tile::tma_tile_end<" << in_flight << ">(blk, " << bars << ", " << count << ", " << first << ");";
   else
-    line() << (tma ? cat("::cu::tile::tma_ring_end(blk, ", bars, ");") : std::string("::cu::tile::staged_loop_end();"));
+    line() << (tma ? cat("::cu::tile::tma_ring_end", produced ? "_joined" : "", "(blk, ", bars, ");")
+                   : std::string("::cu::tile::staged_loop_end();"));
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

@@ -275,6 +275,19 @@ CUPRIC_TD TmaRing<Stages> tma_ring_join(unsigned char* bars, bool tma) {
   return TmaRing<Stages>{reinterpret_cast<u64*>(bars), tma};
 }
 
+/// tma_ring_end after the producer warpgroup is done with the ring's barriers (it calls
+/// tma_ring_leave). Its last arrive comes before the tile code's last full stage by the barriers'
+/// own order, which compute-sanitizer's racecheck does not see: a barrier of the whole block shows
+/// it. (A persistent kernel's ring ends once, after every tile, without: a barrier after the
+/// producer's loop over tiles makes ptxas spill the tile code.)
+template <int Stages>
+CUPRIC_TD void tma_ring_end_joined(const Block& b, const TmaRing<Stages>& r) {
+  staged_loop_end();
+  all_threads_barrier();
+  tma_ring_end(b, r);
+}
+CUPRIC_TD void tma_ring_leave() { all_threads_barrier(); }
+
 /// Register reallocation between the producer warpgroup (few: it only issues copies) and the tile
 /// code's warpgroups (the accumulators), sm_90a; each warpgroup's threads all run it.
 template <int Regs>
