@@ -357,7 +357,7 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       const char* pingpong = std::getenv("CUPRIC_TILE_PINGPONG");
       const std::string how = pingpong != nullptr ? pingpong : "";
       int turns = 0;
-      if (products.size() > 1 && threads >= 256 && threads % 128 == 0 && how != "0")
+      if (products.size() > 1 && threads >= 256 && threads <= 384 && threads % 128 == 0 && how != "0")
         turns = how == "all" ? static_cast<int>(products.size()) : 1;
       shape = {static_cast<int>(fit), 0, 1, turns};
     }

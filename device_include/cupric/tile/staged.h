@@ -268,7 +268,6 @@ inline constexpr bool is_panels_v = same_v<X, const unsigned char*> || same_v<X,
 // (barrier numbers as immediates: ptxas then counts the barriers a kernel uses)
 template <bool Arrive>
 CUPRIC_TD void turn_barrier(int warpgroup) {
-  static_assert(kThreads / 128 <= 3, "cupric.tile: turns between at most 3 warpgroups");
   if (warpgroup == 0) {
     if constexpr (Arrive) asm volatile("bar.arrive 2, 256;" ::: "memory");
     else asm volatile("bar.sync 2, 256;" ::: "memory");
@@ -324,7 +323,8 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
     CUPRIC_TILE_UNROLL
     for (int k0 = 0; k0 < K; k0 += 16) a_fragment(afs[k0 / 16], a, k0);
   }
-  static_assert(!Turns || (kThreads % 128 == 0 && kThreads >= 256), "cupric.tile: turns are between warpgroups");
+  static_assert(!Turns || (kThreads % 128 == 0 && kThreads >= 256 && kThreads <= 384),
+                "cupric.tile: turns are between 2 or 3 warpgroups");
   if constexpr (Turns) turn_wait(wg);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   CUPRIC_TILE_UNROLL

@@ -349,6 +349,26 @@ def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
     attention.attention_kernel.cache.clear()
 
 
+@pytest.mark.nvrtc
+@pytest.mark.parametrize("threads", [384, 512, 1024])
+def test_kernels_of_many_warpgroups_compile_for_sm90a(threads):
+    """The turns' helpers are in every kernel's headers: a kernel of more than 3 warpgroups (which
+    takes no turns) still compiles (a non-dependent static_assert there failed every such kernel)."""
+    if not _cuda.nvrtc_available():
+        pytest.skip("NVRTC not found")
+    from cupric.tile import _paths
+
+    @ct.kernel(num_threads=threads)
+    def scale(x, out, BLOCK: ct.Constant[int]):
+        ct.store(out, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(BLOCK,)) * 2)
+
+    x = np.zeros(4096, np.float32)
+    key, specs, *_ = scale._specialise((x, x, 2048))
+    src = scale.compiled(key, specs).cuda()["source"]
+    assert f"#define CUPRIC_TILE_THREADS {threads}" in src
+    _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("cubin",))
+
+
 @pytest.mark.parametrize(
     ("shape", "producer"), [((128, 256, 64), True), ((64, 192, 64), True), ((128, 128, 64), False)]
 )
