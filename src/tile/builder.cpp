@@ -163,8 +163,7 @@ int Builder::broadcast_operand(int v, const Shape& to) {
 
 int Builder::ufunc(const std::string& name, std::vector<int> operands, bool flush_to_zero) {
   const Ufunc& uf = find_ufunc(name);
-  if (flush_to_zero && uf.name != "exp2")
-    throw TypeError(cat(uf.name, "(): flush_to_zero is an option of exp2 only"));
+  if (flush_to_zero && uf.name != "exp2") throw TypeError(cat(uf.name, "(): flush_to_zero is an option of exp2 only"));
   if (static_cast<int>(operands.size()) != uf.nin)
     throw TypeError(cat(uf.name, "() takes ", uf.nin, " argument(s), got ", operands.size()));
   std::vector<TypeOperand> tys;

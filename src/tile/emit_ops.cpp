@@ -188,9 +188,8 @@ void Emitter::emit_mma(const Op& op) {
     if (pb == panels_.end()) throw ValueError("internal: a staged product's b is not in shared memory");
     const std::string out = begin_result(v);
     line() << "::cu::tile::mma_staged<" << M << ", " << K << ", " << N << ", " << (bt ? "true" : "false") << ", "
-           << ring->second.first << ", " << ctype(ta.dtype) << (ring->second.second ? ", true" : "") << ">(blk, "
-           << out << ", "
-           << (pa != panels_.end() ? pa->second : name(a)) << ", " << pb->second << ", " << name(c) << ");";
+           << ring->second.first << ", " << ctype(ta.dtype) << (ring->second.second ? ", true" : "") << ">(blk, " << out
+           << ", " << (pa != panels_.end() ? pa->second : name(a)) << ", " << pb->second << ", " << name(c) << ");";
     end_result(v);
     return;
   }

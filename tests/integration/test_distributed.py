@@ -61,7 +61,6 @@ def test_gpu_workers_see_only_their_gpu_and_make_chunks_there(monkeypatch):
     """Each GPU worker's environment names its GPU and makes cuda:0 its default device, whatever the
     parent's CUPRIC_DEVICE (these tests set it to cpu: a worker inheriting it put chunks on the CPU)."""
     import distributed
-
     from cupric.distributed import _gpu_workers
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5,7")

@@ -172,7 +172,8 @@ CUPRIC_TD void mma_reduce(const Block& b, Tile<TO, NO, LO>& out, const Tile<TI, 
   for (int s = 0; s < L::kSlots; ++s) {
     const int tm = s / (4 * TN), tn = (s / 4) % TN;
     const int p = Axis == 1 ? tm : tn, h = Axis == 1 ? (s / 2) % 2 : s % 2;
-    if (L::kExact || (L::row(b.tid, s) < M && L::col(b.tid, s) < N)) part[p][h] = Op::combine(part[p][h], convert<A>(x.v[s]));
+    if (L::kExact || (L::row(b.tid, s) < M && L::col(b.tid, s) < N))
+      part[p][h] = Op::combine(part[p][h], convert<A>(x.v[s]));
   }
   CUPRIC_TILE_UNROLL
   for (int p = 0; p < P; ++p) CUPRIC_TILE_UNROLL

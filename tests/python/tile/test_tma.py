@@ -296,7 +296,7 @@ def test_attention_takes_the_same_bits_with_and_without_turns(monkeypatch, mode,
     for seq, heads in ((384, 3), (1000, 40)):
         q, k, v = (rng.standard_normal((heads, seq, 128)).astype(BF16) for _ in range(3))
 
-        def run(pingpong):
+        def run(pingpong, q=q, k=k, v=v, heads=heads, seq=seq):
             _mode(monkeypatch, mode)
             monkeypatch.setenv("CUPRIC_TILE_PINGPONG", pingpong)
             attention.attention_kernel.cache.clear()
