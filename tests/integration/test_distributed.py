@@ -88,3 +88,66 @@ def test_one_worker_per_gpu():
         got = c.compute((d * 2 + 1).sum(axis=0)).result(timeout=120)
         want = (d.map_blocks(lambda b: np.asarray(b.to_device("cpu")), dtype=d.dtype) * 2 + 1).sum(axis=0)
         np.testing.assert_allclose(np.asarray(got.to_device("cpu")), want.compute(scheduler="threads"), rtol=1e-10)
+
+
+def _nccl_or_skip():
+    from cupric.cuda import nccl
+
+    try:
+        return nccl.version()
+    except cu.cuda.LibraryNotFoundError as e:
+        assert "nvidia-nccl-cu13" in str(e)
+        pytest.skip("NCCL is not installed (pip install nvidia-nccl-cu13)")
+
+
+def test_nccl_group_refuses_bad_input_before_any_task(client):
+    """NcclGroup: unknown or repeated workers are refused on the client; workers without a GPU
+    refuse to join (the error names the worker); a part count that is not one per worker, an
+    unknown op or a closed group are refused before any task is submitted."""
+    from cupric.distributed._nccl_group import _check_parts
+
+    _nccl_or_skip()
+    workers = sorted(client.scheduler_info()["workers"])
+    with pytest.raises(ValueError, match=r"no such workers \['tcp://nowhere:1'\]"):
+        cu.distributed.NcclGroup(client, workers=["tcp://nowhere:1"])
+    with pytest.raises(ValueError, match="a worker is listed twice"):
+        cu.distributed.NcclGroup(client, workers=[workers[0], workers[0]])
+    with pytest.raises(ValueError, match="no workers"):
+        cu.distributed.NcclGroup(client, workers=[])
+    with pytest.raises(RuntimeError, match=f"worker {workers[0]} has no GPU|worker .* has no GPU"):
+        cu.distributed.NcclGroup(client)
+    with pytest.raises(ValueError, match="one part per worker: 2 workers, 3 parts"):
+        _check_parts([1, 2, 3], workers, "sum", True)
+    with pytest.raises(ValueError, match="op must be one of sum, prod, max, min, avg, got 'mean'"):
+        _check_parts([1, 2], workers, "mean", True)
+    with pytest.raises(ValueError, match="the group is closed"):
+        _check_parts([1, 2], workers, "sum", False)
+
+
+@pytest.mark.gpu
+def test_nccl_group_all_reduces_the_workers_arrays():
+    """One rank per GPU worker: each worker's array (made there, on its GPU) becomes the sum (and
+    the max) over the workers, in place; Dask's own reduction of the same parts agrees."""
+    _nccl_or_skip()
+    if not cu.distributed.gpu_devices():
+        pytest.skip("no GPU")
+
+    def make(r, n=1 << 20):
+        import cupric as cu
+
+        return cu.arange(n, dtype=cu.float32) * (r + 1) + r
+
+    with cu.distributed.Cluster() as cluster, distributed.Client(cluster) as c:
+        with cu.distributed.NcclGroup(c) as group:
+            n = group.size
+            for op, want in (
+                ("sum", sum(np.arange(1 << 20, dtype=np.float64) * (r + 1) + r for r in range(n))),
+                ("max", np.arange(1 << 20, dtype=np.float64) * n + (n - 1)),
+            ):
+                parts = [c.submit(make, r, workers=[w], pure=False) for r, w in enumerate(group.workers)]
+                got = c.gather(group.all_reduce(parts, op=op))
+                assert len(got) == n
+                for g in got:
+                    assert str(g.device) == "cuda:0"
+                    np.testing.assert_allclose(np.asarray(g.to_device("cpu")), want, rtol=1e-6)
+        assert "closed" in repr(group)

@@ -12,12 +12,16 @@ helper that starts a Dask cluster fit for cupric chunks:
 On a machine with GPUs it starts one worker process per GPU, each seeing only its GPU
 (CUDA_VISIBLE_DEVICES), so that the worker's default device — where its chunks are made — is that
 GPU; without GPUs, `n_workers` CPU worker processes. dask_cuda's LocalCUDACluster does the same with
-more knobs; this needs only `distributed`.
+more knobs; this needs only `distributed`. NcclGroup(client) adds an NCCL communicator across such
+workers for collectives (an all-reduce of every worker's partial sums) that Dask's own transfers
+would route through host memory.
 """
 
 import os
 
-__all__ = ["Cluster", "gpu_devices"]
+from ._nccl_group import NcclGroup
+
+__all__ = ["Cluster", "NcclGroup", "gpu_devices"]
 
 
 def gpu_devices():
