@@ -259,11 +259,12 @@ inline constexpr bool is_panels_v = same_v<X, const unsigned char*> || same_v<X,
 /// 64g ... 64g + 63. InFlight (wgmma): how many products may still run when it returns (1: the
 /// previous call's are done, this one's may not be — the loop refills a stage two iterations old
 /// and waits for all after the loop); ldmatrix + mma.sync where wgmma is not available.
-/// Ping-pong (Turns, wgmma only): the warpgroups take turns to issue their products — a turn passes
-/// from warpgroup w to w + 1 (mod their number, at most 3) by named barrier 2 + w (0 is __syncthreads, 1 the
-/// tile code's CUPRIC_TILE_SYNC), so the tensor cores run one's products while the others do the
-/// work between them. turns_begin / turns_end bracket the loop: the first turn is the first
-/// warpgroup's, and it takes back the turn the last one passes on, so every barrier is balanced.
+/// Ping-pong (Turns, wgmma only): the warpgroups take turns to issue their products — a turn
+/// passes from warpgroup w to w + 1 (mod their number, at most 3) by named barrier 2 + w (0 is
+/// __syncthreads, 1 the tile code's CUPRIC_TILE_SYNC), so the tensor cores run one's products while
+/// the others do the work between them. turns_begin / turns_end bracket the loop: the first turn is
+/// the first warpgroup's, and it takes back the turn the last one passes on, so every barrier is
+/// balanced.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // (barrier numbers as immediates: ptxas then counts the barriers a kernel uses)
 template <bool Arrive>

