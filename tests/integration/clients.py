@@ -12,8 +12,10 @@ import pytest
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
 LINALG = "issue 13: Matrix products and linear algebra on both devices, with nvmath-style stateful plans and epilogues"
-NUMPY_NAMES = ("issue 15: The rest of NumPy's namespace on both devices: manipulation, indexing helpers, statistics, "
-               "polynomials, windows, I/O and printing")
+NUMPY_NAMES = (
+    "issue 15: The rest of NumPy's namespace on both devices: manipulation, indexing helpers, statistics, "
+    "polynomials, windows, I/O and printing"
+)
 PICKLE_BRANCH = "issue 10: pickling, NumPy fallbacks and the namespace's astype (branch pickle)"
 
 # what a missing piece raises: AttributeError from the namespace (xp.linalg), TypeError from the
@@ -67,10 +69,13 @@ def needs_feature(available, what):
 
 def structured_to_numpy(device="cpu"):
     """xfail while the NumPy fallback answers a structured-dtype empty_like with NumPy's array."""
-    return pytest.mark.xfail(STRUCTURED_TO_NUMPY and device == "cpu", strict=True,
-                             reason=f"{PICKLE_BRANCH}: the NumPy fallback answers np.empty_like(x, dtype=<structured>) "
-                             "with a NumPy array where Dask expects a TypeError (as from CuPy), so Dask's "
-                             "arg-reductions and unique hand back NumPy arrays")
+    return pytest.mark.xfail(
+        STRUCTURED_TO_NUMPY and device == "cpu",
+        strict=True,
+        reason=f"{PICKLE_BRANCH}: the NumPy fallback answers np.empty_like(x, dtype=<structured>) "
+        "with a NumPy array where Dask expects a TypeError (as from CuPy), so Dask's "
+        "arg-reductions and unique hand back NumPy arrays",
+    )
 
 
 def on_device(n, device):
@@ -125,8 +130,9 @@ def on_devices(cases, devices=("cpu", "cuda")):
         for case in cases:
             marks = [] if device == "cpu" else [pytest.mark.gpu]
             # pytest takes the first xfail whose condition holds: the first missing piece
-            marks += [needs(*names, issue=issue, device=device, via_numpy=case.via_numpy)
-                      for names, issue in case.stops]
+            marks += [
+                needs(*names, issue=issue, device=device, via_numpy=case.via_numpy) for names, issue in case.stops
+            ]
             marks += case.marks(device)
             out.append(pytest.param(case, device, marks=marks, id=f"{case.id}-{device}"))
     return out

@@ -30,8 +30,10 @@ def test_array_namespace_is_cupric(device):
 def test_predicates(device):
     x = on_device(A, device)
     assert aac.is_array_api_obj(x) and not aac.is_array_api_obj(A.tolist())
-    assert not any(getattr(aac, f"is_{lib}_array")(x) for lib in
-                   ("numpy", "cupy", "torch", "dask", "jax", "pydata_sparse", "ndonnx", "dpnp"))
+    assert not any(
+        getattr(aac, f"is_{lib}_array")(x)
+        for lib in ("numpy", "cupy", "torch", "dask", "jax", "pydata_sparse", "ndonnx", "dpnp")
+    )
     assert not aac.is_lazy_array(x)  # shapes and values are known without a compute step
     assert aac.is_writeable_array(x) == aac.is_writeable_array(A)
 
@@ -58,7 +60,10 @@ def test_common_helpers_run_on_cupric(device):
     x = on_device(A, device)
     check(_aliases.std(x, axis=0, correction=1, xp=cu), A.std(axis=0, ddof=1), device)
     check(_aliases.var(x, xp=cu), A.var(), device)
-    check(_aliases.cumulative_sum(x, axis=1, include_initial=True, xp=cu),
-          np.cumulative_sum(A, axis=1, include_initial=True), device)
+    check(
+        _aliases.cumulative_sum(x, axis=1, include_initial=True, xp=cu),
+        np.cumulative_sum(A, axis=1, include_initial=True),
+        device,
+    )
     check(_aliases.clip(x, -0.5, 0.5, xp=cu), np.clip(A, -0.5, 0.5), device)
     check(_aliases.matrix_transpose(x, xp=cu), A.T, device)

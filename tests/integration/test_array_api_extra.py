@@ -26,8 +26,10 @@ def uses_astype(id, fn):
 CASES = [
     Case("angle", lambda a, v: xpx.angle(a + 1j * a[::-1])),
     Case("apply_where", lambda a, v: xpx.apply_where(a > 0, a, ns(a).sqrt, fill_value=-1.0)),
-    Case("apply_where-two-functions", lambda a, v: xpx.apply_where(a > 0, (a, a * 2), lambda x, y: x + y,
-                                                                   lambda x, y: x - y)),
+    Case(
+        "apply_where-two-functions",
+        lambda a, v: xpx.apply_where(a > 0, (a, a * 2), lambda x, y: x + y, lambda x, y: x - y),
+    ),
     Case("at-set", lambda a, v: xpx.at(a)[1:3].set(0.5)),
     Case("at-add-mask", lambda a, v: xpx.at(a)[a > 0].add(1.0)),
     Case("at-multiply", lambda a, v: xpx.at(a, (0, slice(None))).multiply(2.0)),
@@ -39,8 +41,12 @@ CASES = [
     Case("expand_dims", lambda a, v: xpx.expand_dims(a, axis=(0, 2))),
     Case("isclose", lambda a, v: xpx.isclose(a, a + 1e-9 * (a > 0), rtol=0, atol=1e-10)),
     Case("kron", lambda a, v: xpx.kron(a[:2, :3], a[2:4, 1:3])),
-    Case("nan-reductions", lambda a, v: (lambda b: (xpx.nansum(b), xpx.nanmax(b, axis=1), xpx.nanmin(b)))(
-        ns(a).where(a > 1, float("nan"), a))),
+    Case(
+        "nan-reductions",
+        lambda a, v: (lambda b: (xpx.nansum(b), xpx.nanmax(b, axis=1), xpx.nanmin(b)))(
+            ns(a).where(a > 1, float("nan"), a)
+        ),
+    ),
     uses_astype("nanmean", lambda a, v: xpx.nanmean(ns(a).where(a > 1, float("nan"), a), axis=0)),
     Case("nan_to_num", lambda a, v: xpx.nan_to_num(ns(a).where(a > 1, float("nan"), a), fill_value=9.0)),
     uses_astype("one_hot", lambda a, v: xpx.one_hot(ns(a).asarray(INTS, device=a.device), 3)),
@@ -52,8 +58,11 @@ CASES = [
     Case("argpartition", lambda a, v: xpx.argpartition(v, 3)[3], via_numpy=False),
     Case("partition", lambda a, v: xpx.partition(v, 3)[3], via_numpy=False),
     Case("nunique", lambda a, v: xpx.nunique(v), via_numpy=False),
-    Case("searchsorted", lambda a, v: xpx.searchsorted(ns(a).asarray([-1.0, 0.0, 1.0], device=a.device), v),
-         via_numpy=False),
+    Case(
+        "searchsorted",
+        lambda a, v: xpx.searchsorted(ns(a).asarray([-1.0, 0.0, 1.0], device=a.device), v),
+        via_numpy=False,
+    ),
     Case("setdiff1d", lambda a, v: xpx.setdiff1d(v, v[:3]), via_numpy=False),
     Case("union1d", lambda a, v: xpx.union1d(v, v[:3]), via_numpy=False),
 ]

@@ -35,12 +35,18 @@ def numpy_made(device):
     """Dask makes some pieces of a result with its array backend, NumPy (the mask of da.triu): on a
     GPU they meet device chunks. Dask picks CuPy there when told
     (array.backend = "cupy"); cupric registers no Dask array backend yet."""
-    return [pytest.mark.xfail(device != "cpu", strict=True, raises=ValueError,
-                              reason="Dask makes pieces with NumPy, its array backend: cupric has no Dask backend")]
+    return [
+        pytest.mark.xfail(
+            device != "cpu",
+            strict=True,
+            raises=ValueError,
+            reason="Dask makes pieces with NumPy, its array backend: cupric has no Dask backend",
+        )
+    ]
 
 
 OPS = [
-    Case("elementwise", lambda d: (d * 2 + 1) / (abs(d) + 1) - d ** 2),
+    Case("elementwise", lambda d: (d * 2 + 1) / (abs(d) + 1) - d**2),
     Case("ufuncs", lambda d: np.sin(d) + np.exp(-d * d) + np.maximum(d, 0.25)),
     Case("broadcast", lambda d: d - d.mean(axis=0) + d[:, :1]),
     Case("sum", lambda d: d.sum()),
@@ -90,11 +96,11 @@ OPS = [
     Case("einsum", lambda d: da.einsum("ij,ij->j", d, d)),
     Case("take", lambda d: d[[0, 2, 5]]),
     Case("repeat", lambda d: da.repeat(d, 2, axis=0)),
-    Case("histogram", lambda d: da.histogram(d, bins=5, range=(-3, 3))[0],
-         meta=False),  # Dask gives this result a NumPy _meta
+    Case(
+        "histogram", lambda d: da.histogram(d, bins=5, range=(-3, 3))[0], meta=False
+    ),  # Dask gives this result a NumPy _meta
     Case("topk", lambda d: da.topk(d.ravel(), 3)),
-    Case("unique", lambda d: da.unique((d > 0).astype("int64")),
-         marks=lambda device: [structured_to_numpy(device)]),
+    Case("unique", lambda d: da.unique((d > 0).astype("int64")), marks=lambda device: [structured_to_numpy(device)]),
     Case("isin", lambda d: da.isin(d, d[0])),
 ]
 
@@ -186,9 +192,11 @@ def test_registration_does_not_depend_on_import_order(first):
     import sys
 
     second = "dask.array" if first == "cupric" else "cupric"
-    code = (f"import sys, {first}; dask_seen = 'dask' in sys.modules; import {second}; import cupric as cu\n"
-            "from dask.array.dispatch import numel_lookup\n"
-            "print(dask_seen, numel_lookup.dispatch(cu.ndarray).__module__)")
+    code = (
+        f"import sys, {first}; dask_seen = 'dask' in sys.modules; import {second}; import cupric as cu\n"
+        "from dask.array.dispatch import numel_lookup\n"
+        "print(dask_seen, numel_lookup.dispatch(cu.ndarray).__module__)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == [str(first == "dask.array"), "cupric._dask"]
 
@@ -197,16 +205,22 @@ def test_registration_does_not_depend_on_import_order(first):
 
 needs_pickle = needs_feature(CAN_PICKLE, "cupric arrays pickle (Dask's distributed scheduler sends chunks)")
 needs_dtypes = pytest.mark.xfail(
-    not UNPICKLED_DTYPES, strict=True,
+    not UNPICKLED_DTYPES,
+    strict=True,
     reason="issue 10: cupric takes an unpickled numpy.dtype for an unknown dtype (convert.cpp looks dtypes up "
-           "by identity; Dask's std sends dtype=float64 to workers)")
+    "by identity; Dask's std sends dtype=float64 to workers)",
+)
 
 
 @pytest.fixture(scope="module")
 def cluster():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  worker_dashboard_address=None) as cl, distributed.Client(cl) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, worker_dashboard_address=None
+        ) as cl,
+        distributed.Client(cl) as client,
+    ):
         yield client
 
 
@@ -253,8 +267,12 @@ def test_dask_random_on_workers(cluster):
 def test_one_gpu_worker():
     """One worker process on the GPU: cuda chunks pickle through the host and come back on the GPU."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  worker_dashboard_address=None) as cl, distributed.Client(cl) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, worker_dashboard_address=None
+        ) as cl,
+        distributed.Client(cl) as client,
+    ):
         d, n = pair("cuda")
         got = client.compute((d * 2).sum(axis=0) + d.argmax(axis=0)).result(timeout=120)
         check(got, ((n * 2).sum(axis=0) + n.argmax(axis=0)).compute(), "cuda", rtol=1e-12)

@@ -101,8 +101,9 @@ def _nccl_or_skip():
 
 
 def test_nccl_group_refuses_bad_input_before_any_task(client):
-    """NcclGroup: unknown or repeated workers are refused on the client; workers without a GPU
-    refuse to join (the error names the worker); a part count that is not one per worker, an
+    """NcclGroup: unknown or repeated workers are refused on the client; workers without a GPU are
+    found before any joins (a rank that never joins leaves the others waiting in NCCL's init; the
+    error names them); a part count that is not one per worker, an
     unknown op or a closed group are refused before any task is submitted."""
     from cupric.distributed._nccl_group import _check_parts
 
@@ -114,7 +115,7 @@ def test_nccl_group_refuses_bad_input_before_any_task(client):
         cu.distributed.NcclGroup(client, workers=[workers[0], workers[0]])
     with pytest.raises(ValueError, match="no workers"):
         cu.distributed.NcclGroup(client, workers=[])
-    with pytest.raises(RuntimeError, match=f"worker {workers[0]} has no GPU|worker .* has no GPU"):
+    with pytest.raises(RuntimeError, match=r"workers without a GPU: \['tcp://"):
         cu.distributed.NcclGroup(client)
     with pytest.raises(ValueError, match="one part per worker: 2 workers, 3 parts"):
         _check_parts([1, 2, 3], workers, "sum", True)

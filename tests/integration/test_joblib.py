@@ -43,7 +43,8 @@ def test_loky_generators_and_ufuncs_cross_too():
     """A Generator and a ufunc as arguments: each worker continues the same stream."""
     rng = cu.random.default_rng(21)
     got = joblib.Parallel(n_jobs=2, backend="loky")(
-        joblib.delayed(lambda g, f: f(g.standard_normal(8)))(rng, cu.exp) for _ in range(2))
+        joblib.delayed(lambda g, f: f(g.standard_normal(8)))(rng, cu.exp) for _ in range(2)
+    )
     want = cu.exp(cu.random.default_rng(21).standard_normal(8))
     for g in got:
         check(g, np.asarray(want))

@@ -24,10 +24,45 @@ def test_array_api_mode_is_on():
     assert array_namespace(cu.ones(2)) is cu
 
 
-UNARY = ["gamma", "gammaln", "digamma", "erf", "erfc", "erfinv", "expit", "logit", "ndtr", "ndtri", "log_ndtr",
-         "entr", "i0", "i0e", "i1", "i1e", "j0", "j1", "y0", "sinc"]
-BINARY = ["xlogy", "xlog1py", "rel_entr", "kl_div", "huber", "pseudo_huber", "betaln", "gammainc", "gammaincc",
-          "poch", "zeta", "chdtr", "chdtrc", "stdtr", "binom"]
+UNARY = [
+    "gamma",
+    "gammaln",
+    "digamma",
+    "erf",
+    "erfc",
+    "erfinv",
+    "expit",
+    "logit",
+    "ndtr",
+    "ndtri",
+    "log_ndtr",
+    "entr",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "j0",
+    "j1",
+    "y0",
+    "sinc",
+]
+BINARY = [
+    "xlogy",
+    "xlog1py",
+    "rel_entr",
+    "kl_div",
+    "huber",
+    "pseudo_huber",
+    "betaln",
+    "gammainc",
+    "gammaincc",
+    "poch",
+    "zeta",
+    "chdtr",
+    "chdtrc",
+    "stdtr",
+    "binom",
+]
 ARGS = {"erfinv": UNIT, "logit": UNIT, "ndtri": UNIT}
 
 
@@ -37,9 +72,13 @@ GENERIC = {"xlogy", "rel_entr"}  # SciPy has array API code for these (and softm
 
 
 def numpy_path(device):
-    return [pytest.mark.xfail(device != "cpu", strict=True,
-                              reason="SciPy computes this in NumPy for cupric arrays and returns xp.asarray(result), "
-                                     "on the CPU")]
+    return [
+        pytest.mark.xfail(
+            device != "cpu",
+            strict=True,
+            reason="SciPy computes this in NumPy for cupric arrays and returns xp.asarray(result), on the CPU",
+        )
+    ]
 
 
 def uses_astype(id, fn, **options):
@@ -47,14 +86,26 @@ def uses_astype(id, fn, **options):
     return Case(id, fn, "astype", issue=PICKLE_BRANCH, via_numpy=False, **options)
 
 
-SPECIAL = ([Case(f"special.{n}", lambda a, n=n: getattr(special, n)(a), input=ARGS.get(n, POS), marks=numpy_path)
-            for n in UNARY]
-           + [Case(f"special.{n}", lambda a, n=n: getattr(special, n)(a, a[::-1]),
-                   marks=(lambda device: []) if n in GENERIC else numpy_path) for n in BINARY]
-           + [Case("special.softmax", lambda a: special.softmax(a.reshape(5, 8), axis=1)),
-              Case("special.log_softmax", lambda a: special.log_softmax(a)),
-              uses_astype("special.logsumexp", lambda a: special.logsumexp(a.reshape(5, 8), axis=0)),
-              uses_astype("special.logsumexp-b", lambda a: special.logsumexp(a, b=a[::-1]))])
+SPECIAL = (
+    [
+        Case(f"special.{n}", lambda a, n=n: getattr(special, n)(a), input=ARGS.get(n, POS), marks=numpy_path)
+        for n in UNARY
+    ]
+    + [
+        Case(
+            f"special.{n}",
+            lambda a, n=n: getattr(special, n)(a, a[::-1]),
+            marks=(lambda device: []) if n in GENERIC else numpy_path,
+        )
+        for n in BINARY
+    ]
+    + [
+        Case("special.softmax", lambda a: special.softmax(a.reshape(5, 8), axis=1)),
+        Case("special.log_softmax", lambda a: special.log_softmax(a)),
+        uses_astype("special.logsumexp", lambda a: special.logsumexp(a.reshape(5, 8), axis=0)),
+        uses_astype("special.logsumexp-b", lambda a: special.logsumexp(a, b=a[::-1])),
+    ]
+)
 
 STATS = [
     Case("stats.zscore", lambda a: stats.zscore(a)),
@@ -89,19 +140,33 @@ SIGNAL = [
     Case("signal.convolve", lambda a: signal.convolve(a, a[:5]), input=SIG, marks=numpy_path),
     Case("signal.fftconvolve", lambda a: signal.fftconvolve(a, a[:9], mode="same"), input=SIG, marks=numpy_path),
     Case("signal.correlate", lambda a: signal.correlate(a, a[3:8], mode="valid"), input=SIG, marks=numpy_path),
-    Case("signal.convolve2d", lambda a: signal.convolve2d(a.reshape(8, 8), a[:4].reshape(2, 2)), input=SIG,
-         marks=numpy_path),
+    Case(
+        "signal.convolve2d",
+        lambda a: signal.convolve2d(a.reshape(8, 8), a[:4].reshape(2, 2)),
+        input=SIG,
+        marks=numpy_path,
+    ),
     Case("signal.detrend", lambda a: signal.detrend(a), input=SIG, marks=numpy_path),
     Case("signal.medfilt", lambda a: signal.medfilt(a, 5), via_numpy=False, input=SIG),
     Case("signal.hilbert", lambda a: signal.hilbert(a), input=SIG),  # through cu.fft on the array's device
     Case("signal.resample", lambda a: signal.resample(a, 40), input=SIG),  # through cu.fft
     Case("signal.upfirdn", lambda a: signal.upfirdn(a[:4], a, up=2, down=3), input=SIG, marks=numpy_path),
-    Case("signal.sosfilt", lambda a: signal.sosfilt(like(a, [[1.0, 0.5, 0.0, 1.0, -0.2, 0.0]]), a), input=SIG,
-         marks=numpy_path),
+    Case(
+        "signal.sosfilt",
+        lambda a: signal.sosfilt(like(a, [[1.0, 0.5, 0.0, 1.0, -0.2, 0.0]]), a),
+        input=SIG,
+        marks=numpy_path,
+    ),
     Case("signal.filtfilt", lambda a: signal.filtfilt(*filt(a), a), input=SIG, marks=numpy_path),
     Case("signal.lfilter", lambda a: signal.lfilter(*filt(a), a), "atleast_1d", issue=NUMPY_NAMES, input=SIG),
-    Case("signal.savgol_filter", lambda a: signal.savgol_filter(a, 7, 2), "flip", issue=NUMPY_NAMES, via_numpy=False,
-         input=SIG),
+    Case(
+        "signal.savgol_filter",
+        lambda a: signal.savgol_filter(a, 7, 2),
+        "flip",
+        issue=NUMPY_NAMES,
+        via_numpy=False,
+        input=SIG,
+    ),
 ]
 
 

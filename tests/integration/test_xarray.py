@@ -14,8 +14,10 @@ COORDS = {"x": np.arange(4) * 10, "y": list("abcdef")}
 
 
 def arrays():
-    return (xr.DataArray(cu.asarray(VALUES, copy=True), dims=("x", "y"), coords=COORDS, name="v"),
-            xr.DataArray(VALUES.copy(), dims=("x", "y"), coords=COORDS, name="v"))
+    return (
+        xr.DataArray(cu.asarray(VALUES, copy=True), dims=("x", "y"), coords=COORDS, name="v"),
+        xr.DataArray(VALUES.copy(), dims=("x", "y"), coords=COORDS, name="v"),
+    )
 
 
 def same(got, want):
@@ -28,7 +30,7 @@ def same(got, want):
 
 
 OPS = {
-    "arithmetic": lambda a: (a * 2 + 1) / (abs(a) + 1) - a ** 2,
+    "arithmetic": lambda a: (a * 2 + 1) / (abs(a) + 1) - a**2,
     "ufunc": lambda a: np.exp(-a * a) + np.sin(a),
     "broadcast-by-name": lambda a: a - a.mean("x"),
     "align-coords": lambda a: a.isel(x=slice(1, None)) + a,

@@ -42,6 +42,11 @@ class NcclGroup:
             )
         if len(set(workers)) != len(workers):
             raise ValueError(f"cupric.distributed.NcclGroup: a worker is listed twice: {workers}")
+        # every worker must be able to join before any does: a rank that never joins leaves the
+        # others waiting in NCCL's init
+        without = [w for w, ok in client.run(_has_gpu, workers=workers).items() if not ok]
+        if without:
+            raise RuntimeError(f"cupric.distributed.NcclGroup: workers without a GPU: {sorted(without)}")
         self.client, self.workers = client, workers
         self.name = f"cupric-nccl-{uuid.uuid4().hex}"
         ranks = {w: r for r, w in enumerate(workers)}
@@ -56,6 +61,7 @@ class NcclGroup:
         """parts: one Dask future (or delayed value) per worker of the group, in the group's order,
         each a device array of the same shape and dtype; returns one future per worker: that
         worker's array, reduced over the group in place (op: sum, prod, max, min or avg)."""
+        parts = list(parts)
         _check_parts(parts, self.workers, op, self._open)
         return [
             self.client.submit(_all_reduce, self.name, part, op, workers=[w], allow_other_workers=False, pure=False)
@@ -84,7 +90,6 @@ def _check_parts(parts, workers, op, open_):
         raise ValueError("cupric.distributed.NcclGroup: the group is closed")
     if op not in _OPS:
         raise ValueError(f"cupric.distributed.NcclGroup: op must be one of {', '.join(_OPS)}, got {op!r}")
-    parts = list(parts)
     if len(parts) != len(workers):
         raise ValueError(
             f"cupric.distributed.NcclGroup: one part per worker: {len(workers)} workers, {len(parts)} parts"
@@ -94,12 +99,15 @@ def _check_parts(parts, workers, op, open_):
 # ---- on the workers --------------------------------------------------------------------------
 
 
-def _join(name, nranks, unique_id, ranks, dask_worker=None):
+def _has_gpu():
     from .. import cuda
+
+    return cuda.is_available()
+
+
+def _join(name, nranks, unique_id, ranks, dask_worker=None):
     from ..cuda import nccl
 
-    if not cuda.is_available():
-        raise RuntimeError(f"cupric.distributed.NcclGroup: worker {dask_worker.address} has no GPU")
     comm = nccl.Communicator(nranks, unique_id, ranks[dask_worker.address], device=0)
     with _LOCK:
         _GROUPS[name] = comm
