@@ -709,7 +709,7 @@ void Emitter::emit_staged_for(const Op& op) {
   if (persistent)
     line() << "::cu::tile::tma_tile_end<" << in_flight << ">(blk, " << bars << ", " << count << ", " << first << ");";
   else
-    line() << (tma ? cat("::cu::tile::tma_ring_end", produced ? "_joined" : "", "(blk, ", bars, ");")
+    line() << (tma ? cat("::cu::tile::tma_ring_end", produced ? "<true>" : "", "(blk, ", bars, ");")
                    : std::string("::cu::tile::staged_loop_end();"));
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";

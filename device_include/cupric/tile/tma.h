@@ -230,10 +230,23 @@ CUPRIC_TD void tma_stage_done(const Block& b, const TmaRing<Stages>& r, long lon
 }
 
 /// After the loop (every fill was waited for): no copy or product left running; the barriers are
-/// invalidated so that the ring's memory is plain scratch again.
-template <int Stages>
+/// invalidated so that the ring's memory is plain scratch again. Joined: a producer warpgroup is
+/// done with the barriers too — it meets the tile code at one block-wide barrier (tma_ring_leave)
+/// first. Its last arrive comes before the tile code's last full stage by the barriers' own order;
+/// the block-wide barrier also shows that order to tools that do not follow mbarriers. (A
+/// persistent kernel's ring ends once, after every tile, without: a barrier after the producer's
+/// loop over tiles makes ptxas spill the tile code.)
+template <bool Joined = false, int Stages>
 CUPRIC_TD void tma_ring_end(const Block& b, const TmaRing<Stages>& r) {
-  staged_loop_end();
+  if constexpr (Joined) {
+    cp_async_wait<0>();
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    wgmma_wait<0>();
+#endif
+    all_threads_barrier();  // (it holds the tile code's threads too: staged_loop_end's barrier)
+  } else {
+    staged_loop_end();
+  }
   if (b.tid == 0) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < 2 * Stages; ++s) mbar_inval(r.bars + s);
@@ -274,17 +287,7 @@ CUPRIC_TD TmaRing<Stages> tma_ring_join(unsigned char* bars, bool tma) {
   return TmaRing<Stages>{reinterpret_cast<u64*>(bars), tma};
 }
 
-/// tma_ring_end after the producer warpgroup is done with the ring's barriers (it calls
-/// tma_ring_leave): its last arrive comes before the tile code's last full stage by the barriers'
-/// own order; a barrier of the whole block also shows that order to tools that do not follow
-/// mbarriers. (A persistent kernel's ring ends once, after every tile, without: a barrier after the
-/// producer's loop over tiles makes ptxas spill the tile code.)
-template <int Stages>
-CUPRIC_TD void tma_ring_end_joined(const Block& b, const TmaRing<Stages>& r) {
-  staged_loop_end();
-  all_threads_barrier();
-  tma_ring_end(b, r);
-}
+/// The producer warpgroup's side of tma_ring_end<true>: done with the ring's barriers.
 CUPRIC_TD void tma_ring_leave() { all_threads_barrier(); }
 
 /// Register reallocation between the producer warpgroup (few: it only issues copies) and the tile
