@@ -473,6 +473,15 @@ void Emitter::emit_stage_copies(const Region& body, const std::string& to) {
   if (tma_ring_.empty()) line() << "::cu::tile::cp_async_commit();";
 }
 
+std::string Emitter::ring_barriers(const Op& loop) {
+  auto [it, fresh] = ring_barriers_.emplace(&loop, 0);
+  if (fresh) {
+    resident_ = (resident_ + 15) / 16 * 16 + 16LL * loop.staged.stages;
+    it->second = resident_;
+  }
+  return cat("blk.smem + (::cu::tile::kSmemBytes - ", it->second, ")");
+}
+
 long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
   const Region& body = op.regions.at(0);
   const std::string it = name(body.args.at(0));
@@ -561,7 +570,7 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
          << ");";
   line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_join<" << stages << ">("
-         << ring << " + " << stages * stage << ", " << maps_ready << ");";
+         << ring_barriers(op) << ", " << maps_ready << ");";
   line() << "if (" << bars << ".tma && blk.tid == ::cu::tile::kTmaIssuer) {";
   ++indent_;
   line() << "long long " << count << " = 0;";
@@ -598,11 +607,11 @@ void Emitter::emit_ring_setup(const Op& op) {
   const std::string it = name(op.regions.at(0).args.at(0)), ring = it + "_ring", bars = it + "_bars";
   std::string maps_ready;
   const long long stage = plan_ring(op, &maps_ready);
-  persistent_ring_ = stages * stage + 1024 + 16 * stages;  // the stages, the alignment, the barriers
+  persistent_ring_ = stages * stage + 1024;  // the stages and their alignment (the barriers: ring_barriers)
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
          << ");  // " << stages << " stages of the products' operands, for every output tile";
   line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
-         << ">(blk, " << ring << " + " << stages * stage << ", " << maps_ready << ");";
+         << ">(blk, " << ring_barriers(op) << ", " << maps_ready << ");";
   line() << "long long " << it << "_k = 0;  // iterations done, over the output tiles";
 }
 
@@ -619,16 +628,18 @@ void Emitter::emit_staged_for(const Op& op) {
   const long long stage = plan_ring(op, &maps_ready);
   // the ring starts at a 1024-byte boundary (the swizzle's period) past the shared scratch the
   // body's other ops use (known once the body is emitted: a macro in the header); before and after
-  // the loop it is scratch for the ops there. A TMA ring's barriers follow its stages.
+  // the loop it is scratch for the ops there. A TMA ring's barriers have their own memory
+  // (ring_barriers), and the block-wide barrier after their set-up orders the ring's first fills
+  // after the scratch's earlier users; a cp.async ring's first fills need a barrier of their own.
   const std::string offset = cat("CUPRIC_TILE_RING_", it);
   const bool persistent = produced && persistent_;  // the ring is set up before the loop over tiles
   if (!persistent) {
-    line() << "CUPRIC_TILE_SYNC();  // earlier users of the scratch are done with it";
+    if (!tma) line() << "CUPRIC_TILE_SYNC();  // earlier users of the scratch are done with it";
     line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
            << stages << " stages of the products' operands";
     if (tma)
       line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
-             << ">(blk, " << ring << " + " << stages * stage << ", " << maps_ready << ");";
+             << ">(blk, " << ring_barriers(op) << ", " << maps_ready << ");";
   } else {
     line() << "const long long " << count << "0 = " << count << ";  // this tile's first iteration";
   }
@@ -696,7 +707,7 @@ void Emitter::emit_staged_for(const Op& op) {
     smem_ = std::max<int>(outer, static_cast<int>(body_scratch));  // body() places the ring after all scratch
   } else {
     defines_ += cat("#define ", offset, " ", body_scratch, "\n");
-    smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024 + (tma ? 16 * stages : 0)));
+    smem_ = std::max<int>(outer, static_cast<int>(body_scratch + stages * stage + 1024));
   }
   if (tma)
     line() << "::cu::tile::tma_stage_done<" << in_flight << ">(blk, " << bars << ", " << count << "++"

@@ -90,6 +90,11 @@ class Emitter {
   /// A staged loop's layout of one stage (the offsets of its loads, where the products find them);
   /// returns a stage's bytes, and with TMA the test that every operand's map was made.
   long long plan_ring(const Op& loop, std::string* maps_ready);
+  /// A TMA ring's barriers (16 bytes a stage): their own shared memory at the end of the block's,
+  /// apart from the scratch that ops before the loop use, so that setting them up needs no barrier
+  /// of the tile code first (compute-sanitizer's racecheck reported one there as a hazard between
+  /// mbarrier.init and the producer's first arrive, in kernels with setmaxnreg); the address, as code.
+  std::string ring_barriers(const Op& loop);
   /// The staged loop a producer warpgroup fills (CUDA, TMA, warp specialisation requested): the only
   /// staged loop, at the top, one block per SM, its copies' indices computable from scalars
   /// (`slice`: the top-level ops that compute them). nullptr: none.
@@ -150,6 +155,7 @@ class Emitter {
   std::string preamble_;
   std::unordered_set<std::string> reductions_;  ///< rows whose operator struct is in the preamble
   long long resident_ = 0;  ///< CUDA: shared memory of the staged operands, at the end of the block's
+  std::unordered_map<const Op*, long long> ring_barriers_;  ///< a TMA ring's barriers: their resident_ offset
   std::vector<std::pair<TensorMapParam, std::string>> tensor_maps_;
   std::string tma_ring_;          ///< in a TMA ring's copies: its barriers' variable
   std::string tma_fill_;          ///< ... and the fill (iteration number) the copies are for
