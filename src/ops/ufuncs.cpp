@@ -257,8 +257,8 @@ const UfuncLoop& search_loop(const Ufunc& uf, const TypeOperand* ops, int n) {
     if (is_ml_dtype(types[i]))
       for (const UfuncLoop& l : uf.loops)
         if (l.types[0] == types[i] && fits(l)) return l;
-  for (const UfuncLoop& l : uf.loops)
-    if (fits(l)) return l;
+  for (const UfuncLoop& l : uf.loops)  // the built-in types' loops (NumPy's linear search)
+    if (!is_ml_dtype(l.types[0]) && fits(l)) return l;
   throw TypeError(
       cat("ufunc '", uf.name, "' not supported for the input types (", listed(), "); its loops are: ", supported()));
 }

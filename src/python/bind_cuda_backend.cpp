@@ -9,6 +9,7 @@
 #include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "cupric/cuda/kernel_catalogue.hpp"
+#include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 

@@ -79,7 +79,7 @@ int find_numpy_dtype(const NumpyDTypes& t, PyObject* p) {
 
 [[noreturn]] void unsupported_dtype(nb::handle obj) {
   throw TypeError(cat("data type ", nb::cast<std::string>(nb::repr(obj)),
-                       is not supported by cupric (bool, int8-64, uint8-64, float16, bfloat16, float32/64, "
+                      " is not supported by cupric (bool, int8-64, uint8-64, float16, bfloat16, float32/64, "
                       "complex64/128, float8_e4m3fn, float8_e5m2 are)"));
 }
 }  // namespace

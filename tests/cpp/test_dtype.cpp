@@ -69,6 +69,6 @@ TEST(DType, Float8ConversionsAreMlDtypes) {
   EXPECT_EQ(promote_types(DType::int8, DType::float8_e4m3fn), DType::float8_e4m3fn);
   EXPECT_EQ(promote_types(DType::float16, DType::float8_e5m2), DType::float32);
   EXPECT_EQ(promote_types(DType::bfloat16, DType::float8_e5m2), DType::bfloat16);
-  EXPECT_EQ(info(DType::float8_e4m3fn).dlpack_code, kDLFloat8_e4m3fn);
-  EXPECT_EQ(info(DType::float8_e5m2).dlpack_code, kDLFloat8_e5m2);
+  EXPECT_EQ(info(DType::float8_e4m3fn).dlpack_code, dlpack::kDLFloat8_e4m3fn);
+  EXPECT_EQ(info(DType::float8_e5m2).dlpack_code, dlpack::kDLFloat8_e5m2);
 }

@@ -316,9 +316,13 @@ def test_float8_matches_ml_dtypes(name, f8):
     special = special_values("float32").astype(t)
     nin = getattr(cu, name).nin
     special = [np.repeat(special, special.size), np.tile(special, special.size)] if nin == 2 else [special] * nin
-    for arrays in (args, special):
+    # ml_dtypes' floor_divide by zero gives NaN where NumPy's float loops give +-inf; cupric keeps
+    # NumPy's float32 answer (as for bfloat16), so only the random inputs are compared there
+    for arrays in (args,) if name == "floor_divide" else (args, special):
         with np.errstate(all="ignore"):
-            expected = getattr(np, name.lstrip("_"))(*arrays) if name != "_where" else np.where(*arrays)
+            # by the table's name: NumPy's aliases (degrees for rad2deg) are other ufuncs with no ml_dtypes loop
+            table_name = getattr(cu, name).name
+            expected = getattr(np, table_name)(*arrays) if table_name != "_where" else np.where(*arrays)
         result = getattr(cu, name)(*[cu.asarray(a) for a in arrays])
         assert result.dtype == expected.dtype, (name, result.dtype, expected.dtype)
         got = np.asarray(result.astype(cu.float32)) if result.dtype == t else np.asarray(result)
