@@ -232,3 +232,5 @@ struct bfloat16 {
 
 }  // namespace cupric
 // clang-format on
+
+#include "cupric/float8.h"  // float8_e4m3fn, float8_e5m2: the same software conversions as the host's

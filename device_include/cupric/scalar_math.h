@@ -467,8 +467,8 @@ CUPRIC_HD T heaviside(T x, T h0) {
   return x < 0 ? T(0) : T(1);
 }
 
-/// The next representable value after a toward b. 16-bit storage types (float16, bfloat16: the
-/// table's half_native loops) step their bit pattern, since rounding float32's answer would not;
+/// The next representable value after a toward b. Narrow storage types (float16, bfloat16, the
+/// float8s: the table's half_native loops) step their bit pattern, since rounding float32's answer would not;
 /// a == b gives b, as C's nextafter and NumPy >= 2.5 (NumPy 2.4's half loop gave a).
 template <class T>
 CUPRIC_HD T nextafter(T a, T b) {
@@ -476,12 +476,14 @@ CUPRIC_HD T nextafter(T a, T b) {
                   a.bits;
                   T::from_bits(a.bits);
                 }) {
+    using Bits = decltype(a.bits);
+    constexpr unsigned sign = 1u << (sizeof(Bits) * 8 - 1);
     const float x = a, y = b;
     if (x != x || y != y) return T(x + y);
     if (x == y) return b;
-    if (x == 0) return T::from_bits(static_cast<std::uint16_t>((b.bits & 0x8000u) | 1u));  // smallest subnormal
+    if (x == 0) return T::from_bits(static_cast<Bits>((b.bits & sign) | 1u));  // smallest subnormal
     const bool away_from_zero = (x < y) == (x > 0);
-    return T::from_bits(static_cast<std::uint16_t>(away_from_zero ? a.bits + 1 : a.bits - 1));
+    return T::from_bits(static_cast<Bits>(away_from_zero ? a.bits + 1 : a.bits - 1));
   } else {
     return std::nextafter(a, b);
   }

@@ -66,12 +66,15 @@ template <class T>
 struct SortKey {
   using Key = typename UnsignedOfSize<sizeof(T)>::type;
   static constexpr Key kSign = Key(Key(1) << (8 * sizeof(T) - 1));
-  static constexpr bool kFloating = !std::is_integral_v<T>;  // float, double, float16, bfloat16
-  /// The bits of +inf: exponent all ones, mantissa zero.
-  static constexpr Key kInf = sizeof(T) == 8                        ? Key(0x7ff0000000000000ull)
-                              : sizeof(T) == 4                      ? Key(0x7f800000u)
-                              : std::is_same_v<T, cupric::bfloat16> ? Key(0x7f80u)
-                                                                    : Key(0x7c00u);
+  static constexpr bool kFloating = !std::is_integral_v<T>;  // float, double, float16, bfloat16, float8s
+  /// The bits of +inf: exponent all ones, mantissa zero (float8_e4m3fn, which has no inf: its
+  /// largest finite value, so that its NaN 0x7f is the one magnitude above).
+  static constexpr Key kInf = sizeof(T) == 8                             ? Key(0x7ff0000000000000ull)
+                              : sizeof(T) == 4                           ? Key(0x7f800000u)
+                              : std::is_same_v<T, cupric::bfloat16>      ? Key(0x7f80u)
+                              : std::is_same_v<T, cupric::float8_e4m3fn> ? Key(0x7eu)
+                              : std::is_same_v<T, cupric::float8_e5m2>   ? Key(0x7cu)
+                                                                         : Key(0x7c00u);
 
   CUPRIC_HD static Key key(T v) {
     const Key u = bits_of<Key>(v);

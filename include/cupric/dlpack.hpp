@@ -32,6 +32,8 @@ enum DLDataTypeCode : std::uint8_t {
   kDLBfloat = 4,
   kDLComplex = 5,
   kDLBool = 6,
+  kDLFloat8_e4m3fn = 10,  ///< DLPack 1.1
+  kDLFloat8_e5m2 = 12,    ///< DLPack 1.1
 };
 
 struct DLDataType {

@@ -13,7 +13,8 @@
 namespace cupric {
 
 /// Element types. The order is NumPy's type-number order (bool, then integers by size with
-/// signed before unsigned, then floats, then complex); ufunc loop tables are searched in it.
+/// signed before unsigned, then floats, then complex, then the float8s); ufunc loop tables are
+/// searched in it.
 enum class DType : std::uint8_t {
   bool_,
   int8,
@@ -30,8 +31,12 @@ enum class DType : std::uint8_t {
   float64,
   complex64,
   complex128,
+  // ml_dtypes' float8 types come last (NumPy numbers them after its own types too), so that the
+  // built-in types' order, and the loop search over it, is unchanged
+  float8_e4m3fn,
+  float8_e5m2,
 };
-inline constexpr int kNumDTypes = 15;
+inline constexpr int kNumDTypes = 17;
 
 enum class DTypeKind : char { boolean = 'b', signed_int = 'i', unsigned_int = 'u', floating = 'f', complex = 'c' };
 
@@ -43,7 +48,7 @@ struct DTypeInfo {
   int itemsize;      ///< bytes per element
   DTypeKind kind;
   const char* typestr_code;   ///< array-interface code without byte order: "f4", "b1", ...
-  std::uint8_t dlpack_code;   ///< DLDataTypeCode: 0 int, 1 uint, 2 float, 5 complex, 4 bfloat, 6 bool
+  std::uint8_t dlpack_code;   ///< DLDataTypeCode: 0 int, 1 uint, 2 float, 5 complex, 4 bfloat, 6 bool, 10/12 float8
   const char* ir_name;        ///< the tile IR's and its messages' short name: "f32", "bf16", "b1"
   const char* kernel_suffix;  ///< CUDA array kernels' names and cache keys: kind + bytes, "f4", "bf2", "b1"
   const char* cpp_type;       ///< C++ type in cupric's headers (host and device): "std::int8_t", "cupric::float16"
@@ -61,6 +66,11 @@ inline bool is_integer(DType t) { return is_signed_integer(t) || is_unsigned_int
 inline bool is_floating(DType t) { return kind(t) == DTypeKind::floating; }
 inline bool is_complex(DType t) { return kind(t) == DTypeKind::complex; }
 inline bool is_inexact(DType t) { return is_floating(t) || is_complex(t); }
+inline constexpr bool is_float8(DType t) { return t == DType::float8_e4m3fn || t == DType::float8_e5m2; }
+/// The storage-only float types (float16, bfloat16, the float8s): they compute in float32.
+inline constexpr bool is_narrow_float(DType t) { return t == DType::float16 || t == DType::bfloat16 || is_float8(t); }
+/// The dtypes NumPy has only through ml_dtypes (user dtypes to NumPy: bfloat16 and the float8s).
+inline constexpr bool is_ml_dtype(DType t) { return t == DType::bfloat16 || is_float8(t); }
 
 /// Parses "float32", "f4", "<f4", "float", "int", "complex", "bool", "bfloat16", ...
 /// Throws TypeError naming the text when it is not a dtype.
@@ -122,6 +132,8 @@ CUPRIC_CTYPE(float32, float)
 CUPRIC_CTYPE(float64, double)
 CUPRIC_CTYPE(complex64, std::complex<float>)
 CUPRIC_CTYPE(complex128, std::complex<double>)
+CUPRIC_CTYPE(float8_e4m3fn, float8_e4m3fn)
+CUPRIC_CTYPE(float8_e5m2, float8_e5m2)
 #undef CUPRIC_CTYPE
 
 template <DType D>
@@ -144,6 +156,8 @@ constexpr DType dtype_of() {
   else if constexpr (std::is_same_v<T, double>) return DType::float64;
   else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::complex64;
   else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::complex128;
+  else if constexpr (std::is_same_v<T, float8_e4m3fn>) return DType::float8_e4m3fn;
+  else if constexpr (std::is_same_v<T, float8_e5m2>) return DType::float8_e5m2;
   else static_assert(sizeof(T) == 0, "not a cupric element type");
 }
 
@@ -167,6 +181,8 @@ decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::float64: return f.template operator()<double>();
     case DType::complex64: return f.template operator()<std::complex<float>>();
     case DType::complex128: return f.template operator()<std::complex<double>>();
+    case DType::float8_e4m3fn: return f.template operator()<float8_e4m3fn>();
+    case DType::float8_e5m2: return f.template operator()<float8_e5m2>();
   }
   return f.template operator()<bool>();  // unreachable
 }

@@ -1,4 +1,5 @@
-// cupric/half.hpp — 16-bit floating point storage types (IEEE float16 and bfloat16).
+// cupric/half.hpp — the narrow floating point storage types: IEEE float16 and bfloat16 here,
+// float8_e4m3fn and float8_e5m2 from cupric/float8.h (shared with the device code).
 //
 // Both are storage types: arithmetic is done in float32 and rounded back, as NumPy
 // does for float16. Conversions round to nearest even and keep NaN, inf and -0.0.
@@ -6,6 +7,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+
+#include "cupric/float8.h"
 
 namespace cupric {
 
@@ -101,5 +105,11 @@ struct bfloat16 {
     return static_cast<std::uint16_t>(x >> 16);
   }
 };
+
+/// The storage-only float types (float16, bfloat16, the float8s): their arithmetic is done in
+/// float32 and rounded back.
+template <class T>
+inline constexpr bool is_narrow_float_v = std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> ||
+                                          std::is_same_v<T, float8_e4m3fn> || std::is_same_v<T, float8_e5m2>;
 
 }  // namespace cupric

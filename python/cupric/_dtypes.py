@@ -1,6 +1,6 @@
 """cupric's dtypes are NumPy's: `cu.float32 is numpy.float32`, `cu.dtype is numpy.dtype`,
-`x.dtype` is a `numpy.dtype`, and `cu.bfloat16 is ml_dtypes.bfloat16`. The names are bound at
-their first use (module __getattr__), so `import cupric` imports neither NumPy nor ml_dtypes."""
+`x.dtype` is a `numpy.dtype`, and `cu.bfloat16 is ml_dtypes.bfloat16` (so are the float8s). The
+names are bound at their first use (module __getattr__), so `import cupric` imports neither NumPy nor ml_dtypes."""
 
 import importlib
 
@@ -12,6 +12,8 @@ _NAMES = {
     "bool": ("numpy", "bool"),
     "bool_": ("numpy", "bool_"),
     "bfloat16": ("ml_dtypes", "bfloat16"),
+    "float8_e4m3fn": ("ml_dtypes", "float8_e4m3fn"),
+    "float8_e5m2": ("ml_dtypes", "float8_e5m2"),
     **{n: ("numpy", n) for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
     **{n: ("numpy", n) for n in ("float16", "float32", "float64", "complex64", "complex128")},
     # NumPy's C-named aliases of the same types, and its abstract types (for isinstance/issubdtype)

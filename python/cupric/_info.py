@@ -63,8 +63,8 @@ class ArrayNamespaceInfo:
 
     def dtypes(self, *, device=None, kind=None):
         """The Array API dtypes of `kind` (a kind name, a tuple of them, or None for all) on
-        `device` (every cupric device has all of them). bfloat16 is cupric's too, but not the
-        standard's, so it is not listed."""
+        `device` (every cupric device has all of them). bfloat16 and the float8s are cupric's too,
+        but not the standard's, so they are not listed."""
         self._check_device(device)
         if kind is None:
             names = _ALL

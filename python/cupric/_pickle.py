@@ -28,10 +28,14 @@ def _check_version(version, what):
 # ---- arrays -------------------------------------------------------------------------------------
 
 
+# ml_dtypes' types have no PEP 3118 format: they travel as the unsigned integers of their size
+_AS_BITS = {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}
+
+
 def _raw(host):
-    """A C-contiguous CPU array's bytes as a buffer-protocol object (bfloat16 has no PEP 3118
-    format, so it travels as uint16)."""
-    return host._view_as("uint16") if str(host.dtype) == "bfloat16" else host
+    """A C-contiguous CPU array's bytes as a buffer-protocol object."""
+    bits = _AS_BITS.get(str(host.dtype))
+    return host._view_as(bits) if bits else host
 
 
 def _reduce_array(self, protocol=2):
@@ -50,7 +54,7 @@ def _numpy_dtype(dtype):
         itemsize = _c.empty((0,), dtype=dtype, device="cpu").itemsize
     except (TypeError, ValueError) as err:
         raise pickle.UnpicklingError(f"cupric array pickle names an unknown dtype {dtype!r}") from err
-    return _np.dtype("uint16" if dtype == "bfloat16" else dtype), itemsize
+    return _np.dtype(_AS_BITS.get(dtype, dtype)), itemsize
 
 
 def _check_shape(shape):
@@ -75,8 +79,8 @@ def _rebuild_array(version, dtype, shape, order, device, data):
     stored = shape[::-1] if order == "F" else shape
     host = _c.asarray(_np.frombuffer(view, dtype=np_dtype).reshape(stored), device="cpu",
                       copy=True if isinstance(data, bytes) else None)
-    if dtype == "bfloat16":
-        host = host._view_as("bfloat16")
+    if dtype in _AS_BITS:
+        host = host._view_as(dtype)
     if order == "F":
         host = host.T
     return host if device == "cpu" else _to_pickled_device(host, device)

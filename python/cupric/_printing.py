@@ -1,5 +1,6 @@
 """repr/str/tolist of ndarray, exactly as NumPy prints (NumPy's own array2string does the layout);
-bfloat16 prints its values as float32 with dtype=bfloat16, device arrays add device='cuda:N'."""
+bfloat16 prints its values as float32 with dtype=bfloat16, the float8s as NumPy prints ml_dtypes'
+arrays; device arrays add device='cuda:N'."""
 
 import sys
 
@@ -16,32 +17,38 @@ def _ml_dtypes():
         import ml_dtypes
     except ImportError as err:
         raise TypeError(
-            "converting bfloat16 to NumPy needs ml_dtypes (pip install ml_dtypes); "
+            "converting bfloat16 or float8 to NumPy needs ml_dtypes (pip install ml_dtypes); "
             "or convert first with x.astype(cupric.float32)"
         ) from err
     return ml_dtypes
 
 
 def to_numpy(x):
-    """NumPy's zero-copy view of a CPU array (bfloat16 as ml_dtypes.bfloat16)."""
-    if x.dtype.name == "bfloat16":
+    """NumPy's zero-copy view of a CPU array (bfloat16 and the float8s as ml_dtypes' types)."""
+    name = x.dtype.name
+    if name == "bfloat16":
         return _np.asarray(x._view_as(_dt.names.uint16)).view(_ml_dtypes().bfloat16)
+    if name.startswith("float8_"):
+        return _np.asarray(x._view_as(_dt.names.uint8)).view(getattr(_ml_dtypes(), name))
     return _np.asarray(memoryview(x))
 
 
 def _printable(x):
     """A NumPy array with x's values for printing: host copy of device arrays (printing waits
-    for the device), float32 for bfloat16."""
+    for the device), float32 for bfloat16, ml_dtypes' own array for the float8s (whose values
+    NumPy prints with their own precision)."""
     h = x if x.device == "cpu" else x.to_device("cpu")
     if h.dtype.name == "bfloat16":
         h = h.astype(_dt.names.float32)
+    if h.dtype.name.startswith("float8_"):
+        return to_numpy(h._host_contiguous())
     return _np.asarray(memoryview(h))
 
 
 def _dtype_is_implied(dtype):
     """Whether NumPy's repr leaves out this dtype (float64, int64, bool, complex128; the
     answer depends on the legacy print mode, so ask NumPy)."""
-    if dtype.name == "bfloat16":
+    if dtype.name == "bfloat16" or dtype.name.startswith("float8_"):
         return False
     key = (dtype.name, _np.get_printoptions()["legacy"])
     if key not in _implied_cache:

@@ -53,8 +53,7 @@ double stored_as(const Scalar& s, DType t) {
     std::memcpy(&v, buf, sizeof(T));
     if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
       return static_cast<double>(v.real());
-    else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
-      return static_cast<double>(static_cast<float>(v));
+    else if constexpr (is_narrow_float_v<T>) return static_cast<double>(static_cast<float>(v));
     else return static_cast<double>(v);
   });
 }

@@ -23,8 +23,8 @@ DType dtype_from_dlpack(DLDataType t) {
   }
   throw BufferError(cat("cupric cannot import DLPack data type (code ", int(t.code), ", bits ", int(t.bits), ", lanes ",
                         t.lanes,
-                        "): supported are bool, int8-64, uint8-64, float16/32/64, bfloat16 "
-                        "and complex64/128 with one lane"));
+                        "): supported are bool, int8-64, uint8-64, float16/32/64, bfloat16, "
+                        "complex64/128, float8_e4m3fn and float8_e5m2 with one lane"));
 }
 
 DLDevice to_dlpack(Device d) { return d.is_cpu() ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, d.index}; }

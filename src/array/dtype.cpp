@@ -29,6 +29,8 @@ constexpr DTypeInfo kInfo[kNumDTypes] = {
     {DType::float64,    "float64",    8,  DTypeKind::floating,     "f8",  2, "f64",  "f8",  "double",               "double"},
     {DType::complex64,  "complex64",  8,  DTypeKind::complex,      "c8",  5, "c64",  "c8",  "std::complex<float>",  nullptr},
     {DType::complex128, "complex128", 16, DTypeKind::complex,      "c16", 5, "c128", "c16", "std::complex<double>", nullptr},
+    {DType::float8_e4m3fn, "float8_e4m3fn", 1, DTypeKind::floating, "V1", 10, "f8e4m3", "f8e4m3", "cupric::float8_e4m3fn", "::cu::tile::f8e4m3"},
+    {DType::float8_e5m2, "float8_e5m2", 1,    DTypeKind::floating,  "f1", 12, "f8e5m2", "f8e5m2", "cupric::float8_e5m2",   "::cu::tile::f8e5m2"},
 };
 // clang-format on
 
@@ -58,6 +60,7 @@ constexpr Alias kAliases[] = {
     {"complex64", DType::complex64}, {"c8", DType::complex64},   {"F", DType::complex64},
     {"csingle", DType::complex64}, {"complex128", DType::complex128}, {"c16", DType::complex128},
     {"D", DType::complex128},     {"complex", DType::complex128}, {"cdouble", DType::complex128},
+    {"float8_e4m3fn", DType::float8_e4m3fn}, {"float8_e5m2", DType::float8_e5m2},
 };
 // clang-format on
 
@@ -77,6 +80,8 @@ int significand_bits(DType t) {
   switch (t) {
     case DType::float16: return 11;
     case DType::bfloat16: return 8;
+    case DType::float8_e4m3fn: return 4;
+    case DType::float8_e5m2: return 3;
     case DType::float32:
     case DType::complex64: return 24;
     default: return 53;
@@ -85,6 +90,10 @@ int significand_bits(DType t) {
 
 bool compute_safe_cast(DType from, DType to) {
   if (from == to || from == DType::bool_) return true;
+  // ml_dtypes' float8s: bool, int8 and uint8 cast to them safely (as ml_dtypes registers), and they
+  // safely to bfloat16 and the wider types (but not float16, nor to each other)
+  if (is_float8(to)) return from == DType::int8 || from == DType::uint8;
+  if (is_float8(from)) return to == DType::bfloat16 || (is_inexact(to) && itemsize(real_dtype(to)) >= 4);
   const int fs = itemsize(from), ts = itemsize(to);
   switch (kind(from)) {
     case DTypeKind::boolean: return true;
@@ -120,8 +129,10 @@ struct CastTables {
   DType compute_promotion(int a, int b) const {
     if (safe[a][b]) return static_cast<DType>(b);
     if (safe[b][a]) return static_cast<DType>(a);
+    // NumPy searches its own types only: ml_dtypes' are a result only when an operand is one
+    // (float8_e4m3fn with float8_e5m2 gives float32, not bfloat16)
     for (int c = 0; c < kNumDTypes; ++c)
-      if (safe[a][c] && safe[b][c]) return static_cast<DType>(c);
+      if (safe[a][c] && safe[b][c] && !is_ml_dtype(static_cast<DType>(c))) return static_cast<DType>(c);
     return DType::complex128;  // unreachable: everything safely casts to complex128
   }
 };
@@ -256,6 +267,11 @@ FloatInfo finfo(DType t) {
               -126,
               128,
               DType::bfloat16};
+    case DType::float8_e4m3fn:
+      return {8, 0.125, 448.0, -448.0, 0.015625, std::ldexp(1.0, -9), 0.1015625, 1, 3, 4, -6, 9, DType::float8_e4m3fn};
+    case DType::float8_e5m2:
+      return {8, 0.25, 57344.0, -57344.0, std::ldexp(1.0, -14), std::ldexp(1.0, -16), 0.09375, 1,
+              2, 5,    -14,     16,       DType::float8_e5m2};
     case DType::float32:
       return {32, FLT_EPSILON, FLT_MAX, -FLT_MAX, FLT_MIN, std::ldexp(1.0, -149), 1e-6,
               6,  23,          8,       -126,     128,     DType::float32};

@@ -29,14 +29,14 @@ DType reduction_result_dtype(const ReductionRow& row, DType in) {
   return in;
 }
 
-DType compute_dtype(DType t) { return t == DType::float16 || t == DType::bfloat16 ? DType::float32 : t; }
+DType compute_dtype(DType t) { return is_narrow_float(t) ? DType::float32 : t; }
 
 DType gpu_accumulator(const ReductionRow& row, DType out) {
   switch (row.acc) {
     case AccRule::boolean: return DType::bool_;
     case AccRule::sum:
     case AccRule::product:  // float64 for 16/32-bit floats: better than a pairwise float32 sum
-      if (out == DType::float16 || out == DType::bfloat16 || out == DType::float32) return DType::float64;
+      if (is_narrow_float(out) || out == DType::float32) return DType::float64;
       return out == DType::complex64 ? DType::complex128 : out;
     case AccRule::same: return compute_dtype(out);
   }

@@ -20,14 +20,14 @@ using namespace detail;
 DType stat_dtype(DType in, std::optional<DType> dtype) {
   if (dtype) return *dtype;
   if (is_bool(in) || is_integer(in)) return DType::float64;
-  if (in == DType::float16 || in == DType::bfloat16) return DType::float32;
+  if (is_narrow_float(in)) return DType::float32;
   return in;
 }
 
 /// The dtype mean returns (and var/std before taking the real part): float16 stays float16.
 DType stat_result_dtype(DType in, std::optional<DType> dtype) {
   if (dtype) return *dtype;
-  if (in == DType::float16 || in == DType::bfloat16) return in;
+  if (is_narrow_float(in)) return in;
   return stat_dtype(in, dtype);
 }
 

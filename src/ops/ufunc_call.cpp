@@ -94,11 +94,12 @@ std::optional<bool> out_of_range_comparison(const Ufunc& uf, const UfuncLoop& lo
   }
 }
 
-Array copy_of(const Array& a) {
-  Array c = Array::empty(a.shape(), a.dtype(), a.device());
+Array copy_of(const Array& a, DType t) {
+  Array c = Array::empty(a.shape(), t, a.device());
   backend_for(a.device()).cast(elementwise_plan({&a, &c}, a.shape()));
   return c;
 }
+Array copy_of(const Array& a) { return copy_of(a, a.dtype()); }
 
 /// The inputs as the kernel sees them: arrays as given (checked against dtype=/casting=), weak
 /// Python scalars materialised in the loop's type in host memory held here (OverflowError if
@@ -117,6 +118,12 @@ class LoopInputs {
         throw TypeError(cat("Cannot cast ufunc '", uf.name, "' input ", i, " from ", name(a.dtype()), " to ",
                             name(loop.types[i]), " with casting rule '", casting_name(options.casting), "'"));
       arrays_[i] = &a;
+      // NumPy casts each input to the loop's type first: an int8 or float16 input of a float8 loop
+      // is rounded to float8 before the float32 math (the engines would widen it exactly)
+      if (is_float8(loop.types[i]) && a.dtype() != loop.types[i]) {
+        copies_[i] = copy_of(a, loop.types[i]);
+        arrays_[i] = &copies_[i];
+      }
     }
   }
   LoopInputs(const LoopInputs&) = delete;

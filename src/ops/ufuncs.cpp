@@ -28,7 +28,7 @@ const Row kRows[] = {
 };
 #undef CUPRIC_UFUNC
 
-constexpr char kCodes[kNumDTypes + 1] = "?bBhHiIlLeEfdFD";
+constexpr char kCodes[kNumDTypes + 1] = "?bBhHiIlLeEfdFD45";
 
 DType out_type(OutRule rule, DType in) {
   switch (rule) {
@@ -53,8 +53,7 @@ std::vector<Ufunc> build_table() {
     uf.doc = row.doc;
     for (const char* c = row.types; *c; ++c) {
       const DType t = dtype_from_code(*c);
-      const bool half = t == DType::float16 || t == DType::bfloat16;
-      const DType ct = half && !has_flag(row.flags, UfuncFlags::half_native) ? DType::float32 : t;
+      const DType ct = is_narrow_float(t) && !has_flag(row.flags, UfuncFlags::half_native) ? DType::float32 : t;
       UfuncLoop loop;
       for (int i = 0; i < uf.nin; ++i) {
         loop.types[i] = t;
@@ -195,7 +194,7 @@ const std::array<std::uint32_t, kNumDTypes>& safe_casts() {
 /// successful resolutions are kept; the search is deterministic, so a hit returns what it would.
 struct LoopCache {
   static constexpr int kSlots = 8;
-  std::atomic<std::uint32_t> slots[kSlots] = {};
+  std::atomic<std::uint64_t> slots[kSlots] = {};
 };
 
 LoopCache& loop_cache(const Ufunc& uf) {
@@ -203,12 +202,13 @@ LoopCache& loop_cache(const Ufunc& uf) {
   return caches[static_cast<std::size_t>(uf.id)];
 }
 
-/// 7 bits per input (dtype, weak kind) and a marker bit: 0 means "cannot be cached".
-std::uint32_t loop_key(const TypeOperand* ops, int n) {
+/// 8 bits per input (5 of dtype, 3 of weak kind) and a marker bit: 0 means "cannot be cached".
+std::uint64_t loop_key(const TypeOperand* ops, int n) {
+  static_assert(kNumDTypes <= 32);
   if (n > 3) return 0;
-  std::uint32_t key = 1;
+  std::uint64_t key = 1;
   for (int i = 0; i < n; ++i)
-    key = (key << 7) | (static_cast<std::uint32_t>(ops[i].dtype) << 3) | static_cast<std::uint32_t>(ops[i].weak);
+    key = (key << 8) | (static_cast<std::uint64_t>(ops[i].dtype) << 3) | static_cast<std::uint64_t>(ops[i].weak);
   return key;
 }
 
@@ -216,13 +216,13 @@ const UfuncLoop& search_loop(const Ufunc& uf, const TypeOperand* ops, int n);
 
 const UfuncLoop& resolve(const Ufunc& uf, const TypeOperand* ops, int n) {
   if (n != uf.nin) throw TypeError(cat(uf.name, "() takes ", uf.nin, " input(s), got ", n));
-  const std::uint32_t key = loop_key(ops, n);
+  const std::uint64_t key = loop_key(ops, n);
   if (key == 0) return search_loop(uf, ops, n);
-  std::atomic<std::uint32_t>& slot = loop_cache(uf).slots[(key * 0x9E3779B1u) >> 29];
-  const std::uint32_t seen = slot.load(std::memory_order_relaxed);
+  std::atomic<std::uint64_t>& slot = loop_cache(uf).slots[(key * 0x9E3779B97F4A7C15ull) >> 61];
+  const std::uint64_t seen = slot.load(std::memory_order_relaxed);
   if ((seen >> 8) == key) return uf.loops[(seen & 0xffu) - 1];
   const UfuncLoop& l = search_loop(uf, ops, n);
-  slot.store((key << 8) | static_cast<std::uint32_t>(&l - uf.loops.data() + 1), std::memory_order_relaxed);
+  slot.store((key << 8) | static_cast<std::uint64_t>(&l - uf.loops.data() + 1), std::memory_order_relaxed);
   return l;
 }
 
@@ -246,11 +246,19 @@ const UfuncLoop& search_loop(const Ufunc& uf, const TypeOperand* ops, int n) {
   std::array<DType, kMaxUfuncArgs> types = search_types(ops, n, common);
   if (has_flag(uf.flags, UfuncFlags::int_to_float64) && !is_inexact(common)) types.fill(DType::float64);
   const auto& safe = safe_casts();
-  for (const UfuncLoop& l : uf.loops) {
+  auto fits = [&](const UfuncLoop& l) {
     bool ok = true;
     for (int i = 0; i < uf.nin && ok; ++i) ok = (safe[static_cast<int>(types[i])] >> static_cast<int>(l.types[i])) & 1u;
-    if (ok) return l;
-  }
+    return ok;
+  };
+  // NumPy tries the loops of user dtypes (ml_dtypes' bfloat16 and float8s) among the inputs first,
+  // in input order: int8 + float8_e4m3fn finds the float8 loop before bfloat16's, which it also casts to
+  for (int i = 0; i < uf.nin; ++i)
+    if (is_ml_dtype(types[i]))
+      for (const UfuncLoop& l : uf.loops)
+        if (l.types[0] == types[i] && fits(l)) return l;
+  for (const UfuncLoop& l : uf.loops)  // the built-in types' loops (NumPy's linear search)
+    if (!is_ml_dtype(l.types[0]) && fits(l)) return l;
   throw TypeError(
       cat("ufunc '", uf.name, "' not supported for the input types (", listed(), "); its loops are: ", supported()));
 }

@@ -66,8 +66,7 @@ nb::object scalar_to_py(const Array& a) {
     else if constexpr (std::is_integral_v<T>) return nb::int_(v);
     else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
       return nb::steal(PyComplex_FromDoubles(static_cast<double>(v.real()), static_cast<double>(v.imag())));
-    else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
-      return nb::float_(static_cast<double>(static_cast<float>(v)));
+    else if constexpr (is_narrow_float_v<T>) return nb::float_(static_cast<double>(static_cast<float>(v)));
     else return nb::float_(static_cast<double>(v));
   });
 }
@@ -137,7 +136,8 @@ nb::dict array_interface(const Array& a) {
   if (!a.device().is_cpu())
     throw nb::attribute_error(
         cat("__array_interface__ is only available for CPU arrays; this one is on ", a.device().str()).c_str());
-  if (a.dtype() == DType::bfloat16) throw nb::attribute_error("bfloat16 arrays have no __array_interface__ typestr");
+  if (is_ml_dtype(a.dtype()))
+    throw nb::attribute_error(cat(name(a.dtype()), " arrays have no __array_interface__ typestr").c_str());
   nb::dict d;
   const auto& inf = info(a.dtype());
   d["typestr"] = std::string(a.itemsize() == 1 ? "|" : "<") + inf.typestr_code;

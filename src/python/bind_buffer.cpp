@@ -27,7 +27,9 @@ const char* buffer_format(DType t) {
     case DType::float64: return "d";
     case DType::complex64: return "Zf";
     case DType::complex128: return "Zd";
-    case DType::bfloat16: break;
+    case DType::bfloat16:
+    case DType::float8_e4m3fn:
+    case DType::float8_e5m2: break;
   }
   return nullptr;
 }
@@ -48,9 +50,9 @@ int ndarray_getbuffer(PyObject* self, Py_buffer* view, int flags) {
                                        "x.to_device(\"cpu\") or use DLPack"));
   const char* format = buffer_format(a.dtype());
   if (!format)
-    return fail(PyExc_BufferError,
-                "bfloat16 has no buffer-protocol format; convert with x.astype(cupric.float32) "
-                "or exchange it through DLPack");
+    return fail(PyExc_BufferError, cat(name(a.dtype()),
+                                       " has no buffer-protocol format; convert with x.astype(cupric.float32) "
+                                       "or exchange it through DLPack"));
   if (wants(flags, PyBUF_WRITABLE) && !a.writeable()) return fail(PyExc_ValueError, "buffer source array is read-only");
   const bool c = a.is_c_contiguous();
   if (wants(flags, PyBUF_C_CONTIGUOUS) && !c) return fail(PyExc_ValueError, "ndarray is not C-contiguous");

@@ -9,6 +9,7 @@
 #include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "cupric/cuda/kernel_catalogue.hpp"
+#include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/stream.hpp"
 
@@ -20,8 +21,8 @@ namespace {
 nb::dict cuda_array_interface(const Array& a) {
   if (a.device().is_cpu())
     throw nb::attribute_error("__cuda_array_interface__ is only available for CUDA arrays; this one is on cpu");
-  if (a.dtype() == DType::bfloat16)
-    throw nb::attribute_error("bfloat16 arrays have no __cuda_array_interface__ typestr");
+  if (is_ml_dtype(a.dtype()))
+    throw nb::attribute_error(cat(name(a.dtype()), " arrays have no __cuda_array_interface__ typestr").c_str());
   nb::dict d;
   d["typestr"] = std::string(a.itemsize() == 1 ? "|" : "<") + info(a.dtype()).typestr_code;
   nb::list shape, strides;

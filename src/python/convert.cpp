@@ -23,7 +23,7 @@ namespace cupric::py {
 namespace {
 /// NumPy's dtype objects and scalar types, one per cupric DType, looked up by identity. numpy is
 /// imported at the first dtype crossing the boundary (not at `import cupric`); ml_dtypes (0.6 s
-/// to import) only when a bfloat16 does, or when the user already imported it.
+/// to import) only when a bfloat16 or float8 does, or when the user already imported it.
 struct NumpyDTypes {
   PyObject* dtype[kNumDTypes] = {};  ///< numpy.dtype instances (strong references, never freed)
   PyObject* type[kNumDTypes] = {};   ///< numpy scalar types: numpy.float32, ml_dtypes.bfloat16, ...
@@ -40,29 +40,33 @@ void fill_slot(NumpyDTypes& t, DType d, nb::handle scalar_type, nb::handle np_dt
   t.dtype[i] = np_dtype(scalar_type).release().ptr();
 }
 
-/// Fills the bfloat16 slot from ml_dtypes (imports it): the one dtype NumPy does not have.
-void load_bfloat16(NumpyDTypes& t) {
+/// Fills the slots of bfloat16 and the float8s from ml_dtypes (imports it): the dtypes NumPy does
+/// not have.
+void load_ml_dtypes(NumpyDTypes& t) {
   nb::object ml;
   try {
     ml = nb::module_::import_("ml_dtypes");
   } catch (nb::python_error&) {
-    throw TypeError("bfloat16 arrays need ml_dtypes for their NumPy dtype: pip install ml_dtypes");
+    throw TypeError("bfloat16 and float8 arrays need ml_dtypes for their NumPy dtype: pip install ml_dtypes");
   }
-  fill_slot(t, DType::bfloat16, ml.attr("bfloat16"), nb::module_::import_("numpy").attr("dtype"));
+  nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (const DType d = static_cast<DType>(i); is_ml_dtype(d)) fill_slot(t, d, ml.attr(name(d)), np_dtype);
 }
 
-NumpyDTypes& numpy_dtypes(bool need_bfloat16) {
+NumpyDTypes& numpy_dtypes(bool need_ml_dtypes) {
   NumpyDTypes& t = numpy_dtypes_storage();
   if (!t.dtype[0]) {
     nb::object np = nb::module_::import_("numpy");
     nb::object np_dtype = np.attr("dtype");
     for (int i = 0; i < kNumDTypes; ++i) {
       const DType d = static_cast<DType>(i);
-      if (d != DType::bfloat16) fill_slot(t, d, np.attr(d == DType::bool_ ? "bool_" : name(d)), np_dtype);
+      if (!is_ml_dtype(d)) fill_slot(t, d, np.attr(d == DType::bool_ ? "bool_" : name(d)), np_dtype);
     }
   }
   const int bf = static_cast<int>(DType::bfloat16);
-  if (!t.dtype[bf] && (need_bfloat16 || PyDict_GetItemString(PyImport_GetModuleDict(), "ml_dtypes"))) load_bfloat16(t);
+  if (!t.dtype[bf] && (need_ml_dtypes || PyDict_GetItemString(PyImport_GetModuleDict(), "ml_dtypes")))
+    load_ml_dtypes(t);
   return t;
 }
 
@@ -76,7 +80,7 @@ int find_numpy_dtype(const NumpyDTypes& t, PyObject* p) {
 [[noreturn]] void unsupported_dtype(nb::handle obj) {
   throw TypeError(cat("data type ", nb::cast<std::string>(nb::repr(obj)),
                       " is not supported by cupric (bool, int8-64, uint8-64, float16, bfloat16, float32/64, "
-                      "complex64/128 are)"));
+                      "complex64/128, float8_e4m3fn, float8_e5m2 are)"));
 }
 }  // namespace
 
@@ -123,11 +127,9 @@ std::optional<DType> known_numpy_dtype(nb::handle obj) {
   return static_cast<DType>(i);
 }
 
-nb::object dtype_to_py(DType t) { return nb::borrow(numpy_dtypes(t == DType::bfloat16).dtype[static_cast<int>(t)]); }
+nb::object dtype_to_py(DType t) { return nb::borrow(numpy_dtypes(is_ml_dtype(t)).dtype[static_cast<int>(t)]); }
 
-nb::object scalar_type_to_py(DType t) {
-  return nb::borrow(numpy_dtypes(t == DType::bfloat16).type[static_cast<int>(t)]);
-}
+nb::object scalar_type_to_py(DType t) { return nb::borrow(numpy_dtypes(is_ml_dtype(t)).type[static_cast<int>(t)]); }
 
 // ---- devices ---------------------------------------------------------------------------------
 

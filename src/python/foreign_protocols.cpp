@@ -187,13 +187,16 @@ DType dtype_from_typestr(nb::handle obj, const InterfaceLayout& l) {
   if (order == '>' && code != "b1" && code != "i1" && code != "u1")
     throw TypeError(cat("big-endian arrays (typestr '", typestr,
                         "') are not supported: convert with a.astype(a.dtype.newbyteorder('='))"));
-  if (code == "V2" && nb::hasattr(obj, "dtype")) {  // an opaque 2-byte type: PyTorch's and ml_dtypes' bfloat16
+  if (nb::hasattr(obj, "dtype")) {  // PyTorch's and ml_dtypes' bfloat16 and float8s: known by name
     const std::string n = nb::cast<std::string>(nb::str(nb::handle(obj.attr("dtype"))));
-    if (n == "bfloat16" || n == "torch.bfloat16") return DType::bfloat16;
+    for (int i = 0; i < kNumDTypes; ++i) {
+      const DType t = static_cast<DType>(i);
+      if (is_ml_dtype(t) && itemsize(t) == l.itemsize && (n == name(t) || n == cat("torch.", name(t)))) return t;
+    }
   }
   for (int i = 0; i < kNumDTypes; ++i) {
     const DType t = static_cast<DType>(i);
-    if (t != DType::bfloat16 && code == info(t).typestr_code && itemsize(t) == l.itemsize) return t;
+    if (!is_ml_dtype(t) && code == info(t).typestr_code && itemsize(t) == l.itemsize) return t;
   }
   throw TypeError(cat("arrays of typestr '", typestr, "' are not supported by cupric"));
 }

@@ -56,7 +56,7 @@ def test_every_ufunc_has_its_own_docstring():
         assert first and first not in docs.values(), f"{name}: {first!r} is not its own"
         docs[name] = first
         for loop in uf.types:  # the dtypes it lists are the loops it has
-            assert loop[0] in "?bBhHiIlLeEfdFD"
+            assert loop[0] in "?bBhHiIlLeEfdFD45"
     assert "The sum x1 + x2" in cu.add.__doc__ and "complex128" in cu.add.__doc__
     assert "bool" not in cu.sqrt.__doc__.split("Inputs with a loop: ")[1].split(" (")[0]
 

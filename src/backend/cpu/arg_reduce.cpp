@@ -154,9 +154,9 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const Array& in, const Array& out, i
     return;
   }
   DType compute = in.dtype();
-  if (compute == DType::float16 || compute == DType::bfloat16) compute = DType::float32;
+  if (is_narrow_float(compute)) compute = DType::float32;
   visit_dtype(compute, [&]<class T>() {
-    if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+    if constexpr (is_narrow_float_v<T>) {
       throw NotImplementedError("arg_reduce: half types are searched as float32");
     } else if (op == ArgReduceOp::argmax) {
       ArgEngine<true, T>(layout, in.dtype()).run();

@@ -296,7 +296,7 @@ template <ReduceOp Op>
 void reduce_row(const ReduceLayout& layout, const Array& in, const Array& out, DType compute) {
   visit_dtype(compute, [&]<class T>() {
     constexpr bool logical = reduction_row(Op).acc == AccRule::boolean;
-    if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16> || (logical && !std::is_same_v<T, bool>))
+    if constexpr (is_narrow_float_v<T> || (logical && !std::is_same_v<T, bool>))
       throw NotImplementedError(
           cat("reduce: no CPU kernel for ", reduction_row(Op).name, " accumulating in ", name(compute)));
     else reduce_engine::Engine<reduce_ops::Reduction<Op>, T>(layout, in.dtype(), out.dtype()).run();

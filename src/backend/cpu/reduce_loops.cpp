@@ -14,7 +14,7 @@ static_assert(kNumReduceOps == std::size(kReductionRows), "one row of loops per 
 template <class Op>
 constexpr bool has_loops(DType t) {
   const bool logical = Op::row.acc == AccRule::boolean;
-  return t != DType::float16 && t != DType::bfloat16 && (!logical || t == DType::bool_);
+  return !is_narrow_float(t) && (!logical || t == DType::bool_);
 }
 
 template <class Op, std::size_t... D>

@@ -114,7 +114,7 @@ class ScanEngine {
 template <class Op>
 void scan_with(const ReduceLayout& layout, const Array& in, const Array& out) {
   visit_dtype(out.dtype(), [&]<class S>() {
-    if constexpr (std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>) {
+    if constexpr (is_narrow_float_v<S>) {
       ScanEngine<Op, float, S>(layout, in.dtype(), out.dtype()).run();
     } else {
       ScanEngine<Op, S, S>(layout, in.dtype(), out.dtype()).run();

@@ -161,11 +161,11 @@ template <int Begin, int End, int I = 0, class Op, class... Rest>
 void fill_kernels(LoopFn (*table)[kNumDTypes], TypeList<Op, Rest...>) {
   if constexpr (!std::is_same_v<Op, EndOfList>) {
     if constexpr (I >= Begin && I < End) {
-      constexpr const char* codes = "?bBhHiIlLeEfdFD";
+      constexpr const char* codes = "?bBhHiIlLeEfdFD45";
       [&]<std::size_t... D>(std::index_sequence<D...>) {
         (([&] {
            constexpr DType dt = static_cast<DType>(D);
-           constexpr bool half = dt == DType::float16 || dt == DType::bfloat16;
+           constexpr bool half = is_narrow_float(dt);
            if constexpr (has_code(Op::types, codes[D]) &&
                          (!half || (static_cast<int>(Op::flags) & static_cast<int>(UfuncFlags::half_native))))
              table[I][D] = &loop<Op, ctype<dt>>;

@@ -17,7 +17,7 @@ std::string arg_reduce_name(ArgReduceOp op, DType in) {
 }  // namespace
 
 std::string render_arg_reduce(ArgReduceOp op, DType in) {
-  const bool half = in == DType::float16 || in == DType::bfloat16;
+  const bool half = is_narrow_float(in);
   return cat(include_family("arg_reduce"), "typedef ", device_type(in), " S; typedef ",
              half ? "float" : device_type(in), " C;\n", "extern \"C\" __global__ void __launch_bounds__(256) ",
              arg_reduce_name(op, in), "(CUPRIC_ARG_REDUCE_PARAMS(S)) {\n  cupric::kernels::arg_reduce<",

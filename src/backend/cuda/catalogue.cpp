@@ -48,9 +48,10 @@ std::vector<std::string> batched_sources(bool common_only, std::size_t per_batch
 
 std::vector<std::pair<std::string, std::string>> all_sources(bool common_only) {
   std::vector<std::pair<std::string, std::string>> out;
-  static const DType all[] = {DType::bool_,    DType::int8,    DType::uint8,   DType::int16,     DType::uint16,
-                              DType::int32,    DType::uint32,  DType::int64,   DType::uint64,    DType::float16,
-                              DType::bfloat16, DType::float32, DType::float64, DType::complex64, DType::complex128};
+  static const DType all[] = {
+      DType::bool_,   DType::int8,      DType::uint8,      DType::int16,         DType::uint16,     DType::int32,
+      DType::uint32,  DType::int64,     DType::uint64,     DType::float16,       DType::bfloat16,   DType::float32,
+      DType::float64, DType::complex64, DType::complex128, DType::float8_e4m3fn, DType::float8_e5m2};
   static const DType common[] = {DType::bool_, DType::int32, DType::int64, DType::float32, DType::float64};
   const auto& types = common_only ? std::vector<DType>(std::begin(common), std::end(common))
                                   : std::vector<DType>(std::begin(all), std::end(all));

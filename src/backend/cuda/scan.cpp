@@ -18,7 +18,7 @@ std::string scan_name(ScanOp op, DType in, DType out) {
 }  // namespace
 
 std::string render_scan(ScanOp op, DType in, DType out) {
-  const bool half = out == DType::float16 || out == DType::bfloat16;
+  const bool half = is_narrow_float(out);
   const ReductionRow& row = reduction_row(scan_row(op).reduction);
   const std::string raw_step = cat("static_cast<A>(", combine_expression(row), ")");
   // float16/bfloat16: a float32 running value rounded after every step, in order (as NumPy)

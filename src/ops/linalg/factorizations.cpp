@@ -59,7 +59,7 @@ void raise_if(const std::vector<std::int64_t>& info, bool positive_only, const c
 }  // namespace
 
 DType lapack_dtype(DType t, const char* fn) {
-  if (t == DType::float16 || t == DType::bfloat16)
+  if (is_narrow_float(t))
     throw TypeError(cat("array type ", name(t), " is unsupported in linalg (", fn, "); convert it to float32 first"));
   return is_inexact(t) ? t : DType::float64;
 }

@@ -135,6 +135,11 @@ Array matmul(const Array& a, const Array& b, const Array& out, std::optional<DTy
   if (a.ndim() > 1) result.push_back(m);
   if (b.ndim() > 1) result.push_back(n);
   const DType t = dtype.value_or(promote_types(a.dtype(), b.dtype()));
+  // no BLAS (nor cuBLAS here) multiplies float8; ml_dtypes' own matmul answers in float32, and an
+  // implicit widening would hide the cost, so ask for it
+  if (is_float8(t))
+    throw TypeError(cat("matmul: ", name(t), " operands are not supported; convert them first, e.g. ",
+                        "a.astype(cupric.float32) @ b.astype(cupric.float32)"));
   if (dtype && !(can_cast(a.dtype(), t, Casting::same_kind) && can_cast(b.dtype(), t, Casting::same_kind)))
     throw TypeError(cat("Cannot cast ufunc 'matmul' input from ", name(promote_types(a.dtype(), b.dtype())), " to ",
                         name(t), " with casting rule 'same_kind'"));

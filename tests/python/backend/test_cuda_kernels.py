@@ -17,9 +17,9 @@ pytestmark = pytest.mark.nvrtc
 SOURCES = dict(_c._cuda_kernel_sources(False))
 SHORT = {"bool": "b1", "int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",
          "int64": "i8", "uint64": "u8", "float16": "f2", "bfloat16": "bf2", "float32": "f4", "float64": "f8",
-         "complex64": "c8", "complex128": "c16"}
+         "complex64": "c8", "complex128": "c16", "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2"}
 DTYPES = list(SHORT)
-CODE_SHORT = dict(zip("?bBhHiIlLeEfdFD", [SHORT[n] for n in DTYPES], strict=True))  # loop type codes (E: bfloat16)
+CODE_SHORT = dict(zip("?bBhHiIlLeEfdFD45", [SHORT[n] for n in DTYPES], strict=True))  # loop type codes (E: bfloat16)
 
 
 def test_every_ufunc_loop_and_dtype_pair_is_rendered():

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[3]
 CTYPES = {
     "?": "bool", "b": "std::int8_t", "B": "std::uint8_t", "h": "std::int16_t", "H": "std::uint16_t",
     "i": "std::int32_t", "I": "std::uint32_t", "l": "std::int64_t", "L": "std::uint64_t",
-    "e": "float", "E": "float", "f": "float", "d": "double",
+    "e": "float", "E": "float", "f": "float", "d": "double", "4": "float", "5": "float",
     "F": "std::complex<float>", "D": "std::complex<double>",
 }
 
@@ -59,3 +59,25 @@ def test_every_row_and_dtype_compiles_with_nvrtc():
         pytest.fail(f"the ufunc table does not compile under NVRTC:\n{err.log[-4000:]}")
     assert count > 700
     assert obj is not None
+
+
+@pytest.mark.nvrtc
+def test_float8_storage_types_compile_with_nvrtc():
+    """float8.h's software conversions (the same code the host runs) under NVRTC, both ways, from
+    float and from double, and through cu::convert into every other kind of type."""
+    try:
+        cu.cuda.versions()
+        program = cu.cuda.Program
+    except Exception as err:  # pragma: no cover
+        pytest.skip(f"cupric.cuda unavailable: {err}")
+    lines = ['#include "cupric/scalar_math.h"', '#include "cupric/convert.h"']
+    for t in ("float8_e4m3fn", "float8_e5m2"):
+        lines.append(f'extern "C" __global__ void k_{t}(const float* f, const double* d, cupric::{t}* o, float* r,'
+                     f" long long* i, bool* b) {{ o[0] = cupric::{t}(f[0]); o[1] = cu::convert<cupric::{t}>(d[0]);"
+                     f" r[0] = o[0]; i[0] = cu::convert<long long>(o[1]); b[0] = cu::convert<bool>(o[0]);"
+                     f" o[2] = cu::nextafter(o[0], o[1]); o[3] = cu::convert<cupric::{t}>(i[1]); }}")
+    try:
+        program("\n".join(lines), "float8.cu", arch="sm_90a", std="c++20",
+                include_paths=[str(ROOT / "device_include")]).compile("cubin")
+    except cu.cuda.CompileError as err:
+        pytest.fail(f"float8.h does not compile under NVRTC:\n{err.log[-4000:]}")

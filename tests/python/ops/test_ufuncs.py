@@ -303,6 +303,35 @@ def test_bfloat16_matches_float32_rounded(name):
                                    err_msg=name)
 
 
+# ---- float8: float32 math rounded to float8, as ml_dtypes' loops -----------------------------------------
+
+
+@pytest.mark.parametrize("f8", ["float8_e4m3fn", "float8_e5m2"])
+# (np.clip on ml_dtypes arrays answers in float32, through its Python-level fallback: not a loop)
+@pytest.mark.parametrize("name", [n for n in UFUNCS if "4" in "".join(getattr(cu, n).types) and n != "clip"])
+def test_float8_matches_ml_dtypes(name, f8):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    t = getattr(ml_dtypes, f8)
+    args = [a.astype(t) for a in inputs(name, "float32", (6, 5))]
+    special = special_values("float32").astype(t)
+    nin = getattr(cu, name).nin
+    special = [np.repeat(special, special.size), np.tile(special, special.size)] if nin == 2 else [special] * nin
+    # ml_dtypes' floor_divide by zero gives NaN where NumPy's float loops give +-inf; cupric keeps
+    # NumPy's float32 answer (as for bfloat16), so only the random inputs are compared there
+    for arrays in (args,) if name == "floor_divide" else (args, special):
+        with np.errstate(all="ignore"):
+            # by the table's name: NumPy's aliases (degrees for rad2deg) are other ufuncs with no ml_dtypes loop
+            table_name = getattr(cu, name).name
+            expected = getattr(np, table_name)(*arrays) if table_name != "_where" else np.where(*arrays)
+        result = getattr(cu, name)(*[cu.asarray(a) for a in arrays])
+        assert result.dtype == expected.dtype, (name, result.dtype, expected.dtype)
+        got = np.asarray(result.astype(cu.float32)) if result.dtype == t else np.asarray(result)
+        want = expected.astype(np.float32) if expected.dtype == t else expected
+        # libm's float32 answers a ulp apart may round to neighbouring float8 values: one float8 ulp
+        np.testing.assert_allclose(got, want.astype(got.dtype), rtol=0.26, atol=2.0**-16, equal_nan=True,
+                                   err_msg=name)
+
+
 # ---- mixed dtypes: the buffered casting path -------------------------------------------------------------
 
 
