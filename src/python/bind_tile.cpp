@@ -27,8 +27,9 @@ namespace cupric::py {
 
 void bind_tile_launch(nb::module_& t);  // bind_tile_launch.cpp: HostLauncher, launch plans
 
-/// The 128 bytes of a TMA tensor map over a 16-bit array (data address, extents, strides in
-/// elements) in boxes of box_cols x box_rows elements of its last two dimensions, 128-byte swizzle,
+/// The 128 bytes of a TMA tensor map over a 16- or 8-bit array (data address, extents, strides in
+/// elements) in boxes of box_cols x box_rows elements of its last two dimensions (a box row is 128
+/// bytes: 64 16-bit values or 128 8-bit ones, which tells the element size), 128-byte swizzle,
 /// zeros outside (tma.h), or 128 zero bytes where TMA cannot describe the view (rank, alignment,
 /// strides, extents past int32 coordinates) or the driver cannot make maps: the kernel then copies
 /// with cp.async. Kept per (address, extents, strides, box), so that a launch over the same arrays
@@ -42,10 +43,12 @@ std::array<std::uint64_t, 16> tile_tensor_map_bytes(std::uint64_t data, const st
   const std::size_t rank = shape.size();
   std::array<std::uint64_t, 16> map{};
   bool ok = rank >= 2 && rank <= 5 && strides.size() == rank && data % 16 == 0 && strides[rank - 1] == 1 &&
-            box_rows >= 1 && box_rows <= 256 && box_cols == 64;
+            box_rows >= 1 && box_rows <= 256 && (box_cols == 64 || box_cols == 128);
+  const std::int64_t size = box_cols == 128 ? 1 : 2;  // bytes a value
   for (std::size_t d = 0; ok && d < rank; ++d)
     ok = shape[d] >= 1 && shape[d] < (std::int64_t{1} << 31) - 512 &&
-         (d == rank - 1 || (strides[d] > 0 && strides[d] * 2 % 16 == 0 && strides[d] * 2 < (std::int64_t{1} << 40)));
+         (d == rank - 1 ||
+          (strides[d] > 0 && strides[d] * size % 16 == 0 && strides[d] * size < (std::int64_t{1} << 40)));
   const cuda::DriverApi* driver = ok ? cuda::loaded_driver() : nullptr;
   if (driver == nullptr || driver->TensorMapEncodeTiled == nullptr) return map;
   const Key key{data, shape, strides, box_rows, box_cols};
@@ -57,10 +60,11 @@ std::array<std::uint64_t, 16> tile_tensor_map_bytes(std::uint64_t data, const st
     dims[i] = static_cast<std::uint64_t>(shape[rank - 1 - i]);
     box[i] = i == 0 ? static_cast<std::uint32_t>(box_cols) : i == 1 ? static_cast<std::uint32_t>(box_rows) : 1;
     steps[i] = 1;
-    if (i > 0) byte_strides[i - 1] = static_cast<std::uint64_t>(strides[rank - 1 - i]) * 2;
+    if (i > 0) byte_strides[i - 1] = static_cast<std::uint64_t>(strides[rank - 1 - i] * size);
   }
-  constexpr int kUint16 = 1, kNoInterleave = 0, kSwizzle128 = 3, kL2Promote256 = 3, kZeroFill = 0;
-  if (driver->TensorMapEncodeTiled(map.data(), kUint16, static_cast<unsigned>(rank), reinterpret_cast<void*>(data),
+  constexpr int kUint8 = 0, kUint16 = 1, kNoInterleave = 0, kSwizzle128 = 3, kL2Promote256 = 3, kZeroFill = 0;
+  if (driver->TensorMapEncodeTiled(map.data(), size == 1 ? kUint8 : kUint16, static_cast<unsigned>(rank),
+                                   reinterpret_cast<void*>(data),
                                    dims, byte_strides, box, steps, kNoInterleave, kSwizzle128, kL2Promote256,
                                    kZeroFill) != cuda::CUDA_SUCCESS)
     map.fill(0);

@@ -84,12 +84,16 @@ DType mma_acc_dtype(DType in) {
   switch (in) {
     case DType::float16:
     case DType::bfloat16:
+    case DType::float8_e4m3fn:
+    case DType::float8_e5m2:
     case DType::float32: return DType::float32;
     case DType::float64: return DType::float64;
     case DType::int8:
     case DType::uint8: return DType::int32;
     default:
-      throw TypeError(cat("mma: inputs must be float16, bfloat16, float32, float64, int8 or uint8, got ", name(in)));
+      throw TypeError(cat("mma: inputs must be float8_e4m3fn, float8_e5m2, float16, bfloat16, float32, float64, int8 "
+                          "or uint8, got ",
+                          name(in)));
   }
 }
 }  // namespace

@@ -225,6 +225,7 @@ void add_host_stages(std::vector<Stage>&, const EmitOptions&) {}
 void add_cuda_stages(std::vector<Stage>& stages, const EmitOptions&) {
   stages.push_back({"fold_transposes", [](Function& f, const StageContext&) { fold_transposes(f); }});
   stages.push_back({"stage_products", [](Function& f, const StageContext& c) { stage_products(f, c.threads); }});
+  stages.push_back({"widen_float8_products", [](Function& f, const StageContext&) { widen_float8_products(f); }});
   stages.push_back({"pipeline_loads", [](Function& f, const StageContext&) { f = pipeline_loads(f); }});
   stages.push_back({"assign_layouts", [](Function& f, const StageContext& c) { f = assign_layouts(f, c.threads); }});
 }

@@ -140,6 +140,8 @@ std::string Emitter::literal(const Scalar& s, DType t) const {
     case DType::bool_: return buf[0] ? "true" : "false";
     case DType::float16: return cat("::cu::tile::f16{", bits(2), "}");
     case DType::bfloat16: return cat("::cu::tile::bf16{", bits(2), "}");
+    case DType::float8_e4m3fn: return cat("::cu::tile::f8e4m3{", bits(1), "}");
+    case DType::float8_e5m2: return cat("::cu::tile::f8e5m2{", bits(1), "}");
     case DType::float32: {
       float x;
       std::memcpy(&x, buf, 4);
@@ -451,8 +453,11 @@ bool Emitter::tma_ring(const Region& body) const {
 std::string Emitter::tensor_map(const Op& load) {
   const int array = load.operands.at(0);
   const auto param = std::find(f_.params.begin(), f_.params.end(), array);
-  const Shape& shape = f_.type(load.result()).shape;
-  const TensorMapParam want{static_cast<int>(param - f_.params.begin()), static_cast<int>(shape[shape.size() - 2]), 64};
+  const Type& t = f_.type(load.result());
+  const Shape& shape = t.shape;
+  // a box is 128 bytes of a row (the swizzle's span): 64 16-bit values, 128 8-bit ones
+  const TensorMapParam want{static_cast<int>(param - f_.params.begin()), static_cast<int>(shape[shape.size() - 2]),
+                            128 / itemsize(t.dtype)};
   for (const auto& [p, n] : tensor_maps_)
     if (p == want) return n;
   tensor_maps_.push_back({want, cat("tm", tensor_maps_.size())});
@@ -492,7 +497,7 @@ long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
     if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
       ring_offset_[&o] = stage;
       panels_[o.result()] = cat(it, "_at + ", stage);  // in the stage this iteration reads
-      stage += 2 * f_.type(o.result()).size();
+      stage += itemsize(f_.type(o.result()).dtype) * f_.type(o.result()).size();
       if (tma && maps_ready)
         *maps_ready += cat(maps_ready->empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
     }

@@ -17,7 +17,8 @@ long long round_up(long long x, long long m) { return (x + m - 1) / m * m; }
 
 /// Accumulator of max/min/argmax/argmin: 16-bit floats in float32, small integers in int32.
 DType extremum_acc(DType t) {
-  if (t == DType::float16 || t == DType::bfloat16) return DType::float32;
+  if (t == DType::float16 || t == DType::bfloat16 || t == DType::float8_e4m3fn || t == DType::float8_e5m2)
+    return DType::float32;
   if (is_bool(t) || ((is_integer(t)) && itemsize(t) < 4)) return DType::int32;
   return t;
 }
@@ -393,7 +394,7 @@ void Emitter::emit_memory(const Op& op) {
   }
   if (op.staging == LoadStaging::resident) {  // stage_products: a loop-invariant a
     const Type& t = f_.type(op.result());
-    resident_ += 2 * t.size() + 1024;
+    resident_ += itemsize(t.dtype) * t.size() + 1024;
     const std::string at = name(op.result()) + "_panels";
     line() << "unsigned char* const " << at << " = ::cu::tile::align_smem<1024>(blk.smem + (::cu::tile::kSmemBytes - "
            << resident_ << "));  // a loop-invariant product operand";

@@ -75,8 +75,8 @@ class LayoutPass {
 
   bool tensor_core(const Op& op) const {
     const DType in = f_.type(op.operands.at(0)).dtype, acc = f_.type(op.result()).dtype;
-    return acc == DType::float32 &&
-           (in == DType::float16 || in == DType::bfloat16 || (op.flag && in == DType::float32));
+    return acc == DType::float32 && (in == DType::float16 || in == DType::bfloat16 || in == DType::float8_e4m3fn ||
+                                     in == DType::float8_e5m2 || (op.flag && in == DType::float32));
   }
 
   /// The warp grid for an (M, N) accumulator: fewest fragments per warp, then fewest fragment

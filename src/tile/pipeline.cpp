@@ -215,6 +215,36 @@ void fold_transposes(Function& f) {
 }
 
 namespace {
+bool is_float8(DType t) { return t == DType::float8_e4m3fn || t == DType::float8_e5m2; }
+
+/// Replaces the fp8 operands of the products in r that no ring stages with float16 casts of them.
+void widen_region(Function& f, Region& r, bool staged) {
+  std::vector<Op> out;
+  out.reserve(r.ops.size());
+  for (Op& op : r.ops) {
+    for (std::size_t i = 0; i < op.regions.size(); ++i)
+      widen_region(f, op.regions[i], op.kind == OpKind::for_ && op.staged.stages > 0);
+    if (op.kind == OpKind::mma && !staged && is_float8(f.type(op.operands.at(0)).dtype)) {
+      for (std::size_t i = 0; i < 2; ++i) {
+        Shape shape = f.type(op.operands[i]).shape;
+        Op cast;
+        cast.kind = OpKind::cast;
+        cast.operands = {op.operands[i]};
+        cast.loc = op.loc;
+        cast.results = {f.add_value(Type::tile(DType::float16, std::move(shape)))};
+        op.operands[i] = cast.result();
+        out.push_back(std::move(cast));
+      }
+    }
+    out.push_back(std::move(op));
+  }
+  r.ops = std::move(out);
+}
+}  // namespace
+
+void widen_float8_products(Function& f) { widen_region(f, f.body, false); }
+
+namespace {
 
 bool is_zero(const Scalar& v) {
   switch (v.kind) {
@@ -322,7 +352,7 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
         const int v = through_reshapes(ix, product->operands.at(static_cast<std::size_t>(i)));
         auto d = ix.def.find(v);
         Op* load = d != ix.def.end() && panel_load(f, *d->second) ? d->second : nullptr;
-        const std::int64_t bytes = 2 * f.type(v).size();
+        const std::int64_t bytes = itemsize(f.type(v).dtype) * f.type(v).size();
         if (load && top.count(load) && only_operand_of(ix, v, -1, products) &&
             index_chain(f, body, *load).has_value()) {
           if (std::find(ring.begin(), ring.end(), load) == ring.end()) {
@@ -335,8 +365,10 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
             resident_bytes += bytes;
           }
         } else if (!(i == 0 && in_body.count(d != ix.def.end() ? d->second : nullptr) &&
-                     from_product(f, ix, product->operands.at(0), products))) {
-          ok = false;  // b not a load of the loop, or a neither a load nor computed from a product
+                     !is_float8(f.type(v).dtype) && from_product(f, ix, product->operands.at(0), products))) {
+          // b not a load of the loop, or a neither a load nor computed from a product (16-bit: an
+          // 8-bit a in registers is not a wgmma operand cupric makes)
+          ok = false;
         }
       }
     }
@@ -406,16 +438,18 @@ StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
   const Type& ta = f.type(mma.operands.at(0));
   const Type& tb = f.type(mma.operands.at(1));
   const Type& tc = f.type(mma.result());
-  if (ta.dtype != tb.dtype || (ta.dtype != DType::float16 && ta.dtype != DType::bfloat16) ||
-      tc.dtype != DType::float32 || ta.shape.size() != 2 || tc.shape.size() != 2)
+  const bool f8 = is_float8(ta.dtype);  // (wgmma reads 8-bit operands K-major only: b given as (N, K))
+  if (ta.dtype != tb.dtype || (ta.dtype != DType::float16 && ta.dtype != DType::bfloat16 && !f8) ||
+      (f8 && !mma.b_transposed) || tc.dtype != DType::float32 || ta.shape.size() != 2 || tc.shape.size() != 2)
     return {};
   const std::int64_t m = ta.shape[0], k = ta.shape[1], n = tc.shape[1], warps = threads / 32;
-  // each warp 16 whole rows (wgmma: warpgroups of 64); panels of 64 columns; wgmma widths <= 256
-  if (warps % 4 != 0 || m != 16 * warps || k % 64 != 0 || n % 64 != 0 || n > 256) return {};
+  const std::int64_t size = itemsize(ta.dtype), panel = 128 / size;  // a panel row: 128 bytes
+  // each warp 16 whole rows (wgmma: warpgroups of 64); panels of 128 bytes; wgmma widths <= 256
+  if (warps % 4 != 0 || m != 16 * warps || k % panel != 0 || n % 64 != 0 || n > 256) return {};
   // a ring of stages in shared memory: 2 blocks per SM (228 KiB) where their accumulators fit the
   // registers (64 float32 a thread), else as many stages (up to 4) as one block can have (227 KiB);
   // one product left in flight where there are 3 stages or more
-  const std::int64_t stage = 2 * (m * k + k * n), ring = 1024;  // + the ring's alignment
+  const std::int64_t stage = size * (m * k + k * n), ring = 1024;  // + the ring's alignment
   if (n <= 128 && 2 * (3 * stage + ring + 1024) <= 228 * 1024) return {3, 1, 2};
   // TMA (no copies in the consumers' registers, a barrier per stage): up to 5 stages
   const std::int64_t fit = std::min<std::int64_t>(tma_requested() ? 5 : 4, (227 * 1024 - ring - 80) / stage);

@@ -380,7 +380,7 @@ template <int M, int K, int N, class A, bool TF32 = false, bool BT = false, bool
           class LB, class LC>
 CUPRIC_TD void mma(const Block& b, Tile<A, M * N, LC>& out, const AOp& a, const Tile<TI, K * N, LB>& bm,
                    const Tile<A, M * N, LC>& acc, int phase = 0) {
-  if constexpr (is_half_v<TI> && same_v<A, float>) {
+  if constexpr (is_half_v<TI> && !is_f8_v<TI> && same_v<A, float>) {
     mma_sync<M, K, N, BT, DB>(b, out, a, bm, acc, phase);
   } else if constexpr (TF32 && same_v<TI, float> && same_v<A, float>) {
     mma_tf32<M, K, N, BT, DB>(b, out, a, bm, acc, phase);

@@ -6,11 +6,12 @@
 // registers when it was computed from an earlier product), ldmatrix + mma.sync elsewhere. The
 // emitter (src/tile/emit_body.cpp, emit_staged_for) writes the loop; stage_products marks it.
 //
-// A stage holds each operand as Panels: the columns cut into panels of 64 (128 bytes of 16-bit
-// values), each panel its R rows of 128 bytes one after the other, and in each row the eight
+// A stage holds each operand as Panels: the columns cut into panels of 128 bytes (64 16-bit values,
+// 128 8-bit ones), each panel its R rows of 128 bytes one after the other, and in each row the eight
 // 16-byte chunks permuted (chunk ^ row % 8): the 128-byte swizzle of wgmma's canonical layouts
 // (K-major for a and a transposed b, MN-major for b), which also keeps the copies and ldmatrix free
-// of bank conflicts. Panels start at 1024-byte boundaries.
+// of bank conflicts. Panels start at 1024-byte boundaries. 8-bit floats (fp8) take K-major panels
+// only (a and a transposed b: wgmma has no MN-major 8-bit operands).
 #pragma once
 
 #ifdef CUPRIC_TILE_DEVICE
@@ -22,10 +23,10 @@ CUPRIC_TD int panel_offset(int r, int c) {
   return (c / 8) * (R * 128) + r * 128 + (((c % 8) ^ (r % 8)) * 16);
 }
 
-/// Bytes of an (R, C) operand's panels (C a multiple of 64 16-bit values).
-template <int R, int C>
+/// Bytes of an (R, C) operand's panels of S-byte values (C * S a multiple of 128).
+template <int R, int C, int S = 2>
 CUPRIC_TC int panel_bytes() {
-  return R * C * 2;
+  return R * C * S;
 }
 
 /// p rounded up to a multiple of N bytes (shared memory).
@@ -60,8 +61,10 @@ CUPRIC_TD void stage_ready() {
 /// edges, odd strides or alignment) are read element by element and stored directly.
 template <int R, int C, class T, int ND>
 CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
-  static_assert(sizeof(T) == 2 && C % 64 == 0 && ND >= 2, "cupric.tile: async operands are 16-bit, 64-column panels");
-  constexpr int chunks = R * C / 8, per_thread = (chunks + kThreads - 1) / kThreads, DR = ND - 2, DC = ND - 1;
+  constexpr int S = sizeof(T), EC = 16 / S;  // bytes a value, values a 16-byte chunk
+  static_assert((S == 2 || S == 1) && C * S % 128 == 0 && ND >= 2,
+                "cupric.tile: async operands are 16- or 8-bit, in panels of 128 bytes a row");
+  constexpr int chunks = R * C / EC, per_thread = (chunks + kThreads - 1) / kThreads, DR = ND - 2, DC = ND - 1;
   bool lead_in = true;  // the leading indices inside the array
   i64 lead = 0;
   CUPRIC_TILE_UNROLL
@@ -71,7 +74,7 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
   }
   // the common case, tested once: the whole tile inside the array, rows contiguous and 16-byte aligned
   const bool whole = lead_in && start[DR] >= 0 && start[DR] + R <= a.shape[DR] && start[DC] >= 0 &&
-                     start[DC] + C <= a.shape[DC] && a.stride[DC] == 1 && a.stride[DR] % 8 == 0 && lead % 8 == 0 &&
+                     start[DC] + C <= a.shape[DC] && a.stride[DC] == 1 && a.stride[DR] % EC == 0 && lead % EC == 0 &&
                      (reinterpret_cast<unsigned long long>(a.data) & 15) == 0;
   if (whole) {
     const T* base = a.data + lead + start[DR] * a.stride[DR] + start[DC];
@@ -80,7 +83,7 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
       const int i = j * kThreads + b.tid;
       if (chunks % kThreads != 0 && i >= chunks) break;
       const int r = (i / 8) % R, c = (i / (8 * R)) * 8 + i % 8;
-      cp_async16(dst + panel_offset<R>(r, c), base + r * a.stride[DR] + 8 * c);
+      cp_async16(dst + panel_offset<R>(r, c), base + r * a.stride[DR] + EC * c);
     }
     return;
   }
@@ -90,20 +93,20 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
     const int i = j * kThreads + b.tid;
     if (chunks % kThreads != 0 && i >= chunks) break;
     const int r = (i / 8) % R, c = (i / (8 * R)) * 8 + i % 8;
-    const i64 gr = start[DR] + r, gc = start[DC] + 8LL * c;
+    const i64 gr = start[DR] + r, gc = start[DC] + static_cast<i64>(EC) * c;
     unsigned char* d = dst + panel_offset<R>(r, c);
     const T* src = a.data + lead + gr * a.stride[DR] + gc * a.stride[DC];
     const bool row_in = lead_in && gr >= 0 && gr < a.shape[DR];
-    if (row_in && gc >= 0 && gc + 8 <= a.shape[DC] && a.stride[DC] == 1 &&
+    if (row_in && gc >= 0 && gc + EC <= a.shape[DC] && a.stride[DC] == 1 &&
         (reinterpret_cast<unsigned long long>(src) & 15) == 0) {
       cp_async16(d, src);
     } else {
       u32 w[4] = {0, 0, 0, 0};
       CUPRIC_TILE_UNROLL
-      for (int e = 0; e < 8; ++e)
+      for (int e = 0; e < EC; ++e)
         if (row_in && gc + e >= 0 && gc + e < a.shape[DC])
-          w[e / 2] |= static_cast<u32>(a.data[lead + gr * a.stride[DR] + (gc + e) * a.stride[DC]].bits)
-                      << (16 * (e % 2));
+          w[e * S / 4] |= static_cast<u32>(a.data[lead + gr * a.stride[DR] + (gc + e) * a.stride[DC]].bits)
+                          << (8 * S * (e % (4 / S)));
       *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
     }
   }
@@ -171,6 +174,42 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
                " {" CUPRIC_WGMMA_REGS_##N CUPRIC_WGMMA_RS_TAIL_##N          \
                : CUPRIC_WGMMA_D_##N                                         \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TB))
+
+// fp8 (k32): both operands K-major, by descriptor; no transpose immediates
+#define CUPRIC_WGMMA_F8_TAIL_64 "}, %32, %33, p, 1, 1;\n}\n"
+#define CUPRIC_WGMMA_F8_TAIL_128 "}, %64, %65, p, 1, 1;\n}\n"
+#define CUPRIC_WGMMA_F8_TAIL_192 "}, %96, %97, p, 1, 1;\n}\n"
+#define CUPRIC_WGMMA_F8_TAIL_256 "}, %128, %129, p, 1, 1;\n}\n"
+#define CUPRIC_WGMMA_F8(N, T)                                               \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " CUPRIC_WGMMA_SS_PRED_##N \
+               ", 0;\n"                                                     \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32." T "." T    \
+               " {" CUPRIC_WGMMA_REGS_##N CUPRIC_WGMMA_F8_TAIL_##N          \
+               : CUPRIC_WGMMA_D_##N                                         \
+               : "l"(da), "l"(db), "r"(1))
+
+/// wgmma of 8-bit floats (e4m3 or e5m2) with a and b K-major by descriptor, k32.
+template <int N, class TI>
+CUPRIC_TD void wgmma_f8(float* d, u64 da, u64 db) {
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "cupric.tile: wgmma widths are 64, 128, 192, 256");
+  constexpr bool E4 = same_v<TI, f8e4m3>;
+  if constexpr (N == 64) {
+    if constexpr (E4) CUPRIC_WGMMA_F8(64, "e4m3");
+    else CUPRIC_WGMMA_F8(64, "e5m2");
+  }
+  if constexpr (N == 128) {
+    if constexpr (E4) CUPRIC_WGMMA_F8(128, "e4m3");
+    else CUPRIC_WGMMA_F8(128, "e5m2");
+  }
+  if constexpr (N == 192) {
+    if constexpr (E4) CUPRIC_WGMMA_F8(192, "e4m3");
+    else CUPRIC_WGMMA_F8(192, "e5m2");
+  }
+  if constexpr (N == 256) {
+    if constexpr (E4) CUPRIC_WGMMA_F8(256, "e4m3");
+    else CUPRIC_WGMMA_F8(256, "e5m2");
+  }
+}
 
 /// wgmma with a from registers: a[0..3] the m16k16 fragment of this warp's 16 rows (mma.sync's).
 template <int N, int TB, class TI>
@@ -252,9 +291,19 @@ CUPRIC_TD void a_fragment(u32 (&af)[4], const Tile<TI, S, L>& a, int k0) {
 template <class X>
 inline constexpr bool is_panels_v = same_v<X, const unsigned char*> || same_v<X, unsigned char*>;
 
+/// Two 8-bit floats at columns k, k + 1 (k even) of row r of K-major panels of R rows, as the f16x2
+/// register of an m16n8k16 fragment (exact: every e4m3 and e5m2 value is a float16).
+template <class TI, int R>
+CUPRIC_TD u32 f8_pair_f16x2(const unsigned char* panels, int r, int k) {
+  const unsigned char* p = panels + panel_offset<R>(r, k / 16) + k % 16;
+  return static_cast<u32>(convert<f16>(TI{p[0]}).bits) | (static_cast<u32>(convert<f16>(TI{p[1]}).bits) << 16);
+}
+
 /// out = acc + a @ b with b (K, N) (BT: (N, K)) in shared memory as panels (copy_async), a either
 /// panels too (a pointer) or registers (a 16-bit tile in the layout MmaLayout<M, K, warps, 1>, e.g.
-/// attention's probabilities); 16-bit inputs, float32 accumulation. The accumulator's layout gives
+/// attention's probabilities); 16-bit inputs, float32 accumulation. 8-bit floats (fp8): a and b
+/// both K-major panels (BT), k32 wgmma on sm_90a; elsewhere their values widened to float16
+/// fragments (exact) for mma.sync. The accumulator's layout gives
 /// each warp 16 whole rows (MmaLayout<M, N, warps, 1>), which is wgmma's: warpgroup g holds rows
 /// 64g ... 64g + 63. InFlight (wgmma): how many products may still run when it returns (1: the
 /// previous call's are done, this one's may not be — the loop refills a stage two iterations old
@@ -303,8 +352,11 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
                           const Tile<float, M * N, L>& acc) {
   static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kM == M && L::kN == N && M == 16 * L::kWM,
                 "cupric.tile: a staged product keeps 16 rows of its accumulator per warp");
-  static_assert(K % 16 == 0 && N % 64 == 0, "cupric.tile: staged product shape");
+  constexpr int S = sizeof(TI), EP = 128 / S, KS = 32 / S;  // bytes a value, values a panel row, k a wgmma
+  static_assert(K % KS == 0 && N % 64 == 0, "cupric.tile: staged product shape");
   constexpr bool APanels = is_panels_v<AOp>;
+  static_assert(S == 2 || (S == 1 && BT && APanels && K % EP == 0),
+                "cupric.tile: 8-bit products take a (M, K) and b (N, K) from panels, K a multiple of 128");
   if constexpr (!APanels) {
     using LA = typename AOp::layout;
     static_assert(is_mma_layout_v<LA> && LA::kWN == 1 && LA::TM == 1 && LA::kM == M && LA::kN == K,
@@ -329,17 +381,18 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
   if constexpr (Turns) turn_wait(wg);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   CUPRIC_TILE_UNROLL
-  for (int k0 = 0; k0 < K; k0 += 16) {
+  for (int k0 = 0; k0 < K; k0 += KS) {
     u64 db;
     if constexpr (BT) {  // (N, K): K-major panels of N rows
-      db = wgmma_desc(sb + (k0 / 64) * (N * 128) + (k0 % 64) * 2, 16, 1024);
+      db = wgmma_desc(sb + (k0 / EP) * (N * 128) + (k0 % EP) * S, 16, 1024);
     } else {  // (K, N): MN-major panels of K rows; 8-row groups 1024 bytes apart, panels K * 128
       db = wgmma_desc(sb + k0 * 128, CUPRIC_WGMMA_B_LEAD, CUPRIC_WGMMA_B_STRIDE);
     }
     if constexpr (APanels) {
-      // a: K-major panels of M rows; this warpgroup's 64 rows, 32 bytes per k16 step inside a panel
-      const u64 da = wgmma_desc(a + (k0 / 64) * (M * 128) + wg * 64 * 128 + (k0 % 64) * 2, 16, 1024);
-      wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
+      // a: K-major panels of M rows; this warpgroup's 64 rows, 32 bytes per k step inside a panel
+      const u64 da = wgmma_desc(a + (k0 / EP) * (M * 128) + wg * 64 * 128 + (k0 % EP) * S, 16, 1024);
+      if constexpr (S == 1) wgmma_f8<N, TI>(out.v, da, db);
+      else wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
     } else {
       wgmma_rs<N, BT ? 0 : 1, TI>(out.v, afs[k0 / 16], db);
     }
@@ -350,6 +403,21 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
 #else
   constexpr int TN = L::TN;
   const int warp = b.tid / 32, lane = b.tid % 32, m0 = warp * 16;
+  if constexpr (S == 1) {  // fp8: each fragment register two values widened to float16
+    const int g = lane / 4, q = lane % 4;
+    CUPRIC_TILE_UNROLL
+    for (int k0 = 0; k0 < K; k0 += 16) {
+      const int k = k0 + 2 * q;
+      const u32 af[4] = {f8_pair_f16x2<TI, M>(a, m0 + g, k), f8_pair_f16x2<TI, M>(a, m0 + g + 8, k),
+                         f8_pair_f16x2<TI, M>(a, m0 + g, k + 8), f8_pair_f16x2<TI, M>(a, m0 + g + 8, k + 8)};
+      CUPRIC_TILE_UNROLL
+      for (int tn = 0; tn < TN; ++tn) {
+        const u32 bf[2] = {f8_pair_f16x2<TI, N>(sb, tn * 8 + g, k), f8_pair_f16x2<TI, N>(sb, tn * 8 + g, k + 8)};
+        mma_m16n8k16<f16>(out.v + tn * 4, af, bf);
+      }
+    }
+    return;
+  }
   CUPRIC_TILE_UNROLL
   for (int k0 = 0; k0 < K; k0 += 16) {
     u32 af[4], bf[TN][2];

@@ -68,7 +68,7 @@ CUPRIC_TD void mbar_expect_bytes(u64* bar, int bytes) {
                : "memory");
 }
 
-/// One box of the map (64 columns x R rows of the last two dimensions, one index of the others)
+/// One box of the map (128 bytes of columns x R rows of the last two dimensions, one index of the others)
 /// into shared memory at dst, completing on bar. c[0] is the column, c[1] the row, c[2...] the
 /// leading dimensions from the innermost out (TMA's order).
 template <int ND>
@@ -160,7 +160,7 @@ CUPRIC_TD void tma_fill_begin(const Block& b, const TmaRing<Stages>& r, long lon
 }
 
 /// Starts copying the (R, C) tile of array `a` at element `start` into panels at dst (as
-/// copy_async): by TMA from thread 0 (C / 64 boxes), else by every thread with cp.async.
+/// copy_async): by TMA from thread 0 (a box per 128 bytes of a row), else by every thread with cp.async.
 template <int R, int C, int Stages, class T, int ND>
 CUPRIC_TD void tma_copy(const Block& b, const TmaRing<Stages>& r, long long fill, unsigned char* dst,
                         const TensorMap& m, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
@@ -171,9 +171,10 @@ CUPRIC_TD void tma_copy(const Block& b, const TmaRing<Stages>& r, long long fill
     int c[ND];
     CUPRIC_TILE_UNROLL
     for (int d = 1; d < ND; ++d) c[d] = static_cast<int>(start[ND - 1 - d]);
+    constexpr int EP = 128 / static_cast<int>(sizeof(T));  // a box is 128 bytes wide
     CUPRIC_TILE_UNROLL
-    for (int p = 0; p < C / 64; ++p) {
-      c[0] = static_cast<int>(start[ND - 1]) + 64 * p;
+    for (int p = 0; p < C / EP; ++p) {
+      c[0] = static_cast<int>(start[ND - 1]) + EP * p;
       tma_load<ND>(dst + p * (R * 128), m, c, r.full(static_cast<int>(fill % Stages)));
     }
     return;

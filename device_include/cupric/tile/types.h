@@ -1,5 +1,5 @@
 // cupric/tile/types.h — element types of generated tile code on both targets: short integer
-// names, the float16 / bfloat16 storage types, constants by bit pattern, and convert<To>(x),
+// names, the float16 / bfloat16 / float8 storage types, constants by bit pattern, and convert<To>(x),
 // which casts as NumPy does (16-bit floats go through float32; bool is "!= 0").
 #pragma once
 
@@ -26,8 +26,19 @@ struct f16 {
 struct bf16 {
   u16 bits;
 };
+/// The 8-bit floats of fp8 tensor-core products (ml_dtypes' float8_e4m3fn: no infinity, one NaN
+/// pattern per sign, largest 448; float8_e5m2: IEEE-like with infinities), 8-bit storage.
+struct f8e4m3 {
+  u8 bits;
+};
+struct f8e5m2 {
+  u8 bits;
+};
 template <class T>
-inline constexpr bool is_half_v = same_v<T, f16> || same_v<T, bf16>;
+inline constexpr bool is_f8_v = same_v<T, f8e4m3> || same_v<T, f8e5m2>;
+/// The storage-only floats (16- and 8-bit): arithmetic happens in float32.
+template <class T>
+inline constexpr bool is_half_v = same_v<T, f16> || same_v<T, bf16> || is_f8_v<T>;
 
 // PTX conversions need a CUDA compiler; tests/cpp/test_tile_gpu_memory.cpp runs the device path on
 // the host, where they take the portable branch (clang checks an asm's constraints even unused).
@@ -119,6 +130,49 @@ CUPRIC_TD f16 to_f16(float f) {
 }
 #endif
 
+/// 8-bit floats with E exponent bits (bias B), M mantissa bits; E4M3FN: no infinity (the largest
+/// code, 0x7f, is NaN). Decoding is exact; encoding rounds to nearest even as ml_dtypes does:
+/// beyond the largest finite value, infinity (E5M2) or NaN (E4M3FN).
+template <int E, int M, bool FN>
+CUPRIC_TD float f8_to_float(u8 c) {
+  constexpr int B = (1 << (E - 1)) - 1;
+  const u32 sign = static_cast<u32>(c & 0x80u) << 24, e = (c >> M) & ((1u << E) - 1), m = c & ((1u << M) - 1);
+  if (FN ? (e == (1u << E) - 1 && m == (1u << M) - 1) : e == (1u << E) - 1)
+    return bits_float(sign | 0x7f800000u | (FN || m != 0 ? 0x400000u : 0u));  // NaN or inf
+  if (e == 0) {  // subnormal: m * 2^(1 - B - M)
+    const float v = static_cast<float>(m) * bits_float(static_cast<u32>(127 + 1 - B - M) << 23);
+    return (c & 0x80u) ? -v : v;
+  }
+  return bits_float(sign | ((e + 127 - B) << 23) | (m << (23 - M)));
+}
+template <int E, int M, bool FN>
+CUPRIC_TD u8 f8_from_float(float f) {
+  constexpr int B = (1 << (E - 1)) - 1;
+  constexpr u32 nan = FN ? 0x7fu : ((((1u << E) - 1) << M) | (1u << (M - 1)));  // E5M2: 0x7e
+  constexpr u32 inf = FN ? nan : (((1u << E) - 1) << M);
+  constexpr u32 top = FN ? nan - 1 : inf - 1;  // the largest finite code
+  const u32 x = float_bits(f), sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return static_cast<u8>(sign | nan);
+  if (ax == 0x7f800000u) return static_cast<u8>(sign | inf);
+  u32 code;
+  if (ax < (static_cast<u32>(127 + 1 - B) << 23)) {  // below the smallest normal: units of 2^(1-B-M)
+    const float q = bits_float(ax) * bits_float(static_cast<u32>(127 + B + M - 1) << 23);
+#ifdef CUPRIC_TILE_DEVICE
+    code = static_cast<u32>(__float2uint_rn(q));
+#else
+    code = static_cast<u32>(__builtin_rintf(q));  // (the default rounding: to nearest even)
+#endif
+  } else {
+    const u32 r = ax - (static_cast<u32>(127 - B) << 23);  // exponent rebiased
+    code = (r + ((1u << (22 - M)) - 1) + ((r >> (23 - M)) & 1u)) >> (23 - M);  // > top: overflow
+  }
+  return static_cast<u8>(sign | (code > top ? inf : code));
+}
+CUPRIC_TD float to_float(f8e4m3 h) { return f8_to_float<4, 3, true>(h.bits); }
+CUPRIC_TD float to_float(f8e5m2 h) { return f8_to_float<5, 2, false>(h.bits); }
+CUPRIC_TD f8e4m3 to_f8e4m3(float f) { return f8e4m3{f8_from_float<4, 3, true>(f)}; }
+CUPRIC_TD f8e5m2 to_f8e5m2(float f) { return f8e5m2{f8_from_float<5, 2, false>(f)}; }
+
 /// The bits of one type as another of the same size.
 template <class To, class From>
 CUPRIC_TD To bit_cast(From f) {
@@ -163,6 +217,14 @@ template <>
 struct compute_of<bf16> {
   using type = float;
 };
+template <>
+struct compute_of<f8e4m3> {
+  using type = float;
+};
+template <>
+struct compute_of<f8e5m2> {
+  using type = float;
+};
 template <class T>
 using compute_t = typename compute_of<T>::type;
 
@@ -177,6 +239,10 @@ CUPRIC_TD To convert(From x) {
     return to_f16(static_cast<float>(x));
   } else if constexpr (same_v<To, bf16>) {
     return to_bf16(static_cast<float>(x));
+  } else if constexpr (same_v<To, f8e4m3>) {
+    return to_f8e4m3(static_cast<float>(x));
+  } else if constexpr (same_v<To, f8e5m2>) {
+    return to_f8e5m2(static_cast<float>(x));
   } else if constexpr (same_v<To, bool>) {
     return x != From(0);
   } else {

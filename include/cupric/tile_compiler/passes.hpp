@@ -53,8 +53,9 @@ std::optional<std::vector<std::size_t>> scalar_slice(const Function& f, const Re
                                                      bool reads = false);
 
 /// The staging of a tensor-core mma for blocks of `threads` threads (stages 0: it cannot be staged):
-/// 16-bit a (M, K) and b (K, N) (or (N, K)), float32 accumulator, M = 16 rows per warp in warpgroups
-/// of 4, K and N multiples of 64, N <= 256.
+/// 16-bit a (M, K) and b (K, N) (or (N, K)), or fp8 a (M, K) and b (N, K), float32 accumulator,
+/// M = 16 rows per warp in warpgroups of 4, K a whole number of 128-byte panels, N a multiple of 64
+/// and at most 256.
 StagedShape staged_shape(const Function& f, const Op& mma, int threads);
 
 /// CUPRIC_TILE_TMA=1: staged loops fill their ring by TMA on mbarriers (device_include/cupric/tile/tma.h)
@@ -91,6 +92,10 @@ bool persistent_requested();
 /// in shared memory filled by asynchronous copies `stages - 1 - in_flight` iterations ahead
 /// (cupric/tile/staged.h); pipeline_loads leaves staged loads alone.
 void stage_products(Function& f, int threads);
+
+/// GPU: the fp8 products no ring stages (stage_products) take float16 casts of their operands
+/// (exact: every e4m3 and e5m2 value is a float16): the mma.sync path, for any layout of b.
+void widen_float8_products(Function& f);
 
 /// GPU: mma(a, permute(x, [1, 0]), acc) becomes mma(a, x, acc) with `b_transposed` where the permute
 /// feeds only mma b operands, so that x's rows are staged as they are (attention's q @ k^T) and the

@@ -109,9 +109,9 @@ __all__ = [
 
 
 def __getattr__(name):
-    # ct.bfloat16 is ml_dtypes.bfloat16, imported at first use (as cupric.bfloat16)
-    if name == "bfloat16":
-        return _dt.names.bfloat16
+    # ct.bfloat16 is ml_dtypes.bfloat16 (and the float8 types ml_dtypes'), imported at first use
+    if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+        return getattr(_dt.names, name)
     raise AttributeError(f"module 'cupric.tile' has no attribute {name!r}")
 
 

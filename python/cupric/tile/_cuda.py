@@ -368,6 +368,8 @@ def pack_scalar(value, dtype):
     bits, converted by cupric's own casts)."""
     if dtype.name in ("float16", "bfloat16"):
         return np.uint16(_c.asarray(np.float64(value)).astype(dtype)._view_as(_dt.names.uint16).item())
+    if dtype.name in ("float8_e4m3fn", "float8_e5m2"):
+        return np.uint8(_c.asarray(np.float64(value)).astype(dtype)._view_as(_dt.names.uint8).item())
     if dtype.kind not in "biuf":
         raise TypeError(f"cupric.tile: no CUDA packing for a scalar of dtype {dtype}")
     return dtype.type(value)

@@ -48,17 +48,18 @@ class Block:
         _state.block = self.previous
 
 
-HALF = ("float16", "bfloat16")  # dtype names (compare with x.dtype.name)
+HALF = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")  # storage floats: arithmetic in float32
+ML_DTYPES = {"bfloat16": "uint16", "float8_e4m3fn": "uint8", "float8_e5m2": "uint8"}  # their bits' types
 
 
 def host_view(obj):
     """A cupric CPU array over `obj`'s memory (no copy): cupric arrays as they are, NumPy arrays
-    and array-interface objects through cu.asarray, NumPy bfloat16 (ml_dtypes) reinterpreted from
-    its 16-bit pattern."""
+    and array-interface objects through cu.asarray, NumPy bfloat16 and float8 (ml_dtypes)
+    reinterpreted from their bit patterns."""
     if isinstance(obj, _c.ndarray):
         return obj
-    if isinstance(obj, np.ndarray) and obj.dtype.name == "bfloat16":
-        return _c.asarray(obj.view(np.uint16))._view_as(_dt.names.bfloat16)
+    if isinstance(obj, np.ndarray) and obj.dtype.name in ML_DTYPES:
+        return _c.asarray(obj.view(ML_DTYPES[obj.dtype.name]))._view_as(getattr(_dt.names, obj.dtype.name))
     return _c.asarray(obj)
 
 

@@ -515,6 +515,8 @@ cumprod = _scan("cumprod", _c.cumprod)
 # ---- matrix products -------------------------------------------------------------------------------
 
 _ACC = {
+    "float8_e4m3fn": _dt.names.float32,
+    "float8_e5m2": _dt.names.float32,
     "float16": _dt.names.float32,
     "bfloat16": _dt.names.float32,
     "float32": _dt.names.float32,
@@ -528,7 +530,10 @@ def _interp_mma(a, b, acc):
     a, b = I.array(a), I.array(b)
     acc_t = _ACC.get(a.dtype.name)
     if acc_t is None:
-        raise TypeError(f"mma: inputs must be float16, bfloat16, float32, float64, int8 or uint8, got {a.dtype}")
+        raise TypeError(
+            "mma: inputs must be float8_e4m3fn, float8_e5m2, float16, bfloat16, float32, float64, int8 or uint8, "
+            f"got {a.dtype}"
+        )
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
         raise ValueError(f"mma: expected a (M, K) and b (K, N) tiles, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
     # cupric has no matrix product yet: (M, K, 1) * (1, K, N) summed over K, in the accumulator type
@@ -543,8 +548,11 @@ def _interp_mma(a, b, acc):
     )
 )
 def mma(a, b, acc, allow_tf32=False):
-    """acc + a @ b for a (M, K), b (K, N), acc (M, N): float16/bfloat16/float32 inputs
-    accumulate in float32 (acc must be float32), float64 in float64, int8/uint8 in int32."""
+    """acc + a @ b for a (M, K), b (K, N), acc (M, N): float8 (e4m3fn / e5m2), float16, bfloat16 and
+    float32 inputs accumulate in float32 (acc must be float32), float64 in float64, int8/uint8 in
+    int32. fp8 products run on Hopper's fp8 tensor cores where b is given as (N, K)
+    (`ct.transpose` of an (N, K) load, as torch._scaled_mm takes it); per-tensor scales are the
+    caller's multiply of the float32 result."""
     return _interp_mma(a, b, acc)
 
 
