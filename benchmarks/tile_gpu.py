@@ -360,6 +360,47 @@ def _matmul(p, quick, row):
             row("gpu", f"matmul bf16 {size}^3 torch (cuBLAS)", TFLOP_s=f"{2 * size**3 / t_ref / 1e12:.0f}")
 
 
+def _fp8(p, quick, row):
+    """FP8 e4m3 (a (M, K), b (N, K), per-tensor scales, bf16 out) against torch._scaled_mm (cuBLASLt's
+    fp8 kernels) on the same data."""
+    import fp8_matmul as f8
+
+    torch = p.torch
+    if torch is None or not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
+        print("# fp8 matmul: needs PyTorch with float8 and torch._scaled_mm; skipped")
+        return
+
+    def as_cupric(t):  # a view of a float8 tensor's bytes, reinterpreted (no copy)
+        return cu.asarray(t.view(torch.uint8)).view(cu.float8_e4m3fn)
+
+    for m in (8192, 4096) if not quick else (4096,):
+        a32, b32 = torch.randn((m, m), device="cuda"), torch.randn((m, m), device="cuda")
+        sa = (a32.abs().max() / 448).reshape(1).float()
+        sb = (b32.abs().max() / 448).reshape(1).float()
+        a, b = (a32 / sa).to(torch.float8_e4m3fn), (b32 / sb).to(torch.float8_e4m3fn)  # b: (N, K)
+        o = torch.empty((m, m), device="cuda", dtype=torch.bfloat16)
+        ca, cb, csa, csb = as_cupric(a), as_cupric(b), cu.asarray(sa), cu.asarray(sb)
+        bm, bn, bk = 128, 256, 128
+
+        def run(ca=ca, cb=cb, csa=csa, csb=csb, o=o, m=m):
+            f8.fp8_matmul_kernel[(ct.cdiv(m, bm), ct.cdiv(m, bn))](ca, cb, csa, csb, o, bm, bn, bk)
+
+        def scaled(a=a, b=b, sa=sa, sb=sb):
+            return torch._scaled_mm(a, b.t(), scale_a=sa.reshape(()), scale_b=sb.reshape(()), out_dtype=torch.bfloat16)
+
+        status, t = _checked_time(p, "fp8", run, o, scaled, 2e-2)
+        t_ref = _event_time(scaled, p.torch_stream, target_s=0.5, max_repeat=20)
+        row(
+            "gpu",
+            f"matmul fp8 e4m3 {m}^3 scaled, bf16 out, cupric.tile {bm}x{bn}x{bk} ({_cuda_ring()})",
+            TFLOP_s=f"{2 * m**3 / t / 1e12:.0f}",
+            vs_scaled_mm=f"{t_ref / t:.2f}",
+            target=">= 0.85",
+            check=status,
+        )
+        row("gpu", f"matmul fp8 e4m3 {m}^3 torch._scaled_mm (cuBLASLt)", TFLOP_s=f"{2 * m**3 / t_ref / 1e12:.0f}")
+
+
 def _grouped(p, quick, row):
     """A grouped GEMM of 8 problems (M from 256 to 4096, N = K = 4096, bf16) in one launch against
     the per-problem cuBLAS products one after another (their summed throughput)."""
@@ -484,8 +525,9 @@ def gpu_section(quick, row, within_budget, only=None):
         ("matmul", 15, lambda: _matmul(p, quick, row)),
         ("attention", 15, lambda: _attention(p, quick, row, within_budget)),
         ("grouped", 10, lambda: _grouped(p, quick, row)),
+        ("fp8", 10, lambda: _fp8(p, quick, row)),
     ):
-        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention,grouped
+        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention,grouped,fp8
             continue
         if not within_budget(f"gpu {name}", need_s):
             continue

@@ -215,7 +215,6 @@ void fold_transposes(Function& f) {
 }
 
 namespace {
-bool is_float8(DType t) { return t == DType::float8_e4m3fn || t == DType::float8_e5m2; }
 
 /// Replaces the fp8 operands of the products in r that no ring stages with float16 casts of them.
 void widen_region(Function& f, Region& r, bool staged) {

@@ -157,7 +157,7 @@ CUPRIC_TD u8 f8_from_float(float f) {
   u32 code;
   if (ax < (static_cast<u32>(127 + 1 - B) << 23)) {  // below the smallest normal: units of 2^(1-B-M)
     const float q = bits_float(ax) * bits_float(static_cast<u32>(127 + B + M - 1) << 23);
-#ifdef CUPRIC_TILE_DEVICE
+#if defined(CUPRIC_TILE_DEVICE) && CUPRIC_TILE_PTX
     code = static_cast<u32>(__float2uint_rn(q));
 #else
     code = static_cast<u32>(__builtin_rintf(q));  // (the default rounding: to nearest even)
