@@ -51,7 +51,13 @@ def headers(err):
 def test_inspect_lists_every_registered_stage_in_order():
     info = canonical_demo.inspect(*demo_args())
     assert HOST[0] == "frontend" and CUDA[: len(HOST)] == HOST  # both targets start with the canonical stages
-    assert CUDA[len(HOST) :] == ["fold_transposes", "stage_products", "pipeline_loads", "assign_layouts"]
+    assert CUDA[len(HOST) :] == [
+        "fold_transposes",
+        "stage_products",
+        "widen_float8_products",
+        "pipeline_loads",
+        "assign_layouts",
+    ]
     assert list(info["stages"]) == HOST + [s for s in CUDA if s not in HOST]
     # the keys from before the stages had names
     assert info["ir"] == info["stages"]["frontend"]
