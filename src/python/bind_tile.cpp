@@ -64,9 +64,8 @@ std::array<std::uint64_t, 16> tile_tensor_map_bytes(std::uint64_t data, const st
   }
   constexpr int kUint8 = 0, kUint16 = 1, kNoInterleave = 0, kSwizzle128 = 3, kL2Promote256 = 3, kZeroFill = 0;
   if (driver->TensorMapEncodeTiled(map.data(), size == 1 ? kUint8 : kUint16, static_cast<unsigned>(rank),
-                                   reinterpret_cast<void*>(data),
-                                   dims, byte_strides, box, steps, kNoInterleave, kSwizzle128, kL2Promote256,
-                                   kZeroFill) != cuda::CUDA_SUCCESS)
+                                   reinterpret_cast<void*>(data), dims, byte_strides, box, steps, kNoInterleave,
+                                   kSwizzle128, kL2Promote256, kZeroFill) != cuda::CUDA_SUCCESS)
     map.fill(0);
   if (made.size() > 4096) made.clear();
   made[key] = map;

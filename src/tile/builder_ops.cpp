@@ -91,9 +91,10 @@ DType mma_acc_dtype(DType in) {
     case DType::int8:
     case DType::uint8: return DType::int32;
     default:
-      throw TypeError(cat("mma: inputs must be float8_e4m3fn, float8_e5m2, float16, bfloat16, float32, float64, int8 "
-                          "or uint8, got ",
-                          name(in)));
+      throw TypeError(
+          cat("mma: inputs must be float8_e4m3fn, float8_e5m2, float16, bfloat16, float32, float64, int8 "
+              "or uint8, got ",
+              name(in)));
   }
 }
 }  // namespace

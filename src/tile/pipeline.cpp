@@ -363,8 +363,8 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
             resident.push_back(load);
             resident_bytes += bytes;
           }
-        } else if (!(i == 0 && in_body.count(d != ix.def.end() ? d->second : nullptr) &&
-                     !is_float8(f.type(v).dtype) && from_product(f, ix, product->operands.at(0), products))) {
+        } else if (!(i == 0 && in_body.count(d != ix.def.end() ? d->second : nullptr) && !is_float8(f.type(v).dtype) &&
+                     from_product(f, ix, product->operands.at(0), products))) {
           // b not a load of the loop, or a neither a load nor computed from a product (16-bit: an
           // 8-bit a in registers is not a wgmma operand cupric makes)
           ok = false;

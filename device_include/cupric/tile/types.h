@@ -139,7 +139,7 @@ CUPRIC_TD float f8_to_float(u8 c) {
   const u32 sign = static_cast<u32>(c & 0x80u) << 24, e = (c >> M) & ((1u << E) - 1), m = c & ((1u << M) - 1);
   if (FN ? (e == (1u << E) - 1 && m == (1u << M) - 1) : e == (1u << E) - 1)
     return bits_float(sign | 0x7f800000u | (FN || m != 0 ? 0x400000u : 0u));  // NaN or inf
-  if (e == 0) {  // subnormal: m * 2^(1 - B - M)
+  if (e == 0) {                                                               // subnormal: m * 2^(1 - B - M)
     const float v = static_cast<float>(m) * bits_float(static_cast<u32>(127 + 1 - B - M) << 23);
     return (c & 0x80u) ? -v : v;
   }
@@ -163,7 +163,7 @@ CUPRIC_TD u8 f8_from_float(float f) {
     code = static_cast<u32>(__builtin_rintf(q));  // (the default rounding: to nearest even)
 #endif
   } else {
-    const u32 r = ax - (static_cast<u32>(127 - B) << 23);  // exponent rebiased
+    const u32 r = ax - (static_cast<u32>(127 - B) << 23);                      // exponent rebiased
     code = (r + ((1u << (22 - M)) - 1) + ((r >> (23 - M)) & 1u)) >> (23 - M);  // > top: overflow
   }
   return static_cast<u8>(sign | (code > top ? inf : code));
