@@ -360,6 +360,40 @@ def _matmul(p, quick, row):
             row("gpu", f"matmul bf16 {size}^3 torch (cuBLAS)", TFLOP_s=f"{2 * size**3 / t_ref / 1e12:.0f}")
 
 
+def _matmul_shapes(p, quick, row):
+    """The issue's other matmul shapes beside cuBLAS: float16 8192^3 and bf16 16384 x 16384 x 4096
+    (default ring mode, 128 x 256 x 64 tiles, bias + relu fused)."""
+    import matmul
+
+    if p.torch is None:
+        print("# matmul shapes: needs PyTorch; skipped")
+        return
+    torch = p.torch
+    shapes = (
+        ((8192, 8192, 8192, "float16"), (16384, 16384, 4096, "bfloat16"))
+        if not quick
+        else ((4096, 4096, 4096, "float16"),)
+    )
+    for m, n, k, dtype in shapes:
+        a, b, bias = p.rand((m, k), dtype, 0.1), p.rand((k, n), dtype, 0.1), p.rand(n, dtype, 0.1)
+        o = torch.empty((m, n), device="cuda", dtype=getattr(torch, dtype))
+
+        def run(a=a, b=b, bias=bias, o=o, m=m, n=n):
+            matmul.matmul_kernel[(ct.cdiv(m, 128), ct.cdiv(n, 256))](a, b, bias, o, 128, 256, 64)
+
+        status, t = _checked_time(p, "matmul", run, o, lambda a=a, b=b, bias=bias: torch.relu(a @ b + bias), 2e-2)
+        t_ref = _event_time(lambda a=a, b=b: a @ b, p.torch_stream, target_s=0.5, max_repeat=20)
+        row(
+            "gpu",
+            f"matmul+bias+relu {dtype} {m}x{n}x{k} cupric.tile 128x256x64 ({_cuda_ring()})",
+            TFLOP_s=f"{2 * m * n * k / t / 1e12:.0f}",
+            vs_cublas=f"{t_ref / t:.2f}",
+            target=">= 0.9" if m == n == k else ">= 0.85",
+            check=status,
+        )
+        row("gpu", f"matmul {dtype} {m}x{n}x{k} torch (cuBLAS)", TFLOP_s=f"{2 * m * n * k / t_ref / 1e12:.0f}")
+
+
 def _fp8(p, quick, row):
     """FP8 e4m3 (a (M, K), b (N, K), per-tensor scales, bf16 out) against torch._scaled_mm (cuBLASLt's
     fp8 kernels) on the same data."""
@@ -369,6 +403,8 @@ def _fp8(p, quick, row):
     if torch is None or not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
         print("# fp8 matmul: needs PyTorch with float8 and torch._scaled_mm; skipped")
         return
+
+    bm, bn, bk = 128, 256, 128
 
     def as_cupric(t):  # a view of a float8 tensor's bytes, reinterpreted (no copy)
         return cu.asarray(t.view(torch.uint8)).view(cu.float8_e4m3fn)
@@ -380,7 +416,6 @@ def _fp8(p, quick, row):
         a, b = (a32 / sa).to(torch.float8_e4m3fn), (b32 / sb).to(torch.float8_e4m3fn)  # b: (N, K)
         o = torch.empty((m, m), device="cuda", dtype=torch.bfloat16)
         ca, cb, csa, csb = as_cupric(a), as_cupric(b), cu.asarray(sa), cu.asarray(sb)
-        bm, bn, bk = 128, 256, 128
 
         def run(ca=ca, cb=cb, csa=csa, csb=csb, o=o, m=m):
             f8.fp8_matmul_kernel[(ct.cdiv(m, bm), ct.cdiv(m, bn))](ca, cb, csa, csb, o, bm, bn, bk)
@@ -526,8 +561,9 @@ def gpu_section(quick, row, within_budget, only=None):
         ("attention", 15, lambda: _attention(p, quick, row, within_budget)),
         ("grouped", 10, lambda: _grouped(p, quick, row)),
         ("fp8", 10, lambda: _fp8(p, quick, row)),
+        ("shapes", 10, lambda: _matmul_shapes(p, quick, row)),
     ):
-        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention,grouped,fp8
+        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention,grouped,fp8,shapes
             continue
         if not within_budget(f"gpu {name}", need_s):
             continue

@@ -14,7 +14,14 @@ from cupric import tile as ct
 
 @ct.kernel
 def fp8_matmul_kernel(
-    a, b, scale_a, scale_b, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int],
+    a,
+    b,
+    scale_a,
+    scale_b,
+    out,
+    BM: ct.Constant[int],
+    BN: ct.Constant[int],
+    BK: ct.Constant[int],
     GROUP_M: ct.Constant[int] = 8,
 ):
     # tiles in groups of GROUP_M tile rows (as examples/tile/matmul.py): blocks running together
@@ -42,7 +49,9 @@ def _check(a, b, scale_a, scale_b):
         raise TypeError(f"fp8_matmul: a and b must both be float8_e4m3fn or both float8_e5m2, got {a.dtype}, {b.dtype}")
     for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
         if tuple(s.shape) != (1,) or s.dtype != np.float32:
-            raise ValueError(f"fp8_matmul: {name} must be a float32 array of one element, got {s.dtype} {tuple(s.shape)}")
+            raise ValueError(
+                f"fp8_matmul: {name} must be a float32 array of one element, got {s.dtype} {tuple(s.shape)}"
+            )
 
 
 def fp8_matmul(a, b, scale_a, scale_b, out=None, out_dtype=None, bm=64, bn=64, bk=128, interpret=False):

@@ -56,7 +56,9 @@ def test_bad_inputs_are_refused_with_their_values_and_left_as_they_were():
     a, b, sa, sb = _inputs(64, 64, 128, "e4m3", 4)
     ca, cb, csa, csb = (cu.asarray(x) for x in (a, b, sa, sb))
     before = [np.asarray(x).copy() for x in (ca, cb, csa, csb)]
-    with pytest.raises(TypeError, match="must both be float8_e4m3fn or both float8_e5m2, got float8_e4m3fn, float8_e5m2"):
+    with pytest.raises(
+        TypeError, match="must both be float8_e4m3fn or both float8_e5m2, got float8_e4m3fn, float8_e5m2"
+    ):
         f8m.fp8_matmul(ca, cu.asarray(b.astype(np.float32).astype(ml_dtypes.float8_e5m2)), csa, csb)
     with pytest.raises(ValueError, match=r"must share K, got \(64, 128\) and \(64, 96\)"):
         f8m.fp8_matmul(ca, cb[:, :96], csa, csb)
@@ -69,8 +71,11 @@ def test_bad_inputs_are_refused_with_their_values_and_left_as_they_were():
 @ct.kernel
 def _mixed(a, b, out):
     acc = ct.zeros((16, 16), dtype=ct.float16)
-    ct.store(out, index=(0, 0), tile=ct.mma(ct.load(a, index=(0, 0), shape=(16, 32)),
-                                              ct.load(b, index=(0, 0), shape=(32, 16)), acc))
+    ct.store(
+        out,
+        index=(0, 0),
+        tile=ct.mma(ct.load(a, index=(0, 0), shape=(16, 32)), ct.load(b, index=(0, 0), shape=(32, 16)), acc),
+    )
 
 
 def test_mma_names_the_accumulator_fp8_products_need():
@@ -122,8 +127,9 @@ def test_staged_fp8_products_compile_to_wgmma_k32_and_fall_back_on_sm80(kind, mo
 def _fp8_kn(a, b, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
     acc = ct.zeros((BM, BN), dtype=ct.float32)
     for k in range(ct.cdiv(a.shape[1], BK)):
-        acc = ct.mma(ct.load(a, index=(ct.bid(0), k), shape=(BM, BK)),
-                     ct.load(b, index=(k, ct.bid(1)), shape=(BK, BN)), acc)
+        acc = ct.mma(
+            ct.load(a, index=(ct.bid(0), k), shape=(BM, BK)), ct.load(b, index=(k, ct.bid(1)), shape=(BK, BN)), acc
+        )
     ct.store(out, index=(ct.bid(0), ct.bid(1)), tile=acc)
 
 
@@ -156,7 +162,12 @@ def test_fp8_products_with_b_as_k_by_n_are_exact_on_the_cpu():
 
 # ---- on the GPU ------------------------------------------------------------------------------------
 
-MODES = {"tma ws persistent": ("1", "1", "1"), "tma ws": ("1", "1", "0"), "tma": ("1", "0", "1"), "cp.async": ("0", "1", "1")}
+MODES = {
+    "tma ws persistent": ("1", "1", "1"),
+    "tma ws": ("1", "1", "0"),
+    "tma": ("1", "0", "1"),
+    "cp.async": ("0", "1", "1"),
+}
 
 
 def _mode(monkeypatch, mode):
@@ -186,6 +197,7 @@ def test_fp8_products_are_exact_on_the_gpu(monkeypatch, kind, mode, m, n, k):
 def test_fp8_products_with_b_as_k_by_n_are_exact_on_the_gpu():
     a, b = _kn_inputs(300, 200, 384)
     out = cu.zeros((300, 200), dtype=cu.float32, device="cuda")
-    _fp8_kn[(ct.cdiv(300, 64), ct.cdiv(200, 64))](cu.asarray(a, device="cuda"), cu.asarray(b, device="cuda"), out, 64,
-                                                   64, 128)
+    _fp8_kn[(ct.cdiv(300, 64), ct.cdiv(200, 64))](
+        cu.asarray(a, device="cuda"), cu.asarray(b, device="cuda"), out, 64, 64, 128
+    )
     np.testing.assert_array_equal(np.asarray(out.to_device("cpu")), a.astype(np.float64) @ b.astype(np.float64))
