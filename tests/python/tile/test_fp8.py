@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from cupric import tile as ct
 from cupric.tile import _cuda
+from tile_helpers import RING_MODES, set_ring_mode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
 
@@ -162,19 +163,11 @@ def test_fp8_products_with_b_as_k_by_n_are_exact_on_the_cpu():
 
 # ---- on the GPU ------------------------------------------------------------------------------------
 
-MODES = {
-    "tma ws persistent": ("1", "1", "1"),
-    "tma ws": ("1", "1", "0"),
-    "tma": ("1", "0", "1"),
-    "cp.async": ("0", "1", "1"),
-}
+MODES = RING_MODES
 
 
 def _mode(monkeypatch, mode):
-    tma, ws, persistent = MODES[mode]
-    monkeypatch.setenv("CUPRIC_TILE_TMA", tma)
-    monkeypatch.setenv("CUPRIC_TILE_WS", ws)
-    monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", persistent)
+    set_ring_mode(monkeypatch, mode)
     f8m.fp8_matmul_kernel.cache.clear()
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from cupric import tile as ct
 from cupric.tile import _cuda
-from tile_helpers import BF16
+from tile_helpers import BF16, RING_MODES, set_ring_mode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples" / "tile"))
 
@@ -189,22 +189,8 @@ def _reference(a, b, bias):
     return np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64), 0)
 
 
-# the ring's modes: TMA filled by a producer warpgroup in a persistent kernel (the default with TMA),
-# the same one output tile per block, TMA from the tile code's thread 0, cp.async from every thread
-MODES = {
-    "tma ws persistent": ("1", "1", "1"),
-    "tma ws": ("1", "1", "0"),
-    "tma": ("1", "0", "1"),
-    "cp.async": ("0", "1", "1"),
-}
-
-
-def _mode(monkeypatch, mode):
-    tma, ws, persistent = MODES[mode]
-    monkeypatch.setenv("CUPRIC_TILE_TMA", tma)
-    monkeypatch.setenv("CUPRIC_TILE_WS", ws)
-    monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", persistent)
-    assert _cuda.ring_mode() == mode
+MODES = RING_MODES
+_mode = set_ring_mode
 
 
 @pytest.mark.gpu

@@ -72,3 +72,24 @@ def assert_close(got, want, dtype_name=None, **kw):
         np.testing.assert_array_equal(got, want)
     else:
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), equal_nan=True, **tol)
+
+
+# the ring's modes: TMA filled by a producer warpgroup in a persistent kernel, the same one output
+# tile per block, TMA from the tile code's thread 0, cp.async from every thread
+RING_MODES = {
+    "tma ws persistent": ("1", "1", "1"),
+    "tma ws": ("1", "1", "0"),
+    "tma": ("1", "0", "1"),
+    "cp.async": ("0", "1", "1"),
+}
+
+
+def set_ring_mode(monkeypatch, mode):
+    """The environment switches (CUPRIC_TILE_TMA / _WS / _PERSISTENT) for one of RING_MODES."""
+    from cupric.tile import _cuda
+
+    tma, ws, persistent = RING_MODES[mode]
+    monkeypatch.setenv("CUPRIC_TILE_TMA", tma)
+    monkeypatch.setenv("CUPRIC_TILE_WS", ws)
+    monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", persistent)
+    assert _cuda.ring_mode() == mode
