@@ -28,12 +28,12 @@ void cast_loop(const char* src, std::int64_t ss, char* dst, std::int64_t ds, std
 }
 
 template <std::size_t F, std::size_t... T>
-void fill_row(CastFn* row, std::index_sequence<T...>) {
+CUPRIC_CPU_TABLE_FILL void fill_row(CastFn* row, std::index_sequence<T...>) {
   ((row[T] = &cast_loop<ctype<static_cast<DType>(F)>, ctype<static_cast<DType>(T)>>), ...);
 }
 
 template <std::size_t... F>
-void fill_rows(CastLoopRow* table, std::index_sequence<F...>) {
+CUPRIC_CPU_TABLE_FILL void fill_rows(CastLoopRow* table, std::index_sequence<F...>) {
   (fill_row<F>(table[F], std::make_index_sequence<kNumDTypes>{}), ...);
 }
 
@@ -41,5 +41,7 @@ void fill_rows(CastLoopRow* table, std::index_sequence<F...>) {
 
 CUPRIC_CPU_VARIANT_ENTRY_POINTS
 
-void fill_cast_loops(CastLoopRow* table) { fill_rows(table, std::make_index_sequence<kNumDTypes>{}); }
+CUPRIC_CPU_TABLE_FILL void fill_cast_loops(CastLoopRow* table) {
+  fill_rows(table, std::make_index_sequence<kNumDTypes>{});
+}
 CUPRIC_CPU_VARIANT_END

@@ -47,6 +47,16 @@
 #define CUPRIC_CPU_TARGET_POP CUPRIC_CPU_PRAGMA(GCC pop_options)
 #endif
 
+/// On the functions that fill a variant's tables (ufunc, cast, reduce loops): no auto-vectorisation,
+/// so that they hold no instruction of the variant's set. The tables of every variant are filled on
+/// any CPU (tests/cpp/test_cpu_dispatch.cpp); GCC's SLP vectoriser had merged a row of 17 stored
+/// addresses into AVX-512 stores in the avx512 variant (an illegal instruction on an AVX2 machine).
+#if defined(__GNUC__) && !defined(__clang__)
+#define CUPRIC_CPU_TABLE_FILL __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize")))
+#else
+#define CUPRIC_CPU_TABLE_FILL
+#endif
+
 /// Opens namespace cupric::cpu::<variant>, compiled for the variant's instruction set.
 #define CUPRIC_CPU_VARIANT_BEGIN CUPRIC_CPU_TARGET_PUSH namespace cupric::cpu::CUPRIC_CPU_VARIANT {
 /// Closes it.

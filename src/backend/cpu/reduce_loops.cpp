@@ -18,7 +18,7 @@ constexpr bool has_loops(DType t) {
 }
 
 template <class Op, std::size_t... D>
-void fill_row(ReduceLoops* row, std::index_sequence<D...>) {
+CUPRIC_CPU_TABLE_FILL void fill_row(ReduceLoops* row, std::index_sequence<D...>) {
   (([&] {
      constexpr DType t = static_cast<DType>(D);
      if constexpr (has_loops<Op>(t)) row[D] = erased_reduce_loops<Op, ctype<t>>();
@@ -27,7 +27,7 @@ void fill_row(ReduceLoops* row, std::index_sequence<D...>) {
 }
 
 template <std::size_t... Row>
-void fill_rows(ReduceLoopRow* table, std::index_sequence<Row...>) {
+CUPRIC_CPU_TABLE_FILL void fill_rows(ReduceLoopRow* table, std::index_sequence<Row...>) {
   (fill_row<Reduction<static_cast<ReduceOp>(Row)>>(table[Row], std::make_index_sequence<kNumDTypes>{}), ...);
 }
 
@@ -35,5 +35,7 @@ void fill_rows(ReduceLoopRow* table, std::index_sequence<Row...>) {
 
 CUPRIC_CPU_VARIANT_ENTRY_POINTS
 
-void fill_reduce_loops(ReduceLoopRow* table) { fill_rows(table, std::make_index_sequence<kNumReduceOps>{}); }
+CUPRIC_CPU_TABLE_FILL void fill_reduce_loops(ReduceLoopRow* table) {
+  fill_rows(table, std::make_index_sequence<kNumReduceOps>{});
+}
 CUPRIC_CPU_VARIANT_END

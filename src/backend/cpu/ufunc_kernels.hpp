@@ -158,7 +158,7 @@ constexpr bool has_code(const char* types, char c) {
 
 /// Fills table[id][dtype] for the ops with ids in [Begin, End) of the list.
 template <int Begin, int End, int I = 0, class Op, class... Rest>
-void fill_kernels(LoopFn (*table)[kNumDTypes], TypeList<Op, Rest...>) {
+CUPRIC_CPU_TABLE_FILL void fill_kernels(LoopFn (*table)[kNumDTypes], TypeList<Op, Rest...>) {
   if constexpr (!std::is_same_v<Op, EndOfList>) {
     if constexpr (I >= Begin && I < End) {
       constexpr const char* codes = "?bBhHiIlLeEfdFD45";
@@ -186,7 +186,7 @@ struct list_size<TypeList<Ts...>> {
 
 inline constexpr int kParts = 4;
 template <int Part>
-void fill_part(LoopFn (*table)[kNumDTypes]) {
+CUPRIC_CPU_TABLE_FILL void fill_part(LoopFn (*table)[kNumDTypes]) {
   constexpr int per = (list_size<AllOps>::value + kParts - 1) / kParts;
   fill_kernels<Part * per, (Part + 1) * per>(table, AllOps{});
 }

@@ -3,5 +3,5 @@
 #include "ufunc_kernels.hpp"
 
 CUPRIC_CPU_VARIANT_BEGIN
-void fill_ufunc_loops_part1(UfuncLoopRow* table) { kernels::fill_part<1>(table); }
+CUPRIC_CPU_TABLE_FILL void fill_ufunc_loops_part1(UfuncLoopRow* table) { kernels::fill_part<1>(table); }
 CUPRIC_CPU_VARIANT_END
