@@ -204,25 +204,13 @@ CUPRIC_TD A highest() {
   else return static_cast<A>(~lowest<A>());
 }
 
-/// The type arithmetic on T happens in (float for the 16-bit floats).
-template <class T>
+/// The type arithmetic on T happens in: float for the storage-only floats (is_half_v), else T.
+template <class T, bool Storage = is_half_v<T>>
 struct compute_of {
   using type = T;
 };
-template <>
-struct compute_of<f16> {
-  using type = float;
-};
-template <>
-struct compute_of<bf16> {
-  using type = float;
-};
-template <>
-struct compute_of<f8e4m3> {
-  using type = float;
-};
-template <>
-struct compute_of<f8e5m2> {
+template <class T>
+struct compute_of<T, true> {
   using type = float;
 };
 template <class T>
