@@ -371,7 +371,7 @@ void Emitter::emit_yield(const Region& r, const std::vector<int>& targets, const
 }
 
 namespace {
-bool uses_scratch(OpKind k) {
+bool uses_scratch_kind(OpKind k) {
   switch (k) {
     case OpKind::broadcast:
     case OpKind::permute:
@@ -385,12 +385,14 @@ bool uses_scratch(OpKind k) {
 }
 }  // namespace
 
+bool Emitter::uses_scratch(const Op& op) const { return uses_scratch_kind(op.kind) || staged_store_bytes(op) > 0; }
+
 const Op* Emitter::double_buffered_mma(const Region& body) const {
   if (opt_.target != Target::cuda) return nullptr;
   const Op* found = nullptr;
   int users = 0;
   walk(body, [&](const Op& op) {
-    if (uses_scratch(op.kind)) {
+    if (uses_scratch(op)) {
       ++users;
       found = &op;
     }

@@ -414,10 +414,29 @@ void Emitter::emit_memory(const Op& op) {
   if (is_load) {
     line() << "  ::cu::tile::load<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st, "
            << literal(op.value, f_.type(tile).dtype) << ");";
+  } else if (const long long staged = staged_store_bytes(op)) {
+    need_smem(staged);
+    line() << "  ::cu::tile::store_staged<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array)
+           << ", st);  // through shared memory, whole rows";
   } else {
     line() << "  ::cu::tile::store<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st);";
   }
   line() << "}";
+}
+
+long long Emitter::staged_store_bytes(const Op& op) const {
+  if (opt_.target != Target::cuda || (op.kind != OpKind::store && op.kind != OpKind::store_offset)) return 0;
+  const Type& t = f_.type(op.operands.back());
+  const TileLayout& l = t.layout;
+  const std::size_t rank = t.shape.size();  // (M, N), or with leading ones (attention's (1, M, D))
+  if (!l.is_accumulator() || l.warps_n != 1 || rank < 2 || t.shape[rank - 2] != l.rows || t.shape[rank - 1] != l.cols)
+    return 0;
+  for (std::size_t d = 0; d + 2 < rank; ++d)
+    if (t.shape[d] != 1) return 0;
+  const long long item = itemsize(t.dtype);
+  const bool exact = l.rows % (16LL * l.warps_m) == 0 && l.cols % 8 == 0;
+  if (!exact || item > 2 || l.cols * item % 128 != 0) return 0;
+  return 2 * l.rows * 128;  // memory.h: kStagedStoreBytes
 }
 
 std::string Emitter::window_corner(const Op& op, bool offsets) const {

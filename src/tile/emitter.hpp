@@ -121,6 +121,12 @@ class Emitter {
   bool accumulates_in_place(const Op& op) const;
   void emit_convert_layout(const Op& op);
   void emit_memory(const Op& op);
+  /// CUDA: the shared scratch a store of an accumulator tile goes through (store_staged in
+  /// memory.h: an exact one-warp-column accumulator of 1- or 2-byte elements, rows of a multiple
+  /// of 128 bytes), else 0.
+  long long staged_store_bytes(const Op& op) const;
+  /// Whether an op takes the block's shared scratch on the GPU.
+  bool uses_scratch(const Op& op) const;
   /// Debug builds: "file:line: ct.load from 'x'", the access a bounds check names.
   std::string access_site(const Op& op) const;
   /// Debug builds: fails the launch where a load's or store's window lies wholly outside its array.

@@ -11,6 +11,37 @@ struct alignas(sizeof(T) * R) VecOf {
   T v[R];
 };
 
+/// Writes v[0 .. R) to p (aligned to the whole run) in one access. Elements narrower than 32 bits
+/// are packed into 32-bit words first: stored as a struct of 16-bit members, NVVM may write them one
+/// by one — the bf16 matmul's relu epilogue (one `cvt.rn.relu.bf16.f32` per element) went out as
+/// 2-byte stores, twice the instructions and a third slower at 4096³ (docs/tile.md).
+template <class T, int R>
+CUPRIC_TD void store_vector(T* p, const T* v) {
+  constexpr int kBytes = static_cast<int>(sizeof(T)) * R;
+  if constexpr (sizeof(T) < 4 && kBytes % 4 == 0) {
+    constexpr int kPer = 4 / static_cast<int>(sizeof(T)), kWords = kBytes / 4;
+    VecOf<u32, kWords> w;
+    CUPRIC_TILE_UNROLL
+    for (int i = 0; i < kWords; ++i) {
+      u32 word = 0;
+      CUPRIC_TILE_UNROLL
+      for (int j = 0; j < kPer; ++j) {
+        u32 bits;
+        if constexpr (sizeof(T) == 1) bits = __builtin_bit_cast(u8, v[i * kPer + j]);
+        else bits = __builtin_bit_cast(u16, v[i * kPer + j]);
+        word |= bits << (8 * static_cast<int>(sizeof(T)) * j);
+      }
+      w.v[i] = word;
+    }
+    *reinterpret_cast<VecOf<u32, kWords>*>(p) = w;
+  } else {
+    VecOf<T, R> vec;
+    CUPRIC_TILE_UNROLL
+    for (int i = 0; i < R; ++i) vec.v[i] = v[i];
+    *reinterpret_cast<VecOf<T, R>*>(p) = vec;
+  }
+}
+
 #ifndef CUPRIC_TILE_DEVICE
 /// CPU: offset of row r (all dimensions but the last) of window `Sh` at `start`, and whether
 /// the row is inside the array.
@@ -130,10 +161,7 @@ CUPRIC_TD void edge_run(const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e,
   T* p = a.data + off + c * st;
   if (ok && st == 1 && c >= 0 && c + R <= n && reinterpret_cast<unsigned long long>(p) % sizeof(VecOf<T, R>) == 0) {
     if constexpr (Store) {
-      VecOf<T, R> vec;
-      CUPRIC_TILE_UNROLL
-      for (int i = 0; i < R; ++i) vec.v[i] = vals[i];
-      *reinterpret_cast<VecOf<T, R>*>(p) = vec;
+      store_vector<T, R>(p, vals);
     } else {
       const VecOf<T, R> vec = *reinterpret_cast<const VecOf<T, R>*>(p);
       CUPRIC_TILE_UNROLL
@@ -169,7 +197,7 @@ template <class Sh, class T, int ND>
 CUPRIC_TD void store_run(bool fast, const ArrayRef<T, ND>& a, const i64 (&start)[ND], int e, VecOf<T, kVec> r) {
   if (e >= Sh::size) return;
   if (fast) {
-    *reinterpret_cast<VecOf<T, kVec>*>(a.data + inside_offset<Sh>(a, start, e)) = r;
+    store_vector<T, kVec>(a.data + inside_offset<Sh>(a, start, e), r.v);
     return;
   }
   edge_run<Sh, kVec, true>(a, start, e, r.v, T{});
@@ -240,10 +268,7 @@ CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size, L>& in, const Array
       for (int j = 0; j < L::kSlots / R; ++j) {
         const int e = L::elem(b.tid, j * R);
         if (e >= Sh::size) continue;
-        VecOf<T, R> vec;
-        CUPRIC_TILE_UNROLL
-        for (int i = 0; i < R; ++i) vec.v[i] = in.v[j * R + i];
-        *reinterpret_cast<VecOf<T, R>*>(a.data + inside_offset<Sh>(a, start, e)) = vec;
+        store_vector<T, R>(a.data + inside_offset<Sh>(a, start, e), in.v + j * R);
       }
     } else {
       T vals[L::kSlots];
@@ -259,6 +284,58 @@ CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size, L>& in, const Array
       if (L::owns(b.tid, s) && element_offset<Sh>(a, start, e, o)) a.data[o] = in.v[s];
     }
   }
+#endif
+}
+
+/// Shared scratch store_staged takes for an accumulator tile of M rows: two buffers of M rows of
+/// 128 bytes (the emitter reserves it: emit_ops.cpp, staged_store_bytes).
+template <int M>
+inline constexpr int kStagedStoreBytes = 2 * M * 128;
+
+/// Writes an accumulator-layout tile (MmaLayout, one warp column, no padding fragments) of 1- or
+/// 2-byte elements — a product's epilogue — through shared memory: straight from the fragments
+/// each warp would write 8 rows × 16 bytes per instruction (two threads' pairs per 32-byte sector).
+/// Instead, 128-byte column chunks of every row go to shared memory (each 16-byte unit of row r at
+/// unit ^ (r % 8): the writes of a warp fall in 8 different bank groups — TMA's 128-byte swizzle),
+/// and are read back as 16-byte units, four whole rows a warp, and stored as such. Two buffers, one
+/// barrier a chunk. Windows that are not window_vectorisable take store's path.
+template <class Sh, class T, int ND, class L>
+CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a,
+                            const i64 (&start)[ND]) {
+#ifndef CUPRIC_TILE_DEVICE
+  store<Sh>(b, in, a, start);
+#else
+  static_assert(is_mma_layout_v<L> && L::kExact && L::kWN == 1 && sizeof(T) <= 2 && Sh::size == L::kM * L::kN &&
+                    Sh::dim(Sh::rank - 1) == L::kN && L::kN * sizeof(T) % 128 == 0,
+                "cupric.tile: store_staged takes an exact one-warp-column accumulator of 1- or 2-byte elements");
+  constexpr int M = L::kM, N = L::kN, kCols = 128 / sizeof(T), kUnit = 16 / sizeof(T), kChunks = N / kCols;
+  static_assert(kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
+  if (!window_vectorisable<Sh, kUnit>(a, start)) {
+    store<Sh>(b, in, a, start);
+    return;
+  }
+  CUPRIC_TILE_UNROLL
+  for (int chunk = 0; chunk < kChunks; ++chunk) {
+    unsigned char* const buf = b.smem + (chunk % 2) * (M * 128);
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < L::kSlots; s += 2) {
+      const int fragment = (s / 4) % L::TN * 8;  // the slot's fragment column: in this chunk or not
+      if (fragment / kCols != chunk) continue;
+      const int r = L::row(b.tid, s), c = fragment % kCols + 2 * (b.tid % 4);
+      unsigned char* const at = buf + r * 128 + ((c / kUnit) ^ (r % 8)) * 16 + (c % kUnit) * sizeof(T);
+      store_vector<T, 2>(reinterpret_cast<T*>(at), in.v + s);
+    }
+    CUPRIC_TILE_SYNC();
+    CUPRIC_TILE_UNROLL
+    for (int k = 0; k < (M * 8 + kThreads - 1) / kThreads; ++k) {
+      const int i = b.tid + k * kThreads;
+      if (M * 8 % kThreads != 0 && i >= M * 8) break;
+      const int r = i / 8, u = i % 8;
+      const VecOf<T, kUnit> v = *reinterpret_cast<const VecOf<T, kUnit>*>(buf + r * 128 + ((u ^ (r % 8)) * 16));
+      *reinterpret_cast<VecOf<T, kUnit>*>(a.data + inside_offset<Sh>(a, start, r * N + chunk * kCols + u * kUnit)) = v;
+    }
+  }
+  CUPRIC_TILE_SYNC();  // the scratch is free again
 #endif
 }
 

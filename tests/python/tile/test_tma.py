@@ -484,3 +484,79 @@ def test_launch_plans_make_the_maps_and_the_grid(monkeypatch, mode):
         np.testing.assert_array_equal(np.asarray(out.to_device("cpu")), _reference(a, b, bias))
     assert len(matmul.matmul_kernel._plans) >= 1  # the later launches' path
     matmul.matmul_kernel.cache.clear()
+
+
+# ---- the epilogue's store through shared memory (store_staged in memory.h) ----------------------
+
+
+def _emitted_out(out_dtype, bm=128, bn=256, bk=64, m=512, n=512, k=256):
+    a, b = np.zeros((m, k), BF16), np.zeros((k, n), BF16)
+    args = (a, b, np.zeros(n, BF16), np.zeros((m, n), out_dtype), bm, bn, bk, 8)
+    key, specs, *_ = matmul.matmul_kernel._specialise(args)
+    return matmul.matmul_kernel.compiled(key, specs).cuda()
+
+
+@pytest.mark.nvrtc
+@pytest.mark.parametrize("mode", ["tma ws persistent", "tma ws", "cp.async"])
+def test_narrow_accumulator_stores_go_through_shared_memory(monkeypatch, mode):
+    """A product's 16- and 8-bit epilogue is written as whole 128-byte rows through two 128-row
+    buffers of shared scratch (reserved beside the ring: the persistent kernel stays persistent);
+    a float32 epilogue (8-byte pairs, whole sectors already) keeps the direct store. The generated
+    CUDA compiles for sm_90a and sm_80."""
+    if not _cuda.nvrtc_available():
+        pytest.skip("NVRTC not found")
+    import ml_dtypes
+    from cupric.tile import _paths
+
+    _mode(monkeypatch, mode)
+    for out, staged in ((BF16, True), (np.float16, True), (np.dtype(ml_dtypes.float8_e4m3fn), True), (np.float32, False)):
+        matmul.matmul_kernel.cache.clear()
+        e = _emitted_out(out)
+        src = e["source"]
+        assert ("::cu::tile::store_staged<::cu::tile::Dims<128, 256>>" in src) == staged, out
+        if staged:
+            assert e["smem_bytes"] >= 2 * 128 * 128
+            assert bool(e.get("persistent")) == (mode == "tma ws persistent")
+        if out in (BF16, np.float32) or mode == "tma ws":
+            hopper = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a")
+            assert _cuda.resources_from_log(hopper["log"])[0]["spill_stores"] == 0, out
+            _cuda.compile_source(src, _paths.include_dir(), arch="sm_80")  # (mma.sync there)
+    matmul.matmul_kernel.cache.clear()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", RING_MODES)
+@pytest.mark.parametrize("out_dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize(
+    ("m", "n", "k", "tiles", "view"),
+    [
+        (512, 512, 256, (128, 256, 64), "whole"),  # every window through shared memory
+        (384, 768, 192, (128, 128, 64), "whole"),
+        (300, 200, 200, (128, 256, 64), "whole"),  # ragged windows: the direct path at the edges
+        (256, 512, 128, (128, 256, 64), "offset_by_one"),  # out 2 bytes past 16: the direct path
+        (256, 512, 128, (128, 256, 64), "wide_rows"),  # out's rows 528 elements apart: staged
+    ],
+)
+def test_narrow_epilogues_are_exact(monkeypatch, mode, out_dtype, m, n, k, tiles, view):
+    """relu(a @ b + bias) into a 16-bit out: the float32 result of these integers is exact, so out
+    holds its one rounding (NumPy's from float64), bit for bit, in every ring mode."""
+    _mode(monkeypatch, mode)
+    matmul.matmul_kernel.cache.clear()
+    rng = np.random.default_rng(m * 3 + n + k)
+    a, b, bias = _integers((m, k), rng), _integers((k, n), rng), _integers((n,), rng)
+    dt = BF16 if out_dtype == "bfloat16" else np.dtype(np.float16)
+    cdt = cu.bfloat16 if out_dtype == "bfloat16" else cu.float16
+    if view == "offset_by_one":
+        flat = cu.zeros(m * n + 1, dtype=cdt, device="cuda")
+        out = flat[1:].reshape(m, n)
+    elif view == "wide_rows":
+        out = cu.zeros((m, n + 16), dtype=cdt, device="cuda")[:, :n]
+    else:
+        out = cu.zeros((m, n), dtype=cdt, device="cuda")
+    dev = [cu.asarray(x.astype(BF16), device="cuda") for x in (a, b, bias)]
+    bm, bn, bk = tiles
+    matmul.matmul_kernel[(ct.cdiv(m, bm), ct.cdiv(n, bn))](*dev, out, bm, bn, bk)
+    got = np.asarray(out.to_device("cpu"))
+    want = _reference(a, b, bias).astype(dt)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+    matmul.matmul_kernel.cache.clear()
