@@ -452,10 +452,11 @@ bool Emitter::tma_ring(const Region& body) const {
   return true;
 }
 
-std::string Emitter::tensor_map(const Op& load) {
-  const int array = load.operands.at(0);
+std::string Emitter::tensor_map(const Op& access) {
+  const int array = access.operands.at(0);
   const auto param = std::find(f_.params.begin(), f_.params.end(), array);
-  const Type& t = f_.type(load.result());
+  const bool is_load = access.kind == OpKind::load || access.kind == OpKind::load_offset;
+  const Type& t = f_.type(is_load ? access.result() : access.operands.back());
   const Shape& shape = t.shape;
   // a box is 128 bytes of a row (the swizzle's span): 64 16-bit values, 128 8-bit ones
   const TensorMapParam want{static_cast<int>(param - f_.params.begin()), static_cast<int>(shape[shape.size() - 2]),

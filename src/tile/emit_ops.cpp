@@ -6,6 +6,7 @@
 
 #include "cupric/errors.hpp"
 #include "cupric/reduction_table.hpp"
+#include "cupric/tile_compiler/passes.hpp"
 #include "tile/emitter.hpp"
 
 namespace cupric::tile {
@@ -416,8 +417,10 @@ void Emitter::emit_memory(const Op& op) {
            << literal(op.value, f_.type(tile).dtype) << ");";
   } else if (const long long staged = staged_store_bytes(op)) {
     need_smem(staged);
-    line() << "  ::cu::tile::store_staged<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array)
-           << ", st);  // through shared memory, whole rows";
+    // with TMA (sm_90): each chunk leaves by a bulk tensor store
+    const std::string map = tma_requested() ? ", " + tensor_map(op) : "";
+    line() << "  ::cu::tile::store_staged<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st"
+           << map << ");  // through shared memory, whole rows";
   } else {
     line() << "  ::cu::tile::store<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st);";
   }
@@ -436,7 +439,7 @@ long long Emitter::staged_store_bytes(const Op& op) const {
   const long long item = itemsize(t.dtype);
   const bool exact = l.rows % (16LL * l.warps_m) == 0 && l.cols % 8 == 0;
   if (!exact || item > 2 || l.cols * item % 128 != 0) return 0;
-  return 2 * l.rows * 128;  // memory.h: kStagedStoreBytes
+  return 2 * l.rows * 128 + 1024;  // memory.h: kStagedStoreBytes
 }
 
 std::string Emitter::window_corner(const Op& op, bool offsets) const {

@@ -288,17 +288,35 @@ CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size, L>& in, const Array
 }
 
 /// Shared scratch store_staged takes for an accumulator tile of M rows: two buffers of M rows of
-/// 128 bytes (the emitter reserves it: emit_ops.cpp, staged_store_bytes).
+/// 128 bytes (+ 1024 to align them for TMA's swizzle; the emitter reserves it: staged_store_bytes).
 template <int M>
-inline constexpr int kStagedStoreBytes = 2 * M * 128;
+inline constexpr int kStagedStoreBytes = 2 * M * 128 + 1024;
+
+#ifdef CUPRIC_TILE_DEVICE
+/// The columns [chunk · 128 bytes, + 128 bytes) of every row of an accumulator tile into buf, a row
+/// of 128 bytes each, the 16-byte unit u of row r at u ^ (r % 8) — TMA's 128-byte swizzle, under
+/// which a warp's writes (8 rows × 16 bytes) fall in 8 different bank groups.
+template <class L, class T, int N>
+CUPRIC_TD void stage_chunk(const Block& b, unsigned char* buf, const Tile<T, N, L>& in, int chunk) {
+  constexpr int kCols = 128 / sizeof(T), kUnit = 16 / sizeof(T);
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < L::kSlots; s += 2) {
+    const int fragment = (s / 4) % L::TN * 8;  // the slot's fragment column: in this chunk or not
+    if (fragment / kCols != chunk) continue;
+    const int r = L::row(b.tid, s), c = fragment % kCols + 2 * (b.tid % 4);
+    unsigned char* const at = buf + r * 128 + ((c / kUnit) ^ (r % 8)) * 16 + (c % kUnit) * sizeof(T);
+    store_vector<T, 2>(reinterpret_cast<T*>(at), in.v + s);
+  }
+}
+#endif
 
 /// Writes an accumulator-layout tile (MmaLayout, one warp column, no padding fragments) of 1- or
 /// 2-byte elements — a product's epilogue — through shared memory: straight from the fragments
 /// each warp would write 8 rows × 16 bytes per instruction (two threads' pairs per 32-byte sector).
-/// Instead, 128-byte column chunks of every row go to shared memory (each 16-byte unit of row r at
-/// unit ^ (r % 8): the writes of a warp fall in 8 different bank groups — TMA's 128-byte swizzle),
-/// and are read back as 16-byte units, four whole rows a warp, and stored as such. Two buffers, one
-/// barrier a chunk. Windows that are not window_vectorisable take store's path.
+/// Instead each 128-byte column chunk of every row goes to shared memory (stage_chunk), is read
+/// back as 16-byte units, four whole rows a warp, and stored as such (with a TMA map, tma.h's
+/// overload stores the chunk by TMA). Two buffers, one barrier a chunk. Windows that are not
+/// window_vectorisable take store's path.
 template <class Sh, class T, int ND, class L>
 CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a,
                             const i64 (&start)[ND]) {
@@ -317,14 +335,7 @@ CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, cons
   CUPRIC_TILE_UNROLL
   for (int chunk = 0; chunk < kChunks; ++chunk) {
     unsigned char* const buf = b.smem + (chunk % 2) * (M * 128);
-    CUPRIC_TILE_UNROLL
-    for (int s = 0; s < L::kSlots; s += 2) {
-      const int fragment = (s / 4) % L::TN * 8;  // the slot's fragment column: in this chunk or not
-      if (fragment / kCols != chunk) continue;
-      const int r = L::row(b.tid, s), c = fragment % kCols + 2 * (b.tid % 4);
-      unsigned char* const at = buf + r * 128 + ((c / kUnit) ^ (r % 8)) * 16 + (c % kUnit) * sizeof(T);
-      store_vector<T, 2>(reinterpret_cast<T*>(at), in.v + s);
-    }
+    stage_chunk<L>(b, buf, in, chunk);
     CUPRIC_TILE_SYNC();
     CUPRIC_TILE_UNROLL
     for (int k = 0; k < (M * 8 + kThreads - 1) / kThreads; ++k) {

@@ -100,7 +100,70 @@ CUPRIC_TD void tma_load(void* dst, const TensorMap& m, const int (&c)[ND], u64* 
         "l"(map), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
         : "memory");
 }
+/// The box of the map at coordinates c (as tma_load's) from shared memory at src, as a bulk group of
+/// this thread (TMA drops what falls outside the array).
+template <int ND>
+CUPRIC_TD void tma_store(const TensorMap& m, const void* src, const int (&c)[ND]) {
+  const unsigned long long map = reinterpret_cast<unsigned long long>(&m);
+  const unsigned s = smem_address(src);
+  if constexpr (ND == 2)
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(map), "r"(s),
+                 "r"(c[0]), "r"(c[1])
+                 : "memory");
+  if constexpr (ND == 3)
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map), "r"(s),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2])
+                 : "memory");
+  if constexpr (ND == 4)
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(map),
+                 "r"(s), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3])
+                 : "memory");
+  if constexpr (ND == 5)
+    asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];" ::"l"(map),
+                 "r"(s), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
+                 : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/// Waits until this thread's bulk stores have read their shared memory (not until they are written).
+CUPRIC_TD void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
 #endif
+
+/// store_staged (memory.h) with a TMA map of the array (boxes of the tile's rows × 128 bytes, the
+/// swizzle stage_chunk writes): each chunk leaves shared memory as one bulk tensor store issued by
+/// thread 0 — ragged windows too (TMA drops what lies outside). Thread 0 waits for the store of
+/// chunk i - 2 to have read its buffer before the barrier after which chunk i is written there.
+/// Without a map (a view TMA cannot describe, or before sm_90): memory.h's store_staged.
+template <class Sh, class T, int ND, class L>
+CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a,
+                            const i64 (&start)[ND], const TensorMap& m) {
+#if __CUDA_ARCH__ >= 900
+  if (tma_ready(m)) {
+    constexpr int M = L::kM, kCols = 128 / static_cast<int>(sizeof(T)), kChunks = L::kN / kCols;
+    static_assert(ND <= 5 && kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
+    unsigned char* const base = align_smem<1024>(b.smem);
+    int c[ND];
+    CUPRIC_TILE_UNROLL
+    for (int d = 1; d < ND; ++d) c[d] = static_cast<int>(start[ND - 1 - d]);
+    CUPRIC_TILE_UNROLL
+    for (int chunk = 0; chunk < kChunks; ++chunk) {
+      unsigned char* const buf = base + (chunk % 2) * (M * 128);
+      stage_chunk<L>(b, buf, in, chunk);
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the writes, visible to TMA
+      if (b.tid == 0) tma_store_wait_read();                        // chunk - 1's store has read the other buffer
+      CUPRIC_TILE_SYNC();
+      if (b.tid == 0) {
+        c[0] = static_cast<int>(start[ND - 1]) + chunk * kCols;
+        tma_store<ND>(m, buf, c);
+      }
+    }
+    if (b.tid == 0) tma_store_wait_read();
+    CUPRIC_TILE_SYNC();  // the scratch is free again
+    return;
+  }
+#endif
+  (void)m;
+  store_staged<Sh>(b, in, a, start);
+}
 
 /// The barriers of a ring of Stages stages (full ones, then empty ones), in shared memory.
 template <int Stages>

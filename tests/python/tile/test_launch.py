@@ -432,14 +432,15 @@ except ValueError as e:
 def test_cuda_plans_pack_tensor_maps_and_the_grid_as_the_python_path_does(fake_dir, tmp_path, persistent):
     """A kernel with a TMA ring (the default on the stand-in's sm_90) launches through its plan
     after the first launch: the plan makes the tensor maps in C++ (the stand-in driver encodes none:
-    maps of zeros) after the 18 parameters of the arrays, and a persistent kernel's grid after
+    maps of zeros) after the 18 parameters of the arrays (a's, b's and the bfloat16 epilogue's
+    store), and a persistent kernel's grid after
     them — the same parameters the Python path packs, and the same single-block-per-SM grid."""
-    n_args = 18 + 2 + (3 if persistent == "1" else 0)
+    n_args = 18 + 3 + (3 if persistent == "1" else 0)
     env = {
         "CUPRIC_CACHE_DIR": str(tmp_path),
         "CUPRIC_DEVICE": "cuda",
         "CUPRIC_TILE_PERSISTENT": persistent,
-        "FAKE_PARAM_SIZES": ",".join(["8"] * 18 + ["128", "128"] + ["8"] * (n_args - 20)),
+        "FAKE_PARAM_SIZES": ",".join(["8"] * 18 + ["128"] * 3 + ["8"] * (n_args - 21)),
     }
     prelude = FAKE_PRELUDE.replace("EXAMPLES", repr(str(Path(__file__).resolve().parents[3] / "examples" / "tile")))
     body = f"""
@@ -460,8 +461,8 @@ Kernel._prepare = refuse
 mm[(3, 2)](a, b, bias, out, 128, 256, 64)  # its plan (GROUP_M left out: its default filled in)
 planned = np.ctypeslib.as_array(ctypes.cast(fake.fake_last_args, ctypes.POINTER(ctypes.c_int64)), ({n_args},)).copy()
 assert (planned == first).all(), (planned, first)
-assert planned[1:5].tolist() == [300, 200, 200, 1] and planned[18:20].tolist() == [0, 0]  # maps of zeros
+assert planned[1:5].tolist() == [300, 200, 200, 1] and planned[18:21].tolist() == [0, 0, 0]  # maps of zeros
 if {persistent!r} == "1":
-    assert planned[20:].tolist() == [3, 2, 1]  # the grid, as arguments
+    assert planned[21:].tolist() == [3, 2, 1]  # the grid, as arguments
 """
     run_with_fake_driver(fake_dir, prelude + body, env, script=tmp_path / "maps_check.py")

@@ -45,8 +45,9 @@ def test_tma_rings_take_their_stages_from_the_shared_memory_budget(tma, shape, s
     e = _emitted(*shape)
     src = e["source"]
     assert f"TmaRing<{stages}>" in src and "tma_copy<" in src and "copy_async<" not in src.split("__global__")[1]
-    assert [tuple(m) for m in e["tensor_maps"]] == [(0, shape[0], 64), (1, shape[2], 64)]  # a (BM, BK), b (BK, BN)
-    assert src.count("const __grid_constant__ ::cu::tile::TensorMap tm") == 2
+    # a (BM, BK), b (BK, BN), then the bfloat16 epilogue's store (BM rows)
+    assert [tuple(m) for m in e["tensor_maps"]] == [(0, shape[0], 64), (1, shape[2], 64), (3, shape[0], 64)]
+    assert src.count("const __grid_constant__ ::cu::tile::TensorMap tm") == 3
     # the barriers follow the stages inside the kernel's shared memory
     ring = int(re.search(r"#define CUPRIC_TILE_RING_\w+ (\d+)", src).group(1))
     stage = 2 * (shape[0] * shape[2] + shape[2] * shape[1])
@@ -125,7 +126,8 @@ def test_host_maps_are_zero_where_tma_cannot_describe_the_view():
 @pytest.mark.parametrize("persistent", [False, True])
 def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persistent):
     """The kernel's arguments: the arrays and scalars as before, then one 128-byte map per operand
-    of the ring (a NumPy void scalar: a 0-d buffer; zeros here, where no driver makes maps); the
+    of the ring and one for the epilogue's store (a NumPy void scalar: a 0-d buffer; zeros here,
+    where no driver makes maps); the
     kernel index keeps the maps' parameters, so that a new process packs the same arguments. A
     persistent kernel takes the grid after the maps and runs at most one block per SM."""
     from test_cuda import FakeCudaDLPack, StandInRuntime
@@ -142,15 +144,16 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
     assert len(rt.launches) == 2
     args = rt.launches[0][3]
     grid = 3 if persistent else 0  # a persistent kernel: the grid after the maps (3 tiles: 3 blocks)
-    assert len(args) == 4 * 5 - 2 + 2 + grid
+    assert len(args) == 4 * 5 - 2 + 3 + grid
     if persistent:
         assert [int(g) for g in args[-3:]] == [3, 1, 1] and tuple(rt.launches[0][1].grid) == (3, 1, 1)
-    maps = args[len(args) - grid - 2 : len(args) - grid]
+    maps = args[len(args) - grid - 3 : len(args) - grid]
     assert all(isinstance(m, np.void) and bytes(m) == bytes(128) for m in maps)
-    data, offsets = cu.cuda._pack_arguments([8] * 18 + [128, 128] + [8] * grid, *args)
-    assert len(data) >= 18 * 8 + 256 + 8 * grid and offsets[19] - offsets[18] >= 128
+    data, offsets = cu.cuda._pack_arguments([8] * 18 + [128] * 3 + [8] * grid, *args)
+    assert len(data) >= 18 * 8 + 384 + 8 * grid and offsets[19] - offsets[18] >= 128
     k = next(iter(matmul.matmul_kernel.cache.values())).cuda_kernels[0]
-    assert k.tensor_maps == [(0, 128, 64), (1, 64, 64)] and k.index_entry["tensor_maps"] == [[0, 128, 64], [1, 64, 64]]
+    assert k.tensor_maps == [(0, 128, 64), (1, 64, 64), (3, 128, 64)]
+    assert k.index_entry["tensor_maps"] == [[0, 128, 64], [1, 64, 64], [3, 128, 64]]
     # launch plans take such kernels too (they make the maps in C++; the stand-in runtime gets none)
     assert k.scalar_dtypes(next(iter(matmul.matmul_kernel.cache.values())).specs) == []
     matmul.matmul_kernel.cache.clear()  # a new process: from the index
