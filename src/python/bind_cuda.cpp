@@ -169,8 +169,13 @@ void bind_device(nb::module_& m) {
       .def_static("count", &Device::count)
       .def_static("current", &Device::current)
       .def_prop_ro("index", &Device::index)
+      // two attributes, not every property: a tile kernel's first launch asks for it (properties()
+      // costs ~1 ms on the H200: the device's name, PCI id and memory size)
       .def_prop_ro("compute_capability",
-                   [](const Device& d) { return nb::make_tuple(d.properties().major, d.properties().minor); })
+                   [](const Device& d) {
+                     return nb::make_tuple(d.attribute(cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                                           d.attribute(cuda::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+                   })
       .def(
           "set_current", [](const Device& d) { Device::set_current(d.index()); },
           "Makes this the calling thread's current device.")

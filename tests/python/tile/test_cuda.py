@@ -487,7 +487,7 @@ class StandInRuntime:
         runtime = self
 
         class Device:
-            arch, index, multiprocessor_count = "sm_90", 0, 132
+            arch, index, multiprocessor_count, compute_capability = "sm_90", 0, 132, (9, 0)
 
             def __init__(self, index=0):
                 self.index = index
