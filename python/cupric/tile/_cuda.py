@@ -438,8 +438,8 @@ def _device_has_tma(device_index=None):
     index = mod.Device().index if device_index is None else int(device_index)
     has = _TMA_DEVICES.get(index)
     if has is None:
-        digits = "".join(ch for ch in str(mod.Device(index).arch) if ch.isdigit())
-        has = _TMA_DEVICES[index] = bool(digits) and int(digits) >= 90
+        major, _ = mod.Device(index).compute_capability  # (not .arch: every property, ~1 ms)
+        has = _TMA_DEVICES[index] = int(major) >= 9
     return has
 
 
