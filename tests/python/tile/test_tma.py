@@ -512,7 +512,8 @@ def test_narrow_accumulator_stores_go_through_shared_memory(monkeypatch, mode):
     from cupric.tile import _paths
 
     _mode(monkeypatch, mode)
-    for out, staged in ((BF16, True), (np.float16, True), (np.dtype(ml_dtypes.float8_e4m3fn), True), (np.float32, False)):
+    fp8 = np.dtype(ml_dtypes.float8_e4m3fn)
+    for out, staged in ((BF16, True), (np.float16, True), (fp8, True), (np.float32, False)):
         matmul.matmul_kernel.cache.clear()
         e = _emitted_out(out)
         src = e["source"]
