@@ -417,8 +417,17 @@ void Emitter::emit_memory(const Op& op) {
            << literal(op.value, f_.type(tile).dtype) << ");";
   } else if (const long long staged = staged_store_bytes(op)) {
     need_smem(staged);
-    // with TMA (sm_90): each chunk leaves by a bulk tensor store
-    const std::string map = tma_requested() ? ", " + tensor_map(op) : "";
+    // with TMA (sm_90): each chunk leaves by a bulk tensor store — unless the kernel touches the
+    // array elsewhere (the bulk store's writes land asynchronously: a later load or store of the
+    // same elements could pass them)
+    bool alone = true;
+    walk(f_.body, [&](const Op& other) {
+      const bool access = other.kind == OpKind::load || other.kind == OpKind::load_offset ||
+                          other.kind == OpKind::store || other.kind == OpKind::store_offset ||
+                          other.kind == OpKind::gather || other.kind == OpKind::scatter || other.kind == OpKind::atomic;
+      if (access && &other != &op && other.operands.at(0) == array) alone = false;
+    });
+    const std::string map = tma_requested() && alone ? ", " + tensor_map(op) : "";
     line() << "  ::cu::tile::store_staged<" << dims(shape) << ">(blk, " << name(tile) << ", " << name(array) << ", st"
            << map << ");  // through shared memory, whole rows";
   } else {

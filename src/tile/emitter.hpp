@@ -105,8 +105,8 @@ class Emitter {
   /// A producer kernel's registers a thread (producer, tile code) at `blocks` blocks per SM for
   /// setmaxnreg; {0, 0}: the launch's share already suffices.
   std::pair<int, int> register_split(int blocks) const;
-  /// The name of the tensor map parameter for a ring load's array and box (made on first use).
-  /// The TMA map parameter of a load's or store's array, boxes of the tile's rows x 128 bytes.
+  /// The name of the tensor map parameter of a ring load's or an epilogue store's array and box
+  /// (the tile's rows x 128 bytes; made on first use).
   std::string tensor_map(const Op& access);
   /// The tensor-core mma of a loop body whose only user of the shared scratch it is (CUDA): it
   /// stages into two buffers by turns and skips its closing barrier.

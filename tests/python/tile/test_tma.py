@@ -564,3 +564,23 @@ def test_narrow_epilogues_are_exact(monkeypatch, mode, out_dtype, m, n, k, tiles
     want = _reference(a, b, bias).astype(dt)
     np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
     matmul.matmul_kernel.cache.clear()
+
+
+@ct.kernel
+def _store_then_read(a, b, out, again, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.cdiv(a.shape[1], BK)):
+        acc = ct.mma(ct.load(a, index=(0, k), shape=(BM, BK)), ct.load(b, index=(k, 0), shape=(BK, BN)), acc)
+    ct.store(out, index=(0, 0), tile=acc.astype(out.dtype))
+    ct.store(again, index=(0, 0), tile=ct.load(out, index=(0, 0), shape=(BM, BN)))
+
+
+def test_an_output_the_kernel_reads_again_is_not_stored_by_tma(tma):
+    """A bulk tensor store's writes land asynchronously, so an array the kernel also loads (or
+    stores elsewhere) keeps the synchronous staged store: no map for it."""
+    a, b, o = np.zeros((128, 64), BF16), np.zeros((64, 256), BF16), np.zeros((128, 256), BF16)
+    key, specs, *_ = _store_then_read._specialise((a, b, o, o.copy(), 128, 256, 64))
+    e = _store_then_read.compiled(key, specs).cuda()
+    assert "store_staged<::cu::tile::Dims<128, 256>>(blk, " in e["source"]
+    assert [m[0] for m in e["tensor_maps"]] == [0, 1]  # a and b only
+    assert not re.search(r"store_staged<[^;]*, tm\d+\);", e["source"])
