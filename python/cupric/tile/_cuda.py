@@ -120,13 +120,18 @@ def _header_files(root, rel=""):
     return out
 
 
+def _capability(mod, index=None):
+    """(major, minor) of a device (the current one by default): the two attributes, not Device.arch,
+    which reads every property (~1 ms at a new process' first launch on the H200)."""
+    major, minor = (mod.Device() if index is None else mod.Device(index)).compute_capability
+    return int(major), int(minor)
+
+
 def default_arch():
-    """The current device's arch (the 'a' variant on Hopper), or sm_90a without a GPU. From the
-    compute capability's two attributes: Device.arch reads every property (~1 ms at a new process'
-    first launch on the H200)."""
+    """The current device's arch (the 'a' variant on Hopper), or sm_90a without a GPU."""
     mod = _cuda_module()
     if mod is not None and mod.is_available():
-        major, minor = mod.Device().compute_capability
+        major, minor = _capability(mod)
         return "sm_90a" if (major, minor) == (9, 0) else f"sm_{major}{minor}"
     return "sm_90a"
 
@@ -438,8 +443,7 @@ def _device_has_tma(device_index=None):
     index = mod.Device().index if device_index is None else int(device_index)
     has = _TMA_DEVICES.get(index)
     if has is None:
-        major, _ = mod.Device(index).compute_capability  # (not .arch: every property, ~1 ms)
-        has = _TMA_DEVICES[index] = int(major) >= 9
+        has = _TMA_DEVICES[index] = _capability(mod, index)[0] >= 9
     return has
 
 
