@@ -442,6 +442,8 @@ std::string Emitter::panel_copy(const Op& load, const std::string& to) {
              name(load.operands.at(0)), ", st);\n", std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
 }
 
+int Emitter::turns(const Op& loop) const { return tma_ring(loop.regions.at(0)) ? loop.staged.turns : 0; }
+
 bool Emitter::tma_ring(const Region& body) const {
   if (opt_.target != Target::cuda || !tma_requested()) return false;
   for (const Op& load : body.ops)
@@ -504,7 +506,7 @@ long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
       if (tma && maps_ready)
         *maps_ready += cat(maps_ready->empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
     }
-    if (o.kind == OpKind::mma) rings_[&o] = {op.staged.in_flight, products++ < op.staged.turns};
+    if (o.kind == OpKind::mma) rings_[&o] = {op.staged.in_flight, products++ < turns(op)};
   }
   return stage;
 }
@@ -689,7 +691,7 @@ void Emitter::emit_staged_for(const Op& op) {
   if (tma && !persistent) line() << "long long " << count << " = 0;  // iterations done";
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
-  if (op.staged.turns > 0) line() << "::cu::tile::turns_begin(blk);  // the first warpgroup issues first";
+  if (turns(op) > 0) line() << "::cu::tile::turns_begin(blk);  // the first warpgroup issues first";
   // stage_products marks loops of a positive constant step
   line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << ub << "; " << it
          << " += " << step << ") {";
@@ -724,7 +726,7 @@ void Emitter::emit_staged_for(const Op& op) {
   emit_yield(body, std::vector<int>(body.args.begin() + 1, body.args.end()), body.ops.back());
   --indent_;
   line() << "}";
-  if (op.staged.turns > 0) line() << "::cu::tile::turns_end(blk);  // the turn the last warpgroup passed on";
+  if (turns(op) > 0) line() << "::cu::tile::turns_end(blk);  // the turn the last warpgroup passed on";
   if (persistent)
     line() << "::cu::tile::tma_tile_end<" << in_flight << ">(blk, " << bars << ", " << count << ", " << first << ");";
   else

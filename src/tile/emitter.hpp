@@ -87,6 +87,10 @@ class Emitter {
   /// Whether a staged loop's ring can be filled by TMA: CUPRIC_TILE_TMA=1 and every ring load a
   /// box TMA can copy (at most 256 rows, arrays of at most 5 dimensions).
   bool tma_ring(const Region& body) const;
+  /// How many of a staged loop's products take turns (ping-pong): the pipeline's mark, on TMA rings
+  /// only — a cp.async ring's barrier at each stage lines the warpgroups up every iteration, so
+  /// there is nothing for turns to overlap (and racecheck reports that mix of barriers).
+  int turns(const Op& loop) const;
   /// A staged loop's layout of one stage (the offsets of its loads, where the products find them);
   /// returns a stage's bytes, and with TMA the test that every operand's map was made.
   long long plan_ring(const Op& loop, std::string* maps_ready);

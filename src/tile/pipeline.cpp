@@ -385,6 +385,7 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       // iteration: measured on the H200 (attention, docs/performance.md) as fast as no turns and
       // 2-3 % faster causal; a turn for every product 20 % slower (a warpgroup's second product then
       // waits for the other's softmax). CUPRIC_TILE_PINGPONG: "0" no turns, "all" every product.
+      // The emitter keeps the turns on TMA rings only (Emitter::turns).
       const char* pingpong = std::getenv("CUPRIC_TILE_PINGPONG");
       const std::string how = pingpong != nullptr ? pingpong : "";
       int turns = 0;
