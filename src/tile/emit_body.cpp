@@ -498,6 +498,7 @@ long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
   const bool tma = tma_ring(body);
   long long stage = 0;  // a stage: the ring's loads one after another, in body order
   int products = 0;
+  const int turned = turns(op);  // the first `turned` products take turns
   for (const Op& o : body.ops) {
     if (o.kind == OpKind::load && o.staging == LoadStaging::ring) {
       ring_offset_[&o] = stage;
@@ -506,7 +507,7 @@ long long Emitter::plan_ring(const Op& op, std::string* maps_ready) {
       if (tma && maps_ready)
         *maps_ready += cat(maps_ready->empty() ? "" : " && ", "::cu::tile::tma_ready(", tensor_map(o), ")");
     }
-    if (o.kind == OpKind::mma) rings_[&o] = {op.staged.in_flight, products++ < turns(op)};
+    if (o.kind == OpKind::mma) rings_[&o] = {op.staged.in_flight, products++ < turned};
   }
   return stage;
 }
