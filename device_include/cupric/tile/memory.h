@@ -308,15 +308,34 @@ CUPRIC_TD void stage_chunk(const Block& b, unsigned char* buf, const Tile<T, N, 
     store_vector<T, 2>(reinterpret_cast<T*>(at), in.v + s);
   }
 }
+
+/// The chunk loop of store_staged's two forms: each 128-byte column chunk of the accumulator goes
+/// to one of two buffers at base (stage_chunk), then `ready()` (what must happen before the barrier:
+/// with TMA, the writes made visible to it and the store of two chunks ago done reading), one
+/// barrier, and `leave(chunk, buf)` takes it out; after the last, `ready()` and a barrier free the
+/// scratch again.
+template <class L, class T, int N, class Ready, class Leave>
+CUPRIC_TD void staged_chunks(const Block& b, unsigned char* base, const Tile<T, N, L>& in, Ready ready, Leave leave) {
+  constexpr int kChunks = L::kN * static_cast<int>(sizeof(T)) / 128;
+  CUPRIC_TILE_UNROLL
+  for (int chunk = 0; chunk < kChunks; ++chunk) {
+    unsigned char* const buf = base + (chunk % 2) * (L::kM * 128);
+    stage_chunk<L>(b, buf, in, chunk);
+    ready();
+    CUPRIC_TILE_SYNC();
+    leave(chunk, buf);
+  }
+  ready();
+  CUPRIC_TILE_SYNC();  // the scratch is free again
+}
 #endif
 
 /// Writes an accumulator-layout tile (MmaLayout, one warp column, no padding fragments) of 1- or
 /// 2-byte elements — a product's epilogue — through shared memory: straight from the fragments
 /// each warp would write 8 rows × 16 bytes per instruction (two threads' pairs per 32-byte sector).
-/// Instead each 128-byte column chunk of every row goes to shared memory (stage_chunk), is read
+/// Instead each 128-byte column chunk of every row goes to shared memory (staged_chunks), is read
 /// back as 16-byte units, four whole rows a warp, and stored as such (with a TMA map, tma.h's
-/// overload stores the chunk by TMA). Two buffers, one barrier a chunk. Windows that are not
-/// window_vectorisable take store's path.
+/// overload stores the chunk by TMA). Windows that are not window_vectorisable take store's path.
 template <class Sh, class T, int ND, class L>
 CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a,
                             const i64 (&start)[ND]) {
@@ -326,27 +345,25 @@ CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, cons
   static_assert(is_mma_layout_v<L> && L::kExact && L::kWN == 1 && sizeof(T) <= 2 && Sh::size == L::kM * L::kN &&
                     Sh::dim(Sh::rank - 1) == L::kN && L::kN * sizeof(T) % 128 == 0,
                 "cupric.tile: store_staged takes an exact one-warp-column accumulator of 1- or 2-byte elements");
-  constexpr int M = L::kM, N = L::kN, kCols = 128 / sizeof(T), kUnit = 16 / sizeof(T), kChunks = N / kCols;
+  constexpr int M = L::kM, N = L::kN, kCols = 128 / sizeof(T), kUnit = 16 / sizeof(T);
   static_assert(kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
   if (!window_vectorisable<Sh, kUnit>(a, start)) {
     store<Sh>(b, in, a, start);
     return;
   }
-  CUPRIC_TILE_UNROLL
-  for (int chunk = 0; chunk < kChunks; ++chunk) {
-    unsigned char* const buf = b.smem + (chunk % 2) * (M * 128);
-    stage_chunk<L>(b, buf, in, chunk);
-    CUPRIC_TILE_SYNC();
-    CUPRIC_TILE_UNROLL
-    for (int k = 0; k < (M * 8 + kThreads - 1) / kThreads; ++k) {
-      const int i = b.tid + k * kThreads;
-      if (M * 8 % kThreads != 0 && i >= M * 8) break;
-      const int r = i / 8, u = i % 8;
-      const VecOf<T, kUnit> v = *reinterpret_cast<const VecOf<T, kUnit>*>(buf + r * 128 + ((u ^ (r % 8)) * 16));
-      *reinterpret_cast<VecOf<T, kUnit>*>(a.data + inside_offset<Sh>(a, start, r * N + chunk * kCols + u * kUnit)) = v;
-    }
-  }
-  CUPRIC_TILE_SYNC();  // the scratch is free again
+  staged_chunks(
+      b, b.smem, in, [] {},
+      [&](int chunk, const unsigned char* buf) {
+        CUPRIC_TILE_UNROLL
+        for (int k = 0; k < (M * 8 + kThreads - 1) / kThreads; ++k) {
+          const int i = b.tid + k * kThreads;
+          if (M * 8 % kThreads != 0 && i >= M * 8) break;
+          const int r = i / 8, u = i % 8;
+          const VecOf<T, kUnit> v = *reinterpret_cast<const VecOf<T, kUnit>*>(buf + r * 128 + ((u ^ (r % 8)) * 16));
+          *reinterpret_cast<VecOf<T, kUnit>*>(a.data + inside_offset<Sh>(a, start, r * N + chunk * kCols + u * kUnit)) =
+              v;
+        }
+      });
 #endif
 }
 

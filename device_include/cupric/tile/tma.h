@@ -138,26 +138,21 @@ CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, cons
                             const i64 (&start)[ND], const TensorMap& m) {
 #if __CUDA_ARCH__ >= 900
   if (tma_ready(m)) {
-    constexpr int M = L::kM, kCols = 128 / static_cast<int>(sizeof(T)), kChunks = L::kN / kCols;
+    constexpr int M = L::kM, kCols = 128 / static_cast<int>(sizeof(T));
     static_assert(ND <= 5 && kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
-    unsigned char* const base = align_smem<1024>(b.smem);
     int c[ND];
     CUPRIC_TILE_UNROLL
     for (int d = 1; d < ND; ++d) c[d] = static_cast<int>(start[ND - 1 - d]);
-    CUPRIC_TILE_UNROLL
-    for (int chunk = 0; chunk < kChunks; ++chunk) {
-      unsigned char* const buf = base + (chunk % 2) * (M * 128);
-      stage_chunk<L>(b, buf, in, chunk);
+    const auto ready = [&] {
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the writes, visible to TMA
       if (b.tid == 0) tma_store_wait_read();                        // chunk - 1's store has read the other buffer
-      CUPRIC_TILE_SYNC();
+    };
+    staged_chunks(b, align_smem<1024>(b.smem), in, ready, [&](int chunk, unsigned char* buf) {
       if (b.tid == 0) {
         c[0] = static_cast<int>(start[ND - 1]) + chunk * kCols;
         tma_store<ND>(m, buf, c);
       }
-    }
-    if (b.tid == 0) tma_store_wait_read();
-    CUPRIC_TILE_SYNC();  // the scratch is free again
+    });
     return;
   }
 #endif
