@@ -45,12 +45,11 @@ int make_private_directories(const std::string& path) {
   return 0;
 }
 
-/// 0 when a file can be created in `dir` (tried, then removed), else the errno.
+/// 0 when this process may create files in `dir` (its effective ids' permissions, and EROFS for a
+/// read-only file system), else the errno. One access check: creating and removing a probe file
+/// cost ~0.1 ms on the first cache lookup of every new process (a tile kernel's first launch).
 int probe_writable(const std::string& dir) {
-  const std::string probe = cat(dir, "/.write-probe.", ::getpid());
-  if (int e = write_new_file(probe, "")) return e;
-  ::unlink(probe.c_str());
-  return 0;
+  return ::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) == 0 ? 0 : errno;
 }
 
 /// Why the folder `path` must not hold the cache ("" when it may): it must be this user's, and

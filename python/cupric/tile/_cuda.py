@@ -538,9 +538,10 @@ class CudaKernel:
 
 def _index_key(compiled, mod, device_index):
     """The key of this specialisation's launch facts on this arch in the kernel index (None: not
-    indexed). The headers enter by their listing (names, sizes, modification times: listed in C++,
-    ~0.05 ms), not by their content's digest (~0.7 ms at a new process' first launch: the listing in
-    Python, a cache read and a check); the cubin the entry names is keyed by the content."""
+    indexed). The headers enter by _paths.headers_identity (an installed copy by the build stamp, a
+    checkout's by their listing), not by their content's digest (~0.7 ms at a new process' first
+    launch: the listing in Python, a cache read and a check); the cubin the entry names is keyed by
+    the content."""
     with mod.Device(device_index):
         arch = default_arch()
     return compiled.index_key(
@@ -548,7 +549,7 @@ def _index_key(compiled, mod, device_index):
             "cuda",
             arch,
             " ".join(_EXTRA),
-            _c._tile.headers_hash(_paths.include_dir()),
+            _paths.headers_identity(_paths.include_dir()),
             ring_mode(device_index),
             os.environ.get("CUPRIC_TILE_PINGPONG", ""),  # (read by the compiler: tile/pipeline.cpp)
         )

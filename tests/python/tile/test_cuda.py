@@ -683,6 +683,27 @@ def test_index_keys_follow_the_header_listing(tmp_path):
     assert listing() != first
 
 
+def test_installed_headers_are_named_by_the_build_stamp(monkeypatch):
+    """An installed copy of the headers (beside the extension) changes only with the extension, so
+    the index names it by the build stamp without listing it; a checkout's headers are listed."""
+    import os
+
+    from cupric.tile import _paths
+
+    installed = os.path.join(os.path.dirname(os.path.abspath(cu._cupric.__file__)), "device_include")
+    checkout = str(Path(_kernel.include_dir()).resolve())
+    listed = cu._cupric._tile.headers_hash(checkout)
+
+    def no_listing(include):
+        raise AssertionError(f"listed {include}")
+
+    monkeypatch.setattr(cu._cupric._tile, "headers_hash", no_listing)
+    assert _paths.headers_identity(installed) == f"installed with {_paths.build_stamp()}"
+    monkeypatch.undo()
+    if os.path.dirname(checkout) != os.path.dirname(installed):  # (a checkout: its headers are listed)
+        assert _paths.headers_identity(checkout) == listed
+
+
 def test_attention_keeps_its_row_statistics_in_registers():
     """At tiles the GPU stages (k and v through the ring, wgmma), attention's running max and sum
     are slices of the accumulator layout: the row reductions, the masks and the broadcasts back
