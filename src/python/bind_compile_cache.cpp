@@ -77,7 +77,9 @@ std::string key_from_parts(nb::args parts) {
   for (nb::handle p : parts) {
     std::string v = nb::isinstance<nb::bytes>(p) ? std::string(nb::cast<nb::bytes>(p).c_str(), nb::len(p))
                                                  : nb::cast<std::string>(nb::str(p));
-    joined += cat(v.size(), ":", v);
+    joined += std::to_string(v.size());  // (not cat: a stream's first use costs ~0.05 ms)
+    joined += ':';
+    joined += v;
   }
   return CompileCache::make_key({joined});
 }

@@ -42,12 +42,20 @@ from . import _index, _paths
 _MAX_GRID_YZ = 65535
 
 
+_CUDA = []  # cupric.cuda once imported (the import statement costs ~3 us a call: ~9 a launch)
+
+
 def _cuda_module():
+    if _CUDA:
+        return _CUDA[0]
     try:
         from .. import cuda
     except ImportError:
         return None
-    return cuda if hasattr(cuda, "Program") else None
+    if not hasattr(cuda, "Program"):
+        return None
+    _CUDA.append(cuda)
+    return cuda
 
 
 def _program_class():
@@ -179,22 +187,34 @@ def _read_cubin(mod, key):
     hit = _c.compile_cache.get("cubin", key)
     if hit is None:
         return None
-    n = int.from_bytes(hit[:4], "little") if len(hit) >= 4 else len(hit)
-    log, cubin = hit[4 : 4 + n].decode(errors="replace"), hit[4 + n :]
-    if cubin[:4] != b"\x7fELF":
+    out = _unpacked(mod, hit)
+    if out is None:
         _c.compile_cache.remove("cubin", key)
         warnings.warn(
             f"cupric.tile: deleted the compile cache entry {key} (kind cubin): it holds no cubin; it is compiled again",
             RuntimeWarning,
             stacklevel=3,
         )
+    return out
+
+
+def _packed(cubin, log):
+    """A cubin and its log as the cache keeps them (kind "cubin", and attached to index entries)."""
+    data = log.encode()
+    return len(data).to_bytes(4, "little") + data + cubin
+
+
+def _unpacked(mod, data):
+    """_packed's cubin and log loaded as a module's code, or None when `data` holds no cubin."""
+    n = int.from_bytes(data[:4], "little") if len(data) >= 4 else len(data)
+    log, cubin = data[4 : 4 + n].decode(errors="replace"), data[4 + n :]
+    if cubin[:4] != b"\x7fELF":
         return None
     return {"compiler": "nvrtc", "object": mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), "cubin": cubin, "log": log}
 
 
 def _store_cubin(mod, source, include_dir, arch, cubin, log):
-    data = log.encode()
-    _c.compile_cache.put("cubin", _cubin_key(source, include_dir, arch), len(data).to_bytes(4, "little") + data + cubin)
+    _c.compile_cache.put("cubin", _cubin_key(source, include_dir, arch), _packed(cubin, log))
 
 
 def compile_source(source, include_dir, arch=None, outputs=("cubin",)):
@@ -557,10 +577,13 @@ def _index_key(compiled, mod, device_index):
 
 
 def _load_indexed(mod, device_index, index_key):
-    entry = _index.load(index_key, _index.CUDA)
-    cached = _read_cubin(mod, entry["cubin"]) if entry is not None else None
+    entry, attached = _index.load(index_key, _index.CUDA, attached=True)
+    if entry is None:
+        return None
+    cached = _unpacked(mod, attached)  # the cubin saved with the entry: one cache file to read
     if cached is None:
-        return None  # not indexed, or the cubin left the cache: compile it again
+        _index.drop(index_key, "no cubin is attached to it")
+        return None  # compiled (found in the cache by its source, or by NVRTC) and indexed again
     cached.update(seconds=0.0, cache_hit=True, index_hit=True)
     return CudaKernel(entry, None, device_index, cached)
 
@@ -579,7 +602,7 @@ def load(compiled, device):
         if k is None:
             k = CudaKernel(compiled.cuda(), _paths.include_dir(), index)
             if index_key is not None and k.compiled["compiler"] == "nvrtc":
-                _index.save(index_key, k.index_entry)
+                _index.save(index_key, k.index_entry, _packed(k.compiled["cubin"], k.compiled["log"]))
         compiled.cuda_kernels[index] = k
     return k
 
