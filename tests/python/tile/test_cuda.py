@@ -291,6 +291,66 @@ def test_cache_hit_skips_compilation(cache_dir):
     assert _cuda._headers_digest(_kernel.include_dir()) in prog.source
 
 
+def test_unused_module_globals_leave_the_ptx():
+    """Module-scope variables the code never names leave the PTX (the driver sets up a global
+    segment for a module that has any: ~0.2-0.4 ms of a first launch); named ones, extern
+    declarations and everything else stay."""
+    ptx = (
+        ".version 9.0\n.target sm_90a\n.address_size 64\n\n"
+        ".extern .global .align 4 .u32 outside;\n"
+        ".global .align 4 .u32 _ZN2cu4tile8kThreadsE = 128;\n"
+        ".global .align 1 .u8 _ZNSt17integral_constantIbLb0EE5valueE;\n"
+        ".visible .global .align 8 .b8 table[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};\n"
+        ".global .align 4 .u32 counter;\n"
+        ".global .align 4 .b8 unused_array[8] = {0, 0, 0, 0, 0, 0, 0, 1};\n\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\tld.global.u32 \t%r1, [counter+4];\n\tmov.u64 \t%rd1, table;\n\tld.global.u32 \t%r2, [outside];\n\tret;\n}\n"
+    )
+    out = _cuda._without_unused_globals(ptx)
+    kept = [ln for ln in out.splitlines() if ".global" in ln and not ln.startswith("\t")]
+    assert kept == [
+        ".extern .global .align 4 .u32 outside;",
+        ".visible .global .align 8 .b8 table[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};",
+        ".global .align 4 .u32 counter;",
+    ]
+    assert out.replace("\n", "") == "".join(
+        ln for ln in ptx.splitlines() if "kThreads" not in ln and "integral_constant" not in ln and "unused" not in ln
+    )
+    assert _cuda._without_unused_globals(out) == out  # nothing more to take
+
+
+@pytest.mark.nvrtc
+@pytest.mark.skipif(_cuda.ptxas_path() is None, reason="no ptxas (CUDA toolkit or nvidia-cuda-nvcc)")
+def test_tile_cubins_hold_no_unused_globals(cache_dir, monkeypatch):
+    """NVRTC's PTX goes through ptxas without the constants the headers declare: the same machine
+    code as NVRTC's own cubin, without a global segment; where no ptxas is found, NVRTC's cubin."""
+    kernel, args = CASES["softmax_f32"]()
+    src = kernel.inspect(*args)["cuda_source"]
+    ours = _cuda.compile_source(src, _kernel.include_dir(), arch="sm_90a", outputs=("cubin", "ptx"))
+    assert ours["cubin"][:4] == b"\x7fELF" and b".nv.global" not in ours["cubin"]
+    assert ".global .align" not in ours["ptx"]
+    monkeypatch.setattr(_cuda, "ptxas_path", lambda: None)
+    nvrtc = _cuda.compile_source(src + "\n// again\n", _kernel.include_dir(), arch="sm_90a")
+    assert nvrtc["cubin"][:4] == b"\x7fELF" and b".nv.global" in nvrtc["cubin"]  # NVRTC's, globals and all
+    text = [_elf_section(c, ".text." + _cuda._entry_name(src)) for c in (ours["cubin"], nvrtc["cubin"])]
+    assert text[0] and text[0] == text[1]  # the same machine code
+    assert _cuda.resources_from_log(ours["log"])[0] == _cuda.resources_from_log(nvrtc["log"])[0]  # ptxas' report
+
+
+def _elf_section(elf, name):
+    """The bytes of one section of a 64-bit little-endian ELF file (a cubin)."""
+    import struct
+
+    shoff = struct.unpack_from("<Q", elf, 0x28)[0]
+    size, count, names = struct.unpack_from("<HHH", elf, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * size) for i in range(count)]
+    table = headers[names][4]
+    for h in headers:
+        if elf[table + h[0] : elf.index(b"\0", table + h[0])].decode() == name:
+            return elf[h[4] : h[4] + h[5]]
+    return b""
+
+
 @pytest.mark.nvrtc
 def test_an_option_nvrtc_refuses_is_dropped(monkeypatch):
     """Optional options (-minimal, ptxas' report) are dropped, in order, by an NVRTC that does not
@@ -418,8 +478,12 @@ def test_the_emitter_describes_parameters_by_role_and_dtype():
     """Launches read the parameters as (role, dtype) pairs; the C types are for reading only."""
     x = f32(1000)
     info = saxpy.saxpy_kernel.inspect(2.0, x, x, x, 1024)["cuda"]
-    assert info["params"][:4] == [("scalar", np.float64), ("data", np.float32), ("extent", np.int64),
-                                  ("stride", np.int64)]
+    assert info["params"][:4] == [
+        ("scalar", np.float64),
+        ("data", np.float32),
+        ("extent", np.int64),
+        ("stride", np.int64),
+    ]
     assert info["param_types"][:4] == ["double", "float*", "long long", "long long"]
     assert len(info["params"]) == len(info["param_types"]) == 10
 
@@ -609,7 +673,7 @@ def test_index_entries_not_of_the_expected_form_are_rebuilt(stand_in_runtime, ca
         {**good, "path": "/tmp/elsewhere.cubin"},
         {**good, "threads": 0},
         {k: v for k, v in good.items() if k != "entry"},
-        {**good, "entry": "saxpy(); system(\"x\")"},
+        {**good, "entry": 'saxpy(); system("x")'},
         {**good, "params": [["data", "float32*"], *good["params"][1:]]},  # a C type, not a dtype name
         {**good, "params": [["pointer", "float32"], *good["params"][1:]]},
     ]
@@ -723,7 +787,7 @@ def test_attention_keeps_its_row_statistics_in_registers():
     assert "reduce max" in ir and "f32[128] rows of mma(128x_, warps 8x1)" in ir
     assert "b1[1, 64] columns of mma(_x64, warps 8x1)" in ir
     assert src.count("mma_staged<") == 2 and "_panels" in src
-    loop = src[src.index("for (::cu::tile::i64"):]
+    loop = src[src.index("for (::cu::tile::i64") :]
     assert loop.count("stage_ready") == 1 and loop[: loop.index("staged_loop_end")].count("__syncthreads") == 0
 
 
