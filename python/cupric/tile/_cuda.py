@@ -246,9 +246,10 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
     t0 = time.perf_counter()
     prog = _program(source, include_dir, arch)
     before = mod.compile_cache.stats()["misses"]
+    ptxas = ptxas_path()
     while True:
-        try:
-            ptx = prog.compile("ptx")
+        try:  # (without ptxas, NVRTC's cubin straight away)
+            first = prog.compile("ptx") if ptxas else prog.compile("cubin", with_ptx="ptx" in outputs)
             break
         except mod.CompileError as err:
             dropped = [o for o in _OPTIONAL if o in _EXTRA]
@@ -256,14 +257,18 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
                 raise
             _EXTRA.remove(dropped[0])  # an older NVRTC (without ptxas options: no resource report)
             prog = _program(source, include_dir, arch)
-    text = _without_unused_globals(ptx.code.decode())
-    assembled = _assembled(mod, text, arch)
-    if assembled is None:  # no ptxas (or an older one): NVRTC's own cubin, with the globals
-        obj = prog.compile("cubin")
-        text, report = ptx.code.decode(), obj.log
+    if ptxas:
+        text = _without_unused_globals(first.code.decode())
+        assembled = _assembled(mod, ptxas, text, arch)
+        if assembled is None:  # a ptxas older than NVRTC: NVRTC's own cubin, with the globals
+            obj, text = prog.compile("cubin"), first.code.decode()
+            log = obj.log
+        else:
+            obj, report = assembled
+            log = "\n".join(filter(None, (first.log, report)))
     else:
-        obj, report = assembled
-    out = {"compiler": "nvrtc", "object": obj, "cubin": obj.code, "log": "\n".join(filter(None, (ptx.log, report)))}
+        obj, text, log = first, first.ptx, first.log
+    out = {"compiler": "nvrtc", "object": obj, "cubin": obj.code, "log": log}
     _store_cubin(mod, source, include_dir, arch, out["cubin"], out["log"])
     if "ptx" in outputs:
         out["ptx"] = text
@@ -313,13 +318,10 @@ def ptxas_path():
     return shutil.which("ptxas")
 
 
-def _assembled(mod, ptx, arch):
-    """(cubin object, ptxas' report) of PTX assembled by ptxas as one whole program, as NVRTC's own
-    ptxas does (nvJitLink compiles PTX as relocatable code: more registers, spills); None where no
-    ptxas is found or it refuses this PTX (one older than NVRTC): the caller takes NVRTC's cubin."""
-    ptxas = ptxas_path()
-    if ptxas is None:
-        return None
+def _assembled(mod, ptxas, ptx, arch):
+    """(cubin object, ptxas' report) of PTX assembled by `ptxas` as one whole program, as NVRTC's
+    own ptxas does (nvJitLink compiles PTX as relocatable code: more registers, spills); None where
+    it refuses this PTX (one older than NVRTC): the caller takes NVRTC's cubin."""
     with tempfile.TemporaryDirectory(prefix="cupric-tile-") as d:
         src, out = os.path.join(d, "kernel.ptx"), os.path.join(d, "kernel.cubin")
         with open(src, "w") as f:

@@ -335,6 +335,11 @@ def test_tile_cubins_hold_no_unused_globals(cache_dir, monkeypatch):
     text = [_elf_section(c, ".text." + _cuda._entry_name(src)) for c in (ours["cubin"], nvrtc["cubin"])]
     assert text[0] and text[0] == text[1]  # the same machine code
     assert _cuda.resources_from_log(ours["log"])[0] == _cuda.resources_from_log(nvrtc["log"])[0]  # ptxas' report
+    monkeypatch.undo()
+    monkeypatch.setattr(_cuda, "_assembled", lambda *_: None)  # a ptxas that refuses NVRTC's PTX (an older one)
+    refused = _cuda.compile_source(src + "\n// once more\n", _kernel.include_dir(), arch="sm_90a")
+    assert b".nv.global" in refused["cubin"]
+    assert _elf_section(refused["cubin"], ".text." + _cuda._entry_name(src)) == text[1]
 
 
 def _elf_section(elf, name):
