@@ -187,34 +187,22 @@ def _read_cubin(mod, key):
     hit = _c.compile_cache.get("cubin", key)
     if hit is None:
         return None
-    out = _unpacked(mod, hit)
-    if out is None:
+    n = int.from_bytes(hit[:4], "little") if len(hit) >= 4 else len(hit)
+    log, cubin = hit[4 : 4 + n].decode(errors="replace"), hit[4 + n :]
+    if cubin[:4] != b"\x7fELF":
         _c.compile_cache.remove("cubin", key)
         warnings.warn(
             f"cupric.tile: deleted the compile cache entry {key} (kind cubin): it holds no cubin; it is compiled again",
             RuntimeWarning,
             stacklevel=3,
         )
-    return out
-
-
-def _packed(cubin, log):
-    """A cubin and its log as the cache keeps them (kind "cubin", and attached to index entries)."""
-    data = log.encode()
-    return len(data).to_bytes(4, "little") + data + cubin
-
-
-def _unpacked(mod, data):
-    """_packed's cubin and log loaded as a module's code, or None when `data` holds no cubin."""
-    n = int.from_bytes(data[:4], "little") if len(data) >= 4 else len(data)
-    log, cubin = data[4 : 4 + n].decode(errors="replace"), data[4 + n :]
-    if cubin[:4] != b"\x7fELF":
         return None
     return {"compiler": "nvrtc", "object": mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), "cubin": cubin, "log": log}
 
 
 def _store_cubin(mod, source, include_dir, arch, cubin, log):
-    _c.compile_cache.put("cubin", _cubin_key(source, include_dir, arch), _packed(cubin, log))
+    data = log.encode()
+    _c.compile_cache.put("cubin", _cubin_key(source, include_dir, arch), len(data).to_bytes(4, "little") + data + cubin)
 
 
 def compile_source(source, include_dir, arch=None, outputs=("cubin",)):
@@ -650,13 +638,10 @@ def _index_key(compiled, mod, device_index):
 
 
 def _load_indexed(mod, device_index, index_key):
-    entry, attached = _index.load(index_key, _index.CUDA, attached=True)
-    if entry is None:
-        return None
-    cached = _unpacked(mod, attached)  # the cubin saved with the entry: one cache file to read
+    entry = _index.load(index_key, _index.CUDA)
+    cached = _read_cubin(mod, entry["cubin"]) if entry is not None else None
     if cached is None:
-        _index.drop(index_key, "no cubin is attached to it")
-        return None  # compiled (found in the cache by its source, or by NVRTC) and indexed again
+        return None  # not indexed, or the cubin left the cache: compile it again
     cached.update(seconds=0.0, cache_hit=True, index_hit=True)
     return CudaKernel(entry, None, device_index, cached)
 
@@ -675,7 +660,7 @@ def load(compiled, device):
         if k is None:
             k = CudaKernel(compiled.cuda(), _paths.include_dir(), index)
             if index_key is not None and k.compiled["compiler"] == "nvrtc":
-                _index.save(index_key, k.index_entry, _packed(k.compiled["cubin"], k.compiled["log"]))
+                _index.save(index_key, k.index_entry)
         compiled.cuda_kernels[index] = k
     return k
 

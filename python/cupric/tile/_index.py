@@ -10,7 +10,7 @@ import warnings
 
 from .. import _cupric as _c
 
-_FORMAT = "cupric.tile index 6"
+_FORMAT = "cupric.tile index 6"  # (6: the cubins it names are assembled without unused globals)
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
@@ -62,19 +62,13 @@ def key(*parts):
     return _c.CompileCache.make_key(_FORMAT, *parts)
 
 
-def load(index_key, fields, attached=False):
-    """The entry under `index_key` once it passes `fields` (HOST or CUDA), else None; with
-    `attached`, (entry, the bytes saved with it: b"" if none) or (None, b"")."""
+def load(index_key, fields):
+    """The entry under `index_key` once it passes `fields` (HOST or CUDA), else None."""
     raw = _c.compile_cache.get("index", index_key)
-    entry = _entry(index_key, fields, raw) if raw is not None else None
-    if not attached:
-        return entry
-    return (entry, raw.partition(b"\n")[2]) if entry is not None else (None, b"")
-
-
-def _entry(index_key, fields, raw):
+    if raw is None:
+        return None
     try:
-        entry = json.loads(raw.partition(b"\n")[0].decode())
+        entry = json.loads(raw.decode())
     except ValueError:  # UnicodeDecodeError is one
         entry = None
     if not isinstance(entry, dict) or set(entry) != set(fields) or not all(ok(entry[f]) for f, ok in fields.items()):
@@ -94,7 +88,5 @@ def drop(index_key, why):
     )
 
 
-def save(index_key, entry, attached=b""):
-    """Keeps `entry` (JSON: one line) under `index_key`, with `attached` bytes after it (a CUDA
-    entry's cubin and log, so that a new process' first launch reads one cache file, not two)."""
-    _c.compile_cache.put("index", index_key, json.dumps(entry).encode() + (b"\n" + attached if attached else b""))
+def save(index_key, entry):
+    _c.compile_cache.put("index", index_key, json.dumps(entry).encode())

@@ -43,4 +43,3 @@ def headers_identity(include):
     if os.path.dirname(include) == os.path.dirname(os.path.abspath(_c.__file__)):
         return f"installed with {build_stamp()}"
     return _c._tile.headers_hash(include)
-
