@@ -153,6 +153,19 @@ TEST(CompileCache, MemoryOnlyWhenDirectoryEmpty) {
   EXPECT_EQ(s.stores, 1u);
 }
 
+TEST(CompileCache, FolderPathsAreNormalisedWhateverTheirSpelling) {
+  TempDir dir;
+  const std::string base = dir.path.string();
+  const std::string want = base + "/cache";
+  for (const std::string& spelling :
+       {want, want + "/", base + "//cache", base + "/./cache", base + "/x/../cache", base + "/.hidden/../cache"}) {
+    CompileCache cache(spelling, 1 << 20, 1 << 20);
+    EXPECT_EQ(cache.directory(), want) << spelling;
+  }
+  CompileCache hidden(base + "/.hidden", 1 << 20, 1 << 20);  // a dot folder is a name, not "."
+  EXPECT_EQ(hidden.directory(), base + "/.hidden");
+}
+
 TEST(CompileCache, DiskTierSurvivesANewCacheInPrivateFiles) {
   TempDir dir;
   std::string key = CompileCache::make_key({"source"});
