@@ -33,16 +33,22 @@ def default_arch():
     return DEFAULT_ARCH
 
 
-def disassembler():
-    """(path, 'nvdisasm' | 'cuobjdump') of a SASS disassembler, or (None, why not): PATH,
-    CUDA_HOME, /usr/local/cuda, then the nvidia-cuda-nvdisasm / nvidia-cuda-cuobjdump wheels."""
+def cuda_tool(name):
+    """A CUDA toolkit program (nvdisasm, cuobjdump, ptxas): PATH, CUDA_HOME, CUDA_PATH,
+    /usr/local/cuda, then the NVIDIA wheels' bin folders (nvidia-cuda-nvdisasm, nvidia-cuda-nvcc,
+    ...); None where there is none."""
     folders = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
     folders.append("/usr/local/cuda/bin")
     for site in sys.path:
         folders.extend(sorted(glob.glob(os.path.join(site, "nvidia", "*", "bin"))))
+    return shutil.which(name) or next(
+        (p for p in (os.path.join(f, name) for f in folders) if os.access(p, os.X_OK)), None)
+
+
+def disassembler():
+    """(path, 'nvdisasm' | 'cuobjdump') of a SASS disassembler (cuda_tool), or (None, why not)."""
     for tool in ("nvdisasm", "cuobjdump"):
-        found = shutil.which(tool) or next(
-            (p for p in (os.path.join(f, tool) for f in folders) if os.access(p, os.X_OK)), None)
+        found = cuda_tool(tool)
         if found:
             return found, tool
     return None, ("no SASS: neither nvdisasm nor cuobjdump was found "

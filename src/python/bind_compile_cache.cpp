@@ -77,9 +77,7 @@ std::string key_from_parts(nb::args parts) {
   for (nb::handle p : parts) {
     std::string v = nb::isinstance<nb::bytes>(p) ? std::string(nb::cast<nb::bytes>(p).c_str(), nb::len(p))
                                                  : nb::cast<std::string>(nb::str(p));
-    joined += std::to_string(v.size());  // (not cat: a stream's first use costs ~0.05 ms)
-    joined += ':';
-    joined += v;
+    joined += cat(v.size(), ":", v);
   }
   return CompileCache::make_key({joined});
 }

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import _cupric as _c
 from .. import _dtypes as _dt
+from .. import _kernel_report
 from .._progress import after_a_second
 from . import _index, _paths
 
@@ -289,21 +290,8 @@ def _without_unused_globals(ptx):
 
 
 def ptxas_path():
-    """ptxas of a CUDA toolkit (CUDA_HOME, CUDA_PATH, /usr/local/cuda), of the nvidia-cuda-nvcc
-    wheel, or on PATH; None when there is none."""
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root and os.path.isfile(os.path.join(root, "bin", "ptxas")):
-            return os.path.join(root, "bin", "ptxas")
-    try:
-        import nvidia  # the NVIDIA wheels' namespace package
-
-        for base in getattr(nvidia, "__path__", ()):
-            for sub in ("cu13", "cuda_nvcc"):
-                if os.path.isfile(os.path.join(base, sub, "bin", "ptxas")):
-                    return os.path.join(base, sub, "bin", "ptxas")
-    except ImportError:
-        pass
-    return shutil.which("ptxas")
+    """ptxas (_kernel_report.cuda_tool: PATH, a CUDA toolkit, the nvidia-cuda-nvcc wheel), or None."""
+    return _kernel_report.cuda_tool("ptxas")
 
 
 def _assembled(mod, ptxas, ptx, arch):
