@@ -59,19 +59,22 @@ struct FloatingPointError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Builds a message from pieces: cat("cannot broadcast shapes ", a, " and ", b).
 namespace detail {
-/// One piece of cat: text and integers appended directly (a stream's first use in a process costs
-/// ~0.03-0.05 ms, on the path of a new process' first kernel launch: cache keys, file paths), the
-/// rest (floats, paths, types with their own operator<<) written as a stream writes them.
 template <class U>
 constexpr bool wide_integer() {  // (bool and 1-byte integers print as digits / characters on a stream)
   if constexpr (std::is_integral_v<U>) return !std::is_same_v<U, bool> && sizeof(U) > 1;
   return false;
 }
 
+/// A piece cat appends itself: text, a char, an integer wider than a byte.
 template <class T>
-void cat_piece(std::string& out, const T& v) {
+constexpr bool plain_piece() {
+  using U = std::remove_cv_t<std::remove_reference_t<T>>;
+  return std::is_convertible_v<const U&, std::string_view> || std::is_same_v<U, char> || wide_integer<U>();
+}
+
+template <class T>
+void append_piece(std::string& out, const T& v) {
   using U = std::remove_cv_t<T>;  // (arrays stay arrays: a literal is never null)
   if constexpr (std::is_same_v<U, const char*> || std::is_same_v<U, char*>) {
     if (v != nullptr) out += v;
@@ -79,21 +82,28 @@ void cat_piece(std::string& out, const T& v) {
     out += std::string_view(v);
   } else if constexpr (std::is_same_v<U, char>) {
     out += v;
-  } else if constexpr (wide_integer<U>()) {
-    out += std::to_string(v);
   } else {
-    std::ostringstream os;
-    os << v;
-    out += os.str();
+    out += std::to_string(v);
   }
 }
 }  // namespace detail
 
+/// Builds a message from pieces: cat("cannot broadcast shapes ", a, " and ", b). Pieces that are
+/// all text, chars and integers are appended (a stream's first use in a process
+/// costs ~0.03-0.05 ms, on the path of a new process' first kernel launch: cache keys, file paths);
+/// any other piece (a float, a path, a manipulator such as std::hex, a type with its own
+/// operator<<) sends the whole message through one stream, as written.
 template <class... Ts>
 std::string cat(Ts&&... parts) {
-  std::string out;
-  (detail::cat_piece(out, parts), ...);
-  return out;
+  if constexpr ((detail::plain_piece<Ts>() && ...)) {
+    std::string out;
+    (detail::append_piece(out, parts), ...);
+    return out;
+  } else {
+    std::ostringstream os;
+    (os << ... << std::forward<Ts>(parts));
+    return os.str();
+  }
 }
 
 }  // namespace cupric

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ios>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -37,6 +38,9 @@ TEST(Cat, PiecesReadAsAStreamWritesThem) {
   EXPECT_EQ(cupric::cat(std::filesystem::path("/tmp/x y")), streamed(std::filesystem::path("/tmp/x y")));  // quoted
   EXPECT_EQ(cupric::cat("a", Colour::red, "b"), "aredb");
   EXPECT_EQ(cupric::cat(), "");
+  // a manipulator holds for the pieces after it, as on one stream
+  EXPECT_EQ(cupric::cat("0x", std::hex, 255, std::dec, " ", 10), "0xff 10");
+  EXPECT_EQ(cupric::cat("0x", std::hex, std::uintptr_t{0xabc}, " then ", 16), "0xabc then 10");
 }
 
 TEST(Cat, ANullCStringIsEmptyAndTheRestFollows) {
