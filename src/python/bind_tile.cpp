@@ -240,6 +240,7 @@ void bind_tile(nb::module_& m) {
               maps.append(nb::make_tuple(p.param, p.box_rows, p.box_cols));
             d["tensor_maps"] = maps;
             d["persistent"] = r.persistent;
+            d["split_bytes"] = r.split_bytes;
             nb::list stages;
             for (const tile::StageText& s : r.stages) stages.append(nb::make_tuple(s.stage, s.ir));
             d["stages"] = stages;
@@ -249,9 +250,12 @@ void bind_tile(nb::module_& m) {
           nb::arg("ring") = "",
           "Runs the target's stages on a copy and renders it: {'source', 'entry', 'threads', 'vec', 'smem_bytes', "
           "'params' ((role, dtype) per kernel parameter), 'param_types' (their C types, for reading), "
-          "'tensor_maps', 'persistent', 'stages'} ('stages': (name, IR text) after each stage, with "
+          "'tensor_maps', 'persistent', 'split_bytes', 'stages'} ('stages': (name, IR text) after each stage, with "
           "record_stages). ring: how staged loops' rings are filled on CUDA ('cp.async', 'tma', 'tma ws', "
           "'tma ws persistent'; '': from the CUPRIC_TILE_* environment).");
+  t.def("split_count", &tile::split_count, nb::arg("tiles"), nb::arg("sms"),
+        "Split K: the parts a persistent kernel splits each output tile's K loop into, for `tiles` output "
+        "tiles on `sms` SMs (1: none).");
   t.def(
       "stage_names", [](const std::string& target) { return tile::stage_names(target_from_name(target)); },
       nb::arg("target"),

@@ -10,15 +10,18 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bind_cuda.hpp"
 #include "convert.hpp"
 #include "py_types.hpp"
+#include "cupric/creation.hpp"
 #include "cupric/errors.hpp"
 #include "cupric/runtime/device.hpp"
 #include "cupric/runtime/kernel.hpp"
 #include "cupric/tile_compiler/builder.hpp"
+#include "cupric/tile_compiler/emit.hpp"
 #include "cupric/tile_compiler/host_compiler.hpp"
 #include "tile_launch_args.hpp"
 
@@ -116,6 +119,8 @@ struct Target {
   std::vector<std::array<int, 3>> maps;
   /// CUDA: a persistent kernel's SMs (the grid goes as three more arguments, at most one block per SM)
   long long sms = 0;
+  /// CUDA: a persistent kernel's partial accumulator (split K: EmitResult::split_bytes), or 0
+  long long split_bytes = 0;
 };
 
 /// One specialisation as it was called. match() checks that arguments still fit it, reading
@@ -230,9 +235,22 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
     packer.add_bytes(map.data(), sizeof(map), 64, "TensorMap");
   }
   long long blocks[3] = {g[0], g[1], g[2]};
-  if (target_.sms > 0) {  // persistent: the grid as arguments, at most one block per SM
+  std::optional<Array> scratch[2];  // split K's partial accumulators and counters
+  if (target_.sms > 0) {            // persistent: the grid as arguments, at most one block per SM
     for (int d = 0; d < 3; ++d) packer.add_bytes(&g[d], sizeof(long long), 0, "int64");
-    blocks[0] = std::min(g[0] * g[1] * g[2], target_.sms);
+    const long long tiles = g[0] * g[1] * g[2];
+    long long units = tiles;
+    if (target_.split_bytes > 0) {
+      const long long splits = tile::split_count(tiles, target_.sms);
+      units = tiles * splits;
+      const Device on = Device::cuda(target_.device);
+      scratch[0] = Array::empty(Shape{splits > 1 ? units * target_.split_bytes : 4}, DType::uint8, on);
+      scratch[1] = zeros(Shape{tiles}, DType::uint32, on);
+      packer.add_bytes(&splits, sizeof(long long), 0, "int64");
+      packer.add_pointer(reinterpret_cast<std::uintptr_t>(scratch[0]->data()), "split K's partials");
+      packer.add_pointer(reinterpret_cast<std::uintptr_t>(scratch[1]->data()), "split K's counters");
+    }
+    blocks[0] = std::min(units, target_.sms);
     blocks[1] = blocks[2] = 1;
   }
   runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
@@ -240,6 +258,8 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   for (std::size_t i = 0; i < params_.size(); ++i) {  // after the work that produces the arrays
     if (is_array_kind(params_[i].kind)) order_before_use(read[i].array.device_argument(), state);
   }
+  for (const auto& a : scratch)
+    if (a) order_before_use(DeviceArgument{a->storage().get()}, state);
   runtime::LaunchConfig config;
   config.grid = {static_cast<unsigned>(blocks[0]), static_cast<unsigned>(blocks[1]), static_cast<unsigned>(blocks[2])};
   config.block = {target_.threads, 1, 1};
@@ -247,6 +267,8 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   runtime::launch(state.handle, &state, config, k, packer);
   for (std::size_t i = 0; i < params_.size(); ++i)  // (which arrays a CUDA kernel writes is not known here)
     if (is_array_kind(params_[i].kind)) note_written(read[i].array.device_argument(), state);
+  for (const auto& a : scratch)  // (freed after the kernel: their memory is ordered after its stream's work)
+    if (a) note_written(DeviceArgument{a->storage().get()}, state);
 }
 
 /// The globals and closure variables a kernel's body read when it was specialised (python/
@@ -346,8 +368,8 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, PlanT
   if (nb::isinstance<HostLauncher>(target)) {
     t.host = nb::cast<const HostLauncher&>(target).kernel();
   } else {
-    auto [kernel, device, threads, smem, maps, sms] =
-        nb::cast<std::tuple<nb::handle, int, unsigned, unsigned, std::vector<std::array<int, 3>>, long long>>(target);
+    auto [kernel, device, threads, smem, maps, sms, split_bytes] = nb::cast<
+        std::tuple<nb::handle, int, unsigned, unsigned, std::vector<std::array<int, 3>>, long long, long long>>(target);
     if (!nb::isinstance<runtime::Kernel>(kernel)) return nb::none();  // a stand-in runtime (tests)
     t.cuda = std::make_unique<runtime::Kernel>(nb::cast<const runtime::Kernel&>(kernel));
     t.device = device;
@@ -355,6 +377,7 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, PlanT
     t.smem = smem;
     t.maps = std::move(maps);
     t.sms = sms;
+    t.split_bytes = split_bytes;
   }
   std::vector<PlanParam> plan;
   nb::list args;  // the values a launch passes

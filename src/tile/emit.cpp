@@ -157,6 +157,8 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
   }
   r.persistent = e.persistent();
   if (r.persistent) params += ", long long cupric_grid0, long long cupric_grid1, long long cupric_grid2";
+  r.split_bytes = e.split_bytes();
+  if (r.split_bytes) params += ", long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters";
   if (o.debug) {  // where failed checks are recorded; the launcher zeroes it and reads it back
     params += cat(params.empty() ? "" : ", ", "cupric_tile_status* cupric_status");
     r.params.push_back({ParamRole::status, DType::uint8});
@@ -360,6 +362,11 @@ std::vector<std::string> stage_names(Target target) {
   backend(target).add_stages(own, o);
   for (const Stage& s : own) names.emplace_back(s.name);
   return names;
+}
+
+long long split_count(long long tiles, long long sms) {
+  if (tiles <= 0 || 2 * tiles > sms) return 1;
+  return std::min<long long>(sms / tiles, 16);
 }
 
 }  // namespace cupric::tile

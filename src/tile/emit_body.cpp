@@ -185,11 +185,14 @@ std::string Emitter::body() {
   std::vector<std::size_t> slice;
   producer_ = producer_loop(slice);
   persistent_ = producer_ && allow_persistent_ && !opt_.debug && persistent_requested();
+  if (persistent_ && splittable(*producer_)) {
+    const Type& acc = f_.type(producer_->results.at(0));
+    split_bytes_ = acc.size() * itemsize(acc.dtype);
+  }
   if (producer_) emit_producer(*producer_, slice);
   if (persistent_) {
     emit_ring_setup(*producer_);
-    line() << "for (long long cupric_t = blockIdx.x; ::cu::tile::next_tile(blk, cupric_t); cupric_t += gridDim.x) {";
-    ++indent_;
+    open_tile_loop();
     emit_region(f_.body);
     --indent_;
     line() << "}";
@@ -555,6 +558,56 @@ const Op* Emitter::producer_loop(std::vector<std::size_t>& slice) const {
   return loop;
 }
 
+bool Emitter::splittable(const Op& loop) const {
+  const Region& body = loop.regions.at(0);
+  if (body.args.size() != 2 || loop.results.size() != 1 || body.ops.empty()) return false;
+  const Op& yield = body.ops.back();
+  const int acc = body.args[1];
+  const Type& t = f_.type(acc);
+  if (yield.kind != OpKind::yield || yield.operands.size() != 1 || itemsize(t.dtype) != 4) return false;
+  auto writes = [](const Op& o) {
+    return o.kind == OpKind::store || o.kind == OpKind::store_offset || o.kind == OpKind::scatter ||
+           o.kind == OpKind::atomic || !o.regions.empty();
+  };
+  for (const Op& o : f_.body.ops) {  // before the loop: every split runs it
+    if (&o == &loop) break;
+    if (writes(o)) return false;
+  }
+  bool added = false;  // the accumulator: only the product that makes the yielded value reads it
+  for (const Op& o : body.ops) {
+    if (writes(o)) return false;
+    for (std::size_t i = 0; i < o.operands.size(); ++i) {
+      if (o.operands[i] != acc) continue;
+      if (o.kind != OpKind::mma || i != 2 || o.result() != yield.operands[0]) return false;
+      added = true;
+    }
+  }
+  // it starts at zero (ct.zeros): each split adds its products to zero
+  auto init = def_.find(loop.operands.at(3));
+  if (!added || init == def_.end() || init->second->kind != OpKind::full) return false;
+  auto fill = def_.find(init->second->operands.at(0));
+  if (fill == def_.end() || fill->second->kind != OpKind::constant) return false;
+  const Scalar& z = fill->second->value;
+  return z.kind == WeakKind::floating ? z.f == 0 : (!z.big_unsigned && z.i == 0);
+}
+
+void Emitter::open_tile_loop() {
+  line() << "long long cupric_split = 0;  // (split K: this unit's part of the tile's loop)";
+  line() << "for (long long cupric_t = blockIdx.x; ::cu::tile::next_tile(blk, cupric_t"
+         << (split_bytes_ ? ", cupric_splits, cupric_split" : "") << "); cupric_t += gridDim.x) {";
+  ++indent_;
+}
+
+std::pair<std::string, std::string> Emitter::split_bounds(const Op& loop) {
+  const std::string lb = name(loop.operands.at(0)), ub = name(loop.operands.at(1));
+  if (!split_bytes_ || &loop != producer_) return {lb, ub};
+  const std::string it = name(loop.regions.at(0).args.at(0));
+  line() << "long long " << it << "_lo, " << it << "_hi;";
+  line() << "const long long " << it << "_used = ::cu::tile::split_range(" << lb << ", " << ub << ", "
+         << name(loop.operands.at(2)) << ", cupric_split, cupric_splits, " << it << "_lo, " << it << "_hi);";
+  return {it + "_lo", it + "_hi"};
+}
+
 std::pair<int, int> Emitter::register_split(int blocks) const {
   // each SM's 64 Ki registers over `blocks` blocks of threads_ + 128 threads: the launch gives every
   // thread the same share (ptxas' cap: a multiple of 8); the producer keeps 40 (24 at 2 blocks, the
@@ -586,12 +639,12 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
   ++indent_;
   line() << "long long " << count << " = 0;";
   if (persistent_) {  // every output tile of this block, the fills numbered on across them
-    line() << "for (long long cupric_t = blockIdx.x; ::cu::tile::next_tile(blk, cupric_t); cupric_t += gridDim.x) {";
-    ++indent_;
+    open_tile_loop();
     for (std::size_t i : slice) emit_op(f_.body.ops[i]);
   }
-  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < "
-         << name(op.operands[1]) << "; " << it << " += " << name(op.operands[2]) << ", ++" << count << ") {";
+  const auto [lb, ub] = split_bounds(op);
+  line() << "for (::cu::tile::i64 " << it << " = " << lb << "; " << it << " < " << ub << "; " << it
+         << " += " << name(op.operands[2]) << ", ++" << count << ") {";
   ++indent_;
   line() << "::cu::tile::tma_fill_begin<" << stages << ">(blk, " << bars << ", " << count << ", " << stage << ");";
   tma_ring_ = bars;
@@ -633,8 +686,9 @@ void Emitter::emit_staged_for(const Op& op) {
   const int ahead = stages - 1 - in_flight;  // tiles in flight ahead of the one the products read
   min_blocks_ = std::max(min_blocks_, op.staged.min_blocks);
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
-  const std::string ub = name(op.operands.at(1)), count = it + "_k", bars = it + "_bars";
   const bool tma = tma_ring(body), produced = &op == producer_;
+  const auto [lb, ub] = split_bounds(op);
+  const std::string count = it + "_k", bars = it + "_bars";
   std::string maps_ready;
   const long long stage = plan_ring(op, &maps_ready);
   // the ring starts at a 1024-byte boundary (the swizzle's period) past the shared scratch the
@@ -682,8 +736,8 @@ void Emitter::emit_staged_for(const Op& op) {
   };
   line() << "for (int " << slot << " = 0; " << slot << " < " << ahead << "; ++" << slot << ") {";
   ++indent_;
-  line() << "const ::cu::tile::i64 " << it << (tma ? "_first" : "") << " = " << name(op.operands.at(0)) << " + " << slot
-         << " * " << step << ";";
+  line() << "const ::cu::tile::i64 " << it << (tma ? "_first" : "") << " = " << lb << " + " << slot << " * " << step
+         << ";";
   fill(it + "_first", persistent ? cat(count, " + ", slot) : slot,
        cat(ring, " + (", first, " + ", slot, ") % ", stages, " * ", stage));
   --indent_;
@@ -694,8 +748,8 @@ void Emitter::emit_staged_for(const Op& op) {
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
   if (turns(op) > 0) line() << "::cu::tile::turns_begin(blk);  // the first warpgroup issues first";
   // stage_products marks loops of a positive constant step
-  line() << "for (::cu::tile::i64 " << it << " = " << name(op.operands[0]) << "; " << it << " < " << ub << "; " << it
-         << " += " << step << ") {";
+  line() << "for (::cu::tile::i64 " << it << " = " << lb << "; " << it << " < " << ub << "; " << it << " += " << step
+         << ") {";
   ++indent_;
   if (tma)
     line() << "::cu::tile::tma_stage_ready<" << ahead << ">(" << bars << ", " << count
@@ -733,6 +787,10 @@ void Emitter::emit_staged_for(const Op& op) {
   else
     line() << (tma ? cat("::cu::tile::tma_ring_end", produced ? "<true>" : "", "(blk, ", bars, ");")
                    : std::string("::cu::tile::staged_loop_end();"));
+  if (persistent && split_bytes_)  // split K: the last split to finish adds the partials, and runs the rest
+    line() << "if (!::cu::tile::split_combine<" << split_bytes_ << ">(blk, " << name(body.args.at(1))
+           << ", cupric_partials, cupric_counters, cupric_t / cupric_splits, cupric_split, cupric_splits, " << it
+           << "_used)) continue;";
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

@@ -28,6 +28,10 @@ class Emitter {
   /// CUDA: a persistent kernel (it takes the launch's grid as three more parameters, after the
   /// tensor maps, and loops over the output tiles: launched with at most one block per SM).
   bool persistent() const { return persistent_; }
+  /// CUDA: a persistent kernel that splits its K loop where the launch's tiles do not fill the GPU
+  /// (it takes the split count, a scratch of that many partial accumulators per tile and a counter
+  /// per tile after the grid): the bytes of one partial accumulator, or 0 (no split).
+  long long split_bytes() const { return split_bytes_; }
   /// Emits the kernel without persistence (when its ring and the epilogue's scratch do not fit).
   void forbid_persistent() { allow_persistent_ = false; }
   /// Blocks per SM the CUDA kernel is built for (__launch_bounds__' second argument).
@@ -172,6 +176,15 @@ class Emitter {
   std::string tma_fill_;          ///< ... and the fill (iteration number) the copies are for
   const Op* producer_ = nullptr;  ///< the staged loop a producer warpgroup fills (warp specialisation)
   bool persistent_ = false, allow_persistent_ = true;
+  long long split_bytes_ = 0;  ///< split_bytes()
+  /// Whether the producer's loop can be split (split K): it carries one 32-bit accumulator that
+  /// starts at zero and only a product adds to, and nothing before it or in it writes memory.
+  bool splittable(const Op& loop) const;
+  /// The persistent kernel's loop over its output tiles (and their splits of K), opened.
+  void open_tile_loop();
+  /// A split loop's bounds: emits split_range into `<it>_lo` / `_hi` / `_used`, returns (lb, ub);
+  /// else the loop's own.
+  std::pair<std::string, std::string> split_bounds(const Op& loop);
   long long persistent_ring_ = 0;  ///< a persistent kernel's ring and barriers (bytes, placed after all scratch)
   /// A persistent kernel's ring set-up, before its loop over output tiles (the loop's own code skips it).
   void emit_ring_setup(const Op& loop);

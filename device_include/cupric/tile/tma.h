@@ -338,6 +338,85 @@ CUPRIC_TD bool next_tile(Block& b, long long t) {
   return true;
 }
 
+/// Split K (a persistent kernel whose output tiles do not fill the GPU: the launch's `splits` > 1):
+/// work unit t of the launch is part `split` = t % splits of the K loop of output tile t / splits.
+CUPRIC_TD bool next_tile(Block& b, long long t, long long splits, long long& split) {
+  split = t % splits;
+  return next_tile(b, t / splits);
+}
+
+/// Fewest iterations of the K loop a split is given (below, fewer splits run: the partial sums'
+/// traffic would cost more than the products it spreads).
+inline constexpr long long kSplitMinIterations = 8;
+
+/// The iterations [lo, hi) of the loop lb, lb + step, ... < ub (step > 0) that part `split` of
+/// `splits` runs: equal shares of at least kSplitMinIterations; parts past the count that gets
+/// work run none. Returns that count (1: the loop is not split).
+CUPRIC_TD long long split_range(long long lb, long long ub, long long step, long long split, long long splits,
+                                long long& lo, long long& hi) {
+  const long long n = ub > lb ? (ub - lb + step - 1) / step : 0;
+  long long used = n / kSplitMinIterations;
+  used = used < 1 ? 1 : (used > splits ? splits : used);
+  const long long per = (n + used - 1) / used;
+  const long long first = split * per < n ? split * per : n, last = (split + 1) * per < n ? (split + 1) * per : n;
+  lo = lb + first * step;
+  hi = last == n ? (ub > lb ? ub : lb) : lb + last * step;
+  if (split >= used) hi = lo;
+  return used;
+}
+
+/// Whether any of the tile code's threads passes true (a barrier of those threads, like
+/// CUPRIC_TILE_SYNC, with an OR of `p`).
+CUPRIC_TD bool tile_threads_any(bool p) {
+#if CUPRIC_TILE_PRODUCERS > 0
+  unsigned any;
+  asm volatile(
+      "{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, " CUPRIC_TILE_STR(CUPRIC_TILE_THREADS) ", p;\n"
+      "selp.u32 %0, 1, 0, q;\n}"
+      : "=r"(any)
+      : "r"(static_cast<unsigned>(p))
+      : "memory");
+  return any != 0;
+#else
+  return __syncthreads_or(p) != 0;
+#endif
+}
+
+/// The end of a split of tile `tile`'s K loop (`used` splits of the launch's `splits`: split_range):
+/// each split writes its partial accumulator to `partials` (slot tile * splits + split, Bytes each,
+/// slot s of thread t at s * kThreads + t: coalesced), and the last to finish (a counter per tile,
+/// zeroed by the host) adds every split's partial in split order — the same sum whichever finishes
+/// last — and returns true: it alone runs the epilogue. The others return false.
+template <int Bytes, class T, int N, class L>
+CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, unsigned* counters, long long tile,
+                             long long split, long long splits, long long used) {
+  static_assert(sizeof(T) == 4 && L::kSlots * kThreads * 4 == Bytes, "split K: an exact 32-bit accumulator");
+  if (used == 1) return true;
+  if (split >= used) return false;  // (its loop ran no iteration)
+  constexpr long long per = Bytes / 4;
+  T* const partials = static_cast<T*>(scratch);
+  T* const mine = partials + (tile * splits + split) * per + b.tid;
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < L::kSlots; ++s) __stcg(mine + s * kThreads, acc.v[s]);
+  __threadfence();     // the partial is visible before the counter says so,
+  CUPRIC_TILE_SYNC();  // every thread's, before thread 0 counts this split
+  bool last = false;
+  if (b.tid == 0) last = atomicAdd(counters + tile, 1u) == static_cast<unsigned>(used - 1);
+  // (the same answer in every thread; read from lane 0, so that ptxas sees a warp-uniform branch:
+  // around the products' aligned instructions a divergent one cost the matmul ~160 bytes of spills)
+  if (!__shfl_sync(0xffffffffu, tile_threads_any(last), 0)) return false;
+  __threadfence();
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < L::kSlots; ++s) acc.v[s] = T(0);
+  const T* from = partials + tile * splits * per + b.tid;
+  CUPRIC_TILE_NO_UNROLL
+  for (long long u = 0; u < used; ++u, from += per) {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < L::kSlots; ++s) acc.v[s] += __ldcg(from + s * kThreads);
+  }
+  return true;
+}
+
 /// The producer warpgroup's side of tma_ring_begin: the ring as the tile code's threads set it up
 /// (it waits with them at the block-wide barrier after the barriers' initialisation).
 template <int Stages>

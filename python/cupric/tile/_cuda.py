@@ -533,6 +533,7 @@ class CudaKernel:
                     "params": params,
                     "tensor_maps": maps,
                     "persistent": bool(emitted.get("persistent")),
+                    "split_bytes": int(emitted.get("split_bytes", 0)),
                     "cubin": key,
                 }
             else:
@@ -548,6 +549,7 @@ class CudaKernel:
         # a persistent kernel takes the grid as arguments and runs at most one block per SM
         self.persistent = bool(emitted.get("persistent"))
         self.sms = mod.Device(device_index).multiprocessor_count if self.persistent else 0
+        self.split_bytes = int(emitted.get("split_bytes", 0))  # split K's partial accumulator, or 0
         self.device = device_index
         self._configs = {}
 
@@ -598,11 +600,25 @@ class CudaKernel:
             args.append(status)  # (a cupric array: the launch orders it after its zeroing)
         if self.persistent:  # the grid's blocks become output tiles of at most one block per SM
             args.extend(np.int64(g) for g in grid)
-            grid = (min(grid[0] * grid[1] * grid[2], max(self.sms, 1)), 1, 1)
+            tiles = units = grid[0] * grid[1] * grid[2]
+            if self.split_bytes:  # split K where the tiles do not fill the GPU (tma.h: split_combine)
+                splits = _c._tile.split_count(tiles, self.sms)
+                units *= splits
+                size = units * self.split_bytes if splits > 1 else 4
+                args += [np.int64(splits), *split_scratch(size, tiles, self.device)]
+            grid = (min(units, max(self.sms, 1)), 1, 1)
         mod.launch(stream, self.config(grid), self.kernel, *args)
         if debug:  # the failure the CPU launch would raise, raised here; the context stays usable
             stream.synchronize()
             _c._tile.raise_status(np.asarray(status.to_device("cpu")).tobytes())
+
+
+def split_scratch(partial_bytes, tiles, device_index):
+    """Split K's scratch for one launch: the partial accumulators, and a zeroed counter per output
+    tile (cupric arrays: the launch orders itself after the zeroing, and their memory is reused
+    only after the kernel)."""
+    on = f"cuda:{device_index}"
+    return _c.empty((partial_bytes,), dtype="uint8", device=on), _c.zeros((tiles,), dtype="uint32", device=on)
 
 
 def _index_key(compiled, mod, device_index):

@@ -10,7 +10,7 @@ import warnings
 
 from .. import _cupric as _c
 
-_FORMAT = "cupric.tile index 6"  # (6: the cubins it names are assembled without unused globals)
+_FORMAT = "cupric.tile index 7"  # (7: split K's split_bytes; 6: cubins assembled without unused globals)
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
@@ -54,6 +54,7 @@ CUDA = {
     "tensor_maps": lambda v: isinstance(v, list)
     and all(isinstance(m, list) and len(m) == 3 and all(_is_int(x, 0, 1 << 16) for x in m) for m in v),
     "persistent": lambda v: isinstance(v, bool),
+    "split_bytes": lambda v: _is_int(v, 0, 1 << 30),
 }
 
 

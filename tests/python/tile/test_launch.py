@@ -434,8 +434,9 @@ def test_cuda_plans_pack_tensor_maps_and_the_grid_as_the_python_path_does(fake_d
     after the first launch: the plan makes the tensor maps in C++ (the stand-in driver encodes none:
     maps of zeros) after the 18 parameters of the arrays (a's, b's and the bfloat16 epilogue's
     store), and a persistent kernel's grid after
-    them — the same parameters the Python path packs, and the same single-block-per-SM grid."""
-    n_args = 18 + 3 + (3 if persistent == "1" else 0)
+    them, then split K's count, partial accumulators and counters — the same parameters the Python
+    path packs (the scratch's addresses aside: each launch's own), and the same grid."""
+    n_args = 18 + 3 + (6 if persistent == "1" else 0)
     env = {
         "CUPRIC_CACHE_DIR": str(tmp_path),
         "CUPRIC_DEVICE": "cuda",
@@ -460,9 +461,11 @@ def refuse(*a, **k):
 Kernel._prepare = refuse
 mm[(3, 2)](a, b, bias, out, 128, 256, 64)  # its plan (GROUP_M left out: its default filled in)
 planned = np.ctypeslib.as_array(ctypes.cast(fake.fake_last_args, ctypes.POINTER(ctypes.c_int64)), ({n_args},)).copy()
-assert (planned == first).all(), (planned, first)
+assert (planned[:25] == first[:25]).all(), (planned, first)
 assert planned[1:5].tolist() == [300, 200, 200, 1] and planned[18:21].tolist() == [0, 0, 0]  # maps of zeros
 if {persistent!r} == "1":
-    assert planned[21:].tolist() == [3, 2, 1]  # the grid, as arguments
+    sms = cu.cuda.Device().multiprocessor_count
+    assert planned[21:25].tolist() == [3, 2, 1, cu._cupric._tile.split_count(6, sms)]  # the grid, split K's count
+    assert planned[25] != 0 and planned[26] != 0  # its scratch
 """
     run_with_fake_driver(fake_dir, prelude + body, env, script=tmp_path / "maps_check.py")

@@ -129,13 +129,22 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
     of the ring and one for the epilogue's store (a NumPy void scalar: a 0-d buffer; zeros here,
     where no driver makes maps); the
     kernel index keeps the maps' parameters, so that a new process packs the same arguments. A
-    persistent kernel takes the grid after the maps and runs at most one block per SM."""
+    persistent kernel takes the grid after the maps and runs at most one block per SM; then split
+    K's count, partial accumulators (3 tiles x splits x 128 KB) and a zeroed counter per tile."""
     from test_cuda import FakeCudaDLPack, StandInRuntime
 
     monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", "1" if persistent else "0")
 
     rt = StandInRuntime()
     monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
+    monkeypatch.setattr(
+        _cuda,
+        "split_scratch",
+        lambda size, tiles, device: (
+            FakeCudaDLPack(cu.empty(size, dtype=cu.uint8)),
+            FakeCudaDLPack(cu.zeros(tiles, dtype=cu.uint32)),
+        ),
+    )
     matmul.matmul_kernel._forget_plans()
     shapes = ((300, 200), (200, 256), (256,), (300, 256))
     dev = [FakeCudaDLPack(cu.zeros(s, dtype=cu.bfloat16)) for s in shapes]  # bfloat16 "on the GPU"
@@ -143,15 +152,20 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
         matmul.matmul_kernel[(3, 1)](*dev, 128, 256, 64)
     assert len(rt.launches) == 2
     args = rt.launches[0][3]
-    grid = 3 if persistent else 0  # a persistent kernel: the grid after the maps (3 tiles: 3 blocks)
+    grid = 6 if persistent else 0  # a persistent kernel: the grid after the maps (3 tiles), split K's three
     assert len(args) == 4 * 5 - 2 + 3 + grid
+    k = next(iter(matmul.matmul_kernel.cache.values())).cuda_kernels[0]
     if persistent:
-        assert [int(g) for g in args[-3:]] == [3, 1, 1] and tuple(rt.launches[0][1].grid) == (3, 1, 1)
+        splits = cu._cupric._tile.split_count(3, k.sms)
+        assert [int(g) for g in args[-6:-2]] == [3, 1, 1, splits] and k.split_bytes == 128 * 256 * 4
+        assert tuple(rt.launches[0][1].grid) == (min(3 * splits, k.sms), 1, 1)
+        partials, counters = (x.base for x in args[-2:])
+        assert partials.nbytes == (3 * splits * k.split_bytes if splits > 1 else 4)
+        assert counters.dtype == cu.uint32 and counters.shape == (3,)
     maps = args[len(args) - grid - 3 : len(args) - grid]
     assert all(isinstance(m, np.void) and bytes(m) == bytes(128) for m in maps)
     data, offsets = cu.cuda._pack_arguments([8] * 18 + [128] * 3 + [8] * grid, *args)
     assert len(data) >= 18 * 8 + 384 + 8 * grid and offsets[19] - offsets[18] >= 128
-    k = next(iter(matmul.matmul_kernel.cache.values())).cuda_kernels[0]
     assert k.tensor_maps == [(0, 128, 64), (1, 64, 64), (3, 128, 64)]
     assert k.index_entry["tensor_maps"] == [[0, 128, 64], [1, 64, 64], [3, 128, 64]]
     # launch plans take such kernels too (they make the maps in C++; the stand-in runtime gets none)
@@ -437,9 +451,10 @@ def test_persistent_kernels_take_the_grid_and_loop_over_output_tiles(monkeypatch
     matmul.matmul_kernel.cache.clear()
     e = _emitted(128, 256, 64)
     src = e["source"]
-    assert e["persistent"] and "long long cupric_grid0, long long cupric_grid1, long long cupric_grid2)" in src
+    assert e["persistent"] and "long long cupric_grid0, long long cupric_grid1, long long cupric_grid2," in src
     body = src.split("__global__")[1]
-    assert body.count("::cu::tile::next_tile(blk, cupric_t)") == 2  # the producer's loop, the tile code's
+    # the producer's loop, the tile code's (each unit a split of a tile's K loop: split K)
+    assert body.count("::cu::tile::next_tile(blk, cupric_t, cupric_splits, cupric_split)") == 2
     assert body.count("tma_ring_begin<") == 1 and "tma_tile_end<1>(" in body and "_k0 = " in body
     ring = int(re.search(r"#define CUPRIC_TILE_RING_\w+ (\d+)", src).group(1))
     assert ring >= 1024  # past the bias broadcast's scratch (256 floats)
@@ -492,6 +507,115 @@ def test_launch_plans_make_the_maps_and_the_grid(monkeypatch, mode):
         matmul.matmul_kernel[(ct.cdiv(m, 128), ct.cdiv(n, 256))](da, db, dbias, out, 128, 256, 64)
         np.testing.assert_array_equal(np.asarray(out.to_device("cpu")), _reference(a, b, bias))
     assert len(matmul.matmul_kernel._plans) >= 1  # the later launches' path
+    matmul.matmul_kernel.cache.clear()
+
+
+# ---- split K (persistent kernels whose output tiles do not fill the GPU) --------------------------
+
+
+def test_split_k_counts_fill_the_sms_where_the_tiles_do_not():
+    count = cu._cupric._tile.split_count
+    assert [count(t, 132) for t in (1, 3, 8, 33, 44, 66, 67, 132, 500)] == [16, 16, 16, 4, 3, 2, 1, 1, 1]
+    assert count(0, 132) == 1 and count(5, 0) == 1
+
+
+def test_split_k_kernels_split_only_loops_of_a_zero_started_product(monkeypatch):
+    """The persistent matmul splits its K loop (split_range in both warpgroups, split_combine after
+    the loop, its scratch after the grid) and still compiles for sm_90a without spills (a branch on
+    the counter's answer that ptxas took for divergent cost ~160 bytes); attention, whose loop also
+    carries the running maximum and sum, is not split, and neither is a product that starts from
+    ones (every split would add them)."""
+    import attention
+
+    _mode(monkeypatch, "tma ws persistent")
+    matmul.matmul_kernel.cache.clear()
+    e = _emitted(128, 256, 64)
+    src = e["source"]
+    assert e["split_bytes"] == 128 * 256 * 4
+    assert "long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters)" in src
+    body = src.split("__global__")[1]
+    assert body.count("::cu::tile::split_range(") == 2 and body.count("split_combine<131072>(") == 1
+    if _cuda.nvrtc_available():
+        from cupric.tile import _paths
+
+        info, _ = _cuda.resources_from_log(_cuda.compile_source(src, _paths.include_dir(), arch="sm_90a")["log"])
+        assert info["spill_stores"] == 0 and info["registers"] <= 168
+    q = np.zeros((4, 512, 128), BF16)
+    attention.attention_kernel.cache.clear()
+    key, specs, *_ = attention.attention_kernel._specialise((q, q, q, q, 0.1, False, 128, 64, 128))
+    e = attention.attention_kernel.compiled(key, specs).cuda()
+    assert e["persistent"] and e["split_bytes"] == 0 and "cupric_splits" not in e["source"]
+    attention.attention_kernel.cache.clear()
+
+    @ct.kernel
+    def accumulate(a, b, c, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+        acc = ct.full((BM, BN), 1.0, dtype=ct.float32)
+        for k in range(ct.cdiv(a.shape[1], BK)):
+            ta = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK))
+            acc = ct.mma(ta, ct.load(b, index=(k, ct.bid(1)), shape=(BK, BN)), acc)
+        ct.store(out, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+    a, c = np.zeros((256, 256), BF16), np.zeros((256, 256), np.float32)
+    key, specs, *_ = accumulate._specialise((a, a, c, c, 128, 256, 64))
+    e = accumulate.compiled(key, specs).cuda()
+    assert e["persistent"] and e["split_bytes"] == 0
+
+
+def _split_case(m, n, k, seed, out_dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    a, b, bias = _integers((m, k), rng), _integers((k, n), rng), _integers((n,), rng)
+    out = cu.zeros((m, n), dtype=out_dtype, device="cuda")
+    dev = [cu.asarray(x.astype(BF16), device="cuda") for x in (a, b, bias)]
+    return (a, b, bias), dev, out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    ("m", "k"),
+    [
+        (128 * 3 - 17, 64 * 8 * 16),  # 3 tiles: 16 splits of 8 iterations
+        (128 * 3, 64 * 20 + 5),  # 21 iterations, ragged: 2 splits of 11 and 10
+        (128 * 20, 64 * 40),  # 20 tiles: 6 splits (5 get work)
+        (128 * 2, 64 * 7),  # too short to split: one
+        (128 * 3, 0),  # no iteration at all
+    ],
+)
+def test_split_k_products_are_exact(monkeypatch, m, k):
+    """Split K (tiles fewer than half the SMs): exact integer products however the loop divides,
+    through the Python path and then the launch plan (new arrays each time), and the same bits on
+    every launch (the partials are added in split order whichever split finishes last)."""
+    _mode(monkeypatch, "tma ws persistent")
+    matmul.matmul_kernel.cache.clear()
+    n = 200  # one column of 128 x 256 tiles
+    outs = []
+    for seed in range(3):
+        (a, b, bias), dev, out = _split_case(m, n, k, seed if seed < 2 else 1)
+        matmul.matmul_kernel[(ct.cdiv(m, 128), 1)](*dev, out, 128, 256, 64)
+        outs.append(np.asarray(out.to_device("cpu")))
+        np.testing.assert_array_equal(outs[-1], _reference(a, b, bias))
+    assert len(matmul.matmul_kernel._plans) >= 1
+    np.testing.assert_array_equal(outs[1], outs[2])
+    matmul.matmul_kernel.cache.clear()
+
+
+@pytest.mark.gpu
+def test_split_k_is_deterministic_and_matches_float32_for_real_values(monkeypatch):
+    """Random (non-integer) inputs, bfloat16 out through the staged store: within float32's rounding
+    of the reference, and bit for bit the same on every launch."""
+    _mode(monkeypatch, "tma ws persistent")
+    matmul.matmul_kernel.cache.clear()
+    m, n, k = 128 * 4, 256, 64 * 8 * 12
+    rng = np.random.default_rng(7)
+    a, b, bias = (rng.standard_normal(s).astype(BF16) for s in ((m, k), (k, n), (n,)))
+    dev = [cu.asarray(x, device="cuda") for x in (a, b, bias)]
+    runs = []
+    for _ in range(3):
+        out = cu.zeros((m, n), dtype=cu.bfloat16, device="cuda")
+        matmul.matmul_kernel[(4, 1)](*dev, out, 128, 256, 64)
+        runs.append(np.asarray(out.to_device("cpu")).astype(np.float32))
+    want = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64), 0)
+    np.testing.assert_allclose(runs[0], want, rtol=1e-2, atol=1e-1)
+    assert (runs[0] == runs[1]).all() and (runs[1] == runs[2]).all()
     matmul.matmul_kernel.cache.clear()
 
 
