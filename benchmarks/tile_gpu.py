@@ -394,6 +394,44 @@ def _matmul_shapes(p, quick, row):
         row("gpu", f"matmul {dtype} {m}x{n}x{k} torch (cuBLAS)", TFLOP_s=f"{2 * m * n * k / t_ref / 1e12:.0f}")
 
 
+def _split_k(p, quick, row):
+    """Split K: shapes whose 128 x 256 output tiles fill less than half the SMs, the example kernel
+    plain (one block per tile) and persistent (each tile's K loop split over the idle SMs), beside
+    cuBLAS on the same data."""
+    import matmul
+
+    if p.torch is None:
+        print("# split K: needs PyTorch; skipped")
+        return
+    torch = p.torch
+    shapes = ((1024, 1024, 16384), (512, 1024, 8192), (256, 2048, 8192), (2048, 2048, 4096))
+    for m, n, k in shapes[:2] if quick else shapes:
+        a, b, bias = p.rand((m, k), "bfloat16", 0.1), p.rand((k, n), "bfloat16", 0.1), p.rand(n, "bfloat16", 0.1)
+        o = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+        t_ref = _event_time(lambda a=a, b=b: a @ b, p.torch_stream, target_s=0.3, max_repeat=50)
+        tiles = ct.cdiv(m, 128) * ct.cdiv(n, 256)
+        for mode, env in (
+            ("tma ws", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "0"}),
+            ("tma ws persistent", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "1"}),
+        ):
+            with _switches(env, matmul.matmul_kernel):
+
+                def run(a=a, b=b, bias=bias, o=o, m=m, n=n):
+                    matmul.matmul_kernel[(ct.cdiv(m, 128), ct.cdiv(n, 256))](a, b, bias, o, 128, 256, 64)
+
+                ref = lambda a=a, b=b, bias=bias: torch.relu(a @ b + bias)  # noqa: E731
+                status, t = _checked_time(p, "matmul", run, o, ref, 2e-2)
+            row(
+                "gpu",
+                f"matmul+bias+relu bf16 {m}x{n}x{k} ({tiles} tiles) {mode}",
+                TFLOP_s=f"{2 * m * n * k / t / 1e12:.0f}",
+                us=f"{t * 1e6:.1f}",
+                vs_cublas=f"{t_ref / t:.2f}",
+                check=status,
+            )
+        row("gpu", f"matmul bf16 {m}x{n}x{k} torch (cuBLAS)", TFLOP_s=f"{2 * m * n * k / t_ref / 1e12:.0f}")
+
+
 def _fp8(p, quick, row):
     """FP8 e4m3 (a (M, K), b (N, K), per-tensor scales, bf16 out) against torch._scaled_mm (cuBLASLt's
     fp8 kernels) on the same data."""
@@ -562,8 +600,10 @@ def gpu_section(quick, row, within_budget, only=None):
         ("grouped", 10, lambda: _grouped(p, quick, row)),
         ("fp8", 10, lambda: _fp8(p, quick, row)),
         ("shapes", 10, lambda: _matmul_shapes(p, quick, row)),
+        ("splitk", 10, lambda: _split_k(p, quick, row)),
     ):
-        if only is not None and name.split()[0] not in only:  # --only saxpy,softmax,matmul,attention,grouped,fp8,shapes
+        # --only saxpy,softmax,matmul,attention,grouped,fp8,shapes,splitk
+        if only is not None and name.split()[0] not in only:
             continue
         if not within_budget(f"gpu {name}", need_s):
             continue

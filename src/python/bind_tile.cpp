@@ -251,7 +251,8 @@ void bind_tile(nb::module_& m) {
           "Runs the target's stages on a copy and renders it: {'source', 'entry', 'threads', 'vec', 'smem_bytes', "
           "'params' ((role, dtype) per kernel parameter), 'param_types' (their C types, for reading), "
           "'tensor_maps', 'persistent', 'split_bytes', 'stages'} ('stages': (name, IR text) after each stage, with "
-          "record_stages). ring: how staged loops' rings are filled on CUDA ('cp.async', 'tma', 'tma ws', "
+          "record_stages). ring: how staged loops' rings are filled on CUDA ('cp.async', 'tma', 'tma ws', 'tma ws "
+          "plain', "
           "'tma ws persistent'; '': from the CUPRIC_TILE_* environment).");
   t.def("split_count", &tile::split_count, nb::arg("tiles"), nb::arg("sms"),
         "Split K: the parts a persistent kernel splits each output tile's K loop into, for `tiles` output "

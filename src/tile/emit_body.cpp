@@ -184,8 +184,16 @@ std::string Emitter::literal(const Scalar& s, DType t) const {
 std::string Emitter::body() {
   std::vector<std::size_t> slice;
   producer_ = producer_loop(slice);
-  persistent_ = producer_ && allow_persistent_ && !opt_.debug && persistent_requested();
-  if (persistent_ && splittable(*producer_)) {
+  const bool split = producer_ && split_requested() && splittable(*producer_);
+  // persistent for split K by default only where nothing before the loop reads memory: the grouped
+  // product's table reads made its persistent kernel spill (236 bytes; 0 one tile a block)
+  bool reads = false;
+  for (const Op& o : f_.body.ops) {
+    if (&o == producer_) break;
+    reads = reads || o.kind == OpKind::load || o.kind == OpKind::load_offset || o.kind == OpKind::gather;
+  }
+  persistent_ = producer_ && allow_persistent_ && !opt_.debug && (persistent_requested() || (split && !reads));
+  if (persistent_ && split) {
     const Type& acc = f_.type(producer_->results.at(0));
     split_bytes_ = acc.size() * itemsize(acc.dtype);
   }

@@ -412,8 +412,10 @@ bool env_is(const char* name, const char* value) {
 
 RingModeScope::RingModeScope(const std::string& mode) : saved_(g_ring_mode) {
   if (!mode.empty()) {
-    if (mode != "cp.async" && mode != "tma" && mode != "tma ws" && mode != "tma ws persistent")
-      throw ValueError(cat("cupric.tile: unknown ring mode '", mode, "' (cp.async, tma, tma ws, tma ws persistent)"));
+    if (mode != "cp.async" && mode != "tma" && mode != "tma ws" && mode != "tma ws plain" &&
+        mode != "tma ws persistent")
+      throw ValueError(
+          cat("cupric.tile: unknown ring mode '", mode, "' (cp.async, tma, tma ws, tma ws plain, tma ws persistent)"));
     g_ring_mode = &mode;
   }
 }
@@ -432,6 +434,11 @@ bool ws_requested() {
 bool persistent_requested() {
   if (g_ring_mode) return *g_ring_mode == "tma ws persistent";
   return ws_requested() && env_is("CUPRIC_TILE_PERSISTENT", "1");
+}
+
+bool split_requested() {
+  if (g_ring_mode) return *g_ring_mode == "tma ws" || *g_ring_mode == "tma ws persistent";
+  return ws_requested() && !env_is("CUPRIC_TILE_PERSISTENT", "0");
 }
 
 StagedShape staged_shape(const Function& f, const Op& mma, int threads) {

@@ -391,8 +391,8 @@ template <int Bytes, class T, int N, class L>
 CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, unsigned* counters, long long tile,
                              long long split, long long splits, long long used) {
   static_assert(sizeof(T) == 4 && L::kSlots * kThreads * 4 == Bytes, "split K: an exact 32-bit accumulator");
-  if (used == 1) return true;
   if (split >= used) return false;  // (its loop ran no iteration)
+  if (used == 1) return true;
   constexpr long long per = Bytes / 4;
   T* const partials = static_cast<T*>(scratch);
   T* const mine = partials + (tile * splits + split) * per + b.tid;

@@ -80,10 +80,18 @@ class RingModeScope {
 /// unless CUPRIC_TILE_WS=0; read at each compile (part of the kernel index's key).
 bool ws_requested();
 
-/// Whether a kernel with a producer warpgroup is persistent (one block per SM looping over the
+/// Whether every kernel with a producer warpgroup is persistent (one block per SM looping over the
 /// output tiles): with warp specialisation and CUPRIC_TILE_PERSISTENT=1 (measured no faster on the
-/// H200 for the example matmul, slower for attention: docs/performance.md).
+/// H200 for the example matmul, slower for attention: docs/performance.md). Ring mode "tma ws
+/// persistent".
 bool persistent_requested();
+
+/// Whether a kernel with a producer warpgroup whose K loop can be split (split K: one zero-started
+/// product carried, nothing before the loop reading memory) is persistent, so that it splits where
+/// its tiles do not fill the GPU: with warp specialisation unless CUPRIC_TILE_PERSISTENT=0 (ring
+/// modes "tma ws", the default, and "tma ws persistent"; "tma ws plain" keeps one output tile per
+/// block).
+bool split_requested();
 
 /// GPU: marks the K loops whose products read loads made in the loop from their indices (loads of
 /// arrays of 2 or more dimensions, padding 0, used by nothing else) and can be staged (staged_shape):

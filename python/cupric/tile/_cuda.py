@@ -488,17 +488,20 @@ def tma_requested():
 def ring_mode(device_index=None):
     """How staged products' rings are filled, which the compiler is told at each compile
     (EmitOptions::ring): "cp.async" (every thread copies), "tma" (thread 0 issues TMA copies), "tma
-    ws" (a producer warpgroup issues them: warp specialisation), "tma ws persistent" (such kernels
-    also loop over their output tiles at one block per SM). CUPRIC_TILE_TMA=1 / 0 turns TMA on /
-    off; unset, it is on where the device has TMA (sm_90 and later) — the producer with it unless
-    CUPRIC_TILE_WS=0, persistence only with CUPRIC_TILE_PERSISTENT=1. Part of the kernel index's
-    and the autotuner's keys."""
+    ws" (a producer warpgroup issues them: warp specialisation; kernels whose K loop can be split
+    are persistent, looping over their output tiles at one block per SM, and split K where those
+    do not fill the GPU), "tma ws plain" (one output tile per block), "tma ws persistent" (every
+    such kernel persistent). CUPRIC_TILE_TMA=1 / 0 turns TMA on / off; unset, it is on where the
+    device has TMA (sm_90 and later) — the producer with it unless CUPRIC_TILE_WS=0;
+    CUPRIC_TILE_PERSISTENT=1 / 0 makes every / no such kernel persistent. Part of the kernel
+    index's and the autotuner's keys."""
     tma = os.environ.get("CUPRIC_TILE_TMA")
     if tma == "0" or (tma != "1" and not _device_has_tma(device_index)):
         return "cp.async"
     if os.environ.get("CUPRIC_TILE_WS") == "0":
         return "tma"
-    return "tma ws persistent" if os.environ.get("CUPRIC_TILE_PERSISTENT") == "1" else "tma ws"
+    persistent = os.environ.get("CUPRIC_TILE_PERSISTENT")
+    return {"1": "tma ws persistent", "0": "tma ws plain"}.get(persistent, "tma ws")
 
 
 _TMA_DEVICES = {}

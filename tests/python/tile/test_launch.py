@@ -428,7 +428,7 @@ except ValueError as e:
 
 
 @pytest.mark.nvrtc
-@pytest.mark.parametrize("persistent", ["0", "1"])
+@pytest.mark.parametrize("persistent", ["0", "1", ""])
 def test_cuda_plans_pack_tensor_maps_and_the_grid_as_the_python_path_does(fake_dir, tmp_path, persistent):
     """A kernel with a TMA ring (the default on the stand-in's sm_90) launches through its plan
     after the first launch: the plan makes the tensor maps in C++ (the stand-in driver encodes none:
@@ -436,7 +436,7 @@ def test_cuda_plans_pack_tensor_maps_and_the_grid_as_the_python_path_does(fake_d
     store), and a persistent kernel's grid after
     them, then split K's count, partial accumulators and counters — the same parameters the Python
     path packs (the scratch's addresses aside: each launch's own), and the same grid."""
-    n_args = 18 + 3 + (6 if persistent == "1" else 0)
+    n_args = 18 + 3 + (0 if persistent == "0" else 6)  # (unset: persistent where the loop splits, as here)
     env = {
         "CUPRIC_CACHE_DIR": str(tmp_path),
         "CUPRIC_DEVICE": "cuda",
@@ -447,7 +447,7 @@ def test_cuda_plans_pack_tensor_maps_and_the_grid_as_the_python_path_does(fake_d
     body = f"""
 from matmul import matmul_kernel as mm
 from cupric.tile import _cuda
-assert _cuda.ring_mode() == ("tma ws persistent" if {persistent!r} == "1" else "tma ws")
+assert _cuda.ring_mode() == {{"1": "tma ws persistent", "0": "tma ws plain"}}.get({persistent!r}, "tma ws")
 a = cu.zeros((300, 200), dtype=cu.bfloat16, device="cuda")
 b = cu.zeros((200, 512), dtype=cu.bfloat16, device="cuda")
 bias = cu.zeros(512, dtype=cu.bfloat16, device="cuda")
@@ -463,7 +463,7 @@ mm[(3, 2)](a, b, bias, out, 128, 256, 64)  # its plan (GROUP_M left out: its def
 planned = np.ctypeslib.as_array(ctypes.cast(fake.fake_last_args, ctypes.POINTER(ctypes.c_int64)), ({n_args},)).copy()
 assert (planned[:25] == first[:25]).all(), (planned, first)
 assert planned[1:5].tolist() == [300, 200, 200, 1] and planned[18:21].tolist() == [0, 0, 0]  # maps of zeros
-if {persistent!r} == "1":
+if {persistent!r} != "0":
     sms = cu.cuda.Device().multiprocessor_count
     assert planned[21:25].tolist() == [3, 2, 1, cu._cupric._tile.split_count(6, sms)]  # the grid, split K's count
     assert planned[25] != 0 and planned[26] != 0  # its scratch

@@ -446,7 +446,8 @@ def test_persistent_kernels_take_the_grid_and_loop_over_output_tiles(monkeypatch
     tensor maps, both warpgroups loop over the blocks' output tiles (next_tile), the fills and
     iterations number on across tiles (the ring is set up once, its last stages released at each
     tile's end), and the ring lies after every op's scratch (the producer fills it while the
-    epilogue runs). Without it (the default): one output tile per block."""
+    epilogue runs). By default ("tma ws") so is a kernel whose K loop can be split (this one); with
+    CUPRIC_TILE_PERSISTENT=0 ("tma ws plain"): one output tile per block."""
     _mode(monkeypatch, "tma ws persistent")
     matmul.matmul_kernel.cache.clear()
     e = _emitted(128, 256, 64)
@@ -460,6 +461,9 @@ def test_persistent_kernels_take_the_grid_and_loop_over_output_tiles(monkeypatch
     assert ring >= 1024  # past the bias broadcast's scratch (256 floats)
     assert e["smem_bytes"] >= ring + 4 * 49152
     _mode(monkeypatch, "tma ws")
+    matmul.matmul_kernel.cache.clear()
+    assert _emitted(128, 256, 64)["persistent"]
+    _mode(monkeypatch, "tma ws plain")
     matmul.matmul_kernel.cache.clear()
     e = _emitted(128, 256, 64)
     assert (
@@ -630,12 +634,13 @@ def _emitted_out(out_dtype, bm=128, bn=256, bk=64, m=512, n=512, k=256):
 
 
 @pytest.mark.nvrtc
-@pytest.mark.parametrize("mode", ["tma ws persistent", "tma ws", "cp.async"])
+@pytest.mark.parametrize("mode", ["tma ws persistent", "tma ws", "tma ws plain", "cp.async"])
 def test_narrow_accumulator_stores_go_through_shared_memory(monkeypatch, mode):
     """A product's 16- and 8-bit epilogue is written as whole 128-byte rows through two 128-row
     buffers of shared scratch (reserved beside the ring: the persistent kernel stays persistent);
     a float32 epilogue (8-byte pairs, whole sectors already) keeps the direct store. The generated
-    CUDA compiles for sm_90a and sm_80."""
+    CUDA compiles for sm_90a (without spills, but for a persistent kernel's fp8 epilogue: 68 bytes)
+    and sm_80."""
     if not _cuda.nvrtc_available():
         pytest.skip("NVRTC not found")
     import ml_dtypes
@@ -650,10 +655,11 @@ def test_narrow_accumulator_stores_go_through_shared_memory(monkeypatch, mode):
         assert ("::cu::tile::store_staged<::cu::tile::Dims<128, 256>>" in src) == staged, out
         if staged:
             assert e["smem_bytes"] >= 2 * 128 * 128
-            assert bool(e.get("persistent")) == (mode == "tma ws persistent")
-        if out in (BF16, np.float32) or mode == "tma ws":
+            assert bool(e.get("persistent")) == (mode in ("tma ws persistent", "tma ws"))  # (split K)
+        if out in (BF16, np.float32) or mode != "tma ws persistent":
             hopper = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a")
-            assert _cuda.resources_from_log(hopper["log"])[0]["spill_stores"] == 0, out
+            spills = 68 if out == fp8 and e.get("persistent") else 0
+            assert _cuda.resources_from_log(hopper["log"])[0]["spill_stores"] <= spills, out
             _cuda.compile_source(src, _paths.include_dir(), arch="sm_80")  # (mma.sync there)
     matmul.matmul_kernel.cache.clear()
 

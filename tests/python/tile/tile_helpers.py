@@ -74,11 +74,13 @@ def assert_close(got, want, dtype_name=None, **kw):
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), equal_nan=True, **tol)
 
 
-# the ring's modes: TMA filled by a producer warpgroup in a persistent kernel, the same one output
-# tile per block, TMA from the tile code's thread 0, cp.async from every thread
+# the ring's modes: TMA filled by a producer warpgroup in a persistent kernel, the same persistent
+# where the K loop can be split (the default), one output tile per block, TMA from the tile code's
+# thread 0, cp.async from every thread
 RING_MODES = {
     "tma ws persistent": ("1", "1", "1"),
-    "tma ws": ("1", "1", "0"),
+    "tma ws": ("1", "1", ""),
+    "tma ws plain": ("1", "1", "0"),
     "tma": ("1", "0", "1"),
     "cp.async": ("0", "1", "1"),
 }
