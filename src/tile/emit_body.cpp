@@ -695,7 +695,8 @@ void Emitter::emit_staged_for(const Op& op) {
   min_blocks_ = std::max(min_blocks_, op.staged.min_blocks);
   const std::string it = name(iv), ring = it + "_ring", slot = it + "_stage", step = name(op.operands.at(2));
   const bool tma = tma_ring(body), produced = &op == producer_;
-  const auto [lb, ub] = split_bounds(op);
+  const std::pair<std::string, std::string> bounds = split_bounds(op);  // (a lambda below reads ub)
+  const std::string &lb = bounds.first, &ub = bounds.second;
   const std::string count = it + "_k", bars = it + "_bars";
   std::string maps_ready;
   const long long stage = plan_ring(op, &maps_ready);
