@@ -336,34 +336,53 @@ CUPRIC_TD void staged_chunks(const Block& b, unsigned char* base, const Tile<T, 
 /// Instead each 128-byte column chunk of every row goes to shared memory (staged_chunks), is read
 /// back as 16-byte units, four whole rows a warp, and stored as such (with a TMA map, tma.h's
 /// overload stores the chunk by TMA). Windows that are not window_vectorisable take store's path.
+#ifdef CUPRIC_TILE_DEVICE
+/// store_staged's body, the chunks staged at `base`: with `tma` (the caller's map made) each chunk
+/// leaves by `tma_leave` after `tma_ready`; else the window, if vectorisable, as 16-byte rows (else
+/// store's path). One chunk loop for both ways out: its unrolled writes are in the code once.
+template <class Sh, class T, int ND, class L, class Ready, class Leave>
+CUPRIC_TD void store_staged_chunks(const Block& b, unsigned char* base, const Tile<T, Sh::size, L>& in,
+                                   const ArrayRef<T, ND>& a, const i64 (&start)[ND], bool tma, Ready tma_ready,
+                                   Leave tma_leave) {
+  static_assert(is_mma_layout_v<L> && L::kExact && L::kWN == 1 && sizeof(T) <= 2 && Sh::size == L::kM * L::kN &&
+                    Sh::dim(Sh::rank - 1) == L::kN && L::kN * sizeof(T) % 128 == 0,
+                "cupric.tile: store_staged takes an exact one-warp-column accumulator of 1- or 2-byte elements");
+  constexpr int M = L::kM, N = L::kN, kCols = 128 / sizeof(T), kUnit = 16 / sizeof(T);
+  static_assert(kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
+  if (!tma && !window_vectorisable<Sh, kUnit>(a, start)) {  // store's edge path (its fast one cannot apply)
+    T vals[L::kSlots];
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < L::kSlots; ++s) vals[s] = in.v[s];
+    edge_runs<Sh, L::kRun, true>(b, vals, a, start, T{}, L{});
+    return;
+  }
+  staged_chunks(b, base, in, tma_ready, [&](int chunk, unsigned char* buf) {
+    if (tma) return tma_leave(chunk, buf);
+    CUPRIC_TILE_UNROLL
+    for (int k = 0; k < (M * 8 + kThreads - 1) / kThreads; ++k) {
+      const int i = b.tid + k * kThreads;
+      if (M * 8 % kThreads != 0 && i >= M * 8) break;
+      const int r = i / 8, u = i % 8;
+      const VecOf<T, kUnit> v = *reinterpret_cast<const VecOf<T, kUnit>*>(buf + r * 128 + ((u ^ (r % 8)) * 16));
+      *reinterpret_cast<VecOf<T, kUnit>*>(a.data + inside_offset<Sh>(a, start, r * N + chunk * kCols + u * kUnit)) = v;
+    }
+  });
+}
+#endif
+
+/// Writes an accumulator-layout tile (MmaLayout, one warp column, no padding fragments) of 1- or
+/// 2-byte elements — a product's epilogue — through shared memory: straight from the fragments
+/// each warp would write 8 rows × 16 bytes per instruction (two threads' pairs per 32-byte sector).
+/// Instead each 128-byte column chunk of every row goes to shared memory (staged_chunks), is read
+/// back as 16-byte units, four whole rows a warp, and stored as such (with a TMA map, tma.h's
+/// overload stores the chunk by TMA). Windows that are not window_vectorisable take store's path.
 template <class Sh, class T, int ND, class L>
 CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a,
                             const i64 (&start)[ND]) {
 #ifndef CUPRIC_TILE_DEVICE
   store<Sh>(b, in, a, start);
 #else
-  static_assert(is_mma_layout_v<L> && L::kExact && L::kWN == 1 && sizeof(T) <= 2 && Sh::size == L::kM * L::kN &&
-                    Sh::dim(Sh::rank - 1) == L::kN && L::kN * sizeof(T) % 128 == 0,
-                "cupric.tile: store_staged takes an exact one-warp-column accumulator of 1- or 2-byte elements");
-  constexpr int M = L::kM, N = L::kN, kCols = 128 / sizeof(T), kUnit = 16 / sizeof(T);
-  static_assert(kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
-  if (!window_vectorisable<Sh, kUnit>(a, start)) {
-    store<Sh>(b, in, a, start);
-    return;
-  }
-  staged_chunks(
-      b, b.smem, in, [] {},
-      [&](int chunk, const unsigned char* buf) {
-        CUPRIC_TILE_UNROLL
-        for (int k = 0; k < (M * 8 + kThreads - 1) / kThreads; ++k) {
-          const int i = b.tid + k * kThreads;
-          if (M * 8 % kThreads != 0 && i >= M * 8) break;
-          const int r = i / 8, u = i % 8;
-          const VecOf<T, kUnit> v = *reinterpret_cast<const VecOf<T, kUnit>*>(buf + r * 128 + ((u ^ (r % 8)) * 16));
-          *reinterpret_cast<VecOf<T, kUnit>*>(a.data + inside_offset<Sh>(a, start, r * N + chunk * kCols + u * kUnit)) =
-              v;
-        }
-      });
+  store_staged_chunks<Sh>(b, b.smem, in, a, start, false, [] {}, [](int, unsigned char*) {});
 #endif
 }
 

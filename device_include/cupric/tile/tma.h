@@ -137,27 +137,29 @@ template <class Sh, class T, int ND, class L>
 CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a,
                             const i64 (&start)[ND], const TensorMap& m) {
 #if __CUDA_ARCH__ >= 900
-  if (tma_ready(m)) {
-    constexpr int M = L::kM, kCols = 128 / static_cast<int>(sizeof(T));
-    static_assert(ND <= 5 && kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
-    int c[ND];
-    CUPRIC_TILE_UNROLL
-    for (int d = 1; d < ND; ++d) c[d] = static_cast<int>(start[ND - 1 - d]);
-    const auto ready = [&] {
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the writes, visible to TMA
-      if (b.tid == 0) tma_store_wait_read();                        // chunk - 1's store has read the other buffer
-    };
-    staged_chunks(b, align_smem<1024>(b.smem), in, ready, [&](int chunk, unsigned char* buf) {
-      if (b.tid == 0) {
-        c[0] = static_cast<int>(start[ND - 1]) + chunk * kCols;
-        tma_store<ND>(m, buf, c);
-      }
-    });
-    return;
-  }
-#endif
+  constexpr int kCols = 128 / static_cast<int>(sizeof(T));
+  static_assert(ND <= 5, "cupric.tile: a TMA store of more than 5 dimensions");
+  const bool tma = tma_ready(m);
+  int c[ND];
+  CUPRIC_TILE_UNROLL
+  for (int d = 1; d < ND; ++d) c[d] = static_cast<int>(start[ND - 1 - d]);
+  store_staged_chunks<Sh>(
+      b, align_smem<1024>(b.smem), in, a, start, tma,
+      [&] {
+        if (!tma) return;
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the writes, visible to TMA
+        if (b.tid == 0) tma_store_wait_read();                        // chunk - 1's store has read the other buffer
+      },
+      [&](int chunk, unsigned char* buf) {
+        if (b.tid == 0) {
+          c[0] = static_cast<int>(start[ND - 1]) + chunk * kCols;
+          tma_store<ND>(m, buf, c);
+        }
+      });
+#else
   (void)m;
   store_staged<Sh>(b, in, a, start);
+#endif
 }
 
 /// The barriers of a ring of Stages stages (full ones, then empty ones), in shared memory.
