@@ -333,7 +333,7 @@ def _matmul(p, quick, row):
         x, y = (a, b) if size == m else (p.rand((size, size), "bfloat16", 0.1), p.rand((size, size), "bfloat16", 0.1))
         bz, oz = bias[:size], o[:size, :size] if size == m else torch.empty_like(x)
         for mode, env in (
-            ("tma ws", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "0"}),
+            ("tma ws plain", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "0"}),
             ("tma ws persistent", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "1"}),
             ("tma", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_WS": "0"}),
             ("cp.async", {"CUPRIC_TILE_TMA": "0"}),
@@ -411,8 +411,8 @@ def _split_k(p, quick, row):
         t_ref = _event_time(lambda a=a, b=b: a @ b, p.torch_stream, target_s=0.3, max_repeat=50)
         tiles = ct.cdiv(m, 128) * ct.cdiv(n, 256)
         for mode, env in (
-            ("tma ws", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "0"}),
-            ("tma ws persistent", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "1"}),
+            ("tma ws plain", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "0"}),
+            ("tma ws: split K", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": ""}),
         ):
             with _switches(env, matmul.matmul_kernel):
 
