@@ -384,22 +384,11 @@ CUPRIC_TD bool tile_threads_any(bool p) {
 #endif
 }
 
-/// A 32-bit value read with acquire semantics at GPU scope (a counter other blocks release).
-CUPRIC_TD unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-/// The end of a split of tile `tile`'s K loop (`used` splits of the launch's `splits`: split_range).
-/// Each split writes its partial accumulator to `partials` (slot tile * splits + split, Bytes each,
-/// slot s of thread t at s * kThreads + t: coalesced) and counts itself on the tile's counter
-/// (zeroed by the host); once all have (a wait: split_count keeps every unit of a launch on its own
-/// SM at once, so the splits of a tile run side by side), each adds its 1/used of the tile's
-/// elements over every partial in split order — the same sum whichever split finishes when — into
-/// split 0's slot, and counts again. The split that counts last reads the sum back and returns true:
-/// it alone runs the epilogue; the others return false. (One split adding every partial read used
-/// × Bytes through one SM: 1 MB at 8 splits of 128 × 256.)
+/// The end of a split of tile `tile`'s K loop (`used` splits of the launch's `splits`: split_range):
+/// each split writes its partial accumulator to `partials` (slot tile * splits + split, Bytes each,
+/// slot s of thread t at s * kThreads + t: coalesced), and the last to finish (a counter per tile,
+/// zeroed by the host) adds every split's partial in split order — the same sum whichever finishes
+/// last — and returns true: it alone runs the epilogue. The others return false.
 template <int Bytes, class T, int N, class L>
 CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, unsigned* counters, long long tile,
                              long long split, long long splits, long long used) {
@@ -407,35 +396,26 @@ CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, 
   if (split >= used) return false;  // (its loop ran no iteration)
   if (used == 1) return true;
   constexpr long long per = Bytes / 4;
-  T* const sum = static_cast<T*>(scratch) + tile * splits * per;  // split 0's slot, then the others'
+  T* const partials = static_cast<T*>(scratch);
+  T* const mine = partials + (tile * splits + split) * per + b.tid;
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < L::kSlots; ++s) __stcg(sum + split * per + s * kThreads + b.tid, acc.v[s]);
-  unsigned* const counter = counters + tile;
+  for (int s = 0; s < L::kSlots; ++s) __stcg(mine + s * kThreads, acc.v[s]);
   __threadfence();     // the partial is visible before the counter says so,
   CUPRIC_TILE_SYNC();  // every thread's, before thread 0 counts this split
-  if (b.tid == 0) {
-    atomicAdd(counter, 1u);
-    while (load_acquire(counter) < static_cast<unsigned>(used)) __nanosleep(64);
-  }
-  CUPRIC_TILE_SYNC();
-  const long long lo = split * per / used, hi = (split + 1) * per / used;
-#pragma unroll 4
-  for (long long i = lo + b.tid; i < hi; i += kThreads) {
-    T total = T(0);
-    CUPRIC_TILE_NO_UNROLL
-    for (long long u = 0; u < used; ++u) total += __ldcg(sum + u * per + i);
-    __stcg(sum + i, total);
-  }
-  __threadfence();
-  CUPRIC_TILE_SYNC();
   bool last = false;
-  if (b.tid == 0) last = atomicAdd(counter, 1u) == static_cast<unsigned>(2 * used - 1);
+  if (b.tid == 0) last = atomicAdd(counters + tile, 1u) == static_cast<unsigned>(used - 1);
   // (the same answer in every thread; read from lane 0, so that ptxas sees a warp-uniform branch:
   // around the products' aligned instructions a divergent one cost the matmul ~160 bytes of spills)
   if (!__shfl_sync(0xffffffffu, tile_threads_any(last), 0)) return false;
   __threadfence();
   CUPRIC_TILE_UNROLL
-  for (int s = 0; s < L::kSlots; ++s) acc.v[s] = __ldcg(sum + s * kThreads + b.tid);
+  for (int s = 0; s < L::kSlots; ++s) acc.v[s] = T(0);
+  const T* from = partials + tile * splits * per + b.tid;
+  CUPRIC_TILE_NO_UNROLL
+  for (long long u = 0; u < used; ++u, from += per) {
+    CUPRIC_TILE_UNROLL
+    for (int s = 0; s < L::kSlots; ++s) acc.v[s] += __ldcg(from + s * kThreads);
+  }
   return true;
 }
 
