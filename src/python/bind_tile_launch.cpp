@@ -243,12 +243,14 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
     if (target_.split_bytes > 0) {
       const long long splits = tile::split_count(tiles, target_.sms);
       units = tiles * splits;
-      const Device on = Device::cuda(target_.device);
-      scratch[0] = Array::empty(Shape{splits > 1 ? units * target_.split_bytes : 4}, DType::uint8, on);
-      scratch[1] = zeros(Shape{tiles}, DType::uint32, on);
+      if (splits > 1) {  // (one split: the kernel reads neither pointer)
+        const Device on = Device::cuda(target_.device);
+        scratch[0] = Array::empty(Shape{units * target_.split_bytes}, DType::uint8, on);
+        scratch[1] = zeros(Shape{tiles}, DType::uint32, on);
+      }
       packer.add_bytes(&splits, sizeof(long long), 0, "int64");
-      packer.add_pointer(reinterpret_cast<std::uintptr_t>(scratch[0]->data()), "split K's partials");
-      packer.add_pointer(reinterpret_cast<std::uintptr_t>(scratch[1]->data()), "split K's counters");
+      packer.add_pointer(scratch[0] ? reinterpret_cast<std::uintptr_t>(scratch[0]->data()) : 0, "split K's partials");
+      packer.add_pointer(scratch[1] ? reinterpret_cast<std::uintptr_t>(scratch[1]->data()) : 0, "split K's counters");
     }
     blocks[0] = std::min(units, target_.sms);
     blocks[1] = blocks[2] = 1;

@@ -607,8 +607,10 @@ class CudaKernel:
             if self.split_bytes:  # split K where the tiles do not fill the GPU (tma.h: split_combine)
                 splits = _c._tile.split_count(tiles, self.sms)
                 units *= splits
-                size = units * self.split_bytes if splits > 1 else 4
-                args += [np.int64(splits), *split_scratch(size, tiles, self.device)]
+                if splits > 1:
+                    args += [np.int64(splits), *split_scratch(units * self.split_bytes, tiles, self.device)]
+                else:  # one split: the kernel reads neither pointer (no allocation, no zeroing launch)
+                    args += [np.int64(1), np.uint64(0), np.uint64(0)]
             grid = (min(units, max(self.sms, 1)), 1, 1)
         mod.launch(stream, self.config(grid), self.kernel, *args)
         if debug:  # the failure the CPU launch would raise, raised here; the context stays usable

@@ -159,9 +159,17 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
         splits = cu._cupric._tile.split_count(3, k.sms)
         assert [int(g) for g in args[-6:-2]] == [3, 1, 1, splits] and k.split_bytes == 128 * 256 * 4
         assert tuple(rt.launches[0][1].grid) == (min(3 * splits, k.sms), 1, 1)
-        partials, counters = (x.base for x in args[-2:])
-        assert partials.nbytes == (3 * splits * k.split_bytes if splits > 1 else 4)
-        assert counters.dtype == cu.uint32 and counters.shape == (3,)
+        if splits > 1:
+            partials, counters = (x.base for x in args[-2:])
+            assert partials.nbytes == 3 * splits * k.split_bytes
+            assert counters.dtype == cu.uint32 and counters.shape == (3,)
+        else:  # one split: no scratch
+            assert [int(x) for x in args[-2:]] == [0, 0]
+        # 70 tiles fill more than half the SMs: one split, no scratch (null pointers), 70 blocks
+        matmul.matmul_kernel[(70, 1)](*dev, 128, 256, 64)
+        assert [int(x) for x in rt.launches[-1][3][-6:]] == [70, 1, 1, 1, 0, 0]
+        assert tuple(rt.launches[-1][1].grid) == (70, 1, 1)
+        del rt.launches[-1]
     maps = args[len(args) - grid - 3 : len(args) - grid]
     assert all(isinstance(m, np.void) and bytes(m) == bytes(128) for m in maps)
     data, offsets = cu.cuda._pack_arguments([8] * 18 + [128] * 3 + [8] * grid, *args)
