@@ -58,8 +58,10 @@ CUPRIC_TD void stage_ready() {
 /// Starts copying the (R, C) tile of the last two dimensions of array `a`, at element `start`
 /// (the leading dimensions pick one matrix), into panels at dst. Out-of-bounds elements read 0.
 /// A 16-byte chunk inside the array, contiguous and aligned, is copied by cp.async; the others (array
-/// edges, odd strides or alignment) are read element by element and stored directly.
-template <int R, int C, class T, int ND>
+/// edges, odd strides or alignment) are read element by element and stored directly. Fast = false:
+/// the edge path alone, for callers where the tile rarely takes this way (a TMA ring's fallback:
+/// the unrolled fast path's code was a third of the matmul's cold compile).
+template <int R, int C, bool Fast = true, class T, int ND>
 CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
   constexpr int S = sizeof(T), EC = 16 / S;  // bytes a value, values a 16-byte chunk
   static_assert((S == 2 || S == 1) && C * S % 128 == 0 && ND >= 2,
@@ -76,7 +78,7 @@ CUPRIC_TD void copy_async(const Block& b, unsigned char* dst, const ArrayRef<T, 
   const bool whole = lead_in && start[DR] >= 0 && start[DR] + R <= a.shape[DR] && start[DC] >= 0 &&
                      start[DC] + C <= a.shape[DC] && a.stride[DC] == 1 && a.stride[DR] % EC == 0 && lead % EC == 0 &&
                      (reinterpret_cast<unsigned long long>(a.data) & 15) == 0;
-  if (whole) {
+  if (Fast && whole) {
     const T* base = a.data + lead + start[DR] * a.stride[DR] + start[DC];
     CUPRIC_TILE_UNROLL
     for (int j = 0; j < per_thread; ++j) {
