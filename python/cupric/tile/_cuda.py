@@ -263,8 +263,6 @@ def _compile_with_nvrtc(source, include_dir, arch, outputs):
         out["ptx"] = text
     out["seconds"] = time.perf_counter() - t0
     out["cache_hit"] = mod.compile_cache.stats()["misses"] == before
-    if "sass" in outputs:
-        out["sass"] = _sass(out["cubin"])
     return out
 
 
@@ -316,21 +314,6 @@ def _assembled(mod, ptxas, ptx, arch):
     return mod.ObjectCode(cubin, "cubin", "tile_kernel.cu"), (r.stdout + r.stderr).strip()
 
 
-def _sass(cubin):
-    tool = shutil.which("cuobjdump")
-    nvcc = nvcc_path()
-    if tool is None and nvcc is not None and os.path.isfile(os.path.join(os.path.dirname(nvcc), "cuobjdump")):
-        tool = os.path.join(os.path.dirname(nvcc), "cuobjdump")
-    if tool is None:
-        return None
-    with tempfile.TemporaryDirectory(prefix="cupric-tile-") as d:
-        path = os.path.join(d, "kernel.cubin")
-        with open(path, "wb") as f:
-            f.write(cubin)
-        r = subprocess.run([tool, "-sass", path], capture_output=True, text=True)
-        return r.stdout if r.returncode == 0 else None
-
-
 def _compile_with_nvcc(source, include_dir, arch, outputs, nvcc):
     with tempfile.TemporaryDirectory(prefix="cupric-tile-") as d:
         src = os.path.join(d, "kernel.cu")
@@ -353,8 +336,6 @@ def _compile_with_nvcc(source, include_dir, arch, outputs, nvcc):
             )
             if r.returncode == 0:
                 out["ptx"] = Path(d, "kernel.ptx").read_text()
-        if "sass" in outputs:
-            out["sass"] = _sass(out["cubin"])
         return out
 
 
@@ -375,13 +356,12 @@ def resources_from_log(log):
 
 
 def inspect(source, include_dir, arch=None, smem_bytes=0):
-    """PTX, SASS (where cuobjdump exists) and the resource report (registers, shared memory,
-    spills) of a generated kernel; with a GPU, also the loaded kernel's attributes."""
-    r = compile_source(source, include_dir, arch, outputs=("cubin", "ptx", "sass"))
+    """PTX and the resource report (registers, shared memory, spills) of a generated kernel; with a
+    GPU, also the loaded kernel's attributes. (Its SASS: _kernel_report.sass of the cubin.)"""
+    r = compile_source(source, include_dir, arch, outputs=("cubin", "ptx"))
     info, text = resources_from_log(r["log"])
     out = {
         "ptx": r.get("ptx"),
-        "sass": r.get("sass"),
         "resources": text,
         "registers": info.get("registers"),
         "spill_stores": info.get("spill_stores", 0),

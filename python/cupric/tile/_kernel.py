@@ -563,8 +563,7 @@ class Kernel(Launchable):
                 out["ptx"],
             )
             report.cost = out.get("cost")
-            if out.get("sass") is None:
-                out["sass"], out["sass_note"] = report.sass, report.sass_note
+            out["sass"], out["sass_note"] = report.sass, report.sass_note
             out["report"], out["occupancy"] = report, report.occupancy
         return out
 
