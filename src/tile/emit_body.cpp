@@ -557,8 +557,7 @@ const Op* Emitter::producer_loop(std::vector<std::size_t>& slice) const {
   bool writes = false;
   for (const Op& op : f_.body.ops) {
     if (&op == loop) break;
-    writes = writes || op.kind == OpKind::store || op.kind == OpKind::store_offset || op.kind == OpKind::scatter ||
-             op.kind == OpKind::atomic || !op.regions.empty();
+    writes = writes || writes_memory(op) || !op.regions.empty();
   }
   auto found = scalar_slice(f_, f_.body, need, !writes);
   if (!found) return nullptr;  // the copies' indices need tiles the producer would have to compute
@@ -573,10 +572,7 @@ bool Emitter::splittable(const Op& loop) const {
   const int acc = body.args[1];
   const Type& t = f_.type(acc);
   if (yield.kind != OpKind::yield || yield.operands.size() != 1 || itemsize(t.dtype) != 4) return false;
-  auto writes = [](const Op& o) {
-    return o.kind == OpKind::store || o.kind == OpKind::store_offset || o.kind == OpKind::scatter ||
-           o.kind == OpKind::atomic || !o.regions.empty();
-  };
+  auto writes = [](const Op& o) { return writes_memory(o) || !o.regions.empty(); };  // (a region: it may)
   for (const Op& o : f_.body.ops) {  // before the loop: every split runs it
     if (&o == &loop) break;
     if (writes(o)) return false;

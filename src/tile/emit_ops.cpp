@@ -292,8 +292,7 @@ void Emitter::plan_streams(const Region& r) {
     for (std::size_t j = i + 1; j < r.ops.size() && !found; ++j) {
       const Op& o = r.ops[j];
       found = &o == root;
-      clear = found || !(o.kind == OpKind::store || o.kind == OpKind::store_offset || o.kind == OpKind::scatter ||
-                         o.kind == OpKind::atomic || o.kind == OpKind::print || !o.regions.empty());
+      clear = found || !(writes_memory(o) || o.kind == OpKind::print || !o.regions.empty());
       if (!clear) break;
     }
     if (!found || !clear) continue;

@@ -131,6 +131,11 @@ int remove_dead(Region& r, const std::unordered_map<int, int>& uses) {
 
 }  // namespace
 
+bool writes_memory(const Op& op) {
+  return op.kind == OpKind::store || op.kind == OpKind::store_offset || op.kind == OpKind::scatter ||
+         op.kind == OpKind::atomic;
+}
+
 bool is_pure(const Op& op) {
   switch (op.kind) {
     case OpKind::constant:

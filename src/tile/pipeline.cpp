@@ -21,10 +21,7 @@ namespace {
 
 bool writes_memory(const Region& r) {
   bool found = false;
-  walk(r, [&](const Op& op) {
-    found = found || op.kind == OpKind::store || op.kind == OpKind::store_offset || op.kind == OpKind::scatter ||
-            op.kind == OpKind::atomic;
-  });
+  walk(r, [&](const Op& op) { found = found || writes_memory(op); });
   return found;
 }
 

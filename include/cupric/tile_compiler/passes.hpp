@@ -13,6 +13,10 @@ namespace cupric::tile {
 /// control flow): it may be merged, dropped when unused, or computed again.
 bool is_pure(const Op& op);
 
+/// Whether an op itself writes an array (store, store_offset, scatter, atomic); ops with regions
+/// (loops, ifs) answer false: their bodies are the callers' to look into.
+bool writes_memory(const Op& op);
+
 /// Folds elementwise ops on constant scalars into constants, with the array core's own ufunc loops
 /// (so that folding gives exactly what the kernel would compute). Returns the ops folded.
 int fold_constants(Function& f);
