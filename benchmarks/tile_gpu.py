@@ -395,8 +395,9 @@ def _matmul_shapes(p, quick, row):
 
 
 def _split_k(p, quick, row):
-    """Split K: shapes whose 128 x 256 output tiles fill less than half the SMs, the example kernel
-    plain (one block per tile) and persistent (each tile's K loop split over the idle SMs), beside
+    """Split K: shapes whose 128 x 256 output tiles fill less than half the SMs, or whose last wave
+    does (3072 x 3072: 2 waves + 24 tiles on 132 SMs; 4096 x 2560: + 56), the example kernel plain
+    (one block per tile) and persistent (those tiles' K loops split over the idle SMs), beside
     cuBLAS on the same data."""
     import matmul
 
@@ -404,8 +405,8 @@ def _split_k(p, quick, row):
         print("# split K: needs PyTorch; skipped")
         return
     torch = p.torch
-    shapes = ((1024, 1024, 16384), (512, 1024, 8192), (256, 2048, 8192), (2048, 2048, 4096))
-    for m, n, k in shapes[:2] if quick else shapes:
+    shapes = ((1024, 1024, 16384), (3072, 3072, 4096), (512, 1024, 8192), (256, 2048, 8192), (4096, 2560, 4096))
+    for m, n, k in shapes[:2] if quick else shapes + ((2048, 2048, 4096),):
         a, b, bias = p.rand((m, k), "bfloat16", 0.1), p.rand((k, n), "bfloat16", 0.1), p.rand(n, "bfloat16", 0.1)
         o = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
         t_ref = _event_time(lambda a=a, b=b: a @ b, p.torch_stream, target_s=0.3, max_repeat=50)

@@ -254,9 +254,15 @@ void bind_tile(nb::module_& m) {
           "record_stages). ring: how staged loops' rings are filled on CUDA ('cp.async', 'tma', 'tma ws', 'tma ws "
           "plain', "
           "'tma ws persistent'; '': from the CUPRIC_TILE_* environment).");
-  t.def("split_count", &tile::split_count, nb::arg("tiles"), nb::arg("sms"),
-        "Split K: the parts a persistent kernel splits each output tile's K loop into, for `tiles` output "
-        "tiles on `sms` SMs (1: none).");
+  t.def(
+      "split_plan",
+      [](long long tiles, long long sms) {
+        const tile::SplitPlan p = tile::split_plan(tiles, sms);
+        return nb::make_tuple(p.whole, p.splits);
+      },
+      nb::arg("tiles"), nb::arg("sms"),
+      "Split K: (whole, splits) for `tiles` output tiles of a persistent kernel on `sms` SMs — the first "
+      "`whole` tiles run whole, each later one as `splits` parts of its K loop.");
   t.def(
       "stage_names", [](const std::string& target) { return tile::stage_names(target_from_name(target)); },
       nb::arg("target"),

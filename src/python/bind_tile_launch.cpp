@@ -109,6 +109,30 @@ class HostLauncher {
   std::vector<Param> params_;
 };
 
+/// Split K's arguments for one launch of a persistent kernel with split_bytes (EmitResult): the
+/// plan, the work units (the grid is min(units, SMs)), and where tiles split, the partial
+/// accumulators and a zeroed counter per split tile from the stream-ordered pool (cupric arrays:
+/// the launch orders itself after the zeroing, and their memory is reused only after the kernel).
+/// One split: no scratch (the kernel reads neither pointer). The Python path and plans both launch
+/// through this.
+struct SplitScratch {
+  tile::SplitPlan plan;
+  long long units = 0;
+  std::optional<Array> partials, counters;
+};
+
+SplitScratch split_scratch(long long tiles, long long sms, long long split_bytes, int device) {
+  SplitScratch s;
+  s.plan = tile::split_plan(tiles, sms);
+  s.units = s.plan.units(tiles);
+  if (s.plan.splits > 1) {
+    const Device on = Device::cuda(device);
+    s.partials = Array::empty(Shape{(s.units - s.plan.whole) * split_bytes}, DType::uint8, on);
+    s.counters = zeros(Shape{tiles - s.plan.whole}, DType::uint32, on);
+  }
+  return s;
+}
+
 /// Where a plan launches: a CPU kernel, or a CUDA kernel with its block size and shared memory.
 struct Target {
   std::shared_ptr<tile::HostKernel> host;
@@ -238,17 +262,14 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   std::optional<Array> scratch[2];  // split K's partial accumulators and counters
   if (target_.sms > 0) {            // persistent: the grid as arguments, at most one block per SM
     for (int d = 0; d < 3; ++d) packer.add_bytes(&g[d], sizeof(long long), 0, "int64");
-    const long long tiles = g[0] * g[1] * g[2];
-    long long units = tiles;
+    long long units = g[0] * g[1] * g[2];
     if (target_.split_bytes > 0) {
-      const long long splits = tile::split_count(tiles, target_.sms);
-      units = tiles * splits;
-      if (splits > 1) {  // (one split: the kernel reads neither pointer)
-        const Device on = Device::cuda(target_.device);
-        scratch[0] = Array::empty(Shape{units * target_.split_bytes}, DType::uint8, on);
-        scratch[1] = zeros(Shape{tiles}, DType::uint32, on);
-      }
-      packer.add_bytes(&splits, sizeof(long long), 0, "int64");
+      SplitScratch split = split_scratch(units, target_.sms, target_.split_bytes, target_.device);
+      units = split.units;
+      packer.add_bytes(&split.plan.whole, sizeof(long long), 0, "int64");
+      packer.add_bytes(&split.plan.splits, sizeof(long long), 0, "int64");
+      scratch[0] = std::move(split.partials);
+      scratch[1] = std::move(split.counters);
       packer.add_pointer(scratch[0] ? reinterpret_cast<std::uintptr_t>(scratch[0]->data()) : 0, "split K's partials");
       packer.add_pointer(scratch[1] ? reinterpret_cast<std::uintptr_t>(scratch[1]->data()) : 0, "split K's counters");
     }
@@ -474,6 +495,17 @@ void bind_tile_launch(nb::module_& t) {
       "Raises the failure a debug launch recorded in its status word (the bytes of a cupric_tile_status, as "
       "the GPU left them): IndexError or AssertionError with the CPU launch's message; nothing when none.");
   bind_jit_call(t);
+  t.def(
+      "split_scratch",
+      [](long long tiles, long long sms, long long split_bytes, int device) {
+        SplitScratch s = split_scratch(tiles, sms, split_bytes, device);
+        return nb::make_tuple(s.units, s.plan.whole, s.plan.splits,
+                              s.partials ? nb::cast(std::move(*s.partials)) : nb::none(),
+                              s.counters ? nb::cast(std::move(*s.counters)) : nb::none());
+      },
+      nb::arg("tiles"), nb::arg("sms"), nb::arg("split_bytes"), nb::arg("device"),
+      "Split K's arguments for one launch of a persistent kernel: (units, whole, splits, partials, counters) — "
+      "the arrays None where no tile splits.");
   t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
         nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
 }

@@ -158,7 +158,8 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
   r.persistent = e.persistent();
   if (r.persistent) params += ", long long cupric_grid0, long long cupric_grid1, long long cupric_grid2";
   r.split_bytes = e.split_bytes();
-  if (r.split_bytes) params += ", long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters";
+  if (r.split_bytes)
+    params += ", long long cupric_whole, long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters";
   if (o.debug) {  // where failed checks are recorded; the launcher zeroes it and reads it back
     params += cat(params.empty() ? "" : ", ", "cupric_tile_status* cupric_status");
     r.params.push_back({ParamRole::status, DType::uint8});
@@ -364,9 +365,12 @@ std::vector<std::string> stage_names(Target target) {
   return names;
 }
 
-long long split_count(long long tiles, long long sms) {
-  if (tiles <= 0 || 2 * tiles > sms) return 1;
-  return std::min<long long>(sms / tiles, 16);
+SplitPlan split_plan(long long tiles, long long sms) {
+  if (tiles <= 0 || sms <= 0) return {std::max<long long>(tiles, 0), 1};
+  const long long last = tiles % sms;  // the tiles of a last wave that is not full
+  const long long split = 2 * tiles <= sms ? tiles : (last > 0 && 2 * last <= sms ? last : 0);
+  if (split == 0) return {tiles, 1};
+  return {tiles - split, std::min<long long>(sms / split, 16)};
 }
 
 }  // namespace cupric::tile

@@ -595,10 +595,12 @@ bool Emitter::splittable(const Op& loop) const {
   return z.kind == WeakKind::floating ? z.f == 0 : (!z.big_unsigned && z.i == 0);
 }
 
+/// Split K: the unit the persistent kernel's loop is at (made where it is used: tma.h's split_unit).
+constexpr const char* kSplitUnit = "::cu::tile::split_unit(cupric_t, cupric_whole, cupric_splits)";
+
 void Emitter::open_tile_loop() {
-  line() << "long long cupric_split = 0;  // (split K: this unit's part of the tile's loop)";
   line() << "for (long long cupric_t = blockIdx.x; ::cu::tile::next_tile(blk, cupric_t"
-         << (split_bytes_ ? ", cupric_splits, cupric_split" : "") << "); cupric_t += gridDim.x) {";
+         << (split_bytes_ ? ", cupric_whole, cupric_splits" : "") << "); cupric_t += gridDim.x) {";
   ++indent_;
 }
 
@@ -608,16 +610,17 @@ std::pair<std::string, std::string> Emitter::split_bounds(const Op& loop) {
   const std::string it = name(loop.regions.at(0).args.at(0));
   line() << "long long " << it << "_lo, " << it << "_hi;";
   line() << "const long long " << it << "_used = ::cu::tile::split_range(" << lb << ", " << ub << ", "
-         << name(loop.operands.at(2)) << ", cupric_split, cupric_splits, " << it << "_lo, " << it << "_hi);";
+         << name(loop.operands.at(2)) << ", " << kSplitUnit << ", " << it << "_lo, " << it << "_hi);";
   return {it + "_lo", it + "_hi"};
 }
 
 std::pair<int, int> Emitter::register_split(int blocks) const {
   // each SM's 64 Ki registers over `blocks` blocks of threads_ + 128 threads: the launch gives every
   // thread the same share (ptxas' cap: a multiple of 8); the producer keeps 40 (24 at 2 blocks, the
-  // least setmaxnreg allows being 24), the tile code takes the rest, up to 256
+  // least setmaxnreg allows being 24; 56 where it also runs split K's unit arithmetic, which spilled
+  // at 40), the tile code takes the rest, up to 256
   const int launch = 65536 / (blocks * (threads_ + 128)) / 8 * 8;
-  const int producer = blocks == 1 ? 40 : 24;
+  const int producer = blocks == 1 ? (split_bytes_ ? 56 : 40) : 24;
   const int consumer = std::min(256, (65536 / blocks - 128 * producer) / threads_ / 8 * 8);
   if (consumer <= launch || producer > launch) return {0, 0};  // nothing to move
   return {producer, consumer};
@@ -794,8 +797,7 @@ void Emitter::emit_staged_for(const Op& op) {
                    : std::string("::cu::tile::staged_loop_end();"));
   if (persistent && split_bytes_)  // split K: the last split to finish adds the partials, and runs the rest
     line() << "if (!::cu::tile::split_combine<" << split_bytes_ << ">(blk, " << name(body.args.at(1))
-           << ", cupric_partials, cupric_counters, cupric_t / cupric_splits, cupric_split, cupric_splits, " << it
-           << "_used)) continue;";
+           << ", cupric_partials, cupric_counters, " << kSplitUnit << ", " << it << "_used)) continue;";
   for (std::size_t i = 0; i < op.results.size(); ++i)
     line() << "const auto& " << name(op.results[i]) << " = " << name(body.args[i + 1]) << ";";
 }

@@ -342,25 +342,38 @@ CUPRIC_TD bool next_tile(Block& b, long long t) {
   return true;
 }
 
-/// Split K (a persistent kernel whose output tiles do not fill the GPU: the launch's `splits` > 1):
-/// work unit t of the launch is part `split` = t % splits of the K loop of output tile t / splits.
-CUPRIC_TD bool next_tile(Block& b, long long t, long long splits, long long& split) {
-  split = t % splits;
-  return next_tile(b, t / splits);
+/// Split K's work unit: part `split` of `parts` of an output tile's K loop; `tile` numbers the
+/// launch's split tiles (its partial sums' slots and counter).
+struct SplitUnit {
+  long long tile = 0, split = 0, parts = 1;
+};
+
+/// Split K (a persistent kernel whose output tiles leave SMs idle: tile::split_plan on the host):
+/// work units [0, whole) are output tiles 0 ... whole - 1; unit whole + i is part i % splits of
+/// output tile whole + i / splits (the last wave's tiles, or all where they fill at most half the
+/// SMs). The kernel's loop keeps only t and makes the unit where it is used (fewer registers live
+/// across the products).
+CUPRIC_TD SplitUnit split_unit(long long t, long long whole, long long splits) {
+  if (t < whole) return SplitUnit{};
+  return SplitUnit{(t - whole) / splits, (t - whole) % splits, splits};
+}
+CUPRIC_TD bool next_tile(Block& b, long long t, long long whole, long long splits) {
+  return next_tile(b, t < whole ? t : whole + (t - whole) / splits);
 }
 
 /// Fewest iterations of the K loop a split is given (below, fewer splits run: the partial sums'
 /// traffic would cost more than the products it spreads).
 inline constexpr long long kSplitMinIterations = 8;
 
-/// The iterations [lo, hi) of the loop lb, lb + step, ... < ub (step > 0) that part `split` of
-/// `splits` runs: equal shares of at least kSplitMinIterations; parts past the count that gets
-/// work run none. Returns that count (1: the loop is not split).
-CUPRIC_TD long long split_range(long long lb, long long ub, long long step, long long split, long long splits,
-                                long long& lo, long long& hi) {
+/// The iterations [lo, hi) of the loop lb, lb + step, ... < ub (step > 0) that unit u runs: equal
+/// shares of at least kSplitMinIterations; parts past the count that gets work run none. Returns
+/// that count (1: the loop is not split).
+CUPRIC_TD long long split_range(long long lb, long long ub, long long step, const SplitUnit& u, long long& lo,
+                                long long& hi) {
+  const long long split = u.split;
   const long long n = ub > lb ? (ub - lb + step - 1) / step : 0;
   long long used = n / kSplitMinIterations;
-  used = used < 1 ? 1 : (used > splits ? splits : used);
+  used = used < 1 ? 1 : (used > u.parts ? u.parts : used);
   const long long per = (n + used - 1) / used;
   const long long first = split * per < n ? split * per : n, last = (split + 1) * per < n ? (split + 1) * per : n;
   lo = lb + first * step;
@@ -386,14 +399,15 @@ CUPRIC_TD bool tile_threads_any(bool p) {
 #endif
 }
 
-/// The end of a split of tile `tile`'s K loop (`used` splits of the launch's `splits`: split_range):
-/// each split writes its partial accumulator to `partials` (slot tile * splits + split, Bytes each,
-/// slot s of thread t at s * kThreads + t: coalesced), and the last to finish (a counter per tile,
-/// zeroed by the host) adds every split's partial in split order — the same sum whichever finishes
-/// last — and returns true: it alone runs the epilogue. The others return false.
+/// The end of unit u's share of its tile's K loop (`used` of its parts run: split_range): each
+/// part writes its partial accumulator to `partials` (slot tile × parts + split, Bytes each,
+/// slot s of thread t at s * kThreads + t: coalesced), and the last to finish (a counter per split
+/// tile, zeroed by the host) adds every part's partial in split order — the same sum whichever
+/// finishes last — and returns true: it alone runs the epilogue. The others return false.
 template <int Bytes, class T, int N, class L>
-CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, unsigned* counters, long long tile,
-                             long long split, long long splits, long long used) {
+CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, unsigned* counters, const SplitUnit& u,
+                             long long used) {
+  const long long split = u.split, tile = u.tile, splits = u.parts;
   static_assert(sizeof(T) == 4 && L::kSlots * kThreads * 4 == Bytes, "split K: an exact 32-bit accumulator");
   if (split >= used) return false;  // (its loop ran no iteration)
   if (used == 1) return true;
@@ -414,7 +428,7 @@ CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, 
   for (int s = 0; s < L::kSlots; ++s) acc.v[s] = T(0);
   const T* from = partials + tile * splits * per + b.tid;
   CUPRIC_TILE_NO_UNROLL
-  for (long long u = 0; u < used; ++u, from += per) {
+  for (long long part = 0; part < used; ++part, from += per) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < L::kSlots; ++s) acc.v[s] += __ldcg(from + s * kThreads);
   }

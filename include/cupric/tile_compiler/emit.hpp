@@ -71,18 +71,30 @@ struct EmitResult {
   /// CUDA: then the launch's grid (three long long): the kernel loops over its blocks' output tiles,
   /// and is launched with at most one block per SM (a producer warpgroup's persistent kernel).
   bool persistent = false;
-  /// CUDA: a persistent kernel that can split its K loop (split K) takes, after the grid, the most
-  /// splits per output tile (long long), a scratch of tiles × splits partial accumulators of
-  /// split_bytes each, and a counter per tile (unsigned int, zeroed); 0: no such parameters.
+  /// CUDA: a persistent kernel that can split its K loop (split K) takes, after the grid, a
+  /// SplitPlan's whole and splits (two long long), a scratch of (tiles - whole) × splits partial
+  /// accumulators of split_bytes each, and a counter per split tile (unsigned int, zeroed); 0: no
+  /// such parameters.
   long long split_bytes = 0;
   std::vector<StageText> stages;  ///< with record_stages: "frontend" (the input), then each stage
 };
 
-/// Split K: how many parts a persistent kernel with split_bytes splits each output tile's K loop
-/// into, for `tiles` output tiles on `sms` SMs: 1 where the tiles fill at least half the SMs, else
-/// as many as keep every SM busy (at most 16). (The kernel itself gives fewer parts work where
-/// the loop is short: split_range in tma.h.)
-long long split_count(long long tiles, long long sms);
+/// Split K: which output tiles of a persistent kernel with split_bytes run whole and how many parts
+/// the others' K loops are split into. The first `whole` tiles (in the launch's order) each run as
+/// one work unit; each later one as `splits` units, whose partial sums the last to finish adds.
+struct SplitPlan {
+  long long whole = 0;
+  long long splits = 1;
+  long long units(long long tiles) const { return whole + (tiles - whole) * splits; }
+};
+
+/// The plan for `tiles` output tiles on `sms` SMs: tiles that fill at most half the SMs are all
+/// split; so are the last wave's tiles where they fill at most half of it (the full waves before
+/// run whole: the last wave's SMs are busy again instead of idle); otherwise none is (a last
+/// wave more than half full would gain less than its partial sums cost). Parts: as many as keep
+/// every SM busy, at most 16. (The kernel gives fewer parts work where the loop is short:
+/// split_range in tma.h.)
+SplitPlan split_plan(long long tiles, long long sms);
 
 /// Compiles `f` for options.target: runs the target's stages (stage_names) on a copy of it, then
 /// renders the result. CUPRIC_TILE_DUMP=<stage>[,<stage>...] (or `all`) prints the IR after those

@@ -583,27 +583,19 @@ class CudaKernel:
             args.append(status)  # (a cupric array: the launch orders it after its zeroing)
         if self.persistent:  # the grid's blocks become output tiles of at most one block per SM
             args.extend(np.int64(g) for g in grid)
-            tiles = units = grid[0] * grid[1] * grid[2]
-            if self.split_bytes:  # split K where the tiles do not fill the GPU (tma.h: split_combine)
-                splits = _c._tile.split_count(tiles, self.sms)
-                units *= splits
-                if splits > 1:
-                    args += [np.int64(splits), *split_scratch(units * self.split_bytes, tiles, self.device)]
-                else:  # one split: the kernel reads neither pointer (no allocation, no zeroing launch)
-                    args += [np.int64(1), np.uint64(0), np.uint64(0)]
+            units = grid[0] * grid[1] * grid[2]
+            if self.split_bytes:  # split K where the tiles leave SMs idle (tma.h: split_combine)
+                units, whole, splits, partials, counters = _c._tile.split_scratch(
+                    units, self.sms, self.split_bytes, self.device
+                )
+                none = np.uint64(0)  # (one split: the kernel reads neither pointer)
+                args += [np.int64(whole), np.int64(splits), none if partials is None else partials]
+                args.append(none if counters is None else counters)
             grid = (min(units, max(self.sms, 1)), 1, 1)
         mod.launch(stream, self.config(grid), self.kernel, *args)
         if debug:  # the failure the CPU launch would raise, raised here; the context stays usable
             stream.synchronize()
             _c._tile.raise_status(np.asarray(status.to_device("cpu")).tobytes())
-
-
-def split_scratch(partial_bytes, tiles, device_index):
-    """Split K's scratch for one launch: the partial accumulators, and a zeroed counter per output
-    tile (cupric arrays: the launch orders itself after the zeroing, and their memory is reused
-    only after the kernel)."""
-    on = f"cuda:{device_index}"
-    return _c.empty((partial_bytes,), dtype="uint8", device=on), _c.zeros((tiles,), dtype="uint32", device=on)
 
 
 def _index_key(compiled, mod, device_index):

@@ -434,9 +434,9 @@ def test_cuda_plans_pack_tensor_maps_and_the_grid_as_the_python_path_does(fake_d
     after the first launch: the plan makes the tensor maps in C++ (the stand-in driver encodes none:
     maps of zeros) after the 18 parameters of the arrays (a's, b's and the bfloat16 epilogue's
     store), and a persistent kernel's grid after
-    them, then split K's count, partial accumulators and counters — the same parameters the Python
+    them, then split K's plan (whole tiles, splits), partial accumulators and counters — the same parameters the Python
     path packs (the scratch's addresses aside: each launch's own), and the same grid."""
-    n_args = 18 + 3 + (0 if persistent == "0" else 6)  # (unset: persistent where the loop splits, as here)
+    n_args = 18 + 3 + (0 if persistent == "0" else 7)  # (unset: persistent where the loop splits, as here)
     env = {
         "CUPRIC_CACHE_DIR": str(tmp_path),
         "CUPRIC_DEVICE": "cuda",
@@ -461,11 +461,12 @@ def refuse(*a, **k):
 Kernel._prepare = refuse
 mm[(3, 2)](a, b, bias, out, 128, 256, 64)  # its plan (GROUP_M left out: its default filled in)
 planned = np.ctypeslib.as_array(ctypes.cast(fake.fake_last_args, ctypes.POINTER(ctypes.c_int64)), ({n_args},)).copy()
-assert (planned[:25] == first[:25]).all(), (planned, first)
+assert (planned[:26] == first[:26]).all(), (planned, first)
 assert planned[1:5].tolist() == [300, 200, 200, 1] and planned[18:21].tolist() == [0, 0, 0]  # maps of zeros
 if {persistent!r} != "0":
     sms = cu.cuda.Device().multiprocessor_count
-    assert planned[21:25].tolist() == [3, 2, 1, cu._cupric._tile.split_count(6, sms)]  # the grid, split K's count
-    assert planned[25] != 0 and planned[26] != 0  # its scratch
+    # the grid, split K's plan, its scratch
+    assert planned[21:26].tolist() == [3, 2, 1, *cu._cupric._tile.split_plan(6, sms)]
+    assert planned[26] != 0 and planned[27] != 0
 """
     run_with_fake_driver(fake_dir, prelude + body, env, script=tmp_path / "maps_check.py")

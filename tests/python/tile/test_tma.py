@@ -130,21 +130,25 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
     where no driver makes maps); the
     kernel index keeps the maps' parameters, so that a new process packs the same arguments. A
     persistent kernel takes the grid after the maps and runs at most one block per SM; then split
-    K's count, partial accumulators (3 tiles x splits x 128 KB) and a zeroed counter per tile."""
+    K's plan (whole tiles, splits), partial accumulators (3 tiles x splits x 128 KB) and a zeroed
+    counter per split tile."""
     from test_cuda import FakeCudaDLPack, StandInRuntime
 
     monkeypatch.setenv("CUPRIC_TILE_PERSISTENT", "1" if persistent else "0")
 
     rt = StandInRuntime()
     monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
-    monkeypatch.setattr(
-        _cuda,
-        "split_scratch",
-        lambda size, tiles, device: (
-            FakeCudaDLPack(cu.empty(size, dtype=cu.uint8)),
-            FakeCudaDLPack(cu.zeros(tiles, dtype=cu.uint32)),
-        ),
-    )
+    plan = cu._cupric._tile.split_plan
+
+    def scratch(tiles, sms, size, device):  # (split K's scratch: CPU arrays "on the GPU")
+        whole, splits = plan(tiles, sms)
+        if splits == 1:
+            return tiles, whole, 1, None, None
+        units = whole + (tiles - whole) * splits
+        parts = FakeCudaDLPack(cu.empty((units - whole) * size, dtype=cu.uint8))
+        return units, whole, splits, parts, FakeCudaDLPack(cu.zeros(tiles - whole, dtype=cu.uint32))
+
+    monkeypatch.setattr(cu._cupric._tile, "split_scratch", scratch)
     matmul.matmul_kernel._forget_plans()
     shapes = ((300, 200), (200, 256), (256,), (300, 256))
     dev = [FakeCudaDLPack(cu.zeros(s, dtype=cu.bfloat16)) for s in shapes]  # bfloat16 "on the GPU"
@@ -152,12 +156,12 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
         matmul.matmul_kernel[(3, 1)](*dev, 128, 256, 64)
     assert len(rt.launches) == 2
     args = rt.launches[0][3]
-    grid = 6 if persistent else 0  # a persistent kernel: the grid after the maps (3 tiles), split K's three
+    grid = 7 if persistent else 0  # a persistent kernel: the grid after the maps (3 tiles), split K's four
     assert len(args) == 4 * 5 - 2 + 3 + grid
     k = next(iter(matmul.matmul_kernel.cache.values())).cuda_kernels[0]
     if persistent:
-        splits = cu._cupric._tile.split_count(3, k.sms)
-        assert [int(g) for g in args[-6:-2]] == [3, 1, 1, splits] and k.split_bytes == 128 * 256 * 4
+        whole, splits = cu._cupric._tile.split_plan(3, k.sms)
+        assert [int(g) for g in args[-7:-2]] == [3, 1, 1, whole, splits] and k.split_bytes == 128 * 256 * 4
         assert tuple(rt.launches[0][1].grid) == (min(3 * splits, k.sms), 1, 1)
         if splits > 1:
             partials, counters = (x.base for x in args[-2:])
@@ -167,7 +171,7 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
             assert [int(x) for x in args[-2:]] == [0, 0]
         # 70 tiles fill more than half the SMs: one split, no scratch (null pointers), 70 blocks
         matmul.matmul_kernel[(70, 1)](*dev, 128, 256, 64)
-        assert [int(x) for x in rt.launches[-1][3][-6:]] == [70, 1, 1, 1, 0, 0]
+        assert [int(x) for x in rt.launches[-1][3][-7:]] == [70, 1, 1, 70, 1, 0, 0]
         assert tuple(rt.launches[-1][1].grid) == (70, 1, 1)
         del rt.launches[-1]
     maps = args[len(args) - grid - 3 : len(args) - grid]
@@ -393,7 +397,8 @@ def test_a_producer_warpgroup_fills_rings_of_one_block_per_sm(monkeypatch, shape
     """With TMA (warp specialisation unless CUPRIC_TILE_WS=0) a kernel whose one staged loop runs at
     one block per SM launches a producer warpgroup after its tile threads: it computes the copies'
     indices from the kernel's scalars, issues every TMA copy and returns; the tile code's barriers
-    leave it out (bar.sync 1), and registers move to the tile code (setmaxnreg) at 256 threads.
+    leave it out (bar.sync 1), and registers move to the tile code (setmaxnreg) at 256 threads
+    (the producer keeps 40, or 56 where it also runs split K's arithmetic).
     Two blocks per SM (128 x 128 x 64) keep thread 0 issuing."""
     _mode(monkeypatch, "tma ws")
     matmul.matmul_kernel.cache.clear()
@@ -403,7 +408,8 @@ def test_a_producer_warpgroup_fills_rings_of_one_block_per_sm(monkeypatch, shape
     assert e["threads"] == threads + (128 if producer else 0)
     assert ("#define CUPRIC_TILE_PRODUCERS 128" in src) == producer
     assert ("tma_ring_join<" in src) == producer
-    assert ("::cu::tile::producer_registers<40>();" in src) == (producer and threads == 256)
+    regs = 56 if e["split_bytes"] else 40  # (split K's unit arithmetic spilled in the producer at 40)
+    assert (f"::cu::tile::producer_registers<{regs}>();" in src) == (producer and threads == 256)
     if producer:
         body = src.split("__global__")[1]
         assert body.index("if (blk.tid >= ::cu::tile::kThreads)") < body.index("tma_ring_begin<")
@@ -417,7 +423,8 @@ def test_a_producer_warpgroup_fills_rings_of_one_block_per_sm(monkeypatch, shape
 @pytest.mark.parametrize("kernel", ["matmul", "attention"])
 def test_warp_specialised_kernels_compile_for_sm90a_without_spills(monkeypatch, kernel):
     """sm_90a: the producer's setmaxnreg.dec and the tile code's setmaxnreg.inc, named barriers for the
-    tile code, no spills at 168 launch registers (the tile code gets 232); sm_80 compiles the same
+    tile code, no spills at 168 launch registers (the tile code gets 232, or 224 where the producer
+    also runs split K's arithmetic); sm_80 compiles the same
     source (no TMA there: the producer returns at once and the threads fill the ring)."""
     if not _cuda.nvrtc_available():
         pytest.skip("NVRTC not found")
@@ -436,7 +443,9 @@ def test_warp_specialised_kernels_compile_for_sm90a_without_spills(monkeypatch, 
         attention.attention_kernel.cache.clear()
     hopper = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("cubin", "ptx"))
     ptx = hopper["ptx"]
-    assert "setmaxnreg.dec.sync.aligned.u32 40" in ptx and "setmaxnreg.inc.sync.aligned.u32 232" in ptx
+    # (the matmul splits its K loop: its producer keeps 56 registers for split K's arithmetic)
+    regs = (56, 224) if kernel == "matmul" else (40, 232)
+    assert f"setmaxnreg.dec.sync.aligned.u32 {regs[0]}" in ptx and f"setmaxnreg.inc.sync.aligned.u32 {regs[1]}" in ptx
     assert "bar.sync 1, 256" in ptx or "barrier.sync 1, 256" in ptx
     info, _ = _cuda.resources_from_log(hopper["log"])
     # every k16 fragment of a register operand (attention's p) made before the products' fence: ptxas
@@ -463,7 +472,7 @@ def test_persistent_kernels_take_the_grid_and_loop_over_output_tiles(monkeypatch
     assert e["persistent"] and "long long cupric_grid0, long long cupric_grid1, long long cupric_grid2," in src
     body = src.split("__global__")[1]
     # the producer's loop, the tile code's (each unit a split of a tile's K loop: split K)
-    assert body.count("::cu::tile::next_tile(blk, cupric_t, cupric_splits, cupric_split)") == 2
+    assert body.count("::cu::tile::next_tile(blk, cupric_t, cupric_whole, cupric_splits)") == 2
     assert body.count("tma_ring_begin<") == 1 and "tma_tile_end<1>(" in body and "_k0 = " in body
     ring = int(re.search(r"#define CUPRIC_TILE_RING_\w+ (\d+)", src).group(1))
     assert ring >= 1024  # past the bias broadcast's scratch (256 floats)
@@ -525,10 +534,16 @@ def test_launch_plans_make_the_maps_and_the_grid(monkeypatch, mode):
 # ---- split K (persistent kernels whose output tiles do not fill the GPU) --------------------------
 
 
-def test_split_k_counts_fill_the_sms_where_the_tiles_do_not():
-    count = cu._cupric._tile.split_count
-    assert [count(t, 132) for t in (1, 3, 8, 33, 44, 66, 67, 132, 500)] == [16, 16, 16, 4, 3, 2, 1, 1, 1]
-    assert count(0, 132) == 1 and count(5, 0) == 1
+def test_split_k_plans_fill_the_sms_the_tiles_would_leave_idle():
+    """Tiles that fill at most half the SMs all split; past one wave, the last wave's tiles split where
+    they fill at most half of it (the full waves before run whole); otherwise nothing splits."""
+    plan = cu._cupric._tile.split_plan
+    assert [plan(t, 132)[1] for t in (1, 3, 8, 33, 44, 66)] == [16, 16, 16, 4, 3, 2]
+    assert [plan(t, 132)[0] for t in (1, 3, 8, 33, 44, 66)] == [0] * 6
+    assert [plan(t, 132) for t in (67, 131, 132, 264, 200, 331)] == [(t, 1) for t in (67, 131, 132, 264, 200, 331)]
+    # the last wave: 288 = 2 x 132 + 24 tiles (5 parts each), 320 = 2 x 132 + 56 (2), 133 = 132 + 1 (16)
+    assert plan(288, 132) == (264, 5) and plan(320, 132) == (264, 2) and plan(133, 132) == (132, 16)
+    assert plan(0, 132) == (0, 1) and plan(5, 0) == (5, 1)
 
 
 def test_split_k_kernels_split_only_loops_of_a_zero_started_product(monkeypatch):
@@ -544,7 +559,7 @@ def test_split_k_kernels_split_only_loops_of_a_zero_started_product(monkeypatch)
     e = _emitted(128, 256, 64)
     src = e["source"]
     assert e["split_bytes"] == 128 * 256 * 4
-    assert "long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters)" in src
+    assert "long long cupric_whole, long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters)" in src
     body = src.split("__global__")[1]
     assert body.count("::cu::tile::split_range(") == 2 and body.count("split_combine<131072>(") == 1
     if _cuda.nvrtc_available():
@@ -607,6 +622,27 @@ def test_split_k_products_are_exact(monkeypatch, m, k):
         np.testing.assert_array_equal(outs[-1], _reference(a, b, bias))
     assert len(matmul.matmul_kernel._plans) >= 1
     np.testing.assert_array_equal(outs[1], outs[2])
+    matmul.matmul_kernel.cache.clear()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("extra", ["one", "few", "half"])
+def test_split_k_of_the_last_wave_is_exact(monkeypatch, extra):
+    """Past a full wave of tiles, the last wave's tiles split where they fill at most half the SMs
+    (one more tile: 16 parts; a few; just under half: 2) and the full waves' run whole: exact
+    integer products through the Python path and the plan."""
+    _mode(monkeypatch, "tma ws persistent")
+    matmul.matmul_kernel.cache.clear()
+    sms = cu.cuda.Device().multiprocessor_count
+    tiles = sms + {"one": 1, "few": 3, "half": sms // 2 - 1}[extra]
+    whole, splits = cu._cupric._tile.split_plan(tiles, sms)
+    assert whole == sms and splits > 1
+    m, n, k = 128 * tiles - 5, 200, 64 * 40 + 3
+    for seed in range(2):
+        (a, b, bias), dev, out = _split_case(m, n, k, seed)
+        matmul.matmul_kernel[(tiles, 1)](*dev, out, 128, 256, 64)
+        np.testing.assert_array_equal(np.asarray(out.to_device("cpu")), _reference(a, b, bias))
+    assert len(matmul.matmul_kernel._plans) >= 1
     matmul.matmul_kernel.cache.clear()
 
 
