@@ -559,7 +559,8 @@ def test_split_k_kernels_split_only_loops_of_a_zero_started_product(monkeypatch)
     e = _emitted(128, 256, 64)
     src = e["source"]
     assert e["split_bytes"] == 128 * 256 * 4
-    assert "long long cupric_whole, long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters)" in src
+    params = "long long cupric_whole, long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters)"
+    assert params in src
     body = src.split("__global__")[1]
     assert body.count("::cu::tile::split_range(") == 2 and body.count("split_combine<131072>(") == 1
     if _cuda.nvrtc_available():
