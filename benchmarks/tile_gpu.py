@@ -433,6 +433,44 @@ def _split_k(p, quick, row):
         row("gpu", f"matmul bf16 {m}x{n}x{k} torch (cuBLAS)", TFLOP_s=f"{2 * m * n * k / t_ref / 1e12:.0f}")
 
 
+def _multicast(p, quick, row):
+    """Cluster multicast: the pairs kernel (tiles down the columns; blocks 2i and 2i + 1 share b's
+    tiles, which each copies half of into both) with and without it, beside the example's grouped
+    order and cuBLAS on the same data (bf16 + bias + relu, 128 x 256 x 64 tiles)."""
+    import matmul
+
+    if p.torch is None:
+        print("# multicast: needs PyTorch; skipped")
+        return
+    torch = p.torch
+    shapes = ((8192, 8192, 8192), (4096, 4096, 4096), (16384, 16384, 4096))
+    for m, n, k in shapes[:1] if quick else shapes:
+        a, b, bias = p.rand((m, k), "bfloat16", 0.1), p.rand((k, n), "bfloat16", 0.1), p.rand(n, "bfloat16", 0.1)
+        o = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+        t_ref = _event_time(lambda a=a, b=b: a @ b, p.torch_stream, target_s=0.3, max_repeat=50)
+        grid = (ct.cdiv(m, 128), ct.cdiv(n, 256))
+        ref = lambda a=a, b=b, bias=bias: torch.relu(a @ b + bias)  # noqa: E731
+        for name, kernel, env, extra in (
+            ("pairs, multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": ""}, ()),
+            ("pairs, no multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": "0"}, ()),
+            ("grouped order (the example)", matmul.matmul_kernel, {"CUPRIC_TILE_MULTICAST": ""}, (8,)),
+        ):
+            with _switches(env, kernel):
+
+                def run(a=a, b=b, bias=bias, o=o, kernel=kernel, extra=extra, grid=grid):
+                    kernel[grid](a, b, bias, o, 128, 256, 64, *extra)
+
+                status, t = _checked_time(p, "matmul", run, o, ref, 2e-2)
+            row(
+                "gpu",
+                f"matmul+bias+relu bf16 {m}x{n}x{k} {name}",
+                TFLOP_s=f"{2 * m * n * k / t / 1e12:.0f}",
+                vs_cublas=f"{t_ref / t:.2f}",
+                check=status,
+            )
+        row("gpu", f"matmul bf16 {m}x{n}x{k} torch (cuBLAS)", TFLOP_s=f"{2 * m * n * k / t_ref / 1e12:.0f}")
+
+
 def _fp8(p, quick, row):
     """FP8 e4m3 (a (M, K), b (N, K), per-tensor scales, bf16 out) against torch._scaled_mm (cuBLASLt's
     fp8 kernels) on the same data."""
@@ -535,6 +573,7 @@ def _attention(p, quick, row, within_budget):
         (128, ATTENTION_TILES, True, "no ping-pong"),
         (128, ATTENTION_TILES, False, "ping-pong all"),
         (128, ATTENTION_TILES, False, "cp.async"),
+        (128, ATTENTION_TILES, False, "no multicast"),
     ):
         if D not in inputs:
             q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
@@ -549,6 +588,7 @@ def _attention(p, quick, row, within_budget):
             "cp.async": {"CUPRIC_TILE_TMA": "0"},
             "no ping-pong": {"CUPRIC_TILE_PINGPONG": "0"},
             "ping-pong all": {"CUPRIC_TILE_PINGPONG": "all"},
+            "no multicast": {"CUPRIC_TILE_MULTICAST": "0"},
         }[mode]
         switches = _switches(env, attention.attention_kernel)
         switches.__enter__()
@@ -602,8 +642,9 @@ def gpu_section(quick, row, within_budget, only=None):
         ("fp8", 10, lambda: _fp8(p, quick, row)),
         ("shapes", 10, lambda: _matmul_shapes(p, quick, row)),
         ("splitk", 10, lambda: _split_k(p, quick, row)),
+        ("multicast", 10, lambda: _multicast(p, quick, row)),
     ):
-        # --only saxpy,softmax,matmul,attention,grouped,fp8,shapes,splitk
+        # --only saxpy,softmax,matmul,attention,grouped,fp8,shapes,splitk,multicast
         if only is not None and name.split()[0] not in only:
             continue
         if not within_budget(f"gpu {name}", need_s):

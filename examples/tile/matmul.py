@@ -33,6 +33,19 @@ def matmul_kernel(
     ct.store(out, index=(pid_m, pid_n), tile=ct.maximum(acc, 0.0).astype(out.dtype))
 
 
+@ct.kernel
+def matmul_pairs_kernel(a, b, bias, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
+    # Tiles in launch order, down the columns: blocks bid(0) = 2i and 2i + 1 load the same tiles of
+    # b, so on Hopper the compiler pairs them in a cluster and each copies half of b's tile into
+    # both (TMA multicast) — the L2 cache serves b once per pair.
+    acc = ct.zeros((BM, BN), dtype=ct.float32)
+    for k in range(ct.cdiv(a.shape[1], BK)):
+        ta = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK))
+        acc = ct.mma(ta, ct.load(b, index=(k, ct.bid(1)), shape=(BK, BN)), acc)
+    acc = acc + ct.load(bias, index=(ct.bid(1),), shape=(BN,)).astype(ct.float32)[None, :]
+    ct.store(out, index=(ct.bid(0), ct.bid(1)), tile=ct.maximum(acc, 0.0).astype(out.dtype))
+
+
 def matmul_bias_relu(a, b, bias, out=None, bm=64, bn=64, bk=32, interpret=False):
     m, n = a.shape[0], b.shape[1]
     out = cu.empty((m, n), dtype=a.dtype, device=a.device) if out is None else out

@@ -241,6 +241,7 @@ void bind_tile(nb::module_& m) {
             d["tensor_maps"] = maps;
             d["persistent"] = r.persistent;
             d["split_bytes"] = r.split_bytes;
+            d["cluster"] = r.cluster;
             nb::list stages;
             for (const tile::StageText& s : r.stages) stages.append(nb::make_tuple(s.stage, s.ir));
             d["stages"] = stages;
@@ -250,10 +251,14 @@ void bind_tile(nb::module_& m) {
           nb::arg("ring") = "",
           "Runs the target's stages on a copy and renders it: {'source', 'entry', 'threads', 'vec', 'smem_bytes', "
           "'params' ((role, dtype) per kernel parameter), 'param_types' (their C types, for reading), "
-          "'tensor_maps', 'persistent', 'split_bytes', 'stages'} ('stages': (name, IR text) after each stage, with "
+          "'tensor_maps', 'persistent', 'split_bytes', 'cluster', 'stages'} ('stages': (name, IR text) after each "
+          "stage, with "
           "record_stages). ring: how staged loops' rings are filled on CUDA ('cp.async', 'tma', 'tma ws', 'tma ws "
           "plain', "
           "'tma ws persistent'; '': from the CUPRIC_TILE_* environment).");
+  t.def("launch_cluster", &tile::launch_cluster, nb::arg("cluster"), nb::arg("grid_x"), nb::arg("blocks"),
+        nb::arg("splits"),
+        "Cluster multicast: the blocks per cluster (2 or 1) a launch of a kernel written for `cluster` uses.");
   t.def(
       "split_plan",
       [](long long tiles, long long sms) {

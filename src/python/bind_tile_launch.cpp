@@ -145,6 +145,8 @@ struct Target {
   long long sms = 0;
   /// CUDA: a persistent kernel's partial accumulator (split K: EmitResult::split_bytes), or 0
   long long split_bytes = 0;
+  /// CUDA: blocks per cluster the kernel is written for (EmitResult::cluster; 1 where the device has none)
+  int cluster = 1;
 };
 
 /// One specialisation as it was called. match() checks that arguments still fit it, reading
@@ -260,12 +262,14 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   }
   long long blocks[3] = {g[0], g[1], g[2]};
   std::optional<Array> scratch[2];  // split K's partial accumulators and counters
-  if (target_.sms > 0) {            // persistent: the grid as arguments, at most one block per SM
+  long long splits = 1;
+  if (target_.sms > 0) {  // persistent: the grid as arguments, at most one block per SM
     for (int d = 0; d < 3; ++d) packer.add_bytes(&g[d], sizeof(long long), 0, "int64");
     long long units = g[0] * g[1] * g[2];
     if (target_.split_bytes > 0) {
       SplitScratch split = split_scratch(units, target_.sms, target_.split_bytes, target_.device);
       units = split.units;
+      splits = split.plan.splits;
       packer.add_bytes(&split.plan.whole, sizeof(long long), 0, "int64");
       packer.add_bytes(&split.plan.splits, sizeof(long long), 0, "int64");
       scratch[0] = std::move(split.partials);
@@ -287,6 +291,8 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   config.grid = {static_cast<unsigned>(blocks[0]), static_cast<unsigned>(blocks[1]), static_cast<unsigned>(blocks[2])};
   config.block = {target_.threads, 1, 1};
   config.shared_memory = target_.smem;
+  if (target_.cluster > 1 && tile::launch_cluster(target_.cluster, g[0], blocks[0], splits) > 1)
+    config.cluster = {2, 1, 1};
   runtime::launch(state.handle, &state, config, k, packer);
   for (std::size_t i = 0; i < params_.size(); ++i)  // (which arrays a CUDA kernel writes is not known here)
     if (is_array_kind(params_[i].kind)) note_written(read[i].array.device_argument(), state);
@@ -391,8 +397,9 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, PlanT
   if (nb::isinstance<HostLauncher>(target)) {
     t.host = nb::cast<const HostLauncher&>(target).kernel();
   } else {
-    auto [kernel, device, threads, smem, maps, sms, split_bytes] = nb::cast<
-        std::tuple<nb::handle, int, unsigned, unsigned, std::vector<std::array<int, 3>>, long long, long long>>(target);
+    auto [kernel, device, threads, smem, maps, sms, split_bytes, cluster] = nb::cast<
+        std::tuple<nb::handle, int, unsigned, unsigned, std::vector<std::array<int, 3>>, long long, long long, int>>(
+        target);
     if (!nb::isinstance<runtime::Kernel>(kernel)) return nb::none();  // a stand-in runtime (tests)
     t.cuda = std::make_unique<runtime::Kernel>(nb::cast<const runtime::Kernel&>(kernel));
     t.device = device;
@@ -401,6 +408,7 @@ nb::object make_plan(nb::tuple values, nb::list facts, nb::dict constants, PlanT
     t.maps = std::move(maps);
     t.sms = sms;
     t.split_bytes = split_bytes;
+    t.cluster = cluster;
   }
   std::vector<PlanParam> plan;
   nb::list args;  // the values a launch passes

@@ -46,7 +46,7 @@ CUPRIC_PY_TYPE(DefinesLike, "collections.abc.Mapping[str, str | None] | collecti
 ///< preprocessor defines: {"NAME": "value"} or ["NAME=value", "FLAG"]
 CUPRIC_PY_TYPE(ArchLike, "str | int")  ///< a GPU architecture: "sm_90a", "90" or 90
 CUPRIC_PY_TYPE(LaunchArgs, "tuple")    ///< a launch's run-time arguments (no plan fits anything else)
-CUPRIC_PY_TYPE(PlanTarget, "HostLauncher | tuple[cupric.cuda.Kernel, int, int, int, list[list[int]], int, int]")
+CUPRIC_PY_TYPE(PlanTarget, "HostLauncher | tuple[cupric.cuda.Kernel, int, int, int, list[list[int]], int, int, int]")
 ///< what a launch plan runs: a CPU kernel, or (CUDA kernel, device, threads, shared bytes)
 CUPRIC_PY_TYPE(JitResult, "int | tuple[type, list[int]]")
 ///< a jit call's result: an output's index, or (tuple or list, the outputs' indices)

@@ -158,6 +158,7 @@ EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
   r.persistent = e.persistent();
   if (r.persistent) params += ", long long cupric_grid0, long long cupric_grid1, long long cupric_grid2";
   r.split_bytes = e.split_bytes();
+  r.cluster = e.cluster();
   if (r.split_bytes)
     params += ", long long cupric_whole, long long cupric_splits, void* cupric_partials, unsigned int* cupric_counters";
   if (o.debug) {  // where failed checks are recorded; the launcher zeroes it and reads it back
@@ -363,6 +364,10 @@ std::vector<std::string> stage_names(Target target) {
   backend(target).add_stages(own, o);
   for (const Stage& s : own) names.emplace_back(s.name);
   return names;
+}
+
+int launch_cluster(int cluster, long long grid_x, long long blocks, long long splits) {
+  return cluster == 2 && grid_x % 2 == 0 && blocks % 2 == 0 && blocks > 0 && splits == 1 ? 2 : 1;
 }
 
 SplitPlan split_plan(long long tiles, long long sms) {

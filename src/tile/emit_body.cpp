@@ -197,6 +197,7 @@ std::string Emitter::body() {
     const Type& acc = f_.type(producer_->results.at(0));
     split_bytes_ = acc.size() * itemsize(acc.dtype);
   }
+  plan_pairs();
   if (producer_) emit_producer(*producer_, slice);
   if (persistent_) {
     emit_ring_setup(*producer_);
@@ -444,11 +445,11 @@ std::string Emitter::panel_copy(const Op& load, const std::string& to) {
   const int nd = f_.type(load.operands.at(0)).ndim;
   const Shape& shape = f_.type(load.result()).shape;
   const std::string pad(static_cast<std::size_t>(indent_) * 2 + 2, ' ');
-  const std::string copy =
-      tma_ring_.empty()
-          ? cat("::cu::tile::copy_async<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", to, ", ")
-          : cat("::cu::tile::tma_copy<", shape[shape.size() - 2], ", ", shape.back(), ">(blk, ", tma_ring_, ", ",
-                tma_fill_, ", ", to, ", ", tensor_map(load), ", ");
+  const std::string copy = tma_ring_.empty() ? cat("::cu::tile::copy_async<", shape[shape.size() - 2], ", ",
+                                                   shape.back(), ">(blk, ", to, ", ")
+                                             : cat("::cu::tile::tma_copy<", shape[shape.size() - 2], ", ", shape.back(),
+                                                   shared_loads_.count(&load) ? ", true" : "", ">(blk, ", tma_ring_,
+                                                   ", ", tma_fill_, ", ", to, ", ", tensor_map(load), ", ");
   return cat("{\n", pad, "const ::cu::tile::i64 st[", nd, "] = ", window_corner(load, false), ";\n", pad, copy,
              name(load.operands.at(0)), ", st);\n", std::string(static_cast<std::size_t>(indent_) * 2, ' '), "}");
 }
@@ -595,6 +596,57 @@ bool Emitter::splittable(const Op& loop) const {
   return z.kind == WeakKind::floating ? z.f == 0 : (!z.big_unsigned && z.i == 0);
 }
 
+void Emitter::plan_pairs() {
+  // the producer's loop at the top of the body (so every block runs it), with TMA; no debug build
+  if (!producer_ || opt_.debug || !tma_ring(producer_->regions.at(0)) || !multicast_requested()) return;
+  if (std::none_of(f_.body.ops.begin(), f_.body.ops.end(), [&](const Op& o) { return &o == producer_; })) return;
+  // the values that can differ between blocks of a pair (the same but for bid(0)): bid(0), and
+  // whatever an op computes from them; a loop's variable from its bounds, its carried values and an
+  // if's results also from anything inside
+  std::unordered_set<int> differ;
+  auto any = [&](const std::vector<int>& vs, std::size_t from = 0) {
+    for (std::size_t i = from; i < vs.size(); ++i)
+      if (differ.count(vs[i])) return true;
+    return false;
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    auto mark = [&](int v) { grew = differ.insert(v).second || grew; };
+    walk(f_.body, [&](const Op& op) {
+      if (op.kind == OpKind::for_) {
+        const std::vector<int>& args = op.regions.at(0).args;
+        if (any({op.operands.at(0), op.operands.at(1), op.operands.at(2)})) mark(args.at(0));
+        bool inside = any(op.operands, 3);
+        walk(op.regions.at(0), [&](const Op& in) { inside = inside || any(in.results); });
+        if (!inside) return;
+        for (std::size_t i = 1; i < args.size(); ++i) mark(args[i]);
+        for (int v : op.results) mark(v);
+        return;
+      }
+      bool d = (op.kind == OpKind::bid && op.ints.at(0) == 0) || any(op.operands);
+      for (const Region& r : op.regions) walk(r, [&](const Op& in) { d = d || any(in.results); });
+      if (d)
+        for (int v : op.results) mark(v);
+    });
+  }
+  for (int i = 0; i < 3; ++i)  // the same iterations in both blocks
+    if (differ.count(producer_->operands.at(static_cast<std::size_t>(i)))) return;
+  for (const Op& load : producer_->regions.at(0).ops) {
+    if (load.kind != OpKind::load || load.staging != LoadStaging::ring) continue;
+    const Type& t = f_.type(load.result());
+    const long long boxes = t.shape.back() * itemsize(t.dtype) / 128;  // tma_copy's boxes of 128 bytes
+    if (boxes % 2 != 0 ||
+        std::any_of(load.operands.begin(), load.operands.end(), [&](int v) { return differ.count(v) > 0; }))
+      continue;
+    shared_loads_.insert(&load);
+  }
+  if (!shared_loads_.empty()) cluster_ = 2;
+}
+
+std::string Emitter::ring_args(const Op& loop) const {
+  return cat(loop.staged.stages, cluster_ > 1 && &loop == producer_ ? ", true" : "");
+}
+
 /// Split K: the unit the persistent kernel's loop is at (made where it is used: tma.h's split_unit).
 constexpr const char* kSplitUnit = "::cu::tile::split_unit(cupric_t, cupric_whole, cupric_splits)";
 
@@ -640,8 +692,8 @@ void Emitter::emit_producer(const Op& op, const std::vector<std::size_t>& slice)
     for (std::size_t i : slice) emit_op(f_.body.ops[i]);
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
          << ");";
-  line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_join<" << stages << ">("
-         << ring_barriers(op) << ", " << maps_ready << ");";
+  line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_join<" << ring_args(op)
+         << ">(" << ring_barriers(op) << ", " << maps_ready << ");";
   line() << "if (" << bars << ".tma && blk.tid == ::cu::tile::kTmaIssuer) {";
   ++indent_;
   line() << "long long " << count << " = 0;";
@@ -681,7 +733,7 @@ void Emitter::emit_ring_setup(const Op& op) {
   persistent_ring_ = stages * stage + 1024;  // the stages and their alignment (the barriers: ring_barriers)
   line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + CUPRIC_TILE_RING_" << it
          << ");  // " << stages << " stages of the products' operands, for every output tile";
-  line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
+  line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << ring_args(op)
          << ">(blk, " << ring_barriers(op) << ", " << maps_ready << ");";
   line() << "long long " << it << "_k = 0;  // iterations done, over the output tiles";
 }
@@ -711,8 +763,8 @@ void Emitter::emit_staged_for(const Op& op) {
     line() << "unsigned char* const " << ring << " = ::cu::tile::align_smem<1024>(blk.smem + " << offset << ");  // "
            << stages << " stages of the products' operands";
     if (tma)
-      line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<" << stages
-             << ">(blk, " << ring_barriers(op) << ", " << maps_ready << ");";
+      line() << "const ::cu::tile::TmaRing<" << stages << "> " << bars << " = ::cu::tile::tma_ring_begin<"
+             << ring_args(op) << ">(blk, " << ring_barriers(op) << ", " << maps_ready << ");";
   } else {
     line() << "const long long " << count << "0 = " << count << ";  // this tile's first iteration";
   }

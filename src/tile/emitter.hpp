@@ -32,6 +32,8 @@ class Emitter {
   /// (it takes the split count, a scratch of that many partial accumulators per tile and a counter
   /// per tile after the grid): the bytes of one partial accumulator, or 0 (no split).
   long long split_bytes() const { return split_bytes_; }
+  /// CUDA: blocks per cluster along grid x the kernel is written for (EmitResult::cluster).
+  int cluster() const { return cluster_; }
   /// Emits the kernel without persistence (when its ring and the epilogue's scratch do not fit).
   void forbid_persistent() { allow_persistent_ = false; }
   /// Blocks per SM the CUDA kernel is built for (__launch_bounds__' second argument).
@@ -91,6 +93,11 @@ class Emitter {
   /// Whether a staged loop's ring can be filled by TMA: CUPRIC_TILE_TMA=1 and every ring load a
   /// box TMA can copy (at most 256 rows, arrays of at most 5 dimensions).
   bool tma_ring(const Region& body) const;
+  /// Cluster multicast: the producer's ring loads every block of a pair along grid x copies the same
+  /// tiles for (shared_loads_, cluster_ = 2), where such a load's boxes split evenly between them.
+  void plan_pairs();
+  /// The template arguments of the ring's set-up: its stages, and whether its CTAs may pair.
+  std::string ring_args(const Op& loop) const;
   /// How many of a staged loop's products take turns (ping-pong): the pipeline's mark, on TMA rings
   /// only — a cp.async ring's barrier at each stage lines the warpgroups up every iteration, so
   /// there is nothing for turns to overlap (and racecheck reports that mix of barriers).
@@ -176,7 +183,9 @@ class Emitter {
   std::string tma_fill_;          ///< ... and the fill (iteration number) the copies are for
   const Op* producer_ = nullptr;  ///< the staged loop a producer warpgroup fills (warp specialisation)
   bool persistent_ = false, allow_persistent_ = true;
-  long long split_bytes_ = 0;  ///< split_bytes()
+  long long split_bytes_ = 0;                   ///< split_bytes()
+  int cluster_ = 1;                             ///< cluster()
+  std::unordered_set<const Op*> shared_loads_;  ///< plan_pairs
   /// Whether the producer's loop can be split (split K): it carries one 32-bit accumulator that
   /// starts at zero and only a product adds to, and nothing before it or in it writes memory.
   bool splittable(const Op& loop) const;

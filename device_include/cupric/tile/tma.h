@@ -61,6 +61,46 @@ CUPRIC_TD void mbar_inval(u64* bar) {
   asm volatile("mbarrier.inval.shared.b64 [%0];" ::"r"(smem_address(bar)) : "memory");
 }
 
+/// The CTAs of this block's cluster (1: the launch made none) and this block's rank in it.
+CUPRIC_TD int cluster_ctas() {
+#if __CUDA_ARCH__ >= 900
+  unsigned n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+  return static_cast<int>(n);
+#else
+  return 1;
+#endif
+}
+CUPRIC_TD int cluster_rank() {
+#if __CUDA_ARCH__ >= 900
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return static_cast<int>(r);
+#else
+  return 0;
+#endif
+}
+/// Every (not exited) thread of the cluster: the barriers each CTA set up are visible to the
+/// others, and nothing of a CTA is used by another after it passes the last one.
+CUPRIC_TD void cluster_barrier() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+#endif
+}
+/// An arrival on the barrier at `bar`'s place in the shared memory of cluster CTA `cta`.
+CUPRIC_TD void mbar_arrive_cluster(u64* bar, int cta) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_address(bar)),
+      "r"(cta)
+      : "memory");
+#else
+  (void)bar;
+  (void)cta;
+#endif
+}
+
 #if __CUDA_ARCH__ >= 900
 CUPRIC_TD void mbar_expect_bytes(u64* bar, int bytes) {
   asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared.b64 state, [%0], %1;\n}" ::"r"(smem_address(bar)),
@@ -99,6 +139,32 @@ CUPRIC_TD void tma_load(void* dst, const TensorMap& m, const int (&c)[ND], u64* 
         "%7}], [%2];" ::"r"(d),
         "l"(map), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
         : "memory");
+}
+/// tma_load's box into shared memory at dst of every CTA of the cluster in `ctas` (a bit per rank),
+/// each completing on its own barrier at bar's place (cluster multicast).
+template <int ND>
+CUPRIC_TD void tma_load_multicast(void* dst, const TensorMap& m, const int (&c)[ND], u64* bar, unsigned short ctas) {
+  const unsigned long long map = reinterpret_cast<unsigned long long>(&m);
+  const unsigned d = smem_address(dst), b = smem_address(bar);
+#define CUPRIC_TMA_MC(DIMS) \
+  "cp.async.bulk.tensor." DIMS ".shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+  if constexpr (ND == 2)
+    asm volatile(CUPRIC_TMA_MC("2d") "[%0], [%1, {%4, %5}], [%2], %3;" ::"r"(d), "l"(map), "r"(b), "h"(ctas), "r"(c[0]),
+                 "r"(c[1])
+                 : "memory");
+  if constexpr (ND == 3)
+    asm volatile(CUPRIC_TMA_MC("3d") "[%0], [%1, {%4, %5, %6}], [%2], %3;" ::"r"(d), "l"(map), "r"(b), "h"(ctas),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2])
+                 : "memory");
+  if constexpr (ND == 4)
+    asm volatile(CUPRIC_TMA_MC("4d") "[%0], [%1, {%4, %5, %6, %7}], [%2], %3;" ::"r"(d), "l"(map), "r"(b), "h"(ctas),
+                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3])
+                 : "memory");
+  if constexpr (ND == 5)
+    asm volatile(CUPRIC_TMA_MC("5d") "[%0], [%1, {%4, %5, %6, %7, %8}], [%2], %3;" ::"r"(d), "l"(map), "r"(b),
+                 "h"(ctas), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4])
+                 : "memory");
+#undef CUPRIC_TMA_MC
 }
 /// The box of the map at coordinates c (as tma_load's) from shared memory at src, as a bulk group of
 /// this thread (TMA drops what falls outside the array).
@@ -162,15 +228,6 @@ CUPRIC_TD void store_staged(const Block& b, const Tile<T, Sh::size, L>& in, cons
 #endif
 }
 
-/// The barriers of a ring of Stages stages (full ones, then empty ones), in shared memory.
-template <int Stages>
-struct TmaRing {
-  u64* bars;
-  bool tma;  // every operand's map made: TMA copies, else cp.async
-  CUPRIC_TD u64* full(int s) const { return bars + s; }
-  CUPRIC_TD u64* empty(int s) const { return bars + Stages + s; }
-};
-
 /// Barrier 0 for every thread of the block, reached from different places by the tile code's threads
 /// (tma_ring_begin) and a producer warpgroup's (tma_ring_join): the non-.aligned form. __syncthreads
 /// (bar.sync 0 = barrier.sync.aligned 0) requires the whole block at one instruction
@@ -181,16 +238,49 @@ CUPRIC_TD void all_threads_barrier() {
 #endif
 }
 
-/// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop (with a producer
-/// warpgroup: which waits at the same block-wide barrier in tma_ring_join).
+/// The barriers of a ring of Stages stages (full ones, then empty ones), in shared memory.
 template <int Stages>
+struct TmaRing {
+  u64* bars;
+  bool tma;       // every operand's map made: TMA copies, else cp.async
+  int peers = 1;  // the CTAs whose rings are filled together (a cluster of 2: shared operands multicast)
+  int rank = 0;   // this CTA's in them
+  CUPRIC_TD u64* full(int s) const { return bars + s; }
+  CUPRIC_TD u64* empty(int s) const { return bars + Stages + s; }
+  /// Every warp of the tile code releases stage s (lane 0 for the warp): in every CTA of the pair,
+  /// whose producers may write this CTA's stage (multicast).
+  CUPRIC_TD void release(int s) const {
+    mbar_arrive(empty(s));
+    if (peers > 1) mbar_arrive_cluster(empty(s), rank ^ 1);
+  }
+};
+
+/// The ring's barriers set up, then visible: to the block (barrier 0), or where the ring's CTAs
+/// pair, to both CTAs of the cluster (the other's producer multicasts into this CTA's stages and
+/// its warps release them here).
+template <int Stages>
+CUPRIC_TD void ring_ready(const TmaRing<Stages>& r) {
+  if (r.peers > 1) cluster_barrier();
+  else all_threads_barrier();
+}
+
+/// Sets up the barriers at `bars` (8-byte aligned shared memory) before the loop (with a producer
+/// warpgroup: which waits at the same barrier in tma_ring_join). Paired (the emitter found an
+/// operand every CTA of a pair along grid x loads the same tiles of): where the launch made
+/// clusters of 2, each stage's empty barrier counts the warps of both CTAs, whose producers each
+/// copy half of such a tile into both.
+template <int Stages, bool Paired = false>
 CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bool tma) {
   TmaRing<Stages> r{reinterpret_cast<u64*>(bars), tma};
+  if constexpr (Paired) {
+    r.peers = cluster_ctas();
+    r.rank = cluster_rank();
+  }
   if (b.tid == 0) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < Stages; ++s) {
       mbar_init(r.full(s), tma ? 1 : kThreads);
-      mbar_init(r.empty(s), kThreads / 32);
+      mbar_init(r.empty(s), kThreads / 32 * r.peers);
     }
 #if __CUDA_ARCH__ >= 900
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -200,7 +290,7 @@ CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bo
   // the ring was scratch of ordinary stores before the loop; TMA (the async proxy) writes it next
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
-  all_threads_barrier();
+  ring_ready(r);
   return r;
 }
 
@@ -221,7 +311,9 @@ CUPRIC_TD void tma_fill_begin(const Block& b, const TmaRing<Stages>& r, long lon
 
 /// Starts copying the (R, C) tile of array `a` at element `start` into panels at dst (as
 /// copy_async): by TMA from thread 0 (a box per 128 bytes of a row), else by every thread with cp.async.
-template <int R, int C, int Stages, class T, int ND>
+/// Shared (every CTA of a pair copies the same tile here: the emitter's proof): where the ring's
+/// CTAs pair, each issues every other box, multicast to both.
+template <int R, int C, bool Shared = false, int Stages, class T, int ND>
 CUPRIC_TD void tma_copy(const Block& b, const TmaRing<Stages>& r, long long fill, unsigned char* dst,
                         const TensorMap& m, const ArrayRef<T, ND>& a, const i64 (&start)[ND]) {
 #if __CUDA_ARCH__ >= 900
@@ -232,10 +324,16 @@ CUPRIC_TD void tma_copy(const Block& b, const TmaRing<Stages>& r, long long fill
     CUPRIC_TILE_UNROLL
     for (int d = 1; d < ND; ++d) c[d] = static_cast<int>(start[ND - 1 - d]);
     constexpr int EP = 128 / static_cast<int>(sizeof(T));  // a box is 128 bytes wide
+    static_assert(!Shared || (C / EP) % 2 == 0, "cupric.tile: a shared tile of an odd count of boxes");
     CUPRIC_TILE_UNROLL
     for (int p = 0; p < C / EP; ++p) {
       c[0] = static_cast<int>(start[ND - 1]) + EP * p;
-      tma_load<ND>(dst + p * (R * 128), m, c, r.full(static_cast<int>(fill % Stages)));
+      u64* const full = r.full(static_cast<int>(fill % Stages));
+      if (Shared && r.peers > 1) {
+        if (p % 2 == r.rank) tma_load_multicast<ND>(dst + p * (R * 128), m, c, full, 3);
+      } else {
+        tma_load<ND>(dst + p * (R * 128), m, c, full);
+      }
     }
     return;
   }
@@ -289,7 +387,7 @@ template <int InFlight, int Stages>
 CUPRIC_TD void tma_stage_done(const Block& b, const TmaRing<Stages>& r, long long it, long long first = 0) {
   if (it - first < InFlight) return;
   __syncwarp();
-  if (b.tid % 32 == 0) mbar_arrive(r.empty(static_cast<int>((it - InFlight) % Stages)));
+  if (b.tid % 32 == 0) r.release(static_cast<int>((it - InFlight) % Stages));
 }
 
 /// After the loop (every fill was waited for): no copy or product left running; the barriers are
@@ -310,6 +408,9 @@ CUPRIC_TD void tma_ring_end(const Block& b, const TmaRing<Stages>& r) {
   } else {
     staged_loop_end();
   }
+  // paired: the other CTA's warps have released their last stages here, and its producer has no
+  // copy left into this CTA's ring (nor this one's into the other's), before the barriers go
+  if (r.peers > 1) cluster_barrier();
   if (b.tid == 0) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < 2 * Stages; ++s) mbar_inval(r.bars + s);
@@ -328,7 +429,7 @@ CUPRIC_TD void tma_tile_end(const Block& b, const TmaRing<Stages>& r, long long 
 #endif
   __syncwarp();
   for (long long it = end - InFlight > first ? end - InFlight : first; it < end; ++it)
-    if (b.tid % 32 == 0) mbar_arrive(r.empty(static_cast<int>(it % Stages)));
+    if (b.tid % 32 == 0) r.release(static_cast<int>(it % Stages));
   CUPRIC_TILE_SYNC();  // the epilogue's scratch: every thread is past the loop
 }
 
@@ -437,10 +538,15 @@ CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, 
 
 /// The producer warpgroup's side of tma_ring_begin: the ring as the tile code's threads set it up
 /// (it waits with them at the block-wide barrier after the barriers' initialisation).
-template <int Stages>
+template <int Stages, bool Paired = false>
 CUPRIC_TD TmaRing<Stages> tma_ring_join(unsigned char* bars, bool tma) {
-  all_threads_barrier();  // every thread of the block: the tile code's at tma_ring_begin, the producer's here
-  return TmaRing<Stages>{reinterpret_cast<u64*>(bars), tma};
+  TmaRing<Stages> r{reinterpret_cast<u64*>(bars), tma};
+  if constexpr (Paired) {
+    r.peers = cluster_ctas();
+    r.rank = cluster_rank();
+  }
+  ring_ready(r);  // every thread of the block (or the pair): the tile code's at tma_ring_begin, the producer's here
+  return r;
 }
 
 /// The producer warpgroup's side of tma_ring_end<true>: done with the ring's barriers.

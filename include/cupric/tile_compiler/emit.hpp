@@ -76,8 +76,19 @@ struct EmitResult {
   /// accumulators of split_bytes each, and a counter per split tile (unsigned int, zeroed); 0: no
   /// such parameters.
   long long split_bytes = 0;
+  /// CUDA: blocks per cluster along grid x the kernel is written for: 2 where a pair of blocks
+  /// (the same but for bid(0)) copies the same tiles of a ring operand, which each then copies half
+  /// of to both (multicast) when the launch makes clusters (launch_cluster); 1: none.
+  int cluster = 1;
   std::vector<StageText> stages;  ///< with record_stages: "frontend" (the input), then each stage
 };
+
+/// Cluster multicast: the blocks per cluster one launch of a kernel written for `cluster`
+/// (EmitResult::cluster) uses: 2 where its blocks pair along grid x — an even grid x (`grid_x`),
+/// an even count of blocks launched (`blocks`: a persistent kernel's min(work units, SMs), whose
+/// blocks 2c and 2c + 1 then take tiles t and t + 1 of one tile row) and no split tile (`splits`:
+/// split K's parts run different iterations) — else 1: no clusters, each block copies its own.
+int launch_cluster(int cluster, long long grid_x, long long blocks, long long splits);
 
 /// Split K: which output tiles of a persistent kernel with split_bytes run whole and how many parts
 /// the others' K loops are split into. The first `whole` tiles (in the launch's order) each run as

@@ -96,6 +96,9 @@ bool persistent_requested();
 /// modes "tma ws", the default, and "tma ws persistent"; "tma ws plain" keeps one output tile per
 /// block).
 bool split_requested();
+/// Whether a producer kernel whose blocks pair along grid x on a ring operand may multicast it in
+/// clusters of 2 (CUPRIC_TILE_MULTICAST=0: never).
+bool multicast_requested();
 
 /// GPU: marks the K loops whose products read loads made in the loop from their indices (loads of
 /// arrays of 2 or more dimensions, padding 0, used by nothing else) and can be staged (staged_shape):

@@ -517,6 +517,7 @@ class CudaKernel:
                     "tensor_maps": maps,
                     "persistent": bool(emitted.get("persistent")),
                     "split_bytes": int(emitted.get("split_bytes", 0)),
+                    "cluster": int(emitted.get("cluster", 1)),
                     "cubin": key,
                 }
             else:
@@ -533,6 +534,10 @@ class CudaKernel:
         self.persistent = bool(emitted.get("persistent"))
         self.sms = mod.Device(device_index).multiprocessor_count if self.persistent else 0
         self.split_bytes = int(emitted.get("split_bytes", 0))  # split K's partial accumulator, or 0
+        # blocks per cluster the kernel is written for (multicast: EmitResult::cluster), where the
+        # device launches clusters (sm_90 and later)
+        cluster = int(emitted.get("cluster", 1))
+        self.cluster = cluster if cluster > 1 and _capability(mod, device_index)[0] >= 9 else 1
         self.device = device_index
         self._configs = {}
 
@@ -550,16 +555,17 @@ class CudaKernel:
                 i += 1
         return out
 
-    def config(self, grid):
-        c = self._configs.get(grid)
+    def config(self, grid, cluster=False):
+        """The launch's configuration: `grid`, in clusters of 2 along x where `cluster`."""
+        c = self._configs.get((grid, cluster))
         if c is None:
             if grid[0] > 2**31 - 1 or grid[1] > _MAX_GRID_YZ or grid[2] > _MAX_GRID_YZ:
                 raise ValueError(
                     f"grid {grid} is too large for CUDA (x up to 2^31-1, y and z up to {_MAX_GRID_YZ}); "
                     "put the largest extent first"
                 )
-            c = self._configs[grid] = _cuda_module().LaunchConfig(
-                grid=grid, block=self.threads, shared_memory=self.smem
+            c = self._configs[grid, cluster] = _cuda_module().LaunchConfig(
+                grid=grid, block=self.threads, shared_memory=self.smem, cluster=(2, 1, 1) if cluster else None
             )
         return c
 
@@ -581,6 +587,7 @@ class CudaKernel:
         if debug:
             status = _c.zeros((_c._tile.STATUS_BYTES,), dtype="uint8", device=f"cuda:{self.device}")
             args.append(status)  # (a cupric array: the launch orders it after its zeroing)
+        blocks, splits = grid[0], 1
         if self.persistent:  # the grid's blocks become output tiles of at most one block per SM
             args.extend(np.int64(g) for g in grid)
             units = grid[0] * grid[1] * grid[2]
@@ -591,8 +598,11 @@ class CudaKernel:
                 none = np.uint64(0)  # (one split: the kernel reads neither pointer)
                 args += [np.int64(whole), np.int64(splits), none if partials is None else partials]
                 args.append(none if counters is None else counters)
-            grid = (min(units, max(self.sms, 1)), 1, 1)
-        mod.launch(stream, self.config(grid), self.kernel, *args)
+            blocks = min(units, max(self.sms, 1))
+        cluster = self.cluster > 1 and _c._tile.launch_cluster(self.cluster, grid[0], blocks, splits) > 1
+        if self.persistent:
+            grid = (blocks, 1, 1)
+        mod.launch(stream, self.config(grid, cluster), self.kernel, *args)
         if debug:  # the failure the CPU launch would raise, raised here; the context stays usable
             stream.synchronize()
             _c._tile.raise_status(np.asarray(status.to_device("cpu")).tobytes())
@@ -614,6 +624,7 @@ def _index_key(compiled, mod, device_index):
             _paths.headers_identity(_paths.include_dir()),
             ring_mode(device_index),
             os.environ.get("CUPRIC_TILE_PINGPONG", ""),  # (read by the compiler: tile/pipeline.cpp)
+            os.environ.get("CUPRIC_TILE_MULTICAST", ""),  # (the same)
         )
     )
 

@@ -10,7 +10,7 @@ import warnings
 
 from .. import _cupric as _c
 
-_FORMAT = "cupric.tile index 7"  # (7: split K's split_bytes; 6: cubins assembled without unused globals)
+_FORMAT = "cupric.tile index 8"  # (8: cluster; 7: split K's split_bytes; 6: cubins assembled without unused globals)
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
@@ -55,6 +55,7 @@ CUDA = {
     and all(isinstance(m, list) and len(m) == 3 and all(_is_int(x, 0, 1 << 16) for x in m) for m in v),
     "persistent": lambda v: isinstance(v, bool),
     "split_bytes": lambda v: _is_int(v, 0, 1 << 30),
+    "cluster": lambda v: _is_int(v, 1, 2),
 }
 
 

@@ -258,7 +258,8 @@ class _Launch:
             if k.debug:
                 return None  # its launches zero and read back a status word (CudaKernel.launch)
             # the plan makes the tensor maps (TMA rings) and a persistent kernel's grid arguments
-            target = (k.kernel, k.device, k.threads, k.smem, [list(m) for m in k.tensor_maps], k.sms, k.split_bytes)
+            maps = [list(m) for m in k.tensor_maps]
+            target = (k.kernel, k.device, k.threads, k.smem, maps, k.sms, k.split_bytes, k.cluster)
             host, scalar_dtypes = None, k.scalar_dtypes(c.specs)
             if scalar_dtypes is None:
                 return None
