@@ -451,8 +451,8 @@ def _multicast(p, quick, row):
         grid = (ct.cdiv(m, 128), ct.cdiv(n, 256))
         ref = lambda a=a, b=b, bias=bias: torch.relu(a @ b + bias)  # noqa: E731
         for name, kernel, env, extra in (
-            ("pairs, multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": ""}, ()),
-            ("pairs, no multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": "0"}, ()),
+            ("pairs, multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": "1"}, ()),
+            ("pairs, no multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": ""}, ()),
             ("grouped order (the example)", matmul.matmul_kernel, {"CUPRIC_TILE_MULTICAST": ""}, (8,)),
         ):
             with _switches(env, kernel):
@@ -573,7 +573,7 @@ def _attention(p, quick, row, within_budget):
         (128, ATTENTION_TILES, True, "no ping-pong"),
         (128, ATTENTION_TILES, False, "ping-pong all"),
         (128, ATTENTION_TILES, False, "cp.async"),
-        (128, ATTENTION_TILES, False, "no multicast"),
+        (128, ATTENTION_TILES, False, "multicast"),
     ):
         if D not in inputs:
             q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
@@ -588,7 +588,7 @@ def _attention(p, quick, row, within_budget):
             "cp.async": {"CUPRIC_TILE_TMA": "0"},
             "no ping-pong": {"CUPRIC_TILE_PINGPONG": "0"},
             "ping-pong all": {"CUPRIC_TILE_PINGPONG": "all"},
-            "no multicast": {"CUPRIC_TILE_MULTICAST": "0"},
+            "multicast": {"CUPRIC_TILE_MULTICAST": "1"},
         }[mode]
         switches = _switches(env, attention.attention_kernel)
         switches.__enter__()

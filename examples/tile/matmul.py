@@ -36,8 +36,8 @@ def matmul_kernel(
 @ct.kernel
 def matmul_pairs_kernel(a, b, bias, out, BM: ct.Constant[int], BN: ct.Constant[int], BK: ct.Constant[int]):
     # Tiles in launch order, down the columns: blocks bid(0) = 2i and 2i + 1 load the same tiles of
-    # b, so on Hopper the compiler pairs them in a cluster and each copies half of b's tile into
-    # both (TMA multicast) — the L2 cache serves b once per pair.
+    # b, so on Hopper (with CUPRIC_TILE_MULTICAST=1) the compiler pairs them in a cluster and each
+    # copies half of b's tile into both (TMA multicast): the L2 cache serves b once per pair.
     acc = ct.zeros((BM, BN), dtype=ct.float32)
     for k in range(ct.cdiv(a.shape[1], BK)):
         ta = ct.load(a, index=(ct.bid(0), k), shape=(BM, BK))

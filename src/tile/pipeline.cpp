@@ -438,7 +438,7 @@ bool split_requested() {
   return ws_requested() && !env_is("CUPRIC_TILE_PERSISTENT", "0");
 }
 
-bool multicast_requested() { return !env_is("CUPRIC_TILE_MULTICAST", "0"); }
+bool multicast_requested() { return env_is("CUPRIC_TILE_MULTICAST", "1"); }
 
 StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
   const Type& ta = f.type(mma.operands.at(0));

@@ -87,12 +87,14 @@ CUPRIC_TD void cluster_barrier() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 #endif
 }
-/// An arrival on the barrier at `bar`'s place in the shared memory of cluster CTA `cta`.
+/// An arrival on the barrier at `bar`'s place in the shared memory of cluster CTA `cta` (release at
+/// the CTA's scope, as a local arrival: with .release.cluster, which orders every earlier access of
+/// the thread cluster-wide, a paired matmul ran at 0.64 × the unpaired one on the H200).
 CUPRIC_TD void mbar_arrive_cluster(u64* bar, int cta) {
 #if __CUDA_ARCH__ >= 900
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_address(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_address(bar)),
       "r"(cta)
       : "memory");
 #else

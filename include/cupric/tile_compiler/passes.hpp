@@ -96,8 +96,9 @@ bool persistent_requested();
 /// modes "tma ws", the default, and "tma ws persistent"; "tma ws plain" keeps one output tile per
 /// block).
 bool split_requested();
-/// Whether a producer kernel whose blocks pair along grid x on a ring operand may multicast it in
-/// clusters of 2 (CUPRIC_TILE_MULTICAST=0: never).
+/// Whether a producer kernel whose blocks pair along grid x on a ring operand multicasts it in
+/// clusters of 2: with CUPRIC_TILE_MULTICAST=1 (measured no faster on the H200 for the matmul at
+/// 128 × 256 tiles and ~3 % slower for attention: docs/performance.md, session 13).
 bool multicast_requested();
 
 /// GPU: marks the K loops whose products read loads made in the loop from their indices (loads of

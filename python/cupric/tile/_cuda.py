@@ -474,7 +474,8 @@ def ring_mode(device_index=None):
     such kernel persistent). CUPRIC_TILE_TMA=1 / 0 turns TMA on / off; unset, it is on where the
     device has TMA (sm_90 and later) — the producer with it unless CUPRIC_TILE_WS=0;
     CUPRIC_TILE_PERSISTENT=1 / 0 makes every / no such kernel persistent. Part of the kernel
-    index's and the autotuner's keys."""
+    index's and the autotuner's keys. (CUPRIC_TILE_MULTICAST=1, read by the compiler and in the
+    index's key, pairs blocks that load the same tiles in clusters: docs/tile.md.)"""
     tma = os.environ.get("CUPRIC_TILE_TMA")
     if tma == "0" or (tma != "1" and not _device_has_tma(device_index)):
         return "cp.async"

@@ -1,6 +1,7 @@
-"""Cluster multicast (tma.h: tma_ring_begin<..., true>, tma_copy<..., true>): a producer kernel whose
-blocks bid(0) = 2i and 2i + 1 load the same tiles of a ring operand is written for clusters of 2
-along grid x; where the launch makes them, each block copies half of such a tile into both."""
+"""Cluster multicast (tma.h: tma_ring_begin<..., true>, tma_copy<..., true>; CUPRIC_TILE_MULTICAST=1):
+a producer kernel whose blocks bid(0) = 2i and 2i + 1 load the same tiles of a ring operand is
+written for clusters of 2 along grid x; where the launch makes them, each block copies half of
+such a tile into both."""
 
 import re
 import sys
@@ -20,6 +21,7 @@ import matmul  # noqa: E402
 
 def _emitted(kernel, mode, monkeypatch, m=512, n=512, k=256, *extra):
     set_ring_mode(monkeypatch, mode)
+    monkeypatch.setenv("CUPRIC_TILE_MULTICAST", "1")
     kernel.cache.clear()
     args = (np.zeros((m, k), BF16), np.zeros((k, n), BF16), np.zeros(n, BF16), np.zeros((m, n), BF16), 128, 256, 64)
     args += extra
@@ -36,7 +38,7 @@ def test_blocks_that_load_the_same_b_tiles_pair_and_multicast_them(monkeypatch, 
     for clusters of 2: b's copies multicast (four boxes of 128 bytes: two each), a's stay local;
     sm_90a without spills, multicast and cluster barriers in the PTX; sm_80 compiles the same source.
     The example's kernel (its grouped order makes b's index depend on bid(0)) is not paired, nor is
-    any with CUPRIC_TILE_MULTICAST=0."""
+    any without CUPRIC_TILE_MULTICAST=1 (the default: measured no faster)."""
     e = _emitted(matmul.matmul_pairs_kernel, mode, monkeypatch)
     src = e["source"]
     assert e["cluster"] == 2
@@ -54,9 +56,14 @@ def test_blocks_that_load_the_same_b_tiles_pair_and_multicast_them(monkeypatch, 
         _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("cubin",))
     grouped = _emitted(matmul.matmul_kernel, mode, monkeypatch, 512, 512, 256, 8)
     assert grouped["cluster"] == 1 and ", true>" not in grouped["source"]
-    monkeypatch.setenv("CUPRIC_TILE_MULTICAST", "0")
-    off = _emitted(matmul.matmul_pairs_kernel, mode, monkeypatch)
+    monkeypatch.delenv("CUPRIC_TILE_MULTICAST")
+    kernel = matmul.matmul_pairs_kernel
+    kernel.cache.clear()
+    args = (np.zeros((512, 256), BF16), np.zeros((256, 512), BF16), np.zeros(512, BF16), np.zeros((512, 512), BF16))
+    key, specs, *_ = kernel._specialise((*args, 128, 256, 64))
+    off = kernel.compiled(key, specs).cuda()
     assert off["cluster"] == 1 and ", true>" not in off["source"]
+    kernel.cache.clear()
 
 
 def test_a_loop_whose_bounds_differ_between_the_pair_is_not_paired(monkeypatch):
@@ -73,6 +80,7 @@ def test_a_loop_whose_bounds_differ_between_the_pair_is_not_paired(monkeypatch):
         ct.store(out, index=(ct.bid(0), ct.bid(1)), tile=acc)
 
     set_ring_mode(monkeypatch, "tma ws plain")
+    monkeypatch.setenv("CUPRIC_TILE_MULTICAST", "1")
     a, c = np.zeros((512, 256), BF16), np.zeros((512, 512), np.float32)
     key, specs, *_ = ragged._specialise((a, np.zeros((256, 512), BF16), c, 128, 256, 64))
     e = ragged.compiled(key, specs).cuda()
@@ -98,6 +106,7 @@ def test_the_launch_asks_for_clusters_of_two_where_the_grid_pairs(monkeypatch, c
     from test_cuda import FakeCudaDLPack, StandInRuntime
 
     set_ring_mode(monkeypatch, {"0": "tma ws plain", "1": "tma ws persistent"}[persistent])
+    monkeypatch.setenv("CUPRIC_TILE_MULTICAST", "1")
     rt = StandInRuntime()
     monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
     kernel = matmul.matmul_pairs_kernel
@@ -141,6 +150,7 @@ def test_paired_products_are_exact(monkeypatch, mode, m, n, k):
     """Exact integer products of the pairs kernel through the Python path and then the plan (new
     arrays each time), paired or not as the grid allows, against float64."""
     set_ring_mode(monkeypatch, mode)
+    monkeypatch.setenv("CUPRIC_TILE_MULTICAST", "1")
     kernel = matmul.matmul_pairs_kernel
     kernel.cache.clear()
     for seed in range(2):
