@@ -394,6 +394,15 @@ def _matmul_shapes(p, quick, row):
         row("gpu", f"matmul {dtype} {m}x{n}x{k} torch (cuBLAS)", TFLOP_s=f"{2 * m * n * k / t_ref / 1e12:.0f}")
 
 
+def _example_matmul(p, kernel, env, args, ref, extra=()):
+    """(check, seconds) of one of examples/tile/matmul.py's kernels, 128 x 256 x 64 tiles, on
+    args = (a, b, bias, out) under the compiler switches `env`."""
+    a, b, bias, o = args
+    grid = (ct.cdiv(a.shape[0], 128), ct.cdiv(b.shape[1], 256))
+    with _switches(env, kernel):
+        return _checked_time(p, "matmul", lambda: kernel[grid](a, b, bias, o, 128, 256, 64, *extra), o, ref, 2e-2)
+
+
 def _split_k(p, quick, row):
     """Split K: shapes whose 128 x 256 output tiles fill less than half the SMs, or whose last wave
     does (3072 x 3072: 2 waves + 24 tiles on 132 SMs; 4096 x 2560: + 56), the example kernel plain
@@ -415,13 +424,8 @@ def _split_k(p, quick, row):
             ("tma ws plain", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": "0"}),
             ("tma ws: split K", {"CUPRIC_TILE_TMA": "1", "CUPRIC_TILE_PERSISTENT": ""}),
         ):
-            with _switches(env, matmul.matmul_kernel):
-
-                def run(a=a, b=b, bias=bias, o=o, m=m, n=n):
-                    matmul.matmul_kernel[(ct.cdiv(m, 128), ct.cdiv(n, 256))](a, b, bias, o, 128, 256, 64)
-
-                ref = lambda a=a, b=b, bias=bias: torch.relu(a @ b + bias)  # noqa: E731
-                status, t = _checked_time(p, "matmul", run, o, ref, 2e-2)
+            ref = lambda a=a, b=b, bias=bias: torch.relu(a @ b + bias)  # noqa: E731
+            status, t = _example_matmul(p, matmul.matmul_kernel, env, (a, b, bias, o), ref)
             row(
                 "gpu",
                 f"matmul+bias+relu bf16 {m}x{n}x{k} ({tiles} tiles) {mode}",
@@ -448,19 +452,13 @@ def _multicast(p, quick, row):
         a, b, bias = p.rand((m, k), "bfloat16", 0.1), p.rand((k, n), "bfloat16", 0.1), p.rand(n, "bfloat16", 0.1)
         o = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
         t_ref = _event_time(lambda a=a, b=b: a @ b, p.torch_stream, target_s=0.3, max_repeat=50)
-        grid = (ct.cdiv(m, 128), ct.cdiv(n, 256))
         ref = lambda a=a, b=b, bias=bias: torch.relu(a @ b + bias)  # noqa: E731
         for name, kernel, env, extra in (
             ("pairs, multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": "1"}, ()),
             ("pairs, no multicast", matmul.matmul_pairs_kernel, {"CUPRIC_TILE_MULTICAST": ""}, ()),
             ("grouped order (the example)", matmul.matmul_kernel, {"CUPRIC_TILE_MULTICAST": ""}, (8,)),
         ):
-            with _switches(env, kernel):
-
-                def run(a=a, b=b, bias=bias, o=o, kernel=kernel, extra=extra, grid=grid):
-                    kernel[grid](a, b, bias, o, 128, 256, 64, *extra)
-
-                status, t = _checked_time(p, "matmul", run, o, ref, 2e-2)
+            status, t = _example_matmul(p, kernel, env, (a, b, bias, o), ref, extra)
             row(
                 "gpu",
                 f"matmul+bias+relu bf16 {m}x{n}x{k} {name}",
