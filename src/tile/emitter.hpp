@@ -16,6 +16,9 @@ struct ReductionRow;
 
 namespace cupric::tile {
 
+/// Split K: the unit a persistent kernel's loop is at (made where it is used: tma.h's split_unit).
+inline constexpr const char* kSplitUnit = "::cu::tile::split_unit(cupric_t, cupric_whole, cupric_splits)";
+
 class Emitter {
  public:
   Emitter(const Function& f, const EmitOptions& options, int threads, int vec);
