@@ -109,28 +109,42 @@ class HostLauncher {
   std::vector<Param> params_;
 };
 
-/// Split K's arguments for one launch of a persistent kernel with split_bytes (EmitResult): the
-/// plan, the work units (the grid is min(units, SMs)), and where tiles split, the partial
-/// accumulators and a zeroed counter per split tile from the stream-ordered pool (cupric arrays:
-/// the launch orders itself after the zeroing, and their memory is reused only after the kernel).
-/// One split: no scratch (the kernel reads neither pointer). The Python path and plans both launch
-/// through this.
-struct SplitScratch {
+/// How one launch of a CUDA tile kernel runs; the Python path and plans both launch through this.
+/// A persistent kernel (sms > 0) runs at most one block per SM over its work units: its output
+/// tiles, or with split_bytes (EmitResult) split K's units (tile::split_plan), whose scratch is
+/// partial_bytes of partial accumulators and a zeroed counter per split tile (0: none, and the
+/// kernel reads neither pointer). Its blocks pair in clusters of 2 where the kernel is written for
+/// them and the launch allows (tile::launch_cluster).
+struct LaunchShape {
+  std::array<long long, 3> blocks{};
   tile::SplitPlan plan;
-  long long units = 0;
-  std::optional<Array> partials, counters;
+  long long partial_bytes = 0, counters = 0;
+  bool cluster = false;
 };
 
-SplitScratch split_scratch(long long tiles, long long sms, long long split_bytes, int device) {
-  SplitScratch s;
-  s.plan = tile::split_plan(tiles, sms);
-  s.units = s.plan.units(tiles);
-  if (s.plan.splits > 1) {
-    const Device on = Device::cuda(device);
-    s.partials = Array::empty(Shape{(s.units - s.plan.whole) * split_bytes}, DType::uint8, on);
-    s.counters = zeros(Shape{tiles - s.plan.whole}, DType::uint32, on);
+LaunchShape launch_shape(const long long g[3], long long sms, long long split_bytes, int cluster) {
+  LaunchShape l;
+  l.blocks = {g[0], g[1], g[2]};
+  const long long tiles = g[0] * g[1] * g[2];
+  l.plan = {tiles, 1};
+  if (sms > 0) {
+    if (split_bytes > 0) l.plan = tile::split_plan(tiles, sms);
+    const long long units = l.plan.units(tiles);
+    if (l.plan.splits > 1) {
+      l.partial_bytes = (units - l.plan.whole) * split_bytes;
+      l.counters = tiles - l.plan.whole;
+    }
+    l.blocks = {std::min(units, sms), 1, 1};
   }
-  return s;
+  l.cluster = cluster > 1 && tile::launch_cluster(cluster, g[0], l.blocks[0], l.plan.splits) > 1;
+  return l;
+}
+
+/// Split K's scratch for one launch (LaunchShape) from the stream-ordered pool: cupric arrays, so
+/// the launch orders itself after the counters' zeroing and their memory is reused only after it.
+std::pair<Array, Array> split_arrays(long long partial_bytes, long long counters, int device) {
+  const Device on = Device::cuda(device);
+  return {Array::empty(Shape{partial_bytes}, DType::uint8, on), zeros(Shape{counters}, DType::uint32, on)};
 }
 
 /// Where a plan launches: a CPU kernel, or a CUDA kernel with its block size and shared memory.
@@ -260,25 +274,21 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
         tile_tensor_map_bytes(reinterpret_cast<std::uint64_t>(v.data), shape, strides, rows, cols);
     packer.add_bytes(map.data(), sizeof(map), 64, "TensorMap");
   }
-  long long blocks[3] = {g[0], g[1], g[2]};
+  const LaunchShape shape = launch_shape(g, target_.sms, target_.split_bytes, target_.cluster);
   std::optional<Array> scratch[2];  // split K's partial accumulators and counters
-  long long splits = 1;
-  if (target_.sms > 0) {  // persistent: the grid as arguments, at most one block per SM
+  if (target_.sms > 0) {            // persistent: the grid as arguments
     for (int d = 0; d < 3; ++d) packer.add_bytes(&g[d], sizeof(long long), 0, "int64");
-    long long units = g[0] * g[1] * g[2];
     if (target_.split_bytes > 0) {
-      SplitScratch split = split_scratch(units, target_.sms, target_.split_bytes, target_.device);
-      units = split.units;
-      splits = split.plan.splits;
-      packer.add_bytes(&split.plan.whole, sizeof(long long), 0, "int64");
-      packer.add_bytes(&split.plan.splits, sizeof(long long), 0, "int64");
-      scratch[0] = std::move(split.partials);
-      scratch[1] = std::move(split.counters);
+      packer.add_bytes(&shape.plan.whole, sizeof(long long), 0, "int64");
+      packer.add_bytes(&shape.plan.splits, sizeof(long long), 0, "int64");
+      if (shape.counters > 0) {
+        auto [partials, counters] = split_arrays(shape.partial_bytes, shape.counters, target_.device);
+        scratch[0] = std::move(partials);
+        scratch[1] = std::move(counters);
+      }
       packer.add_pointer(scratch[0] ? reinterpret_cast<std::uintptr_t>(scratch[0]->data()) : 0, "split K's partials");
       packer.add_pointer(scratch[1] ? reinterpret_cast<std::uintptr_t>(scratch[1]->data()) : 0, "split K's counters");
     }
-    blocks[0] = std::min(units, target_.sms);
-    blocks[1] = blocks[2] = 1;
   }
   runtime::Stream s = stream.is_none() ? runtime::Stream::current(target_.device) : stream_from_py(stream);
   runtime::StreamState& state = *s.state();
@@ -288,11 +298,11 @@ void LaunchPlan::launch_cuda(const long long g[3], nb::handle stream, ReadArg* r
   for (const auto& a : scratch)
     if (a) order_before_use(DeviceArgument{a->storage().get()}, state);
   runtime::LaunchConfig config;
-  config.grid = {static_cast<unsigned>(blocks[0]), static_cast<unsigned>(blocks[1]), static_cast<unsigned>(blocks[2])};
+  config.grid = {static_cast<unsigned>(shape.blocks[0]), static_cast<unsigned>(shape.blocks[1]),
+                 static_cast<unsigned>(shape.blocks[2])};
   config.block = {target_.threads, 1, 1};
   config.shared_memory = target_.smem;
-  if (target_.cluster > 1 && tile::launch_cluster(target_.cluster, g[0], blocks[0], splits) > 1)
-    config.cluster = {2, 1, 1};
+  if (shape.cluster) config.cluster = {2, 1, 1};
   runtime::launch(state.handle, &state, config, k, packer);
   for (std::size_t i = 0; i < params_.size(); ++i)  // (which arrays a CUDA kernel writes is not known here)
     if (is_array_kind(params_[i].kind)) note_written(read[i].array.device_argument(), state);
@@ -504,16 +514,23 @@ void bind_tile_launch(nb::module_& t) {
       "the GPU left them): IndexError or AssertionError with the CPU launch's message; nothing when none.");
   bind_jit_call(t);
   t.def(
-      "split_scratch",
-      [](long long tiles, long long sms, long long split_bytes, int device) {
-        SplitScratch s = split_scratch(tiles, sms, split_bytes, device);
-        return nb::make_tuple(s.units, s.plan.whole, s.plan.splits,
-                              s.partials ? nb::cast(std::move(*s.partials)) : nb::none(),
-                              s.counters ? nb::cast(std::move(*s.counters)) : nb::none());
+      "launch_shape",
+      [](std::array<long long, 3> grid, long long sms, long long split_bytes, int cluster) {
+        const LaunchShape l = launch_shape(grid.data(), sms, split_bytes, cluster);
+        return nb::make_tuple(nb::make_tuple(l.blocks[0], l.blocks[1], l.blocks[2]), l.plan.whole, l.plan.splits,
+                              l.partial_bytes, l.counters, l.cluster);
       },
-      nb::arg("tiles"), nb::arg("sms"), nb::arg("split_bytes"), nb::arg("device"),
-      "Split K's arguments for one launch of a persistent kernel: (units, whole, splits, partials, counters) — "
-      "the arrays None where no tile splits.");
+      nb::arg("grid"), nb::arg("sms"), nb::arg("split_bytes"), nb::arg("cluster"),
+      "How one launch of a CUDA tile kernel runs: (blocks, whole, splits, partial_bytes, counters, cluster) — "
+      "a persistent kernel's (sms > 0) blocks, split K's plan and scratch (0 counters: none), clusters of 2.");
+  t.def(
+      "split_arrays",
+      [](long long partial_bytes, long long counters, int device) {
+        auto [p, c] = split_arrays(partial_bytes, counters, device);
+        return nb::make_tuple(nb::cast(std::move(p)), nb::cast(std::move(c)));
+      },
+      nb::arg("partial_bytes"), nb::arg("counters"), nb::arg("device"),
+      "Split K's scratch for one launch: (partial accumulators, zeroed counters), from the stream-ordered pool.");
   t.def("make_launch_plan", &make_plan, nb::arg("values"), nb::arg("facts"), nb::arg("constants"), nb::arg("target"),
         nb::arg("grid3"), nb::arg("tag") = nb::borrow(Py_True));
 }

@@ -588,21 +588,18 @@ class CudaKernel:
         if debug:
             status = _c.zeros((_c._tile.STATUS_BYTES,), dtype="uint8", device=f"cuda:{self.device}")
             args.append(status)  # (a cupric array: the launch orders it after its zeroing)
-        blocks, splits = grid[0], 1
-        if self.persistent:  # the grid's blocks become output tiles of at most one block per SM
-            args.extend(np.int64(g) for g in grid)
-            units = grid[0] * grid[1] * grid[2]
-            if self.split_bytes:  # split K where the tiles leave SMs idle (tma.h: split_combine)
-                units, whole, splits, partials, counters = _c._tile.split_scratch(
-                    units, self.sms, self.split_bytes, self.device
-                )
-                none = np.uint64(0)  # (one split: the kernel reads neither pointer)
-                args += [np.int64(whole), np.int64(splits), none if partials is None else partials]
-                args.append(none if counters is None else counters)
-            blocks = min(units, max(self.sms, 1))
-        cluster = self.cluster > 1 and _c._tile.launch_cluster(self.cluster, grid[0], blocks, splits) > 1
-        if self.persistent:
-            grid = (blocks, 1, 1)
+        cluster = False
+        if self.persistent or self.cluster > 1:  # (launch_shape in bind_tile_launch.cpp: the plans' too)
+            blocks, whole, splits, partial_bytes, counters, cluster = _c._tile.launch_shape(
+                grid, self.sms, self.split_bytes, self.cluster
+            )
+            if self.persistent:  # the grid as arguments, then split K's plan and scratch
+                args.extend(np.int64(g) for g in grid)
+                if self.split_bytes:
+                    none = (np.uint64(0), np.uint64(0))  # (one split: the kernel reads neither pointer)
+                    scratch = _c._tile.split_arrays(partial_bytes, counters, self.device) if counters else none
+                    args += [np.int64(whole), np.int64(splits), *scratch]
+            grid = blocks
         mod.launch(stream, self.config(grid, cluster), self.kernel, *args)
         if debug:  # the failure the CPU launch would raise, raised here; the context stays usable
             stream.synchronize()

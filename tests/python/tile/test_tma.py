@@ -138,17 +138,12 @@ def test_launch_appends_a_map_per_operand(tma, monkeypatch, cache_dir, persisten
 
     rt = StandInRuntime()
     monkeypatch.setattr(_cuda, "_cuda_module", lambda: rt)
-    plan = cu._cupric._tile.split_plan
 
-    def scratch(tiles, sms, size, device):  # (split K's scratch: CPU arrays "on the GPU")
-        whole, splits = plan(tiles, sms)
-        if splits == 1:
-            return tiles, whole, 1, None, None
-        units = whole + (tiles - whole) * splits
-        parts = FakeCudaDLPack(cu.empty((units - whole) * size, dtype=cu.uint8))
-        return units, whole, splits, parts, FakeCudaDLPack(cu.zeros(tiles - whole, dtype=cu.uint32))
+    def scratch(partial_bytes, counters, device):  # (split K's scratch: CPU arrays "on the GPU")
+        parts = FakeCudaDLPack(cu.empty(partial_bytes, dtype=cu.uint8))
+        return parts, FakeCudaDLPack(cu.zeros(counters, dtype=cu.uint32))
 
-    monkeypatch.setattr(cu._cupric._tile, "split_scratch", scratch)
+    monkeypatch.setattr(cu._cupric._tile, "split_arrays", scratch)
     matmul.matmul_kernel._forget_plans()
     shapes = ((300, 200), (200, 256), (256,), (300, 256))
     dev = [FakeCudaDLPack(cu.zeros(s, dtype=cu.bfloat16)) for s in shapes]  # bfloat16 "on the GPU"
