@@ -253,6 +253,19 @@ CUPRIC_TD void load(const Block& b, Tile<T, Sh::size, L>& out, const ArrayRef<T,
 #endif
 }
 
+#ifdef CUPRIC_TILE_DEVICE
+/// store's path for a window that is not vectorisable: element runs, each checked against the
+/// array's edges (also store_staged's, where its fast paths cannot apply).
+template <class Sh, class T, int ND, class L>
+CUPRIC_TD void store_edges(const Block& b, const Tile<T, Sh::size, L>& in, const ArrayRef<T, ND>& a,
+                           const i64 (&start)[ND]) {
+  T vals[L::kSlots];
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < L::kSlots; ++s) vals[s] = in.v[s];
+  edge_runs<Sh, L::kRun, true>(b, vals, a, start, T{}, L{});
+}
+#endif
+
 /// Writes the window of shape Sh whose corner is at element `start`; parts outside the array
 /// are dropped.
 template <class Sh, class T, int ND, class L>
@@ -271,10 +284,7 @@ CUPRIC_TD void store(const Block& b, const Tile<T, Sh::size, L>& in, const Array
         store_vector<T, R>(a.data + inside_offset<Sh>(a, start, e), in.v + j * R);
       }
     } else {
-      T vals[L::kSlots];
-      CUPRIC_TILE_UNROLL
-      for (int s = 0; s < L::kSlots; ++s) vals[s] = in.v[s];
-      edge_runs<Sh, R, true>(b, vals, a, start, T{}, L{});
+      store_edges<Sh>(b, in, a, start);
     }
   } else {
     CUPRIC_TILE_UNROLL
@@ -350,10 +360,7 @@ CUPRIC_TD void store_staged_chunks(const Block& b, unsigned char* base, const Ti
   constexpr int M = L::kM, N = L::kN, kCols = 128 / sizeof(T), kUnit = 16 / sizeof(T);
   static_assert(kStagedStoreBytes<M> <= kSmemBytes, "cupric.tile: scratch too small (store_staged)");
   if (!tma && !window_vectorisable<Sh, kUnit>(a, start)) {  // store's edge path (its fast one cannot apply)
-    T vals[L::kSlots];
-    CUPRIC_TILE_UNROLL
-    for (int s = 0; s < L::kSlots; ++s) vals[s] = in.v[s];
-    edge_runs<Sh, L::kRun, true>(b, vals, a, start, T{}, L{});
+    store_edges<Sh>(b, in, a, start);
     return;
   }
   staged_chunks(b, base, in, tma_ready, [&](int chunk, unsigned char* buf) {
