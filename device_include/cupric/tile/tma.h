@@ -61,23 +61,17 @@ CUPRIC_TD void mbar_inval(u64* bar) {
   asm volatile("mbarrier.inval.shared.b64 [%0];" ::"r"(smem_address(bar)) : "memory");
 }
 
-/// The CTAs of this block's cluster (1: the launch made none) and this block's rank in it.
-CUPRIC_TD int cluster_ctas() {
+/// Sets `ctas` to the CTAs of this block's cluster (1: the launch made none) and `rank` to this
+/// block's rank in it.
+CUPRIC_TD void cluster_place(int& ctas, int& rank) {
 #if __CUDA_ARCH__ >= 900
-  unsigned n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-  return static_cast<int>(n);
+  unsigned n, r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\nmov.u32 %1, %%cluster_ctarank;" : "=r"(n), "=r"(r));
+  ctas = static_cast<int>(n);
+  rank = static_cast<int>(r);
 #else
-  return 1;
-#endif
-}
-CUPRIC_TD int cluster_rank() {
-#if __CUDA_ARCH__ >= 900
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return static_cast<int>(r);
-#else
-  return 0;
+  ctas = 1;
+  rank = 0;
 #endif
 }
 /// Every (not exited) thread of the cluster: the barriers each CTA set up are visible to the
@@ -274,10 +268,7 @@ CUPRIC_TD void ring_ready(const TmaRing<Stages>& r) {
 template <int Stages, bool Paired = false>
 CUPRIC_TD TmaRing<Stages> tma_ring_begin(const Block& b, unsigned char* bars, bool tma) {
   TmaRing<Stages> r{reinterpret_cast<u64*>(bars), tma};
-  if constexpr (Paired) {
-    r.peers = cluster_ctas();
-    r.rank = cluster_rank();
-  }
+  if constexpr (Paired) cluster_place(r.peers, r.rank);
   if (b.tid == 0) {
     CUPRIC_TILE_UNROLL
     for (int s = 0; s < Stages; ++s) {
@@ -543,10 +534,7 @@ CUPRIC_TD bool split_combine(const Block& b, Tile<T, N, L>& acc, void* scratch, 
 template <int Stages, bool Paired = false>
 CUPRIC_TD TmaRing<Stages> tma_ring_join(unsigned char* bars, bool tma) {
   TmaRing<Stages> r{reinterpret_cast<u64*>(bars), tma};
-  if constexpr (Paired) {
-    r.peers = cluster_ctas();
-    r.rank = cluster_rank();
-  }
+  if constexpr (Paired) cluster_place(r.peers, r.rank);
   ring_ready(r);  // every thread of the block (or the pair): the tile code's at tma_ring_begin, the producer's here
   return r;
 }
