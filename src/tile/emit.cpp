@@ -108,16 +108,37 @@ EmitResult emit_host(const Function& f, const EmitOptions& o, const Launch& l) {
   return r;
 }
 
-EmitResult emit_cuda(const Function& f, const EmitOptions& o, const Launch& l) {
-  Emitter first(f, o, l.threads, l.vec);
-  std::string body = first.body();
-  std::optional<Emitter> again;
-  if (first.persistent() && first.smem_bytes() > 227 * 1024) {  // the ring beside the epilogue's scratch: too big
-    again.emplace(f, o, l.threads, l.vec);
-    again->forbid_persistent();
-    body = again->body();
-  }
-  const Emitter& e = again ? *again : first;
+/// f with its deferred staged loops (StagedShape::defer) as they are without: a stage fewer, no
+/// product in flight. Whether there were any.
+bool undefer(Function& f) {
+  bool any = false;
+  walk(f.body, [&](Op& op) {
+    if (op.staged.defer) {
+      op.staged = {std::max(2, op.staged.stages - 1), 0, op.staged.min_blocks, op.staged.turns};
+      any = true;
+    }
+  });
+  return any;
+}
+
+EmitResult emit_cuda(const Function& given, const EmitOptions& o, const Launch& l) {
+  std::optional<Emitter> emitter;
+  std::string body;
+  const auto emit = [&](const Function& f) {
+    body = emitter.emplace(f, o, l.threads, l.vec).body();
+    if (emitter->persistent() && emitter->smem_bytes() > 227 * 1024) {  // the ring beside the epilogue's scratch
+      emitter.emplace(f, o, l.threads, l.vec).forbid_persistent();
+      body = emitter->body();
+    }
+  };
+  emit(given);
+  // a deferred product's third stage gave up the scratch reserve: where the body's scratch then
+  // does not fit, the loop as it was without
+  std::optional<Function> undeferred;
+  const Function* emitted = &given;
+  if (emitter->smem_bytes() > 227 * 1024 && undefer(undeferred.emplace(given))) emit(*(emitted = &*undeferred));
+  const Function& f = *emitted;
+  const Emitter& e = *emitter;
   EmitResult r;
   r.entry = f.name;
   r.threads = l.threads + e.producers();  // the block: the tile code's threads, then a producer warpgroup

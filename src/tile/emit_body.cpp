@@ -218,7 +218,10 @@ std::string Emitter::body() {
 }
 
 void Emitter::emit_region(const Region& r) {
-  for (const Op& op : r.ops) emit_op(op);
+  for (const Op& op : r.ops) {
+    overlap_before(r, op);
+    emit_op(op);
+  }
 }
 
 void Emitter::emit_op(const Op& op) {
@@ -652,6 +655,7 @@ void Emitter::emit_staged_for(const Op& op) {
   if (tma && !persistent) line() << "long long " << count << " = 0;  // iterations done";
   for (std::size_t i = 1; i < body.args.size(); ++i)
     line() << decl_of(body.args[i]) << " = " << name(op.operands.at(i + 2)) << ";";
+  if (op.staged.defer) begin_overlap(op);
   if (turns(op) > 0) line() << "::cu::tile::turns_begin(blk);  // the first warpgroup issues first";
   // stage_products marks loops of a positive constant step
   line() << "for (::cu::tile::i64 " << it << " = " << lb << "; " << it << " < " << ub << "; " << it << " += " << step
@@ -688,6 +692,7 @@ void Emitter::emit_staged_for(const Op& op) {
   --indent_;
   line() << "}";
   if (turns(op) > 0) line() << "::cu::tile::turns_end(blk);  // the turn the last warpgroup passed on";
+  if (overlap_) end_overlap();
   if (persistent)
     line() << "::cu::tile::tma_tile_end<" << in_flight << ">(blk, " << bars << ", " << count << ", " << first << ");";
   else

@@ -186,12 +186,12 @@ void Emitter::emit_mma(const Op& op) {
   const bool bt = op.b_transposed;  // b given as (N, K) (fold_transposes)
   const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(b).shape[bt ? 0 : 1];
   if (auto ring = rings_.find(&op); ring != rings_.end()) {  // operands in shared-memory panels (a: or registers)
+    if (emit_overlap_mma(op)) return;
     const auto pa = panels_.find(a), pb = panels_.find(b);
     if (pb == panels_.end()) throw ValueError("internal: a staged product's b is not in shared memory");
     const std::string out = begin_result(v);
-    line() << "::cu::tile::mma_staged<" << M << ", " << K << ", " << N << ", " << (bt ? "true" : "false") << ", "
-           << ring->second.first << ", " << ctype(ta.dtype) << (ring->second.second ? ", true" : "") << ">(blk, " << out
-           << ", " << (pa != panels_.end() ? pa->second : name(a)) << ", " << pb->second << ", " << name(c) << ");";
+    line() << staged_call(op, ring->second.first, ring->second.second ? 3 : 0, out,
+                          pa != panels_.end() ? pa->second : name(a), pb->second, name(c));
     end_result(v);
     return;
   }
@@ -229,6 +229,16 @@ void Emitter::emit_mma(const Op& op) {
   if (buffers == 2) line() << phase->second << " ^= 1;";
   if (in_place) alias_[v] = c;
   else end_result(v);
+}
+
+std::string Emitter::staged_call(const Op& op, int in_flight, int turns, const std::string& out, const std::string& a,
+                                 const std::string& b, const std::string& c) const {
+  static const char* const kTurns[] = {"", ", ::cu::tile::kTurnWait", ", ::cu::tile::kTurnPass", ", ::cu::tile::kTurn"};
+  const Type& ta = f_.type(op.operands.at(0));
+  const bool bt = op.b_transposed;  // b given as (N, K) (fold_transposes)
+  const long long M = ta.shape[0], K = ta.shape[1], N = f_.type(op.operands.at(1)).shape[bt ? 0 : 1];
+  return cat("::cu::tile::mma_staged<", M, ", ", K, ", ", N, ", ", bt ? "true" : "false", ", ", in_flight, ", ",
+             ctype(ta.dtype), kTurns[turns], ">(blk, ", out, ", ", a, ", ", b, ", ", c, ");");
 }
 
 void Emitter::emit_convert_layout(const Op& op) {

@@ -163,4 +163,87 @@ std::pair<int, int> Emitter::register_split(int blocks) const {
   return {producer, consumer};
 }
 
+// ---- the deferred product (FlashAttention-3's intra-warpgroup overlap) -------------------------
+
+void Emitter::begin_overlap(const Op& loop) {
+  const Region& body = loop.regions.at(0);
+  const Op *first = nullptr, *last = nullptr;
+  for (const Op& o : body.ops)
+    if (o.kind == OpKind::mma) (first ? last : first) = &o;
+  if (!first || !last || body.ops.back().kind != OpKind::yield)
+    throw ValueError("internal: a deferred staged loop is not two products and a yield");
+  const Op& yield = body.ops.back();
+  const auto k = std::find(yield.operands.begin(), yield.operands.end(), last->result()) - yield.operands.begin();
+  if (static_cast<std::size_t>(k) >= yield.operands.size())
+    throw ValueError("internal: a deferred product's result is not the loop's yield");
+  const std::string it = name(body.args.at(0));
+  Overlap o{&body, first,      last,       body.args.at(static_cast<std::size_t>(k) + 1),
+            false, it + "_pa", it + "_pb", it + "_pending"};
+  const long long K = f_.type(last->operands.at(0)).shape.at(1);
+  line() << "::cu::tile::AFragments<" << K << "> " << o.frags << ";  // the deferred product's a, b and whether it is";
+  line() << "const unsigned char* " << o.at << " = nullptr;";
+  line() << "bool " << o.pending << " = false;";
+  overlap_ = std::move(o);
+}
+
+void Emitter::overlap_before(const Region& r, const Op& op) {
+  if (!overlap_ || &r != overlap_->body || overlap_->waited || &op == overlap_->first) return;
+  const int acc = overlap_->acc;
+  bool reads = false;
+  const auto check = [&](const Op& o) {
+    reads = reads || std::find(o.operands.begin(), o.operands.end(), acc) != o.operands.end();
+  };
+  check(op);
+  for (const Region& sub : op.regions) walk(sub, check);
+  if (!reads && &op != overlap_->last) return;
+  // (the last product's spot writes its operands' variables: the pending one must be done first)
+  line() << "::cu::tile::products_done(" << name(acc) << ", " << overlap_->frags
+         << ");  // the previous iteration's deferred product";
+  overlap_->waited = true;
+}
+
+bool Emitter::emit_overlap_mma(const Op& op) {
+  if (!overlap_ || (&op != overlap_->first && &op != overlap_->last)) return false;
+  const Overlap& o = *overlap_;
+  const int a = op.operands.at(0), b = op.operands.at(1), c = op.operands.at(2);
+  const auto pa = panels_.find(a), pb = panels_.find(b);
+  if (pb == panels_.end()) throw ValueError("internal: a staged product's b is not in shared memory");
+  const std::string acc = name(o.acc);
+  if (&op == o.first) {
+    // this iteration's first product, then (in its turn) the previous one's deferred product; the
+    // first is done when the second's call returns (one group left in flight), the deferred one
+    // runs on under the work that follows
+    const bool turned = rings_.at(&op).second;
+    const std::string out = begin_result(op.result());
+    line() << staged_call(op, 1, turned ? 1 : 0, out, pa != panels_.end() ? pa->second : name(a), pb->second, name(c));
+    line() << "if (" << o.pending << ") {";
+    line() << "  " << staged_call(*o.last, 1, turned ? 2 : 0, acc, o.frags, o.at, acc);
+    line() << "} else {";
+    line() << "  ::cu::tile::products_issued<" << (turned ? "::cu::tile::kTurnPass" : "0") << ">(blk);";
+    line() << "}";
+    line() << "::cu::tile::fence_registers(" << out << ");";
+    end_result(op.result());
+    return true;
+  }
+  // the last: its accumulator (scaled, say) into the carried variable, a's fragments and b's stage
+  // kept for the next iteration (its stage is released an iteration later: in_flight 1)
+  if (pa != panels_.end()) throw ValueError("internal: a deferred product's a is not in registers");
+  if (name(c) != acc) line() << acc << " = " << name(c) << ";";
+  line() << "::cu::tile::make_fragments(" << o.frags << ", " << name(a) << ");";
+  line() << o.at << " = " << pb->second << ";";
+  line() << o.pending << " = true;";
+  alias_[op.result()] = o.acc;
+  return true;
+}
+
+void Emitter::end_overlap() {
+  const Overlap& o = *overlap_;
+  const std::string acc = name(o.acc);
+  line() << "if (" << o.pending << ") {  // the last iteration's deferred product";
+  line() << "  " << staged_call(*o.last, 0, 0, acc, o.frags, o.at, acc);
+  line() << "  ::cu::tile::fence_registers(" << acc << ");";
+  line() << "}";
+  overlap_.reset();
+}
+
 }  // namespace cupric::tile

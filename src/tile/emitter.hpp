@@ -3,6 +3,7 @@
 // loop over the tile's slots, their intermediate values staying scalars e<id> in that loop.
 #pragma once
 
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -216,6 +217,32 @@ class Emitter {
   void emit_streamed(const Op& root);
   /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
   void stage_invariant_operands(const Region& body);
+  // A staged loop whose last product is deferred (StagedShape::defer), while its body is emitted:
+  // that product's a fragments, b's stage and whether one is pending live in variables across
+  // iterations; it is issued right after the next iteration's first product (in the same turn),
+  // waited for before the first op that reads its accumulator, and issued once more after the loop.
+  struct Overlap {
+    const Region* body = nullptr;
+    const Op* first = nullptr;  ///< the product it is issued after
+    const Op* last = nullptr;   ///< the deferred product
+    int acc = -1;               ///< the loop-carried accumulator it adds into (in place)
+    bool waited = false;        ///< products_done emitted in this iteration's code
+    std::string frags, at, pending;
+  };
+  std::optional<Overlap> overlap_;
+  /// Declares a deferred loop's variables (before the loop) and starts its Overlap.
+  void begin_overlap(const Op& loop);
+  /// Before each op of the loop's body: the wait for the deferred product before its
+  /// accumulator's first reader.
+  void overlap_before(const Region& r, const Op& op);
+  /// A product of the deferred loop: the first issued with the pending one, the last kept pending.
+  /// False: not one of them.
+  bool emit_overlap_mma(const Op& op);
+  /// After the loop: the last pending product issued and waited for.
+  void end_overlap();
+  /// The staged product's call: out = c + a @ b with a and b as given.
+  std::string staged_call(const Op& op, int in_flight, int turns, const std::string& out, const std::string& a,
+                          const std::string& b, const std::string& c) const;
 };
 
 }  // namespace cupric::tile

@@ -114,7 +114,8 @@ std::string attrs_str(const Op& op) {
       if (op.staged.stages == 0) return cat(" ", values_str(op.operands));
       return cat(" ", values_str(op.operands), " staged(", op.staged.stages, " stages, ", op.staged.in_flight,
                  " in flight, ", op.staged.min_blocks, " blocks per SM",
-                 op.staged.turns > 0 ? cat(", ", op.staged.turns, " turns") : std::string(), ")");
+                 op.staged.turns > 0 ? cat(", ", op.staged.turns, " turns") : std::string(),
+                 op.staged.defer ? ", the last product deferred" : "", ")");
     default: return op.operands.empty() ? std::string() : cat(" ", values_str(op.operands));
   }
 }

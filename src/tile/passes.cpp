@@ -82,7 +82,7 @@ std::string op_key(const Function& f, const Op& op) {
   k += "|";
   for (auto i : op.ints) k += cat(i, ",");
   k += cat("|", op.b_transposed, static_cast<int>(op.staging), op.staged.stages, op.staged.in_flight,
-           op.staged.min_blocks, op.staged.turns);
+           op.staged.min_blocks, op.staged.turns, op.staged.defer);
   if (op.kind == OpKind::constant) k += cat("|", static_cast<int>(op.value.kind), ":", op.value.str());
   return k;
 }

@@ -315,6 +315,37 @@ bool from_product(const Function& f, const FunctionIndex& ix, int v, const std::
   return false;
 }
 
+/// Whether value v is read by any op of `ops` [begin, end) (nested regions too).
+bool reads_value(const std::vector<Op>& ops, std::size_t begin, std::size_t end, int v) {
+  bool found = false;
+  const auto reads = [&](const Op& o) {
+    found = found || std::find(o.operands.begin(), o.operands.end(), v) != o.operands.end();
+  };
+  for (std::size_t i = begin; i < end && !found; ++i) {
+    reads(ops[i]);
+    for (const Region& sub : ops[i].regions) walk(sub, reads);
+  }
+  return found;
+}
+
+/// Whether a staged loop of two products can issue the second in the next iteration, right after
+/// the first (FlashAttention-3's intra-warpgroup overlap: the tensor cores run the previous
+/// iteration's p @ v while this one's softmax runs): the second's only use is the loop's yield of a
+/// carried accumulator, that value is not read before the first product (the emitter waits for
+/// the deferred product before its first reader), and its a is in registers (the emitter keeps
+/// its fragments; b is in the ring, whose stages are released an iteration later).
+bool deferrable(const FunctionIndex& ix, const Region& body, const Op& first, const Op& last) {
+  const std::vector<Op>& ops = body.ops;
+  const auto at = [&](const Op& op) { return static_cast<std::size_t>(&op - ops.data()); };
+  if (ops.empty() || ops.back().kind != OpKind::yield || at(first) >= at(last) || at(last) >= ops.size()) return false;
+  auto u = ix.uses.find(last.result());
+  if (u == ix.uses.end() || u->second.size() != 1 || u->second[0].first != &ops.back()) return false;
+  const int acc = body.args.at(u->second[0].second + 1);
+  if (reads_value(ops, 0, at(first) + 1, acc)) return false;
+  auto a = ix.def.find(through_reshapes(ix, last.operands.at(0)));
+  return a == ix.def.end() || a->second->staging == LoadStaging::registers;
+}
+
 /// Marks the loops of r (and nested ones) whose products can read staged operands.
 void stage_region(Function& f, Region& r, int threads, const std::unordered_map<int, const Op*>& constants,
                   const FunctionIndex& ix) {
@@ -389,6 +420,15 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       if (products.size() > 1 && threads >= 256 && threads <= 384 && threads % 128 == 0 && how != "0")
         turns = how == "all" ? static_cast<int>(products.size()) : 1;
       shape = {static_cast<int>(fit), 0, 1, turns};
+      // the last of two products deferred to the next iteration: its stage is read an iteration
+      // longer (one in flight), so it takes a third stage to keep a fill ahead — the scratch
+      // reserve given up for it (emit_cuda emits the loop undeferred where the body's scratch
+      // then does not fit). CUPRIC_TILE_OVERLAP=0: never.
+      const std::int64_t deferred_fit = std::min<std::int64_t>(4, (room + 32 * 1024) / ring_bytes);
+      const char* overlap = std::getenv("CUPRIC_TILE_OVERLAP");
+      if (products.size() == 2 && deferred_fit >= 3 && (overlap == nullptr || std::string(overlap) != "0") &&
+          deferrable(ix, body, *products[0], *products[1]))
+        shape = {static_cast<int>(deferred_fit), 1, 1, turns, true};
     }
     for (Op* load : ring) load->staging = LoadStaging::ring;
     for (Op* load : resident) load->staging = LoadStaging::resident;

@@ -293,6 +293,54 @@ CUPRIC_TD void a_fragment(u32 (&af)[4], const Tile<TI, S, L>& a, int k0) {
 template <class X>
 inline constexpr bool is_panels_v = same_v<X, const unsigned char*> || same_v<X, unsigned char*>;
 
+/// A register operand of a staged product as its k16 fragments (this warp's 16 rows, K columns),
+/// made ahead (make_fragments) and kept by the caller: a product left running past its call
+/// (a deferred product, emit_staged_for) still reads them, so they must outlive the call.
+template <int K>
+struct AFragments {
+  u32 r[K / 16][4];
+};
+template <class X>
+inline constexpr bool is_fragments_v = false;
+template <int K>
+inline constexpr bool is_fragments_v<AFragments<K>> = true;
+
+template <int K>
+CUPRIC_TD void a_fragment(u32 (&af)[4], const AFragments<K>& a, int k0) {
+  CUPRIC_TILE_UNROLL
+  for (int i = 0; i < 4; ++i) af[i] = a.r[k0 / 16][i];
+}
+
+template <int K, class TI, int S, class L>
+CUPRIC_TD void make_fragments(AFragments<K>& out, const Tile<TI, S, L>& a) {
+  static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kN == K,
+                "cupric.tile: a register operand of a staged product is in the layout of an accumulator of its rows");
+  CUPRIC_TILE_UNROLL
+  for (int k0 = 0; k0 < K; k0 += 16) a_fragment(out.r[k0 / 16], a, k0);
+}
+
+/// Orders the registers of a tile (or fragments) after the wgmma wait before it: NVVM may not move
+/// their reads (or writes) above it — an empty asm that reads and writes each (no instruction).
+template <int S, class L>
+CUPRIC_TD void fence_registers(Tile<float, S, L>& t) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  CUPRIC_TILE_UNROLL
+  for (int s = 0; s < L::kSlots; ++s) asm volatile("" : "+f"(t.v[s])::"memory");
+#else
+  (void)t;
+#endif
+}
+template <int K>
+CUPRIC_TD void fence_registers(AFragments<K>& a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  CUPRIC_TILE_UNROLL
+  for (int k = 0; k < K / 16; ++k) CUPRIC_TILE_UNROLL
+  for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a.r[k][i])::"memory");
+#else
+  (void)a;
+#endif
+}
+
 /// Two 8-bit floats at columns k, k + 1 (k even) of row r of K-major panels of R rows, as the f16x2
 /// register of an m16n8k16 fragment (exact: every e4m3 and e5m2 value is a float16).
 template <class TI, int R>
@@ -315,7 +363,9 @@ CUPRIC_TD u32 f8_pair_f16x2(const unsigned char* panels, int r, int k) {
 /// __syncthreads, 1 the tile code's CUPRIC_TILE_SYNC), so the tensor cores run one's products while
 /// the others do the work between them. turns_begin / turns_end bracket the loop: the first turn is
 /// the first warpgroup's, and it takes back the turn the last one passes on, so every barrier is
-/// balanced.
+/// balanced. Turns is kTurn (wait for the turn, issue, pass it on), or for two products issued in
+/// one turn kTurnWait on the first and kTurnPass on the second.
+inline constexpr int kTurnWait = 1, kTurnPass = 2, kTurn = 3;
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // (barrier numbers as immediates: ptxas then counts the barriers a kernel uses)
 template <bool Arrive>
@@ -349,17 +399,17 @@ CUPRIC_TD void turns_end(const Block& b) {
 #endif
 }
 
-template <int M, int K, int N, bool BT, int InFlight, class TI, bool Turns = false, class L, class AOp>
+template <int M, int K, int N, bool BT, int InFlight, class TI, int Turns = 0, class L, class AOp>
 CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp& a, const unsigned char* sb,
                           const Tile<float, M * N, L>& acc) {
   static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kM == M && L::kN == N && M == 16 * L::kWM,
                 "cupric.tile: a staged product keeps 16 rows of its accumulator per warp");
   constexpr int S = sizeof(TI), EP = 128 / S, KS = 32 / S;  // bytes a value, values a panel row, k a wgmma
   static_assert(K % KS == 0 && N % 64 == 0, "cupric.tile: staged product shape");
-  constexpr bool APanels = is_panels_v<AOp>;
+  constexpr bool APanels = is_panels_v<AOp>, AFrags = is_fragments_v<AOp>;
   static_assert(S == 2 || (S == 1 && BT && APanels && K % EP == 0),
                 "cupric.tile: 8-bit products take a (M, K) and b (N, K) from panels, K a multiple of 128");
-  if constexpr (!APanels) {
+  if constexpr (!APanels && !AFrags) {
     using LA = typename AOp::layout;
     static_assert(is_mma_layout_v<LA> && LA::kWN == 1 && LA::TM == 1 && LA::kM == M && LA::kN == K,
                   "cupric.tile: a register operand of a staged product is in the layout of an accumulator of its rows");
@@ -372,15 +422,16 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
   static_assert(M % 64 == 0 && N <= 256, "cupric.tile: wgmma takes 64-row warpgroups and at most 256 columns");
   const int wg = b.tid / 128;
   // a from registers: every k16 fragment made before the fence, so that no register an issued
-  // wgmma reads is written while it runs (else ptxas waits before each one: C7519)
-  u32 afs[APanels ? 1 : K / 16][4];
-  if constexpr (!APanels) {
+  // wgmma reads is written while it runs (else ptxas waits before each one: C7519); given as
+  // fragments, the caller's (they outlive a product left running)
+  u32 afs[APanels || AFrags ? 1 : K / 16][4];
+  if constexpr (!APanels && !AFrags) {
     CUPRIC_TILE_UNROLL
     for (int k0 = 0; k0 < K; k0 += 16) a_fragment(afs[k0 / 16], a, k0);
   }
   static_assert(!Turns || (kThreads % 128 == 0 && kThreads >= 256 && kThreads <= 384),
                 "cupric.tile: turns are between 2 or 3 warpgroups");
-  if constexpr (Turns) turn_wait(wg);
+  if constexpr ((Turns & kTurnWait) != 0) turn_wait(wg);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   CUPRIC_TILE_UNROLL
   for (int k0 = 0; k0 < K; k0 += KS) {
@@ -395,12 +446,14 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
       const u64 da = wgmma_desc(a + (k0 / EP) * (M * 128) + wg * 64 * 128 + (k0 % EP) * S, 16, 1024);
       if constexpr (S == 1) wgmma_f8<N, TI>(out.v, da, db);
       else wgmma<N, BT ? 0 : 1, TI>(out.v, da, db);
+    } else if constexpr (AFrags) {
+      wgmma_rs<N, BT ? 0 : 1, TI>(out.v, a.r[k0 / 16], db);
     } else {
       wgmma_rs<N, BT ? 0 : 1, TI>(out.v, afs[k0 / 16], db);
     }
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-  if constexpr (Turns) turn_pass(wg);
+  if constexpr ((Turns & kTurnPass) != 0) turn_pass(wg);
   wgmma_wait<InFlight>();
 #else
   constexpr int TN = L::TN;
@@ -445,6 +498,29 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
     for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + tn * 4, af, bf[tn]);
   }
 #endif
+}
+
+/// A deferred product's turn where there is none to issue (the loop's first iteration): the turn
+/// passed on as its call would (Turns & kTurnPass), and every product waited for.
+template <int Turns>
+CUPRIC_TD void products_issued(const Block& b) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr ((Turns & kTurnPass) != 0) turn_pass(b.tid / 128);
+  wgmma_wait<0>();
+#else
+  (void)b;
+#endif
+}
+
+/// Before a deferred product's accumulator is read: the product is done, and neither its
+/// accumulator's reads nor its a fragments' next writes move above the wait (fence_registers).
+template <int S, class L, int K>
+CUPRIC_TD void products_done(Tile<float, S, L>& acc, AFragments<K>& a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  wgmma_wait<0>();
+#endif
+  fence_registers(acc);
+  fence_registers(a);
 }
 
 /// After a staged loop: no copy and (wgmma) no product is left running, and the ring (the shared

@@ -115,6 +115,10 @@ enum class LoadStaging : std::uint8_t {
 /// ones) the warpgroups take turns to issue (ping-pong: one's softmax runs under the other's products).
 struct StagedShape {
   int stages = 0, in_flight = 0, min_blocks = 1, turns = 0;
+  /// The loop's last product is issued in the next iteration, right after its first (their
+  /// operands kept until then): FlashAttention-3's overlap of one iteration's softmax with the
+  /// previous iteration's product (stage_products' `deferrable`).
+  bool defer = false;
   bool operator==(const StagedShape&) const = default;
 };
 

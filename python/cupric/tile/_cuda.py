@@ -623,6 +623,7 @@ def _index_key(compiled, mod, device_index):
             ring_mode(device_index),
             os.environ.get("CUPRIC_TILE_PINGPONG", ""),  # (read by the compiler: tile/pipeline.cpp)
             os.environ.get("CUPRIC_TILE_MULTICAST", ""),  # (the same)
+            os.environ.get("CUPRIC_TILE_OVERLAP", ""),  # (the same)
         )
     )
 

@@ -322,13 +322,44 @@ def test_attention_takes_the_same_bits_with_and_without_turns(monkeypatch, mode,
     attention.attention_kernel.cache.clear()
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["cp.async", "tma", "tma ws", "tma ws persistent"])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("bn", [64, 128])
+def test_attention_takes_the_same_bits_with_and_without_the_deferred_product(monkeypatch, mode, causal, bn):
+    """The deferred p @ v (issued in the next iteration, its stage released an iteration later, the
+    last one after the loop) adds the same products in the same order: the bits are those of the loop
+    without it (CUPRIC_TILE_OVERLAP=0), with one iteration (only the product after the loop), a ragged
+    last block, and more blocks than SMs."""
+    import attention
+
+    rng = np.random.default_rng(bn)
+    for seq, heads in ((100, 2), (384, 3), (1000, 40)):
+        q, k, v = (rng.standard_normal((heads, seq, 128)).astype(BF16) for _ in range(3))
+
+        def run(overlap, q=q, k=k, v=v, heads=heads, seq=seq):
+            _mode(monkeypatch, mode)
+            monkeypatch.setenv("CUPRIC_TILE_OVERLAP", overlap)
+            attention.attention_kernel.cache.clear()
+            dq, dk, dv = (cu.asarray(x, device="cuda") for x in (q, k, v))
+            out = cu.zeros((heads, seq, 128), dtype=cu.bfloat16, device="cuda")
+            attention.attention_kernel[(ct.cdiv(seq, 128), heads)](dq, dk, dv, out, 1 / 128**0.5, causal, 128, bn, 128)
+            return np.asarray(out.astype(cu.float32).to_device("cpu"))
+
+        got = run("")
+        np.testing.assert_allclose(got, attention.reference(q, k, v, causal), rtol=3e-2, atol=3e-2)
+        np.testing.assert_array_equal(got, run("0"))
+    attention.attention_kernel.cache.clear()
+
+
 @pytest.mark.nvrtc
 def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
     """Attention at 128 x 128 (two consumer warpgroups, two products an iteration): the loop is
     marked `turns`; with CUPRIC_TILE_PINGPONG=all each product waits for its warpgroup's turn
     (bar.sync 2 / 3, 256) and passes it on (bar.arrive) once issued, before waiting for its result;
     by default only the first product (q k^T) does; =0 leaves them out; sm_80 (mma.sync: nothing to
-    overlap) compiles without them."""
+    overlap) compiles without them. (Without the deferred product, CUPRIC_TILE_OVERLAP=0: with it,
+    test_attention_defers_its_second_product.)"""
     if not _cuda.nvrtc_available():
         pytest.skip("NVRTC not found")
     import attention
@@ -336,6 +367,7 @@ def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
 
     q = np.zeros((4, 512, 128), BF16)
     _mode(monkeypatch, "tma ws")
+    monkeypatch.setenv("CUPRIC_TILE_OVERLAP", "0")
 
     def emitted(pingpong):
         monkeypatch.setenv("CUPRIC_TILE_PINGPONG", pingpong)
@@ -345,7 +377,7 @@ def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
         return c.cuda()["source"]
 
     src = emitted("all")
-    assert src.count(", true>(blk,") == 2 and "turns_begin(blk)" in src and "turns_end(blk)" in src
+    assert src.count(", ::cu::tile::kTurn>(blk,") == 2 and "turns_begin(blk)" in src and "turns_end(blk)" in src
     ptx = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("ptx",))["ptx"]
     for bar in ("bar.sync 2, 256", "bar.sync 3, 256", "bar.arrive 2, 256", "bar.arrive 3, 256"):
         assert bar in ptx, bar
@@ -353,16 +385,96 @@ def test_two_warpgroups_take_turns_to_issue_attentions_products(monkeypatch):
     ampere = _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("ptx",))["ptx"]
     assert "bar.arrive" not in ampere
     plain = emitted("0")
-    assert "turns_begin" not in plain and ", true>(blk," not in plain
+    assert "turns_begin" not in plain and "kTurn" not in plain
     first = emitted("")  # the default: a turn for the first product (q k^T) of each iteration only
-    assert first.count(", true>(blk,") == 1 and first.index(", true>(blk,") < first.index(", false, 0, ")
+    assert first.count(", ::cu::tile::kTurn>(blk,") == 1
+    assert first.index(", ::cu::tile::kTurn>(blk,") < first.index(", false, 0, ")
     # a cp.async ring's barrier at every stage lines the warpgroups up each iteration: no turns
     # (racecheck reported hazards for that mix of barriers on the H200)
     _mode(monkeypatch, "cp.async")
     for pingpong in ("", "all"):
         src = emitted(pingpong)
-        assert "turns_begin" not in src and ", true>(blk," not in src and "stage_ready<" in src
+        assert "turns_begin" not in src and "kTurn" not in src and "stage_ready<" in src
     attention.attention_kernel.cache.clear()
+
+
+def _attention_source(q, causal, bn=128):
+    import attention
+
+    attention.attention_kernel.cache.clear()
+    key, specs, *_ = attention.attention_kernel._specialise((q, q, q, q, 0.1, causal, 128, bn, 128))
+    c = attention.attention_kernel.compiled(key, specs)
+    try:
+        return c.cuda()["source"], c.cuda()["smem_bytes"]
+    finally:
+        attention.attention_kernel.cache.clear()
+
+
+@pytest.mark.nvrtc
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_defers_its_second_product(monkeypatch, causal):
+    """FlashAttention-3's intra-warpgroup overlap: attention's p @ v is issued in the next iteration,
+    right after q k^T and in the same turn (kTurnWait, then kTurnPass), runs on under that
+    iteration's softmax, and is waited for (products_done) just before the accumulator's rescale; its
+    a fragments and stage are kept across the iteration (AFragments: the product reads them while
+    it runs), the ring has a third stage (its stage is released an iteration later) and the last
+    one is issued after the loop. sm_90a: no wgmma serialised (C7519 / C7520 / C7521), no spills;
+    sm_80 compiles the same source. CUPRIC_TILE_OVERLAP=0: the loop as before (2 stages)."""
+    if not _cuda.nvrtc_available():
+        pytest.skip("NVRTC not found")
+    from cupric.tile import _paths
+
+    q = np.zeros((4, 512, 128), BF16)
+    _mode(monkeypatch, "tma ws")
+    src, smem = _attention_source(q, causal)
+    assert "TmaRing<3>" in src and smem <= 227 * 1024
+    loop = src[src.index("turns_begin(blk)") : src.index("turns_end(blk)")]
+    first = loop.index("::cu::tile::kTurnWait>(blk,")
+    deferred = loop.index("::cu::tile::kTurnPass>(blk, ")
+    done = loop.index("::cu::tile::products_done(")
+    keep = loop.index("::cu::tile::make_fragments(")
+    assert first < deferred < loop.index("fence_registers(") < done < keep < loop.index("tma_stage_done<1>")
+    # the softmax (its exp2) between the deferred product's issue and its wait
+    assert deferred < loop.index("exp2_ftz", deferred) < done
+    after = src[src.index("turns_end(blk)") :]
+    assert "_pending) {" in after and after.index("mma_staged<") < after.index("tma_ring_end")
+    hopper = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("cubin", "ptx"))
+    for code in ("C7519", "C7520", "C7521", "serializ"):
+        assert code not in hopper["log"], code
+    info, _ = _cuda.resources_from_log(hopper["log"])
+    assert info["spill_stores"] == 0
+    ptx = hopper["ptx"]
+    body = ptx[ptx.index("bar.sync 2, 256") :]
+    # two commits before the first wait in the loop (q k^T, then the previous p @ v), which leaves one
+    assert body.index("wgmma.commit_group") < body.index("wgmma.commit_group", body.index("wgmma.commit_group") + 1)
+    assert "wgmma.wait_group.sync.aligned 1" in ptx
+    ampere = _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("ptx",))
+    assert "mma.sync" in ampere["ptx"]
+    monkeypatch.setenv("CUPRIC_TILE_OVERLAP", "0")
+    plain, _ = _attention_source(q, causal)
+    assert "TmaRing<2>" in plain and "products_done" not in plain and "AFragments" not in plain
+
+
+@ct.kernel
+def _rescaled_before_first(q, k, v, out, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+    tq = ct.load(q, index=(ct.bid(0), 0), shape=(BM, D))
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(k.shape[0], BN)):
+        acc = acc * 0.5  # the accumulator read before the first product
+        s = ct.mma(tq, ct.transpose(ct.load(k, index=(j, 0), shape=(BN, D))), ct.zeros((BM, BN), dtype=ct.float32))
+        acc = ct.mma(s.astype(q.dtype), ct.load(v, index=(j, 0), shape=(BN, D)), acc)
+    ct.store(out, index=(ct.bid(0), 0), tile=acc)
+
+
+@pytest.mark.nvrtc
+def test_a_loop_that_reads_the_accumulator_before_its_first_product_is_not_deferred(monkeypatch):
+    """The deferred product is waited for before its accumulator's first reader; a reader before the
+    first product would leave nothing to overlap: such a loop keeps its products as they are."""
+    _mode(monkeypatch, "tma ws")
+    x = cu.zeros((256, 128), dtype=cu.bfloat16)
+    info = _rescaled_before_first.inspect(x, x, x, cu.zeros((256, 128), dtype=cu.float32), 128, 128, 128)
+    assert "deferred" not in info["ir_layout"] and "products_done" not in info["cuda_source"]
+    assert info["cuda_source"].count("mma_staged<") == 2
 
 
 @pytest.mark.nvrtc
