@@ -218,10 +218,11 @@ std::string Emitter::body() {
 }
 
 void Emitter::emit_region(const Region& r) {
-  for (const Op& op : r.ops) {
-    overlap_before(r, op);
-    emit_op(op);
-  }
+  for (const Op& op : r.ops)
+    if (overlap_before(r, op)) {
+      emit_op(op);
+      overlap_after(r, op);
+    }
 }
 
 void Emitter::emit_op(const Op& op) {

@@ -164,6 +164,15 @@ std::pair<int, int> Emitter::register_split(int blocks) const {
 }
 
 // ---- the deferred product (FlashAttention-3's intra-warpgroup overlap) -------------------------
+//
+// ptxas decides where a wgmma is waited for from the code between its issue and its wait: at the
+// join of a branch there, or before a write to a register the product reads, it waits for every
+// product in flight — before the softmax, which then no longer overlaps anything (measured in the
+// SASS). So the deferred product is issued in every iteration, without a branch: in the first, its a
+// is zeros and its b this iteration's stage (it adds zeros; stage_products asks for an accumulator
+// that starts at +0); its a is carried as the float32 values its cast reads, and its fragments are
+// made at the top of the next iteration, before the first product, so that no register the product
+// reads is written before its wait; and the turn passes by a barrier number in a register.
 
 void Emitter::begin_overlap(const Op& loop) {
   const Region& body = loop.regions.at(0);
@@ -174,20 +183,36 @@ void Emitter::begin_overlap(const Op& loop) {
     throw ValueError("internal: a deferred staged loop is not two products and a yield");
   const Op& yield = body.ops.back();
   const auto k = std::find(yield.operands.begin(), yield.operands.end(), last->result()) - yield.operands.begin();
-  if (static_cast<std::size_t>(k) >= yield.operands.size())
-    throw ValueError("internal: a deferred product's result is not the loop's yield");
+  auto cast = def_.find(last->operands.at(0));
+  if (static_cast<std::size_t>(k) >= yield.operands.size() || cast == def_.end() ||
+      cast->second->kind != OpKind::cast || region_of_.at(cast->second) != &body)
+    throw ValueError("internal: a deferred product is not the loop's yield of a product of a cast");
   const std::string it = name(body.args.at(0));
-  Overlap o{&body, first,      last,       body.args.at(static_cast<std::size_t>(k) + 1),
-            false, it + "_pa", it + "_pb", it + "_pending"};
+  const int acc = body.args.at(static_cast<std::size_t>(k) + 1);
+  // issued after the first product, or after the last branch before its wait (the first reader of
+  // its accumulator, or its own spot)
+  const Op* issue_after = first;
+  for (auto op = body.ops.begin() + (first - body.ops.data()) + 1; op != body.ops.end() && &*op != last; ++op) {
+    bool reads = std::find(op->operands.begin(), op->operands.end(), acc) != op->operands.end();
+    for (const Region& sub : op->regions)
+      walk(sub, [&](const Op& o) {
+        reads = reads || std::find(o.operands.begin(), o.operands.end(), acc) != o.operands.end();
+      });
+    if (reads) break;
+    if (!op->regions.empty()) issue_after = &*op;
+  }
+  Overlap o{&body, first, last, cast->second, issue_after, acc, false, it + "_pa", it + "_pp", it + "_pb"};
   const long long K = f_.type(last->operands.at(0)).shape.at(1);
-  line() << "::cu::tile::AFragments<" << K << "> " << o.frags << ";  // the deferred product's a, b and whether it is";
-  line() << "const unsigned char* " << o.at << " = nullptr;";
-  line() << "bool " << o.pending << " = false;";
+  line() << "::cu::tile::AFragments<" << K << "> " << o.frags << ";  // the deferred product's a";
+  line() << tile_decl(o.cast->operands.at(0)) << " " << o.values << "{};  // ... as float32 (zeros at first)";
+  line() << "const unsigned char* " << o.at << " = nullptr;  // ... and its b (none yet)";
   overlap_ = std::move(o);
 }
 
-void Emitter::overlap_before(const Region& r, const Op& op) {
-  if (!overlap_ || &r != overlap_->body || overlap_->waited || &op == overlap_->first) return;
+bool Emitter::overlap_before(const Region& r, const Op& op) {
+  if (!overlap_ || &r != overlap_->body) return true;
+  if (&op == overlap_->cast) return false;
+  if (overlap_->waited || &op == overlap_->first) return true;
   const int acc = overlap_->acc;
   bool reads = false;
   const auto check = [&](const Op& o) {
@@ -195,11 +220,12 @@ void Emitter::overlap_before(const Region& r, const Op& op) {
   };
   check(op);
   for (const Region& sub : op.regions) walk(sub, check);
-  if (!reads && &op != overlap_->last) return;
+  if (!reads && &op != overlap_->last) return true;
   // (the last product's spot writes its operands' variables: the pending one must be done first)
   line() << "::cu::tile::products_done(" << name(acc) << ", " << overlap_->frags
          << ");  // the previous iteration's deferred product";
   overlap_->waited = true;
+  return true;
 }
 
 bool Emitter::emit_overlap_mma(const Op& op) {
@@ -210,36 +236,53 @@ bool Emitter::emit_overlap_mma(const Op& op) {
   if (pb == panels_.end()) throw ValueError("internal: a staged product's b is not in shared memory");
   const std::string acc = name(o.acc);
   if (&op == o.first) {
-    // this iteration's first product, then (in its turn) the previous one's deferred product; the
-    // first is done when the second's call returns (one group left in flight), the deferred one
-    // runs on under the work that follows
-    const bool turned = rings_.at(&op).second;
+    // the previous iteration's a, then this iteration's first product and (in its turn, where
+    // nothing branches between) the previous one's deferred product: the first is done when the
+    // second's call returns (one group left in flight), the deferred one runs on under the work
+    // that follows. With a branch between, the first is waited for and passes the turn itself.
+    const bool turned = rings_.at(&op).second, together = o.issue_after == o.first;
+    line() << "::cu::tile::make_fragments<" << ctype(f_.type(o.last->operands.at(0)).dtype) << ">(" << o.frags
+           << ", " << o.values << ");";
     const std::string out = begin_result(op.result());
-    line() << staged_call(op, 1, turned ? 1 : 0, out, pa != panels_.end() ? pa->second : name(a), pb->second, name(c));
-    line() << "if (" << o.pending << ") {";
-    line() << "  " << staged_call(*o.last, 1, turned ? 2 : 0, acc, o.frags, o.at, acc);
-    line() << "} else {";
-    line() << "  ::cu::tile::products_issued<" << (turned ? "::cu::tile::kTurnPass" : "0") << ">(blk);";
-    line() << "}";
-    line() << "::cu::tile::fence_registers(" << out << ");";
+    line() << staged_call(op, together ? 1 : 0, turned ? (together ? 1 : 3) : 0, out,
+                          pa != panels_.end() ? pa->second : name(a), pb->second, name(c));
+    if (together) emit_overlap_issue(turned, out);
     end_result(op.result());
     return true;
   }
-  // the last: its accumulator (scaled, say) into the carried variable, a's fragments and b's stage
-  // kept for the next iteration (its stage is released an iteration later: in_flight 1)
+  // the last: its accumulator (scaled, say) into the carried variable, its a's float32 values and
+  // b's stage kept for the next iteration (the stage is released an iteration later: in_flight 1)
   if (pa != panels_.end()) throw ValueError("internal: a deferred product's a is not in registers");
   if (name(c) != acc) line() << acc << " = " << name(c) << ";";
-  line() << "::cu::tile::make_fragments(" << o.frags << ", " << name(a) << ");";
+  line() << o.values << " = " << name(o.cast->operands.at(0)) << ";";
   line() << o.at << " = " << pb->second << ";";
-  line() << o.pending << " = true;";
   alias_[op.result()] = o.acc;
   return true;
+}
+
+void Emitter::overlap_after(const Region& r, const Op& op) {
+  if (overlap_ && &r == overlap_->body && &op == overlap_->issue_after && &op != overlap_->first)
+    emit_overlap_issue(false, "");
+}
+
+void Emitter::emit_overlap_issue(bool turned, const std::string& first_out) {
+  const Overlap& o = *overlap_;
+  const std::string acc = name(o.acc);
+  const auto last_b = panels_.find(o.last->operands.at(1));
+  if (last_b == panels_.end()) throw ValueError("internal: a staged product's b is not in shared memory");
+  // (the first iteration's: zeros times this iteration's b)
+  line() << staged_call(*o.last, 1, turned ? 2 : 0, acc, o.frags,
+                        cat("(", o.at, " != nullptr ? ", o.at, " : ", last_b->second, ")"), acc)
+         << "  // the previous iteration's deferred product";
+  if (!first_out.empty()) line() << "::cu::tile::fence_registers(" << first_out << ");";
 }
 
 void Emitter::end_overlap() {
   const Overlap& o = *overlap_;
   const std::string acc = name(o.acc);
-  line() << "if (" << o.pending << ") {  // the last iteration's deferred product";
+  line() << "if (" << o.at << " != nullptr) {  // the last iteration's deferred product";
+  line() << "  ::cu::tile::make_fragments<" << ctype(f_.type(o.last->operands.at(0)).dtype) << ">(" << o.frags
+         << ", " << o.values << ");";
   line() << "  " << staged_call(*o.last, 0, 0, acc, o.frags, o.at, acc);
   line() << "  ::cu::tile::fence_registers(" << acc << ");";
   line() << "}";

@@ -218,26 +218,35 @@ class Emitter {
   /// Stages the loop-invariant a operands of the loop body's tensor-core products before the loop.
   void stage_invariant_operands(const Region& body);
   // A staged loop whose last product is deferred (StagedShape::defer), while its body is emitted:
-  // that product's a fragments, b's stage and whether one is pending live in variables across
+  // that product's a (as the float32 values its cast reads) and b's stage live in variables across
   // iterations; it is issued right after the next iteration's first product (in the same turn),
   // waited for before the first op that reads its accumulator, and issued once more after the loop.
   struct Overlap {
     const Region* body = nullptr;
     const Op* first = nullptr;  ///< the product it is issued after
     const Op* last = nullptr;   ///< the deferred product
+    const Op* cast = nullptr;   ///< the cast that makes its a (not emitted: its operand is carried)
+    /// the op after which it is issued: the first product, or the last branch (if / for) between
+    /// that and its wait — at a branch's join ptxas waits for every product in flight
+    const Op* issue_after = nullptr;
     int acc = -1;               ///< the loop-carried accumulator it adds into (in place)
     bool waited = false;        ///< products_done emitted in this iteration's code
-    std::string frags, at, pending;
+    std::string frags, values, at;
   };
   std::optional<Overlap> overlap_;
   /// Declares a deferred loop's variables (before the loop) and starts its Overlap.
   void begin_overlap(const Op& loop);
   /// Before each op of the loop's body: the wait for the deferred product before its
-  /// accumulator's first reader.
-  void overlap_before(const Region& r, const Op& op);
+  /// accumulator's first reader. False: the op is not emitted (Overlap::cast).
+  bool overlap_before(const Region& r, const Op& op);
+  /// After each op of the loop's body: the deferred product's issue after Overlap::issue_after.
+  void overlap_after(const Region& r, const Op& op);
   /// A product of the deferred loop: the first issued with the pending one, the last kept pending.
   /// False: not one of them.
   bool emit_overlap_mma(const Op& op);
+  /// The deferred product's issue (its turn passed where `turned`); first_out: the first product's
+  /// result, left in flight until this call's wait.
+  void emit_overlap_issue(bool turned, const std::string& first_out);
   /// After the loop: the last pending product issued and waited for.
   void end_overlap();
   /// The staged product's call: out = c + a @ b with a and b as given.

@@ -5,6 +5,7 @@
 // iteration i, into a carried tile — so that its global-memory latency overlaps the mma of the
 // current iteration. The first tile is loaded before the loop (a load past the end reads padding).
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <optional>
@@ -331,19 +332,34 @@ bool reads_value(const std::vector<Op>& ops, std::size_t begin, std::size_t end,
 /// Whether a staged loop of two products can issue the second in the next iteration, right after
 /// the first (FlashAttention-3's intra-warpgroup overlap: the tensor cores run the previous
 /// iteration's p @ v while this one's softmax runs): the second's only use is the loop's yield of a
-/// carried accumulator, that value is not read before the first product (the emitter waits for
-/// the deferred product before its first reader), and its a is in registers (the emitter keeps
-/// its fragments; b is in the ring, whose stages are released an iteration later).
-bool deferrable(const FunctionIndex& ix, const Region& body, const Op& first, const Op& last) {
+/// carried accumulator that starts at +0 (the emitter issues it in the first iteration too, adding
+/// zeros: no branch), that value is not read before the first product (the emitter waits for the
+/// deferred product before its first reader), and its a is a cast of float32 values made in the
+/// loop for it alone (the emitter carries those, and makes a's fragments where the product is
+/// issued; b is in the ring, whose stages are released an iteration later).
+bool deferrable(const Function& f, const FunctionIndex& ix, const Op& loop, const Op& first, const Op& last) {
+  const Region& body = loop.regions.at(0);
   const std::vector<Op>& ops = body.ops;
   const auto at = [&](const Op& op) { return static_cast<std::size_t>(&op - ops.data()); };
   if (ops.empty() || ops.back().kind != OpKind::yield || at(first) >= at(last) || at(last) >= ops.size()) return false;
   auto u = ix.uses.find(last.result());
   if (u == ix.uses.end() || u->second.size() != 1 || u->second[0].first != &ops.back()) return false;
-  const int acc = body.args.at(u->second[0].second + 1);
-  if (reads_value(ops, 0, at(first) + 1, acc)) return false;
-  auto a = ix.def.find(through_reshapes(ix, last.operands.at(0)));
-  return a == ix.def.end() || a->second->staging == LoadStaging::registers;
+  const std::size_t k = u->second[0].second;
+  if (reads_value(ops, 0, at(first) + 1, body.args.at(k + 1))) return false;
+  // the accumulator's start: a tile of +0
+  auto init = ix.def.find(loop.operands.at(k + 3));
+  if (init == ix.def.end() || init->second->kind != OpKind::full) return false;
+  auto zero = ix.def.find(init->second->operands.at(0));
+  if (zero == ix.def.end() || zero->second->kind != OpKind::constant || !is_zero(zero->second->value) ||
+      (zero->second->value.kind == WeakKind::floating && std::signbit(zero->second->value.f)))
+    return false;
+  // a: a cast of float32 values, in the body, for this product alone
+  const int a = last.operands.at(0);
+  auto cast = ix.def.find(a);
+  auto au = ix.uses.find(a);
+  return cast != ix.def.end() && cast->second->kind == OpKind::cast &&
+         std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return &o == cast->second; }) != ops.end() &&
+         f.type(cast->second->operands.at(0)).dtype == DType::float32 && au != ix.uses.end() && au->second.size() == 1;
 }
 
 /// Marks the loops of r (and nested ones) whose products can read staged operands.
@@ -427,7 +443,7 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       const std::int64_t deferred_fit = std::min<std::int64_t>(4, (room + 32 * 1024) / ring_bytes);
       const char* overlap = std::getenv("CUPRIC_TILE_OVERLAP");
       if (products.size() == 2 && deferred_fit >= 3 && (overlap == nullptr || std::string(overlap) != "0") &&
-          deferrable(ix, body, *products[0], *products[1]))
+          deferrable(f, ix, loop, *products[0], *products[1]))
         shape = {static_cast<int>(deferred_fit), 1, 1, turns, true};
     }
     for (Op* load : ring) load->staging = LoadStaging::ring;

@@ -319,6 +319,21 @@ CUPRIC_TD void make_fragments(AFragments<K>& out, const Tile<TI, S, L>& a) {
   for (int k0 = 0; k0 < K; k0 += 16) a_fragment(out.r[k0 / 16], a, k0);
 }
 
+/// The fragments of a float32 tile's values converted to TI (16-bit): a deferred product's a, made
+/// where the product is issued from the float32 values its loop carries (emit_overlap_mma).
+template <class TI, int K, int S, class L>
+CUPRIC_TD void make_fragments(AFragments<K>& out, const Tile<float, S, L>& a) {
+  static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kN == K,
+                "cupric.tile: a register operand of a staged product is in the layout of an accumulator of its rows");
+  CUPRIC_TILE_UNROLL
+  for (int k = 0; k < K / 16; ++k)
+    CUPRIC_TILE_UNROLL
+  for (int i = 0; i < 4; ++i) {  // (a_fragment's slots: 8k + 2i and the next)
+    const int s = 8 * k + 2 * i;
+    out.r[k][i] = static_cast<u32>(convert<TI>(a.v[s]).bits) | (static_cast<u32>(convert<TI>(a.v[s + 1]).bits) << 16);
+  }
+}
+
 /// Orders the registers of a tile (or fragments) after the wgmma wait before it: NVVM may not move
 /// their reads (or writes) above it — an empty asm that reads and writes each (no instruction).
 template <int S, class L>
@@ -383,6 +398,11 @@ CUPRIC_TD void turn_barrier(int warpgroup) {
 }
 CUPRIC_TD void turn_wait(int warpgroup) { turn_barrier<false>(warpgroup); }
 CUPRIC_TD void turn_pass(int warpgroup) { turn_barrier<true>((warpgroup + 1) % (kThreads / 128)); }
+// the barrier's number in a register: no branch between products issued and their wait (at a
+// branch's join ptxas waits for every product in flight)
+CUPRIC_TD void turn_pass_now(int warpgroup) {
+  asm volatile("bar.arrive %0, 256;" ::"r"(2 + (warpgroup + 1) % (kThreads / 128)) : "memory");
+}
 #endif
 CUPRIC_TD void turns_begin(const Block& b) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -453,7 +473,8 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
     }
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-  if constexpr ((Turns & kTurnPass) != 0) turn_pass(wg);
+  if constexpr (Turns == kTurnPass) turn_pass_now(wg);
+  else if constexpr ((Turns & kTurnPass) != 0) turn_pass(wg);
   wgmma_wait<InFlight>();
 #else
   constexpr int TN = L::TN;
@@ -497,18 +518,6 @@ CUPRIC_TD void mma_staged(const Block& b, Tile<float, M * N, L>& out, const AOp&
     CUPRIC_TILE_UNROLL
     for (int tn = 0; tn < TN; ++tn) mma_m16n8k16<TI>(out.v + tn * 4, af, bf[tn]);
   }
-#endif
-}
-
-/// A deferred product's turn where there is none to issue (the loop's first iteration): the turn
-/// passed on as its call would (Turns & kTurnPass), and every product waited for.
-template <int Turns>
-CUPRIC_TD void products_issued(const Block& b) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if constexpr ((Turns & kTurnPass) != 0) turn_pass(b.tid / 128);
-  wgmma_wait<0>();
-#else
-  (void)b;
 #endif
 }
 
