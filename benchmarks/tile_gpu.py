@@ -572,8 +572,8 @@ def _attention(p, quick, row, within_budget):
         (128, ATTENTION_TILES, False, "ping-pong all"),
         (128, ATTENTION_TILES, False, "cp.async"),
         (128, ATTENTION_TILES, False, "multicast"),
-        (128, ATTENTION_TILES, False, "no overlap"),
-        (128, ATTENTION_TILES, True, "no overlap"),
+        (128, ATTENTION_TILES, False, "overlap"),
+        (128, ATTENTION_TILES, True, "overlap"),
     ):
         if D not in inputs:
             q, k, v = (p.rand((B, H, S, D), "bfloat16") for _ in range(3))
@@ -589,7 +589,7 @@ def _attention(p, quick, row, within_budget):
             "no ping-pong": {"CUPRIC_TILE_PINGPONG": "0"},
             "ping-pong all": {"CUPRIC_TILE_PINGPONG": "all"},
             "multicast": {"CUPRIC_TILE_MULTICAST": "1"},
-            "no overlap": {"CUPRIC_TILE_OVERLAP": "0"},
+            "overlap": {"CUPRIC_TILE_OVERLAP": "1"},
         }[mode]
         switches = _switches(env, attention.attention_kernel)
         switches.__enter__()

@@ -38,6 +38,13 @@ bool same_constant(PyObject* v, PyObject* c) {
       if (!same_constant(PySequence_Fast_GET_ITEM(v, i), PySequence_Fast_GET_ITEM(c, i))) return false;
     return true;
   }
+  // floats by their exact value, as _callables.freeze keys them: -0.0 is another constant than 0.0
+  // (x + C differs in its sign of zero), and a NaN the same NaN
+  const auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  if (PyFloat_Check(v)) return same_bits(PyFloat_AS_DOUBLE(v), PyFloat_AS_DOUBLE(c));
+  if (PyComplex_Check(v))
+    return same_bits(PyComplex_RealAsDouble(v), PyComplex_RealAsDouble(c)) &&
+           same_bits(PyComplex_ImagAsDouble(v), PyComplex_ImagAsDouble(c));
   const int r = PyObject_RichCompareBool(v, c, Py_EQ);
   if (r < 0) PyErr_Clear();
   return r == 1;

@@ -241,8 +241,8 @@ bool Emitter::emit_overlap_mma(const Op& op) {
     // second's call returns (one group left in flight), the deferred one runs on under the work
     // that follows. With a branch between, the first is waited for and passes the turn itself.
     const bool turned = rings_.at(&op).second, together = o.issue_after == o.first;
-    line() << "::cu::tile::make_fragments<" << ctype(f_.type(o.last->operands.at(0)).dtype) << ">(" << o.frags
-           << ", " << o.values << ");";
+    line() << "::cu::tile::make_fragments<" << ctype(f_.type(o.last->operands.at(0)).dtype) << ">(" << o.frags << ", "
+           << o.values << ");";
     const std::string out = begin_result(op.result());
     line() << staged_call(op, together ? 1 : 0, turned ? (together ? 1 : 3) : 0, out,
                           pa != panels_.end() ? pa->second : name(a), pb->second, name(c));
@@ -281,8 +281,8 @@ void Emitter::end_overlap() {
   const Overlap& o = *overlap_;
   const std::string acc = name(o.acc);
   line() << "if (" << o.at << " != nullptr) {  // the last iteration's deferred product";
-  line() << "  ::cu::tile::make_fragments<" << ctype(f_.type(o.last->operands.at(0)).dtype) << ">(" << o.frags
-         << ", " << o.values << ");";
+  line() << "  ::cu::tile::make_fragments<" << ctype(f_.type(o.last->operands.at(0)).dtype) << ">(" << o.frags << ", "
+         << o.values << ");";
   line() << "  " << staged_call(*o.last, 0, 0, acc, o.frags, o.at, acc);
   line() << "  ::cu::tile::fence_registers(" << acc << ");";
   line() << "}";

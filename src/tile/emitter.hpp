@@ -229,8 +229,8 @@ class Emitter {
     /// the op after which it is issued: the first product, or the last branch (if / for) between
     /// that and its wait — at a branch's join ptxas waits for every product in flight
     const Op* issue_after = nullptr;
-    int acc = -1;               ///< the loop-carried accumulator it adds into (in place)
-    bool waited = false;        ///< products_done emitted in this iteration's code
+    int acc = -1;         ///< the loop-carried accumulator it adds into (in place)
+    bool waited = false;  ///< products_done emitted in this iteration's code
     std::string frags, values, at;
   };
   std::optional<Overlap> overlap_;

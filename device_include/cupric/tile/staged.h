@@ -326,8 +326,7 @@ CUPRIC_TD void make_fragments(AFragments<K>& out, const Tile<float, S, L>& a) {
   static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kN == K,
                 "cupric.tile: a register operand of a staged product is in the layout of an accumulator of its rows");
   CUPRIC_TILE_UNROLL
-  for (int k = 0; k < K / 16; ++k)
-    CUPRIC_TILE_UNROLL
+  for (int k = 0; k < K / 16; ++k) CUPRIC_TILE_UNROLL
   for (int i = 0; i < 4; ++i) {  // (a_fragment's slots: 8k + 2i and the next)
     const int s = 8 * k + 2 * i;
     out.r[k][i] = static_cast<u32>(convert<TI>(a.v[s]).bits) | (static_cast<u32>(convert<TI>(a.v[s + 1]).bits) << 16);

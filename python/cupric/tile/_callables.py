@@ -96,13 +96,19 @@ class Launchable:
 
 
 def freeze(v):
-    """A hashable stand-in for a constant argument's value (lists as tuples, dtypes by name)."""
+    """A hashable stand-in for a constant argument's value (lists as tuples, dtypes by name, floats
+    by their exact value: -0.0 is not 0.0 — x + C differs in its sign of zero — and a NaN finds
+    its own entry again)."""
     if isinstance(v, list):
         return tuple(freeze(x) for x in v)
     if isinstance(v, tuple):
         return tuple(freeze(x) for x in v)
     if _dt.is_dtype_like(v):
         return ("dtype", _dt.as_dtype(v).name)
+    if isinstance(v, float):
+        return (type(v).__name__, float(v).hex())
+    if isinstance(v, complex):
+        return (type(v).__name__, v.real.hex(), v.imag.hex())
     return (type(v).__name__, v)
 
 

@@ -52,6 +52,29 @@ def test_specialisation_on_dtype_ndim_and_constants():
     assert len(scale.cache) == 4
 
 
+@ct.kernel
+def _plus_constant(x, out, C: ct.Constant[float], BLOCK: ct.Constant[int]):
+    ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(BLOCK,)) + C)
+
+
+def test_float_constants_specialise_by_their_exact_value():
+    """-0.0 and 0.0 are equal in Python but not as constants (-0.0 + -0.0 is -0.0, -0.0 + 0.0 is
+    +0.0): each gets its own specialisation, as NumPy gives; a NaN constant finds its entry again."""
+    _plus_constant.cache.clear()
+    x = cu.asarray(np.full(8, -0.0, dtype=np.float32))
+    for c in (0.0, -0.0, 0.0):
+        out = cu.zeros(8, dtype=cu.float32)
+        _plus_constant[(1,)](x, out, c, 8)
+        np.testing.assert_array_equal(np.signbit(to_np(out)), np.signbit(np.float32(-0.0) + np.float32(c)))
+    assert len(_plus_constant.cache) == 2
+    for _ in range(2):
+        out = cu.zeros(8, dtype=cu.float32)
+        _plus_constant[(1,)](x, out, float("nan"), 8)
+        assert np.isnan(to_np(out)).all()
+    assert len(_plus_constant.cache) == 3
+    _plus_constant.cache.clear()
+
+
 def test_interpreter_switch(monkeypatch):
     x = random(64, "float32")
     out = cu.zeros(64, dtype=cu.float32)

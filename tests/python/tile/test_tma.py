@@ -327,10 +327,10 @@ def test_attention_takes_the_same_bits_with_and_without_turns(monkeypatch, mode,
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("bn", [64, 128])
 def test_attention_takes_the_same_bits_with_and_without_the_deferred_product(monkeypatch, mode, causal, bn):
-    """The deferred p @ v (issued in the next iteration, its stage released an iteration later, the
-    last one after the loop) adds the same products in the same order: the bits are those of the loop
-    without it (CUPRIC_TILE_OVERLAP=0), with one iteration (only the product after the loop), a ragged
-    last block, and more blocks than SMs."""
+    """The deferred p @ v (CUPRIC_TILE_OVERLAP=1: issued in the next iteration, zeros times the
+    first stage's v in the first, its stage released an iteration later, the last one after the
+    loop) adds the same products in the same order: the bits are those of the loop without it, with
+    one iteration (only the product after the loop), a ragged last block, and more blocks than SMs."""
     import attention
 
     rng = np.random.default_rng(bn)
@@ -346,9 +346,9 @@ def test_attention_takes_the_same_bits_with_and_without_the_deferred_product(mon
             attention.attention_kernel[(ct.cdiv(seq, 128), heads)](dq, dk, dv, out, 1 / 128**0.5, causal, 128, bn, 128)
             return np.asarray(out.astype(cu.float32).to_device("cpu"))
 
-        got = run("")
+        got = run("1")
         np.testing.assert_allclose(got, attention.reference(q, k, v, causal), rtol=3e-2, atol=3e-2)
-        np.testing.assert_array_equal(got, run("0"))
+        np.testing.assert_array_equal(got, run(""))
     attention.attention_kernel.cache.clear()
 
 
@@ -413,68 +413,122 @@ def _attention_source(q, causal, bn=128):
 @pytest.mark.nvrtc
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_defers_its_second_product(monkeypatch, causal):
-    """FlashAttention-3's intra-warpgroup overlap: attention's p @ v is issued in the next iteration,
-    right after q k^T and in the same turn (kTurnWait, then kTurnPass), runs on under that
-    iteration's softmax, and is waited for (products_done) just before the accumulator's rescale; its
-    a fragments and stage are kept across the iteration (AFragments: the product reads them while
-    it runs), the ring has a third stage (its stage is released an iteration later) and the last
-    one is issued after the loop. sm_90a: no wgmma serialised (C7519 / C7520 / C7521), no spills;
-    sm_80 compiles the same source. CUPRIC_TILE_OVERLAP=0: the loop as before (2 stages)."""
+    """FlashAttention-3's intra-warpgroup overlap (CUPRIC_TILE_OVERLAP=1; off by default: slower on
+    the H200, docs/tile.md): attention's p @ v is issued in the next iteration — after q k^T and the
+    mask's branch, with no branch between it and its wait (at a branch's join ptxas waits for every
+    product in flight) — runs under that iteration's softmax, and is waited for (products_done)
+    just before the accumulator's rescale. Its a is carried as float32 (p) and made into fragments
+    at the iteration's top, its stage is released an iteration later (a third stage), and the last
+    one is issued after the loop. sm_90a: no wgmma serialised, no spills; sm_80 compiles the same
+    source. Unset: the loop as before (2 stages)."""
     if not _cuda.nvrtc_available():
         pytest.skip("NVRTC not found")
     from cupric.tile import _paths
 
     q = np.zeros((4, 512, 128), BF16)
     _mode(monkeypatch, "tma ws")
+    monkeypatch.setenv("CUPRIC_TILE_OVERLAP", "1")
     src, smem = _attention_source(q, causal)
     assert "TmaRing<3>" in src and smem <= 227 * 1024
     loop = src[src.index("turns_begin(blk)") : src.index("turns_end(blk)")]
-    first = loop.index("::cu::tile::kTurnWait>(blk,")
-    deferred = loop.index("::cu::tile::kTurnPass>(blk, ")
+    frags = loop.index("::cu::tile::make_fragments<::cu::tile::bf16>(")
+    first = loop.index("::cu::tile::kTurn>(blk,")
+    issue = loop.index("// the previous iteration's deferred product")
     done = loop.index("::cu::tile::products_done(")
-    keep = loop.index("::cu::tile::make_fragments(")
-    assert first < deferred < loop.index("fence_registers(") < done < keep < loop.index("tma_stage_done<1>")
-    # the softmax (its exp2) between the deferred product's issue and its wait
-    assert deferred < loop.index("exp2_ftz", deferred) < done
+    keep = loop.index("_pp = ")
+    assert frags < first < issue < loop.index("exp2_ftz", issue) < done < keep < loop.index("tma_stage_done<1>")
+    assert "if (" not in loop[issue:done] and "_pb != nullptr ? " in loop[:issue]
     after = src[src.index("turns_end(blk)") :]
-    assert "_pending) {" in after and after.index("mma_staged<") < after.index("tma_ring_end")
+    assert "_pb != nullptr) {" in after and after.index("mma_staged<") < after.index("tma_ring_end")
     hopper = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("cubin", "ptx"))
     for code in ("C7519", "C7520", "C7521", "serializ"):
         assert code not in hopper["log"], code
     info, _ = _cuda.resources_from_log(hopper["log"])
     assert info["spill_stores"] == 0
-    ptx = hopper["ptx"]
-    body = ptx[ptx.index("bar.sync 2, 256") :]
-    # two commits before the first wait in the loop (q k^T, then the previous p @ v), which leaves one
-    assert body.index("wgmma.commit_group") < body.index("wgmma.commit_group", body.index("wgmma.commit_group") + 1)
-    assert "wgmma.wait_group.sync.aligned 1" in ptx
+    assert "wgmma.wait_group.sync.aligned 1" in hopper["ptx"]
     ampere = _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("ptx",))
     assert "mma.sync" in ampere["ptx"]
-    monkeypatch.setenv("CUPRIC_TILE_OVERLAP", "0")
+    monkeypatch.delenv("CUPRIC_TILE_OVERLAP")
     plain, _ = _attention_source(q, causal)
     assert "TmaRing<2>" in plain and "products_done" not in plain and "AFragments" not in plain
 
 
 @ct.kernel
-def _rescaled_before_first(q, k, v, out, BM: ct.Constant[int], BN: ct.Constant[int], D: ct.Constant[int]):
+def _two_products(
+    q,
+    k,
+    v,
+    out,
+    READ_FIRST: ct.Constant[bool],
+    INIT: ct.Constant[float],
+    BM: ct.Constant[int],
+    BN: ct.Constant[int],
+    D: ct.Constant[int],
+):
     tq = ct.load(q, index=(ct.bid(0), 0), shape=(BM, D))
-    acc = ct.zeros((BM, D), dtype=ct.float32)
+    acc = ct.full((BM, D), INIT, dtype=ct.float32)
     for j in range(ct.cdiv(k.shape[0], BN)):
-        acc = acc * 0.5  # the accumulator read before the first product
+        if READ_FIRST:
+            acc = acc * 0.5  # the accumulator read before the first product
         s = ct.mma(tq, ct.transpose(ct.load(k, index=(j, 0), shape=(BN, D))), ct.zeros((BM, BN), dtype=ct.float32))
         acc = ct.mma(s.astype(q.dtype), ct.load(v, index=(j, 0), shape=(BN, D)), acc)
     ct.store(out, index=(ct.bid(0), 0), tile=acc)
 
 
 @pytest.mark.nvrtc
-def test_a_loop_that_reads_the_accumulator_before_its_first_product_is_not_deferred(monkeypatch):
-    """The deferred product is waited for before its accumulator's first reader; a reader before the
-    first product would leave nothing to overlap: such a loop keeps its products as they are."""
+@pytest.mark.parametrize(
+    ("read_first", "init", "deferred"),
+    [(False, 0.0, True), (True, 0.0, False), (False, 1.0, False), (False, -0.0, False)],
+)
+def test_which_loops_defer_their_second_product(monkeypatch, read_first, init, deferred):
+    """The deferred product is waited for before its accumulator's first reader — a reader before the
+    first product leaves nothing to overlap — and is issued in the first iteration too (zeros times
+    that stage's b): only an accumulator that starts at +0 takes it unchanged (+0 + -0 is +0)."""
     _mode(monkeypatch, "tma ws")
+    monkeypatch.setenv("CUPRIC_TILE_OVERLAP", "1")
     x = cu.zeros((256, 128), dtype=cu.bfloat16)
-    info = _rescaled_before_first.inspect(x, x, x, cu.zeros((256, 128), dtype=cu.float32), 128, 128, 128)
-    assert "deferred" not in info["ir_layout"] and "products_done" not in info["cuda_source"]
-    assert info["cuda_source"].count("mma_staged<") == 2
+    info = _two_products.inspect(x, x, x, cu.zeros((256, 128), dtype=cu.float32), read_first, init, 128, 128, 128)
+    assert ("the last product deferred" in info["ir_layout"]) == deferred
+    assert ("products_done" in info["cuda_source"]) == deferred
+    src = info["cuda_source"]
+    assert src.count("mma_staged<") == (3 if deferred else 2)
+    if deferred and _cuda.nvrtc_available():
+        # nothing branches between the products: both issued in one turn, passed on by a barrier
+        # number in a register (no branch between the deferred product and its wait)
+        assert "::cu::tile::kTurnWait>(blk," in src and "::cu::tile::kTurnPass>(blk," in src
+        from cupric.tile import _paths
+
+        ptx = _cuda.compile_source(src, _paths.include_dir(), arch="sm_90a", outputs=("ptx",))["ptx"]
+        assert re.search(r"bar\.arrive %r\d+, 256", ptx) and "wgmma.wait_group.sync.aligned 1" in ptx
+        assert "mma.sync" in _cuda.compile_source(src, _paths.include_dir(), arch="sm_80", outputs=("ptx",))["ptx"]
+    _two_products.cache.clear()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["cp.async", "tma ws"])
+def test_two_products_take_the_same_bits_with_and_without_the_deferred_product(monkeypatch, mode):
+    """A loop with no branch between its products (both issued in one turn when deferred): the bits
+    with CUPRIC_TILE_OVERLAP=1 are those without, for 1, 3 and 40 iterations."""
+    rng = np.random.default_rng(3)
+    for n in (128, 384, 5120):
+        q = rng.standard_normal((256, 128)).astype(BF16)
+        k, v = ((rng.standard_normal((n, 128)) / 8).astype(BF16) for _ in range(2))
+
+        def run(overlap, q=q, k=k, v=v):
+            _mode(monkeypatch, mode)
+            monkeypatch.setenv("CUPRIC_TILE_OVERLAP", overlap)
+            _two_products.cache.clear()
+            out = cu.zeros((256, 128), dtype=cu.float32, device="cuda")
+            args = (cu.asarray(x, device="cuda") for x in (q, k, v))
+            _two_products[(2,)](*args, out, False, 0.0, 128, 128, 128)
+            return np.asarray(out.to_device("cpu"))
+
+        got = run("1")
+        qf, kf, vf = (x.astype(np.float32) for x in (q, k, v))
+        want = ((qf @ kf.T).astype(BF16).astype(np.float32)) @ vf
+        np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2 * np.abs(want).max())
+        np.testing.assert_array_equal(got, run(""))
+    _two_products.cache.clear()
 
 
 @pytest.mark.nvrtc
