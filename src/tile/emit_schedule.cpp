@@ -193,12 +193,7 @@ void Emitter::begin_overlap(const Op& loop) {
   // its accumulator, or its own spot)
   const Op* issue_after = first;
   for (auto op = body.ops.begin() + (first - body.ops.data()) + 1; op != body.ops.end() && &*op != last; ++op) {
-    bool reads = std::find(op->operands.begin(), op->operands.end(), acc) != op->operands.end();
-    for (const Region& sub : op->regions)
-      walk(sub, [&](const Op& o) {
-        reads = reads || std::find(o.operands.begin(), o.operands.end(), acc) != o.operands.end();
-      });
-    if (reads) break;
+    if (reads_value(*op, acc)) break;
     if (!op->regions.empty()) issue_after = &*op;
   }
   Overlap o{&body, first, last, cast->second, issue_after, acc, false, it + "_pa", it + "_pp", it + "_pb"};
@@ -214,13 +209,7 @@ bool Emitter::overlap_before(const Region& r, const Op& op) {
   if (&op == overlap_->cast) return false;
   if (overlap_->waited || &op == overlap_->first) return true;
   const int acc = overlap_->acc;
-  bool reads = false;
-  const auto check = [&](const Op& o) {
-    reads = reads || std::find(o.operands.begin(), o.operands.end(), acc) != o.operands.end();
-  };
-  check(op);
-  for (const Region& sub : op.regions) walk(sub, check);
-  if (!reads && &op != overlap_->last) return true;
+  if (!reads_value(op, acc) && &op != overlap_->last) return true;
   // (the last product's spot writes its operands' variables: the pending one must be done first)
   line() << "::cu::tile::products_done(" << name(acc) << ", " << overlap_->frags
          << ");  // the previous iteration's deferred product";

@@ -1,6 +1,7 @@
 // passes.cpp — canonicalisation of the tile IR: constant folding, common subexpressions, dead code.
 #include "cupric/tile_compiler/passes.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -134,6 +135,14 @@ int remove_dead(Region& r, const std::unordered_map<int, int>& uses) {
 bool writes_memory(const Op& op) {
   return op.kind == OpKind::store || op.kind == OpKind::store_offset || op.kind == OpKind::scatter ||
          op.kind == OpKind::atomic;
+}
+
+bool reads_value(const Op& op, int v) {
+  bool found = std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end();
+  for (const Region& sub : op.regions)
+    walk(sub,
+         [&](const Op& o) { found = found || std::find(o.operands.begin(), o.operands.end(), v) != o.operands.end(); });
+  return found;
 }
 
 bool is_pure(const Op& op) {

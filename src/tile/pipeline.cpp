@@ -316,19 +316,6 @@ bool from_product(const Function& f, const FunctionIndex& ix, int v, const std::
   return false;
 }
 
-/// Whether value v is read by any op of `ops` [begin, end) (nested regions too).
-bool reads_value(const std::vector<Op>& ops, std::size_t begin, std::size_t end, int v) {
-  bool found = false;
-  const auto reads = [&](const Op& o) {
-    found = found || std::find(o.operands.begin(), o.operands.end(), v) != o.operands.end();
-  };
-  for (std::size_t i = begin; i < end && !found; ++i) {
-    reads(ops[i]);
-    for (const Region& sub : ops[i].regions) walk(sub, reads);
-  }
-  return found;
-}
-
 /// Whether a staged loop of two products can issue the second in the next iteration, right after
 /// the first (FlashAttention-3's intra-warpgroup overlap: the tensor cores run the previous
 /// iteration's p @ v while this one's softmax runs): the second's only use is the loop's yield of a
@@ -345,7 +332,9 @@ bool deferrable(const Function& f, const FunctionIndex& ix, const Op& loop, cons
   auto u = ix.uses.find(last.result());
   if (u == ix.uses.end() || u->second.size() != 1 || u->second[0].first != &ops.back()) return false;
   const std::size_t k = u->second[0].second;
-  if (reads_value(ops, 0, at(first) + 1, body.args.at(k + 1))) return false;
+  if (std::any_of(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(at(first)) + 1,
+                  [&](const Op& o) { return reads_value(o, body.args.at(k + 1)); }))
+    return false;
   // the accumulator's start: a tile of +0
   auto init = ix.def.find(loop.operands.at(k + 3));
   if (init == ix.def.end() || init->second->kind != OpKind::full) return false;

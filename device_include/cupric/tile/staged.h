@@ -295,7 +295,7 @@ inline constexpr bool is_panels_v = same_v<X, const unsigned char*> || same_v<X,
 
 /// A register operand of a staged product as its k16 fragments (this warp's 16 rows, K columns),
 /// made ahead (make_fragments) and kept by the caller: a product left running past its call
-/// (a deferred product, emit_staged_for) still reads them, so they must outlive the call.
+/// (a deferred product, emit_schedule.cpp) still reads them, so they must outlive the call.
 template <int K>
 struct AFragments {
   u32 r[K / 16][4];
@@ -309,14 +309,6 @@ template <int K>
 CUPRIC_TD void a_fragment(u32 (&af)[4], const AFragments<K>& a, int k0) {
   CUPRIC_TILE_UNROLL
   for (int i = 0; i < 4; ++i) af[i] = a.r[k0 / 16][i];
-}
-
-template <int K, class TI, int S, class L>
-CUPRIC_TD void make_fragments(AFragments<K>& out, const Tile<TI, S, L>& a) {
-  static_assert(is_mma_layout_v<L> && L::kWN == 1 && L::TM == 1 && L::kN == K,
-                "cupric.tile: a register operand of a staged product is in the layout of an accumulator of its rows");
-  CUPRIC_TILE_UNROLL
-  for (int k0 = 0; k0 < K; k0 += 16) a_fragment(out.r[k0 / 16], a, k0);
 }
 
 /// The fragments of a float32 tile's values converted to TI (16-bit): a deferred product's a, made

@@ -17,6 +17,9 @@ bool is_pure(const Op& op);
 /// (loops, ifs) answer false: their bodies are the callers' to look into.
 bool writes_memory(const Op& op);
 
+/// Whether an op, or an op of its regions, reads value v.
+bool reads_value(const Op& op, int v);
+
 /// Folds elementwise ops on constant scalars into constants, with the array core's own ufunc loops
 /// (so that folding gives exactly what the kernel would compute). Returns the ops folded.
 int fold_constants(Function& f);

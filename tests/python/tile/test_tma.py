@@ -464,6 +464,7 @@ def _two_products(
     BM: ct.Constant[int],
     BN: ct.Constant[int],
     D: ct.Constant[int],
+    SCRATCH: ct.Constant[bool] = False,
 ):
     tq = ct.load(q, index=(ct.bid(0), 0), shape=(BM, D))
     acc = ct.full((BM, D), INIT, dtype=ct.float32)
@@ -471,8 +472,28 @@ def _two_products(
         if READ_FIRST:
             acc = acc * 0.5  # the accumulator read before the first product
         s = ct.mma(tq, ct.transpose(ct.load(k, index=(j, 0), shape=(BN, D))), ct.zeros((BM, BN), dtype=ct.float32))
+        if SCRATCH:  # a column sum across the warps: shared-memory scratch in the loop
+            s = s - ct.sum(s, axis=0)[None, :] * 0.001
         acc = ct.mma(s.astype(q.dtype), ct.load(v, index=(j, 0), shape=(BN, D)), acc)
     ct.store(out, index=(ct.bid(0), 0), tile=acc)
+
+
+@pytest.mark.nvrtc
+def test_a_deferred_loop_whose_scratch_does_not_fit_beside_three_stages_is_emitted_without(monkeypatch):
+    """The deferred product's third stage gives up the loop's scratch reserve: where the body then
+    needs shared memory that does not fit (a column sum across warps), the kernel is emitted with
+    the loop as it is without (two stages, nothing deferred) and fits the block's 227 KiB."""
+    _mode(monkeypatch, "tma ws")
+    monkeypatch.setenv("CUPRIC_TILE_OVERLAP", "1")
+    x = cu.zeros((256, 128), dtype=cu.bfloat16)
+    out = cu.zeros((256, 128), dtype=cu.float32)
+    info = _two_products.inspect(x, x, x, out, False, 0.0, 128, 128, 128, True)
+    assert "the last product deferred" in info["ir_layout"]  # marked by the pipeline ...
+    src = info["cuda_source"]  # ... emitted without
+    assert "products_done" not in src and "TmaRing<2>" in src and info["cuda"]["smem_bytes"] <= 227 * 1024
+    plain = _two_products.inspect(x, x, x, out, False, 0.0, 128, 128, 128, False)
+    assert "products_done" in plain["cuda_source"] and "TmaRing<3>" in plain["cuda_source"]
+    _two_products.cache.clear()
 
 
 @pytest.mark.nvrtc
