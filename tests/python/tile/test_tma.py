@@ -293,6 +293,22 @@ def test_attention_is_the_same_in_every_ring_mode(monkeypatch, mode, causal, bn,
     attention.attention_kernel.cache.clear()
 
 
+def _attention_on_gpu(monkeypatch, mode, env, q, k, v, causal, bn=128):
+    """The example's attention on the GPU (128-row blocks, bn-column steps) in ring mode `mode` with
+    the switches `env` set, as float32 on the host."""
+    import attention
+
+    _mode(monkeypatch, mode)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    attention.attention_kernel.cache.clear()
+    heads, seq, d = q.shape
+    dq, dk, dv = (cu.asarray(x, device="cuda") for x in (q, k, v))
+    out = cu.zeros(q.shape, dtype=cu.bfloat16, device="cuda")
+    attention.attention_kernel[(ct.cdiv(seq, 128), heads)](dq, dk, dv, out, 1 / d**0.5, causal, 128, bn, d)
+    return np.asarray(out.astype(cu.float32).to_device("cpu"))
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("mode", ["cp.async", "tma ws", "tma ws persistent"])
 @pytest.mark.parametrize("causal", [False, True])
@@ -306,14 +322,8 @@ def test_attention_takes_the_same_bits_with_and_without_turns(monkeypatch, mode,
     for seq, heads in ((384, 3), (1000, 40)):
         q, k, v = (rng.standard_normal((heads, seq, 128)).astype(BF16) for _ in range(3))
 
-        def run(pingpong, q=q, k=k, v=v, heads=heads, seq=seq):
-            _mode(monkeypatch, mode)
-            monkeypatch.setenv("CUPRIC_TILE_PINGPONG", pingpong)
-            attention.attention_kernel.cache.clear()
-            dq, dk, dv = (cu.asarray(x, device="cuda") for x in (q, k, v))
-            out = cu.zeros((heads, seq, 128), dtype=cu.bfloat16, device="cuda")
-            attention.attention_kernel[(ct.cdiv(seq, 128), heads)](dq, dk, dv, out, 1 / 128**0.5, causal, 128, 128, 128)
-            return np.asarray(out.astype(cu.float32).to_device("cpu"))
+        def run(pingpong, q=q, k=k, v=v):
+            return _attention_on_gpu(monkeypatch, mode, {"CUPRIC_TILE_PINGPONG": pingpong}, q, k, v, causal)
 
         want = run("0")
         np.testing.assert_allclose(want, attention.reference(q, k, v, causal), rtol=3e-2, atol=3e-2)
@@ -337,14 +347,8 @@ def test_attention_takes_the_same_bits_with_and_without_the_deferred_product(mon
     for seq, heads in ((100, 2), (384, 3), (1000, 40)):
         q, k, v = (rng.standard_normal((heads, seq, 128)).astype(BF16) for _ in range(3))
 
-        def run(overlap, q=q, k=k, v=v, heads=heads, seq=seq):
-            _mode(monkeypatch, mode)
-            monkeypatch.setenv("CUPRIC_TILE_OVERLAP", overlap)
-            attention.attention_kernel.cache.clear()
-            dq, dk, dv = (cu.asarray(x, device="cuda") for x in (q, k, v))
-            out = cu.zeros((heads, seq, 128), dtype=cu.bfloat16, device="cuda")
-            attention.attention_kernel[(ct.cdiv(seq, 128), heads)](dq, dk, dv, out, 1 / 128**0.5, causal, 128, bn, 128)
-            return np.asarray(out.astype(cu.float32).to_device("cpu"))
+        def run(overlap, q=q, k=k, v=v):
+            return _attention_on_gpu(monkeypatch, mode, {"CUPRIC_TILE_OVERLAP": overlap}, q, k, v, causal, bn)
 
         got = run("1")
         np.testing.assert_allclose(got, attention.reference(q, k, v, causal), rtol=3e-2, atol=3e-2)
