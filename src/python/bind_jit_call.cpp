@@ -122,10 +122,7 @@ class JitCall {
       const ArgKey& k = args_[i];
       if (Py_TYPE(v) != k.type) return false;
       if (k.value.is_valid()) {
-        if (v == k.value.ptr()) continue;
-        const int same = PyObject_RichCompareBool(v, k.value.ptr(), Py_EQ);
-        if (same < 0) PyErr_Clear();
-        if (same != 1) return false;
+        if (!same_value(v, k.value.ptr())) return false;
         continue;
       }
       if (k.type != array_type()) continue;

@@ -176,6 +176,26 @@ bool is_weak_scalar(nb::handle obj) {
   return PyBool_Check(p) || PyLong_CheckExact(p) || PyFloat_CheckExact(p) || PyComplex_CheckExact(p);
 }
 
+bool same_value(PyObject* v, PyObject* c) {
+  if (v == c) return true;
+  if (Py_TYPE(v) != Py_TYPE(c)) return false;  // 1, 1.0 and True are other specialisations
+  if (PyTuple_Check(v) || PyList_Check(v)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    if (n != PySequence_Fast_GET_SIZE(c)) return false;
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (!same_value(PySequence_Fast_GET_ITEM(v, i), PySequence_Fast_GET_ITEM(c, i))) return false;
+    return true;
+  }
+  const auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  if (PyFloat_Check(v)) return same_bits(PyFloat_AS_DOUBLE(v), PyFloat_AS_DOUBLE(c));
+  if (PyComplex_Check(v))
+    return same_bits(PyComplex_RealAsDouble(v), PyComplex_RealAsDouble(c)) &&
+           same_bits(PyComplex_ImagAsDouble(v), PyComplex_ImagAsDouble(c));
+  const int r = PyObject_RichCompareBool(v, c, Py_EQ);
+  if (r < 0) PyErr_Clear();
+  return r == 1;
+}
+
 Scalar scalar_from_py(nb::handle obj, bool huge_ints) {
   PyObject* p = obj.ptr();
   if (PyBool_Check(p)) return Scalar::from_bool(p == Py_True);

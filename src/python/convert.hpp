@@ -82,6 +82,11 @@ bool is_python_scalar(nb::handle obj);  ///< bool, int, float, complex or a subc
 /// float subclass) and other subclasses are strong, as in NumPy 2.
 bool is_weak_scalar(nb::handle obj);
 Scalar scalar_from_py(nb::handle obj, bool huge_ints = false);
+/// Whether two arguments are the same value for a compiled specialisation (the launch and call
+/// plans' check of a constant): the same type; tuples and lists item by item; floats and complex
+/// by their exact value — -0.0 is not 0.0 (x + C differs in its sign of zero), a NaN is itself —
+/// as cupric._keys.exact_key keys them in Python; anything else by ==.
+bool same_value(PyObject* v, PyObject* c);
 
 /// operator.index(obj) as an int64: Python's TypeError ("'str' object cannot be interpreted as
 /// an integer"), OverflowError naming the value when it does not fit.

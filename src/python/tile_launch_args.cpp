@@ -28,28 +28,6 @@ bool as_ll(PyObject* o, long long* v) {
   return true;
 }
 
-bool same_constant(PyObject* v, PyObject* c) {
-  if (v == c) return true;
-  if (Py_TYPE(v) != Py_TYPE(c)) return false;  // 1, 1.0 and True are other specialisations
-  if (PyTuple_Check(v) || PyList_Check(v)) {
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
-    if (n != PySequence_Fast_GET_SIZE(c)) return false;
-    for (Py_ssize_t i = 0; i < n; ++i)
-      if (!same_constant(PySequence_Fast_GET_ITEM(v, i), PySequence_Fast_GET_ITEM(c, i))) return false;
-    return true;
-  }
-  // floats by their exact value, as _callables.freeze keys them: -0.0 is another constant than 0.0
-  // (x + C differs in its sign of zero), and a NaN the same NaN
-  const auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
-  if (PyFloat_Check(v)) return same_bits(PyFloat_AS_DOUBLE(v), PyFloat_AS_DOUBLE(c));
-  if (PyComplex_Check(v))
-    return same_bits(PyComplex_RealAsDouble(v), PyComplex_RealAsDouble(c)) &&
-           same_bits(PyComplex_ImagAsDouble(v), PyComplex_ImagAsDouble(c));
-  const int r = PyObject_RichCompareBool(v, c, Py_EQ);
-  if (r < 0) PyErr_Clear();
-  return r == 1;
-}
-
 PyObject* module_attr(const char* module, const char* attr) {
   PyObject* m = PyImport_GetModule(nb::str(module).ptr());  // only modules already imported
   if (!m) {
@@ -167,17 +145,14 @@ bool match_scalar(const PlanParam& p, PyObject* v) {
     case ArgKind::typed: ok = reinterpret_cast<PyObject*>(Py_TYPE(v)) == p.token.ptr(); break;
     default: break;
   }
-  if (!ok || !p.keyed) return ok;
-  const int r = PyObject_RichCompareBool(v, p.key.ptr(), Py_EQ);
-  if (r < 0) PyErr_Clear();
-  return r == 1;
+  return ok && (!p.keyed || same_value(v, p.key.ptr()));
 }
 
 }  // namespace
 
 bool match_param(const PlanParam& p, PyObject* v, int device, ReadArg& out) {
   out.value = v;
-  if (p.kind == ArgKind::constant) return same_constant(v, p.token.ptr());
+  if (p.kind == ArgKind::constant) return same_value(v, p.token.ptr());
   if (is_array_kind(p.kind)) return match_array(p, v, device, out);
   return match_scalar(p, v);
 }

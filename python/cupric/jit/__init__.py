@@ -7,6 +7,7 @@ import sys
 import types
 
 from .. import _cupric as _c
+from .._keys import exact_key
 from ._explain import Explanation, explain_program
 from ._partition import partition
 from ._prepared import prepare
@@ -96,7 +97,7 @@ class JitFunction:
         """The fast key with the static arguments by type and value, and the traced arguments."""
         fast = list(fast)
         for i in self._static_at:
-            fast[i] = ("static", type(args[i]), args[i])
+            fast[i] = ("static", type(args[i]), exact_key(args[i]))
         return tuple(fast), tuple(a for i, a in enumerate(args) if i not in self._static_at)
 
     def _prepare(self, fast, program, args):
@@ -260,7 +261,7 @@ def _hashable(name, v):
     except TypeError:
         raise TypeError(f"jit: argument '{name}' is a {type(v).__name__}, which cannot key a compiled signature; "
                         f"pass arrays and numbers, or mark hashable constants static (static_argnames)") from None
-    return v
+    return exact_key(v)
 
 
 def _traced_module(v):

@@ -6,6 +6,7 @@ package: the frontend, the kernels and the autotuner import it, it imports none 
 import functools
 
 from .. import _dtypes as _dt
+from .._keys import exact_key
 from ._source import source_of
 
 
@@ -96,20 +97,15 @@ class Launchable:
 
 
 def freeze(v):
-    """A hashable stand-in for a constant argument's value (lists as tuples, dtypes by name, floats
-    by their exact value: -0.0 is not 0.0 — x + C differs in its sign of zero — and a NaN finds
-    its own entry again)."""
+    """A hashable stand-in for a constant argument's value (lists as tuples, dtypes by name, numbers
+    by their exact value: cupric._keys.exact_key)."""
     if isinstance(v, list):
         return tuple(freeze(x) for x in v)
     if isinstance(v, tuple):
         return tuple(freeze(x) for x in v)
     if _dt.is_dtype_like(v):
         return ("dtype", _dt.as_dtype(v).name)
-    if isinstance(v, float):
-        return (type(v).__name__, float(v).hex())
-    if isinstance(v, complex):
-        return (type(v).__name__, v.real.hex(), v.imag.hex())
-    return (type(v).__name__, v)
+    return exact_key(v)
 
 
 class Specialisations(dict):

@@ -185,6 +185,21 @@ def test_static_arguments_are_constants_of_the_trace():
     assert g(x, 3).dtype == x.dtype and g.trace_count == 1
 
 
+def test_static_floats_are_constants_by_their_exact_value():
+    """-0.0 and 0.0 are equal in Python but not as constants (-0.0 + -0.0 is -0.0, -0.0 + 0.0 is
+    +0.0): each static value traces its own program, through the Python path and the prepared C++
+    one alike; a NaN finds its own entry again, inside a tuple too."""
+    f = cu.jit(lambda x, c: x + c[0], static_argnums=1)
+    x = cu.asarray(np.full(4, -0.0, dtype=np.float32))
+    for c in (0.0, -0.0, 0.0, -0.0, 0.0):
+        got = f(x, (c,)).get()
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(np.float32(-0.0) + np.float32(c)))
+    assert f.trace_count == 2
+    for _ in range(3):
+        assert np.isnan(f(x, (float("nan"),)).get()).all()
+    assert f.trace_count == 3
+
+
 def test_a_new_length_of_the_same_rank_compiles_nothing(gpu_row_bounds):
     # maps and chunked rows (rows past the whole-row bound) take every length; whole rows every
     # length of their power-of-two bucket (2049..4096 here)
