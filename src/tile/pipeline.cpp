@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <initializer_list>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +20,20 @@
 namespace cupric::tile {
 
 namespace {
+
+/// A compiler switch from the environment (part of the kernel index's key): its value, one of
+/// `allowed` ("" when unset); any other a ValueError that names the variable, the value and the
+/// choices — a misspelt switch would otherwise compile quietly as if unset.
+std::string env_switch(const char* name, std::initializer_list<const char*> allowed) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return "";
+  std::string choices;
+  for (const char* a : allowed) {
+    if (std::string(v) == a) return v;
+    choices += cat(choices.empty() ? "" : ", ", "'", a, "'");
+  }
+  throw ValueError(cat("cupric.tile: ", name, "='", v, "' is not one of ", choices, " (or unset)"));
+}
 
 bool writes_memory(const Region& r) {
   bool found = false;
@@ -417,10 +432,10 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       // do the work between (FlashAttention-3's ping-pong). A turn for the first product of each
       // iteration: measured on the H200 (attention, docs/performance.md) as fast as no turns and
       // 2-3 % faster causal; a turn for every product 20 % slower (a warpgroup's second product then
-      // waits for the other's softmax). CUPRIC_TILE_PINGPONG: "0" no turns, "all" every product.
+      // waits for the other's softmax). CUPRIC_TILE_PINGPONG: "0" no turns, "all" every product,
+      // "first" (or unset) the first.
       // The emitter keeps the turns on TMA rings only (Emitter::turns).
-      const char* pingpong = std::getenv("CUPRIC_TILE_PINGPONG");
-      const std::string how = pingpong != nullptr ? pingpong : "";
+      const std::string how = env_switch("CUPRIC_TILE_PINGPONG", {"0", "first", "all"});
       int turns = 0;
       if (products.size() > 1 && threads >= 256 && threads <= 384 && threads % 128 == 0 && how != "0")
         turns = how == "all" ? static_cast<int>(products.size()) : 1;
@@ -432,8 +447,7 @@ void stage_region(Function& f, Region& r, int threads, const std::unordered_map<
       // (attention 550 / causal 418 TFLOP/s against 573 / 495 without; ptxas interleaves the
       // deferred product's issue with the softmax — docs/tile.md, "Attention's overlap").
       const std::int64_t deferred_fit = std::min<std::int64_t>(4, (room + 32 * 1024) / ring_bytes);
-      const char* overlap = std::getenv("CUPRIC_TILE_OVERLAP");
-      if (products.size() == 2 && deferred_fit >= 3 && overlap != nullptr && std::string(overlap) == "1" &&
+      if (products.size() == 2 && deferred_fit >= 3 && env_switch("CUPRIC_TILE_OVERLAP", {"0", "1"}) == "1" &&
           deferrable(f, ix, loop, *products[0], *products[1]))
         shape = {static_cast<int>(deferred_fit), 1, 1, turns, true};
     }
@@ -485,7 +499,7 @@ bool split_requested() {
   return ws_requested() && !env_is("CUPRIC_TILE_PERSISTENT", "0");
 }
 
-bool multicast_requested() { return env_is("CUPRIC_TILE_MULTICAST", "1"); }
+bool multicast_requested() { return env_switch("CUPRIC_TILE_MULTICAST", {"0", "1"}) == "1"; }
 
 StagedShape staged_shape(const Function& f, const Op& mma, int threads) {
   const Type& ta = f.type(mma.operands.at(0));

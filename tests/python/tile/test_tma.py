@@ -482,6 +482,28 @@ def _two_products(
     ct.store(out, index=(ct.bid(0), 0), tile=acc)
 
 
+@pytest.mark.parametrize(
+    ("name", "choices"),
+    [
+        ("CUPRIC_TILE_OVERLAP", "'0', '1'"),
+        ("CUPRIC_TILE_PINGPONG", "'0', 'first', 'all'"),
+        ("CUPRIC_TILE_MULTICAST", "'0', '1'"),
+    ],
+)
+def test_a_misspelt_compiler_switch_is_an_error_that_names_it(monkeypatch, name, choices):
+    """The compiler's environment switches take their documented values or nothing: another value
+    (which would otherwise compile quietly as if unset) is a ValueError naming the variable, the
+    value and the choices; unset and each choice compile."""
+    q = np.zeros((4, 512, 128), BF16)
+    _mode(monkeypatch, "tma ws")
+    monkeypatch.setenv(name, "yes")
+    with pytest.raises(ValueError, match=rf"{name}='yes' is not one of {choices} \(or unset\)"):
+        _attention_source(q, False)
+    for value in ("", *(c.strip("'") for c in choices.split(", "))):
+        monkeypatch.setenv(name, value)
+        assert "attention_kernel" in _attention_source(q, False)[0]
+
+
 @pytest.mark.nvrtc
 def test_a_deferred_loop_whose_scratch_does_not_fit_beside_three_stages_is_emitted_without(monkeypatch):
     """The deferred product's third stage gives up the loop's scratch reserve: where the body then
